@@ -1,0 +1,1 @@
+"""FairMark domain logic. Never imports streamlit (see README, "Layers")."""

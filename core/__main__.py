@@ -1,0 +1,48 @@
+"""Command line: python -m core COMMAND … (each command prints a JSON summary on stdout).
+
+Commands are registered by small modules, one per area, so each stays readable:
+core.cli_catalogue (init, demo, import), core.cli_assess (assess), core.cli_export
+(export), core.cli_metrics (metrics).
+"""
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+from core.errors import FairMarkError
+
+COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assess", "core.cli_export", "core.cli_metrics")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="python -m core",
+        description="FairMark from the command line. Every command prints a JSON summary on stdout. "
+                    "The database is FAIRMARK_DB (default ./fairmark.db) unless --db is given.",
+    )
+    parser.add_argument("--db", help="SQLite file to use (overrides FAIRMARK_DB)")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def emit(obj) -> None:
+    print(json.dumps(obj, ensure_ascii=False, default=str))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except FairMarkError as e:
+        print(f"error: {e}", file=sys.stderr)
+        emit({"error": str(e)})
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,55 @@
+"""Where an item goes in the review queue: the ones that most need a human come first.
+
+Groups (lower = earlier): 0 needs attention or failed; 1 low confidence or judges disagree;
+2 predicted low band (the seed's fairness gap is for weaker students); 3 the rest;
+then items a teacher has finished with. Stored in `submissions.priority` so the queue is an
+indexed, paginated SQL read at any size.
+
+>>> from core.rubric import default_rubric
+>>> r = default_rubric()
+>>> priority("needs_attention", {"concept_understanding": 3}, r)
+0
+>>> priority("drafted", dict.fromkeys(r.keys, 1), r)
+2
+>>> priority("drafted", dict.fromkeys(r.keys, 3), r, confidence=0.4)
+1
+>>> priority("approved", dict.fromkeys(r.keys, 3), r)
+7
+"""
+from __future__ import annotations
+
+from core.rubric import Rubric
+
+NEEDS_ATTENTION, UNSURE, LOW_BAND, REST = 0, 1, 2, 3
+REJECTED, APPROVED, RELEASED, NOT_DRAFTED = 4, 7, 8, 9
+LABELS = {
+    NEEDS_ATTENTION: "Needs attention",
+    UNSURE: "Low confidence / judges disagree",
+    LOW_BAND: "Predicted low band",
+    REST: "Other drafts",
+    REJECTED: "Rejected - back in the queue",
+    APPROVED: "Approved",
+    RELEASED: "Released",
+    NOT_DRAFTED: "Not yet drafted",
+}
+LOW_CONFIDENCE = 0.6
+
+
+def priority(status: str, scores: dict[str, int] | None, rubric: Rubric, *,
+             confidence: float | None = None, judges_disagree: bool = False) -> int:
+    if status in ("needs_attention", "failed"):
+        return NEEDS_ATTENTION
+    if status == "rejected":
+        return REJECTED
+    if status == "approved":
+        return APPROVED
+    if status == "released":
+        return RELEASED
+    if status == "uploaded" or not scores:
+        return NOT_DRAFTED
+    if judges_disagree or (confidence is not None and confidence < LOW_CONFIDENCE):
+        return UNSURE
+    mean = sum(scores.values()) / len(scores)
+    if rubric.low_band(mean):
+        return LOW_BAND
+    return REST

@@ -1,0 +1,76 @@
+"""Database access: one SQLite file, WAL mode, migrations applied once per process.
+
+`connect(path)` is cheap and returns a fresh `sqlite_utils.Database`; open one per unit
+of work (a page run, a worker thread) rather than sharing a connection across threads.
+Query functions live in the modules beside this one, grouped by what they are about
+(courses, submissions, runs, drafts, reviews, analytics), and take `db` as their first
+argument. Multi-row writes go inside `with db.atomic():`.
+"""
+from __future__ import annotations
+
+import json
+import sqlite3
+import threading
+from pathlib import Path
+
+from sqlite_utils import Database
+
+from db.schema import migrations
+
+_migrated: set[str] = set()
+_lock = threading.Lock()
+
+
+def connect(path: str | Path, *, migrate: bool = True) -> Database:
+    path = str(path)
+    if path != ":memory:":
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path, timeout=30, check_same_thread=False)
+    conn.execute("PRAGMA busy_timeout = 30000")
+    conn.execute("PRAGMA foreign_keys = ON")
+    if path != ":memory:":
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.execute("PRAGMA synchronous = NORMAL")
+    db = Database(conn, execute_plugins=False)
+    if migrate:
+        key = str(Path(path).resolve()) if path != ":memory:" else f"mem:{id(conn)}"
+        if key not in _migrated:
+            with _lock:
+                migrations.apply(db)
+                _migrated.add(key)
+    return db
+
+
+def forget_migrated(path: str | Path | None = None) -> None:
+    """Tests that delete a database file call this so the next connect migrates again."""
+    if path is None:
+        _migrated.clear()
+    else:
+        _migrated.discard(str(Path(path).resolve()))
+
+
+def now() -> str:
+    from datetime import datetime, timezone
+
+    return datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def dumps(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True)
+
+
+def loads(text: str | None, default=None):
+    if text is None or text == "":
+        return default
+    return json.loads(text)
+
+
+def audit(db: Database, *, actor: str, action: str, entity: str, entity_id: int | None = None,
+          submission_id: int | None = None, before=None, after=None, reason: str = "") -> None:
+    """Append one row to the audit log (call inside the same transaction as the change)."""
+    db.execute(
+        "INSERT INTO audit_log (at, actor, action, entity, entity_id, submission_id, before, after, reason) "
+        "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [now(), actor, action, entity, entity_id, submission_id,
+         None if before is None else dumps(before), None if after is None else dumps(after), reason],
+    )

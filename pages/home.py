@@ -1,0 +1,59 @@
+"""Home: where things stand, and the way in for a new user."""
+import streamlit as st
+
+from core import demo
+from core.errors import FairMarkError
+from db import courses
+from pages import _common
+
+conn = _common.get_db()
+st.title("FairMark")
+st.caption("AI-drafted rubric scores and feedback for written reflections. "
+           "A teacher approves every word before a student sees it.")
+
+if courses.is_empty(conn):
+    st.subheader("Get started")
+    st.markdown(
+        "1. **Try it with the demo course**: synthetic reflections from an AI-literacy course, "
+        "with expert reference scores, so every page has something to show.\n"
+        "2. **Or bring your own**: go to **Upload** and import a CSV, Excel, Word or text file "
+        "(or a ZIP of them).\n"
+        "3. **Assess** drafts scores and feedback; **Review** is where you check, edit and approve; "
+        "**Release** exports only what you approved."
+    )
+    if st.button("Load demo course", type="primary"):
+        try:
+            summary = demo.load_demo(conn)
+        except FairMarkError as e:
+            st.error(str(e))
+        else:
+            st.success(f"Loaded the demo course: {summary['submissions']} reflections from "
+                       f"{summary['students']} students over {summary['assignments']} weeks.")
+            st.rerun()
+    st.page_link("pages/upload.py", label="Upload reflections", icon=":material/upload_file:")
+    st.stop()
+
+cid = _common.course_id()
+aid = _common.assignment_id()
+labels = {"uploaded": "Uploaded", "drafted": "Drafted", "needs_attention": "Needs attention",
+          "approved": "Approved", "released": "Released"}
+for title, counts in (
+    ("This assignment", courses.status_counts(conn, assignment_id=aid) if aid else None),
+    ("This course", courses.status_counts(conn, course_id=cid) if cid else None),
+):
+    if counts is None:
+        continue
+    st.subheader(title)
+    cols = st.columns(len(labels))
+    for col, (key, label) in zip(cols, labels.items()):
+        value = counts[key] + (counts["failed"] if key == "needs_attention" else 0)
+        col.metric(label, value)
+    extra = {k: v for k, v in counts.items() if k in ("rejected",) and v}
+    if extra:
+        st.caption(f"Rejected and back in the queue: {extra['rejected']}")
+
+course = courses.get_course(conn, cid) if cid else None
+if course and course["is_synthetic"]:
+    st.info("This is the synthetic demo course: the reflections were written for FairMark "
+            "and belong to no real student.")
+st.markdown("**Next steps:** Upload → Assess → Review → Release. Coordinators: Agreement and Fairness.")

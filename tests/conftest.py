@@ -1,0 +1,53 @@
+"""Shared fixtures: a real temporary SQLite file, an isolated environment, AppTest helper."""
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+import db as dbmod  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def isolated_env(monkeypatch, tmp_path):
+    """No test ever sees a real API key or the developer's database or secrets."""
+    for key in list(os.environ):
+        if key.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI")):
+            monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("FAIRMARK_SECRETS", str(tmp_path / "no-secrets.toml"))
+    monkeypatch.setenv("FAIRMARK_DB", str(tmp_path / "fairmark-test.db"))
+    yield
+
+
+@pytest.fixture
+def db_path(tmp_path) -> Path:
+    return Path(os.environ["FAIRMARK_DB"])
+
+
+@pytest.fixture
+def db(db_path):
+    """A migrated database on a temporary file (the same one the app under test uses)."""
+    conn = dbmod.connect(db_path)
+    yield conn
+    conn.close()
+    dbmod.forget_migrated(db_path)
+
+
+@pytest.fixture
+def app_test():
+    """Build an AppTest for app.py (absolute path) switched to a given page."""
+    from streamlit.testing.v1 import AppTest
+
+    def make(page: str | None = None, timeout: float = 30):
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
+        if page:
+            at.switch_page(page)
+        return at
+
+    return make
