@@ -23,5 +23,6 @@ PAGES = {
 }
 
 page = st.navigation(PAGES)
-_common.sidebar(_common.get_db())
-page.run()
+with _common.shell():
+    _common.sidebar(_common.get_db())
+    page.run()

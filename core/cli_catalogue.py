@@ -1,5 +1,72 @@
-"""Commands of issue #2 (placeholder until it lands)."""
+"""Commands `init`, `demo` and `import`: set up the database and bring reflections in."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from core import demo, ingest
+from core.__main__ import emit
+from core.cli_common import add_db_arg, open_db
+from core.errors import IngestError
+from core.rubric import load_rubric_file
+from core.settings import load_settings
 
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser("init", help="create or migrate the database; prints {db, tables}")
+    add_db_arg(p)
+    p.set_defaults(func=run_init)
+
+    p = sub.add_parser("demo", help="load the synthetic AI-literacy demo course (loading twice changes nothing)")
+    add_db_arg(p)
+    p.set_defaults(func=run_demo)
+
+    p = sub.add_parser(
+        "import", help="import reflections from CSV, XLSX, DOCX, TXT or ZIP",
+        description="Import reflections. The course and assignment are created when missing (the assignment "
+                    "with --rubric, else the default reflection rubric). A file with any rejected row imports "
+                    "nothing unless --skip-rejected is given. Exit code 1 when nothing was imported because "
+                    "of errors.")
+    p.add_argument("file", nargs="+", help="file(s) to import")
+    p.add_argument("--course", required=True, help="course name (created if missing)")
+    p.add_argument("--assignment", required=True,
+                   help="assignment title for rows without a week/assignment column (created if missing)")
+    p.add_argument("--rubric", help="rubric file (YAML/JSON) for an assignment this import creates")
+    p.add_argument("--week", type=int, help="week number of a newly created assignment")
+    p.add_argument("--skip-rejected", action="store_true",
+                   help="import the good rows and list the rejected ones (default: reject the whole file)")
+    p.add_argument("--actor", help="name recorded in the audit log (default FAIRMARK_ACTOR)")
+    add_db_arg(p)
+    p.set_defaults(func=run_import)
+
+
+def run_init(args) -> int:
+    conn = open_db(args)
+    path = conn.execute("PRAGMA database_list").fetchone()[2]
+    emit({"db": path, "tables": len([t for t in conn.table_names() if not t.startswith("_")])})
+    return 0
+
+
+def run_demo(args) -> int:
+    emit(demo.load_demo(open_db(args)))
+    return 0
+
+
+def run_import(args) -> int:
+    files = []
+    for name in args.file:
+        path = Path(name)
+        if not path.is_file():
+            raise IngestError(f"{name}: no such file")
+        files.append((path.name, path.read_bytes()))
+    rubric = load_rubric_file(args.rubric) if args.rubric else None
+    conn = open_db(args)
+    target = ingest.Target(args.course, args.assignment, rubric=rubric, week=args.week)
+    preview = ingest.build_preview(conn, files, target)
+    if preview.mapping_problems:
+        raise IngestError("cannot map the columns: " + "; ".join(preview.mapping_problems))
+    mode = "skip_rejected" if args.skip_rejected else "all_or_nothing"
+    result = ingest.commit(conn, preview, mode=mode, actor=args.actor or load_settings().actor)
+    emit({"imported": result.imported, "duplicates": result.duplicates, "rejected": result.rejected,
+          "refused": result.refused, "course_id": result.course_id, "assignment_ids": result.assignment_ids,
+          "skipped_files": preview.skipped_members})
+    return 1 if result.imported == 0 and result.rejected else 0

@@ -173,11 +173,18 @@ class Rubric(BaseModel):
 
 
 def _format_validation(err: ValidationError) -> str:
+    """Pydantic's errors for a person: criteria are counted from 1, as in the file or table
+    ("criterion 2 (key): …"), not by pydantic's 0-based index ("criteria.1.key")."""
     parts = []
     for e in err.errors():
-        loc = ".".join(str(p) for p in e["loc"])
+        loc = list(e["loc"])
+        if len(loc) >= 2 and loc[0] == "criteria" and isinstance(loc[1], int):
+            rest = ".".join(str(p) for p in loc[2:])
+            where = f"criterion {loc[1] + 1}" + (f" ({rest})" if rest else "")
+        else:
+            where = ".".join(str(p) for p in loc)
         msg = e["msg"].removeprefix("Value error, ")
-        parts.append(f"{loc}: {msg}" if loc else msg)
+        parts.append(f"{where}: {msg}" if where else msg)
     return "; ".join(parts)
 
 
@@ -187,18 +194,18 @@ def parse_rubric(data: dict | str | bytes) -> Rubric:
         try:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            raise RubricError("rubric file must be UTF-8 text (JSON or YAML)") from e
+            raise RubricError("Rubric file must be UTF-8 text (JSON or YAML)") from e
     if isinstance(data, str):
         try:
             data = yaml.safe_load(data)  # YAML is a superset of JSON
         except yaml.YAMLError as e:
-            raise RubricError(f"rubric file is neither valid JSON nor YAML: {e}") from e
+            raise RubricError(f"Rubric file is neither valid JSON nor YAML: {e}") from e
     if not isinstance(data, dict):
-        raise RubricError("rubric must be a mapping with name, scale_min, scale_max and criteria")
+        raise RubricError("Rubric must be a mapping with name, scale_min, scale_max and criteria")
     try:
         return Rubric.model_validate(data)
     except ValidationError as e:
-        raise RubricError(f"invalid rubric: {_format_validation(e)}") from e
+        raise RubricError(f"Invalid rubric: {_format_validation(e)}") from e
 
 
 def load_rubric_file(path: str | Path) -> Rubric:
@@ -206,7 +213,7 @@ def load_rubric_file(path: str | Path) -> Rubric:
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise RubricError(f"cannot read rubric file {path}: {e.strerror}") from e
+        raise RubricError(f"Cannot read rubric file {path}: {e.strerror}") from e
     return parse_rubric(raw)
 
 

@@ -4,13 +4,15 @@
 of work (a page run, a worker thread) rather than sharing a connection across threads.
 Query functions live in the modules beside this one, grouped by what they are about
 (courses, submissions, runs, drafts, reviews, analytics), and take `db` as their first
-argument. Multi-row writes go inside `with db.atomic():`.
+argument. Multi-row writes go inside `with db.atomic():`; a read-then-write that must not
+fail when another connection commits in between uses `with write_transaction(db):`.
 """
 from __future__ import annotations
 
 import json
 import sqlite3
 import threading
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlite_utils import Database
@@ -47,6 +49,33 @@ def forget_migrated(path: str | Path | None = None) -> None:
         _migrated.clear()
     else:
         _migrated.discard(str(Path(path).resolve()))
+
+
+@contextmanager
+def write_transaction(db: Database):
+    """A transaction that takes the write lock up front (BEGIN IMMEDIATE).
+
+    With plain BEGIN a transaction that reads first and writes later fails at once with
+    "database is locked" if another connection (the background run) committed in between: WAL
+    cannot upgrade a stale read snapshot, and the busy timeout does not apply. Taking the lock
+    first makes SQLite wait (busy timeout) for the other writer instead. Inside an open
+    transaction this nests as a savepoint, like `db.atomic()`.
+    """
+    if db.conn.in_transaction:
+        with db.atomic():
+            yield db
+        return
+    db.conn.execute("BEGIN IMMEDIATE")
+    try:
+        yield db
+    except BaseException:
+        db.conn.rollback()
+        raise
+    try:
+        db.conn.execute("COMMIT")
+    except BaseException:
+        db.conn.rollback()
+        raise
 
 
 def now() -> str:

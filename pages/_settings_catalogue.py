@@ -1,11 +1,146 @@
+"""Settings tabs for the catalogue: courses and assignments, rubrics (view, upload, edit)."""
+import pandas as pd
 import streamlit as st
 
+from core import catalogue
+from core.errors import FairMarkError
+from core.rubric import RUBRIC_DIR, load_rubric_file
+from db import courses
 from pages import _common
+
+NEW = -1
+
+
+def _flash(key: str) -> None:
+    msg = st.session_state.pop(key, None)
+    if msg:
+        st.success(msg)
 
 
 def courses_and_assignments(conn) -> None:
-    _common.not_landed(2, "Editing courses and assignments")
+    _flash("cat_flash")
+    all_courses = courses.list_courses(conn)
+    ids = [c["id"] for c in all_courses] + [NEW]
+    names = {c["id"]: c["name"] + (" (synthetic demo)" if c["is_synthetic"] else "") for c in all_courses}
+    names[NEW] = "+ New course"
+    cur = _common.course_id()
+    cid = st.selectbox("Course", ids, format_func=names.get, index=ids.index(cur) if cur in ids else 0,
+                       key="set_course")
+    if cid == NEW:
+        with st.form("new_course"):
+            name = st.text_input("Name")
+            description = st.text_area("Description")
+            if st.form_submit_button("Create course"):
+                try:
+                    catalogue.create_course(conn, name, description, actor=_common.actor())
+                except FairMarkError as e:
+                    st.error(str(e))
+                else:
+                    st.session_state["cat_flash"] = f"Created the course {name.strip()!r}."
+                    st.rerun()
+        return
+    course = courses.get_course(conn, cid)
+    with st.form(f"course_{cid}"):
+        name = st.text_input("Name", course["name"])
+        description = st.text_area("Description", course["description"])
+        if st.form_submit_button("Save course"):
+            try:
+                catalogue.edit_course(conn, cid, name=name, description=description, actor=_common.actor())
+            except FairMarkError as e:
+                st.error(str(e))
+            else:
+                st.session_state["cat_flash"] = "Saved the course."
+                st.rerun()
+
+    st.subheader("Assignments")
+    assignments = courses.list_assignments(conn, cid)
+    rubric_rows = courses.list_rubrics(conn)
+    if assignments:
+        st.dataframe(pd.DataFrame([{"week": a["week"], "title": a["title"], "rubric id": a["rubric_id"],
+                                    "key concepts": ", ".join(a["key_concepts"]),
+                                    "reading level": a["target_grade"]} for a in assignments]), hide_index=True)
+    a_ids = [a["id"] for a in assignments] + [NEW]
+    titles = {a["id"]: a["title"] for a in assignments} | {NEW: "+ New assignment"}
+    aid = st.selectbox("Edit assignment", a_ids, format_func=titles.get, key=f"set_assignment_{cid}")
+    if not rubric_rows:
+        st.info("No rubric saved yet: save one on the Rubrics tab (or import reflections) first.")
+        return
+    r_ids = [r["id"] for r in rubric_rows]
+    r_names = {r["id"]: f"{_common.rubric_label(r['name'])} (v{r['version']})" for r in rubric_rows}
+    a = next((x for x in assignments if x["id"] == aid), None) or {
+        "title": "", "week": None, "prompt": "", "key_concepts": [], "target_grade": 10.0, "answer_key": None,
+        "rubric_id": r_ids[-1]}
+    with st.form(f"assignment_{cid}_{aid}"):
+        title = st.text_input("Title", a["title"])
+        week = st.number_input("Week", min_value=0, max_value=99, value=a["week"], step=1)
+        prompt = st.text_area("Prompt the students answered", a["prompt"])
+        concepts = st.text_area("Key concepts (one per line)", "\n".join(a["key_concepts"]))
+        grade = st.number_input("Target reading level of the feedback (school grade)", min_value=1.0,
+                                max_value=18.0, value=float(a["target_grade"]), step=0.5)
+        answer_key = st.text_area("Answer key (optional: what a feedback comment must not give away)",
+                                  a["answer_key"] or "")
+        rid = st.selectbox("Rubric version", r_ids, format_func=r_names.get,
+                           index=r_ids.index(a["rubric_id"]) if a["rubric_id"] in r_ids else 0,
+                           help="Changing it affects new drafts only: every draft keeps the rubric it was scored under.")
+        if st.form_submit_button("Create assignment" if aid == NEW else "Save assignment"):
+            fields = {"title": title, "week": None if week is None else int(week), "prompt": prompt,
+                      "key_concepts": [c.strip() for c in concepts.splitlines() if c.strip()],
+                      "target_grade": float(grade), "answer_key": answer_key.strip() or None, "rubric_id": rid}
+            try:
+                if aid == NEW:
+                    catalogue.create_assignment(conn, cid, actor=_common.actor(), **fields)
+                else:
+                    catalogue.edit_assignment(conn, aid, actor=_common.actor(), **fields)
+            except FairMarkError as e:
+                st.error(str(e))
+            else:
+                st.session_state["cat_flash"] = f"Saved the assignment {title.strip()!r}."
+                st.rerun()
 
 
 def rubrics(conn) -> None:
-    _common.not_landed(2, "Rubric management")
+    _flash("rub_flash")
+    rows = courses.list_rubrics(conn)
+    bundled = sorted(RUBRIC_DIR.glob("*.yaml"))
+    if st.button("Add the bundled rubrics", help=", ".join(p.name for p in bundled)):
+        try:
+            for p in bundled:
+                catalogue.save_rubric_version(conn, load_rubric_file(p), actor=_common.actor())
+        except FairMarkError as e:
+            st.error(str(e))
+        else:
+            st.session_state["rub_flash"] = "Bundled rubrics are saved (unchanged ones are not duplicated)."
+            st.rerun()
+    if not rows:
+        st.info("No rubric saved yet. Add the bundled ones above or upload a YAML/JSON rubric below.")
+    else:
+        ids = [r["id"] for r in rows]
+        labels = {r["id"]: f"{_common.rubric_label(r['name'])} — version {r['version']}" for r in rows}
+        rid = st.selectbox("Rubric", ids, format_func=labels.get, index=len(ids) - 1, key="set_rubric")
+        rubric = courses.get_rubric(conn, rid)
+        st.caption(f"Scale {rubric.scale_min}–{rubric.scale_max}; {len(rubric.criteria)} criteria. "
+                   "Saving an edit creates a new version; scores given under this one keep their meaning.")
+        edited = st.data_editor(pd.DataFrame(catalogue.rubric_to_rows(rubric)), num_rows="dynamic",
+                                hide_index=True, key=f"rubric_table_{rid}")
+        if st.button("Save as a new version", key=f"save_rubric_{rid}"):
+            try:
+                new = catalogue.rows_to_rubric(rubric, edited.to_dict("records"))
+                new_id, version = catalogue.save_rubric_version(conn, new, actor=_common.actor())
+            except FairMarkError as e:
+                st.error(str(e))
+            else:
+                st.session_state["rub_flash"] = ("Nothing changed: same as an existing version." if new_id == rid
+                                                 else f"Saved {_common.rubric_label(new.name)} version {version}.")
+                st.rerun()
+
+    st.subheader("Upload a rubric")
+    up = st.file_uploader("Rubric as YAML or JSON (name, scale_min, scale_max, criteria with levels)",
+                          type=["yaml", "yml", "json"], key="rubric_upload")
+    if up is not None and st.button("Save uploaded rubric"):
+        try:
+            new_id, version = catalogue.save_rubric_version(conn, up.getvalue(), actor=_common.actor())
+        except FairMarkError as e:
+            st.error(str(e))
+        else:
+            st.session_state["rub_flash"] = f"Saved the uploaded rubric as version {version}."
+            st.rerun()

@@ -8,6 +8,8 @@ from pages import _common
 
 conn = _common.get_db()
 st.title("FairMark")
+if flash := st.session_state.pop("home_flash", None):
+    st.success(flash)
 st.caption("AI-drafted rubric scores and feedback for written reflections. "
            "A teacher approves every word before a student sees it.")
 
@@ -27,8 +29,9 @@ if courses.is_empty(conn):
         except FairMarkError as e:
             st.error(str(e))
         else:
-            st.success(f"Loaded the demo course: {summary['submissions']} reflections from "
-                       f"{summary['students']} students over {summary['assignments']} weeks.")
+            # Shown after the rerun (a message written just before st.rerun() would vanish).
+            st.session_state["home_flash"] = (f"Loaded the demo course: {summary['submissions']} reflections from "
+                                              f"{summary['students']} students over {summary['assignments']} weeks.")
             st.rerun()
     st.page_link("pages/upload.py", label="Upload reflections", icon=":material/upload_file:")
     st.stop()

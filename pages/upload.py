@@ -1,6 +1,218 @@
+"""Upload: choose where the reflections go, upload files, check the column mapping and the
+preview, then import. The import itself is one transaction in core.ingest; its summary is
+read back from the audit log, so it survives a refresh."""
+import hashlib
+from pathlib import Path
+
+import pandas as pd
 import streamlit as st
 
+from core import ingest
+from core.errors import FairMarkError
+from core.ingest_mapping import Mapping, parse_score_column
+from core.ingest_read import MAX_FILE_BYTES, MAX_TEXT_CHARS
+from core.rubric import RUBRIC_DIR, load_rubric_file, parse_rubric
+from core.text import escape_markdown, format_timestamp
+from db import courses, submissions
 from pages import _common
 
-st.title("Upload")
-_common.not_landed(2, "Upload")
+NEW = -1
+FIELDS = {"student_id": "Student id", "name": "Student name", "email": "E-mail", "text": "Reflection text",
+          "assignment": "Week / assignment (optional)"}
+
+
+def _unstage() -> None:
+    """Forget the staged files and reset the uploader (a new key is a new, empty widget)."""
+    st.session_state.pop("upload_sources", None)
+    st.session_state["up_files_gen"] = st.session_state.get("up_files_gen", 0) + 1
+
+
+def _imported_assignment(result, title: str | None) -> int | None:
+    """The assignment the import went to: the one chosen or created here, else the first one
+    the rows named (a week/assignment column)."""
+    wanted = (title or "").strip().casefold()  # the import matches titles case-insensitively
+    found = [a["id"] for a in courses.list_assignments(conn, result.course_id)
+             if wanted and a["title"].casefold() == wanted and a["id"] in result.assignment_ids]
+    return (found or result.assignment_ids or [None])[0]
+
+
+@st.cache_data(max_entries=4, show_spinner="Reading the file…")
+def _read(sources, rubric_json):
+    """Parsing a big workbook takes seconds: do it once per upload, not on every widget change."""
+    return ingest.read_and_detect(sources, parse_rubric(rubric_json))
+
+
+st.title("Upload reflections")
+conn = _common.get_db()
+
+if done := st.session_state.pop("up_reset", None):
+    # After an import: point the pickers at where the reflections went and empty the "new
+    # course / new assignment" fields. Set before the widgets are drawn (the only time a keyed
+    # widget's value may be written).
+    st.session_state["up_course"], st.session_state["up_assignment"] = done
+    st.session_state["up_new_course"] = ""
+    st.session_state["up_new_title"] = ""
+    st.session_state["up_week"] = None
+
+flash = st.session_state.pop("upload_flash", None)
+if flash:
+    st.success(flash)
+
+# --- 1. where the reflections go ---------------------------------------------------------
+c1, c2 = st.columns(2)
+all_courses = courses.list_courses(conn)
+course_ids = [c["id"] for c in all_courses] + [NEW]
+course_names = {c["id"]: c["name"] for c in all_courses} | {NEW: "+ New course"}
+current = _common.course_id()
+cid = c1.selectbox("Course", course_ids, format_func=course_names.get,
+                   index=course_ids.index(current) if current in course_ids else 0, key="up_course")
+course_name = c1.text_input("New course name", key="up_new_course") if cid == NEW else course_names[cid]
+
+existing = courses.list_assignments(conn, cid) if cid != NEW else []
+a_ids = [a["id"] for a in existing] + [NEW]
+a_titles = {a["id"]: a["title"] for a in existing} | {NEW: "+ New assignment"}
+cur_a = _common.assignment_id()
+aid = c2.selectbox("Assignment", a_ids, format_func=a_titles.get,
+                   index=a_ids.index(cur_a) if cur_a in a_ids else 0, key="up_assignment")
+week = None
+if aid == NEW:
+    title = c2.text_input("New assignment title", key="up_new_title")
+    week = c2.number_input("Week", min_value=0, max_value=99, value=None, step=1, key="up_week")
+    saved = {f"saved:{r['id']}": f"{_common.rubric_label(r['name'])} (v{r['version']})"
+             for r in courses.list_rubrics(conn)}
+    bundled = {f"file:{p.name}": f"{_common.rubric_label(load_rubric_file(p).name)} (bundled file)"
+               for p in sorted(RUBRIC_DIR.glob("*.yaml"))}
+    choices = saved | bundled
+    pick = c2.selectbox("Rubric", list(choices), format_func=choices.get, key="up_rubric",
+                        index=list(choices).index("file:reflection.yaml") if "file:reflection.yaml" in choices else 0)
+    rubric = (courses.get_rubric(conn, int(pick.split(":")[1])) if pick.startswith("saved:")
+              else load_rubric_file(RUBRIC_DIR / pick.split(":", 1)[1]))
+else:
+    title = a_titles[aid]
+    rubric = courses.get_rubric(conn, existing[a_ids.index(aid)]["rubric_id"])
+st.caption("Rows with a week/assignment column go to the matching assignment (a new one is created for an "
+           "unknown week); all other rows go to the assignment chosen here.")
+
+# --- 2. the file(s) --------------------------------------------------------------------------
+files = st.file_uploader(
+    "Reflections: CSV or Excel (one row per reflection), Word or text files (one reflection each; "
+    "file name `<student id>_<name>.docx` or a first line `Student ID: …`), or a ZIP of them",
+    type=["csv", "xlsx", "docx", "txt", "zip"], accept_multiple_files=True,
+    key=f"up_files_{st.session_state.get('up_files_gen', 0)}",
+    help=f"At most {MAX_FILE_BYTES // (1024 * 1024)} MB per file and {MAX_TEXT_CHARS:,} characters per reflection. "
+         "Encodings: UTF-8 (with or without BOM) or Windows-1252.")
+if files:
+    # Kept until imported or cleared, so a trip to another page does not lose the staged upload.
+    st.session_state["upload_sources"] = [(f.name, f.getvalue()) for f in files]
+sources = st.session_state.get("upload_sources")
+
+if not sources:
+    st.subheader("Recent imports")
+    recent = submissions.recent_imports(conn, limit=10)
+    if recent:
+        st.dataframe(pd.DataFrame([{"when": format_timestamp(r["at"]), "who": r["actor"], "files": r["reason"],
+                                    "imported": r["after"].get("imported"),
+                                    "rejected rows left out": r["after"].get("rejected") or 0} for r in recent]),
+                     hide_index=True)
+    else:
+        st.caption("Nothing imported yet.")
+    st.stop()
+
+
+if st.button("Clear the staged file(s)"):
+    _unstage()
+    st.rerun()
+try:
+    table, detected = _read(sources, rubric.to_json())
+except FairMarkError as e:
+    st.error(escape_markdown(str(e)))  # names the file, a column or a row value
+    st.stop()
+
+# --- 3. column mapping -------------------------------------------------------------------------
+sig = hashlib.sha1(repr([(n, len(b)) for n, b in sources]).encode() + rubric.content_hash.encode()).hexdigest()[:8]
+st.subheader("Columns")
+options = [None, *table.columns]
+label = lambda c: "— none —" if c is None else c  # noqa: E731
+cols = st.columns(len(FIELDS))
+chosen = {}
+for col, (field, text) in zip(cols, FIELDS.items()):
+    value = getattr(detected, field)
+    chosen[field] = col.selectbox(text, options, index=options.index(value) if value in options else 0,
+                                  format_func=label, key=f"map_{field}_{sig}")
+free = [c for c in table.columns if c not in chosen.values()]
+score_label = {c: (f"{c} → {s.criterion} ({s.rater})" if (s := parse_score_column(c, rubric)) else c) for c in free}
+score_cols = st.multiselect(
+    "Reference score columns (named `<criterion>` or `<criterion>_<rater>`, e.g. `clarity_rater1`)",
+    free, default=[s.column for s in detected.scores if s.column in free], format_func=score_label.get,
+    key=f"map_scores_{sig}")
+attr_cols = st.multiselect("Group attribute columns (e.g. section, ELL) for the fairness pages",
+                           [c for c in free if c not in score_cols],
+                           default=[c for c in detected.attributes if c in free and c not in score_cols],
+                           key=f"map_attrs_{sig}")
+scores = []
+for c in score_cols:
+    parsed = parse_score_column(c, rubric)
+    if parsed is None:
+        st.warning(f"Column {escape_markdown(repr(c))} names no criterion of the rubric '{_common.rubric_label(rubric.name)}' "
+                   f"({', '.join(rubric.keys)}); "
+                   "it is left out. Rename it to `<criterion>_<rater>`.")
+    else:
+        scores.append(parsed)
+mapping = Mapping(**chosen, scores=scores, attributes=attr_cols)
+
+# --- 4. preview ----------------------------------------------------------------------------------
+target = ingest.Target(course_name or "", title or None, rubric=rubric, week=None if week is None else int(week))
+try:
+    preview = ingest.build_preview(conn, sources, target, mapping, table=table)
+except FairMarkError as e:
+    st.error(escape_markdown(str(e)))
+    st.stop()
+for problem in preview.mapping_problems:
+    st.warning(escape_markdown(problem[0].upper() + problem[1:]))
+if preview.mapping_problems:
+    st.stop()
+
+st.subheader("Preview")
+m1, m2, m3 = st.columns(3)
+m1.metric("Ready to import", preview.ok)
+m2.metric("Rejected rows", len(preview.rejected))
+m3.metric("Duplicates (skipped)", preview.duplicates)
+notes = []
+if preview.new_course:
+    notes.append(f"creates the course **{escape_markdown(course_name)}**")
+if preview.new_assignments:
+    notes.append("creates assignment(s) " + ", ".join(f"**{escape_markdown(t)}**" for t in preview.new_assignments))
+if preview.skipped_members:
+    notes.append(f"ignores {len(preview.skipped_members)} system file(s) in the ZIP")
+if notes:
+    st.caption("This import " + "; ".join(notes) + ".")
+if preview.rows:
+    st.dataframe(pd.DataFrame(preview.rows_table(limit=500)), hide_index=True)  # plain data, never HTML
+if preview.rejected:
+    st.markdown("**Rejected rows — what to fix**")
+    st.dataframe(pd.DataFrame(preview.rejected_table()), hide_index=True)
+    mode = st.radio("This upload has rejected rows", ["all_or_nothing", "skip_rejected"], key="up_mode",
+                    format_func={"all_or_nothing": "Reject the whole file (fix it and upload again)",
+                                 "skip_rejected": "Import the good rows, leave out the rejected ones"}.get)
+else:
+    mode = "all_or_nothing"
+
+if st.button("Import", type="primary", disabled=not preview.rows):
+    try:
+        result = ingest.commit(conn, preview, mode=mode, actor=_common.actor())
+    except FairMarkError as e:
+        st.error(escape_markdown(str(e)))
+    else:
+        if result.refused:
+            st.error(f"Nothing was imported: {len(result.rejected)} row(s) were rejected. Fix them and upload "
+                     "again, or choose to import without the rejected rows.")
+        else:
+            _unstage()
+            imported_to = _imported_assignment(result, title)
+            _common.select(result.course_id, imported_to)  # the sidebar (and so Assess) follows the import
+            st.session_state["up_reset"] = (result.course_id, imported_to if imported_to is not None else NEW)
+            st.session_state["upload_flash"] = (
+                f"Imported {result.imported} reflection(s); {result.duplicates} duplicate(s) skipped"
+                + (f"; {len(result.rejected)} rejected row(s) left out" if result.rejected else "") + ".")
+            st.rerun()
+st.caption(f"Files: {escape_markdown(', '.join(Path(n).name for n, _ in sources))}")

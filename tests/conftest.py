@@ -12,6 +12,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import db as dbmod  # noqa: E402
+from conftest_llama import llama_server  # noqa: E402,F401  (one real server per test session)
 
 
 @pytest.fixture(autouse=True)
@@ -51,3 +52,20 @@ def app_test():
         return at
 
     return make
+
+
+@pytest.fixture(autouse=True)
+def _apptest_uses_navigation(monkeypatch):
+    """AppTest quirk: it resets PagesManager.uses_pages_directory before every run, and with a
+    `pages/` folder beside app.py the *second* run of an AppTest then executes the page file
+    directly (the legacy multipage mode), skipping app.py and its sidebar. A real server sets
+    the flag once and st.navigation turns it off. Keep it off in tests, as on a real server."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    monkeypatch.setattr(PagesManager, "__init__", init)

@@ -22,3 +22,13 @@ def test_page_renders_on_empty_database(app_test, page):
 def test_home_offers_demo_on_empty_database(app_test):
     at = app_test().run()
     assert any(b.label == "Load demo course" for b in at.button)
+
+
+def test_loading_the_demo_fills_the_sidebar_and_home_counts(app_test):
+    at = app_test().run()
+    next(b for b in at.button if b.label == "Load demo course").click().run()
+    assert not at.exception
+    assert [s.label for s in at.sidebar.selectbox] == ["Course", "Assignment"]
+    assert at.session_state["course_id"] is not None
+    uploaded = [m for m in at.metric if m.label == "Uploaded"]
+    assert uploaded and int(uploaded[-1].value) >= 96  # the whole demo course is uploaded

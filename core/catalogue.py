@@ -1,0 +1,149 @@
+"""Editing the catalogue (courses, assignments, rubric versions) with an audit trail.
+
+The Settings page calls these; each change is one transaction with its audit row.
+A rubric edit always becomes a new version (db.courses.save_rubric): drafts and reviews
+keep the rubric_id they were scored under, so scores already given never change meaning.
+"""
+from __future__ import annotations
+
+from core.errors import NotFound, RubricError
+from core.rubric import Rubric, parse_rubric
+from db import audit, courses
+
+LEVEL_PREFIX = "level_"
+
+
+def create_course(db, name: str, description: str = "", *, actor: str) -> int:
+    name = (name or "").strip()
+    if not name:
+        raise NotFound("Type a name for the new course")
+    if courses.find_course(db, name):
+        raise NotFound(f"A course named {name!r} already exists; choose it instead")
+    with db.atomic():
+        cid = courses.ensure_course(db, name, description)
+        audit(db, actor=actor, action="create", entity="courses", entity_id=cid, after={"name": name})
+    return cid
+
+
+def edit_course(db, course_id: int, *, name: str, description: str, actor: str) -> None:
+    before = courses.get_course(db, course_id)
+    name = (name or "").strip()
+    if not name:
+        raise NotFound("A course needs a name")
+    other = courses.find_course(db, name)
+    if other and other["id"] != course_id:
+        raise NotFound(f"Another course is already named {name!r}")
+    with db.atomic():
+        courses.update_course(db, course_id, name=name, description=description)
+        audit(db, actor=actor, action="edit", entity="courses", entity_id=course_id,
+              before={"name": before["name"], "description": before["description"]},
+              after={"name": name, "description": description})
+
+
+def create_assignment(db, course_id: int, title: str, *, rubric_id: int, actor: str, week: int | None = None,
+                      prompt: str = "", key_concepts: list[str] | None = None, target_grade: float = 10,
+                      answer_key: str | None = None) -> int:
+    title = (title or "").strip()
+    if not title:
+        raise NotFound("Type a title for the new assignment")
+    if courses.find_assignment(db, course_id, title):
+        raise NotFound(f"This course already has an assignment titled {title!r}")
+    courses.get_rubric(db, rubric_id)
+    with db.atomic():
+        aid = courses.ensure_assignment(db, course_id, title, rubric_id=rubric_id, week=week, prompt=prompt,
+                                        key_concepts=key_concepts, target_grade=target_grade,
+                                        answer_key=answer_key)
+        audit(db, actor=actor, action="create", entity="assignments", entity_id=aid,
+              after={"title": title, "rubric_id": rubric_id, "week": week})
+    return aid
+
+
+def edit_assignment(db, assignment_id: int, *, actor: str, **fields) -> dict:
+    """Update title/week/prompt/key_concepts/target_grade/answer_key/rubric_id; returns what changed."""
+    before = courses.get_assignment(db, assignment_id)
+    if "title" in fields:
+        fields["title"] = (fields["title"] or "").strip()
+        if not fields["title"]:
+            raise NotFound("An assignment needs a title")
+        other = courses.find_assignment(db, before["course_id"], fields["title"])
+        if other and other["id"] != assignment_id:
+            raise NotFound(f"This course already has an assignment titled {fields['title']!r}")
+    if "rubric_id" in fields:
+        courses.get_rubric(db, fields["rubric_id"])
+    if "target_grade" in fields and not 1 <= float(fields["target_grade"]) <= 18:
+        raise NotFound("Target reading level must be a school grade between 1 and 18")
+    if "answer_key" in fields and not (fields["answer_key"] or "").strip():
+        fields["answer_key"] = None
+    changed = {k: v for k, v in fields.items() if before.get(k) != v}
+    if not changed:
+        return {}
+    with db.atomic():
+        courses.update_assignment(db, assignment_id, **changed)
+        audit(db, actor=actor, action="edit", entity="assignments", entity_id=assignment_id,
+              before={k: before.get(k) for k in changed}, after=changed)
+    return changed
+
+
+def save_rubric_version(db, rubric: Rubric | dict | str | bytes, *, actor: str) -> tuple[int, int]:
+    """Validate and store a rubric; a changed definition under an existing name is a new version.
+
+    Returns (rubric_id, version). Identical content returns the existing row.
+    """
+    rubric = rubric if isinstance(rubric, Rubric) else parse_rubric(rubric)
+    with db.atomic():
+        known = {r["id"] for r in courses.list_rubrics(db)}
+        rid = courses.save_rubric(db, rubric)
+        stored = next(r for r in courses.list_rubrics(db) if r["id"] == rid)
+        if rid not in known:
+            audit(db, actor=actor, action="create", entity="rubrics", entity_id=rid,
+                  after={"name": stored["name"], "version": stored["version"]})
+    return rid, stored["version"]
+
+
+# --- a rubric as an editable table (one row per criterion, one column per level) -----------
+def rubric_to_rows(rubric: Rubric) -> list[dict]:
+    rows = []
+    for c in rubric.criteria:
+        row = {"key": c.key, "title": c.title, "description": c.description,
+               "weight": c.weight, "veto_below": c.veto_below, "improvement_hint": c.improvement_hint}
+        for lvl in sorted(rubric.levels, reverse=True):
+            row[f"{LEVEL_PREFIX}{lvl}"] = c.levels.get(lvl, "")
+        rows.append(row)
+    return rows
+
+
+def _blank(v) -> bool:
+    return v is None or (isinstance(v, float) and v != v) or (isinstance(v, str) and not v.strip())
+
+
+def rows_to_rubric(base: Rubric, rows: list[dict]) -> Rubric:
+    """Rebuild a rubric from an edited table; RubricError names the row and column at fault."""
+    criteria = []
+    for i, row in enumerate(rows, start=1):
+        if all(_blank(v) for v in row.values()):
+            continue  # an empty row added by mistake in the table editor
+        levels = {}
+        for col, text in row.items():
+            if col.startswith(LEVEL_PREFIX):
+                try:
+                    lvl = int(col[len(LEVEL_PREFIX):])
+                except ValueError as e:
+                    raise RubricError(f"Column {col!r}: level columns are named level_<number>") from e
+                levels[lvl] = "" if _blank(text) else str(text)
+        crit = {"key": "" if _blank(row.get("key")) else str(row["key"]).strip(),
+                "title": "" if _blank(row.get("title")) else str(row["title"]),
+                "description": "" if _blank(row.get("description")) else str(row["description"]),
+                "improvement_hint": "" if _blank(row.get("improvement_hint")) else str(row["improvement_hint"]),
+                "levels": levels}
+        for num in ("weight", "veto_below"):
+            if not _blank(row.get(num)):
+                try:
+                    crit[num] = float(row[num]) if num == "weight" else int(float(row[num]))
+                except (TypeError, ValueError) as e:
+                    raise RubricError(f"Row {i}: {num} must be a number, got {row[num]!r}") from e
+        if not crit["key"]:
+            raise RubricError(f"Row {i}: the criterion key is empty; give it a short key such as 'clarity'")
+        criteria.append(crit)
+    data = base.model_dump(mode="json")
+    data["criteria"] = criteria
+    return parse_rubric(data)

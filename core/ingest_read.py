@@ -1,0 +1,340 @@
+"""Reading uploaded files into plain rows of text: CSV, XLSX, DOCX, TXT and ZIPs of them.
+
+Nothing here knows about students or rubrics: a reader turns bytes into `RawRow`s
+(column name -> cell text) and says which file and row each came from, so every later
+message can point the teacher at the exact place to fix.
+
+Conventions for documents (DOCX, TXT — one reflection per file):
+- Optional header lines at the very top, one per line, removed from the text:
+  `Student ID: s001`, `Name: Ada Lovelace`, `Email: ada@example.edu`, `Week: 2`.
+- Otherwise the file name says who wrote it: `<student id>_<name>.docx`, e.g.
+  `s001_Ada_Lovelace.docx` -> id "s001", name "Ada Lovelace"; `s001.txt` -> id "s001".
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from dataclasses import dataclass, field
+from datetime import date, datetime
+from pathlib import PurePosixPath
+
+from core.errors import IngestError
+
+# --- limits: the one place they are set -------------------------------------------------
+MAX_FILE_BYTES = 20 * 1024 * 1024      # one uploaded file (or one ZIP member, uncompressed)
+MAX_TEXT_CHARS = 20_000                # one reflection
+MAX_ROWS = 20_000                      # rows across everything uploaded at once
+MAX_ZIP_MEMBERS = 500                  # entries in a ZIP (junk included)
+MAX_ZIP_TOTAL_BYTES = 100 * 1024 * 1024  # sum of uncompressed member sizes
+MAX_ZIP_RATIO = 100                    # uncompressed/compressed per member: more is a zip bomb
+
+TABLE_TYPES = {"csv", "xlsx"}
+DOCUMENT_TYPES = {"docx", "txt"}
+SUPPORTED = TABLE_TYPES | DOCUMENT_TYPES | {"zip"}
+DOC_COLUMNS = ["student_id", "name", "email", "week", "text"]
+_JUNK = re.compile(r"(^|/)(__MACOSX|\.DS_Store|Thumbs\.db|desktop\.ini|~\$[^/]*|\._[^/]*)(/|$)", re.I)
+_HEADER = re.compile(r"^\s*(student\s*id|student\s*number|id|student\s*name|name|student|e-?mail|week)\s*:\s*(.*?)\s*$",
+                     re.I)
+
+
+@dataclass
+class RawRow:
+    source: str            # file name (ZIP members: "archive.zip/member.csv")
+    row: int               # spreadsheet row number (header = 1) or 1 for a document
+    values: dict[str, str]
+
+
+@dataclass
+class Problem:
+    """A row or a file that cannot be imported, with what to do about it."""
+    source: str
+    row: int | None
+    field: str
+    message: str
+
+
+@dataclass
+class RawTable:
+    columns: list[str] = field(default_factory=list)
+    rows: list[RawRow] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)   # unreadable rows/members
+    skipped: list[str] = field(default_factory=list)        # junk ZIP entries ignored
+    sources: list[str] = field(default_factory=list)
+
+    def add_columns(self, cols) -> None:
+        for c in cols:
+            if c not in self.columns:
+                self.columns.append(c)
+
+
+def read_files(files: list[tuple[str, bytes]]) -> RawTable:
+    """Read every uploaded (file name, bytes); file-level faults raise IngestError."""
+    if not files:
+        raise IngestError("No file was uploaded; choose a CSV, XLSX, DOCX, TXT or ZIP file")
+    table = RawTable()
+    for name, data in files:
+        _read_one(table, name, data, in_zip=False)
+    if len(table.rows) > MAX_ROWS:
+        raise IngestError(f"The upload has {len(table.rows):,} rows; the limit is {MAX_ROWS:,} per import. "
+                          "Split the file and import the parts one after another.")
+    return table
+
+
+def _ext(name: str) -> str:
+    return PurePosixPath(name).suffix.lower().lstrip(".")
+
+
+def _read_one(table: RawTable, name: str, data: bytes, *, in_zip: bool) -> None:
+    ext = _ext(name)
+    if len(data) > MAX_FILE_BYTES:
+        raise IngestError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES // (1024 * 1024)} MB "
+                          "per file. Split it into smaller files.")
+    if ext not in SUPPORTED:
+        hint = " Save it as .xlsx." if ext == "xls" else ""
+        hint += " Save it as .docx." if ext == "doc" else ""
+        raise IngestError(f"{name}: .{ext or '?'} files are not supported; upload CSV, XLSX, DOCX, TXT or a ZIP "
+                          f"of them.{hint}")
+    if ext == "zip":
+        if in_zip:
+            raise IngestError(f"{name} is a ZIP inside a ZIP; unzip it and upload the inner files directly")
+        _read_zip(table, name, data)
+        return
+    table.sources.append(name)
+    if ext == "csv":
+        cols, rows, problems = read_csv(data, name)
+    elif ext == "xlsx":
+        cols, rows, problems = read_xlsx(data, name)
+    else:
+        text = decode_text(data, name) if ext == "txt" else read_docx(data, name)
+        cols, rows, problems = DOC_COLUMNS, [document_row(name, text)], []
+    table.add_columns(cols)
+    table.rows.extend(rows)
+    table.problems.extend(problems)
+
+
+def _read_zip(table: RawTable, name: str, data: bytes) -> None:
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = zf.infolist()
+    except (zipfile.BadZipFile, OSError) as e:
+        raise IngestError(f"{name} is not a valid ZIP file ({e}); re-create the archive") from e
+    if len(infos) > MAX_ZIP_MEMBERS:
+        raise IngestError(f"{name} holds {len(infos):,} entries; the limit is {MAX_ZIP_MEMBERS}. "
+                          "Split it into several ZIP files.")
+    total = sum(i.file_size for i in infos)
+    if total > MAX_ZIP_TOTAL_BYTES:
+        raise IngestError(f"{name} unpacks to {total / 1e6:.0f} MB; the limit is "
+                          f"{MAX_ZIP_TOTAL_BYTES // (1024 * 1024)} MB. Split it into several ZIP files.")
+    for info in infos:
+        if info.file_size > 1024 * 1024 and info.file_size > MAX_ZIP_RATIO * max(info.compress_size, 1):
+            raise IngestError(f"{name}: member {info.filename} expands {info.file_size // max(info.compress_size, 1)}"
+                              " times; that looks like a zip bomb, so the archive was refused")
+    found, problems_before = False, len(table.problems)
+    for info in infos:
+        member = info.filename
+        label = f"{name}/{member}"
+        if info.is_dir():
+            continue
+        if _JUNK.search(member):
+            table.skipped.append(member)
+            continue
+        if info.flag_bits & 0x1:
+            table.problems.append(Problem(label, None, "file", "the member is password-protected; "
+                                          "add it without a password"))
+            continue
+        if _ext(member) == "zip":
+            table.problems.append(Problem(label, None, "file", "a ZIP inside a ZIP is not opened; "
+                                          "unzip it and add its files to the outer ZIP"))
+            continue
+        if _ext(member) not in SUPPORTED:
+            table.problems.append(Problem(label, None, "file", f"unsupported file type .{_ext(member) or '?'}; "
+                                          "only CSV, XLSX, DOCX and TXT are read"))
+            continue
+        try:
+            with zf.open(info) as fh:
+                blob = fh.read(MAX_FILE_BYTES + 1)  # never trust the declared size
+            if len(blob) > MAX_FILE_BYTES:
+                raise IngestError(f"Larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; split it")
+            _read_one(table, label, blob, in_zip=True)
+            found = True
+        except IngestError as e:
+            table.problems.append(Problem(label, None, "file", str(e).removeprefix(f"{label}: ")))
+        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as e:
+            table.problems.append(Problem(label, None, "file", f"cannot be unpacked ({e}); re-create the ZIP"))
+    if not found and len(table.problems) == problems_before:
+        raise IngestError(f"{name} contains no CSV, XLSX, DOCX or TXT files")
+
+
+# --- text decoding ------------------------------------------------------------------
+def decode_text(data: bytes, name: str) -> str:
+    """UTF-8 (with or without BOM), UTF-16 with BOM, else Windows-1252; anything else is refused."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            return data.decode("utf-16")
+        except UnicodeDecodeError as e:
+            raise IngestError(f"{name}: broken UTF-16 text; save it as UTF-8") from e
+    if b"\x00" in data:
+        raise IngestError(f"{name} contains NUL bytes, so it is not a text file; "
+                          "save it as CSV UTF-8 (or plain text UTF-8) and upload again")
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError:
+        pass
+    try:
+        return data.decode("cp1252")
+    except UnicodeDecodeError as e:
+        raise IngestError(
+            f"{name} is not UTF-8, UTF-8 with BOM or Windows-1252 text (byte 0x{data[e.start]:02x} at position "
+            f"{e.start}); open it in your spreadsheet or editor and save it as 'CSV UTF-8' / UTF-8 text") from e
+
+
+# --- CSV ----------------------------------------------------------------------------
+def _header(raw: list, name: str) -> list[str]:
+    cols = []
+    for i, c in enumerate(raw, start=1):
+        c = "" if c is None else str(c).strip()
+        cols.append(c or f"column_{i}")
+    seen = set()
+    for c in cols:
+        if c.lower() in seen:
+            raise IngestError(f"{name}: the column {c!r} appears twice in the header row; rename one of them")
+        seen.add(c.lower())
+    return cols
+
+
+def read_csv(data: bytes, name: str):
+    text = decode_text(data, name)
+    if not text.strip():
+        raise IngestError(f"{name} is empty; it needs a header row and one row per reflection")
+    try:
+        dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t")
+        delimiter = dialect.delimiter
+    except csv.Error:
+        delimiter = ","
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter, strict=True)
+    try:
+        records = list(reader)
+    except csv.Error as e:
+        raise IngestError(f"{name} is not a well-formed CSV file near line {reader.line_num}: {e}. "
+                          "Check for a quote (\") that is opened but never closed, or save the sheet again "
+                          "as CSV from your spreadsheet program.") from e
+    # Number rows before dropping blank ones, so row numbers match what a spreadsheet shows.
+    numbered = [(n, r) for n, r in enumerate(records, start=1) if any(cell.strip() for cell in r)]
+    if not numbered:
+        raise IngestError(f"{name} is empty; it needs a header row and one row per reflection")
+    cols = _header(numbered[0][1], name)
+    rows, problems = [], []
+    for n, rec in numbered[1:]:
+        if len(rec) != len(cols):
+            if len(rec) > len(cols) and not any(v.strip() for v in rec[len(cols):]):
+                rec = rec[:len(cols)]  # trailing empty cells are harmless
+            else:
+                problems.append(Problem(name, n, "row", f"has {len(rec)} values but the header has {len(cols)} "
+                                        "columns; put text that contains commas in double quotes"))
+                continue
+        rows.append(RawRow(name, n, {c: v.strip() for c, v in zip(cols, rec)}))
+    return cols, rows, problems
+
+
+# --- XLSX ---------------------------------------------------------------------------
+def _cell_text(v) -> str:
+    if v is None:
+        return ""
+    if isinstance(v, bool):
+        return "TRUE" if v else "FALSE"
+    if isinstance(v, float) and v.is_integer():
+        return str(int(v))
+    if isinstance(v, (datetime, date)):
+        return v.isoformat()
+    text = getattr(v, "text", None)  # openpyxl ArrayFormula keeps its formula in .text
+    if isinstance(text, str):
+        return text
+    return str(v).strip()
+
+
+def read_xlsx(data: bytes, name: str):
+    from openpyxl import load_workbook
+
+    try:
+        # data_only=False: a formula cell gives its '=...' text; nothing is ever evaluated.
+        wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    except Exception as e:  # openpyxl raises many types for a broken file
+        raise IngestError(f"{name} could not be opened as an Excel workbook (.xlsx): {type(e).__name__}. "
+                          "Open it in Excel or LibreOffice and save it again as .xlsx or CSV.") from e
+    try:
+        ws = wb.worksheets[0]
+        it = ws.iter_rows(values_only=True)
+        header = None
+        rows = []
+        n = 0
+        for n, values in enumerate(it, start=1):
+            if header is None:
+                if values and any(v is not None and str(v).strip() for v in values):
+                    header = _header(list(values), name)
+                continue
+            cells = [_cell_text(v) for v in values]
+            if not any(c for c in cells):
+                continue
+            extra = [c for c in cells[len(header):] if c]
+            if extra:
+                rows.append(Problem(name, n, "row", f"has a value ({extra[0][:30]!r}) in a column without a "
+                                    "header; give that column a header or delete it"))
+                continue
+            cells = (cells + [""] * len(header))[:len(header)]
+            rows.append(RawRow(name, n, dict(zip(header, cells))))
+            if len(rows) > MAX_ROWS:
+                break
+    finally:
+        wb.close()
+    if header is None:
+        raise IngestError(f"{name}: the first sheet is empty; put a header row and one row per reflection there")
+    problems = [r for r in rows if isinstance(r, Problem)]
+    return header, [r for r in rows if isinstance(r, RawRow)], problems
+
+
+# --- documents ----------------------------------------------------------------------
+def read_docx(data: bytes, name: str) -> str:
+    import docx
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as e:
+        raise IngestError(f"{name} could not be opened as a Word document (.docx): {type(e).__name__}. "
+                          "Save it again from Word as .docx, or as plain text.") from e
+    parts = [p.text for p in document.paragraphs]
+    for t in document.tables:  # some students answer inside a template table
+        for r in t.rows:
+            parts.append(" ".join(c.text for c in r.cells))
+    return "\n".join(parts)
+
+
+def document_row(name: str, text: str) -> RawRow:
+    """One reflection from a DOCX/TXT: header lines first, else the file name names the student."""
+    values = dict.fromkeys(DOC_COLUMNS, "")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    body_start = 0
+    for i, line in enumerate(lines):
+        if not line.strip():
+            if any(values.values()):
+                body_start = i + 1
+                continue
+            continue
+        m = _HEADER.match(line)
+        if not m or i > 8:
+            body_start = i
+            break
+        key = m.group(1).lower().replace(" ", "")
+        field_ = {"studentid": "student_id", "studentnumber": "student_id", "id": "student_id",
+                  "studentname": "name", "name": "name", "student": "name", "email": "email",
+                  "e-mail": "email", "week": "week"}[key]
+        values[field_] = m.group(2)
+        body_start = i + 1
+    values["text"] = "\n".join(lines[body_start:]).strip()
+    if not values["student_id"] and not values["name"]:
+        stem = PurePosixPath(name).stem
+        sid, _, rest = stem.partition("_")
+        values["student_id"] = sid.strip()
+        values["name"] = rest.replace("_", " ").strip()
+    return RawRow(name, 1, values)

@@ -1,0 +1,27 @@
+"""Untrusted text (student names and reflections, comments, notes, file names) shown by
+Streamlit elements that render Markdown (st.markdown, st.success, st.error, st.caption, ...)."""
+from __future__ import annotations
+
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&")
+
+
+def escape_markdown(text: str) -> str:
+    """Backslash-escape every Markdown/Streamlit special so student text renders as text."""
+    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+
+
+def format_timestamp(value) -> str:
+    """A stored UTC timestamp ("2026-11-29T21:27:43.687677Z") as "2026-11-29 21:27 UTC".
+    Empty for None or ""; text that is not a timestamp is returned unchanged."""
+    from datetime import datetime, timezone
+
+    if value is None or value == "":
+        return ""
+    text = str(value).strip()
+    try:
+        at = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+    except ValueError:
+        return text
+    if at.tzinfo is not None:
+        at = at.astimezone(timezone.utc)
+    return at.strftime("%Y-%m-%d %H:%M") + " UTC"

@@ -1,0 +1,115 @@
+"""The data layer: migrations on a blank database, the import writer, pseudonyms."""
+import sqlite3
+
+import pytest
+
+import db as dbmod
+from core.ingest import ReadyRow, text_hash
+from core.rubric import default_rubric
+from db import submissions
+
+EXPECTED_COLUMNS = {
+    "courses": {"id", "name", "description", "is_synthetic", "created_at"},
+    "rubrics": {"id", "name", "version", "definition", "content_hash", "created_at"},
+    "assignments": {"id", "course_id", "title", "week", "prompt", "key_concepts", "target_grade", "answer_key",
+                    "rubric_id", "created_at"},
+    "students": {"id", "course_id", "external_id", "name", "email", "pseudonym", "attributes", "created_at"},
+    "submissions": {"id", "assignment_id", "student_id", "text", "text_hash", "word_count", "source_file",
+                    "source_row", "status", "current_draft_id", "priority", "created_at"},
+    "reference_scores": {"id", "submission_id", "rater", "criterion", "score"},
+    "runs": {"id", "course_id", "assignment_id", "provider", "config", "prompt_hashes", "status", "total",
+             "cancel_requested", "error", "created_by", "heartbeat_at", "created_at", "started_at", "finished_at"},
+    "run_items": {"run_id", "submission_id", "status", "error", "finished_at"},
+    "llm_calls": {"id", "run_id", "submission_id", "agent", "model", "prompt_name", "prompt_hash", "input_hash",
+                  "temperature", "cache_key", "response", "tokens_in", "tokens_out", "tokens_cached", "latency_ms",
+                  "cost_usd", "status", "cache_hit", "error", "request_id", "attempts", "created_at"},
+    "drafts": {"id", "submission_id", "run_id", "rubric_id", "provider", "is_offline", "models", "prompt_hashes",
+               "scores", "total", "evaluation", "equity", "coach", "comment", "checks", "reviewer", "verdict",
+               "revisions", "rounds", "confidence", "flags", "attention_reasons", "status", "error", "created_at"},
+    "reviews": {"id", "submission_id", "draft_id", "version", "scores", "comment", "status", "edited",
+                "reason_codes", "note", "opened_at", "updated_by", "updated_at", "approved_by", "approved_at"},
+    "audit_log": {"id", "at", "actor", "action", "entity", "entity_id", "submission_id", "before", "after", "reason"},
+    "releases": {"id", "assignment_id", "released_by", "released_at", "n_items", "note"},
+    "release_items": {"release_id", "submission_id", "review_version", "scores", "comment", "is_offline"},
+}
+
+
+def test_migrations_create_every_table_with_its_columns(tmp_path):
+    path = tmp_path / "blank.db"
+    conn = dbmod.connect(path)
+    try:
+        for table, columns in EXPECTED_COLUMNS.items():
+            got = {c.name for c in conn[table].columns}
+            assert columns <= got, f"{table} lacks {columns - got}"
+        assert conn.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        applied = [r["name"] for r in conn.query("SELECT name FROM _sqlite_migrations")]
+        assert applied[0] == "m001_initial"
+    finally:
+        conn.close()
+        dbmod.forget_migrated(path)
+
+
+def test_migrations_are_applied_once(tmp_path):
+    path = tmp_path / "twice.db"
+    dbmod.connect(path).close()
+    dbmod.forget_migrated(path)
+    conn = dbmod.connect(path)  # a second process opening the same file
+    names = [r["name"] for r in conn.query("SELECT name FROM _sqlite_migrations")]
+    assert len(names) == len(set(names))
+    conn.close()
+    dbmod.forget_migrated(path)
+
+
+def _row(sid="s1", text="I learned how temperature changes sampling.", scores=None, assignment="Week 1"):
+    return ReadyRow("f.csv", 2, assignment, sid, "Ada Lovelace", "ada@example.edu", {"section": "A"}, text,
+                    text_hash(text), len(text.split()), scores or {})
+
+
+def _write(db, rows):
+    rubric = default_rubric()
+    return submissions.write_import(db, actor="t", course_name="C", new_assignments={"Week 1": 1},
+                                    rubric_by_assignment={"Week 1": rubric}, rows=rows, summary={"files": ["f.csv"]})
+
+
+def test_write_import_writes_everything_and_audits(db):
+    out = _write(db, [_row(scores={"expert": {"clarity": 2}}), _row("s2", "Another reflection text.")])
+    assert out["imported"] == 2 and out["new_students"] == 2
+    counts = submissions.table_counts(db)
+    assert counts["submissions"] == 2 and counts["students"] == 2 and counts["reference_scores"] == 1
+    actions = [(r["action"], r["entity"]) for r in db.query("SELECT action, entity FROM audit_log")]
+    assert actions.count(("import", "submissions")) == 2 and ("import", "imports") in actions
+    assert submissions.recent_imports(db)[0]["after"]["imported"] == 2
+
+
+def test_write_import_is_all_or_nothing_on_a_database_error(db):
+    before = submissions.table_counts(db)
+    bad = _row("s2", scores={"expert": {"clarity": None}})  # NOT NULL violation half way through
+    with pytest.raises(sqlite3.IntegrityError):
+        _write(db, [_row(), bad])
+    assert submissions.table_counts(db) == before
+
+
+def test_duplicate_rows_are_skipped_and_counted(db):
+    _write(db, [_row()])
+    again = _write(db, [_row()])
+    assert again["imported"] == 0 and again["duplicates"] == 1
+    assert submissions.table_counts(db)["submissions"] == 1
+
+
+def test_pseudonym_is_random_and_unrelated_to_the_name(db):
+    _write(db, [_row("s1"), _row("s2", "Second text here.")])
+    rows = list(db.query("SELECT name, pseudonym FROM students"))
+    pseudonyms = {r["pseudonym"] for r in rows}
+    assert len(pseudonyms) == 2
+    for r in rows:
+        assert r["pseudonym"].startswith("Student-")
+        assert not any(part.lower() in r["pseudonym"].lower() for part in r["name"].split())
+
+
+def test_existing_student_keeps_values_and_gains_new_attributes(db):
+    _write(db, [_row()])
+    row = _row(text="A later reflection.")
+    row.attributes = {"section": "B", "ell": "yes"}
+    _write(db, [row])
+    attrs = dbmod.loads(db.execute("SELECT attributes FROM students").fetchone()[0])
+    assert attrs == {"section": "A", "ell": "yes"}
