@@ -1,5 +1,81 @@
-"""Commands of issue #3 (placeholder until it lands)."""
+"""Command `assess`: run the agents over a course (or one assignment), in this process.
+
+    python -m core assess --course NAME [--assignment TITLE] [--provider offline|openai]
+                          [--concurrency N] [--limit N] [--redo] [--resume RUN_ID]
+
+Progress goes to stderr; stdout gets one JSON summary:
+{"run_id", "provider", "drafted", "needs_attention", "failed", "calls", "cache_hits",
+ "tokens_in", "tokens_out", "cost_usd", "seconds"}.
+"""
+from __future__ import annotations
+
+import sys
+from functools import partial
+
+from core import runs
+from core.__main__ import emit
+from core.cli_common import add_db_arg, open_db
+from core.errors import ConfigError
+from db import courses
 
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser(
+        "assess", help="draft scores and feedback for a course's submissions (offline baseline or an LLM)",
+        description="Assess the submissions of a course that have no draft yet (failed ones are retried). "
+                    "Default provider: openai when an endpoint or key is configured, else the offline "
+                    "baseline (no LLM). Progress on stderr, a JSON summary on stdout.")
+    p.add_argument("--course", help="course name (required unless --resume)")
+    p.add_argument("--assignment", help="only this assignment (title)")
+    p.add_argument("--provider", choices=runs.PROVIDERS, help="offline (no LLM) or openai (the configured endpoint)")
+    p.add_argument("--concurrency", type=int, help="submissions assessed at the same time (default FAIRMARK_CONCURRENCY)")
+    p.add_argument("--limit", type=int, help="assess at most N submissions")
+    p.add_argument("--redo", action="store_true", help="also re-draft drafted and needs-attention submissions "
+                                                      "(never a teacher's approved, rejected or released one)")
+    p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue an interrupted or cancelled run instead")
+    add_db_arg(p)
+    p.set_defaults(func=run)
+
+
+def _print_progress(p: dict) -> None:
+    print(f"run {p['run_id']}: {p['finished']}/{p['total']} "
+          f"(drafted {p['done']}, needs attention {p['needs_attention']}, failed {p['failed']}) "
+          f"calls {p['calls']}, ${p['cost_usd']:.4f}", file=sys.stderr, flush=True)
+
+
+def run(args) -> int:
+    conn = open_db(args)
+    db_path = conn.execute("PRAGMA database_list").fetchone()[2]
+    try:
+        if args.resume is not None:
+            run_id = args.resume
+            start = partial(runs.resume, db_path, run_id, background=False, on_progress=_print_progress)
+        elif not args.course:
+            raise ConfigError("assess needs --course NAME (or --resume RUN_ID)")
+        else:
+            course = courses.course_by_name(conn, args.course)
+            assignment_id = None
+            if args.assignment:
+                assignment_id = courses.assignment_by_title(conn, course["id"], args.assignment)["id"]
+            run_id = runs.create(conn, course_id=course["id"], assignment_id=assignment_id, provider=args.provider,
+                                 concurrency=args.concurrency, limit=args.limit, redo=args.redo,
+                                 created_by="command line")
+            start = partial(runs.execute, db_path, run_id, on_progress=_print_progress)
+        p = runs.progress(conn, run_id)
+        label = "offline baseline — no LLM" if p["provider"] == "offline" else "openai-compatible endpoint"
+        print(f"run {run_id}: {p['total']} submission(s), {label}", file=sys.stderr, flush=True)
+        error = None
+        try:
+            final = start()
+        except runs.RunStopped as e:
+            # Recorded on the run (status failed, resumable); still report what was done.
+            error = str(e)
+            print(f"error: {error}", file=sys.stderr)
+            final = runs.progress(conn, run_id)
+    finally:
+        conn.close()
+    out = {"run_id": run_id, "provider": final["provider"], "status": final["status"], **runs.summary(final)}
+    if error:
+        out["error"] = error
+    emit(out)
+    return 0 if final["status"] == "done" else 1

@@ -1,7 +1,130 @@
+"""Settings tab "Language model & prices": endpoint status and a connection test, the model per
+role, limits, and the price table. The API key is never shown, only whether one is set."""
+import pandas as pd
 import streamlit as st
 
+import db
+from core import llm
+from core.errors import FairMarkError
+from core.settings import ROLES
+from db import llm_calls
 from pages import _common
+
+ROLE_LABELS = {"evaluator": "Evaluator", "equity": "Equity Monitor", "coach": "Metacognitive Coach",
+               "aggregator": "Aggregator (writes the comment)", "reviewer": "Reflexion Reviewer (judge)"}
 
 
 def render(conn) -> None:
-    _common.not_landed(3, "Language-model settings")
+    msg = st.session_state.pop("llm_flash", None)
+    if msg:
+        st.success(msg)
+    base = _common.settings()                 # environment / secrets.toml
+    eff = llm.effective_settings(base, conn)  # plus this page's overrides
+    _endpoint(conn, eff)
+    st.divider()
+    _models_and_limits(conn, base, eff)
+    st.divider()
+    _prices(conn)
+
+
+def _endpoint(conn, eff) -> None:
+    st.subheader("Endpoint")
+    if not eff.llm_configured:
+        st.info("No language model is configured, so FairMark drafts with the **offline baseline — "
+                "no LLM**. To use a model, set `FAIRMARK_LLM_BASE_URL` (any OpenAI-compatible server) "
+                "and/or `FAIRMARK_LLM_API_KEY` in the environment or `.streamlit/secrets.toml`, then "
+                "restart the app.")
+    st.markdown(f"**Base URL:** `{eff.llm_base_url or 'https://api.openai.com/v1 (OpenAI default)'}`  \n"
+                f"**API key:** {'set' if eff.llm_api_key else 'not set'} "
+                "(read from the environment or secrets only; never shown or stored)")
+    last = llm_calls.get_last_connection_test(conn)
+    if last:
+        if last.get("ok"):
+            st.caption(f"Last test {last['at']}: reachable — model `{last.get('model')}`, "
+                       f"{last.get('latency_ms')} ms, structured output via {last.get('mode')}.")
+        else:
+            st.caption(f"Last test {last['at']}: failed — {last.get('error')}")
+    if st.button("Test connection", key="llm_test_connection", disabled=not eff.llm_configured,
+                 help="Makes one tiny call with the Evaluator's model (logged, not cached)."):
+        with st.spinner("Calling the model…"):
+            try:
+                result = llm.test_connection(eff, eff.db_path)
+            except FairMarkError as e:
+                llm_calls.save_last_connection_test(conn, {"at": db.now(), "ok": False, "error": str(e)})
+                st.error(str(e))
+            else:
+                llm_calls.save_last_connection_test(conn, {"at": db.now(), "ok": True, **result})
+                st.success(f"Reachable: model `{result['model']}` answered in {result['latency_ms']} ms "
+                           f"({result['tokens_in']} tokens in, {result['tokens_out']} out).")
+
+
+def _models_and_limits(conn, base, eff) -> None:
+    st.subheader("Models and limits")
+    reviewer, aggregator = eff.model_for("reviewer"), eff.model_for("aggregator")
+    if eff.llm_configured and reviewer == aggregator:  # the offline baseline has no model to compare
+        st.warning(f"The Reviewer uses the same model as the Aggregator (`{reviewer}`). A judge from a "
+                   "different model family catches more: models prefer their own writing "
+                   "(self-preference bias of +10% to +25% in the published multi-agent study, "
+                   "Zhang & Luo 2025). Choose another model for the Reviewer if your endpoint offers one.")
+    with st.form("llm_settings"):
+        default_model = st.text_input("Default model", eff.llm_model, key="llm_default_model")
+        models = {}
+        cols = st.columns(2)
+        for i, role in enumerate(ROLES):
+            models[role] = cols[i % 2].text_input(
+                ROLE_LABELS.get(role, role), eff.models.get(role, ""), key=f"llm_model_{role}",
+                placeholder=f"default ({default_model})")
+        c1, c2, c3, c4 = st.columns(4)
+        temperature = c1.number_input("Temperature", 0.0, 2.0, float(eff.temperature), 0.1, key="llm_temperature")
+        concurrency = c2.number_input("Concurrent submissions", 1, 64, int(eff.concurrency), key="llm_concurrency")
+        max_retries = c3.number_input("Retries per call", 0, 10, int(eff.max_retries), key="llm_max_retries",
+                                      help="Timeouts, rate limits (429) and server errors (5xx) are "
+                                           "retried with backoff; other errors are not.")
+        timeout_s = c4.number_input("Timeout (s)", 1.0, 600.0, float(eff.timeout_s), 5.0, key="llm_timeout")
+        st.caption("Precedence: values saved here > environment variables > `.streamlit/secrets.toml` > defaults. "
+                   "The endpoint and the key come only from the environment or secrets.")
+        saved = st.form_submit_button("Save model settings")
+    if saved:
+        # Store only what differs from the environment, so later environment changes still apply.
+        wanted = {"llm_model": default_model.strip(), "temperature": temperature, "concurrency": concurrency,
+                  "max_retries": max_retries, "timeout_s": timeout_s}
+        over = {k: v for k, v in wanted.items() if v != getattr(base, k)}
+        role_models = {r: m.strip() for r, m in models.items() if m.strip() and m.strip() != base.models.get(r)}
+        if role_models:
+            over["models"] = role_models
+        try:
+            llm_calls.save_llm_overrides(conn, over, actor=_common.actor())
+        except FairMarkError as e:
+            st.error(str(e))
+        else:
+            st.session_state["llm_flash"] = "Saved the model settings. New runs use them."
+            st.rerun()
+    if llm_calls.get_llm_overrides(conn) and st.button("Reset to environment settings", key="llm_reset"):
+        llm_calls.save_llm_overrides(conn, {}, actor=_common.actor())
+        st.session_state["llm_flash"] = "Back to the environment's settings."
+        st.rerun()
+
+
+def _prices(conn) -> None:
+    st.subheader("Prices (US$ per million tokens)")
+    unpriced = llm_calls.unpriced_models(conn)
+    if unpriced:
+        st.warning("Calls to these models were counted at $0 because they have no price: "
+                   + ", ".join(f"`{m}`" for m in unpriced) + ". Add them below.")
+    df = pd.DataFrame(llm_calls.list_prices(conn),
+                      columns=["model", "input_per_mtok", "cached_input_per_mtok", "output_per_mtok"])
+    edited = st.data_editor(
+        df, num_rows="dynamic", hide_index=True, key="llm_prices",
+        column_config={
+            "model": st.column_config.TextColumn("Model (exact name)", required=True),
+            "input_per_mtok": st.column_config.NumberColumn("Input", min_value=0.0, format="%.3f"),
+            "cached_input_per_mtok": st.column_config.NumberColumn("Cached input", min_value=0.0, format="%.3f"),
+            "output_per_mtok": st.column_config.NumberColumn("Output", min_value=0.0, format="%.3f"),
+        })
+    if st.button("Save prices", key="llm_save_prices"):
+        try:
+            n = llm_calls.replace_prices(conn, edited.to_dict("records"), actor=_common.actor())
+        except FairMarkError as e:
+            st.error(str(e))
+        else:
+            st.success(f"Saved {n} prices. They apply to calls from now on.")

@@ -1,6 +1,157 @@
+"""Assess: configure and start a run of the agents, watch its progress, see what it cost."""
+import pandas as pd
 import streamlit as st
 
+from core import runs
+from core.errors import FairMarkError
+from core.text import format_timestamp
+from db import courses
 from pages import _common
 
+
+def _assignment_name(title: str | None, week) -> str:
+    return (f"Week {week}: " if week is not None else "") + (title or "")
+
+
 st.title("Assess")
-_common.not_landed(3, "The Assess page")
+conn = _common.get_db()
+db_path = _common.settings().db_path
+cid = _common.require_course()
+if cid is None:
+    st.stop()
+aid = _common.assignment_id()
+
+# --- configuration -----------------------------------------------------------------------
+configured = _common.settings().llm_configured
+providers = ["openai", "offline"] if configured else ["offline"]
+labels = {"offline": "Offline baseline — no LLM (text features and templates)",
+          "openai": "Configured language model"}
+c1, c2 = st.columns(2)
+provider = c1.radio("Provider", providers, format_func=labels.get, key="assess_provider")
+if not configured:
+    c1.caption("No language model is configured (Settings page), so only the offline baseline is available.")
+course_name = courses.get_course(conn, cid)["name"]
+assignment = courses.get_assignment(conn, aid) if aid is not None else None
+a_name = _assignment_name(assignment["title"], assignment["week"]) if assignment else "no assignment yet"
+scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
+                 format_func={"assignment": f"This assignment: {a_name} ({course_name})",
+                              "course": f"Every assignment of {course_name}"}.get,
+                 disabled=aid is None, help="Change the course and assignment in the sidebar.")
+redo = c2.checkbox("Also re-draft items that already have a draft", key="assess_redo",
+                   help="Never touches items a teacher approved, rejected or released.")
+target = aid if scope == "assignment" else None
+
+try:
+    config = runs.describe(provider)
+    estimate = runs.estimate(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo)
+except FairMarkError as e:
+    st.error(str(e))
+    st.stop()
+
+with st.expander(f"Configuration: {config['label']}", expanded=False):
+    st.dataframe(pd.DataFrame({"role": list(config["models"]), "model": list(config["models"].values())}),
+                 hide_index=True)
+    st.caption(f"Temperature {config['temperature']}, {config['concurrency']} submissions at a time, "
+               f"at most {config['max_rounds']} revision rounds, {config['max_retries']} retries per call.")
+
+m1, m2, m3 = st.columns(3)
+m1.metric("Submissions to assess", estimate["submissions"])
+m2.metric("Estimated tokens (in / out)",
+          "none (no LLM)" if provider == "offline" else f"{estimate['tokens_in']:,} / {estimate['tokens_out']:,}")
+m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${estimate['cost_usd']:.4f}")
+if estimate.get("unpriced"):
+    st.warning("No price for " + ", ".join(estimate["unpriced"]) + ": add it on the Settings page.")
+
+recent = runs.history(conn, db_path, cid, None, limit=10)
+active = next((r for r in recent if r["status"] in ("queued", "running") and not r["resumable"]), None)
+
+if st.button("Start assessment", type="primary", disabled=estimate["submissions"] == 0 or active is not None):
+    try:
+        run_id = runs.create(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
+                             created_by=_common.actor())
+        runs.start(db_path, run_id)
+        st.session_state["assess_run"] = run_id
+        st.rerun()
+    except FairMarkError as e:
+        st.error(str(e))
+if estimate["submissions"] == 0 and active is None:
+    st.caption("Nothing to assess here: every submission has a draft or a teacher's decision.")
+
+
+# --- the current run ----------------------------------------------------------------------
+def show_run(run_id: int) -> None:
+    p = runs.progress(conn, run_id, db_path)
+    state = {"queued": "waiting to start", "running": "running", "done": "finished", "cancelled": "cancelled",
+             "failed": "stopped"}[p["status"]]
+    if p["status"] in ("queued", "running") and p["resumable"]:
+        state = "interrupted (its worker stopped)"
+    label = "offline baseline — no LLM" if p["provider"] == "offline" else p["provider"]
+    what = (_assignment_name(p["assignment_title"], p["assignment_week"]) if p["assignment_id"] is not None
+            else "every assignment of the course")
+    st.subheader(f"Run {run_id}: {state}")
+    st.caption(f"Assessed: {what} · {label}")
+    st.progress(p["fraction"], text=f"{p['finished']} of {p['total']} submissions")
+    a, b, c, d = st.columns(4)
+    a.metric("Drafted", p["done"])
+    b.metric("Needs attention", p["needs_attention"])
+    c.metric("Failed", p["failed"])
+    d.metric("Waiting", p["pending"])
+    a.metric("Agent calls", p["calls"])
+    b.metric("Cache hits", p["cache_hits"])
+    c.metric("Tokens in / out", f"{p['tokens_in']:,} / {p['tokens_out']:,}")
+    d.metric("Cost / time", f"${p['cost_usd']:.4f} / {p['seconds']:.0f} s")
+    if p["error"]:
+        st.error(f"Run stopped: {p['error']}")
+    if p["failures"]:
+        with st.expander(f"{p['failed']} submission(s) failed: they are in the review queue to regenerate "
+                         "or mark by hand"):
+            st.dataframe(pd.DataFrame(p["failures"]), hide_index=True)
+    b1, b2 = st.columns(2)
+    if p["status"] in ("queued", "running") and not p["resumable"]:
+        if b1.button("Cancel run", key=f"cancel_{run_id}"):
+            runs.cancel(db_path, run_id, actor=_common.actor())
+            st.rerun()
+    if p["resumable"]:
+        if b2.button("Resume run", key=f"resume_{run_id}"):
+            try:
+                runs.resume(db_path, run_id)
+            except FairMarkError as e:
+                st.error(str(e))
+            st.rerun()
+    if p["status"] in ("cancelled", "failed", "done") or p["resumable"]:
+        # A run that ended since the last full rerun: refresh the whole page once.
+        if st.session_state.get("assess_live") == run_id:
+            st.session_state["assess_live"] = None
+            st.rerun(scope="app")
+    else:
+        st.session_state["assess_live"] = run_id
+
+
+def _covers(r: dict) -> bool:
+    """Whether a run belongs with what is selected: a course-wide run always; a run of one
+    assignment only while that assignment is selected (or the whole course is)."""
+    return r["assignment_id"] is None or scope == "course" or r["assignment_id"] == aid
+
+
+shown = [r["run_id"] for r in recent if _covers(r)]
+current = st.session_state.get("assess_run")
+current = current if current in shown else (shown[0] if shown else None)
+if current is not None:
+    live = any(r["run_id"] == current and r["status"] in ("queued", "running") and not r["resumable"]
+               for r in recent)
+    st.fragment(show_run, run_every=1.0 if live else None)(current)
+elif active is not None:
+    st.info(f"Run {active['run_id']} of {_assignment_name(active['assignment_title'], active['assignment_week'])} "
+            "is still running (see Recent runs); a new run can start when it ends.")
+
+if recent:
+    st.subheader("Recent runs")
+    st.dataframe(pd.DataFrame([{
+        "run": r["run_id"], "status": r["status"],
+        "assignment": (_assignment_name(r["assignment_title"], r["assignment_week"]) if r["assignment_id"] is not None
+                       else f"Every assignment of {course_name}"),
+        "provider": "offline baseline — no LLM" if r["provider"] == "offline" else r["provider"],
+        "submissions": r["total"], "drafted": r["done"], "needs attention": r["needs_attention"],
+        "failed": r["failed"], "calls": r["calls"], "cache hits": r["cache_hits"], "tokens in": r["tokens_in"],
+        "tokens out": r["tokens_out"], "cost ($)": round(r["cost_usd"], 4), "seconds": r["seconds"],
+        "started": format_timestamp(r["created_at"])} for r in recent]), hide_index=True)

@@ -1,0 +1,18 @@
+"""The agent roles (DESIGN.md §1a): one small module each, with its output schema and one
+function that renders the role's prompt and calls the LLM it is given.
+
+    evaluator  -> scores, reasoning, areas for improvement, evidence quote per criterion
+    equity     -> flagged phrases in the Evaluator's notes, why, neutral rewrite
+    coach      -> 1-2 questions about the student's own learning process
+    aggregator -> the student-facing comment (<= 120 words)
+    reviewer   -> CONFIDENT or REVISE with concrete fixes
+    reviser    -> a targeted revision of the comment (the Reviewer's fixes, failed checks)
+
+Agents never build clients: the pipeline passes an `LLM` (core.llm protocol).
+"""
+from core.agents import aggregator, coach, equity, evaluator, reviewer, reviser
+from core.agents.common import Ids
+
+ROLES = ("evaluator", "equity", "coach", "aggregator", "reviewer", "reviser")
+
+__all__ = ["Ids", "ROLES", "aggregator", "coach", "equity", "evaluator", "reviewer", "reviser"]

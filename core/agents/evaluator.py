@@ -1,0 +1,72 @@
+"""Evaluator: per criterion a score from the rubric's levels, reasoning, 1-2 areas for
+improvement and a short evidence quote from the student's text.
+
+The score type is a Literal of the rubric's own levels, built at run time, so an answer of 12
+on a 0-3 scale fails validation (grammar-constrained servers ignore integer min/max).
+"""
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
+
+from core.agents.common import Ids, as_data, bounded_text, call, compact, scale_text, truncate
+from core.rubric import Rubric
+
+ROLE = "evaluator"
+
+
+@lru_cache(maxsize=64)
+def _schema(rubric_json: str) -> type[BaseModel]:
+    rubric = Rubric.model_validate_json(rubric_json)
+    levels = tuple(rubric.levels)
+    suffix = rubric.content_hash[:8]
+    criterion = create_model(
+        f"CriterionEvaluation_{rubric.scale_min}_{rubric.scale_max}",
+        __config__=ConfigDict(extra="forbid"),
+        score=(Literal[levels], ...),
+        reasoning=(bounded_text(400, min_chars=1), ...),
+        areas_for_improvement=(Annotated[list[bounded_text(200)], Field(min_length=1, json_schema_extra={"maxItems": 2}),
+                                         AfterValidator(truncate(2))], ...),
+        evidence_quote=(bounded_text(200), ...),
+    )
+    return create_model(f"Evaluation_{suffix}", __config__=ConfigDict(extra="forbid"),
+                        **{key: (criterion, ...) for key in rubric.keys})
+
+
+def schema_for(rubric: Rubric) -> type[BaseModel]:
+    """The Evaluator's answer for this rubric: one object per criterion key."""
+    return _schema(rubric.to_json())
+
+
+def rubric_text(rubric: Rubric) -> str:
+    lines = []
+    for c in rubric.criteria:
+        head = f"{c.key} ({c.title})" + (f": {c.description}" if c.description else "")
+        lines.append(head)
+        for level in sorted(c.levels, reverse=True):
+            lines.append(f"  {level}: {c.levels[level]}")
+    return "\n".join(lines)
+
+
+def run(llm, *, rubric: Rubric, assignment: dict, text: str, ids: Ids = Ids()):
+    concepts = assignment.get("key_concepts") or []
+    return call(
+        llm, ROLE, schema_for(rubric), ids,
+        assignment=(assignment.get("prompt") or assignment.get("title") or "").strip() or "(not given)",
+        key_concepts=", ".join(concepts) if concepts else "(none given)",
+        scale=scale_text(rubric), rubric=rubric_text(rubric), keys=", ".join(rubric.keys),
+        submission=as_data(text),
+    )
+
+
+def scores(data: BaseModel) -> dict[str, int]:
+    return {key: int(item.score) for key, item in data}
+
+
+def for_equity(data: BaseModel) -> str:
+    """The Evaluator's notes without the evidence quotes: the Equity Monitor never sees the
+    student's words (the seed's rule against anchoring)."""
+    return compact({key: {"score": item.score, "reasoning": item.reasoning,
+                          "areas_for_improvement": item.areas_for_improvement} for key, item in data})

@@ -1,0 +1,456 @@
+"""Assessment runs: create, execute in the background, show progress, cancel, resume.
+
+A run is a row (configuration without the key, prompt hashes) with one run item per
+submission. Its state lives only in the database: progress is read from it, so a browser
+refresh, another tab or the command line all see the same numbers.
+
+Lifecycle:
+    create() -> queued --start()/execute()--> running --> done | cancelled | failed
+A worker updates `heartbeat_at` every few seconds. A run whose worker died (server restart,
+crash) stays "running" with a stale heartbeat; `resume()` then processes only the items still
+pending. Every finished item is one transaction (db.drafts.save_draft), so an interruption
+never leaves a half-written item: it is either finished or still pending.
+
+In the app, `start()` runs the worker in a daemon thread registered per (database, run), so a
+rerun of the page never starts a second worker for the same run.
+"""
+from __future__ import annotations
+
+import logging
+import queue
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+import db
+from core import pipeline, prompts
+from core.errors import ConfigError, ConflictError, FairMarkError
+from core.settings import ROLES, Settings, load_settings
+from db import courses
+from db import runs as runs_db
+from db.drafts import PIPELINE_OWNED
+
+log = logging.getLogger(__name__)
+
+
+class RunStopped(FairMarkError):
+    """A fault that every further item would hit too (e.g. the key is refused)."""
+
+HEARTBEAT_S = 2.0
+# Faults that will fail every other item the same way: the run stops instead of burning
+# through its items (they stay pending; fix the setting and resume).
+SYSTEMIC_ERRORS = ("LLMAuthError",)
+STALE_AFTER_S = 60.0
+PROVIDERS = ("offline", "openai")
+
+
+# --- providers -------------------------------------------------------------------------
+def _settings(settings: Settings | None, db_path=None) -> Settings:
+    from core.llm import effective_settings
+
+    settings = settings or load_settings()
+    if db_path is not None:
+        settings = settings.model_copy(update={"db_path": str(db_path)})
+    return effective_settings(settings)
+
+
+def default_provider(settings: Settings | None = None) -> str:
+    """openai when an endpoint or key is configured, else the offline baseline."""
+    return "openai" if (settings or load_settings()).llm_configured else "offline"
+
+
+def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_cache: bool = True):
+    """The logged, cached LLM for a provider (the offline baseline is logged too, at $0).
+    `read_cache=False` asks the model again even for identical work (Regenerate)."""
+    from core.llm import LoggedLLM, from_settings
+    from core.offline import OfflineLLM
+
+    if provider == "offline":
+        return LoggedLLM(OfflineLLM(db_path), db_path, read_cache=read_cache)
+    if provider == "openai":
+        return from_settings(settings or load_settings(), db_path, read_cache=read_cache)
+    raise ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+
+
+def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
+    """What a run records about its configuration; never the key."""
+    if provider == "offline":
+        models = dict.fromkeys((*ROLES, "reviser"), "offline")
+        endpoint = None
+    else:
+        models = {role: settings.model_for(role) for role in (*ROLES, "reviser")}
+        endpoint = settings.llm_base_url or "https://api.openai.com/v1"
+    return {"provider": provider, "endpoint": endpoint, "models": models,
+            "temperature": 0.0 if provider == "offline" else settings.temperature,
+            "concurrency": int(concurrency or settings.concurrency), "max_retries": settings.max_retries,
+            "max_rounds": pipeline.MAX_ROUNDS}
+
+
+# --- create ----------------------------------------------------------------------------
+def create(conn, *, course_id: int, assignment_id: int | None = None, provider: str | None = None,
+           concurrency: int | None = None, limit: int | None = None, redo: bool = False,
+           created_by: str = "", settings: Settings | None = None) -> int:
+    """A queued run over the course's (or one assignment's) submissions that need a draft.
+
+    `redo` also re-drafts drafted / needs-attention items (never a teacher's approved,
+    rejected or released one). Refused while another run of the course is unfinished, so two
+    runs never work on the same submission.
+    """
+    settings = _settings(settings)
+    provider = provider or default_provider(settings)
+    if provider == "openai" and not settings.llm_configured:
+        raise ConfigError("No language model is configured (FAIRMARK_LLM_BASE_URL / FAIRMARK_LLM_API_KEY); "
+                          "choose the offline baseline or configure an endpoint.")
+    if provider not in PROVIDERS:
+        raise ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    if concurrency is not None and not 1 <= int(concurrency) <= 64:
+        raise ConfigError("concurrency must be between 1 and 64")
+    for other in runs_db.unfinished_runs(conn, course_id):
+        state = "still running" if not is_stale(other) else "interrupted"
+        raise ConflictError(f"Run {other['id']} of this course is {state} with "
+                            f"{runs_db.item_counts(conn, other['id'])['pending']} item(s) left: "
+                            "wait for it, resume it or cancel it first.")
+    ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
+                                       limit=limit)
+    return runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
+                              config=run_config(provider, settings, concurrency),
+                              prompt_hashes=prompts.hashes(), submission_ids=ids, created_by=created_by)
+
+
+# --- execute ---------------------------------------------------------------------------
+def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None) -> dict:
+    """Process the run's pending items now (in this thread, items concurrently); returns the
+    final progress. Item faults are recorded per item; a fault of the worker itself marks the
+    run failed (resumable) and is re-raised."""
+    db_path = str(db_path)
+    conn = db.connect(db_path)
+    try:
+        run = runs_db.get_run(conn, run_id)
+        runs_db.mark_started(conn, run_id)
+        try:
+            if llm is None:
+                llm = make_llm(run["provider"], db_path)
+            _process(conn, db_path, run_id, llm, int(run["config"].get("concurrency") or 4), on_progress)
+        except BaseException as e:
+            runs_db.finish(conn, run_id, "failed", error=f"worker stopped: {type(e).__name__}: {e}"[:2000])
+            raise
+        counts = runs_db.item_counts(conn, run_id)
+        if counts["pending"] and runs_db.cancel_requested(conn, run_id):
+            runs_db.finish(conn, run_id, "cancelled")
+        elif counts["pending"]:
+            runs_db.finish(conn, run_id, "failed", error=f"{counts['pending']} item(s) were not processed; resume the run")
+        else:
+            runs_db.finish(conn, run_id, "done")
+        return progress(conn, run_id)
+    finally:
+        conn.close()
+
+
+def _process(conn, db_path: str, run_id: int, llm, concurrency: int, on_progress) -> None:
+    pending = runs_db.pending_items(conn, run_id)
+    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix=f"run-{run_id}")
+    stop = threading.Event()  # set by an item whose fault ends the run: no new item starts
+    finished: queue.Queue = queue.Queue()
+    try:
+        futures = [pool.submit(_one, db_path, run_id, sid, llm, stop) for sid in pending]
+        for f in futures:
+            f.add_done_callback(finished.put)   # once per item: no rescan of every future per wake-up
+        left, beat = len(futures), time.monotonic()
+        while left:
+            try:
+                done = [finished.get(timeout=HEARTBEAT_S)]
+            except queue.Empty:
+                done = []
+            while True:
+                try:
+                    done.append(finished.get_nowait())
+                except queue.Empty:
+                    break
+            left -= len(done)
+            for f in done:
+                f.result()  # an item never raises, except a fault of the worker itself
+            if time.monotonic() - beat >= HEARTBEAT_S or not done:
+                runs_db.heartbeat(conn, run_id)   # at most every HEARTBEAT_S, not per item
+                beat = time.monotonic()
+            if done and on_progress is not None:
+                on_progress(progress(conn, run_id))
+    finally:
+        # On a fault, queued items stay pending (resume picks them up); running ones finish.
+        pool.shutdown(wait=True, cancel_futures=True)
+
+
+def _one(db_path: str, run_id: int, submission_id: int, llm, stop: threading.Event) -> None:
+    if stop.is_set():
+        return
+    try:
+        _assess_item(db_path, run_id, submission_id, llm)
+    except BaseException:
+        stop.set()
+        raise
+
+
+def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
+    conn = db.connect(db_path)
+    try:
+        if runs_db.cancel_requested(conn, run_id):
+            return  # stays pending: a resume continues here
+        row = conn.execute("SELECT status FROM submissions WHERE id = ?", [submission_id]).fetchone()
+        if row is None or row[0] not in PIPELINE_OWNED:
+            runs_db.skip_item(conn, run_id, submission_id,
+                              "submission deleted" if row is None else f"a teacher has {row[0]} it")
+            return
+        try:
+            draft_id = pipeline.assess_submission(db_path, submission_id, llm, run_id=run_id)
+        except Exception as e:  # anything not already stored as a failed draft (e.g. a DB error)
+            log.exception("run %s: submission %s failed", run_id, submission_id)
+            runs_db.fail_item(conn, run_id, submission_id, f"{type(e).__name__}: {e}"[:2000])
+            return
+        error = draft_id and conn.execute("SELECT error FROM drafts WHERE id = ?", [draft_id]).fetchone()[0]
+        if error and any(f": {name}: " in f": {error}" for name in SYSTEMIC_ERRORS):
+            raise RunStopped(f"Run stopped after submission {submission_id}: {error.split(': ', 1)[-1]} "
+                             "The remaining submissions are still waiting: fix the setting, then resume the run.")
+    finally:
+        conn.close()
+
+
+# --- background workers ------------------------------------------------------------------
+_workers: dict[tuple[str, int], threading.Thread] = {}
+_workers_lock = threading.Lock()
+
+
+def _key(db_path, run_id: int) -> tuple[str, int]:
+    return (str(Path(db_path).resolve()), int(run_id))
+
+
+def is_alive(db_path, run_id: int) -> bool:
+    """Is a worker for this run running in this process?"""
+    t = _workers.get(_key(db_path, run_id))
+    return bool(t and t.is_alive())
+
+
+def start(db_path, run_id: int, llm=None) -> threading.Thread:
+    """Execute the run in a background thread; a second call while it runs returns the same thread."""
+    key = _key(db_path, run_id)
+    with _workers_lock:
+        t = _workers.get(key)
+        if t is not None and t.is_alive():
+            return t
+        # Marked running before the thread exists, so the page never shows a started run as queued.
+        conn = db.connect(db_path)
+        try:
+            runs_db.mark_started(conn, run_id)
+        finally:
+            conn.close()
+        t = threading.Thread(target=_background, args=(str(db_path), run_id, llm), daemon=True,
+                             name=f"fairmark-run-{run_id}")
+        _workers[key] = t
+        t.start()
+    return t
+
+
+def _background(db_path: str, run_id: int, llm) -> None:
+    try:
+        execute(db_path, run_id, llm)
+    except BaseException:  # already recorded on the run row by execute()
+        log.exception("run %s stopped", run_id)
+
+
+def wait_for(db_path, run_id: int, timeout: float = 60.0) -> bool:
+    """Block until this process's worker for the run has finished (tests, command line)."""
+    t = _workers.get(_key(db_path, run_id))
+    if t is not None:
+        t.join(timeout)
+        return not t.is_alive()
+    return True
+
+
+# --- resume / cancel ------------------------------------------------------------------------
+def _age_s(stamp: str | None) -> float | None:
+    if not stamp:
+        return None
+    t = datetime.strptime(stamp.rstrip("Z")[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc)
+    return (datetime.now(timezone.utc) - t).total_seconds()
+
+
+def is_stale(run: dict, stale_after_s: float | None = None) -> bool:
+    """A queued or running run whose worker has not been heard from for a while."""
+    if run["status"] not in runs_db.ACTIVE:
+        return False
+    age = _age_s(run.get("heartbeat_at") or run.get("created_at"))
+    return age is None or age > (STALE_AFTER_S if stale_after_s is None else stale_after_s)
+
+
+def is_resumable(conn, db_path, run: dict, stale_after_s: float | None = None) -> bool:
+    if is_alive(db_path, run["id"]) or not runs_db.item_counts(conn, run["id"])["pending"]:
+        return False
+    return run["status"] in ("cancelled", "failed") or is_stale(run, stale_after_s)
+
+
+def resume(db_path, run_id: int, llm=None, *, background: bool = True, stale_after_s: float | None = None,
+           on_progress: Callable[[dict], None] | None = None):
+    """Continue a cancelled, failed or interrupted run with only its pending items.
+    Returns the worker thread (background) or the final progress."""
+    conn = db.connect(db_path)
+    try:
+        run = runs_db.get_run(conn, run_id)
+        if is_alive(db_path, run_id):
+            return _workers[_key(db_path, run_id)] if background else progress(conn, run_id)
+        if not is_resumable(conn, db_path, run, stale_after_s):
+            pending = runs_db.item_counts(conn, run_id)["pending"]
+            if not pending:
+                raise ConflictError(f"Run {run_id} has nothing left to do.")
+            raise ConflictError(f"Run {run_id} is still {run['status']} (its worker was heard from "
+                                f"{_age_s(run['heartbeat_at']) or 0:.0f} s ago); wait or cancel it.")
+        runs_db.mark_started(conn, run_id)  # fresh heartbeat: nobody else resumes it meanwhile
+    finally:
+        conn.close()
+    if background:
+        return start(db_path, run_id, llm)
+    return execute(db_path, run_id, llm, on_progress=on_progress)
+
+
+def cancel(db_path, run_id: int, actor: str = "") -> None:
+    """Ask the worker to stop after the items in flight; a run without a live worker is
+    marked cancelled at once (its pending items stay resumable)."""
+    conn = db.connect(db_path)
+    try:
+        run = runs_db.get_run(conn, run_id)
+        if run["status"] not in runs_db.ACTIVE:
+            return
+        runs_db.request_cancel(conn, run_id, actor)
+        if not is_alive(db_path, run_id) and (run["status"] == "queued" or is_stale(run)):
+            runs_db.finish(conn, run_id, "cancelled")
+    finally:
+        conn.close()
+
+
+# --- progress ----------------------------------------------------------------------------
+def progress(conn, run_id: int, db_path=None) -> dict:
+    """Everything the Assess page and the command line show, read from the database."""
+    run = runs_db.get_run(conn, run_id)
+    counts = runs_db.item_counts(conn, run_id)
+    totals = runs_db.call_totals(conn, run_id)
+    finished = run["total"] - counts["pending"]
+    start_age, end_age = _age_s(run["started_at"]), _age_s(run["finished_at"])
+    seconds = round(start_age - (end_age or 0.0), 1) if start_age is not None else 0.0
+    out = {
+        "run_id": run_id, "status": run["status"], "provider": run["provider"], "config": run["config"],
+        "total": run["total"], "finished": finished, "fraction": finished / run["total"] if run["total"] else 1.0,
+        **counts, **totals, "seconds": seconds, "error": run["error"],
+        "cancel_requested": bool(run["cancel_requested"]), "created_at": run["created_at"],
+        "assignment_id": run["assignment_id"], "assignment_title": run.get("assignment_title"),
+        "assignment_week": run.get("assignment_week"),
+        "failures": runs_db.failed_items(conn, run_id, limit=20) if counts["failed"] else [],
+    }
+    if db_path is not None:
+        out["alive"] = is_alive(db_path, run_id)
+        out["resumable"] = is_resumable(conn, db_path, run)
+    return out
+
+
+def history(conn, db_path, course_id: int, assignment_id: int | None = None, limit: int = 10) -> list[dict]:
+    """Progress and totals of the most recent runs of a course (newest first)."""
+    return [progress(conn, r["id"], db_path) for r in runs_db.list_runs(conn, course_id, assignment_id, limit)]
+
+
+def describe(provider: str, settings: Settings | None = None) -> dict:
+    """What a run with this provider would use, for the page to show (never the key)."""
+    settings = _settings(settings)
+    cfg = run_config(provider, settings)
+    cfg["label"] = "offline baseline — no LLM" if provider == "offline" else f"LLM at {cfg['endpoint']}"
+    return cfg
+
+
+def summary(p: dict) -> dict:
+    """The command line's JSON summary."""
+    return {"drafted": p["done"], "needs_attention": p["needs_attention"], "failed": p["failed"],
+            "calls": p["calls"], "cache_hits": p["cache_hits"], "tokens_in": p["tokens_in"],
+            "tokens_out": p["tokens_out"], "cost_usd": round(p["cost_usd"], 6), "seconds": p["seconds"]}
+
+
+# --- estimate -----------------------------------------------------------------------------
+# Output tokens per role, from the prompts' limits (reasoning <= 50 words etc.); a revision
+# round (reviser + reviewer) is counted for one item in three.
+OUT_TOKENS = {"evaluator_per_criterion": 95, "equity": 40, "coach": 45, "aggregator": 170, "reviewer": 45,
+              "reviser": 170}
+REVISION_SHARE = 1 / 3
+
+
+def estimate(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
+             redo: bool = False, limit: int | None = None, settings: Settings | None = None) -> dict:
+    """Tokens and cost a run would take, before starting it (chars / 4 per token)."""
+    from db import llm_calls
+
+    settings = _settings(settings)
+    ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
+                                       limit=limit)
+    out = {"submissions": len(ids), "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "unpriced": []}
+    if not ids:
+        return out
+    rows = conn.execute(
+        f"SELECT s.assignment_id, s.word_count FROM submissions s WHERE s.id IN ({', '.join('?' for _ in ids)})",
+        ids).fetchall()
+    static: dict[int, dict[str, int]] = {}
+    cost = 0.0
+    models = run_config(provider, settings)["models"]
+    for aid, n_words in rows:
+        if aid not in static:
+            static[aid] = _static_tokens(conn, aid)
+        if provider == "offline":
+            continue  # no model, no tokens
+        per_in, per_out = _item_tokens(static[aid], int(n_words or 0))
+        for role in per_in:
+            t_in, t_out = per_in[role], per_out[role]
+            out["tokens_in"] += t_in
+            out["tokens_out"] += t_out
+            price = llm_calls.get_price(conn, models[role])
+            if price is None:
+                if models[role] not in out["unpriced"]:
+                    out["unpriced"].append(models[role])
+                continue
+            cost += llm_calls.cost_usd(price, t_in, t_out)
+    out["cost_usd"] = round(cost, 4)
+    out["per_submission_usd"] = round(cost / len(ids), 6)
+    return out
+
+
+def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
+    from core.agents import evaluator
+
+    a = courses.get_assignment(conn, assignment_id)
+    rubric = courses.get_rubric(conn, a["rubric_id"])
+    ps = prompts.load_all()
+    ev = ps["evaluator"].system.replace("{{rubric}}", evaluator.rubric_text(rubric)).replace(
+        "{{assignment}}", a["prompt"] or a["title"]).replace("{{key_concepts}}", ", ".join(a["key_concepts"]))
+    tok = {role: (len(p.system) + len(p.user)) // 4 for role, p in ps.items()}
+    tok["evaluator"] = (len(ev) + len(ps["evaluator"].user)) // 4
+    tok["criteria"] = len(rubric.criteria)
+    return tok
+
+
+def _item_tokens(static: dict[str, int], n_words: int) -> tuple[dict, dict]:
+    text = int(n_words * 1.35) + 10
+    k = static["criteria"]
+    notes = OUT_TOKENS["evaluator_per_criterion"] * k
+    comment = OUT_TOKENS["aggregator"]
+    t_in = {
+        "evaluator": static["evaluator"] + text,
+        "equity": static["equity"] + int(notes * 0.8),
+        "coach": static["coach"] + text,
+        "aggregator": static["aggregator"] + notes + 120,
+        "reviewer": static["reviewer"] + comment + 60,
+        "reviser": int(REVISION_SHARE * (static["reviser"] + static["reviewer"] + 2 * comment + 120)),
+    }
+    t_out = {
+        "evaluator": notes, "equity": OUT_TOKENS["equity"], "coach": OUT_TOKENS["coach"],
+        "aggregator": comment, "reviewer": OUT_TOKENS["reviewer"],
+        "reviser": int(REVISION_SHARE * (OUT_TOKENS["reviser"] + OUT_TOKENS["reviewer"])),
+    }
+    return t_in, t_out
+
+
+__all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "estimate",
+           "make_llm", "default_provider", "is_alive", "is_resumable", "wait_for", "FairMarkError"]

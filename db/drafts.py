@@ -1,0 +1,95 @@
+"""AI drafts: the pipeline's only writer and the reads it needs.
+
+`save_draft` is the end of one submission's assessment: the draft row, the submission's
+status / priority / current draft and the run item are written in ONE transaction, so an
+interrupted run leaves either all of them or none (resume then redoes the item).
+"""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from core import triage
+from core.errors import NotFound
+from core.rubric import Rubric
+from db import dumps, loads, now
+
+# The pipeline may change a submission's status only from these (docs/HELPERS.md): a
+# teacher's approved / rejected / released item is never touched.
+PIPELINE_OWNED = ("uploaded", "drafted", "needs_attention", "failed")
+JSON_COLUMNS = ("models", "prompt_hashes", "scores", "evaluation", "equity", "coach", "checks",
+                "reviewer", "revisions", "flags", "attention_reasons")
+RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "failed": "failed"}
+
+
+def load_item(db: Database, submission_id: int) -> dict:
+    """Everything one assessment needs: submission, student, assignment and rubric."""
+    row = next(db.query(
+        "SELECT s.id, s.text, s.status, s.assignment_id, s.student_id, st.name AS student_name, "
+        "st.email AS student_email, st.pseudonym, a.title, a.prompt, a.key_concepts, a.target_grade, "
+        "a.rubric_id, r.definition AS rubric "
+        "FROM submissions s JOIN students st ON st.id = s.student_id "
+        "JOIN assignments a ON a.id = s.assignment_id JOIN rubrics r ON r.id = a.rubric_id "
+        "WHERE s.id = ?", [submission_id]), None)
+    if row is None:
+        raise NotFound(f"submission {submission_id} does not exist")
+    row["key_concepts"] = loads(row["key_concepts"], [])
+    row["rubric"] = Rubric.model_validate_json(row["rubric"])
+    return row
+
+
+def save_draft(db: Database, draft: dict, *, rubric: Rubric, run_id: int | None = None) -> int | None:
+    """Insert a draft and, in the same transaction, point the submission at it (when the
+    pipeline still owns the submission's status) and finish the run item.
+
+    Returns the draft id, or None when the run item was no longer pending (nothing written)."""
+    cols = dict(draft)
+    for key in JSON_COLUMNS:
+        if key in cols:
+            cols[key] = dumps(cols[key])
+    cols["run_id"] = run_id
+    names = list(cols)
+    status = draft["status"]
+    prio = triage.priority(status, draft.get("scores") or None, rubric, confidence=draft.get("confidence"))
+    with db.atomic():
+        if run_id is not None:
+            # Claim the run item first: if another worker already finished it (two resumes
+            # racing), write nothing, so there is never a duplicate draft.
+            claimed = db.execute(
+                "UPDATE run_items SET status = ?, error = ?, finished_at = ? "
+                "WHERE run_id = ? AND submission_id = ? AND status = 'pending'",
+                [RUN_ITEM_STATUS[status], draft.get("error"), now(), run_id, draft["submission_id"]]).rowcount
+            if not claimed:
+                return None
+        draft_id = db.execute(
+            f"INSERT INTO drafts ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
+            [cols[n] for n in names]).lastrowid
+        # The status condition is in the UPDATE itself, so a teacher's approval that lands
+        # between reading and writing still wins.
+        db.execute(
+            f"UPDATE submissions SET status = ?, priority = ?, current_draft_id = ? "
+            f"WHERE id = ? AND status IN ({', '.join('?' for _ in PIPELINE_OWNED)})",
+            [status, prio, draft_id, draft["submission_id"], *PIPELINE_OWNED])
+    return draft_id
+
+
+def _decode(row: dict) -> dict:
+    for key in JSON_COLUMNS:
+        if key in row:
+            row[key] = loads(row[key], {} if key in ("models", "prompt_hashes", "scores", "evaluation",
+                                                       "equity", "coach", "reviewer") else [])
+    return row
+
+
+def get_draft(db: Database, draft_id: int) -> dict:
+    row = next(db.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
+    if row is None:
+        raise NotFound(f"draft {draft_id} does not exist")
+    return _decode(row)
+
+
+def drafts_for_submission(db: Database, submission_id: int) -> list[dict]:
+    return [_decode(r) for r in db.query("SELECT * FROM drafts WHERE submission_id = ? ORDER BY id", [submission_id])]
+
+
+def drafts_for_run(db: Database, run_id: int) -> list[dict]:
+    return [_decode(r) for r in db.query("SELECT * FROM drafts WHERE run_id = ? ORDER BY id", [run_id])]

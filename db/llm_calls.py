@@ -1,0 +1,253 @@
+"""The LLM call log, the response cache, the price table and the admin's LLM overrides.
+
+One `llm_calls` row per call (status ok | cache_hit | error). The cache serves the newest
+`ok` row with the same cache key (index idx_llm_calls_cache on (cache_key, status)).
+Aggregates for the Costs page are SQL, grouped per agent or per run.
+"""
+from __future__ import annotations
+
+import math
+
+from sqlite_utils import Database
+
+import db as dbmod
+from core.errors import ConfigError
+
+_CALL_COLUMNS = ("run_id", "submission_id", "agent", "model", "prompt_name", "prompt_hash",
+                 "input_hash", "temperature", "cache_key", "response", "tokens_in", "tokens_out",
+                 "tokens_cached", "latency_ms", "cost_usd", "status", "cache_hit", "error",
+                 "request_id", "attempts", "note", "response_mode")
+STATUSES = ("ok", "cache_hit", "error")
+
+
+# --- call log and cache -----------------------------------------------------------------
+def insert_call(db: Database, **fields) -> int:
+    """Append one call to the log; returns its id. Unknown fields are a programming error."""
+    unknown = set(fields) - set(_CALL_COLUMNS)
+    if unknown:
+        raise ValueError(f"llm_calls has no column(s) {sorted(unknown)}")
+    if fields.get("status") not in STATUSES:
+        raise ValueError(f"llm_calls.status must be one of {STATUSES}, not {fields.get('status')!r}")
+    fields.setdefault("note", "")
+    cols = list(fields)
+    with db.atomic():
+        cur = db.execute(f"INSERT INTO llm_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+                         [fields[c] for c in cols])
+    return cur.lastrowid
+
+
+def cached_response(db: Database, cache_key: str) -> dict | None:
+    """The newest successful answer for this cache key: {id, response} or None."""
+    row = db.execute("SELECT id, response FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
+                     "AND response IS NOT NULL ORDER BY id DESC LIMIT 1", [cache_key]).fetchone()
+    return None if row is None else {"id": row[0], "response": row[1]}
+
+
+def calls(db: Database, *, run_id: int | None = None, submission_id: int | None = None,
+          limit: int = 500) -> list[dict]:
+    """Recent calls, newest first (the call log view)."""
+    where, args = [], []
+    if run_id is not None:
+        where.append("run_id = ?")
+        args.append(run_id)
+    if submission_id is not None:
+        where.append("submission_id = ?")
+        args.append(submission_id)
+    sql = "SELECT * FROM llm_calls" + (" WHERE " + " AND ".join(where) if where else "")
+    return list(db.query(sql + " ORDER BY id DESC LIMIT ?", [*args, limit]))
+
+
+# --- prices -----------------------------------------------------------------------------
+PRICE_FIELDS = ("input_per_mtok", "cached_input_per_mtok", "output_per_mtok")
+
+
+def cost_usd(price: dict, tokens_in: int, tokens_out: int, tokens_cached: int = 0) -> float:
+    """Dollars for one call; prices are per million tokens; cached input tokens (part of
+    tokens_in) are billed at the cached rate."""
+    cached = min(tokens_cached or 0, tokens_in or 0)
+    return ((tokens_in - cached) * price["input_per_mtok"]
+            + cached * (price.get("cached_input_per_mtok") or 0)
+            + tokens_out * price["output_per_mtok"]) / 1_000_000
+
+
+def list_prices(db: Database) -> list[dict]:
+    return list(db.query("SELECT model, input_per_mtok, cached_input_per_mtok, output_per_mtok "
+                         "FROM prices ORDER BY model"))
+
+
+def get_price(db: Database, model: str) -> dict | None:
+    rows = list(db.query("SELECT * FROM prices WHERE model = ?", [model]))
+    return rows[0] if rows else None
+
+
+def _clean_price(i: int, row: dict) -> dict:
+    model = str(row.get("model") or "").strip()
+    if not model:
+        raise ConfigError(f"Price row {i}: the model name is empty. Enter the model's exact name.")
+    out = {"model": model}
+    for f in PRICE_FIELDS:
+        v = row.get(f)
+        if v is None or (isinstance(v, float) and math.isnan(v)) or v == "":
+            v = 0.0 if f == "cached_input_per_mtok" else None
+        try:
+            v = float(v)
+        except (TypeError, ValueError):
+            raise ConfigError(f"Price row {i} ({model}): {f} must be a number of dollars per "
+                              f"million tokens, not {row.get(f)!r}.") from None
+        if v < 0 or math.isnan(v):
+            raise ConfigError(f"Price row {i} ({model}): {f} cannot be negative.")
+        out[f] = v
+    return out
+
+
+def save_price(db: Database, model: str, input_per_mtok: float, output_per_mtok: float,
+               cached_input_per_mtok: float = 0.0) -> None:
+    row = _clean_price(1, {"model": model, "input_per_mtok": input_per_mtok,
+                           "output_per_mtok": output_per_mtok,
+                           "cached_input_per_mtok": cached_input_per_mtok})
+    with db.atomic():
+        db.execute("INSERT OR REPLACE INTO prices (model, input_per_mtok, cached_input_per_mtok, "
+                   "output_per_mtok) VALUES (?, ?, ?, ?)", [row["model"], *(row[f] for f in PRICE_FIELDS)])
+
+
+def delete_price(db: Database, model: str) -> None:
+    with db.atomic():
+        db.execute("DELETE FROM prices WHERE model = ?", [model])
+
+
+def replace_prices(db: Database, rows: list[dict], *, actor: str = "admin") -> int:
+    """Replace the whole price table (the Settings page's editor). Every row is validated first,
+    so a bad row changes nothing. Audited. Returns the number of prices."""
+    clean = [_clean_price(i, r) for i, r in enumerate(rows, start=1)
+             if any(r.get(k) not in (None, "") for k in ("model", *PRICE_FIELDS))]
+    seen: set[str] = set()
+    for i, r in enumerate(clean, start=1):
+        if r["model"] in seen:
+            raise ConfigError(f"Price row {i}: model '{r['model']}' is listed twice. Keep one row.")
+        seen.add(r["model"])
+    before = list_prices(db)
+    with db.atomic():
+        db.execute("DELETE FROM prices")
+        for r in clean:
+            db.execute("INSERT INTO prices (model, input_per_mtok, cached_input_per_mtok, output_per_mtok) "
+                       "VALUES (?, ?, ?, ?)", [r["model"], *(r[f] for f in PRICE_FIELDS)])
+        dbmod.audit(db, actor=actor, action="edit_prices", entity="prices", before=before, after=clean)
+    return len(clean)
+
+
+def unpriced_models(db: Database) -> list[str]:
+    """Models that were called but have no price (their cost shows as 0)."""
+    return [r["model"] for r in db.query(
+        "SELECT DISTINCT c.model FROM llm_calls c LEFT JOIN prices p ON p.model = c.model "
+        "WHERE p.model IS NULL AND c.status != 'cache_hit' ORDER BY c.model")]
+
+
+# --- aggregates (Costs page) ------------------------------------------------------------
+_AGG = ("COUNT(*) AS calls, "
+        "SUM(c.status = 'cache_hit') AS cache_hits, "
+        "SUM(c.status = 'error') AS errors, "
+        "COALESCE(SUM(c.tokens_in), 0) AS tokens_in, "
+        "COALESCE(SUM(c.tokens_out), 0) AS tokens_out, "
+        "COALESCE(SUM(c.tokens_cached), 0) AS tokens_cached, "
+        "COALESCE(SUM(c.cost_usd), 0) AS cost_usd, "
+        "AVG(CASE WHEN c.status = 'ok' THEN c.latency_ms END) AS avg_latency_ms, "
+        "MAX(CASE WHEN c.status = 'ok' THEN c.latency_ms END) AS max_latency_ms, "
+        "COALESCE(SUM(c.attempts), 0) AS attempts")
+
+
+def _scope(run_id, course_id, assignment_id) -> tuple[str, list]:
+    where, args = [], []
+    if run_id is not None:
+        where.append("c.run_id = ?")
+        args.append(run_id)
+    if course_id is not None:
+        where.append("c.run_id IN (SELECT id FROM runs WHERE course_id = ?)")
+        args.append(course_id)
+    if assignment_id is not None:
+        where.append("c.run_id IN (SELECT id FROM runs WHERE assignment_id = ?)")
+        args.append(assignment_id)
+    return (" WHERE " + " AND ".join(where) if where else ""), args
+
+
+def totals(db: Database, *, run_id: int | None = None, course_id: int | None = None,
+           assignment_id: int | None = None) -> dict:
+    """One row of totals: calls, cache_hits, errors, tokens_in/out/cached, cost_usd, latency."""
+    where, args = _scope(run_id, course_id, assignment_id)
+    return dict(next(iter(db.query(f"SELECT {_AGG} FROM llm_calls c{where}", args))))
+
+
+def totals_by_agent(db: Database, *, run_id: int | None = None, course_id: int | None = None,
+                    assignment_id: int | None = None) -> list[dict]:
+    where, args = _scope(run_id, course_id, assignment_id)
+    return list(db.query(f"SELECT c.agent, c.model, {_AGG} FROM llm_calls c{where} "
+                         "GROUP BY c.agent, c.model ORDER BY cost_usd DESC, c.agent", args))
+
+
+def totals_by_run(db: Database, *, course_id: int | None = None,
+                  assignment_id: int | None = None) -> list[dict]:
+    where, args = _scope(None, course_id, assignment_id)
+    where = (where + " AND" if where else " WHERE") + " c.run_id IS NOT NULL"
+    return list(db.query(
+        f"SELECT c.run_id, COUNT(DISTINCT c.submission_id) AS submissions, {_AGG}, "
+        "MIN(c.created_at) AS first_call_at, MAX(c.created_at) AS last_call_at "
+        f"FROM llm_calls c{where} GROUP BY c.run_id ORDER BY c.run_id DESC", args))
+
+
+# --- admin overrides (Settings page) ----------------------------------------------------
+LLM_OVERRIDES_KEY = "llm"
+LAST_TEST_KEY = "llm_last_connection_test"
+OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency")
+
+
+def _get_setting(db: Database, key: str, default=None):
+    row = db.execute("SELECT value FROM app_settings WHERE key = ?", [key]).fetchone()
+    return default if row is None else dbmod.loads(row[0], default)
+
+
+def _set_setting(db: Database, key: str, value) -> None:
+    db.execute("INSERT INTO app_settings (key, value) VALUES (?, ?) "
+               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, dbmod.dumps(value)])
+
+
+def get_llm_overrides(db: Database) -> dict:
+    return _get_setting(db, LLM_OVERRIDES_KEY, {}) or {}
+
+
+def save_llm_overrides(db: Database, overrides: dict, *, actor: str = "admin") -> dict:
+    """Store the admin's choices (models per role, limits). Never the key or the endpoint."""
+    unknown = set(overrides) - set(OVERRIDE_FIELDS)
+    if unknown:
+        raise ConfigError(f"Unknown LLM setting(s) {sorted(unknown)}; allowed: {', '.join(OVERRIDE_FIELDS)}.")
+    clean: dict = {}
+    if overrides.get("models"):
+        clean["models"] = {str(r): str(m).strip() for r, m in overrides["models"].items() if str(m or "").strip()}
+    if str(overrides.get("llm_model") or "").strip():
+        clean["llm_model"] = str(overrides["llm_model"]).strip()
+    limits = {"temperature": (float, 0.0, 2.0), "timeout_s": (float, 1.0, 600.0),
+              "max_retries": (int, 0, 10), "concurrency": (int, 1, 64)}
+    for name, (kind, lo, hi) in limits.items():
+        v = overrides.get(name)
+        if v is None or v == "":
+            continue
+        try:
+            v = kind(v)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{name} must be a number between {lo} and {hi}, not {v!r}.") from None
+        if not lo <= v <= hi:
+            raise ConfigError(f"{name} must be between {lo} and {hi}, not {v}.")
+        clean[name] = v
+    before = get_llm_overrides(db)
+    with db.atomic():
+        _set_setting(db, LLM_OVERRIDES_KEY, clean)
+        dbmod.audit(db, actor=actor, action="edit_llm_settings", entity="app_settings",
+                    before=before, after=clean)
+    return clean
+
+
+def get_last_connection_test(db: Database) -> dict | None:
+    return _get_setting(db, LAST_TEST_KEY)
+
+
+def save_last_connection_test(db: Database, result: dict) -> None:
+    with db.atomic():
+        _set_setting(db, LAST_TEST_KEY, result)
