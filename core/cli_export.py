@@ -1,5 +1,37 @@
-"""Commands of issue #4 (placeholder until it lands)."""
+"""`python -m core export`: write released (or, with --approved, approved) items to a file."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from core import export as exporter
+from core.__main__ import emit
+from core.cli_common import add_db_arg, open_db
+from db import courses
 
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser(
+        "export", help="export released feedback as CSV, Canvas gradebook CSV or a ZIP of Markdown files",
+        description="Export only released items (or, with --approved, items approved but not yet released "
+                    "as well). Nothing unapproved is ever exported.")
+    p.add_argument("--course", required=True, help="course name")
+    p.add_argument("--assignment", help="assignment title (default: every assignment of the course)")
+    p.add_argument("--format", required=True, choices=exporter.FORMATS, dest="fmt")
+    p.add_argument("--out", required=True, help="file to write")
+    p.add_argument("--approved", action="store_true",
+                   help="also export approved items that were not released yet")
+    add_db_arg(p)
+    p.set_defaults(func=run)
+
+
+def run(args) -> int:
+    db = open_db(args)
+    course = courses.course_by_name(db, args.course)
+    aid = courses.assignment_by_title(db, course["id"], args.assignment)["id"] if args.assignment else None
+    result = exporter.export(db, course["id"], aid, fmt=args.fmt, include_approved=args.approved)
+    out = Path(args.out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    out.write_bytes(result.data)
+    emit({"command": "export", "course": course["name"], "assignment": args.assignment, "format": args.fmt,
+          "out": str(out), "bytes": len(result.data), **result.summary})
+    return 0

@@ -1,0 +1,204 @@
+"""Exports of what teachers released: a CSV per assignment, a Canvas gradebook-import CSV, and a
+ZIP with one Markdown file per student.
+
+Only released versions (locked in `release_items`) are exported; with `include_approved=True`
+items whose current review is approved but not yet released are added. Nothing a teacher has
+not approved can reach a file: both sources are approved versions by construction.
+Spreadsheet cells that start with = + - @ (or a tab / carriage return) are prefixed with an
+apostrophe so a spreadsheet shows them as text instead of running them as formulas.
+
+Criterion columns of the CSV are headed by the rubric's criterion keys (`concept_understanding`):
+stable column ids for scripts and spreadsheets. The student-facing Markdown uses the rubric's
+criterion titles ("Concept understanding").
+"""
+from __future__ import annotations
+
+import csv
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from core.errors import FairMarkError
+from db import courses, loads
+
+MARKER = "AI-assisted, teacher-approved"
+OFFLINE_MARKER = "offline baseline — no LLM"
+FORMATS = ("csv", "canvas", "zip")
+_FORMULA_START = frozenset("=+-@\t\r")
+
+
+def neutralise(value):
+    """Make a spreadsheet cell inert: text starting with a formula character gets a leading '."""
+    if value.__class__ is str and value[:1] in _FORMULA_START and value:
+        return "'" + value
+    return value
+
+
+def marker(is_offline) -> str:
+    return f"{MARKER}; {OFFLINE_MARKER}" if is_offline else MARKER
+
+
+_ITEMS_SQL = """
+SELECT * FROM (
+    SELECT a.id AS assignment_id, a.title, a.week, COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id,
+           st.external_id, st.name, st.attributes,
+           s.id AS submission_id, ri.scores, ri.comment, ri.is_offline, ri.review_version AS version,
+           'released' AS state, rel.released_at
+    FROM submissions s
+    JOIN assignments a ON a.id = s.assignment_id
+    JOIN students st ON st.id = s.student_id
+    JOIN release_items ri ON ri.submission_id = s.id
+         AND ri.release_id = (SELECT MAX(release_id) FROM release_items WHERE submission_id = s.id)
+    JOIN releases rel ON rel.id = ri.release_id
+    WHERE {scope} AND NOT (:approved AND s.status = 'approved')
+    UNION ALL
+    SELECT a.id, a.title, a.week, a.rubric_id, st.external_id, st.name, st.attributes,
+           s.id, r.scores, r.comment, COALESCE(d.is_offline, 0), r.version, 'approved', NULL
+    FROM submissions s
+    JOIN assignments a ON a.id = s.assignment_id
+    JOIN students st ON st.id = s.student_id
+    JOIN reviews r ON r.submission_id = s.id
+    LEFT JOIN drafts d ON d.id = r.draft_id
+    WHERE :approved AND {scope} AND s.status = 'approved' AND r.status = 'approved'
+) ORDER BY week, title, external_id, submission_id
+"""
+
+
+@dataclass
+class Export:
+    data: bytes
+    file_name: str
+    mime: str
+    summary: dict
+
+
+def export_items(db: Database, course_id: int, assignment_id: int | None = None, *,
+                 include_approved: bool = False) -> list[dict]:
+    """Released (and optionally approved) items of a course or one assignment, with rubric info."""
+    # One assignment: an equality on s.assignment_id, so the (assignment_id, ...) indexes apply.
+    scope = ("s.assignment_id = :assignment" if assignment_id is not None else
+             "s.assignment_id IN (SELECT id FROM assignments WHERE course_id = :course)")
+    rows = list(db.query(_ITEMS_SQL.format(scope=scope), {"course": course_id, "assignment": assignment_id,
+                                                          "approved": int(include_approved)}))
+    rubrics: dict[int, tuple] = {}
+    for r in rows:
+        if r["rubric_id"] not in rubrics:
+            rubric = courses.get_rubric(db, r["rubric_id"])
+            rubrics[r["rubric_id"]] = (rubric, rubric.max_total, rubric.keys,
+                                       {c.key: c.title for c in rubric.criteria})
+        rubric, max_total, keys, titles = rubrics[r["rubric_id"]]
+        r["scores"] = loads(r["scores"], {})
+        r["attributes"] = loads(r["attributes"], {})
+        r["total"] = rubric.total(r["scores"])
+        r["max_total"] = max_total
+        r["criteria"] = keys
+        r["titles"] = titles
+    return rows
+
+
+def _csv_bytes(rows: list[list], *, bom: bool) -> bytes:
+    buf = io.StringIO()
+    writer = csv.writer(buf, lineterminator="\r\n")
+    for row in rows:
+        writer.writerow([neutralise(v) for v in row])
+    return buf.getvalue().encode("utf-8-sig" if bom else "utf-8")
+
+
+def _criteria(items: list[dict]) -> list[str]:
+    keys: list[str] = []
+    for it in items:
+        keys += [k for k in it["criteria"] if k not in keys]
+    return keys
+
+
+def to_csv(items: list[dict]) -> bytes:
+    """One row per item: student, per-criterion scores, total, comment, provenance marker.
+    UTF-8 with a byte-order mark so spreadsheet programs read accented names correctly."""
+    keys = _criteria(items)
+    header = ["assignment", "week", "student_id", "name", *keys, "total", "max_total", "comment", "marker",
+              "status", "review_version", "released_at"]
+    rows = [header]
+    for it in items:
+        rows.append([it["title"], it["week"], it["external_id"], it["name"], *[it["scores"].get(k, "") for k in keys],
+                     _num(it["total"]), _num(it["max_total"]), it["comment"], marker(it["is_offline"]),
+                     it["state"], it["version"], it["released_at"] or ""])
+    return _csv_bytes(rows, bom=True)
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else x
+
+
+def to_canvas(items: list[dict]) -> bytes:
+    """Canvas gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one column per
+    assignment holding the total; the second row gives Points Possible. Canvas matches students
+    by SIS User ID (our external id); its internal ID is left empty."""
+    assignments: dict[int, dict] = {}
+    students: dict[str, dict] = {}
+    for it in items:
+        assignments.setdefault(it["assignment_id"], {"title": it["title"], "max": it["max_total"]})
+        st = students.setdefault(it["external_id"], {"name": it["name"], "section": str(
+            it["attributes"].get("section", "")), "totals": {}})
+        st["totals"][it["assignment_id"]] = _num(it["total"])
+    aids = list(assignments)
+    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[assignments[a]["title"] for a in aids]],
+            ["Points Possible", "", "", "", "", *[_num(assignments[a]["max"]) for a in aids]]]
+    for ext in sorted(students):
+        st = students[ext]
+        rows.append([st["name"], "", ext, "", st["section"], *[st["totals"].get(a, "") for a in aids]])
+    return _csv_bytes(rows, bom=False)
+
+
+def _safe_name(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
+
+
+def to_zip(items: list[dict]) -> bytes:
+    """One Markdown file per student with every exported assignment of theirs."""
+    by_student: dict[str, list[dict]] = {}
+    for it in items:
+        by_student.setdefault(it["external_id"], []).append(it)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for ext, its in sorted(by_student.items()):
+            name = its[0]["name"]
+            lines = [f"# Feedback for {name or ext}", "", f"Student ID: {ext}", ""]
+            for it in its:
+                week = f"Week {it['week']}: " if it["week"] is not None else ""
+                lines += [f"## {week}{it['title']}", "", "| Criterion | Score |", "|---|---|"]
+                titles = it.get("titles") or {}
+                lines += [f"| {(titles.get(k) or k.replace('_', ' ')).replace('|', '/')} | {it['scores'].get(k, '')} |"
+                          for k in it["criteria"]]
+                lines += [f"| **Total** | **{_num(it['total'])} / {_num(it['max_total'])}** |", "",
+                          "### Comment", "", it["comment"], "", f"_{marker(it['is_offline'])}_", ""]
+            zf.writestr(f"{_safe_name(ext)}-{_safe_name(name)}.md", "\n".join(lines))
+    return buf.getvalue()
+
+
+def export(db: Database, course_id: int, assignment_id: int | None = None, *, fmt: str,
+           include_approved: bool = False) -> Export:
+    """Build one export file; raises FairMarkError when there is nothing released to export."""
+    if fmt not in FORMATS:
+        raise FairMarkError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    items = export_items(db, course_id, assignment_id, include_approved=include_approved)
+    if not items:
+        what = "released or approved" if include_approved else "released"
+        raise FairMarkError(f"nothing to export: no {what} items yet"
+                            + ("" if include_approved else " (release them first, or export approved ones explicitly)"))
+    course = courses.get_course(db, course_id)
+    base = _safe_name(course["name"]) + (f"-{_safe_name(items[0]['title'])}" if assignment_id else "")
+    if fmt == "csv":
+        data, name, mime = to_csv(items), f"{base}.csv", "text/csv"
+    elif fmt == "canvas":
+        data, name, mime = to_canvas(items), f"{base}-canvas.csv", "text/csv"
+    else:
+        data, name, mime = to_zip(items), f"{base}-feedback.zip", "application/zip"
+    summary = {"items": len(items), "students": len({i["external_id"] for i in items}),
+               "assignments": len({i["assignment_id"] for i in items}),
+               "released": sum(i["state"] == "released" for i in items),
+               "approved_unreleased": sum(i["state"] == "approved" for i in items),
+               "offline_items": sum(bool(i["is_offline"]) for i in items)}
+    return Export(data, name, mime, summary)

@@ -1,0 +1,206 @@
+"""Review page, queue half: group counts, filters, one page of items, bulk approval.
+
+Navigation state lives in st.session_state (and the open item also in the URL, so a refresh
+keeps it): `review_item`, `review_pos` (the item's queue position when it was opened, so
+"next" continues from there even after approval moved it), `review_page`, and the filters.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from core import review, triage
+from core.errors import FairMarkError
+from db import courses
+from db import reviews as q
+from pages import _common
+
+FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
+# The "no filter" choice of each selectbox. A real value, not None: keep_filters() writes the
+# state back on every run, and Streamlit shows a selectbox whose state is None as unset
+# ("Choose an option") instead of its "All ..." label.
+ALL = "all"
+STATUS_LABELS = {ALL: "All drafted", "to_review": "To review", "needs_attention": "Needs attention",
+                 "drafted": "Drafted", "rejected": "Rejected", "approved": "Approved", "released": "Released"}
+FLAG_LABELS = {ALL: "Any or none", "any": "Has a flag", **review.FLAG_LABELS}
+GROUPS = (triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
+          triage.APPROVED, triage.RELEASED)
+
+
+def keep_filters() -> None:
+    """Keep filter values while the item view hides their widgets (Streamlit drops the state
+    of widgets that were not rendered in a run unless it is re-assigned)."""
+    for key in FILTER_KEYS:
+        if key in st.session_state:
+            value = st.session_state[key]
+            # None (state from before the sentinel) would show as "Choose an option".
+            st.session_state[key] = ALL if value is None and key not in ("rq_search", "rq_bulk", "rq_score") else value
+
+
+def _chosen(key: str):
+    """A filter's value, None for the "all" choice."""
+    value = st.session_state.get(key)
+    return None if value in (None, ALL) else value
+
+
+def current_filter() -> q.QueueFilter:
+    ss = st.session_state
+    status, criterion = _chosen("rq_status"), _chosen("rq_criterion")
+    return q.QueueFilter(
+        statuses=q.STATUS_FILTERS.get(status) if status else None,
+        group=_chosen("rq_group"),
+        criterion=criterion,
+        score=ss.get("rq_score") if criterion else None,
+        flag=_chosen("rq_flag"),
+        search=ss.get("rq_search") or "",
+    )
+
+
+def open_item(submission_id: int, position) -> None:
+    st.session_state["review_item"] = int(submission_id)
+    st.session_state["review_pos"] = [int(position[0]), int(position[1])]
+    st.query_params["item"] = str(submission_id)
+
+
+def close_item() -> None:
+    st.session_state.pop("review_item", None)
+    st.session_state.pop("review_pos", None)
+    if "item" in st.query_params:
+        del st.query_params["item"]
+
+
+def flash(message: str, kind: str = "success") -> None:
+    st.session_state["review_flash"] = (kind, message)
+
+
+def show_flash() -> None:
+    kind, message = st.session_state.pop("review_flash", (None, None))
+    if message:
+        getattr(st, kind)(message)
+
+
+def _first_page() -> None:
+    st.session_state["review_page"] = 0
+
+
+def _filters(rubric) -> None:
+    c1, c2, c3, c4, c5, c6 = st.columns([2, 2, 2, 1, 2, 3])
+    c1.selectbox("Status", list(STATUS_LABELS), format_func=STATUS_LABELS.get, key="rq_status", on_change=_first_page)
+    if st.session_state.get("rq_criterion") not in (ALL, *rubric.keys):
+        st.session_state["rq_criterion"] = ALL  # another assignment's rubric
+    c2.selectbox("Group", [ALL, *GROUPS], format_func=lambda g: "All groups" if g == ALL else triage.LABELS[g],
+                 key="rq_group", on_change=_first_page)
+    c3.selectbox("Criterion", [ALL, *rubric.keys],
+                 format_func=lambda k: "Any criterion" if k == ALL else rubric.criterion(k).title,
+                 key="rq_criterion", on_change=_first_page)
+    if st.session_state.get("rq_score") not in rubric.levels:
+        st.session_state["rq_score"] = rubric.levels[0]
+    c4.selectbox("Score", rubric.levels, key="rq_score", on_change=_first_page,
+                 disabled=_chosen("rq_criterion") is None)
+    c5.selectbox("Flag", list(FLAG_LABELS), format_func=FLAG_LABELS.get, key="rq_flag", on_change=_first_page)
+    c6.text_input("Search text, name or student id", key="rq_search", on_change=_first_page)
+
+
+def _row(row: dict, rubric) -> None:
+    with st.container(border=True):
+        c1, c2, c3, c4 = st.columns([3, 3, 6, 1], vertical_alignment="center")
+        c1.markdown(f"**{review.escape_markdown(row['student_name'] or row['external_id'])}**  \n"
+                    f"{review.escape_markdown(row['external_id'])} · {row['word_count']} words")
+        c1.caption(triage.LABELS.get(row["priority"], "") + (" · opened" if row["opened_at"] else ""))
+        scores = row["scores"] or {}
+        total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None
+        c2.markdown(f"Total **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
+                    + (" · edited" if row["edited"] else ""))
+        tags = ([row["verdict"] or "no verdict", *(review.label(review.FLAG_LABELS, fl) for fl in row["flags"])]
+                + (["offline baseline — no LLM"] if row["is_offline"] else []))
+        c2.caption(" · ".join(review.escape_markdown(str(t)) for t in tags))
+        c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
+        c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
+
+
+def _bulk(conn, aid: int) -> None:
+    if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
+                     help="Drafts the Reviewer was CONFIDENT about, with no failed check and no flag."):
+        return
+    state = review.sample_state(conn, aid)
+    if state.candidates == 0:
+        st.info("No drafts qualify for bulk approval right now.")
+        return
+    bands = ", ".join(f"{n} in the {b} band" for b, n in sorted(state.by_band.items()))
+    st.markdown(f"**{state.candidates}** drafts qualify ({bands}). Before approving them together, open a "
+                "stratified sample (at least one per band) and check it.")
+    if state.stale:
+        st.caption(f"{len(state.stale)} sampled item(s) got a new AI draft since they were drawn, so they no "
+                   "longer count: draw the sample again and open the new items.")
+    if state.missing:
+        if st.button("Draw the sample", key="rq_draw"):
+            review.draw_sample(conn, aid, actor=_common.actor())
+            st.rerun()
+    for s in state.sample:
+        c1, c2 = st.columns([5, 1], vertical_alignment="center")
+        mark = ":green[:material/check_box:] opened" if s["opened_at"] else ":gray[:material/check_box_outline_blank:]"
+        c1.markdown(f"{mark} {review.escape_markdown(s['student_name'])} "
+                    f"({s['band']} band)")
+        c2.button("Open", key=f"sample_{s['submission_id']}", on_click=open_item,
+                  args=(s["submission_id"], (0, s["submission_id"])))
+    if state.unopened:
+        st.caption(f"{len(state.unopened)} sampled item(s) still to open.")
+    if st.button(f"Bulk approve {state.candidates} items…", key="rq_bulk_go", disabled=not state.checked):
+        st.session_state["rq_confirm"] = state.candidates
+    if st.session_state.get("rq_confirm"):
+        _confirm(conn, aid, st.session_state["rq_confirm"])
+
+
+def _cancel_confirm() -> None:
+    st.session_state.pop("rq_confirm", None)
+
+
+@st.dialog("Confirm bulk approval", on_dismiss=_cancel_confirm)
+def _confirm(conn, aid: int, n: int) -> None:
+    st.markdown(f"Approve **{n}** drafts as they are? Each approval is recorded in the audit log under "
+                f"your name; they will still need to be released.")
+    c1, c2 = st.columns(2)
+    if c1.button(f"Approve {n} items", type="primary", key="rq_confirm_yes"):
+        _cancel_confirm()
+        try:
+            done = review.bulk_approve(conn, aid, expected=n, actor=_common.actor())
+        except FairMarkError as e:
+            flash(review.escape_markdown(str(e)), "error")
+        else:
+            flash(f"Approved {done} items.")
+        st.rerun()
+    if c2.button("Cancel", key="rq_confirm_no"):
+        _cancel_confirm()
+        st.rerun()
+
+
+def render(conn, aid: int) -> None:
+    rubric = courses.assignment_rubric(conn, aid)
+    show_flash()
+    counts = q.group_counts(conn, aid)
+    shown = [g for g in GROUPS if counts.get(g)]
+    if not shown:
+        st.info("Nothing to review yet: run the assessment on the Assess page first.")
+        return
+    for col, g in zip(st.columns(len(shown)), shown):
+        col.metric(triage.LABELS[g], counts[g])
+    with st.container(border=True):
+        _bulk(conn, aid)
+    _filters(rubric)
+    page = st.session_state.get("review_page", 0)
+    try:
+        result = q.queue(conn, aid, current_filter(), page=page)
+    except FairMarkError as e:
+        st.error(str(e))
+        return
+    if not result["rows"]:
+        st.info("No items match these filters.")
+    for row in result["rows"]:
+        _row(row, rubric)
+    c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
+    if c1.button("← Previous page", key="rq_prev", disabled=page == 0):
+        st.session_state["review_page"] = page - 1
+        st.rerun()
+    if c2.button("Next page →", key="rq_next", disabled=not result["has_next"]):
+        st.session_state["review_page"] = page + 1
+        st.rerun()
+    c3.caption(f"Page {page + 1}")

@@ -1,0 +1,69 @@
+"""Release page (AppTest): overview, gates, release locks versions, exports offered."""
+from __future__ import annotations
+
+import re
+
+import factories as f
+from core import review
+from db import reviews as q
+
+SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 2, "clarity": 2}
+
+
+def release_page(app_test, c):
+    at = app_test("pages/release.py")
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    return at.run()
+
+
+def seed(db, attention=True):
+    c = f.course(db)
+    ids = []
+    for i in range(3):
+        sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"]), text=f"text {i}")
+        f.draft(db, sid, SCORES, status="needs_attention" if (attention and i == 2) else "drafted")
+        ids.append(sid)
+    review.open_item(db, ids[0], actor="ann")
+    review.approve(db, ids[0], version=1, actor="ann")
+    return c, ids
+
+
+def gate_lines(at):
+    return [m.value for m in at.markdown if m.value.startswith((":green[", ":red["))]
+
+
+def test_gates_block_release_while_attention_items_wait(app_test, db):
+    c, ids = seed(db)
+    at = release_page(app_test, c)
+    assert not at.exception, at.exception
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Approved, not released"] == "1" and metrics["Needs attention"] == "1"
+    assert any(line.startswith(":red[:material/cancel:] **No item needing attention") for line in gate_lines(at))
+    assert at.button(key="release_go").disabled
+    assert "Nothing to export yet" in " ".join(c.value for c in at.caption)
+
+
+def test_release_locks_versions_and_offers_exports(app_test, db):
+    c, ids = seed(db, attention=False)
+    at = release_page(app_test, c)
+    lines = gate_lines(at)
+    assert len(lines) == 3 and all(line.startswith(":green[") for line in lines)
+    at.text_input(key="release_note").set_value("week 1 feedback")
+    at.button(key="release_go").click().run()
+    assert not at.exception, at.exception
+    assert any("Released 1 item(s)" in s.value for s in at.success)
+    assert q.get_submission(db, ids[0])["status"] == "released"
+    locked = db.execute("SELECT review_version FROM release_items WHERE submission_id = ?", [ids[0]]).fetchone()[0]
+    assert locked == q.get_review(db, ids[0])["version"]
+    assert q.releases_of(db, c["assignment_id"])[0]["note"] == "week 1 feedback"
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert labels == ["Download CSV", "Download Canvas gradebook CSV", "Download feedback ZIP (Markdown per student)"]
+    # Nothing left to release: the button is disabled until another approval.
+    assert at.button(key="release_go").disabled
+    # The note belongs to that release: the field is empty for the next one.
+    assert at.text_input(key="release_note").value == ""
+    history = at.dataframe[0].value
+    assert list(history.columns) == ["Release", "Released at", "Released by", "Items", "Note"]
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", history["Released at"][0])
+    assert history["Note"][0] == "week 1 feedback"
