@@ -1,5 +1,134 @@
-"""Commands of issue #5 (placeholder until it lands)."""
+"""`python -m core metrics FILE.csv --ai COL --reference COL --min LO --max HI`: agreement and
+fairness of any two score columns in a CSV (no database needed).
+
+Prints one JSON object: n, skipped, mae, bias, qwk (full scale), qwk_observed_labels, exact,
+adjacent, CIs, bands (low/high: n, mae, bias, CIs, warning), delta_mae with its CI, by_group
+and group_difference when --group is given, warnings and notes. Numbers are rounded to 4
+decimals; undefined figures are null with a note saying why.
+"""
+from __future__ import annotations
+
+import argparse
+import math
+from pathlib import Path
+
+import pandas as pd
+
+from core import metrics
+from core.errors import IngestError
+from core.metrics.fairness import MIN_N
+
+DECIMALS = 4
 
 
 def register(sub) -> None:
-    pass
+    p = sub.add_parser(
+        "metrics", help="agreement and fairness of AI vs reference scores in a CSV",
+        description="Compare two score columns of any CSV: MAE, QWK over the full scale, exact and adjacent "
+                    "agreement, error by score band (ΔMAE) and by group, with seeded bootstrap 95%% CIs. "
+                    "Rows with a missing score are skipped and counted.")
+    p.add_argument("file", help="CSV file with one row per scored item")
+    p.add_argument("--ai", required=True, help="column with the AI (or first rater's) scores")
+    p.add_argument("--reference", required=True, help="column with the reference (human) scores")
+    p.add_argument("--min", type=int, required=True, dest="lo", help="lowest score on the scale")
+    p.add_argument("--max", type=int, required=True, dest="hi", help="highest score on the scale")
+    p.add_argument("--group", help="column to split by (section, ELL status, ...)")
+    p.add_argument("--band-cut", type=float, help="largest reference score in the low band "
+                   "(default: lower half of the scale, e.g. 1 on 0-3)")
+    p.add_argument("--bootstrap", type=int, default=1000, help="bootstrap resamples (default 1000)")
+    p.add_argument("--seed", type=int, default=0, help="random seed of the bootstrap (default 0)")
+    p.add_argument("--min-n", type=int, default=MIN_N, help=f"flag bands/groups smaller than this (default {MIN_N})")
+    p.set_defaults(func=run)
+
+
+def _clean(x):
+    """JSON-safe: NaN -> None, numpy scalars -> Python, floats rounded."""
+    if isinstance(x, dict):
+        return {str(k): _clean(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_clean(v) for v in x]
+    if hasattr(x, "item"):
+        x = x.item()
+    if isinstance(x, float):
+        return None if math.isnan(x) else round(x, DECIMALS)
+    return x
+
+
+def read_scores(path: str, ai: str, reference: str, group: str | None, lo: int, hi: int) -> tuple[pd.DataFrame, int]:
+    """The score columns as numbers and the number of rows skipped for a missing value.
+
+    Raises IngestError naming the column (and the available ones), or the row and value.
+    """
+    if lo >= hi:
+        raise IngestError(f"--min ({lo}) must be lower than --max ({hi})")
+    try:
+        df = pd.read_csv(Path(path), dtype=str, keep_default_na=False)
+    except FileNotFoundError:
+        raise IngestError(f"no such file: {path}") from None
+    except (pd.errors.ParserError, pd.errors.EmptyDataError, UnicodeDecodeError) as e:
+        raise IngestError(f"cannot read {path} as CSV: {e}") from None
+    for flag, col in (("--ai", ai), ("--reference", reference), ("--group", group)):
+        if col is not None and col not in df.columns:
+            raise IngestError(f"{flag}: column {col!r} is not in {path}; available columns: "
+                              f"{', '.join(map(repr, df.columns))}")
+    out = pd.DataFrame(index=df.index)
+    for flag, col, name in (("--ai", ai, "ai"), ("--reference", reference, "reference")):
+        raw = df[col].str.strip()
+        num = pd.to_numeric(raw, errors="coerce")
+        bad = num.isna() & ~raw.str.lower().isin(["", "na", "nan", "null", "none"])
+        if bad.any():
+            i = bad.idxmax()
+            raise IngestError(f"row {i + 2}: {flag} column {col!r} has {df.at[i, col]!r}, not a number")
+        out_of = num.notna() & ((num < lo) | (num > hi))
+        if out_of.any():
+            i = out_of.idxmax()
+            raise IngestError(f"row {i + 2}: {flag} column {col!r} has {df.at[i, col]}, outside the scale "
+                              f"{lo}-{hi}; check --min/--max")
+        out[name] = num
+    if group is not None:
+        out["group"] = df[group].str.strip().replace("", "(not recorded)")
+    ok = out["ai"].notna() & out["reference"].notna()
+    return out[ok].reset_index(drop=True), int((~ok).sum())
+
+
+def compute(rows: pd.DataFrame, lo: int, hi: int, *, group: bool = False, band_cut: float | None = None,
+            n_boot: int = 1000, seed: int = 0, min_n: int = MIN_N) -> dict:
+    """The JSON summary for a frame with `ai`, `reference` (and `group`) columns."""
+    table = metrics.pair_counts(rows["ai"], rows["reference"])
+    a = metrics.agreement(table, lo, hi)
+    ci = metrics.agreement_cis(table, lo, hi, n_boot=n_boot, seed=seed) if a["n"] else {"notes": {}}
+    bands = metrics.band_report(table, lo, hi, cut=band_cut, n_boot=n_boot, seed=seed, min_n=min_n)
+    out = {
+        "n": a["n"], "scale": [lo, hi],
+        "mae": a["mae"], "bias": a["bias"], "qwk": a["qwk"],
+        "qwk_observed_labels": metrics.qwk_observed_labels(table, lo, hi) if a["n"] else float("nan"),
+        "exact": a["exact"], "adjacent": a["adjacent"],
+        "ci": {k: ci.get(k) for k in ("mae", "bias", "qwk", "exact", "adjacent")},
+        "band_cut": bands["cut"],
+        "bands": {name: {k: b[k] for k in ("range", "n", "mae", "mae_ci", "bias", "bias_ci", "warning")}
+                  for name, b in bands["bands"].items()},
+        "delta_mae": bands["delta_mae"], "delta_mae_ci": bands["delta_mae_ci"],
+        "warnings": list(bands["warnings"]),
+        "notes": a["notes"] + [f"{k}: {v}" for k, v in ci["notes"].items()]
+                 + ([f"ΔMAE: {bands['delta_mae_note']}"] if bands["delta_mae_note"] else []),
+        "bootstrap": {"resamples": n_boot, "seed": seed},
+    }
+    if group:
+        g = metrics.group_report(metrics.pair_counts(rows["ai"], rows["reference"], keys={"group": rows["group"]}),
+                                 lo, hi, n_boot=n_boot, seed=seed, min_n=min_n)
+        out["by_group"] = {name: {k: v for k, v in b.items() if k != "notes"} for name, b in g["by_group"].items()}
+        out["group_difference"] = {k: v for k, v in g["difference"].items() if k != "notes"}
+        out["warnings"] += g["warnings"]
+        out["notes"] += [f"group difference {k}: {v}" for k, v in g["difference"]["notes"].items()]
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.__main__ import emit
+
+    rows, skipped = read_scores(args.file, args.ai, args.reference, args.group, args.lo, args.hi)
+    out = compute(rows, args.lo, args.hi, group=args.group is not None, band_cut=args.band_cut,
+                  n_boot=args.bootstrap, seed=args.seed, min_n=args.min_n)
+    out = {"file": str(args.file), "ai": args.ai, "reference": args.reference, "skipped": skipped, **out}
+    emit(_clean(out))
+    return 0

@@ -1,6 +1,52 @@
+"""Costs: tokens, money and time per agent, run, submission and course (issue #5)."""
 import streamlit as st
 
-from pages import _common
+from core import charts
+from core.errors import FairMarkError
+from db import analytics
+from pages import _common, _dashboard as ui
 
 st.title("Costs")
-_common.not_landed(5, "The Costs dashboard")
+conn = _common.get_db()
+scope = ui.current_scope()
+ui.scope_caption(scope)
+try:
+    view = analytics.costs_view(conn, scope)
+except FairMarkError as e:
+    st.error(str(e))
+    st.stop()
+
+if view["empty"]:
+    st.info(view["message"])
+else:
+    s, per = view["summary"], view["per_submission"]
+    cols = st.columns(5)
+    cols[0].metric("Total cost", f"${s['cost_usd']:.4f}")
+    ref = s["seed_cost_per_reflection"]
+    cols[1].metric("Per reflection", f"${ui.num(s['cost_per_submission'], 5)}",
+                   delta=f"{ui.num(s['cost_per_submission'] - ref, 5)} vs the published study's ${ref:.4f}",
+                   delta_color="inverse",
+                   help=f"Compared with the published multi-agent study (Zhang & Luo 2025): ${ref:.4f} per "
+                        "reflection.")
+    cols[2].metric("LLM calls", int(s["calls"]), help=f"{int(s['errors'])} failed")
+    cols[3].metric("Cache hits", f"{s['cache_hit_rate']:.0%}", help=f"{int(s['cache_hits'])} calls served from cache")
+    cols[4].metric("Time per reflection", f"{ui.num(per['mean_latency_s'], 1)} s",
+                   help="Sum of call latencies per submission (calls may run in parallel).")
+    ui.chart(charts.cost_per_submission_chart(view["by_run"]), view["by_run"], "cost_per_reflection_by_run")
+    st.caption(f"Dashed line: the published multi-agent study (Zhang & Luo 2025), ${ref:.4f} per reflection. "
+               "\"Regenerate (outside runs)\" counts calls made outside an assessment run, such as regenerating "
+               "one draft on the Review page.")
+    left, right = st.columns(2)
+    with left:
+        ui.chart(charts.bar_chart(view["by_agent"], "agent", "cost_usd", title="Cost by agent", y_title="USD"),
+                 view["by_agent"], "cost_by_agent")
+        ui.chart(charts.bar_chart(view["by_agent"], "agent", "mean_latency_ms", title="Mean latency by agent",
+                                  y_title="ms"), view["by_agent"], "latency_by_agent")
+    with right:
+        ui.chart(charts.bar_chart(view["by_agent"], "agent", "tokens", title="Tokens by agent"), view["by_agent"],
+                 "tokens_by_agent")
+        ui.chart(charts.bar_chart(view["by_course"], "course", "cost_usd", title="Cost by course", y_title="USD"),
+                 view["by_course"], "cost_by_course")
+    st.caption(f"Per reflection: mean ${ui.num(per['mean_cost'], 5)}, median ${ui.num(per['median_cost'], 5)}, "
+               f"95th percentile ${ui.num(per['p95_cost'], 5)} over {per['n']} reflections.")
+    ui.table(view["by_model"], "cost_by_model")

@@ -1,6 +1,87 @@
+"""Fairness: is the AI equally accurate for weaker students and for every group? (issue #5)"""
 import streamlit as st
 
-from pages import _common
+from core import charts
+from core.errors import FairMarkError
+from core.text import escape_markdown
+from db import analytics
+from pages import _common, _dashboard as ui
 
 st.title("Fairness")
-_common.not_landed(5, "The Fairness dashboard")
+st.caption("Error of the AI's scores by score band, by student group and by length, with 95% bootstrap CIs.")
+conn = _common.get_db()
+scope = ui.current_scope()
+ui.scope_caption(scope)
+c1, c2, c3 = st.columns(3)
+with c3:
+    threshold = st.number_input("Alert when ΔMAE exceeds", min_value=0.0, max_value=10.0, value=0.25, step=0.05,
+                                key="fairness_threshold")
+with st.expander("Band and sample-size settings"):
+    cut = st.number_input("Largest reference score in the low band (empty: lower half of the scale)",
+                          value=None, step=0.5, key="fairness_cut")
+    min_n = st.number_input("Flag bands and groups with fewer items than", min_value=2, value=10, step=1,
+                            key="fairness_min_n")
+try:
+    with c1:
+        reference = ui.reference_picker(conn, scope, key="fairness_reference")
+    with c2:
+        criterion = st.selectbox("Criterion", [None, *analytics.criteria(conn, scope)], key="fairness_criterion",
+                                 format_func=lambda c: "All criteria (pooled)" if c is None else c)
+    view = analytics.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
+except FairMarkError as e:
+    st.error(str(e))
+    st.stop()
+
+if view["empty"]:
+    st.info(view["message"])
+else:
+    for note in view["notes"]:
+        st.warning(note)
+    bands = view["bands"]
+    delta = bands["delta_mae"]
+    st.metric("ΔMAE = MAE(low band) − MAE(high band)", ui.num(delta),
+              help="The published multi-agent study (Zhang & Luo 2025) reports 0.50: twice the error for "
+                   "students scored 0–1.")
+    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3)}"
+               + (f" — {bands['delta_mae_note']}" if bands["delta_mae_note"] else ""))
+    if delta == delta and delta > threshold:
+        ci = bands["delta_mae_ci"]
+        sure = " (the whole CI is above it)" if ci and ci[0] > threshold else " (the CI includes the threshold)"
+        st.error(f"ΔMAE {delta:.2f} exceeds the alert threshold {threshold:.2f}{sure}: the AI errs more for "
+                 "weaker students. Review low-band drafts with extra care.")
+    for w in bands["warnings"]:
+        st.warning(w)
+    frame = charts.band_frame(bands)
+    ui.chart(charts.band_chart(frame), frame, "error_by_band")
+    if len(view["bands_by_criterion"]):
+        st.caption("ΔMAE per criterion")
+        ui.table(view["bands_by_criterion"], "delta_mae_by_criterion", "ΔMAE by criterion")
+
+    st.subheader("By student group")
+    if not view["groups"]:
+        st.info("No student attributes (section, ELL status, …) were uploaded with the students.")
+    for attr, rep in view["groups"].items():
+        st.markdown(f"**{escape_markdown(attr)}**")  # a column name from the uploaded file
+        diff = rep["difference"]
+        st.caption(f"Largest MAE gap between groups: {ui.num(diff['mae'])} (95% CI {ui.ci_text(diff['mae_ci'], 3)})"
+                   + (f" — {diff['notes']['mae']}" if "mae" in diff["notes"] else ""))
+        for w in rep["warnings"]:
+            st.warning(w)
+        gframe = charts.group_frame(rep)
+        ui.chart(charts.group_chart(gframe, overall=rep["overall"]["mae"], title=f"MAE by {attr}"), gframe,
+                 f"error_by_{attr}")
+
+    st.subheader("By length")
+    lb = view["length"]
+    cols = st.columns(3)
+    cols[0].metric("Pearson r (error vs words)", ui.num(lb["pearson"]),
+                   help=f"95% CI {ui.ci_text(lb['pearson_ci'], 3)}, p = {ui.num(lb['pearson_p'], 4)}")
+    cols[1].metric("Spearman ρ", ui.num(lb["spearman"]), help=f"p = {ui.num(lb['spearman_p'], 4)}")
+    cols[2].metric(f"MAE under {lb['short_words']} words vs rest",
+                   f"{ui.num(lb['short']['mae'], 2)} vs {ui.num(lb['rest']['mae'], 2)}",
+                   help=f"n = {lb['short']['n']} vs {lb['rest']['n']}; difference CI "
+                        f"{ui.ci_text(lb['short_minus_rest_mae_ci'], 3)}")
+    for note in lb["notes"]:
+        st.caption(note)
+    lframe = charts.length_frame(view["length_cells"])
+    ui.chart(charts.length_chart(lframe, short_words=lb["short_words"]), lframe, "error_by_length")

@@ -1,0 +1,452 @@
+"""Queries behind the Agreement, Fairness and Costs dashboards.
+
+SQL does the heavy lifting: each query turns the submissions in scope into a small table of
+counts — one row per distinct (criterion, ai, reference[, week, model version, group, word
+count]) — and `core.metrics` computes every figure and bootstrap CI from those counts. So a
+page costs one scan of the data plus a fixed amount of arithmetic, at 100 or 100,000
+submissions.
+
+Which scores are compared (DESIGN.md §3):
+- AI = the draft's own scores before any teacher edit: the draft the teacher's review started
+  from, else the submission's current draft.
+- reference, per (submission, criterion), by `reference`:
+  "auto"    uploaded expert scores where present (mean of the raters), else the teacher's final
+            scores (review approved, or the submission released);
+  "expert"  uploaded expert scores only (mean of the raters);
+  "rater:NAME" one uploaded rater;
+  "teacher" the teacher's final scores only.
+Scope: "assignment" (one assignment), "course" (one course) or "all" (every course).
+"""
+from __future__ import annotations
+
+import copy
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+from sqlite_utils import Database
+
+from core import metrics
+from core.metrics import fairness
+from db import loads
+from db.courses import get_rubric
+
+REFERENCE_CHOICES = ("auto", "expert", "teacher")
+EMPTY_MESSAGE = "No reference scores yet — upload expert scores or approve drafts."
+SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
+OUTSIDE_RUNS = "Regenerate (outside runs)"  # Costs: calls with no run (a draft regenerated on its own)
+COMMENT_SAMPLE = 300  # edited comments compared for edit distance (newest first)
+
+
+@dataclass(frozen=True)
+class Scope:
+    kind: str = "all"  # assignment | course | all
+    course_id: int | None = None
+    assignment_id: int | None = None
+
+    def where(self, sub: str = "s", asg: str = "a") -> tuple[str, list]:
+        if self.kind == "assignment":
+            return (f"{sub}.assignment_id = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
+        if self.kind == "course":
+            return (f"{asg}.course_id = ?", [self.course_id]) if self.course_id else ("0", [])
+        return "1", []
+
+
+def _reference_sql(reference: str) -> tuple[str, list]:
+    """(reference expression over the inner columns `expert`/`teacher`, expert-subquery args)."""
+    if reference == "auto":
+        return "COALESCE(expert, teacher)", []
+    if reference == "expert":
+        return "expert", []
+    if reference == "teacher":
+        return "teacher", []
+    if reference.startswith("rater:") and reference.removeprefix("rater:"):
+        return "expert", [reference.removeprefix("rater:")]
+    raise ValueError(f"reference must be one of {REFERENCE_CHOICES} or 'rater:NAME', not {reference!r}")
+
+
+VERSION_SQL = ("CASE WHEN d.is_offline = 1 THEN 'offline baseline — no LLM' "
+               "ELSE d.provider || ' ' || COALESCE(json_extract(d.models, '$.evaluator'), '?') END "
+               "|| ' · prompt ' || COALESCE(substr(json_extract(d.prompt_hashes, '$.evaluator'), 1, 8), '—')")
+DIMENSIONS = {  # inner SELECT expressions; "source" and "attribute"/"group" are handled apart
+    "week": "COALESCE(CAST(a.week AS TEXT), '(no week)')",
+    "version": VERSION_SQL,
+    "word_count": "s.word_count",
+}
+NOT_RECORDED = "(not recorded)"
+
+
+# --- a cache of aggregate queries, valid while the data do not change ------------------------
+_cache: OrderedDict = OrderedDict()
+_cache_lock = threading.Lock()
+_CACHE_MAX = 64
+
+
+def data_version(db: Database) -> int:
+    """Bumped by triggers on every write to the tables the dashboards read (migration m004)."""
+    return db.execute("SELECT version FROM analytics_version WHERE id = 1").fetchone()[0]
+
+
+def _memo(db: Database, key: tuple, compute):
+    """Result of `compute()` cached per (database file, data_version, key); in-memory DBs are not cached."""
+    path = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")
+    if not path:
+        return compute()
+    full = (path, data_version(db), key)
+    with _cache_lock:
+        if full in _cache:
+            _cache.move_to_end(full)
+            return copy.deepcopy(_cache[full])  # callers may modify what they get
+    value = compute()
+    with _cache_lock:
+        _cache[full] = value
+        while len(_cache) > _CACHE_MAX:
+            _cache.popitem(last=False)
+    return copy.deepcopy(value)
+
+
+def clear_cache() -> None:
+    with _cache_lock:
+        _cache.clear()
+
+
+def pair_counts(db: Database, scope: Scope, *, reference: str = "auto", by: tuple[str, ...] = (),
+                attributes: bool = False, expand: bool = True) -> pd.DataFrame:
+    """Counts of (rubric_id, criterion, *by, [attribute, group], ai, reference) in scope, aggregated in SQL.
+
+    `by` may hold "week", "version", "word_count" and "source" (expert | teacher). With
+    `attributes=True` each pair appears once per student attribute (columns `attribute`,
+    `group`; "(not recorded)" for students without it). With `expand=False` the raw attributes
+    JSON stays one column (`attributes`), to be expanded later with `expand_attributes`.
+    Cached until the data change (`data_version`).
+    """
+    for name in by:
+        if name not in DIMENSIONS and name != "source":
+            raise ValueError(f"unknown dimension {name!r}; choose from {sorted([*DIMENSIONS, 'source'])}")
+    table = _memo(db, ("pairs", scope, reference, tuple(by), attributes),
+                  lambda: _pair_counts_sql(db, scope, reference, tuple(by), attributes))
+    return expand_attributes(table) if attributes and expand else table
+
+
+def _pair_counts_sql(db, scope, reference, by, attributes) -> pd.DataFrame:
+    ref_sql, ref_args = _reference_sql(reference)
+    where, args = scope.where()
+    inner = [f"{DIMENSIONS[b]} AS {b}" for b in by if b in DIMENSIONS]
+    outer = [("CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'teacher' END AS source" if b == "source" else b)
+             for b in by]
+    if attributes:  # the raw JSON: few distinct values, expanded per attribute in Python
+        inner.append("st.attributes AS attributes")
+        outer.append("attributes")
+    names = ["rubric_id", "criterion", *by, *(["attributes"] if attributes else [])]
+    rater = " AND rs.rater = ?" if ref_args else ""
+    keys = ", ".join(str(i + 1) for i in range(len(names) + 2))
+    # Each (submission, criterion) once, materialized so the expert lookup runs once per pair.
+    sql = f"""
+        WITH pairs AS MATERIALIZED (
+            SELECT a.rubric_id, j.key AS criterion, {''.join(d + ', ' for d in inner)} j.value AS ai,
+                (SELECT AVG(rs.score) FROM reference_scores rs
+                 WHERE rs.submission_id = s.id AND rs.criterion = j.key{rater}) AS expert,
+                CASE WHEN r.status = 'approved' OR (s.status = 'released' AND r.status IS NOT 'rejected')
+                     THEN json_extract(r.scores, '$."' || j.key || '"') END AS teacher
+            FROM submissions s
+            JOIN assignments a ON a.id = s.assignment_id
+            {'JOIN students st ON st.id = s.student_id' if attributes else ''}
+            LEFT JOIN reviews r ON r.submission_id = s.id
+            JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id)
+            JOIN json_each(d.scores) j
+            WHERE {where} AND j.type = 'integer'
+        )
+        SELECT rubric_id, criterion, {''.join(o + ', ' for o in outer)} ai, {ref_sql} AS reference, COUNT(*) AS n
+        FROM pairs WHERE reference IS NOT NULL
+        GROUP BY {keys} ORDER BY {keys}"""
+    rows = db.execute(sql, [*ref_args, *args]).fetchall()
+    df = pd.DataFrame(rows, columns=[*names, "ai", "reference", "n"])
+    df["ai"] = df["ai"].astype(float)
+    df["reference"] = df["reference"].astype(float)
+    return df
+
+
+def expand_attributes(df: pd.DataFrame) -> pd.DataFrame:
+    """One row per (attribute, group) from the raw attributes JSON; missing -> "(not recorded)"."""
+    parsed = {raw: loads(raw, {}) or {} for raw in df["attributes"].unique()}
+    names = sorted({k for d in parsed.values() for k in d})
+    parts = []
+    for name in names:
+        value = {raw: (NOT_RECORDED if d.get(name) in (None, "") else str(d[name])) for raw, d in parsed.items()}
+        parts.append(df.assign(attribute=name, group=df["attributes"].map(value)).drop(columns="attributes"))
+    cols = [c for c in df.columns if c != "attributes"]
+    if not parts:
+        return pd.DataFrame(columns=[*cols[:-3], "attribute", "group", *cols[-3:]])
+    out = pd.concat(parts, ignore_index=True)
+    keys = [c for c in out.columns if c != "n"]
+    return out.groupby(keys, as_index=False, sort=True)["n"].sum()
+
+
+def raters(db: Database, scope: Scope) -> list[str]:
+    where, args = scope.where()
+    return [r[0] for r in db.execute(
+        f"SELECT DISTINCT rs.rater FROM reference_scores rs JOIN submissions s ON s.id = rs.submission_id "
+        f"JOIN assignments a ON a.id = s.assignment_id WHERE {where} ORDER BY rs.rater", args)]
+
+
+def criteria(db: Database, scope: Scope) -> list[str]:
+    """Criterion keys of the rubrics used by the assignments in scope, in rubric order."""
+    where, args = scope.where(sub="a", asg="a")
+    where = where.replace("a.assignment_id", "a.id")
+    keys: list[str] = []
+    sql = f"SELECT DISTINCT a.rubric_id FROM assignments a WHERE {where} ORDER BY a.rubric_id"
+    for (rid,) in db.execute(sql, args):
+        keys += [k for k in get_rubric(db, rid).keys if k not in keys]
+    return keys
+
+
+def attributes(db: Database, scope: Scope) -> list[str]:
+    """Student attribute names (section, ell, ...) present in the scope."""
+    where, args = scope.where()
+    return [r[0] for r in db.execute(
+        f"SELECT DISTINCT j.key FROM students st JOIN json_each(st.attributes) j WHERE st.id IN ("
+        f"SELECT s.student_id FROM submissions s JOIN assignments a ON a.id = s.assignment_id WHERE {where}) "
+        f"ORDER BY j.key", args)]
+
+
+# --- scales ---------------------------------------------------------------------------------
+def _pick_scale(db: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
+    """Keep the pairs on the scale with the most pairs; say so when others exist.
+
+    Kappa and bands only make sense on one scale, and a scope may mix rubrics.
+    """
+    notes = []
+    if table.empty:
+        return table, {}, notes
+    rubrics = {rid: get_rubric(db, int(rid)) for rid in table["rubric_id"].unique()}
+    scale_of = {rid: (r.scale_min, r.scale_max) for rid, r in rubrics.items()}
+    table = table.assign(_scale=table["rubric_id"].map(scale_of))
+    sizes = table.groupby("_scale")["n"].sum().sort_values(ascending=False)
+    chosen = sizes.index[0]
+    if len(sizes) > 1:
+        others = ", ".join(f"{lo}–{hi} ({int(n)} pairs)" for (lo, hi), n in sizes.iloc[1:].items())
+        notes.append(f"This scope mixes rubric scales; showing the {chosen[0]}–{chosen[1]} scale "
+                     f"({int(sizes.iloc[0])} pairs). Not shown: {others} — pick one assignment to see them.")
+    kept = table[table["_scale"] == chosen].drop(columns="_scale")
+    rubric = next(r for rid, r in rubrics.items() if scale_of[rid] == chosen)
+    info = {"lo": chosen[0], "hi": chosen[1], "cut": rubric.band_cut, "levels": rubric.levels,
+            "titles": {c.key: c.title for r in rubrics.values() for c in r.criteria}}
+    return kept.reset_index(drop=True), info, notes
+
+
+def _collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+    return table.groupby(keep + ["ai", "reference"], as_index=False)["n"].sum()
+
+
+# --- Agreement page ---------------------------------------------------------------------------
+def agreement_view(db: Database, scope: Scope, *, reference: str = "auto", n_boot: int = 1000,
+                   seed: int = 0) -> dict:
+    """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
+
+    Returns {"empty", "message", "notes", "scale", "sources", "headline" (DataFrame per
+    criterion + "All criteria"), "confusion" {criterion: DataFrame}, "cells" {criterion: (ai,
+    reference, n) counts for the scatter}, "by_week", "by_version" (DataFrames), "edits" (edit_summary)}.
+    """
+    raw = pair_counts(db, scope, reference=reference, by=("week", "version", "source"))
+    table, scale, notes = _pick_scale(db, raw)
+    out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes,
+           "scale": scale, "edits": edit_view(db, scope)}
+    if table.empty:
+        return out
+    lo, hi = scale["lo"], scale["hi"]
+    out["sources"] = table.groupby("source")["n"].sum().astype(int).to_dict()
+    cells = _collapse(table, ["criterion"])
+    headline = fairness.by_key(cells, "criterion", lo, hi, n_boot=n_boot, seed=seed)
+    pooled = _collapse(table, [])
+    overall = fairness.by_key(pooled.assign(criterion="All criteria"), "criterion", lo, hi, n_boot=n_boot, seed=seed)
+    out["headline"] = pd.concat([headline, overall], ignore_index=True)
+    out["headline"].insert(1, "title", out["headline"]["criterion"].map(lambda k: scale["titles"].get(k, k)))
+    out["confusion"] = {k: metrics.confusion(part, lo, hi) for k, part in cells.groupby("criterion")}
+    out["confusion"]["All criteria"] = metrics.confusion(pooled, lo, hi)
+    out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
+    out["cells"]["All criteria"] = pooled
+    out["by_week"] = fairness.by_key(_collapse(table, ["week"]), "week", lo, hi)
+    out["by_version"] = fairness.by_key(_collapse(table, ["version"]), "version", lo, hi)
+    return out
+
+
+# --- Fairness page ----------------------------------------------------------------------------
+def fairness_view(db: Database, scope: Scope, *, reference: str = "auto", criterion: str | None = None,
+                  cut: float | None = None, n_boot: int = 1000, seed: int = 0, min_n: int = fairness.MIN_N,
+                  short_words: int = 100) -> dict:
+    """Bands (with ΔMAE), groups for every student attribute, and length bias.
+
+    `criterion` None pools all criteria (each (submission, criterion) pair is one item).
+    Returns {"empty", "message", "notes", "scale", "bands" (band_report), "bands_by_criterion"
+    (DataFrame), "groups" {attribute: group_report}, "length" (length_bias), "length_cells"}.
+    """
+    # One scan for everything: word count for bands and length, the raw attributes JSON for groups.
+    raw = pair_counts(db, scope, reference=reference, by=("word_count",), attributes=True, expand=False)
+    with_attrs, scale, notes = _pick_scale(db, raw)
+    table = _collapse(with_attrs, ["rubric_id", "criterion", "word_count"]) if len(with_attrs) else with_attrs
+    out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes, "scale": scale}
+    if table.empty:
+        return out
+    lo, hi = scale["lo"], scale["hi"]
+    cut = scale["cut"] if cut is None else cut
+    if criterion is not None:
+        table = table[table["criterion"] == criterion]
+        with_attrs = with_attrs[with_attrs["criterion"] == criterion]
+    out["bands"] = metrics.band_report(_collapse(table, []), lo, hi, cut=cut, n_boot=n_boot, seed=seed, min_n=min_n)
+    rows = []
+    for crit, part in _collapse(table, ["criterion"]).groupby("criterion"):
+        b = metrics.band_report(part, lo, hi, cut=cut, n_boot=n_boot, seed=seed, min_n=min_n)
+        rows.append({"criterion": crit, "n_low": b["bands"]["low"]["n"], "mae_low": b["bands"]["low"]["mae"],
+                     "n_high": b["bands"]["high"]["n"], "mae_high": b["bands"]["high"]["mae"],
+                     "delta_mae": b["delta_mae"],
+                     "delta_lo": (b["delta_mae_ci"] or [np.nan, np.nan])[0],
+                     "delta_hi": (b["delta_mae_ci"] or [np.nan, np.nan])[1]})
+    out["bands_by_criterion"] = pd.DataFrame(rows)
+    out["groups"] = {}
+    attr_pairs = expand_attributes(_collapse(with_attrs, ["attributes"]))
+    for attr, part in attr_pairs.groupby("attribute", sort=True):
+        out["groups"][attr] = metrics.group_report(_collapse(part, ["group"]), lo, hi, n_boot=n_boot,
+                                                   seed=seed, min_n=min_n)
+    out["length_cells"] = _collapse(table, ["word_count"])
+    out["length"] = metrics.length_bias(out["length_cells"], lo, hi, short_words=short_words, n_boot=n_boot,
+                                        seed=seed)
+    return out
+
+
+# --- edit analytics ---------------------------------------------------------------------------
+def edit_view(db: Database, scope: Scope) -> dict:
+    """What teachers changed in decided reviews (approved/rejected), via core.metrics.edit_summary.
+
+    Comment edit distance uses the newest COMMENT_SAMPLE edited comments (difflib per pair).
+    Cached until the data change.
+    """
+    return _memo(db, ("edits", scope), lambda: _edit_view(db, scope))
+
+
+def _edit_view(db: Database, scope: Scope) -> dict:
+    where, args = scope.where()
+    base = (f"FROM reviews r JOIN submissions s ON s.id = r.submission_id "
+            f"JOIN assignments a ON a.id = s.assignment_id "
+            f"JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) "
+            f"WHERE {where} AND r.status IN ('approved', 'rejected')")
+    changed = ("EXISTS (SELECT 1 FROM json_each(r.scores) j "
+               "WHERE j.value IS NOT json_extract(d.scores, '$.\"' || j.key || '\"'))")
+    outcomes = pd.DataFrame(db.execute(
+        f"SELECT r.status, {changed}, r.comment != d.comment, COUNT(*) {base} GROUP BY 1, 2, 3", args).fetchall(),
+        columns=["status", "scores_changed", "comment_changed", "n"])
+    changes = pd.DataFrame(db.execute(
+        f"SELECT j.key, json_extract(d.scores, '$.\"' || j.key || '\"'), j.value, COUNT(*) "
+        f"{base.replace('WHERE', ', json_each(r.scores) j WHERE')} AND r.status = 'approved' "
+        f"AND json_extract(d.scores, '$.\"' || j.key || '\"') IS NOT NULL GROUP BY 1, 2, 3", args).fetchall(),
+        columns=["criterion", "ai", "teacher", "n"])
+    pairs = db.execute(f"SELECT d.comment, r.comment {base} AND r.comment != d.comment "
+                       f"ORDER BY r.updated_at DESC LIMIT {COMMENT_SAMPLE}", args).fetchall()
+    codes = pd.DataFrame(db.execute(
+        f"SELECT j.value, COUNT(*) {base.replace('WHERE', ', json_each(r.reason_codes) j WHERE')} GROUP BY 1",
+        args).fetchall(), columns=["code", "n"])
+    summary = metrics.edit_summary(outcomes, changes, pairs, codes)
+    summary["comment_sample_limit"] = COMMENT_SAMPLE
+    return summary
+
+
+# --- judges: agreement between models / prompt versions ------------------------------------
+JUDGE_SAMPLE = 2000  # newest submissions scored by two or more versions
+
+
+def judge_view(db: Database, scope: Scope) -> dict:
+    """Krippendorff's alpha (ordinal) between model/prompt versions that scored the same submissions.
+
+    Uses each version's latest successful draft per submission, over the newest JUDGE_SAMPLE
+    submissions that at least two versions scored. Cached until the data change.
+    """
+    return _memo(db, ("judges", scope), lambda: _judge_view(db, scope))
+
+
+def _judge_view(db: Database, scope: Scope) -> dict:
+    where, args = scope.where()
+    rows = db.execute(f"""
+        WITH v AS (
+            SELECT d.submission_id, {VERSION_SQL} AS version, d.scores, d.id
+            FROM drafts d JOIN submissions s ON s.id = d.submission_id JOIN assignments a ON a.id = s.assignment_id
+            WHERE {where} AND d.status != 'failed'
+        ), latest AS (
+            SELECT submission_id, version, scores FROM v
+            WHERE id IN (SELECT MAX(id) FROM v GROUP BY submission_id, version)
+        ), shared AS (
+            SELECT submission_id FROM latest GROUP BY submission_id HAVING COUNT(*) > 1
+            ORDER BY submission_id DESC LIMIT {JUDGE_SAMPLE}
+        )
+        SELECT submission_id, version, scores FROM latest WHERE submission_id IN (SELECT submission_id FROM shared)
+        """, args).fetchall()
+    if not rows:
+        return {"available": False, "message": "No submission was scored by two or more model/prompt versions."}
+    long = pd.DataFrame([(sid, ver, k, v) for sid, ver, sc in rows for k, v in (loads(sc, {}) or {}).items()],
+                        columns=["submission_id", "version", "criterion", "score"])
+    table, versions = [], sorted(long["version"].unique())
+    for crit, part in [*long.groupby("criterion"), ("All criteria", long)]:
+        m = part.pivot_table(index="version", columns=["submission_id", "criterion"], values="score", aggfunc="first")
+        m = m.reindex(versions)
+        table.append({"criterion": crit, "submissions": int(part["submission_id"].nunique()),
+                      "alpha": metrics.judge_alpha(m.to_numpy(dtype=float))})
+    return {"available": True, "message": "", "versions": versions, "alpha": pd.DataFrame(table)}
+
+
+# --- Costs page -------------------------------------------------------------------------------
+def costs_view(db: Database, scope: Scope) -> dict:
+    """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
+
+    Calls are attributed through their submission, else through their run. Cached until the
+    data change.
+    """
+    return _memo(db, ("costs", scope), lambda: _costs_view(db, scope))
+
+
+def _costs_view(db: Database, scope: Scope) -> dict:
+    where, args = scope.where(sub="x", asg="x")
+    base = f"""
+        FROM (SELECT c.*, COALESCE(s.assignment_id, ru.assignment_id) AS assignment_id,
+                     COALESCE(a.course_id, ru.course_id) AS course_id
+              FROM llm_calls c
+              LEFT JOIN submissions s ON s.id = c.submission_id
+              LEFT JOIN assignments a ON a.id = s.assignment_id
+              LEFT JOIN runs ru ON ru.id = c.run_id) x
+        WHERE {where}"""
+    agg = ("COUNT(*) AS calls, SUM(x.tokens_in) AS tokens_in, SUM(x.tokens_out) AS tokens_out, "
+           "SUM(x.tokens_cached) AS tokens_cached, SUM(x.tokens_in + x.tokens_out) AS tokens, "
+           "SUM(x.cost_usd) AS cost_usd, AVG(x.latency_ms) AS mean_latency_ms, "
+           "MAX(x.latency_ms) AS max_latency_ms, SUM(x.cache_hit = 1 OR x.status = 'cache_hit') AS cache_hits, "
+           "SUM(x.status = 'error') AS errors, COUNT(DISTINCT x.submission_id) AS submissions")
+
+    def q(sql: str) -> pd.DataFrame:
+        cur = db.execute(sql, args)
+        return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])
+
+    totals = q(f"SELECT {agg} {base}")
+    if totals.empty or not totals.loc[0, "calls"]:
+        return {"empty": True, "message": "No LLM calls logged yet — run an assessment first."}
+    by_agent = q(f"SELECT x.agent, {agg} {base} GROUP BY x.agent ORDER BY x.agent")
+    by_model = q(f"SELECT x.model, {agg} {base} GROUP BY x.model ORDER BY cost_usd DESC")
+    by_run = q(f"SELECT x.run_id AS run, {agg} {base} GROUP BY x.run_id ORDER BY x.run_id")
+    by_run["run"] = by_run["run"].map(lambda r: OUTSIDE_RUNS if pd.isna(r) else f"run {int(r)}")
+    by_run["cost_per_submission"] = by_run["cost_usd"] / by_run["submissions"].replace(0, np.nan)
+    with_course = base.replace("WHERE", "LEFT JOIN courses co ON co.id = x.course_id WHERE")
+    by_course = q(f"SELECT co.name AS course, {agg} {with_course} "
+                  f"GROUP BY x.course_id ORDER BY co.name")
+    per_sub = q(f"SELECT x.submission_id, SUM(x.cost_usd) AS cost_usd, SUM(x.latency_ms) AS latency_ms, "
+                f"SUM(x.tokens_in + x.tokens_out) AS tokens {base} AND x.submission_id IS NOT NULL "
+                f"GROUP BY x.submission_id")
+    t = {k: (v.item() if hasattr(v, "item") else v) for k, v in totals.to_dict("records")[0].items()}
+    n_sub = int(t["submissions"] or 0)
+    summary = {**t, "cost_per_submission": (t["cost_usd"] / n_sub) if n_sub else float("nan"),
+               "cache_hit_rate": t["cache_hits"] / t["calls"], "seed_cost_per_reflection": SEED_COST_PER_REFLECTION}
+    per_submission = {
+        "n": len(per_sub),
+        "mean_cost": float(per_sub["cost_usd"].mean()) if len(per_sub) else float("nan"),
+        "median_cost": float(per_sub["cost_usd"].median()) if len(per_sub) else float("nan"),
+        "p95_cost": float(per_sub["cost_usd"].quantile(0.95)) if len(per_sub) else float("nan"),
+        "mean_latency_s": float(per_sub["latency_ms"].mean() / 1000) if len(per_sub) else float("nan"),
+    }
+    return {"empty": False, "message": "", "summary": summary, "by_agent": by_agent, "by_model": by_model,
+            "by_run": by_run, "by_course": by_course, "per_submission": per_submission}

@@ -1,0 +1,100 @@
+"""UI helpers shared by the Agreement, Fairness and Costs pages (issue #5): scope, reference
+picker, and a chart with its "download data" button."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from db import analytics
+from pages import _common
+
+SCOPE_LABELS = {"assignment": "this assignment", "course": "this course", "all": "all courses"}
+
+
+def current_scope() -> analytics.Scope:
+    return analytics.Scope(_common.scope(), _common.course_id(), _common.assignment_id())
+
+
+def scope_caption(scope: analytics.Scope) -> None:
+    """Which data the page shows; with no course at all there is no picker to point at: say what
+    to do instead and stop the page."""
+    if _common.course_id() is None:
+        st.info(_common.no_courses_message())
+        st.stop()
+    st.caption(f"Showing {SCOPE_LABELS.get(scope.kind, scope.kind)} (change it in the sidebar).")
+
+
+# Column headers people read (the data keep their short names in core/db).
+HEADERS = {
+    "criterion": "Criterion", "title": "Title", "n": "n", "mae": "MAE", "bias": "Bias (AI − reference)",
+    "qwk": "QWK", "exact": "Exact agreement", "adjacent": "Within ±1", "n_low": "n (low band)",
+    "mae_low": "MAE (low band)", "n_high": "n (high band)", "mae_high": "MAE (high band)", "delta_mae": "ΔMAE",
+    "code": "Reason code", "submissions": "Reflections", "alpha": "Krippendorff's α", "model": "Model",
+    "agent": "Agent", "course": "Course", "run": "Run", "calls": "Calls", "tokens_in": "Tokens in",
+    "tokens_out": "Tokens out", "tokens_cached": "Cached tokens", "tokens": "Tokens", "cost_usd": "Cost (US$)",
+    "mean_latency_ms": "Mean latency (ms)", "max_latency_ms": "Max latency (ms)", "cache_hits": "Cache hits",
+    "errors": "Errors", "changed": "Changed", "up": "Raised", "down": "Lowered", "mean_change": "Mean change",
+    "mean_abs_change": "Mean absolute change", "cost_per_submission": "Cost per reflection (US$)",
+}
+CI_NAMES = {"mae": "MAE", "qwk": "QWK", "delta": "ΔMAE", "bias": "Bias"}
+
+
+def _header(col) -> str:
+    col = str(col)
+    return HEADERS.get(col, col.replace("_", " ").capitalize())
+
+
+def _ci_pairs(frame: pd.DataFrame) -> list[str]:
+    return [c[:-3] for c in map(str, frame.columns) if c.endswith("_lo") and f"{c[:-3]}_hi" in frame.columns]
+
+
+def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
+    """The frame with readable headers. Each `<stat>_lo`/`<stat>_hi` pair becomes one
+    "<STAT> 95% CI" column of "lo–hi" text (combine_ci) or two "… 95% CI low/high" columns."""
+    out = frame.copy()
+    for stem in _ci_pairs(frame):
+        name = f"{CI_NAMES.get(stem, _header(stem))} 95% CI"
+        if combine_ci:
+            lo, hi = out.pop(f"{stem}_lo"), out.pop(f"{stem}_hi")
+            out[name] = [("—" if (pd.isna(a) or pd.isna(b)) else f"{a:.2f}–{b:.2f}") for a, b in zip(lo, hi)]
+        else:
+            out = out.rename(columns={f"{stem}_lo": f"{name} low", f"{stem}_hi": f"{name} high"})
+    return out.rename(columns={c: _header(c) for c in out.columns if c in HEADERS or "_" in str(c)})
+
+
+def reference_picker(conn, scope: analytics.Scope, key: str) -> str:
+    choices = ["auto", "expert", "teacher"] + [f"rater:{r}" for r in analytics.raters(conn, scope)]
+    labels = {"auto": "Expert scores where uploaded, else the teacher's approved scores",
+              "expert": "Uploaded expert scores (mean of raters)", "teacher": "Teacher's approved scores only"}
+    return st.selectbox("Reference scores", choices, key=key,
+                        format_func=lambda c: labels.get(c, f"Expert rater {c.removeprefix('rater:')} only"),
+                        help="What the AI's scores (before any teacher edit) are compared with.")
+
+
+def download_label(key: str, name: str | None = None) -> str:
+    """A distinct accessible name per button: "Download data: confusion matrix"."""
+    return f"Download data: {name or key.replace('_', ' ')}"
+
+
+def chart(fig, frame: pd.DataFrame, key: str, name: str | None = None) -> None:
+    """Plot a figure and offer the DataFrame behind it as CSV (the button names the chart)."""
+    st.plotly_chart(fig, width="stretch", key=f"fig_{key}")
+    st.download_button(download_label(key, name), frame.to_csv(index=False).encode("utf-8"),
+                       file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}")
+
+
+def table(frame: pd.DataFrame, key: str, name: str | None = None) -> None:
+    """A table with readable headers, and its data as CSV (numbers kept, CI bounds as two columns)."""
+    st.dataframe(readable(frame), hide_index=True, width="stretch")
+    data = readable(frame, combine_ci=False).to_csv(index=False).encode("utf-8")
+    st.download_button(download_label(key, name), data, file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}")
+
+
+def num(x, digits: int = 3) -> str:
+    return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
+
+
+def ci_text(ci, digits: int = 2) -> str:
+    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "CI unavailable"

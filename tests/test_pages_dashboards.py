@@ -1,0 +1,168 @@
+"""Agreement, Fairness and Costs pages via AppTest: with data, and honest when empty."""
+import pytest
+
+import factories as f
+from db import dumps
+
+AGREEMENT, FAIRNESS, COSTS = "pages/agreement.py", "pages/fairness.py", "pages/costs.py"
+
+
+def _fill(db, n=24):
+    c = f.course(db, weeks=2)
+    keys = c["rubric"].keys
+    for i in range(n):
+        st = f.student(db, c["course_id"], attributes={"section": "AB"[i % 2], "ell": "yes" if i % 3 == 0 else "no"})
+        sid = f.submission(db, c["assignment_ids"][i % 2], st, text=" ".join(["word"] * (40 + 15 * i)))
+        ref = i % 4
+        ai = min(3, ref + (1 if ref < 2 and i % 3 else 0))
+        did = f.draft(db, sid, dict.fromkeys(keys, ai))
+        if i % 2:
+            f.reference(db, sid, dict.fromkeys(keys, ref))
+        else:
+            db.execute("INSERT INTO reviews (submission_id, draft_id, scores, comment, status, reason_codes) "
+                       "VALUES (?,?,?,?,?,?)", [sid, did, dumps(dict.fromkeys(keys, ref)), "Edited comment.",
+                                                "approved", dumps(["too_harsh"])])
+        db.execute("INSERT INTO llm_calls (submission_id, agent, model, prompt_name, prompt_hash, input_hash, "
+                   "temperature, cache_key, tokens_in, tokens_out, latency_ms, cost_usd, status) "
+                   "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                   [sid, "evaluator", "gpt-4o-mini", "evaluator", "h", "i", 0.3, "k", 900, 300, 700, 0.0004, "ok"])
+    return c
+
+
+def _page(app_test, page, c=None, scope="course"):
+    at = app_test(page)
+    at.session_state["course_id"] = c["course_id"] if c else None
+    at.session_state["assignment_id"] = c["assignment_id"] if c else None
+    at.session_state["scope"] = scope
+    return at.run()
+
+
+def _downloads(at):
+    return [b for b in at.get("download_button")]
+
+
+@pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS])
+def test_empty_state_says_what_to_do(db, app_test, page):
+    c = f.course(db)
+    at = _page(app_test, page, c)
+    assert not at.exception
+    assert any("no reference scores yet" in i.value.lower() for i in at.info)
+    assert not at.get("plotly_chart")
+
+
+def test_costs_empty_state(db, app_test):
+    at = _page(app_test, COSTS, f.course(db))
+    assert not at.exception and any("No LLM calls" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS, COSTS])
+def test_pages_render_with_no_course_at_all(app_test, page):
+    at = _page(app_test, page, None, scope="assignment")
+    assert not at.exception
+
+
+def test_agreement_page_with_data(db, app_test):
+    c = _fill(db)
+    at = _page(app_test, AGREEMENT, c)
+    assert not at.exception, at.exception
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["Scored pairs (n)"] == "96"
+    assert {"MAE", "QWK", "Exact agreement", "Within ±1", "Approved unchanged"} <= set(labels)
+    charts = at.get("plotly_chart")
+    assert len(charts) == 5  # confusion, scatter, 2 trends, teacher changes
+    assert len(_downloads(at)) == len(charts) + 2  # + headline table and reason codes
+    at.selectbox(key="agreement_criterion").set_value("clarity").run()
+    assert not at.exception
+
+
+def test_agreement_page_reference_choice_changes_the_numbers(db, app_test):
+    c = _fill(db)
+    at = _page(app_test, AGREEMENT, c)
+    at.selectbox(key="agreement_reference").set_value("expert").run()
+    assert not at.exception
+    assert {m.label: m.value for m in at.metric}["Scored pairs (n)"] == "48"
+
+
+def test_fairness_page_with_data_and_alert_threshold(db, app_test):
+    c = _fill(db)
+    at = _page(app_test, FAIRNESS, c)
+    assert not at.exception, at.exception
+    labels = [m.label for m in at.metric]
+    assert "ΔMAE = MAE(low band) − MAE(high band)" in labels
+    assert len(at.get("plotly_chart")) == 4  # bands, section, ell, length
+    assert len(_downloads(at)) == 5  # + ΔMAE per criterion table
+    delta = float(next(m.value for m in at.metric if m.label.startswith("ΔMAE")))
+    assert delta > 0.25  # this data: the AI over-scores the low band
+    assert any("exceeds the alert threshold 0.25" in e.value for e in at.error)
+    at.number_input(key="fairness_threshold").set_value(delta + 0.5).run()
+    assert not at.error
+
+
+def test_fairness_page_warns_about_small_groups(db, app_test):
+    c = _fill(db, n=12)
+    st = f.student(db, c["course_id"], attributes={"ell": "recent arrival"})
+    sid = f.submission(db, c["assignment_id"], st, text="Short one.")
+    f.draft(db, sid, dict.fromkeys(c["rubric"].keys, 2))
+    f.reference(db, sid, dict.fromkeys(c["rubric"].keys, 1))
+    at = _page(app_test, FAIRNESS, c)
+    assert not at.exception
+    assert any("'recent arrival': only 4 items" in w.value and "too few to judge" in w.value for w in at.warning)
+
+
+def test_fairness_page_one_criterion(db, app_test):
+    c = _fill(db)
+    at = _page(app_test, FAIRNESS, c)
+    at.selectbox(key="fairness_criterion").set_value("clarity").run()
+    assert not at.exception and at.get("plotly_chart")
+
+
+def test_costs_page_with_data(db, app_test):
+    c = _fill(db)
+    at = _page(app_test, COSTS, c)
+    assert not at.exception, at.exception
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["LLM calls"] == "24" and labels["Total cost"] == "$0.0096"
+    assert len(at.get("plotly_chart")) == 5
+    assert len(_downloads(at)) == 6
+
+
+def test_agreement_page_shows_judge_agreement_when_two_versions_scored(db, app_test):
+    c = _fill(db, n=12)
+    for (sid,) in db.execute("SELECT id FROM submissions").fetchall():
+        did = f.draft(db, sid, dict.fromkeys(c["rubric"].keys, 2))
+        db.execute("UPDATE drafts SET models = ? WHERE id = ?", [dumps({"evaluator": "other-model"}), did])
+    at = _page(app_test, AGREEMENT, c)
+    assert not at.exception
+    assert any(h.value == "Agreement between models" for h in at.subheader)
+
+
+@pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS, COSTS])
+def test_no_course_at_all_says_what_to_do_not_where_the_picker_is(app_test, page):
+    at = _page(app_test, page, None, scope="assignment")
+    assert not at.exception
+    assert any("No courses yet: load the demo course on Home or upload reflections" in i.value for i in at.info)
+    assert not any("change it in the sidebar" in c.value for c in at.caption)
+
+
+@pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS, COSTS])
+def test_every_download_button_names_its_data(db, app_test, page):
+    at = _page(app_test, page, _fill(db))
+    labels = [b.label for b in _downloads(at)]
+    assert labels and all(lbl.startswith("Download data: ") for lbl in labels)
+    assert len(set(labels)) == len(labels), labels
+
+
+def test_agreement_table_headers_are_readable(db, app_test):
+    at = _page(app_test, AGREEMENT, _fill(db))
+    headline = at.dataframe[0].value
+    assert {"MAE 95% CI", "QWK 95% CI", "Exact agreement", "Within ±1"} <= set(headline.columns)
+    assert not any(c.endswith(("_lo", "_hi")) for frame in at.dataframe for c in map(str, frame.value.columns))
+    assert "–" in headline["MAE 95% CI"].iloc[0]
+
+
+def test_costs_page_names_calls_outside_runs_and_the_study(db, app_test):
+    at = _page(app_test, COSTS, _fill(db))
+    chart = at.get("plotly_chart")[0]
+    assert "Regenerate (outside runs)" in chart.proto.spec and "(no run)" not in chart.proto.spec
+    page = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "metric") for e in getattr(at, kind))
+    assert "Zhang & Luo 2025" in page and "seed" not in page.lower()
