@@ -1,0 +1,242 @@
+"""Scale of the pages: the functions behind Review, Agreement and Fairness, and each page's
+AppTest run, on databases of 100, 10,000 and 100,000 submissions.
+
+    python -m bench.pages [--sizes 100,10000,100000] [--layouts courses,worst] [--repeat 3] [--no-apptest]
+
+Databases come from bench.synth (drafts, reviews, expert reference scores, call log) and are
+cached under bench/out/ keyed by size, layout and generator version; each run works on a
+copy, so opening an item (which creates the teacher's review) never changes the cache.
+
+Layouts: "courses" (the primary, realistic growth: courses of 28 students x 12 assignments
+until N is reached) and "worst" (one course, four assignments of N/4 each).
+The selected assignment is the first assignment of the last complete course (28 submissions
+in "courses", N/4 in "worst").
+
+Timed (median of --repeat runs; COLD = analytics.clear_cache() before each run, WARM = the
+data-version cache left in place):
+- review_queue: db.reviews.queue (first page) + group_counts
+- review_item: core.review.open_item + db.reviews.item
+- agreement_{assignment,all}, fairness_{assignment,all}: db.analytics.agreement_view /
+  fairness_view (bootstrap included) for the selected assignment and for all courses
+- apptest_*: streamlit.testing AppTest of app.py switched to the page (FAIRMARK_DB at the DB)
+
+Prints one JSON line: per layout, per timing, the seconds per size and ratio t(max)/t(min).
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+OUT = Path(__file__).resolve().parent / "out"
+ROOT = Path(__file__).resolve().parent.parent
+GOAL_RATIO = 5.0
+
+
+def cached_db(n: int, layout: str, out_dir: Path = OUT) -> Path:
+    """The synthetic database for (n, layout), built once and kept under bench/out/."""
+    from bench import synth
+
+    out_dir.mkdir(parents=True, exist_ok=True)
+    path = out_dir / f"pages-{layout}-{n}-v{synth.VERSION}.db"
+    if not path.exists():
+        tmp = path.with_suffix(".building")
+        for f in out_dir.glob(tmp.name + "*"):
+            f.unlink()
+        t0 = time.perf_counter()
+        synth.build(str(tmp), n, layout=layout)
+        import db
+
+        conn = db.connect(str(tmp))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.execute("PRAGMA journal_mode = DELETE")   # one self-contained file
+        conn.close()
+        db.forget_migrated(str(tmp))
+        tmp.rename(path)
+        print(f"bench.pages: built {path.name} in {time.perf_counter() - t0:.1f} s", file=sys.stderr)
+    return path
+
+
+def selection(conn) -> dict:
+    """The selected course/assignment: first assignment of the last complete course (the only
+    course in the worst-case layout), and the first item of its queue."""
+    from db import reviews
+
+    rows = conn.execute("SELECT a.course_id, COUNT(DISTINCT a.id) FROM assignments a GROUP BY a.course_id "
+                        "ORDER BY a.course_id").fetchall()
+    full = [cid for cid, k in rows if k == max(k for _, k in rows)]
+    cid = full[-1]
+    aid = conn.execute("SELECT id FROM assignments WHERE course_id = ? ORDER BY week, id LIMIT 1", [cid]).fetchone()[0]
+    first = reviews.queue(conn, aid)["rows"][0]["id"]
+    n_asg = conn.execute("SELECT COUNT(*) FROM submissions WHERE assignment_id = ?", [aid]).fetchone()[0]
+    return {"course_id": cid, "assignment_id": aid, "submission_id": first, "assignment_submissions": n_asg,
+            "courses": len(rows)}
+
+
+def _median(f, repeat: int, cold: bool) -> float:
+    from db import analytics
+
+    times = []
+    for _ in range(repeat):
+        if cold:
+            analytics.clear_cache()
+        t0 = time.perf_counter()
+        f()
+        times.append(time.perf_counter() - t0)
+    return statistics.median(times)
+
+
+def time_functions(path: str, sel: dict, repeat: int) -> dict:
+    import db
+    from core import review
+    from db import analytics, reviews
+    from db.analytics import Scope
+
+    conn = db.connect(path)
+    try:
+        aid, sid = sel["assignment_id"], sel["submission_id"]
+        review.open_item(conn, sid, actor="bench")       # the one write: create the review once
+        scopes = {"assignment": Scope("assignment", sel["course_id"], aid), "all": Scope("all")}
+        funcs = {
+            "review_queue": lambda: (reviews.queue(conn, aid), reviews.group_counts(conn, aid)),
+            "review_item": lambda: (review.open_item(conn, sid, actor="bench"), reviews.item(conn, sid)),
+        }
+        for name, sc in scopes.items():
+            funcs[f"agreement_{name}"] = lambda sc=sc: analytics.agreement_view(conn, sc)
+            funcs[f"fairness_{name}"] = lambda sc=sc: analytics.fairness_view(conn, sc)
+        out = {}
+        for name, f in funcs.items():
+            f()      # warm-up: imports, SQLite page cache
+            out[f"{name}_cold"] = _median(f, repeat, cold=True)
+            if name.startswith(("agreement", "fairness")):
+                out[f"{name}_warm"] = _median(f, repeat, cold=False)
+        return out
+    finally:
+        conn.close()
+
+
+def _patch_pages_manager() -> None:
+    """AppTest resets PagesManager.uses_pages_directory before each run; with a pages/ folder
+    beside app.py a second run would then skip app.py (see tests/conftest.py). Keep it off."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if getattr(PagesManager, "_fairmark_bench", False):
+        return
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
+    PagesManager._fairmark_bench = True
+
+
+APPTESTS = {   # name -> (page, scope, open the first item)
+    "apptest_review_queue": ("pages/review.py", "assignment", False),
+    "apptest_review_item": ("pages/review.py", "assignment", True),
+    "apptest_agreement_assignment": ("pages/agreement.py", "assignment", False),
+    "apptest_agreement_all": ("pages/agreement.py", "all", False),
+    "apptest_fairness_assignment": ("pages/fairness.py", "assignment", False),
+    "apptest_fairness_all": ("pages/fairness.py", "all", False),
+}
+
+
+def time_apptests(path: str, sel: dict, repeat: int) -> tuple[dict, list[str]]:
+    """Each page's AppTest run (a fresh AppTest per run, COLD analytics cache)."""
+    from streamlit.testing.v1 import AppTest
+
+    from db import analytics
+
+    _patch_pages_manager()
+    out, problems = {}, []
+    for name, (page, scope, item) in APPTESTS.items():
+        times = []
+        for i in range(repeat + 1):          # the first run warms imports and SQLite's cache
+            at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+            at.switch_page(page)
+            at.session_state["course_id"] = sel["course_id"]
+            at.session_state["assignment_id"] = sel["assignment_id"]
+            at.session_state["scope"] = scope
+            if item:
+                at.session_state["review_item"] = sel["submission_id"]
+            analytics.clear_cache()
+            t0 = time.perf_counter()
+            at.run()
+            if i:
+                times.append(time.perf_counter() - t0)
+            if at.exception:
+                problems.append(f"{name}: {at.exception[0].value}"[:300])
+                break
+            if i == 0 and name.startswith("apptest_review_queue") and not at.dataframe and not at.button:
+                problems.append(f"{name}: the queue page rendered no rows")
+        out[name] = statistics.median(times) if times else None
+    return out, problems
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(prog="python -m bench.pages", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--sizes", default="100,10000,100000", help="comma-separated submission counts")
+    ap.add_argument("--layouts", default="courses,worst", help="courses (realistic, primary) and/or worst")
+    ap.add_argument("--repeat", type=int, default=3, help="timed runs per figure (median)")
+    ap.add_argument("--no-apptest", action="store_true", help="time the functions only")
+    ap.add_argument("--out-dir", default=str(OUT), help="where the built databases are cached")
+    args = ap.parse_args(argv)
+    sizes = sorted(int(s) for s in args.sizes.split(","))
+    layouts = [s.strip() for s in args.layouts.split(",") if s.strip()]
+
+    import logging
+
+    import db
+    from bench import database_env
+
+    logging.getLogger("streamlit").setLevel(logging.ERROR)   # AppTest's bare-mode warnings
+    result: dict = {"sizes": sizes, "repeat": args.repeat, "goal_ratio": GOAL_RATIO, "primary_layout": "courses"}
+    with tempfile.TemporaryDirectory(prefix="fairmark-pages-") as tmp:
+        for layout in layouts:
+            per_size, sels, problems = {}, {}, []
+            for n in sizes:
+                src = cached_db(n, layout, Path(args.out_dir))
+                work = str(Path(tmp) / f"{layout}-{n}.db")
+                shutil.copyfile(src, work)
+                conn = db.connect(work)
+                try:
+                    sels[n] = selection(conn)
+                finally:
+                    conn.close()
+                t = time_functions(work, sels[n], args.repeat)
+                if not args.no_apptest:
+                    with database_env(work):
+                        apps, bad = time_apptests(work, sels[n], args.repeat)
+                    t.update(apps)
+                    problems += [f"n={n} {p}" for p in bad]
+                per_size[n] = t
+                db.forget_migrated(work)
+                os.unlink(work)
+                print(f"bench.pages: {layout} n={n} done", file=sys.stderr)
+            lo, hi = sizes[0], sizes[-1]
+            timings = {}
+            for name in per_size[lo]:
+                row = {str(n): round(per_size[n][name], 4) if per_size[n][name] is not None else None for n in sizes}
+                a, b = per_size[lo][name], per_size[hi][name]
+                row["ratio"] = round(b / a, 2) if a and b else None
+                row["goal_met"] = row["ratio"] is not None and row["ratio"] <= GOAL_RATIO
+                timings[name] = row
+            result[layout] = {
+                "goal_missed": sorted(k for k, r in timings.items() if not r["goal_met"]),
+                "selected_assignment_submissions": {str(n): sels[n]["assignment_submissions"] for n in sizes},
+                "courses": {str(n): sels[n]["courses"] for n in sizes},
+                "timings_s": timings, "problems": problems,
+            }
+    print(json.dumps(result))
+    return result
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

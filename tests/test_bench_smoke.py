@@ -1,0 +1,69 @@
+"""The benchmarks in bench/ run on tiny sizes and print what the README quotes (no timing
+assertions: this machine is shared; the figures themselves come from `python -m bench.*`)."""
+import json
+
+import pytest
+
+from bench import pages, pipeline, synth, tokens
+
+
+def last_json(capsys) -> dict:
+    return json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_pipeline_benchmark_runs_the_real_pipeline_and_reruns_from_the_cache(capsys):
+    out = pipeline.main(["--n", "8", "--latency", "0.01", "--concurrency", "4", "--naive-n", "3", "--rerun"])
+    assert last_json(capsys) == out
+    for key in ("n", "concurrency", "latency", "wall_s", "bound_s", "ratio_to_bound", "naive_s",
+                "speedup_vs_naive", "naive_n"):
+        assert key in out
+    assert (out["n"], out["concurrency"], out["latency"], out["naive_n"]) == (8, 4, 0.01, 3)
+    assert out["bound_s"] == pytest.approx(2 * 4 * 0.01)
+    assert out["wall_s"] >= out["bound_s"] and out["ratio_to_bound"] > 0 and out["speedup_vs_naive"] > 0
+    assert out["naive_extrapolated"] is True and out["naive_s"] > out["naive_measured_s"]
+    # The bound holds only without revision rounds: 5 calls per item, every item drafted.
+    assert (out["calls_per_item"], out["revise_rounds"], out["drafted"], out["first_run_cache_hits"]) == (5.0, 0, 8, 0)
+    assert out["rerun_calls"] == 40 and out["rerun_cache_share"] == 1.0 and out["rerun_wall_ratio"] > 0
+
+
+def test_tokens_benchmark_counts_every_agent_and_prices_it(capsys):
+    out = tokens.main(["--limit", "3"])
+    assert last_json(capsys) == out
+    assert out["reflections"] == 3
+    for scenario in ("offline", "at_limits"):
+        agents = out[scenario]["per_agent"]
+        assert set(tokens.AGENTS) <= set(agents)
+        for role in tokens.AGENTS:
+            assert agents[role]["prompt_tokens"] > 0 and agents[role]["completion_tokens"] > 0
+        total = out[scenario]["per_reflection"]
+        assert total["cost_usd"] == pytest.approx(
+            (total["prompt_tokens"] * 0.15 + total["completion_tokens"] * 0.60) / 1e6, rel=1e-3)
+        assert 2.5 < out[scenario]["chars_per_token"] < 6.5
+    # At the prompts' limits every comment passes the checks: no reviser call.
+    assert "reviser" not in out["at_limits"]["per_agent"]
+    assert out["at_limits"]["per_agent"]["reviewer"]["calls_per_reflection"] == 1.0
+    assert out["cost_per_reflection_usd"] == out["at_limits"]["per_reflection"]["cost_usd"]
+
+
+def test_pages_benchmark_times_every_page_for_both_layouts(capsys, tmp_path):
+    out = pages.main(["--sizes", "20,60", "--repeat", "1", "--out-dir", str(tmp_path)])
+    assert last_json(capsys) == out
+    for layout in ("courses", "worst"):
+        part = out[layout]
+        assert part["problems"] == []
+        names = set(part["timings_s"])
+        assert {"review_queue_cold", "review_item_cold", "agreement_assignment_cold", "agreement_all_warm",
+                "fairness_assignment_cold", "fairness_all_cold", *pages.APPTESTS} <= names
+        for row in part["timings_s"].values():
+            assert row["20"] > 0 and row["60"] > 0 and row["ratio"] > 0
+    assert out["worst"]["selected_assignment_submissions"] == {"20": 5, "60": 15}
+    assert out["courses"]["selected_assignment_submissions"] == {"20": 20, "60": 28}
+    # The built databases are cached by size and layout.
+    assert len(list(tmp_path.glob("pages-*-20-v*.db"))) == 2
+
+
+def test_synthetic_layouts_grow_by_courses_or_by_assignment_size():
+    assert synth.plan(700, "courses") == [{"students": 28, "assignments": [28] * 12},
+                                         {"students": 28, "assignments": [28] * 12},
+                                         {"students": 28, "assignments": [28]}]
+    assert synth.plan(10, "worst") == [{"students": 3, "assignments": [3, 3, 2, 2]}]
