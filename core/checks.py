@@ -305,10 +305,37 @@ def has_code(text: str) -> bool:
     return "```" in (text or "") or code_lines >= 2 or len(_FORMULA.findall(text or "")) >= 2
 
 
+# Common English function words: ordinary English prose, learners' included, is 30-50% these.
+_ENGLISH = frozenset("""a about after all also an and are as at be because but by can could did do does
+for from had has have he her his how i if in into is it it's its just like many me more most my no not
+of on one or our so some than that the their them then there they this to too us very was we were what
+when which who will with would you your""".split())
+_WORD_RX = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?")
+
+
+def english_share(text: str) -> float:
+    """Share of words that are common English function words (0..1).
+
+    >>> english_share("This is what I learned about the model and its output.") > 0.4
+    True
+    >>> english_share("Den här veckan lärde jag mig hur språkmodeller fungerar och varför.") < 0.1
+    True
+    """
+    tokens = [t.casefold() for t in _WORD_RX.findall(text or "")]
+    return sum(t in _ENGLISH for t in tokens) / len(tokens) if tokens else 1.0
+
+
+def looks_non_english(text: str, *, min_words: int = 20, threshold: float = 0.12) -> bool:
+    """Non-English submissions are a known weak spot of the AI: they go to a teacher.
+    Short texts are left to the short-text check (too few words to tell)."""
+    return len(_WORD_RX.findall(text or "")) >= min_words and english_share(text) < threshold
+
+
 def submission_checks(text: str) -> list[dict]:
     n = words(text)
     inj = injection_hits(text)
     code = has_code(text)
+    foreign = looks_non_english(text)
     return [
         _result("empty", "Submission has text", n > 0, f"{n} words", "fail"),
         _result("short_text", f"At least {MIN_SUBMISSION_WORDS} words", n == 0 or n >= MIN_SUBMISSION_WORDS,
@@ -317,11 +344,15 @@ def submission_checks(text: str) -> list[dict]:
                 ("found: " + "; ".join(f'"{h}"' for h in inj)) if inj else "none found", "warn"),
         _result("code", "No code or formulas", not code,
                 "contains code or formulas, a known weak spot of the AI" if code else "none found", "warn"),
+        _result("non_english", "Written in English", not foreign,
+                f"only {english_share(text):.0%} common English words: non-English text is a known weak spot "
+                "of the AI" if foreign else "looks like English", "warn"),
     ]
 
 
 def submission_flags(text: str) -> list[str]:
-    """Names of the submission checks that did not pass: empty, short_text, injection, code."""
+    """Names of the submission checks that did not pass: empty, short_text, injection, code,
+    non_english."""
     return [c["name"] for c in submission_checks(text) if not c["passed"]]
 
 
@@ -330,4 +361,5 @@ ATTENTION_TEXT = {
     "short_text": f"Short submission (under {MIN_SUBMISSION_WORDS} words): the AI tends to mistake brevity for clarity.",
     "injection": "The submission contains instructions aimed at the AI; check the scores were not steered.",
     "code": "The submission contains code or formulas, which the AI assesses less reliably.",
+    "non_english": "The submission does not look like English, which the AI assesses less reliably.",
 }

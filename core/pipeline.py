@@ -27,7 +27,7 @@ from db import drafts as drafts_db
 log = logging.getLogger(__name__)
 
 MAX_ROUNDS = 2
-ATTENTION_FLAGS = ("short_text", "injection", "code")
+ATTENTION_FLAGS = ("short_text", "injection", "code", "non_english")
 ROLES_USED = ("evaluator", "equity", "coach", "aggregator", "reviewer", "reviser")
 
 

@@ -156,7 +156,7 @@ def test_demo_course_has_exactly_one_flagged_injection_attempt():
 def test_short_empty_and_code_submissions_are_flagged():
     assert checks.submission_flags("   ") == ["empty"]
     assert "short_text" in checks.submission_flags("Only a few words here.")
-    long_text = " ".join(["word"] * 150)
+    long_text = "I think this is what the model does with the data we give it. " * 12   # 156 words
     assert checks.submission_flags(long_text) == []
     code = long_text + "\ndef f(x):\n    return x * 2\nprint(f(3))"
     assert "code" in checks.submission_flags(code)
@@ -188,3 +188,30 @@ def test_status_tells_a_warning_from_a_failure():
     assert checks.status(checks.check_question("Why?")) == "pass"
     results = checks.comment_checks("Fine. (1) a (2) b. Why?", SUBMISSION, target_grade=12)
     assert {c["name"] for c in results if checks.status(c) == "fail"} == {c["name"] for c in checks.failed(results)}
+
+
+RUSSIAN = ("На этой неделе я узнал, что такое большие языковые модели. Они обучаются на огромных данных из "
+           "интернета. Я также узнал про temperature, которая контролирует случайность ответа, и про top p. "
+           "Мой открытый вопрос: как точно калибровать параметры?")
+SWEDISH = ("Den här veckan lärde jag mig hur stora språkmodeller fungerar. De förutsäger nästa ord utifrån mönster "
+           "i träningsdata. Temperaturen styr hur slumpmässigt svaret blir, och på jobbet vill jag använda en låg "
+           "temperatur för faktatexter. Min fråga är hur man kalibrerar detta.")
+LEARNER_ENGLISH = ("This week i learn that the model is predict next word from the data it see before. When "
+                   "temperature is high the answer is more random, when it is low is more same. In my work in "
+                   "the warehouse we can use it for write the email to supplier, but i am not sure it is true "
+                   "always what it say.")
+
+
+def test_non_english_submissions_go_to_a_teacher_but_learner_english_does_not():
+    for text in (RUSSIAN, SWEDISH):
+        assert "non_english" in checks.submission_flags(text)
+    assert "non_english" not in checks.submission_flags(LEARNER_ENGLISH)
+    assert "non_english" not in checks.submission_flags("Hej, jag heter Anna.")   # too short to tell
+
+
+def test_no_demo_reflection_is_taken_for_non_english():
+    import json
+    from pathlib import Path
+
+    data = json.loads((Path(__file__).resolve().parent.parent / "data/demo/ai_literacy_demo.json").read_text())
+    assert not [r["student_id"] for r in data["reflections"] if checks.looks_non_english(r["text"])]

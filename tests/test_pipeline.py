@@ -317,3 +317,14 @@ def test_pseudonymizer_hides_name_parts_emails_and_restores_the_first_name():
     assert "José" not in hidden and "María" not in hidden and "Cruz" not in hidden and "jm@uni.es" not in hidden.lower()
     assert "x@y.org" not in hidden and "[email]" in hidden and "de la mode" in hidden
     assert p.restore(hidden).startswith("I, José (jm@uni.es), agree with José; José's view")
+
+
+def test_a_non_english_submission_is_drafted_and_sent_to_a_teacher(db, db_path):
+    text = ("Den här veckan lärde jag mig hur stora språkmodeller fungerar. De förutsäger nästa ord utifrån "
+            "mönster i träningsdata. Temperaturen styr hur slumpmässigt svaret blir, och på jobbet vill jag "
+            "använda en låg temperatur för faktatexter. Min fråga är hur man kalibrerar detta, och varför "
+            "modellen ibland hittar på källor som inte finns. Det vill jag undersöka nästa vecka. ") * 2
+    _, sub = setup(db, text=text)
+    d = drafts.get_draft(db, pipeline.assess_one(db_path, sub, llm=good_llm()))
+    assert "non_english" in d["flags"] and d["status"] == "needs_attention"
+    assert any("does not look like English" in r for r in d["attention_reasons"])
