@@ -101,10 +101,6 @@ def require_assignment() -> int | None:
     return aid
 
 
-def not_landed(issue: int, what: str) -> None:
-    st.info(f"{what} is not built yet: it arrives with issue #{issue}.")
-
-
 def sidebar(conn) -> None:
     """Course and assignment picker shared by every page."""
     with st.sidebar:
