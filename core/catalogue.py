@@ -13,63 +13,63 @@ from db import audit, courses
 LEVEL_PREFIX = "level_"
 
 
-def create_course(db, name: str, description: str = "", *, actor: str) -> int:
+def create_course(conn, name: str, description: str = "", *, actor: str) -> int:
     name = (name or "").strip()
     if not name:
         raise NotFound("Type a name for the new course")
-    if courses.find_course(db, name):
+    if courses.find_course(conn, name):
         raise NotFound(f"A course named {name!r} already exists; choose it instead")
-    with db.atomic():
-        cid = courses.ensure_course(db, name, description)
-        audit(db, actor=actor, action="create", entity="courses", entity_id=cid, after={"name": name})
+    with conn.atomic():
+        cid = courses.ensure_course(conn, name, description)
+        audit(conn, actor=actor, action="create", entity="courses", entity_id=cid, after={"name": name})
     return cid
 
 
-def edit_course(db, course_id: int, *, name: str, description: str, actor: str) -> None:
-    before = courses.get_course(db, course_id)
+def edit_course(conn, course_id: int, *, name: str, description: str, actor: str) -> None:
+    before = courses.get_course(conn, course_id)
     name = (name or "").strip()
     if not name:
         raise NotFound("A course needs a name")
-    other = courses.find_course(db, name)
+    other = courses.find_course(conn, name)
     if other and other["id"] != course_id:
         raise NotFound(f"Another course is already named {name!r}")
-    with db.atomic():
-        courses.update_course(db, course_id, name=name, description=description)
-        audit(db, actor=actor, action="edit", entity="courses", entity_id=course_id,
+    with conn.atomic():
+        courses.update_course(conn, course_id, name=name, description=description)
+        audit(conn, actor=actor, action="edit", entity="courses", entity_id=course_id,
               before={"name": before["name"], "description": before["description"]},
               after={"name": name, "description": description})
 
 
-def create_assignment(db, course_id: int, title: str, *, rubric_id: int, actor: str, week: int | None = None,
+def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor: str, week: int | None = None,
                       prompt: str = "", key_concepts: list[str] | None = None, target_grade: float = 10,
                       answer_key: str | None = None) -> int:
     title = (title or "").strip()
     if not title:
         raise NotFound("Type a title for the new assignment")
-    if courses.find_assignment(db, course_id, title):
+    if courses.find_assignment(conn, course_id, title):
         raise NotFound(f"This course already has an assignment titled {title!r}")
-    courses.get_rubric(db, rubric_id)
-    with db.atomic():
-        aid = courses.ensure_assignment(db, course_id, title, rubric_id=rubric_id, week=week, prompt=prompt,
+    courses.get_rubric(conn, rubric_id)
+    with conn.atomic():
+        aid = courses.ensure_assignment(conn, course_id, title, rubric_id=rubric_id, week=week, prompt=prompt,
                                         key_concepts=key_concepts, target_grade=target_grade,
                                         answer_key=answer_key)
-        audit(db, actor=actor, action="create", entity="assignments", entity_id=aid,
+        audit(conn, actor=actor, action="create", entity="assignments", entity_id=aid,
               after={"title": title, "rubric_id": rubric_id, "week": week})
     return aid
 
 
-def edit_assignment(db, assignment_id: int, *, actor: str, **fields) -> dict:
+def edit_assignment(conn, assignment_id: int, *, actor: str, **fields) -> dict:
     """Update title/week/prompt/key_concepts/target_grade/answer_key/rubric_id; returns what changed."""
-    before = courses.get_assignment(db, assignment_id)
+    before = courses.get_assignment(conn, assignment_id)
     if "title" in fields:
         fields["title"] = (fields["title"] or "").strip()
         if not fields["title"]:
             raise NotFound("An assignment needs a title")
-        other = courses.find_assignment(db, before["course_id"], fields["title"])
+        other = courses.find_assignment(conn, before["course_id"], fields["title"])
         if other and other["id"] != assignment_id:
             raise NotFound(f"This course already has an assignment titled {fields['title']!r}")
     if "rubric_id" in fields:
-        courses.get_rubric(db, fields["rubric_id"])
+        courses.get_rubric(conn, fields["rubric_id"])
     if "target_grade" in fields and not 1 <= float(fields["target_grade"]) <= 18:
         raise NotFound("Target reading level must be a school grade between 1 and 18")
     if "answer_key" in fields and not (fields["answer_key"] or "").strip():
@@ -77,25 +77,25 @@ def edit_assignment(db, assignment_id: int, *, actor: str, **fields) -> dict:
     changed = {k: v for k, v in fields.items() if before.get(k) != v}
     if not changed:
         return {}
-    with db.atomic():
-        courses.update_assignment(db, assignment_id, **changed)
-        audit(db, actor=actor, action="edit", entity="assignments", entity_id=assignment_id,
+    with conn.atomic():
+        courses.update_assignment(conn, assignment_id, **changed)
+        audit(conn, actor=actor, action="edit", entity="assignments", entity_id=assignment_id,
               before={k: before.get(k) for k in changed}, after=changed)
     return changed
 
 
-def save_rubric_version(db, rubric: Rubric | dict | str | bytes, *, actor: str) -> tuple[int, int]:
+def save_rubric_version(conn, rubric: Rubric | dict | str | bytes, *, actor: str) -> tuple[int, int]:
     """Validate and store a rubric; a changed definition under an existing name is a new version.
 
     Returns (rubric_id, version). Identical content returns the existing row.
     """
     rubric = rubric if isinstance(rubric, Rubric) else parse_rubric(rubric)
-    with db.atomic():
-        known = {r["id"] for r in courses.list_rubrics(db)}
-        rid = courses.save_rubric(db, rubric)
-        stored = next(r for r in courses.list_rubrics(db) if r["id"] == rid)
+    with conn.atomic():
+        known = {r["id"] for r in courses.list_rubrics(conn)}
+        rid = courses.save_rubric(conn, rubric)
+        stored = next(r for r in courses.list_rubrics(conn) if r["id"] == rid)
         if rid not in known:
-            audit(db, actor=actor, action="create", entity="rubrics", entity_id=rid,
+            audit(conn, actor=actor, action="create", entity="rubrics", entity_id=rid,
                   after={"name": stored["name"], "version": stored["version"]})
     return rid, stored["version"]
 

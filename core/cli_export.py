@@ -25,10 +25,10 @@ def register(sub) -> None:
 
 
 def run(args) -> int:
-    db = open_db(args)
-    course = courses.course_by_name(db, args.course)
-    aid = courses.assignment_by_title(db, course["id"], args.assignment)["id"] if args.assignment else None
-    result = exporter.export(db, course["id"], aid, fmt=args.fmt, include_approved=args.approved)
+    conn = open_db(args)
+    course = courses.course_by_name(conn, args.course)
+    aid = courses.assignment_by_title(conn, course["id"], args.assignment)["id"] if args.assignment else None
+    result = exporter.export(conn, course["id"], aid, fmt=args.fmt, include_approved=args.approved)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(result.data)

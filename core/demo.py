@@ -24,7 +24,7 @@ def demo_data() -> dict:
     return json.loads(DEMO_FILE.read_text(encoding="utf-8"))
 
 
-def load_demo(db, actor: str = "demo loader") -> dict:
+def load_demo(conn, actor: str = "demo loader") -> dict:
     """Load (or re-load, harmlessly) the demo course; returns counts and whether anything was created."""
     data = demo_data()
     rubric = default_rubric()
@@ -40,7 +40,7 @@ def load_demo(db, actor: str = "demo loader") -> dict:
                              word_count=len(text.split()), scores={data["rater"]: r["scores"]}))
     titles = {a["title"]: a for a in data["assignments"]}
     out = submissions.write_import(
-        db, actor=actor, course_name=data["course"]["name"], course_description=data["course"]["description"],
+        conn, actor=actor, course_name=data["course"]["name"], course_description=data["course"]["description"],
         is_synthetic=True, new_assignments={t: a["week"] for t, a in titles.items()},
         rubric_by_assignment=dict.fromkeys(titles, rubric),
         assignment_details={t: {"prompt": a["prompt"], "key_concepts": a["key_concepts"],

@@ -75,18 +75,18 @@ class Export:
     summary: dict
 
 
-def export_items(db: Database, course_id: int, assignment_id: int | None = None, *,
+def export_items(conn: Database, course_id: int, assignment_id: int | None = None, *,
                  include_approved: bool = False) -> list[dict]:
     """Released (and optionally approved) items of a course or one assignment, with rubric info."""
     # One assignment: an equality on s.assignment_id, so the (assignment_id, ...) indexes apply.
     scope = ("s.assignment_id = :assignment" if assignment_id is not None else
              "s.assignment_id IN (SELECT id FROM assignments WHERE course_id = :course)")
-    rows = list(db.query(_ITEMS_SQL.format(scope=scope), {"course": course_id, "assignment": assignment_id,
+    rows = list(conn.query(_ITEMS_SQL.format(scope=scope), {"course": course_id, "assignment": assignment_id,
                                                           "approved": int(include_approved)}))
     rubrics: dict[int, tuple] = {}
     for r in rows:
         if r["rubric_id"] not in rubrics:
-            rubric = courses.get_rubric(db, r["rubric_id"])
+            rubric = courses.get_rubric(conn, r["rubric_id"])
             rubrics[r["rubric_id"]] = (rubric, rubric.max_total, rubric.keys,
                                        {c.key: c.title for c in rubric.criteria})
         rubric, max_total, keys, titles = rubrics[r["rubric_id"]]
@@ -178,17 +178,17 @@ def to_zip(items: list[dict]) -> bytes:
     return buf.getvalue()
 
 
-def export(db: Database, course_id: int, assignment_id: int | None = None, *, fmt: str,
+def export(conn: Database, course_id: int, assignment_id: int | None = None, *, fmt: str,
            include_approved: bool = False) -> Export:
     """Build one export file; raises FairMarkError when there is nothing released to export."""
     if fmt not in FORMATS:
         raise FairMarkError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
-    items = export_items(db, course_id, assignment_id, include_approved=include_approved)
+    items = export_items(conn, course_id, assignment_id, include_approved=include_approved)
     if not items:
         what = "released or approved" if include_approved else "released"
         raise FairMarkError(f"nothing to export: no {what} items yet"
                             + ("" if include_approved else " (release them first, or export approved ones explicitly)"))
-    course = courses.get_course(db, course_id)
+    course = courses.get_course(conn, course_id)
     base = _safe_name(course["name"]) + (f"-{_safe_name(items[0]['title'])}" if assignment_id else "")
     if fmt == "csv":
         data, name, mime = to_csv(items), f"{base}.csv", "text/csv"

@@ -128,18 +128,18 @@ def read_and_detect(files: list[tuple[str, bytes]], rubric: Rubric | None = None
     return table, detect_mapping(table.columns, rubric or default_rubric())
 
 
-def build_preview(db, files: list[tuple[str, bytes]], target: Target, mapping: Mapping | dict | None = None,
+def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping: Mapping | dict | None = None,
                   *, table: RawTable | None = None) -> Preview:
     """Read, map and validate; writes nothing. File-level faults raise IngestError."""
     if not target.course_name or not target.course_name.strip():
         raise IngestError("Choose a course (or type the name of a new one)")
-    course = courses.find_course(db, target.course_name.strip())
-    existing = courses.list_assignments(db, course["id"]) if course else []
+    course = courses.find_course(conn, target.course_name.strip())
+    existing = courses.list_assignments(conn, course["id"]) if course else []
     target_rubric = target.rubric
     if target.assignment_title:
         found = _match_title(existing, target.assignment_title)
         if found:
-            target_rubric = courses.get_rubric(db, found["rubric_id"])
+            target_rubric = courses.get_rubric(conn, found["rubric_id"])
     target_rubric = target_rubric or default_rubric()
     table = table or read_files(files)
     if isinstance(mapping, dict):
@@ -152,8 +152,8 @@ def build_preview(db, files: list[tuple[str, bytes]], target: Target, mapping: M
         p.mapping_problems.append("Choose the assignment these reflections belong to, or map a week/assignment column")
     if p.mapping_problems:
         return p
-    seen = subs.existing_keys(db, course["id"]) if course else set()
-    resolver = _AssignmentResolver(db, existing, target, target_rubric)
+    seen = subs.existing_keys(conn, course["id"]) if course else set()
+    resolver = _AssignmentResolver(conn, existing, target, target_rubric)
     for raw in table.rows:
         ready = _validate(raw, mapping, resolver, p)
         if ready is None:
@@ -180,8 +180,8 @@ def _match_title(assignments: list[dict], title: str) -> dict | None:
 class _AssignmentResolver:
     """Turns a row's week/assignment cell into an assignment title (existing or new)."""
 
-    def __init__(self, db, existing: list[dict], target: Target, rubric: Rubric):
-        self.db, self.existing, self.target, self.rubric = db, existing, target, rubric
+    def __init__(self, conn, existing: list[dict], target: Target, rubric: Rubric):
+        self.db, self.existing, self.target, self.rubric = conn, existing, target, rubric
         self.new: dict[str, int | None] = {}
         self.rubrics: dict[str, Rubric] = {}
 
@@ -285,7 +285,7 @@ def _score(cell: str, rubric: Rubric) -> tuple[float | None, str | None]:
 
 
 # --- step 2: commit -----------------------------------------------------------------
-def commit(db, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "teacher") -> ImportResult:
+def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "teacher") -> ImportResult:
     """Write the previewed rows in one transaction (see module docstring for the modes)."""
     if mode not in MODES:
         raise IngestError(f"Unknown import mode {mode!r}; use one of {', '.join(MODES)}")
@@ -298,7 +298,7 @@ def commit(db, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "
         return ImportResult(0, preview.duplicates, rejected)
     t = preview.target
     out = subs.write_import(
-        db, actor=actor, course_name=t.course_name.strip(),
+        conn, actor=actor, course_name=t.course_name.strip(),
         new_assignments=preview.new_assignments, rubric_by_assignment=preview.rubric_by_assignment,
         rows=preview.rows, summary={"files": preview.sources, "mode": mode, "rejected": len(rejected),
                                     "duplicates_in_preview": preview.duplicates,
@@ -309,8 +309,8 @@ def commit(db, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "
                         new_students=out["new_students"], import_id=out["import_id"])
 
 
-def import_files(db, files: list[tuple[str, bytes]], target: Target, *, mode: str = "all_or_nothing",
+def import_files(conn, files: list[tuple[str, bytes]], target: Target, *, mode: str = "all_or_nothing",
                  actor: str = "teacher", mapping: Mapping | None = None) -> ImportResult:
     """Preview and commit in one call (command line, scripts)."""
-    preview = build_preview(db, files, target, mapping)
-    return commit(db, preview, mode=mode, actor=actor)
+    preview = build_preview(conn, files, target, mapping)
+    return commit(conn, preview, mode=mode, actor=actor)

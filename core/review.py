@@ -81,12 +81,12 @@ class VersionConflict(ConflictError):
 
 # --- helpers ----------------------------------------------------------------------------
 @contextmanager
-def _writing(db: Database):
+def _writing(conn: Database):
     """Every read-then-write here: take the write lock first (waits for the background run's
     commit instead of failing), and turn a lock still held after the busy timeout into a
     ConflictError the pages show, not a crash."""
     try:
-        with write_transaction(db):
+        with write_transaction(conn):
             yield
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) and "busy" not in str(e):
@@ -99,27 +99,27 @@ def snapshot(review: dict) -> dict:
     return {k: review.get(k) for k in ("version", "status", "scores", "comment", "reason_codes", "note", "draft_id")}
 
 
-def _rubric_for(db: Database, submission: dict) -> Rubric:
-    return courses.assignment_rubric(db, submission["assignment_id"])
+def _rubric_for(conn: Database, submission: dict) -> Rubric:
+    return courses.assignment_rubric(conn, submission["assignment_id"])
 
 
-def _reopen_status(db: Database, submission: dict) -> str:
+def _reopen_status(conn: Database, submission: dict) -> str:
     """Submission status for an item that is back in review: what its current draft says."""
     if submission["current_draft_id"]:
-        status = db.execute("SELECT status FROM drafts WHERE id = ?", [submission["current_draft_id"]]).fetchone()[0]
+        status = conn.execute("SELECT status FROM drafts WHERE id = ?", [submission["current_draft_id"]]).fetchone()[0]
         return status if status in ("drafted", "needs_attention", "failed") else "drafted"
     return "failed" if submission["status"] == "failed" else "drafted"
 
 
-def _set_status(db: Database, submission: dict, status: str, rubric: Rubric) -> None:
-    draft = q.get_draft(db, submission["current_draft_id"]) if submission["current_draft_id"] else None
+def _set_status(conn: Database, submission: dict, status: str, rubric: Rubric) -> None:
+    draft = q.get_draft(conn, submission["current_draft_id"]) if submission["current_draft_id"] else None
     prio = triage.priority(status, draft["scores"] if draft else None, rubric,
                            confidence=draft["confidence"] if draft else None)
-    db.execute("UPDATE submissions SET status = ?, priority = ? WHERE id = ?", [status, prio, submission["id"]])
+    conn.execute("UPDATE submissions SET status = ?, priority = ? WHERE id = ?", [status, prio, submission["id"]])
 
 
-def _require_review(db: Database, submission_id: int) -> dict:
-    review = q.get_review(db, submission_id)
+def _require_review(conn: Database, submission_id: int) -> dict:
+    review = q.get_review(conn, submission_id)
     if review is None:
         raise NotFound(f"submission {submission_id} has not been opened for review yet; open it first")
     return review
@@ -138,9 +138,9 @@ def changes(before: dict | None, after: dict | None) -> list[dict]:
     return out
 
 
-def _conflict(db: Database, submission_id: int, loaded_version: int, current: dict) -> VersionConflict:
-    diff = changes(q.review_at_version(db, submission_id, loaded_version), snapshot(current))
-    who = q.last_change(db, submission_id) or {}
+def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict) -> VersionConflict:
+    diff = changes(q.review_at_version(conn, submission_id, loaded_version), snapshot(current))
+    who = q.last_change(conn, submission_id) or {}
     # Pages show this with st.error (Markdown): the values are teachers' and AI text, which may
     # quote a student's link or image syntax, so they are escaped; `changes` keeps the raw text.
     lines = [f"- {c['field']}: {escape_markdown(_short(c['before']))} -> {escape_markdown(_short(c['after']))}"
@@ -157,16 +157,16 @@ def _short(value, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _update_review(db: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:
+def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:
     """Conditional UPDATE on the loaded version; raises VersionConflict and writes nothing if stale."""
     fields = dict(fields, version=loaded_version + 1, updated_by=actor, updated_at=now())
     stored = {k: dumps(v) if k in ("scores", "reason_codes") else v for k, v in fields.items()}
     sets = ", ".join(f"{k} = ?" for k in stored)
-    cur = db.execute(f"UPDATE reviews SET {sets} WHERE id = ? AND version = ?",
+    cur = conn.execute(f"UPDATE reviews SET {sets} WHERE id = ? AND version = ?",
                      [*stored.values(), review["id"], loaded_version])
     if cur.rowcount != 1:
-        raise _conflict(db, review["submission_id"], loaded_version, q.get_review(db, review["submission_id"]))
-    return q.get_review(db, review["submission_id"])
+        raise _conflict(conn, review["submission_id"], loaded_version, q.get_review(conn, review["submission_id"]))
+    return q.get_review(conn, review["submission_id"])
 
 
 def label(mapping: dict, code) -> str:
@@ -261,32 +261,32 @@ def word_count(text: str) -> int:
 
 
 # --- open -------------------------------------------------------------------------------
-def open_item(db: Database, submission_id: int, *, actor: str) -> dict:
+def open_item(conn: Database, submission_id: int, *, actor: str) -> dict:
     """The teacher opens an item: create their review from the current draft the first time,
     and record when it was first opened (the bulk-approval sample counts opened items).
     Idempotent: opening again changes nothing."""
-    with _writing(db):
-        sub = q.get_submission(db, submission_id)
-        review = q.get_review(db, submission_id)
+    with _writing(conn):
+        sub = q.get_submission(conn, submission_id)
+        review = q.get_review(conn, submission_id)
         if review is None:
             if sub["status"] == "uploaded":
                 raise FairMarkError("this submission has no draft yet: run Assess first")
-            draft = q.get_draft(db, sub["current_draft_id"]) if sub["current_draft_id"] else None
+            draft = q.get_draft(conn, sub["current_draft_id"]) if sub["current_draft_id"] else None
             at = now()
-            rid = db.execute(
+            rid = conn.execute(
                 "INSERT INTO reviews (submission_id, draft_id, version, scores, comment, status, opened_at, "
                 "updated_by, updated_at) VALUES (?, ?, 1, ?, ?, 'in_review', ?, ?, ?)",
                 [submission_id, draft["id"] if draft else None, dumps(draft["scores"] if draft else {}),
                  draft["comment"] if draft else "", at, actor, at]).lastrowid
-            review = q.get_review(db, submission_id)
-            audit(db, actor=actor, action="open", entity="reviews", entity_id=rid, submission_id=submission_id,
+            review = q.get_review(conn, submission_id)
+            audit(conn, actor=actor, action="open", entity="reviews", entity_id=rid, submission_id=submission_id,
                   before=None, after=snapshot(review), reason="first opened; review created from the draft")
         elif review["opened_at"] is None:
             at = now()
-            db.execute("UPDATE reviews SET opened_at = ? WHERE id = ?", [at, review["id"]])
-            audit(db, actor=actor, action="open", entity="reviews", entity_id=review["id"],
+            conn.execute("UPDATE reviews SET opened_at = ? WHERE id = ?", [at, review["id"]])
+            audit(conn, actor=actor, action="open", entity="reviews", entity_id=review["id"],
                   submission_id=submission_id, before={"opened_at": None}, after={"opened_at": at})
-            review = q.get_review(db, submission_id)
+            review = q.get_review(conn, submission_id)
     return review
 
 
@@ -301,17 +301,17 @@ def check_reasons(reasons, note: str) -> list[str]:
     return reasons
 
 
-def save_edit(db: Database, submission_id: int, *, version: int, scores: dict, comment: str,
+def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict, comment: str,
               reasons=(), note: str = "", actor: str) -> dict:
     """Save the teacher's scores and comment. Scores must be within the rubric; a reason code is
     required when scores or comment changed. Editing an approved, rejected or released item puts
     it back in review (a released version stays locked in its release)."""
-    with _writing(db):
-        sub = q.get_submission(db, submission_id)
-        rubric = _rubric_for(db, sub)
-        review = _require_review(db, submission_id)
+    with _writing(conn):
+        sub = q.get_submission(conn, submission_id)
+        rubric = _rubric_for(conn, sub)
+        review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(db, submission_id, version, review)
+            raise _conflict(conn, submission_id, version, review)
         missing = [c.title for c in rubric.criteria if scores.get(c.key) is None]
         if missing:
             raise FairMarkError(f"choose a score for: {', '.join(missing)}")
@@ -321,7 +321,7 @@ def save_edit(db: Database, submission_id: int, *, version: int, scores: dict, c
         changed = scores != review["scores"] or comment != review["comment"]
         if not changed and not reasons and (note or "") == review["note"]:
             return review
-        draft = q.get_draft(db, review["draft_id"]) if review["draft_id"] else None
+        draft = q.get_draft(conn, review["draft_id"]) if review["draft_id"] else None
         # A reason says what was wrong with the AI's work; marking an item whose AI
         # assessment failed (no scores) by hand needs none.
         if changed and not reasons and draft is not None and draft["scores"]:
@@ -333,10 +333,10 @@ def save_edit(db: Database, submission_id: int, *, version: int, scores: dict, c
         reopened = review["status"] != "in_review" or sub["status"] in ("approved", "released", "rejected")
         if reopened:
             fields.update(status="in_review", approved_by=None, approved_at=None, approved_in_bulk=0)
-        after = _update_review(db, review, version, fields, actor=actor)
+        after = _update_review(conn, review, version, fields, actor=actor)
         if reopened:
-            _set_status(db, sub, _reopen_status(db, sub), rubric)
-        audit(db, actor=actor, action="edit", entity="reviews", entity_id=review["id"], submission_id=submission_id,
+            _set_status(conn, sub, _reopen_status(conn, sub), rubric)
+        audit(conn, actor=actor, action="edit", entity="reviews", entity_id=review["id"], submission_id=submission_id,
               before=snapshot(review), after=snapshot(after), reason=_reason_text(reasons, note))
     return after
 
@@ -345,98 +345,98 @@ def _reason_text(reasons, note: str) -> str:
     return ", ".join(reasons) + (f": {note.strip()}" if (note or "").strip() else "")
 
 
-def approve(db: Database, submission_id: int, *, version: int, actor: str, scores: dict | None = None,
+def approve(conn: Database, submission_id: int, *, version: int, actor: str, scores: dict | None = None,
             comment: str | None = None, reasons=(), note: str = "") -> dict:
     """Approve the teacher's version (saving any edits first, with their reasons)."""
-    with _writing(db):
-        review = _require_review(db, submission_id)
+    with _writing(conn):
+        review = _require_review(conn, submission_id)
         if scores is not None or comment is not None:
-            review = save_edit(db, submission_id, version=version,
+            review = save_edit(conn, submission_id, version=version,
                                scores=review["scores"] if scores is None else scores,
                                comment=review["comment"] if comment is None else comment,
                                reasons=reasons, note=note, actor=actor)
             version = review["version"]
         if review["version"] != version:
-            raise _conflict(db, submission_id, version, review)
-        sub = q.get_submission(db, submission_id)
+            raise _conflict(conn, submission_id, version, review)
+        sub = q.get_submission(conn, submission_id)
         if review["status"] == "approved" and sub["status"] in ("approved", "released"):
             return review
-        rubric = _rubric_for(db, sub)
+        rubric = _rubric_for(conn, sub)
         rubric.validate_scores(review["scores"])
         if not review["comment"].strip():
             raise FairMarkError("the comment is empty: write feedback for the student before approving")
         at = now()
-        after = _update_review(db, review, version, {"status": "approved", "approved_by": actor,
+        after = _update_review(conn, review, version, {"status": "approved", "approved_by": actor,
                                                      "approved_at": at, "approved_in_bulk": 0}, actor=actor)
-        _set_status(db, sub, "approved", rubric)
-        audit(db, actor=actor, action="approve", entity="reviews", entity_id=review["id"],
+        _set_status(conn, sub, "approved", rubric)
+        audit(conn, actor=actor, action="approve", entity="reviews", entity_id=review["id"],
               submission_id=submission_id, before=snapshot(review), after=snapshot(after))
     return after
 
 
-def reject(db: Database, submission_id: int, *, version: int, note: str, actor: str) -> dict:
+def reject(conn: Database, submission_id: int, *, version: int, note: str, actor: str) -> dict:
     """Reject the draft: the item goes back to the queue (Rejected group) with the teacher's note."""
     if not (note or "").strip():
         raise FairMarkError("Say why you reject it: the note goes back to the queue with the item.")
-    with _writing(db):
-        review = _require_review(db, submission_id)
+    with _writing(conn):
+        review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(db, submission_id, version, review)
-        sub = q.get_submission(db, submission_id)
-        after = _update_review(db, review, version, {"status": "rejected", "note": note.strip(),
+            raise _conflict(conn, submission_id, version, review)
+        sub = q.get_submission(conn, submission_id)
+        after = _update_review(conn, review, version, {"status": "rejected", "note": note.strip(),
                                                      "approved_by": None, "approved_at": None,
                                                      "approved_in_bulk": 0}, actor=actor)
-        _set_status(db, sub, "rejected", _rubric_for(db, sub))
-        audit(db, actor=actor, action="reject", entity="reviews", entity_id=review["id"],
+        _set_status(conn, sub, "rejected", _rubric_for(conn, sub))
+        audit(conn, actor=actor, action="reject", entity="reviews", entity_id=review["id"],
               submission_id=submission_id, before=snapshot(review), after=snapshot(after), reason=note.strip())
     return after
 
 
 # --- regenerate ---------------------------------------------------------------------------
-def _db_file(db: Database) -> str:
-    row = db.execute("PRAGMA database_list").fetchone()
+def _db_file(conn: Database) -> str:
+    row = conn.execute("PRAGMA database_list").fetchone()
     if not row or not row[2]:
         raise FairMarkError("regenerate needs a database file (not an in-memory database)")
     return row[2]
 
 
-def regenerate(db: Database, submission_id: int, *, actor: str, llm=None, assess_one=None) -> int:
+def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, assess_one=None) -> int:
     """Ask the pipeline for a new draft of this item. The teacher's review is not touched: the
     new draft is offered next to it and replaces it only through `use_draft`."""
     if assess_one is None:
         from core import pipeline  # lazy: the pipeline pulls in the agents and the LLM client
 
         assess_one = pipeline.assess_one
-    before = q.latest_draft_id(db, submission_id)
+    before = q.latest_draft_id(conn, submission_id)
     # The pipeline never writes `reviews` (db.drafts.save_draft), so the teacher's version is
     # untouched by construction; a colleague's save meanwhile is theirs, not the pipeline's.
-    draft_id = assess_one(_db_file(db), submission_id, llm=llm)
-    with _writing(db):
-        audit(db, actor=actor, action="regenerate", entity="drafts", entity_id=draft_id, submission_id=submission_id,
+    draft_id = assess_one(_db_file(conn), submission_id, llm=llm)
+    with _writing(conn):
+        audit(conn, actor=actor, action="regenerate", entity="drafts", entity_id=draft_id, submission_id=submission_id,
               before={"draft_id": before}, after={"draft_id": draft_id},
               reason="new draft requested; the teacher's version is kept")
     return draft_id
 
 
-def use_draft(db: Database, submission_id: int, draft_id: int, *, version: int, actor: str) -> dict:
+def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int, actor: str) -> dict:
     """The teacher chooses a (regenerated) draft as their version: scores and comment replaced."""
-    with _writing(db):
-        review = _require_review(db, submission_id)
+    with _writing(conn):
+        review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(db, submission_id, version, review)
-        draft = q.get_draft(db, draft_id)
+            raise _conflict(conn, submission_id, version, review)
+        draft = q.get_draft(conn, draft_id)
         if draft["submission_id"] != submission_id:
             raise NotFound(f"draft {draft_id} belongs to another submission")
-        sub = q.get_submission(db, submission_id)
+        sub = q.get_submission(conn, submission_id)
         # The chosen draft becomes the submission's current one (the pipeline leaves a
         # teacher's approved/rejected item pointing at the old draft).
-        db.execute("UPDATE submissions SET current_draft_id = ? WHERE id = ?", [draft_id, submission_id])
-        sub = q.get_submission(db, submission_id)
-        after = _update_review(db, review, version, {
+        conn.execute("UPDATE submissions SET current_draft_id = ? WHERE id = ?", [draft_id, submission_id])
+        sub = q.get_submission(conn, submission_id)
+        after = _update_review(conn, review, version, {
             "draft_id": draft_id, "scores": draft["scores"], "comment": draft["comment"], "edited": 0,
             "status": "in_review", "approved_by": None, "approved_at": None, "approved_in_bulk": 0}, actor=actor)
-        _set_status(db, sub, _reopen_status(db, sub), _rubric_for(db, sub))
-        audit(db, actor=actor, action="use_draft", entity="reviews", entity_id=review["id"],
+        _set_status(conn, sub, _reopen_status(conn, sub), _rubric_for(conn, sub))
+        audit(conn, actor=actor, action="use_draft", entity="reviews", entity_id=review["id"],
               submission_id=submission_id, before=snapshot(review), after=snapshot(after),
               reason=f"teacher chose draft {draft_id}")
     return after
@@ -493,14 +493,14 @@ class SampleState:
         return self.candidates > 0 and not self.missing and not self.unopened
 
 
-def sample_state(db: Database, assignment_id: int) -> SampleState:
-    rubric = courses.assignment_rubric(db, assignment_id)
+def sample_state(conn: Database, assignment_id: int) -> SampleState:
+    rubric = courses.assignment_rubric(conn, assignment_id)
     sql, args = _candidates_sql(rubric)
-    by_band = dict(db.execute(f"SELECT band, COUNT(*) FROM ({sql}) GROUP BY band",
+    by_band = dict(conn.execute(f"SELECT band, COUNT(*) FROM ({sql}) GROUP BY band",
                               [*args[:2], assignment_id, *args[2:]]).fetchall())
     # A row counts only while the sampled draft is still current, and as opened only if the
     # teacher's review was opened on that very draft (open_item creates it from the current one).
-    rows = list(db.query(
+    rows = list(conn.query(
         "SELECT rs.submission_id, rs.band, rs.draft_id, "
         "CASE WHEN r.draft_id = rs.draft_id THEN r.opened_at END AS opened_at, st.name AS student_name, "
         "COALESCE(s.current_draft_id = rs.draft_id, 0) AS live FROM review_samples rs "
@@ -509,7 +509,7 @@ def sample_state(db: Database, assignment_id: int) -> SampleState:
         "WHERE rs.assignment_id = ? ORDER BY rs.band, rs.submission_id", [assignment_id]))
     sample = [{k: v for k, v in row.items() if k != "live"} for row in rows if row["live"]]
     stale = [row["submission_id"] for row in rows if not row["live"]]
-    if rows and _new_since_draw(db, sql, args, assignment_id):
+    if rows and _new_since_draw(conn, sql, args, assignment_id):
         # Candidates drafted after the sample was drawn (a redo run, a regenerate) were never
         # represented in it: the batch changed, so the whole sample must be drawn again.
         stale = [row["submission_id"] for row in rows]
@@ -523,29 +523,29 @@ def sample_state(db: Database, assignment_id: int) -> SampleState:
     return SampleState(sum(by_band.values()), by_band, sample, missing, unopened, stale)
 
 
-def _new_since_draw(db: Database, sql: str, args: list, assignment_id: int) -> bool:
-    return bool(db.execute(
+def _new_since_draw(conn: Database, sql: str, args: list, assignment_id: int) -> bool:
+    return bool(conn.execute(
         f"SELECT EXISTS (SELECT 1 FROM ({sql}) c JOIN drafts d ON d.id = c.draft_id "
         "WHERE d.created_at > (SELECT MAX(drawn_at) FROM review_samples WHERE assignment_id = ?))",
         [*args[:2], assignment_id, *args[2:], assignment_id]).fetchone()[0])
 
 
-def draw_sample(db: Database, assignment_id: int, *, actor: str) -> SampleState:
+def draw_sample(conn: Database, assignment_id: int, *, actor: str) -> SampleState:
     """Add items to the stratified sample until every band present among the bulk-approval
     candidates has its share (at least one). Already drawn items stay while their draft is
     current: the sample is stable; items with a new draft since (stale) are dropped and replaced."""
-    with _writing(db):
-        state = sample_state(db, assignment_id)
-        rubric = courses.assignment_rubric(db, assignment_id)
+    with _writing(conn):
+        state = sample_state(conn, assignment_id)
+        rubric = courses.assignment_rubric(conn, assignment_id)
         sql, args = _candidates_sql(rubric)
         if state.stale:
-            db.execute(f"DELETE FROM review_samples WHERE assignment_id = ? AND submission_id IN "
+            conn.execute(f"DELETE FROM review_samples WHERE assignment_id = ? AND submission_id IN "
                        f"({', '.join('?' * len(state.stale))})", [assignment_id, *state.stale])
         drawn = {}
         for band, need in state.missing.items():
             # Deterministic spread over ids (a multiplicative hash), not "the first n".
             # Drafts the teacher has not seen yet first: re-sampling one already opened adds nothing.
-            picked = db.execute(
+            picked = conn.execute(
                 f"SELECT c.submission_id, c.draft_id FROM ({sql}) c "
                 "LEFT JOIN reviews seen ON seen.submission_id = c.submission_id AND seen.draft_id = c.draft_id "
                 "AND seen.opened_at IS NOT NULL "
@@ -554,23 +554,23 @@ def draw_sample(db: Database, assignment_id: int, *, actor: str) -> SampleState:
                 "ORDER BY seen.id IS NOT NULL, (c.submission_id * 2654435761) % 4294967296 LIMIT ?",
                 [*args[:2], assignment_id, *args[2:], band, assignment_id, need]).fetchall()
             at = now()
-            db.conn.executemany(
+            conn.conn.executemany(
                 "INSERT INTO review_samples (assignment_id, submission_id, band, drawn_by, drawn_at, draft_id) "
                 "VALUES (?, ?, ?, ?, ?, ?)", [(assignment_id, i, band, actor, at, d) for i, d in picked])
             drawn[band] = [i for i, _ in picked]
         if drawn or state.stale:
-            audit(db, actor=actor, action="draw_sample", entity="review_samples", entity_id=assignment_id,
+            audit(conn, actor=actor, action="draw_sample", entity="review_samples", entity_id=assignment_id,
                   before={"stale": state.stale} if state.stale else None, after=drawn,
                   reason="stratified sample for bulk approval"
                          + ("; items with a new draft since they were drawn were replaced" if state.stale else ""))
-        return sample_state(db, assignment_id)
+        return sample_state(conn, assignment_id)
 
 
-def bulk_approve(db: Database, assignment_id: int, *, expected: int, actor: str) -> int:
+def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: str) -> int:
     """Approve every bulk candidate at once, after the sample was opened. `expected` is the
     count the teacher confirmed; if the set changed meanwhile nothing is approved."""
-    with _writing(db):
-        state = sample_state(db, assignment_id)
+    with _writing(conn):
+        state = sample_state(conn, assignment_id)
         if state.candidates == 0:
             raise GateError("no items qualify for bulk approval (CONFIDENT, no failed check, no flag, not edited)")
         if state.missing:
@@ -582,33 +582,33 @@ def bulk_approve(db: Database, assignment_id: int, *, expected: int, actor: str)
         if state.candidates != expected:
             raise ConflictError(f"the number of items changed from {expected} to {state.candidates} since you "
                                 "confirmed; nothing was approved. Check and confirm again.")
-        rubric = courses.assignment_rubric(db, assignment_id)
+        rubric = courses.assignment_rubric(conn, assignment_id)
         sql, args = _candidates_sql(rubric)
         at = now()
-        db.execute("DROP TABLE IF EXISTS temp.bulk_items")
-        db.execute("CREATE TEMP TABLE bulk_items (submission_id INTEGER PRIMARY KEY, draft_id INTEGER, before TEXT)")
-        db.execute(f"INSERT INTO temp.bulk_items SELECT c.submission_id, c.draft_id, NULL FROM ({sql}) c",
+        conn.execute("DROP TABLE IF EXISTS temp.bulk_items")
+        conn.execute("CREATE TEMP TABLE bulk_items (submission_id INTEGER PRIMARY KEY, draft_id INTEGER, before TEXT)")
+        conn.execute(f"INSERT INTO temp.bulk_items SELECT c.submission_id, c.draft_id, NULL FROM ({sql}) c",
                    [*args[:2], assignment_id, *args[2:]])
         snap = ("json_object('version', r.version, 'status', r.status, 'scores', json(r.scores), "
                 "'comment', r.comment, 'reason_codes', json(r.reason_codes), 'note', r.note, 'draft_id', r.draft_id)")
-        db.execute(f"UPDATE temp.bulk_items SET before = (SELECT {snap} FROM reviews r "
+        conn.execute(f"UPDATE temp.bulk_items SET before = (SELECT {snap} FROM reviews r "
                    "WHERE r.submission_id = bulk_items.submission_id)")
         # Items never opened get their review now (version 0 -> 1 by the approval below).
-        db.execute("INSERT INTO reviews (submission_id, draft_id, version, scores, comment, status, updated_by, "
+        conn.execute("INSERT INTO reviews (submission_id, draft_id, version, scores, comment, status, updated_by, "
                    "updated_at) SELECT b.submission_id, d.id, 0, d.scores, d.comment, 'in_review', ?, ? "
                    "FROM temp.bulk_items b JOIN drafts d ON d.id = b.draft_id WHERE b.before IS NULL", [actor, at])
-        db.execute("UPDATE reviews SET status = 'approved', version = version + 1, approved_by = ?, approved_at = ?, "
+        conn.execute("UPDATE reviews SET status = 'approved', version = version + 1, approved_by = ?, approved_at = ?, "
                    "approved_in_bulk = 1, updated_by = ?, updated_at = ? "
                    "WHERE submission_id IN (SELECT submission_id FROM temp.bulk_items)", [actor, at, actor, at])
-        db.execute("UPDATE submissions SET status = 'approved', priority = ? "
+        conn.execute("UPDATE submissions SET status = 'approved', priority = ? "
                    "WHERE id IN (SELECT submission_id FROM temp.bulk_items)", [triage.APPROVED])
-        n = db.execute(
+        n = conn.execute(
             "INSERT INTO audit_log (at, actor, action, entity, entity_id, submission_id, before, after, reason) "
             f"SELECT ?, ?, 'bulk_approve', 'reviews', r.id, b.submission_id, b.before, {snap}, ? "
             "FROM temp.bulk_items b JOIN reviews r ON r.submission_id = b.submission_id",
             [at, actor, f"bulk approval of {expected} items after a stratified sample of {len(state.sample)}"]
         ).rowcount
-        db.execute("DROP TABLE temp.bulk_items")
+        conn.execute("DROP TABLE temp.bulk_items")
     return n
 
 
@@ -620,8 +620,8 @@ class Gate:
     detail: str
 
 
-def release_gates(db: Database, assignment_id: int) -> list[Gate]:
-    ov = q.release_overview(db, assignment_id)
+def release_gates(conn: Database, assignment_id: int) -> list[Gate]:
+    ov = q.release_overview(conn, assignment_id)
     gates = [
         Gate("Something to release", ov.approved_unreleased > 0,
              f"{ov.approved_unreleased} approved item(s) not yet released" if ov.approved_unreleased
@@ -631,7 +631,7 @@ def release_gates(db: Database, assignment_id: int) -> list[Gate]:
              else f"{ov.needs_attention} item(s) needing attention still wait for a decision"),
     ]
     if ov.bulk_approved_unreleased:
-        state = sample_state(db, assignment_id)
+        state = sample_state(conn, assignment_id)
         ok = bool(state.sample) and not state.unopened
         gates.append(Gate("Bulk-approval sample checked", ok,
                           f"{len(state.sample)} sampled item(s) opened before {ov.bulk_approved_unreleased} "
@@ -641,16 +641,16 @@ def release_gates(db: Database, assignment_id: int) -> list[Gate]:
     return gates
 
 
-def release(db: Database, assignment_id: int, *, actor: str, note: str = "") -> dict:
+def release(conn: Database, assignment_id: int, *, actor: str, note: str = "") -> dict:
     """Release every approved, unreleased item of the assignment and lock those versions."""
-    with _writing(db):
-        failed = [g for g in release_gates(db, assignment_id) if not g.ok]
+    with _writing(conn):
+        failed = [g for g in release_gates(conn, assignment_id) if not g.ok]
         if failed:
             raise GateError("release refused: " + "; ".join(f"{g.name} — {g.detail}" for g in failed))
         at = now()
-        rel_id = db.execute("INSERT INTO releases (assignment_id, released_by, released_at, note) VALUES (?, ?, ?, ?)",
+        rel_id = conn.execute("INSERT INTO releases (assignment_id, released_by, released_at, note) VALUES (?, ?, ?, ?)",
                             [assignment_id, actor, at, note]).lastrowid
-        n = db.execute(
+        n = conn.execute(
             # rubric_id: the assignment's rubric now, the one approve validated the scores against
             # and the teacher sees; locked so a later rubric switch cannot change released totals.
             "INSERT INTO release_items (release_id, submission_id, review_version, scores, comment, is_offline, "
@@ -659,17 +659,17 @@ def release(db: Database, assignment_id: int, *, actor: str, note: str = "") -> 
             "JOIN reviews r ON r.submission_id = s.id LEFT JOIN drafts d ON d.id = r.draft_id "
             "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.status = 'approved'",
             [rel_id, assignment_id]).rowcount
-        db.execute("UPDATE releases SET n_items = ? WHERE id = ?", [n, rel_id])
-        db.execute("UPDATE submissions SET status = 'released', priority = ? "
+        conn.execute("UPDATE releases SET n_items = ? WHERE id = ?", [n, rel_id])
+        conn.execute("UPDATE submissions SET status = 'released', priority = ? "
                    "WHERE id IN (SELECT submission_id FROM release_items WHERE release_id = ?)",
                    [triage.RELEASED, rel_id])
-        db.execute(
+        conn.execute(
             "INSERT INTO audit_log (at, actor, action, entity, entity_id, submission_id, before, after, reason) "
             "SELECT ?, ?, 'release', 'release_items', ri.release_id, ri.submission_id, "
             "json_object('status', 'approved', 'version', ri.review_version), "
             "json_object('status', 'released', 'version', ri.review_version, 'release_id', ri.release_id), ? "
             "FROM release_items ri WHERE ri.release_id = ?", [at, actor, note, rel_id])
-        audit(db, actor=actor, action="release", entity="releases", entity_id=rel_id,
+        audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": n}, reason=note)
     return {"release_id": rel_id, "n_items": n, "released_at": at}
 

@@ -3,9 +3,9 @@
 `connect(path)` is cheap and returns a fresh `sqlite_utils.Database`; open one per unit
 of work (a page run, a worker thread) rather than sharing a connection across threads.
 Query functions live in the modules beside this one, grouped by what they are about
-(courses, submissions, runs, drafts, reviews, analytics), and take `db` as their first
+(courses, submissions, runs, drafts, reviews, analytics), and take `conn` as their first
 argument. Multi-row writes go inside `with db.atomic():`; a read-then-write that must not
-fail when another connection commits in between uses `with write_transaction(db):`.
+fail when another connection commits in between uses `with write_transaction(conn):`.
 """
 from __future__ import annotations
 
@@ -27,20 +27,20 @@ def connect(path: str | Path, *, migrate: bool = True) -> Database:
     path = str(path)
     if path != ":memory:":
         Path(path).parent.mkdir(parents=True, exist_ok=True)
-    conn = sqlite3.connect(path, timeout=30, check_same_thread=False)
-    conn.execute("PRAGMA busy_timeout = 30000")
-    conn.execute("PRAGMA foreign_keys = ON")
+    raw = sqlite3.connect(path, timeout=30, check_same_thread=False)
+    raw.execute("PRAGMA busy_timeout = 30000")
+    raw.execute("PRAGMA foreign_keys = ON")
     if path != ":memory:":
-        conn.execute("PRAGMA journal_mode = WAL")
-        conn.execute("PRAGMA synchronous = NORMAL")
-    db = Database(conn, execute_plugins=False)
+        raw.execute("PRAGMA journal_mode = WAL")
+        raw.execute("PRAGMA synchronous = NORMAL")
+    conn = Database(raw, execute_plugins=False)
     if migrate:
         key = str(Path(path).resolve()) if path != ":memory:" else f"mem:{id(conn)}"
         if key not in _migrated:
             with _lock:
-                migrations.apply(db)
+                migrations.apply(conn)
                 _migrated.add(key)
-    return db
+    return conn
 
 
 def forget_migrated(path: str | Path | None = None) -> None:
@@ -52,7 +52,7 @@ def forget_migrated(path: str | Path | None = None) -> None:
 
 
 @contextmanager
-def write_transaction(db: Database):
+def write_transaction(conn: Database):
     """A transaction that takes the write lock up front (BEGIN IMMEDIATE).
 
     With plain BEGIN a transaction that reads first and writes later fails at once with
@@ -61,20 +61,20 @@ def write_transaction(db: Database):
     first makes SQLite wait (busy timeout) for the other writer instead. Inside an open
     transaction this nests as a savepoint, like `db.atomic()`.
     """
-    if db.conn.in_transaction:
-        with db.atomic():
-            yield db
+    if conn.conn.in_transaction:
+        with conn.atomic():
+            yield conn
         return
-    db.conn.execute("BEGIN IMMEDIATE")
+    conn.conn.execute("BEGIN IMMEDIATE")
     try:
-        yield db
+        yield conn
     except BaseException:
-        db.conn.rollback()
+        conn.conn.rollback()
         raise
     try:
-        db.conn.execute("COMMIT")
+        conn.conn.execute("COMMIT")
     except BaseException:
-        db.conn.rollback()
+        conn.conn.rollback()
         raise
 
 
@@ -94,10 +94,10 @@ def loads(text: str | None, default=None):
     return json.loads(text)
 
 
-def audit(db: Database, *, actor: str, action: str, entity: str, entity_id: int | None = None,
+def audit(conn: Database, *, actor: str, action: str, entity: str, entity_id: int | None = None,
           submission_id: int | None = None, before=None, after=None, reason: str = "") -> None:
     """Append one row to the audit log (call inside the same transaction as the change)."""
-    db.execute(
+    conn.execute(
         "INSERT INTO audit_log (at, actor, action, entity, entity_id, submission_id, before, after, reason) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [now(), actor, action, entity, entity_id, submission_id,

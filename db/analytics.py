@@ -84,17 +84,17 @@ _cache_lock = threading.Lock()
 _CACHE_MAX = 64
 
 
-def data_version(db: Database) -> int:
+def data_version(conn: Database) -> int:
     """Bumped by triggers on every write to the tables the dashboards read (migration m004)."""
-    return db.execute("SELECT version FROM analytics_version WHERE id = 1").fetchone()[0]
+    return conn.execute("SELECT version FROM analytics_version WHERE id = 1").fetchone()[0]
 
 
-def _memo(db: Database, key: tuple, compute):
+def _memo(conn: Database, key: tuple, compute):
     """Result of `compute()` cached per (database file, data_version, key); in-memory DBs are not cached."""
-    path = next((r[2] for r in db.execute("PRAGMA database_list") if r[1] == "main"), "")
+    path = next((r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "")
     if not path:
         return compute()
-    full = (path, data_version(db), key)
+    full = (path, data_version(conn), key)
     with _cache_lock:
         if full in _cache:
             _cache.move_to_end(full)
@@ -112,7 +112,7 @@ def clear_cache() -> None:
         _cache.clear()
 
 
-def pair_counts(db: Database, scope: Scope, *, reference: str = "auto", by: tuple[str, ...] = (),
+def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tuple[str, ...] = (),
                 attributes: bool = False, expand: bool = True) -> pd.DataFrame:
     """Counts of (rubric_id, criterion, *by, [attribute, group], ai, reference) in scope, aggregated in SQL.
 
@@ -125,12 +125,12 @@ def pair_counts(db: Database, scope: Scope, *, reference: str = "auto", by: tupl
     for name in by:
         if name not in DIMENSIONS and name != "source":
             raise ValueError(f"unknown dimension {name!r}; choose from {sorted([*DIMENSIONS, 'source'])}")
-    table = _memo(db, ("pairs", scope, reference, tuple(by), attributes),
-                  lambda: _pair_counts_sql(db, scope, reference, tuple(by), attributes))
+    table = _memo(conn, ("pairs", scope, reference, tuple(by), attributes),
+                  lambda: _pair_counts_sql(conn, scope, reference, tuple(by), attributes))
     return expand_attributes(table) if attributes and expand else table
 
 
-def _pair_counts_sql(db, scope, reference, by, attributes) -> pd.DataFrame:
+def _pair_counts_sql(conn, scope, reference, by, attributes) -> pd.DataFrame:
     ref_sql, ref_args = _reference_sql(reference)
     where, args = scope.where()
     inner = [f"{DIMENSIONS[b]} AS {b}" for b in by if b in DIMENSIONS]
@@ -161,7 +161,7 @@ def _pair_counts_sql(db, scope, reference, by, attributes) -> pd.DataFrame:
         SELECT rubric_id, criterion, {''.join(o + ', ' for o in outer)} ai, {ref_sql} AS reference, COUNT(*) AS n
         FROM pairs WHERE reference IS NOT NULL
         GROUP BY {keys} ORDER BY {keys}"""
-    rows = db.execute(sql, [*ref_args, *args]).fetchall()
+    rows = conn.execute(sql, [*ref_args, *args]).fetchall()
     df = pd.DataFrame(rows, columns=[*names, "ai", "reference", "n"])
     df["ai"] = df["ai"].astype(float)
     df["reference"] = df["reference"].astype(float)
@@ -184,35 +184,35 @@ def expand_attributes(df: pd.DataFrame) -> pd.DataFrame:
     return out.groupby(keys, as_index=False, sort=True)["n"].sum()
 
 
-def raters(db: Database, scope: Scope) -> list[str]:
+def raters(conn: Database, scope: Scope) -> list[str]:
     where, args = scope.where()
-    return [r[0] for r in db.execute(
+    return [r[0] for r in conn.execute(
         f"SELECT DISTINCT rs.rater FROM reference_scores rs JOIN submissions s ON s.id = rs.submission_id "
         f"JOIN assignments a ON a.id = s.assignment_id WHERE {where} ORDER BY rs.rater", args)]
 
 
-def criteria(db: Database, scope: Scope) -> list[str]:
+def criteria(conn: Database, scope: Scope) -> list[str]:
     """Criterion keys of the rubrics used by the assignments in scope, in rubric order."""
     where, args = scope.where(sub="a", asg="a")
     where = where.replace("a.assignment_id", "a.id")
     keys: list[str] = []
     sql = f"SELECT DISTINCT a.rubric_id FROM assignments a WHERE {where} ORDER BY a.rubric_id"
-    for (rid,) in db.execute(sql, args):
-        keys += [k for k in get_rubric(db, rid).keys if k not in keys]
+    for (rid,) in conn.execute(sql, args):
+        keys += [k for k in get_rubric(conn, rid).keys if k not in keys]
     return keys
 
 
-def attributes(db: Database, scope: Scope) -> list[str]:
+def attributes(conn: Database, scope: Scope) -> list[str]:
     """Student attribute names (section, ell, ...) present in the scope."""
     where, args = scope.where()
-    return [r[0] for r in db.execute(
+    return [r[0] for r in conn.execute(
         f"SELECT DISTINCT j.key FROM students st JOIN json_each(st.attributes) j WHERE st.id IN ("
         f"SELECT s.student_id FROM submissions s JOIN assignments a ON a.id = s.assignment_id WHERE {where}) "
         f"ORDER BY j.key", args)]
 
 
 # --- scales ---------------------------------------------------------------------------------
-def _pick_scale(db: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
+def _pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
     """Keep the pairs on the scale with the most pairs; say so when others exist.
 
     Kappa and bands only make sense on one scale, and a scope may mix rubrics.
@@ -220,7 +220,7 @@ def _pick_scale(db: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, 
     notes = []
     if table.empty:
         return table, {}, notes
-    rubrics = {rid: get_rubric(db, int(rid)) for rid in table["rubric_id"].unique()}
+    rubrics = {rid: get_rubric(conn, int(rid)) for rid in table["rubric_id"].unique()}
     scale_of = {rid: (r.scale_min, r.scale_max) for rid, r in rubrics.items()}
     table = table.assign(_scale=table["rubric_id"].map(scale_of))
     sizes = table.groupby("_scale")["n"].sum().sort_values(ascending=False)
@@ -241,7 +241,7 @@ def _collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
 
 
 # --- Agreement page ---------------------------------------------------------------------------
-def agreement_view(db: Database, scope: Scope, *, reference: str = "auto", n_boot: int = 1000,
+def agreement_view(conn: Database, scope: Scope, *, reference: str = "auto", n_boot: int = 1000,
                    seed: int = 0) -> dict:
     """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
 
@@ -249,10 +249,10 @@ def agreement_view(db: Database, scope: Scope, *, reference: str = "auto", n_boo
     criterion + "All criteria"), "confusion" {criterion: DataFrame}, "cells" {criterion: (ai,
     reference, n) counts for the scatter}, "by_week", "by_version" (DataFrames), "edits" (edit_summary)}.
     """
-    raw = pair_counts(db, scope, reference=reference, by=("week", "version", "source"))
-    table, scale, notes = _pick_scale(db, raw)
+    raw = pair_counts(conn, scope, reference=reference, by=("week", "version", "source"))
+    table, scale, notes = _pick_scale(conn, raw)
     out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes,
-           "scale": scale, "edits": edit_view(db, scope)}
+           "scale": scale, "edits": edit_view(conn, scope)}
     if table.empty:
         return out
     lo, hi = scale["lo"], scale["hi"]
@@ -273,7 +273,7 @@ def agreement_view(db: Database, scope: Scope, *, reference: str = "auto", n_boo
 
 
 # --- Fairness page ----------------------------------------------------------------------------
-def fairness_view(db: Database, scope: Scope, *, reference: str = "auto", criterion: str | None = None,
+def fairness_view(conn: Database, scope: Scope, *, reference: str = "auto", criterion: str | None = None,
                   cut: float | None = None, n_boot: int = 1000, seed: int = 0, min_n: int = fairness.MIN_N,
                   short_words: int = 100) -> dict:
     """Bands (with ΔMAE), groups for every student attribute, and length bias.
@@ -283,8 +283,8 @@ def fairness_view(db: Database, scope: Scope, *, reference: str = "auto", criter
     (DataFrame), "groups" {attribute: group_report}, "length" (length_bias), "length_cells"}.
     """
     # One scan for everything: word count for bands and length, the raw attributes JSON for groups.
-    raw = pair_counts(db, scope, reference=reference, by=("word_count",), attributes=True, expand=False)
-    with_attrs, scale, notes = _pick_scale(db, raw)
+    raw = pair_counts(conn, scope, reference=reference, by=("word_count",), attributes=True, expand=False)
+    with_attrs, scale, notes = _pick_scale(conn, raw)
     table = _collapse(with_attrs, ["rubric_id", "criterion", "word_count"]) if len(with_attrs) else with_attrs
     out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes, "scale": scale}
     if table.empty:
@@ -316,16 +316,16 @@ def fairness_view(db: Database, scope: Scope, *, reference: str = "auto", criter
 
 
 # --- edit analytics ---------------------------------------------------------------------------
-def edit_view(db: Database, scope: Scope) -> dict:
+def edit_view(conn: Database, scope: Scope) -> dict:
     """What teachers changed in decided reviews (approved/rejected), via core.metrics.edit_summary.
 
     Comment edit distance uses the newest COMMENT_SAMPLE edited comments (difflib per pair).
     Cached until the data change.
     """
-    return _memo(db, ("edits", scope), lambda: _edit_view(db, scope))
+    return _memo(conn, ("edits", scope), lambda: _edit_view(conn, scope))
 
 
-def _edit_view(db: Database, scope: Scope) -> dict:
+def _edit_view(conn: Database, scope: Scope) -> dict:
     where, args = scope.where()
     base = (f"FROM reviews r JOIN submissions s ON s.id = r.submission_id "
             f"JOIN assignments a ON a.id = s.assignment_id "
@@ -333,17 +333,17 @@ def _edit_view(db: Database, scope: Scope) -> dict:
             f"WHERE {where} AND r.status IN ('approved', 'rejected')")
     changed = ("EXISTS (SELECT 1 FROM json_each(r.scores) j "
                "WHERE j.value IS NOT json_extract(d.scores, '$.\"' || j.key || '\"'))")
-    outcomes = pd.DataFrame(db.execute(
+    outcomes = pd.DataFrame(conn.execute(
         f"SELECT r.status, {changed}, r.comment != d.comment, COUNT(*) {base} GROUP BY 1, 2, 3", args).fetchall(),
         columns=["status", "scores_changed", "comment_changed", "n"])
-    changes = pd.DataFrame(db.execute(
+    changes = pd.DataFrame(conn.execute(
         f"SELECT j.key, json_extract(d.scores, '$.\"' || j.key || '\"'), j.value, COUNT(*) "
         f"{base.replace('WHERE', ', json_each(r.scores) j WHERE')} AND r.status = 'approved' "
         f"AND json_extract(d.scores, '$.\"' || j.key || '\"') IS NOT NULL GROUP BY 1, 2, 3", args).fetchall(),
         columns=["criterion", "ai", "teacher", "n"])
-    pairs = db.execute(f"SELECT d.comment, r.comment {base} AND r.comment != d.comment "
+    pairs = conn.execute(f"SELECT d.comment, r.comment {base} AND r.comment != d.comment "
                        f"ORDER BY r.updated_at DESC LIMIT {COMMENT_SAMPLE}", args).fetchall()
-    codes = pd.DataFrame(db.execute(
+    codes = pd.DataFrame(conn.execute(
         f"SELECT j.value, COUNT(*) {base.replace('WHERE', ', json_each(r.reason_codes) j WHERE')} GROUP BY 1",
         args).fetchall(), columns=["code", "n"])
     summary = metrics.edit_summary(outcomes, changes, pairs, codes)
@@ -355,18 +355,18 @@ def _edit_view(db: Database, scope: Scope) -> dict:
 JUDGE_SAMPLE = 2000  # newest submissions scored by two or more versions
 
 
-def judge_view(db: Database, scope: Scope) -> dict:
+def judge_view(conn: Database, scope: Scope) -> dict:
     """Krippendorff's alpha (ordinal) between model/prompt versions that scored the same submissions.
 
     Uses each version's latest successful draft per submission, over the newest JUDGE_SAMPLE
     submissions that at least two versions scored. Cached until the data change.
     """
-    return _memo(db, ("judges", scope), lambda: _judge_view(db, scope))
+    return _memo(conn, ("judges", scope), lambda: _judge_view(conn, scope))
 
 
-def _judge_view(db: Database, scope: Scope) -> dict:
+def _judge_view(conn: Database, scope: Scope) -> dict:
     where, args = scope.where()
-    rows = db.execute(f"""
+    rows = conn.execute(f"""
         WITH v AS (
             SELECT d.submission_id, {VERSION_SQL} AS version, d.scores, d.id
             FROM drafts d JOIN submissions s ON s.id = d.submission_id JOIN assignments a ON a.id = s.assignment_id
@@ -394,16 +394,16 @@ def _judge_view(db: Database, scope: Scope) -> dict:
 
 
 # --- Costs page -------------------------------------------------------------------------------
-def costs_view(db: Database, scope: Scope) -> dict:
+def costs_view(conn: Database, scope: Scope) -> dict:
     """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
 
     Calls are attributed through their submission, else through their run. Cached until the
     data change.
     """
-    return _memo(db, ("costs", scope), lambda: _costs_view(db, scope))
+    return _memo(conn, ("costs", scope), lambda: _costs_view(conn, scope))
 
 
-def _costs_view(db: Database, scope: Scope) -> dict:
+def _costs_view(conn: Database, scope: Scope) -> dict:
     where, args = scope.where(sub="x", asg="x")
     base = f"""
         FROM (SELECT c.*, COALESCE(s.assignment_id, ru.assignment_id) AS assignment_id,
@@ -420,7 +420,7 @@ def _costs_view(db: Database, scope: Scope) -> dict:
            "SUM(x.status = 'error') AS errors, COUNT(DISTINCT x.submission_id) AS submissions")
 
     def q(sql: str) -> pd.DataFrame:
-        cur = db.execute(sql, args)
+        cur = conn.execute(sql, args)
         return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])
 
     totals = q(f"SELECT {agg} {base}")

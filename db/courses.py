@@ -11,21 +11,21 @@ STATUSES = ("uploaded", "drafted", "needs_attention", "failed", "approved", "rej
 
 
 # --- rubrics -----------------------------------------------------------------------
-def save_rubric(db: Database, rubric: Rubric) -> int:
+def save_rubric(conn: Database, rubric: Rubric) -> int:
     """Store a rubric and return its id.
 
     Identical content under the same name returns the existing row. Different content
     under a name that exists becomes a new version (max + 1): rows of older versions
     are never changed, so scores given under them keep their meaning.
     """
-    rows = list(db.query(
+    rows = list(conn.query(
         "SELECT id, version, content_hash FROM rubrics WHERE name = ? ORDER BY version", [rubric.name]))
     for row in rows:
         if row["content_hash"] == _hash_without_version(rubric):
             return row["id"]
     version = (rows[-1]["version"] + 1) if rows else rubric.version
     stored = rubric.model_copy(update={"version": version})
-    cur = db.execute(
+    cur = conn.execute(
         "INSERT INTO rubrics (name, version, definition, content_hash) VALUES (?, ?, ?, ?)",
         [stored.name, version, stored.to_json(), _hash_without_version(stored)],
     )
@@ -36,56 +36,56 @@ def _hash_without_version(rubric: Rubric) -> str:
     return rubric.model_copy(update={"version": 1}).content_hash
 
 
-def get_rubric(db: Database, rubric_id: int) -> Rubric:
-    row = db.execute("SELECT definition FROM rubrics WHERE id = ?", [rubric_id]).fetchone()
+def get_rubric(conn: Database, rubric_id: int) -> Rubric:
+    row = conn.execute("SELECT definition FROM rubrics WHERE id = ?", [rubric_id]).fetchone()
     if row is None:
         raise NotFound(f"rubric {rubric_id} does not exist")
     return parse_rubric(row[0])
 
 
-def list_rubrics(db: Database) -> list[dict]:
-    return list(db.query("SELECT id, name, version, content_hash, created_at FROM rubrics ORDER BY name, version"))
+def list_rubrics(conn: Database) -> list[dict]:
+    return list(conn.query("SELECT id, name, version, content_hash, created_at FROM rubrics ORDER BY name, version"))
 
 
 # --- courses -----------------------------------------------------------------------
-def list_courses(db: Database) -> list[dict]:
-    return list(db.query("SELECT * FROM courses ORDER BY name"))
+def list_courses(conn: Database) -> list[dict]:
+    return list(conn.query("SELECT * FROM courses ORDER BY name"))
 
 
-def get_course(db: Database, course_id: int) -> dict:
-    row = next(db.query("SELECT * FROM courses WHERE id = ?", [course_id]), None)
+def get_course(conn: Database, course_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM courses WHERE id = ?", [course_id]), None)
     if row is None:
         raise NotFound(f"course {course_id} does not exist")
     return row
 
 
-def find_course(db: Database, name: str) -> dict | None:
-    return next(db.query("SELECT * FROM courses WHERE name = ?", [name]), None)
+def find_course(conn: Database, name: str) -> dict | None:
+    return next(conn.query("SELECT * FROM courses WHERE name = ?", [name]), None)
 
 
-def course_by_name(db: Database, name: str) -> dict:
-    row = find_course(db, name)
+def course_by_name(conn: Database, name: str) -> dict:
+    row = find_course(conn, name)
     if row is None:
-        names = ", ".join(c["name"] for c in list_courses(db)) or "none yet"
+        names = ", ".join(c["name"] for c in list_courses(conn)) or "none yet"
         raise NotFound(f"no course named {name!r} (courses: {names})")
     return row
 
 
-def ensure_course(db: Database, name: str, description: str = "", is_synthetic: bool = False) -> int:
+def ensure_course(conn: Database, name: str, description: str = "", is_synthetic: bool = False) -> int:
     name = name.strip()
     if not name:
         raise NotFound("a course needs a name")
-    row = find_course(db, name)
+    row = find_course(conn, name)
     if row:
         return row["id"]
-    return db.execute(
+    return conn.execute(
         "INSERT INTO courses (name, description, is_synthetic) VALUES (?, ?, ?)",
         [name, description, int(is_synthetic)],
     ).lastrowid
 
 
-def update_course(db: Database, course_id: int, *, name: str, description: str) -> None:
-    db.execute("UPDATE courses SET name = ?, description = ? WHERE id = ?", [name.strip(), description, course_id])
+def update_course(conn: Database, course_id: int, *, name: str, description: str) -> None:
+    conn.execute("UPDATE courses SET name = ?, description = ? WHERE id = ?", [name.strip(), description, course_id])
 
 
 # --- assignments -------------------------------------------------------------------
@@ -95,48 +95,48 @@ def _assignment(row: dict) -> dict:
     return row
 
 
-def list_assignments(db: Database, course_id: int) -> list[dict]:
-    return [_assignment(r) for r in db.query(
+def list_assignments(conn: Database, course_id: int) -> list[dict]:
+    return [_assignment(r) for r in conn.query(
         "SELECT * FROM assignments WHERE course_id = ? ORDER BY week, title", [course_id])]
 
 
-def get_assignment(db: Database, assignment_id: int) -> dict:
-    row = next(db.query("SELECT * FROM assignments WHERE id = ?", [assignment_id]), None)
+def get_assignment(conn: Database, assignment_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM assignments WHERE id = ?", [assignment_id]), None)
     if row is None:
         raise NotFound(f"assignment {assignment_id} does not exist")
     return _assignment(row)
 
 
-def find_assignment(db: Database, course_id: int, title: str) -> dict | None:
-    row = next(db.query("SELECT * FROM assignments WHERE course_id = ? AND title = ?", [course_id, title]), None)
+def find_assignment(conn: Database, course_id: int, title: str) -> dict | None:
+    row = next(conn.query("SELECT * FROM assignments WHERE course_id = ? AND title = ?", [course_id, title]), None)
     return _assignment(row) if row else None
 
 
-def assignment_by_title(db: Database, course_id: int, title: str) -> dict:
-    row = find_assignment(db, course_id, title)
+def assignment_by_title(conn: Database, course_id: int, title: str) -> dict:
+    row = find_assignment(conn, course_id, title)
     if row is None:
-        titles = ", ".join(a["title"] for a in list_assignments(db, course_id)) or "none yet"
+        titles = ", ".join(a["title"] for a in list_assignments(conn, course_id)) or "none yet"
         raise NotFound(f"no assignment titled {title!r} in this course (assignments: {titles})")
     return row
 
 
-def ensure_assignment(db: Database, course_id: int, title: str, *, rubric_id: int, week: int | None = None,
+def ensure_assignment(conn: Database, course_id: int, title: str, *, rubric_id: int, week: int | None = None,
                       prompt: str = "", key_concepts: list[str] | None = None, target_grade: float = 10,
                       answer_key: str | None = None) -> int:
     title = title.strip()
     if not title:
         raise NotFound("an assignment needs a title")
-    row = find_assignment(db, course_id, title)
+    row = find_assignment(conn, course_id, title)
     if row:
         return row["id"]
-    return db.execute(
+    return conn.execute(
         "INSERT INTO assignments (course_id, title, week, prompt, key_concepts, target_grade, answer_key, rubric_id) "
         "VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [course_id, title, week, prompt, dumps(key_concepts or []), target_grade, answer_key, rubric_id],
     ).lastrowid
 
 
-def update_assignment(db: Database, assignment_id: int, **fields) -> None:
+def update_assignment(conn: Database, assignment_id: int, **fields) -> None:
     allowed = {"title", "week", "prompt", "key_concepts", "target_grade", "answer_key", "rubric_id"}
     bad = set(fields) - allowed
     if bad:
@@ -146,31 +146,31 @@ def update_assignment(db: Database, assignment_id: int, **fields) -> None:
     if not fields:
         return
     sets = ", ".join(f"{k} = ?" for k in fields)
-    db.execute(f"UPDATE assignments SET {sets} WHERE id = ?", [*fields.values(), assignment_id])
+    conn.execute(f"UPDATE assignments SET {sets} WHERE id = ?", [*fields.values(), assignment_id])
 
 
-def assignment_rubric(db: Database, assignment_id: int) -> Rubric:
-    return get_rubric(db, get_assignment(db, assignment_id)["rubric_id"])
+def assignment_rubric(conn: Database, assignment_id: int) -> Rubric:
+    return get_rubric(conn, get_assignment(conn, assignment_id)["rubric_id"])
 
 
 # --- students ----------------------------------------------------------------------
-def get_student(db: Database, student_id: int) -> dict:
-    row = next(db.query("SELECT * FROM students WHERE id = ?", [student_id]), None)
+def get_student(conn: Database, student_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM students WHERE id = ?", [student_id]), None)
     if row is None:
         raise NotFound(f"student {student_id} does not exist")
     row["attributes"] = loads(row["attributes"], {})
     return row
 
 
-def list_students(db: Database, course_id: int) -> list[dict]:
-    rows = list(db.query("SELECT * FROM students WHERE course_id = ? ORDER BY name, external_id", [course_id]))
+def list_students(conn: Database, course_id: int) -> list[dict]:
+    rows = list(conn.query("SELECT * FROM students WHERE course_id = ? ORDER BY name, external_id", [course_id]))
     for r in rows:
         r["attributes"] = loads(r["attributes"], {})
     return rows
 
 
 # --- status counts (Home page) ------------------------------------------------------
-def status_counts(db: Database, *, course_id: int | None = None, assignment_id: int | None = None) -> dict[str, int]:
+def status_counts(conn: Database, *, course_id: int | None = None, assignment_id: int | None = None) -> dict[str, int]:
     """Submissions per status; every status present as a key (0 when none)."""
     if assignment_id is not None:
         sql = "SELECT status, COUNT(*) FROM submissions WHERE assignment_id = ? GROUP BY status"
@@ -182,12 +182,12 @@ def status_counts(db: Database, *, course_id: int | None = None, assignment_id: 
     else:
         sql, args = "SELECT status, COUNT(*) FROM submissions GROUP BY status", []
     counts = dict.fromkeys(STATUSES, 0)
-    for status, n in db.execute(sql, args).fetchall():
+    for status, n in conn.execute(sql, args).fetchall():
         counts[status] = n
     return counts
 
 
-def is_empty(db: Database) -> bool:
-    return db.execute("SELECT NOT EXISTS (SELECT 1 FROM courses)").fetchone()[0] == 1
+def is_empty(conn: Database) -> bool:
+    return conn.execute("SELECT NOT EXISTS (SELECT 1 FROM courses)").fetchone()[0] == 1
 
 

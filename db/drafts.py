@@ -21,9 +21,9 @@ JSON_COLUMNS = ("models", "prompt_hashes", "scores", "evaluation", "equity", "co
 RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "failed": "failed"}
 
 
-def load_item(db: Database, submission_id: int) -> dict:
+def load_item(conn: Database, submission_id: int) -> dict:
     """Everything one assessment needs: submission, student, assignment and rubric."""
-    row = next(db.query(
+    row = next(conn.query(
         "SELECT s.id, s.text, s.status, s.assignment_id, s.student_id, st.name AS student_name, "
         "st.email AS student_email, st.pseudonym, a.title, a.prompt, a.key_concepts, a.target_grade, "
         "a.rubric_id, r.definition AS rubric "
@@ -37,7 +37,7 @@ def load_item(db: Database, submission_id: int) -> dict:
     return row
 
 
-def save_draft(db: Database, draft: dict, *, rubric: Rubric, run_id: int | None = None) -> int | None:
+def save_draft(conn: Database, draft: dict, *, rubric: Rubric, run_id: int | None = None) -> int | None:
     """Insert a draft and, in the same transaction, point the submission at it (when the
     pipeline still owns the submission's status) and finish the run item.
 
@@ -50,22 +50,22 @@ def save_draft(db: Database, draft: dict, *, rubric: Rubric, run_id: int | None 
     names = list(cols)
     status = draft["status"]
     prio = triage.priority(status, draft.get("scores") or None, rubric, confidence=draft.get("confidence"))
-    with db.atomic():
+    with conn.atomic():
         if run_id is not None:
             # Claim the run item first: if another worker already finished it (two resumes
             # racing), write nothing, so there is never a duplicate draft.
-            claimed = db.execute(
+            claimed = conn.execute(
                 "UPDATE run_items SET status = ?, error = ?, finished_at = ? "
                 "WHERE run_id = ? AND submission_id = ? AND status = 'pending'",
                 [RUN_ITEM_STATUS[status], draft.get("error"), now(), run_id, draft["submission_id"]]).rowcount
             if not claimed:
                 return None
-        draft_id = db.execute(
+        draft_id = conn.execute(
             f"INSERT INTO drafts ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
             [cols[n] for n in names]).lastrowid
         # The status condition is in the UPDATE itself, so a teacher's approval that lands
         # between reading and writing still wins.
-        db.execute(
+        conn.execute(
             f"UPDATE submissions SET status = ?, priority = ?, current_draft_id = ? "
             f"WHERE id = ? AND status IN ({', '.join('?' for _ in PIPELINE_OWNED)})",
             [status, prio, draft_id, draft["submission_id"], *PIPELINE_OWNED])
@@ -80,16 +80,16 @@ def _decode(row: dict) -> dict:
     return row
 
 
-def get_draft(db: Database, draft_id: int) -> dict:
-    row = next(db.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
+def get_draft(conn: Database, draft_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
     if row is None:
         raise NotFound(f"draft {draft_id} does not exist")
     return _decode(row)
 
 
-def drafts_for_submission(db: Database, submission_id: int) -> list[dict]:
-    return [_decode(r) for r in db.query("SELECT * FROM drafts WHERE submission_id = ? ORDER BY id", [submission_id])]
+def drafts_for_submission(conn: Database, submission_id: int) -> list[dict]:
+    return [_decode(r) for r in conn.query("SELECT * FROM drafts WHERE submission_id = ? ORDER BY id", [submission_id])]
 
 
-def drafts_for_run(db: Database, run_id: int) -> list[dict]:
-    return [_decode(r) for r in db.query("SELECT * FROM drafts WHERE run_id = ? ORDER BY id", [run_id])]
+def drafts_for_run(conn: Database, run_id: int) -> list[dict]:
+    return [_decode(r) for r in conn.query("SELECT * FROM drafts WHERE run_id = ? ORDER BY id", [run_id])]

@@ -21,7 +21,7 @@ STATUSES = ("ok", "cache_hit", "error")
 
 
 # --- call log and cache -----------------------------------------------------------------
-def insert_call(db: Database, **fields) -> int:
+def insert_call(conn: Database, **fields) -> int:
     """Append one call to the log; returns its id. Unknown fields are a programming error."""
     unknown = set(fields) - set(_CALL_COLUMNS)
     if unknown:
@@ -30,20 +30,20 @@ def insert_call(db: Database, **fields) -> int:
         raise ValueError(f"llm_calls.status must be one of {STATUSES}, not {fields.get('status')!r}")
     fields.setdefault("note", "")
     cols = list(fields)
-    with db.atomic():
-        cur = db.execute(f"INSERT INTO llm_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
+    with conn.atomic():
+        cur = conn.execute(f"INSERT INTO llm_calls ({', '.join(cols)}) VALUES ({', '.join('?' * len(cols))})",
                          [fields[c] for c in cols])
     return cur.lastrowid
 
 
-def cached_response(db: Database, cache_key: str) -> dict | None:
+def cached_response(conn: Database, cache_key: str) -> dict | None:
     """The newest successful answer for this cache key: {id, response} or None."""
-    row = db.execute("SELECT id, response FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
+    row = conn.execute("SELECT id, response FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
                      "AND response IS NOT NULL ORDER BY id DESC LIMIT 1", [cache_key]).fetchone()
     return None if row is None else {"id": row[0], "response": row[1]}
 
 
-def calls(db: Database, *, run_id: int | None = None, submission_id: int | None = None,
+def calls(conn: Database, *, run_id: int | None = None, submission_id: int | None = None,
           limit: int = 500) -> list[dict]:
     """Recent calls, newest first (the call log view)."""
     where, args = [], []
@@ -54,7 +54,7 @@ def calls(db: Database, *, run_id: int | None = None, submission_id: int | None 
         where.append("submission_id = ?")
         args.append(submission_id)
     sql = "SELECT * FROM llm_calls" + (" WHERE " + " AND ".join(where) if where else "")
-    return list(db.query(sql + " ORDER BY id DESC LIMIT ?", [*args, limit]))
+    return list(conn.query(sql + " ORDER BY id DESC LIMIT ?", [*args, limit]))
 
 
 # --- prices -----------------------------------------------------------------------------
@@ -70,13 +70,13 @@ def cost_usd(price: dict, tokens_in: int, tokens_out: int, tokens_cached: int = 
             + tokens_out * price["output_per_mtok"]) / 1_000_000
 
 
-def list_prices(db: Database) -> list[dict]:
-    return list(db.query("SELECT model, input_per_mtok, cached_input_per_mtok, output_per_mtok "
+def list_prices(conn: Database) -> list[dict]:
+    return list(conn.query("SELECT model, input_per_mtok, cached_input_per_mtok, output_per_mtok "
                          "FROM prices ORDER BY model"))
 
 
-def get_price(db: Database, model: str) -> dict | None:
-    rows = list(db.query("SELECT * FROM prices WHERE model = ?", [model]))
+def get_price(conn: Database, model: str) -> dict | None:
+    rows = list(conn.query("SELECT * FROM prices WHERE model = ?", [model]))
     return rows[0] if rows else None
 
 
@@ -100,22 +100,22 @@ def _clean_price(i: int, row: dict) -> dict:
     return out
 
 
-def save_price(db: Database, model: str, input_per_mtok: float, output_per_mtok: float,
+def save_price(conn: Database, model: str, input_per_mtok: float, output_per_mtok: float,
                cached_input_per_mtok: float = 0.0) -> None:
     row = _clean_price(1, {"model": model, "input_per_mtok": input_per_mtok,
                            "output_per_mtok": output_per_mtok,
                            "cached_input_per_mtok": cached_input_per_mtok})
-    with db.atomic():
-        db.execute("INSERT OR REPLACE INTO prices (model, input_per_mtok, cached_input_per_mtok, "
+    with conn.atomic():
+        conn.execute("INSERT OR REPLACE INTO prices (model, input_per_mtok, cached_input_per_mtok, "
                    "output_per_mtok) VALUES (?, ?, ?, ?)", [row["model"], *(row[f] for f in PRICE_FIELDS)])
 
 
-def delete_price(db: Database, model: str) -> None:
-    with db.atomic():
-        db.execute("DELETE FROM prices WHERE model = ?", [model])
+def delete_price(conn: Database, model: str) -> None:
+    with conn.atomic():
+        conn.execute("DELETE FROM prices WHERE model = ?", [model])
 
 
-def replace_prices(db: Database, rows: list[dict], *, actor: str = "admin") -> int:
+def replace_prices(conn: Database, rows: list[dict], *, actor: str = "admin") -> int:
     """Replace the whole price table (the Settings page's editor). Every row is validated first,
     so a bad row changes nothing. Audited. Returns the number of prices."""
     clean = [_clean_price(i, r) for i, r in enumerate(rows, start=1)
@@ -125,19 +125,19 @@ def replace_prices(db: Database, rows: list[dict], *, actor: str = "admin") -> i
         if r["model"] in seen:
             raise ConfigError(f"Price row {i}: model '{r['model']}' is listed twice. Keep one row.")
         seen.add(r["model"])
-    before = list_prices(db)
-    with db.atomic():
-        db.execute("DELETE FROM prices")
+    before = list_prices(conn)
+    with conn.atomic():
+        conn.execute("DELETE FROM prices")
         for r in clean:
-            db.execute("INSERT INTO prices (model, input_per_mtok, cached_input_per_mtok, output_per_mtok) "
+            conn.execute("INSERT INTO prices (model, input_per_mtok, cached_input_per_mtok, output_per_mtok) "
                        "VALUES (?, ?, ?, ?)", [r["model"], *(r[f] for f in PRICE_FIELDS)])
-        dbmod.audit(db, actor=actor, action="edit_prices", entity="prices", before=before, after=clean)
+        dbmod.audit(conn, actor=actor, action="edit_prices", entity="prices", before=before, after=clean)
     return len(clean)
 
 
-def unpriced_models(db: Database) -> list[str]:
+def unpriced_models(conn: Database) -> list[str]:
     """Models that were called but have no price (their cost shows as 0)."""
-    return [r["model"] for r in db.query(
+    return [r["model"] for r in conn.query(
         "SELECT DISTINCT c.model FROM llm_calls c LEFT JOIN prices p ON p.model = c.model "
         "WHERE p.model IS NULL AND c.status != 'cache_hit' ORDER BY c.model")]
 
@@ -169,25 +169,25 @@ def _scope(run_id, course_id, assignment_id) -> tuple[str, list]:
     return (" WHERE " + " AND ".join(where) if where else ""), args
 
 
-def totals(db: Database, *, run_id: int | None = None, course_id: int | None = None,
+def totals(conn: Database, *, run_id: int | None = None, course_id: int | None = None,
            assignment_id: int | None = None) -> dict:
     """One row of totals: calls, cache_hits, errors, tokens_in/out/cached, cost_usd, latency."""
     where, args = _scope(run_id, course_id, assignment_id)
-    return dict(next(iter(db.query(f"SELECT {_AGG} FROM llm_calls c{where}", args))))
+    return dict(next(iter(conn.query(f"SELECT {_AGG} FROM llm_calls c{where}", args))))
 
 
-def totals_by_agent(db: Database, *, run_id: int | None = None, course_id: int | None = None,
+def totals_by_agent(conn: Database, *, run_id: int | None = None, course_id: int | None = None,
                     assignment_id: int | None = None) -> list[dict]:
     where, args = _scope(run_id, course_id, assignment_id)
-    return list(db.query(f"SELECT c.agent, c.model, {_AGG} FROM llm_calls c{where} "
+    return list(conn.query(f"SELECT c.agent, c.model, {_AGG} FROM llm_calls c{where} "
                          "GROUP BY c.agent, c.model ORDER BY cost_usd DESC, c.agent", args))
 
 
-def totals_by_run(db: Database, *, course_id: int | None = None,
+def totals_by_run(conn: Database, *, course_id: int | None = None,
                   assignment_id: int | None = None) -> list[dict]:
     where, args = _scope(None, course_id, assignment_id)
     where = (where + " AND" if where else " WHERE") + " c.run_id IS NOT NULL"
-    return list(db.query(
+    return list(conn.query(
         f"SELECT c.run_id, COUNT(DISTINCT c.submission_id) AS submissions, {_AGG}, "
         "MIN(c.created_at) AS first_call_at, MAX(c.created_at) AS last_call_at "
         f"FROM llm_calls c{where} GROUP BY c.run_id ORDER BY c.run_id DESC", args))
@@ -199,21 +199,21 @@ LAST_TEST_KEY = "llm_last_connection_test"
 OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency")
 
 
-def _get_setting(db: Database, key: str, default=None):
-    row = db.execute("SELECT value FROM app_settings WHERE key = ?", [key]).fetchone()
+def _get_setting(conn: Database, key: str, default=None):
+    row = conn.execute("SELECT value FROM app_settings WHERE key = ?", [key]).fetchone()
     return default if row is None else dbmod.loads(row[0], default)
 
 
-def _set_setting(db: Database, key: str, value) -> None:
-    db.execute("INSERT INTO app_settings (key, value) VALUES (?, ?) "
+def _set_setting(conn: Database, key: str, value) -> None:
+    conn.execute("INSERT INTO app_settings (key, value) VALUES (?, ?) "
                "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, dbmod.dumps(value)])
 
 
-def get_llm_overrides(db: Database) -> dict:
-    return _get_setting(db, LLM_OVERRIDES_KEY, {}) or {}
+def get_llm_overrides(conn: Database) -> dict:
+    return _get_setting(conn, LLM_OVERRIDES_KEY, {}) or {}
 
 
-def save_llm_overrides(db: Database, overrides: dict, *, actor: str = "admin") -> dict:
+def save_llm_overrides(conn: Database, overrides: dict, *, actor: str = "admin") -> dict:
     """Store the admin's choices (models per role, limits). Never the key or the endpoint."""
     unknown = set(overrides) - set(OVERRIDE_FIELDS)
     if unknown:
@@ -236,18 +236,18 @@ def save_llm_overrides(db: Database, overrides: dict, *, actor: str = "admin") -
         if not lo <= v <= hi:
             raise ConfigError(f"{name} must be between {lo} and {hi}, not {v}.")
         clean[name] = v
-    before = get_llm_overrides(db)
-    with db.atomic():
-        _set_setting(db, LLM_OVERRIDES_KEY, clean)
-        dbmod.audit(db, actor=actor, action="edit_llm_settings", entity="app_settings",
+    before = get_llm_overrides(conn)
+    with conn.atomic():
+        _set_setting(conn, LLM_OVERRIDES_KEY, clean)
+        dbmod.audit(conn, actor=actor, action="edit_llm_settings", entity="app_settings",
                     before=before, after=clean)
     return clean
 
 
-def get_last_connection_test(db: Database) -> dict | None:
-    return _get_setting(db, LAST_TEST_KEY)
+def get_last_connection_test(conn: Database) -> dict | None:
+    return _get_setting(conn, LAST_TEST_KEY)
 
 
-def save_last_connection_test(db: Database, result: dict) -> None:
-    with db.atomic():
-        _set_setting(db, LAST_TEST_KEY, result)
+def save_last_connection_test(conn: Database, result: dict) -> None:
+    with conn.atomic():
+        _set_setting(conn, LAST_TEST_KEY, result)

@@ -97,17 +97,17 @@ def _queue_row(row: dict) -> dict:
     return row
 
 
-def queue(db: Database, assignment_id: int, flt: QueueFilter | None = None, *,
+def queue(conn: Database, assignment_id: int, flt: QueueFilter | None = None, *,
           page: int = 0, page_size: int = PAGE_SIZE) -> dict:
     """One page of the review queue in priority order: {"rows", "page", "has_next"}."""
     where, args = (flt or QueueFilter()).where()
-    rows = [_queue_row(r) for r in db.query(
+    rows = [_queue_row(r) for r in conn.query(
         f"SELECT {_QUEUE_COLUMNS} {_QUEUE_FROM} WHERE {where} ORDER BY s.priority, s.id LIMIT ? OFFSET ?",
         [assignment_id, *args, page_size + 1, max(page, 0) * page_size])]
     return {"rows": rows[:page_size], "page": max(page, 0), "has_next": len(rows) > page_size}
 
 
-def neighbour(db: Database, assignment_id: int, position: tuple[int, int], flt: QueueFilter | None = None,
+def neighbour(conn: Database, assignment_id: int, position: tuple[int, int], flt: QueueFilter | None = None,
               *, forward: bool = True) -> int | None:
     """The submission after (or before) `position` = (priority, id) in queue order.
 
@@ -116,22 +116,22 @@ def neighbour(db: Database, assignment_id: int, position: tuple[int, int], flt: 
     """
     where, args = (flt or QueueFilter()).where()
     op, order = (">", "ASC") if forward else ("<", "DESC")
-    row = db.execute(
+    row = conn.execute(
         f"SELECT s.id {_QUEUE_FROM} WHERE {where} AND (s.priority, s.id) {op} (?, ?) "
         f"ORDER BY s.priority {order}, s.id {order} LIMIT 1",
         [assignment_id, *args, int(position[0]), int(position[1])]).fetchone()
     return row[0] if row else None
 
 
-def position(db: Database, submission_id: int) -> tuple[int, int] | None:
+def position(conn: Database, submission_id: int) -> tuple[int, int] | None:
     """(assignment_id, priority) of a submission, or None when it does not exist."""
-    row = db.execute("SELECT assignment_id, priority FROM submissions WHERE id = ?", [submission_id]).fetchone()
+    row = conn.execute("SELECT assignment_id, priority FROM submissions WHERE id = ?", [submission_id]).fetchone()
     return (row[0], row[1]) if row else None
 
 
-def group_counts(db: Database, assignment_id: int) -> dict[int, int]:
+def group_counts(conn: Database, assignment_id: int) -> dict[int, int]:
     """Submissions per queue group (core.triage priority): an index-only GROUP BY."""
-    return dict(db.execute(
+    return dict(conn.execute(
         "SELECT priority, COUNT(*) FROM submissions WHERE assignment_id = ? GROUP BY priority",
         [assignment_id]).fetchall())
 
@@ -160,42 +160,42 @@ def _review(row: dict | None) -> dict | None:
     return row
 
 
-def get_draft(db: Database, draft_id: int) -> dict:
-    row = next(db.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
+def get_draft(conn: Database, draft_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
     if row is None:
         raise NotFound(f"draft {draft_id} does not exist")
     return _draft(row)
 
 
-def get_review(db: Database, submission_id: int) -> dict | None:
-    return _review(next(db.query("SELECT * FROM reviews WHERE submission_id = ?", [submission_id]), None))
+def get_review(conn: Database, submission_id: int) -> dict | None:
+    return _review(next(conn.query("SELECT * FROM reviews WHERE submission_id = ?", [submission_id]), None))
 
 
-def get_submission(db: Database, submission_id: int) -> dict:
-    row = next(db.query("SELECT * FROM submissions WHERE id = ?", [submission_id]), None)
+def get_submission(conn: Database, submission_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM submissions WHERE id = ?", [submission_id]), None)
     if row is None:
         raise NotFound(f"submission {submission_id} does not exist")
     return row
 
 
-def latest_draft_id(db: Database, submission_id: int) -> int | None:
-    return db.execute("SELECT MAX(id) FROM drafts WHERE submission_id = ?", [submission_id]).fetchone()[0]
+def latest_draft_id(conn: Database, submission_id: int) -> int | None:
+    return conn.execute("SELECT MAX(id) FROM drafts WHERE submission_id = ?", [submission_id]).fetchone()[0]
 
 
-def item(db: Database, submission_id: int) -> dict:
+def item(conn: Database, submission_id: int) -> dict:
     """Everything the item view shows: submission, student, assignment, drafts, review, releases."""
-    sub = get_submission(db, submission_id)
-    student = next(db.query("SELECT id, external_id, name, pseudonym FROM students WHERE id = ?",
+    sub = get_submission(conn, submission_id)
+    student = next(conn.query("SELECT id, external_id, name, pseudonym FROM students WHERE id = ?",
                             [sub["student_id"]]))
-    assignment = next(db.query("SELECT id, course_id, title, week, rubric_id, target_grade FROM assignments "
+    assignment = next(conn.query("SELECT id, course_id, title, week, rubric_id, target_grade FROM assignments "
                                "WHERE id = ?", [sub["assignment_id"]]))
-    review = get_review(db, submission_id)
-    current = get_draft(db, sub["current_draft_id"]) if sub["current_draft_id"] else None
+    review = get_review(conn, submission_id)
+    current = get_draft(conn, sub["current_draft_id"]) if sub["current_draft_id"] else None
     base = current
     if review and review["draft_id"] and (current is None or review["draft_id"] != current["id"]):
-        base = get_draft(db, review["draft_id"])
-    latest = latest_draft_id(db, submission_id)
-    releases = list(db.query(
+        base = get_draft(conn, review["draft_id"])
+    latest = latest_draft_id(conn, submission_id)
+    releases = list(conn.query(
         "SELECT ri.release_id, ri.review_version, rel.released_by, rel.released_at "
         "FROM release_items ri JOIN releases rel ON rel.id = ri.release_id "
         "WHERE ri.submission_id = ? ORDER BY ri.release_id", [submission_id]))
@@ -203,15 +203,15 @@ def item(db: Database, submission_id: int) -> dict:
             "draft": base, "current_draft": current, "latest_draft_id": latest, "releases": releases}
 
 
-def drafts_of(db: Database, submission_id: int) -> list[dict]:
-    return list(db.query(
+def drafts_of(conn: Database, submission_id: int) -> list[dict]:
+    return list(conn.query(
         "SELECT id, run_id, provider, is_offline, total, verdict, status, created_at FROM drafts "
         "WHERE submission_id = ? ORDER BY id", [submission_id]))
 
 
-def history(db: Database, submission_id: int) -> list[dict]:
+def history(conn: Database, submission_id: int) -> list[dict]:
     """The item's audit trail, oldest first (who, when, what, before, after, why)."""
-    rows = list(db.query(
+    rows = list(conn.query(
         "SELECT id, at, actor, action, entity, entity_id, before, after, reason FROM audit_log "
         "WHERE submission_id = ? ORDER BY id", [submission_id]))
     for r in rows:
@@ -220,17 +220,17 @@ def history(db: Database, submission_id: int) -> list[dict]:
     return rows
 
 
-def review_at_version(db: Database, submission_id: int, version: int) -> dict | None:
+def review_at_version(conn: Database, submission_id: int, version: int) -> dict | None:
     """The review as it was at `version`, reconstructed from the audit log."""
-    row = db.execute(
+    row = conn.execute(
         "SELECT after FROM audit_log WHERE submission_id = ? AND entity = 'reviews' "
         "AND json_extract(after, '$.version') = ? ORDER BY id DESC LIMIT 1",
         [submission_id, version]).fetchone()
     return loads(row[0], None) if row else None
 
 
-def last_change(db: Database, submission_id: int) -> dict | None:
-    return next(db.query(
+def last_change(conn: Database, submission_id: int) -> dict | None:
+    return next(conn.query(
         "SELECT actor, at, action FROM audit_log WHERE submission_id = ? AND entity = 'reviews' "
         "ORDER BY id DESC LIMIT 1", [submission_id]), None)
 
@@ -247,10 +247,10 @@ class ReleaseOverview:
     counts: dict = field(default_factory=dict)
 
 
-def release_overview(db: Database, assignment_id: int) -> ReleaseOverview:
-    counts = dict(db.execute("SELECT status, COUNT(*) FROM submissions WHERE assignment_id = ? GROUP BY status",
+def release_overview(conn: Database, assignment_id: int) -> ReleaseOverview:
+    counts = dict(conn.execute("SELECT status, COUNT(*) FROM submissions WHERE assignment_id = ? GROUP BY status",
                              [assignment_id]).fetchall())
-    bulk = db.execute(
+    bulk = conn.execute(
         "SELECT COUNT(*) FROM submissions s JOIN reviews r ON r.submission_id = s.id "
         "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.approved_in_bulk = 1",
         [assignment_id]).fetchone()[0]
@@ -261,27 +261,27 @@ def release_overview(db: Database, assignment_id: int) -> ReleaseOverview:
         not_drafted=counts.get("uploaded", 0), bulk_approved_unreleased=bulk, counts=counts)
 
 
-def exportable_count(db: Database, assignment_id: int, *, include_approved: bool = False) -> int:
+def exportable_count(conn: Database, assignment_id: int, *, include_approved: bool = False) -> int:
     """How many items an export of this assignment would hold (see core.export)."""
-    released = db.execute(
+    released = conn.execute(
         "SELECT COUNT(*) FROM submissions s WHERE s.assignment_id = ? "
         "AND EXISTS (SELECT 1 FROM release_items ri WHERE ri.submission_id = s.id)"
         + (" AND s.status != 'approved'" if include_approved else ""), [assignment_id]).fetchone()[0]
     if not include_approved:
         return released
-    return released + db.execute(
+    return released + conn.execute(
         "SELECT COUNT(*) FROM submissions s JOIN reviews r ON r.submission_id = s.id "
         "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.status = 'approved'", [assignment_id]).fetchone()[0]
 
 
-def releases_of(db: Database, assignment_id: int) -> list[dict]:
-    return list(db.query("SELECT * FROM releases WHERE assignment_id = ? ORDER BY id DESC", [assignment_id]))
+def releases_of(conn: Database, assignment_id: int) -> list[dict]:
+    return list(conn.query("SELECT * FROM releases WHERE assignment_id = ? ORDER BY id DESC", [assignment_id]))
 
 
 # --- student view -----------------------------------------------------------------------
-def student_released(db: Database, student_id: int) -> list[dict]:
+def student_released(conn: Database, student_id: int) -> list[dict]:
     """The student's latest released version per assignment, in week order."""
-    rows = list(db.query(
+    rows = list(conn.query(
         """
         SELECT a.id AS assignment_id, a.title, a.week, COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id,
                ri.scores, ri.comment, ri.is_offline,
@@ -299,9 +299,9 @@ def student_released(db: Database, student_id: int) -> list[dict]:
     return rows
 
 
-def students_with_releases(db: Database, course_id: int) -> set[int]:
+def students_with_releases(conn: Database, course_id: int) -> set[int]:
     """Ids of the course's students who have at least one released item."""
-    return {r[0] for r in db.execute(
+    return {r[0] for r in conn.execute(
         "SELECT DISTINCT s.student_id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
         "WHERE a.course_id = ? AND EXISTS (SELECT 1 FROM release_items ri WHERE ri.submission_id = s.id)",
         [course_id]).fetchall()}

@@ -12,7 +12,7 @@ ELIGIBLE_FIRST_TIME = ("uploaded", "failed")
 ELIGIBLE_REDO = ("uploaded", "failed", "drafted", "needs_attention")
 
 
-def eligible_submissions(db: Database, *, course_id: int, assignment_id: int | None = None,
+def eligible_submissions(conn: Database, *, course_id: int, assignment_id: int | None = None,
                          redo: bool = False, limit: int | None = None) -> list[int]:
     statuses = ELIGIBLE_REDO if redo else ELIGIBLE_FIRST_TIME
     sql = ("SELECT s.id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
@@ -25,27 +25,27 @@ def eligible_submissions(db: Database, *, course_id: int, assignment_id: int | N
     if limit is not None:
         sql += " LIMIT ?"
         args.append(int(limit))
-    return [r[0] for r in db.execute(sql, args).fetchall()]
+    return [r[0] for r in conn.execute(sql, args).fetchall()]
 
 
-def insert_run(db: Database, *, course_id: int, assignment_id: int | None, provider: str, config: dict,
+def insert_run(conn: Database, *, course_id: int, assignment_id: int | None, provider: str, config: dict,
                prompt_hashes: dict, submission_ids: list[int], created_by: str) -> int:
-    with db.atomic():
-        run_id = db.execute(
+    with conn.atomic():
+        run_id = conn.execute(
             "INSERT INTO runs (course_id, assignment_id, provider, config, prompt_hashes, status, total, created_by) "
             "VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
             [course_id, assignment_id, provider, dumps(config), dumps(prompt_hashes), len(submission_ids),
              created_by]).lastrowid
-        db.conn.executemany("INSERT INTO run_items (run_id, submission_id) VALUES (?, ?)",
+        conn.conn.executemany("INSERT INTO run_items (run_id, submission_id) VALUES (?, ?)",
                             [(run_id, sid) for sid in submission_ids])
-        audit(db, actor=created_by or "unknown", action="start_run", entity="runs", entity_id=run_id,
+        audit(conn, actor=created_by or "unknown", action="start_run", entity="runs", entity_id=run_id,
               after={"provider": provider, "assignment_id": assignment_id, "items": len(submission_ids)})
     return run_id
 
 
-def get_run(db: Database, run_id: int) -> dict:
+def get_run(conn: Database, run_id: int) -> dict:
     """The run row plus assignment_title / assignment_week (None for a course-wide run)."""
-    row = next(db.query("SELECT r.*, a.title AS assignment_title, a.week AS assignment_week FROM runs r "
+    row = next(conn.query("SELECT r.*, a.title AS assignment_title, a.week AS assignment_week FROM runs r "
                         "LEFT JOIN assignments a ON a.id = r.assignment_id WHERE r.id = ?", [run_id]), None)
     if row is None:
         raise NotFound(f"run {run_id} does not exist")
@@ -54,76 +54,76 @@ def get_run(db: Database, run_id: int) -> dict:
     return row
 
 
-def list_runs(db: Database, course_id: int, assignment_id: int | None = None, limit: int = 20) -> list[dict]:
+def list_runs(conn: Database, course_id: int, assignment_id: int | None = None, limit: int = 20) -> list[dict]:
     sql, args = "SELECT id FROM runs WHERE course_id = ?", [course_id]
     if assignment_id is not None:
         sql += " AND (assignment_id = ? OR assignment_id IS NULL)"
         args.append(assignment_id)
     sql += " ORDER BY id DESC LIMIT ?"
-    return [get_run(db, r[0]) for r in db.execute(sql, [*args, limit]).fetchall()]
+    return [get_run(conn, r[0]) for r in conn.execute(sql, [*args, limit]).fetchall()]
 
 
-def unfinished_runs(db: Database, course_id: int) -> list[dict]:
-    rows = db.execute(f"SELECT id FROM runs WHERE course_id = ? AND status IN ({', '.join('?' for _ in ACTIVE)}) "
+def unfinished_runs(conn: Database, course_id: int) -> list[dict]:
+    rows = conn.execute(f"SELECT id FROM runs WHERE course_id = ? AND status IN ({', '.join('?' for _ in ACTIVE)}) "
                       "ORDER BY id", [course_id, *ACTIVE]).fetchall()
-    return [get_run(db, r[0]) for r in rows]
+    return [get_run(conn, r[0]) for r in rows]
 
 
-def pending_items(db: Database, run_id: int) -> list[int]:
-    return [r[0] for r in db.execute(
+def pending_items(conn: Database, run_id: int) -> list[int]:
+    return [r[0] for r in conn.execute(
         "SELECT submission_id FROM run_items WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [run_id])]
 
 
-def mark_started(db: Database, run_id: int) -> None:
+def mark_started(conn: Database, run_id: int) -> None:
     t = now()
-    db.execute("UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = ?, "
+    conn.execute("UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = ?, "
                "started_at = COALESCE(started_at, ?), finished_at = NULL WHERE id = ?", [t, t, run_id])
 
 
-def heartbeat(db: Database, run_id: int) -> None:
-    db.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", [now(), run_id])
+def heartbeat(conn: Database, run_id: int) -> None:
+    conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", [now(), run_id])
 
 
-def finish(db: Database, run_id: int, status: str, error: str | None = None) -> None:
-    db.execute("UPDATE runs SET status = ?, error = ?, finished_at = ?, heartbeat_at = ? WHERE id = ?",
+def finish(conn: Database, run_id: int, status: str, error: str | None = None) -> None:
+    conn.execute("UPDATE runs SET status = ?, error = ?, finished_at = ?, heartbeat_at = ? WHERE id = ?",
                [status, error, now(), now(), run_id])
 
 
-def request_cancel(db: Database, run_id: int, actor: str = "") -> None:
-    with db.atomic():
-        db.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", [run_id])
-        audit(db, actor=actor or "unknown", action="cancel_run", entity="runs", entity_id=run_id)
+def request_cancel(conn: Database, run_id: int, actor: str = "") -> None:
+    with conn.atomic():
+        conn.execute("UPDATE runs SET cancel_requested = 1 WHERE id = ?", [run_id])
+        audit(conn, actor=actor or "unknown", action="cancel_run", entity="runs", entity_id=run_id)
 
 
-def cancel_requested(db: Database, run_id: int) -> bool:
-    row = db.execute("SELECT cancel_requested FROM runs WHERE id = ?", [run_id]).fetchone()
+def cancel_requested(conn: Database, run_id: int) -> bool:
+    row = conn.execute("SELECT cancel_requested FROM runs WHERE id = ?", [run_id]).fetchone()
     return bool(row and row[0])
 
 
-def skip_item(db: Database, run_id: int, submission_id: int, reason: str) -> None:
-    db.execute("UPDATE run_items SET status = 'skipped', error = ?, finished_at = ? "
+def skip_item(conn: Database, run_id: int, submission_id: int, reason: str) -> None:
+    conn.execute("UPDATE run_items SET status = 'skipped', error = ?, finished_at = ? "
                "WHERE run_id = ? AND submission_id = ? AND status = 'pending'", [reason, now(), run_id, submission_id])
 
 
-def fail_item(db: Database, run_id: int, submission_id: int, error: str) -> None:
-    db.execute("UPDATE run_items SET status = 'failed', error = ?, finished_at = ? "
+def fail_item(conn: Database, run_id: int, submission_id: int, error: str) -> None:
+    conn.execute("UPDATE run_items SET status = 'failed', error = ?, finished_at = ? "
                "WHERE run_id = ? AND submission_id = ? AND status = 'pending'", [error, now(), run_id, submission_id])
 
 
-def item_counts(db: Database, run_id: int) -> dict[str, int]:
+def item_counts(conn: Database, run_id: int) -> dict[str, int]:
     counts = dict.fromkeys(("pending", "done", "needs_attention", "failed", "skipped"), 0)
-    for status, n in db.execute("SELECT status, COUNT(*) FROM run_items WHERE run_id = ? GROUP BY status", [run_id]):
+    for status, n in conn.execute("SELECT status, COUNT(*) FROM run_items WHERE run_id = ? GROUP BY status", [run_id]):
         counts[status] = n
     return counts
 
 
-def failed_items(db: Database, run_id: int, limit: int = 50) -> list[dict]:
-    return list(db.query("SELECT submission_id, error FROM run_items WHERE run_id = ? AND status = 'failed' "
+def failed_items(conn: Database, run_id: int, limit: int = 50) -> list[dict]:
+    return list(conn.query("SELECT submission_id, error FROM run_items WHERE run_id = ? AND status = 'failed' "
                          "ORDER BY rowid LIMIT ?", [run_id, limit]))
 
 
-def call_totals(db: Database, run_id: int) -> dict:
-    row = db.execute(
+def call_totals(conn: Database, run_id: int) -> dict:
+    row = conn.execute(
         "SELECT COUNT(*), COALESCE(SUM(cache_hit), 0), COALESCE(SUM(tokens_in), 0), COALESCE(SUM(tokens_out), 0), "
         "COALESCE(SUM(cost_usd), 0), COALESCE(SUM(status = 'error'), 0) FROM llm_calls WHERE run_id = ?",
         [run_id]).fetchone()

@@ -13,11 +13,11 @@ migrations = Migrations("fairmark")
 
 
 @migrations()
-def m001_initial(db: Database) -> None:
+def m001_initial(conn: Database) -> None:
     # executescript() would COMMIT mid-migration; run statements one by one instead.
     for stmt in _INITIAL.split(";\n"):
         if stmt.strip():
-            db.execute(stmt)
+            conn.execute(stmt)
 
 
 _INITIAL = """
@@ -240,10 +240,10 @@ CREATE TABLE app_settings (
 
 
 @migrations()
-def m002_review_sample(db: Database) -> None:
+def m002_review_sample(conn: Database) -> None:
     """Issue #4: the stratified sample a teacher must open before bulk approval, and which
     approvals were bulk ones (the release gate re-checks their sample)."""
-    db.execute(
+    conn.execute(
         "CREATE TABLE review_samples ("
         " assignment_id INTEGER NOT NULL REFERENCES assignments(id),"
         " submission_id INTEGER NOT NULL REFERENCES submissions(id),"
@@ -252,45 +252,45 @@ def m002_review_sample(db: Database) -> None:
         " drawn_at TEXT NOT NULL,"
         " PRIMARY KEY (assignment_id, submission_id))"
     )
-    db.execute("ALTER TABLE reviews ADD COLUMN approved_in_bulk INTEGER NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE reviews ADD COLUMN approved_in_bulk INTEGER NOT NULL DEFAULT 0")
 
 
 @migrations()
-def m003_llm_calls_note_mode(db: Database) -> None:
+def m003_llm_calls_note_mode(conn: Database) -> None:
     """Issue #3 (LLM boundary): a note per call (e.g. "no price for model X: cost counted as 0",
     "served from cache (call #12)") and the structured-output mode the server accepted."""
-    db.execute("ALTER TABLE llm_calls ADD COLUMN note TEXT NOT NULL DEFAULT ''")
-    db.execute("ALTER TABLE llm_calls ADD COLUMN response_mode TEXT")
+    conn.execute("ALTER TABLE llm_calls ADD COLUMN note TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE llm_calls ADD COLUMN response_mode TEXT")
 
 
 @migrations()
-def m004_metrics_data_version(db: Database) -> None:
+def m004_metrics_data_version(conn: Database) -> None:
     """A counter bumped by every change to the data the dashboards read (issue #5).
 
     db.analytics caches its aggregate queries under this number, so a dashboard rerun on an
     unchanged database costs no scan even at 100,000 submissions, and any write (a new draft,
     an approval, an upload) makes the next read recompute.
     """
-    db.execute("CREATE TABLE analytics_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)")
-    db.execute("INSERT INTO analytics_version (id, version) VALUES (1, 0)")
+    conn.execute("CREATE TABLE analytics_version (id INTEGER PRIMARY KEY CHECK (id = 1), version INTEGER NOT NULL)")
+    conn.execute("INSERT INTO analytics_version (id, version) VALUES (1, 0)")
     for table in ("courses", "assignments", "students", "submissions", "reference_scores", "runs", "drafts",
                   "reviews", "llm_calls", "rubrics"):
         for op in ("INSERT", "UPDATE", "DELETE"):
-            db.execute(f"CREATE TRIGGER analytics_bump_{table}_{op.lower()} AFTER {op} ON {table} "
+            conn.execute(f"CREATE TRIGGER analytics_bump_{table}_{op.lower()} AFTER {op} ON {table} "
                        f"BEGIN UPDATE analytics_version SET version = version + 1 WHERE id = 1; END")
 
 
 @migrations()
-def m005_review_samples_draft(db: Database) -> None:
+def m005_review_samples_draft(conn: Database) -> None:
     """The draft each sampled item had when it was drawn: a sample row counts as checked only
     while that draft is still the submission's current one, so a redo run or a regenerate
     needs a fresh sample before bulk approval. Rows drawn before this column (NULL) count as stale."""
-    db.execute("ALTER TABLE review_samples ADD COLUMN draft_id INTEGER REFERENCES drafts(id)")
+    conn.execute("ALTER TABLE review_samples ADD COLUMN draft_id INTEGER REFERENCES drafts(id)")
 
 
 @migrations()
-def m006_release_items_rubric(db: Database) -> None:
+def m006_release_items_rubric(conn: Database) -> None:
     """The rubric a released version was scored under, so a later rubric switch on the
     assignment never changes released totals. NULL (released before this column): exports fall
     back to the assignment's rubric."""
-    db.execute("ALTER TABLE release_items ADD COLUMN rubric_id INTEGER REFERENCES rubrics(id)")
+    conn.execute("ALTER TABLE release_items ADD COLUMN rubric_id INTEGER REFERENCES rubrics(id)")

@@ -15,25 +15,25 @@ from db import audit, courses, dumps, loads
 _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud without mistakes
 
 
-def new_pseudonym(db: Database, rng=None) -> str:
+def new_pseudonym(conn: Database, rng=None) -> str:
     """A random 'Student-XXXXX', unique in the database and unrelated to the name."""
     choice = rng.choice if rng is not None else secrets.choice
     while True:
         p = "Student-" + "".join(choice(_ALPHABET) for _ in range(5))
-        if db.execute("SELECT 1 FROM students WHERE pseudonym = ?", [p]).fetchone() is None:
+        if conn.execute("SELECT 1 FROM students WHERE pseudonym = ?", [p]).fetchone() is None:
             return p
 
 
-def existing_keys(db: Database, course_id: int) -> set[tuple[str, str, str]]:
+def existing_keys(conn: Database, course_id: int) -> set[tuple[str, str, str]]:
     """(assignment title casefolded, student external id, text hash) of every submission in a course."""
-    rows = db.execute(
+    rows = conn.execute(
         "SELECT a.title, st.external_id, s.text_hash FROM submissions s "
         "JOIN assignments a ON a.id = s.assignment_id JOIN students st ON st.id = s.student_id "
         "WHERE a.course_id = ?", [course_id]).fetchall()
     return {(t.casefold(), e, h) for t, e, h in rows}
 
 
-def write_import(db: Database, *, actor: str, course_name: str, new_assignments: dict,
+def write_import(conn: Database, *, actor: str, course_name: str, new_assignments: dict,
                  rubric_by_assignment: dict, rows: list, summary: dict, course_description: str = "",
                  is_synthetic: bool = False, assignment_details: dict | None = None, rng=None) -> dict:
     """Write validated rows (core.ingest.ReadyRow) in ONE transaction; returns counts and ids.
@@ -43,19 +43,19 @@ def write_import(db: Database, *, actor: str, course_name: str, new_assignments:
     fills in assignments this import creates.
     """
     details = assignment_details or {}
-    with db.atomic():
-        course_id = courses.ensure_course(db, course_name, course_description, is_synthetic)
+    with conn.atomic():
+        course_id = courses.ensure_course(conn, course_name, course_description, is_synthetic)
         ids: dict[str, int] = {}
         for title, rubric in rubric_by_assignment.items():
-            found = courses.find_assignment(db, course_id, title)
+            found = courses.find_assignment(conn, course_id, title)
             if found:
                 ids[title] = found["id"]
                 continue
-            rid = courses.save_rubric(db, rubric)
+            rid = courses.save_rubric(conn, rubric)
             extra = details.get(title, {})
-            aid = courses.ensure_assignment(db, course_id, title, rubric_id=rid, week=new_assignments.get(title),
+            aid = courses.ensure_assignment(conn, course_id, title, rubric_id=rid, week=new_assignments.get(title),
                                             **extra)
-            audit(db, actor=actor, action="create", entity="assignments", entity_id=aid,
+            audit(conn, actor=actor, action="create", entity="assignments", entity_id=aid,
                   after={"title": title, "rubric_id": rid, "week": new_assignments.get(title)},
                   reason="created by an import")
             ids[title] = aid
@@ -64,10 +64,10 @@ def write_import(db: Database, *, actor: str, course_name: str, new_assignments:
         for r in rows:
             sid = students.get(r.external_id)
             if sid is None:
-                sid, created = _ensure_student(db, course_id, r, rng)
+                sid, created = _ensure_student(conn, course_id, r, rng)
                 students[r.external_id] = sid
                 new_students += created
-            cur = db.execute(
+            cur = conn.execute(
                 "INSERT OR IGNORE INTO submissions (assignment_id, student_id, text, text_hash, word_count, "
                 "source_file, source_row, status, priority) VALUES (?, ?, ?, ?, ?, ?, ?, 'uploaded', 9)",
                 [ids[r.assignment], sid, r.text, r.text_hash, r.word_count, r.source, r.row])
@@ -78,74 +78,74 @@ def write_import(db: Database, *, actor: str, course_name: str, new_assignments:
             imported += 1
             for rater, scores in r.scores.items():
                 for criterion, score in scores.items():
-                    db.execute("INSERT INTO reference_scores (submission_id, rater, criterion, score) "
+                    conn.execute("INSERT INTO reference_scores (submission_id, rater, criterion, score) "
                                "VALUES (?, ?, ?, ?)", [sub_id, rater, criterion, score])
-            audit(db, actor=actor, action="import", entity="submissions", entity_id=sub_id, submission_id=sub_id,
+            audit(conn, actor=actor, action="import", entity="submissions", entity_id=sub_id, submission_id=sub_id,
                   after={"source_file": r.source, "source_row": r.row, "words": r.word_count,
                          "reference_raters": sorted(r.scores)})
         totals = {"imported": imported, "duplicates_at_commit": duplicates, "new_students": new_students,
                   "course_id": course_id, "assignment_ids": sorted(set(ids.values())), **summary}
         import_id = None
         if imported:
-            audit(db, actor=actor, action="import", entity="imports", entity_id=course_id, after=totals,
+            audit(conn, actor=actor, action="import", entity="imports", entity_id=course_id, after=totals,
                   reason=", ".join(summary.get("files", []))[:500])
-            import_id = db.execute("SELECT last_insert_rowid()").fetchone()[0]
+            import_id = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
     return {"imported": imported, "duplicates": duplicates, "new_students": new_students, "course_id": course_id,
             "assignment_ids": sorted(set(ids.values())), "import_id": import_id}
 
 
-def _ensure_student(db: Database, course_id: int, r, rng) -> tuple[int, int]:
-    row = db.execute("SELECT id, attributes FROM students WHERE course_id = ? AND external_id = ?",
+def _ensure_student(conn: Database, course_id: int, r, rng) -> tuple[int, int]:
+    row = conn.execute("SELECT id, attributes FROM students WHERE course_id = ? AND external_id = ?",
                      [course_id, r.external_id]).fetchone()
     if row:
         sid, attrs = row[0], loads(row[1], {})
         added = {k: v for k, v in r.attributes.items() if k not in attrs}
         if added:  # new attribute columns fill gaps; an upload never overwrites known values
-            db.execute("UPDATE students SET attributes = ? WHERE id = ?", [dumps({**attrs, **added}), sid])
+            conn.execute("UPDATE students SET attributes = ? WHERE id = ?", [dumps({**attrs, **added}), sid])
         return sid, 0
-    sid = db.execute(
+    sid = conn.execute(
         "INSERT INTO students (course_id, external_id, name, email, pseudonym, attributes) VALUES (?, ?, ?, ?, ?, ?)",
-        [course_id, r.external_id, r.name, r.email, new_pseudonym(db, rng), dumps(r.attributes)]).lastrowid
+        [course_id, r.external_id, r.name, r.email, new_pseudonym(conn, rng), dumps(r.attributes)]).lastrowid
     return sid, 1
 
 
 # --- reads --------------------------------------------------------------------------
-def get_submission(db: Database, submission_id: int) -> dict:
-    row = next(db.query("SELECT * FROM submissions WHERE id = ?", [submission_id]), None)
+def get_submission(conn: Database, submission_id: int) -> dict:
+    row = next(conn.query("SELECT * FROM submissions WHERE id = ?", [submission_id]), None)
     if row is None:
         raise NotFound(f"submission {submission_id} does not exist")
     return row
 
 
-def list_for_assignment(db: Database, assignment_id: int) -> list[dict]:
-    return list(db.query(
+def list_for_assignment(conn: Database, assignment_id: int) -> list[dict]:
+    return list(conn.query(
         "SELECT s.id, s.status, s.word_count, s.source_file, s.source_row, st.external_id, st.pseudonym "
         "FROM submissions s JOIN students st ON st.id = s.student_id WHERE s.assignment_id = ? ORDER BY s.id",
         [assignment_id]))
 
 
-def reference_scores(db: Database, submission_id: int) -> dict[str, dict[str, float]]:
+def reference_scores(conn: Database, submission_id: int) -> dict[str, dict[str, float]]:
     """rater -> {criterion: score} for one submission."""
     out: dict[str, dict[str, float]] = {}
-    for r in db.query("SELECT rater, criterion, score FROM reference_scores WHERE submission_id = ?",
+    for r in conn.query("SELECT rater, criterion, score FROM reference_scores WHERE submission_id = ?",
                       [submission_id]):
         out.setdefault(r["rater"], {})[r["criterion"]] = r["score"]
     return out
 
 
-def recent_imports(db: Database, course_id: int | None = None, limit: int = 10) -> list[dict]:
+def recent_imports(conn: Database, course_id: int | None = None, limit: int = 10) -> list[dict]:
     """Import summaries from the audit log, newest first (what the Upload page lists)."""
     sql = "SELECT id, at, actor, reason, after FROM audit_log WHERE action = 'import' AND entity = 'imports'"
     args: list = []
     if course_id is not None:
         sql += " AND entity_id = ?"
         args.append(course_id)
-    rows = list(db.query(sql + " ORDER BY id DESC LIMIT ?", [*args, limit]))
+    rows = list(conn.query(sql + " ORDER BY id DESC LIMIT ?", [*args, limit]))
     for r in rows:
         r["after"] = loads(r["after"], {})
     return rows
 
 
-def table_counts(db: Database) -> dict[str, int]:
+def table_counts(conn: Database) -> dict[str, int]:
     """Row count of every table (the CLI's init summary; tests compare before/after)."""
-    return {t: db.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in sorted(db.table_names())}
+    return {t: conn.execute(f'SELECT COUNT(*) FROM "{t}"').fetchone()[0] for t in sorted(conn.table_names())}

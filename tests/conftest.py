@@ -32,7 +32,7 @@ def db_path(tmp_path) -> Path:
 
 
 @pytest.fixture
-def db(db_path):
+def conn(db_path):
     """A migrated database on a temporary file (the same one the app under test uses)."""
     conn = dbmod.connect(db_path)
     yield conn

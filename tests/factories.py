@@ -14,43 +14,43 @@ from db import courses, dumps
 _seq = itertools.count(1)
 
 
-def course(db, name: str = "Test course", rubric: Rubric | None = None, weeks: int = 1) -> dict:
+def course(conn, name: str = "Test course", rubric: Rubric | None = None, weeks: int = 1) -> dict:
     """A course with `weeks` assignments on `rubric` (default: the seed's 0-3 rubric)."""
     rubric = rubric or default_rubric()
-    rid = courses.save_rubric(db, rubric)
-    cid = courses.ensure_course(db, name)
-    aids = [courses.ensure_assignment(db, cid, f"Week {w}", rubric_id=rid, week=w,
+    rid = courses.save_rubric(conn, rubric)
+    cid = courses.ensure_course(conn, name)
+    aids = [courses.ensure_assignment(conn, cid, f"Week {w}", rubric_id=rid, week=w,
                                       prompt="Reflect on this week's topic.",
                                       key_concepts=["large language model", "temperature", "bias"])
             for w in range(1, weeks + 1)]
     return {"course_id": cid, "assignment_ids": aids, "assignment_id": aids[0], "rubric_id": rid, "rubric": rubric}
 
 
-def student(db, course_id: int, external_id: str | None = None, name: str | None = None,
+def student(conn, course_id: int, external_id: str | None = None, name: str | None = None,
             attributes: dict | None = None) -> int:
     n = next(_seq)
     external_id = external_id or f"s{n:04d}"
-    return db.execute(
+    return conn.execute(
         "INSERT INTO students (course_id, external_id, name, email, pseudonym, attributes) VALUES (?,?,?,?,?,?)",
         [course_id, external_id, name or f"Student Name {n}", f"{external_id}@example.edu",
          f"Student-{n:04d}", dumps(attributes or {})],
     ).lastrowid
 
 
-def submission(db, assignment_id: int, student_id: int, text: str = "I learned about temperature.") -> int:
-    return db.execute(
+def submission(conn, assignment_id: int, student_id: int, text: str = "I learned about temperature.") -> int:
+    return conn.execute(
         "INSERT INTO submissions (assignment_id, student_id, text, text_hash, word_count) VALUES (?,?,?,?,?)",
         [assignment_id, student_id, text, hashlib.sha256(text.encode()).hexdigest(), len(text.split())],
     ).lastrowid
 
 
-def reference(db, submission_id: int, scores: dict[str, float], rater: str = "expert") -> None:
+def reference(conn, submission_id: int, scores: dict[str, float], rater: str = "expert") -> None:
     for k, v in scores.items():
-        db.execute("INSERT INTO reference_scores (submission_id, rater, criterion, score) VALUES (?,?,?,?)",
+        conn.execute("INSERT INTO reference_scores (submission_id, rater, criterion, score) VALUES (?,?,?,?)",
                    [submission_id, rater, k, v])
 
 
-def draft(db, submission_id: int, scores: dict[str, int], *, rubric: Rubric | None = None,
+def draft(conn, submission_id: int, scores: dict[str, int], *, rubric: Rubric | None = None,
           comment: str = "You explain temperature clearly. Next: (1) add an example, (2) proofread. "
                          "What would you test first?",
           status: str = "drafted", verdict: str = "CONFIDENT", flags: list[str] | None = None,
@@ -58,10 +58,10 @@ def draft(db, submission_id: int, scores: dict[str, int], *, rubric: Rubric | No
           run_id: int | None = None, attention_reasons: list[str] | None = None) -> int:
     """An AI draft as the pipeline would store it; also points the submission at it."""
     rubric = rubric or default_rubric()
-    rid = courses.save_rubric(db, rubric)
+    rid = courses.save_rubric(conn, rubric)
     evaluation = {k: {"score": v, "reasoning": f"Reasoning for {k}.", "areas_for_improvement": [f"Improve {k}."],
                       "evidence_quote": ""} for k, v in scores.items()}
-    did = db.execute(
+    did = conn.execute(
         "INSERT INTO drafts (submission_id, run_id, rubric_id, provider, is_offline, scores, total, evaluation, "
         "comment, checks, reviewer, verdict, confidence, flags, attention_reasons, status) "
         "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
@@ -71,6 +71,6 @@ def draft(db, submission_id: int, scores: dict[str, int], *, rubric: Rubric | No
          dumps(attention_reasons or []), status],
     ).lastrowid
     prio = triage.priority(status, scores, rubric, confidence=confidence)
-    db.execute("UPDATE submissions SET status = ?, current_draft_id = ?, priority = ? WHERE id = ?",
+    conn.execute("UPDATE submissions SET status = ?, current_draft_id = ?, priority = ? WHERE id = ?",
                [status, did, prio, submission_id])
     return did

@@ -13,11 +13,11 @@ KEYS = {"drafted", "needs_attention", "failed", "calls", "cache_hits", "tokens_i
         "seconds"}
 
 
-def make_course(db, n=3):
-    c = factories.course(db, name="Demo", weeks=2)
+def make_course(conn, n=3):
+    c = factories.course(conn, name="Demo", weeks=2)
     for aid in c["assignment_ids"]:
         for i in range(n):
-            factories.submission(db, aid, factories.student(db, c["course_id"]), RICH_TEXT + f" {aid}-{i}")
+            factories.submission(conn, aid, factories.student(conn, c["course_id"]), RICH_TEXT + f" {aid}-{i}")
     return c
 
 
@@ -27,8 +27,8 @@ def run_cli(capsys, *argv):
     return code, json.loads(out), err
 
 
-def test_assess_offline_prints_progress_and_summary(db, capsys):
-    make_course(db)
+def test_assess_offline_prints_progress_and_summary(conn, capsys):
+    make_course(conn)
     code, summary, err = run_cli(capsys, "--course", "Demo", "--provider", "offline")
     assert code == 0 and KEYS <= set(summary)
     assert summary["drafted"] + summary["needs_attention"] == 6 and summary["failed"] == 0
@@ -39,18 +39,18 @@ def test_assess_offline_prints_progress_and_summary(db, capsys):
     assert code == 0 and again["drafted"] == 0 and again["calls"] == 0
 
 
-def test_assignment_and_limit_narrow_the_run(db, capsys):
-    make_course(db)
+def test_assignment_and_limit_narrow_the_run(conn, capsys):
+    make_course(conn)
     code, summary, _ = run_cli(capsys, "--course", "Demo", "--assignment", "Week 2", "--limit", "2",
                                "--concurrency", "2")
     assert code == 0 and summary["drafted"] + summary["needs_attention"] == 2
-    week2 = db.execute("SELECT COUNT(*) FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
+    week2 = conn.execute("SELECT COUNT(*) FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
                        "WHERE a.title = 'Week 2' AND s.status != 'uploaded'").fetchone()[0]
     assert week2 == 2
 
 
-def test_unknown_course_and_unconfigured_llm_are_clear_errors(db, capsys):
-    make_course(db)
+def test_unknown_course_and_unconfigured_llm_are_clear_errors(conn, capsys):
+    make_course(conn)
     assert main(["assess", "--course", "Nope"]) == 2
     out, err = capsys.readouterr()
     assert "no course named 'Nope'" in json.loads(out)["error"]
@@ -59,19 +59,19 @@ def test_unknown_course_and_unconfigured_llm_are_clear_errors(db, capsys):
     assert "No language model is configured" in json.loads(out)["error"]
 
 
-def test_module_entry_point_runs_as_a_process(db, db_path):
-    make_course(db, n=1)
+def test_module_entry_point_runs_as_a_process(conn, db_path):
+    make_course(conn, n=1)
     proc = subprocess.run([sys.executable, "-m", "core", "assess", "--course", "Demo", "--db", str(db_path)],
                           cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert proc.returncode == 0, proc.stderr
     assert KEYS <= set(json.loads(proc.stdout))
 
 
-def test_resume_continues_an_interrupted_run(db, db_path, capsys):
+def test_resume_continues_an_interrupted_run(conn, db_path, capsys):
     from core import runs
 
-    c = make_course(db, n=2)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+    c = make_course(conn, n=2)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     runs.cancel(db_path, run_id)  # no worker: cancelled at once, all items still waiting
     code, summary, err = run_cli(capsys, "--resume", str(run_id))
     assert code == 0 and summary["run_id"] == run_id and summary["status"] == "done"

@@ -33,14 +33,14 @@ def test_demo_twice(capsys, db_path):
     dbmod.forget_migrated(db_path)
 
 
-def test_import_reports_imported_duplicates_and_rejected(capsys, tmp_path, db):
+def test_import_reports_imported_duplicates_and_rejected(capsys, tmp_path, conn):
     f = tmp_path / "week1.csv"
     f.write_text("student_id,text,clarity\ns1,A reflection on temperature.,2\ns2,,1\ns3,Another one.,7\n")
     code, out = run(capsys, "import", str(f), "--course", "CLI course", "--assignment", "Week 1")
     assert code == 1
     assert out["imported"] == 0 and out["refused"] is True
     assert [(r["row"], r["field"]) for r in out["rejected"]] == [(3, "text"), (4, "clarity")]
-    assert submissions.table_counts(db)["courses"] == 0  # nothing written, not even the course
+    assert submissions.table_counts(conn)["courses"] == 0  # nothing written, not even the course
 
     code, out = run(capsys, "import", str(f), "--course", "CLI course", "--assignment", "Week 1", "--skip-rejected")
     assert code == 0 and out["imported"] == 1 and len(out["rejected"]) == 2
@@ -50,13 +50,13 @@ def test_import_reports_imported_duplicates_and_rejected(capsys, tmp_path, db):
     assert code == 1  # nothing imported and rows were rejected
 
 
-def test_import_with_a_rubric_file_creates_the_assignment_on_it(capsys, tmp_path, db):
+def test_import_with_a_rubric_file_creates_the_assignment_on_it(capsys, tmp_path, conn):
     f = tmp_path / "e.csv"
     f.write_text("text_id,full_text,Cohesion,Syntax\nt1,Some essay text.,3.5,4\n")
     code, out = run(capsys, "import", str(f), "--course", "ELL", "--assignment", "Essay 1",
                     "--rubric", str(ROOT / "data" / "rubrics" / "ellipse.yaml"))
     assert code == 0 and out["imported"] == 1
-    assert db.execute("SELECT COUNT(*) FROM reference_scores").fetchone()[0] == 2
+    assert conn.execute("SELECT COUNT(*) FROM reference_scores").fetchone()[0] == 2
 
 
 def test_import_of_an_unreadable_file_exits_non_zero(capsys, tmp_path):

@@ -15,20 +15,20 @@ ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 1, "clarity": 3}
 
 
-def seed(db):
-    c = f.course(db, name="Course X")
+def seed(conn):
+    c = f.course(conn, name="Course X")
     for ext in ("a1", "a2"):
-        sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"], external_id=ext), text=ext)
-        f.draft(db, sid, SCORES)
-        review.open_item(db, sid, actor="t")
-        review.approve(db, sid, version=1, actor="t")
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id=ext), text=ext)
+        f.draft(conn, sid, SCORES)
+        review.open_item(conn, sid, actor="t")
+        review.approve(conn, sid, version=1, actor="t")
         if ext == "a1":
-            review.release(db, c["assignment_id"], actor="t")
+            review.release(conn, c["assignment_id"], actor="t")
     return c
 
 
-def test_export_released_csv(db, tmp_path, capsys):
-    seed(db)
+def test_export_released_csv(conn, tmp_path, capsys):
+    seed(conn)
     out = tmp_path / "out" / "grades.csv"
     rc = main(["export", "--course", "Course X", "--assignment", "Week 1", "--format", "csv", "--out", str(out)])
     summary = json.loads(capsys.readouterr().out)
@@ -37,8 +37,8 @@ def test_export_released_csv(db, tmp_path, capsys):
     assert [r["student_id"] for r in rows] == ["a1"] and rows[0]["total"] == "8"
 
 
-def test_export_approved_flag_and_errors(db, tmp_path, capsys):
-    seed(db)
+def test_export_approved_flag_and_errors(conn, tmp_path, capsys):
+    seed(conn)
     out = tmp_path / "all.zip"
     assert main(["export", "--course", "Course X", "--format", "zip", "--out", str(out), "--approved"]) == 0
     assert json.loads(capsys.readouterr().out)["items"] == 2 and out.stat().st_size > 0
@@ -48,8 +48,8 @@ def test_export_approved_flag_and_errors(db, tmp_path, capsys):
     assert not (tmp_path / "x.csv").exists()
 
 
-def test_export_as_a_real_process(db, db_path, tmp_path):
-    seed(db)
+def test_export_as_a_real_process(conn, db_path, tmp_path):
+    seed(conn)
     out = tmp_path / "canvas.csv"
     proc = subprocess.run([sys.executable, "-m", "core", "--db", str(db_path), "export", "--course", "Course X",
                            "--format", "canvas", "--out", str(out)], cwd=ROOT, capture_output=True, text=True)

@@ -65,40 +65,40 @@ def _row(sid="s1", text="I learned how temperature changes sampling.", scores=No
                     text_hash(text), len(text.split()), scores or {})
 
 
-def _write(db, rows):
+def _write(conn, rows):
     rubric = default_rubric()
-    return submissions.write_import(db, actor="t", course_name="C", new_assignments={"Week 1": 1},
+    return submissions.write_import(conn, actor="t", course_name="C", new_assignments={"Week 1": 1},
                                     rubric_by_assignment={"Week 1": rubric}, rows=rows, summary={"files": ["f.csv"]})
 
 
-def test_write_import_writes_everything_and_audits(db):
-    out = _write(db, [_row(scores={"expert": {"clarity": 2}}), _row("s2", "Another reflection text.")])
+def test_write_import_writes_everything_and_audits(conn):
+    out = _write(conn, [_row(scores={"expert": {"clarity": 2}}), _row("s2", "Another reflection text.")])
     assert out["imported"] == 2 and out["new_students"] == 2
-    counts = submissions.table_counts(db)
+    counts = submissions.table_counts(conn)
     assert counts["submissions"] == 2 and counts["students"] == 2 and counts["reference_scores"] == 1
-    actions = [(r["action"], r["entity"]) for r in db.query("SELECT action, entity FROM audit_log")]
+    actions = [(r["action"], r["entity"]) for r in conn.query("SELECT action, entity FROM audit_log")]
     assert actions.count(("import", "submissions")) == 2 and ("import", "imports") in actions
-    assert submissions.recent_imports(db)[0]["after"]["imported"] == 2
+    assert submissions.recent_imports(conn)[0]["after"]["imported"] == 2
 
 
-def test_write_import_is_all_or_nothing_on_a_database_error(db):
-    before = submissions.table_counts(db)
+def test_write_import_is_all_or_nothing_on_a_database_error(conn):
+    before = submissions.table_counts(conn)
     bad = _row("s2", scores={"expert": {"clarity": None}})  # NOT NULL violation half way through
     with pytest.raises(sqlite3.IntegrityError):
-        _write(db, [_row(), bad])
-    assert submissions.table_counts(db) == before
+        _write(conn, [_row(), bad])
+    assert submissions.table_counts(conn) == before
 
 
-def test_duplicate_rows_are_skipped_and_counted(db):
-    _write(db, [_row()])
-    again = _write(db, [_row()])
+def test_duplicate_rows_are_skipped_and_counted(conn):
+    _write(conn, [_row()])
+    again = _write(conn, [_row()])
     assert again["imported"] == 0 and again["duplicates"] == 1
-    assert submissions.table_counts(db)["submissions"] == 1
+    assert submissions.table_counts(conn)["submissions"] == 1
 
 
-def test_pseudonym_is_random_and_unrelated_to_the_name(db):
-    _write(db, [_row("s1"), _row("s2", "Second text here.")])
-    rows = list(db.query("SELECT name, pseudonym FROM students"))
+def test_pseudonym_is_random_and_unrelated_to_the_name(conn):
+    _write(conn, [_row("s1"), _row("s2", "Second text here.")])
+    rows = list(conn.query("SELECT name, pseudonym FROM students"))
     pseudonyms = {r["pseudonym"] for r in rows}
     assert len(pseudonyms) == 2
     for r in rows:
@@ -106,10 +106,10 @@ def test_pseudonym_is_random_and_unrelated_to_the_name(db):
         assert not any(part.lower() in r["pseudonym"].lower() for part in r["name"].split())
 
 
-def test_existing_student_keeps_values_and_gains_new_attributes(db):
-    _write(db, [_row()])
+def test_existing_student_keeps_values_and_gains_new_attributes(conn):
+    _write(conn, [_row()])
     row = _row(text="A later reflection.")
     row.attributes = {"section": "B", "ell": "yes"}
-    _write(db, [row])
-    attrs = dbmod.loads(db.execute("SELECT attributes FROM students").fetchone()[0])
+    _write(conn, [row])
+    attrs = dbmod.loads(conn.execute("SELECT attributes FROM students").fetchone()[0])
     assert attrs == {"section": "A", "ell": "yes"}

@@ -11,60 +11,60 @@ from core.rubric import default_rubric
 from db import courses, submissions
 
 
-def _fingerprint(db) -> str:
+def _fingerprint(conn) -> str:
     """Hash of every row the demo writes (ids included), so any change at all is caught."""
     h = hashlib.sha256()
     for table in ("courses", "rubrics", "assignments", "students", "submissions", "reference_scores", "audit_log"):
-        for row in db.execute(f"SELECT * FROM {table} ORDER BY 1"):
+        for row in conn.execute(f"SELECT * FROM {table} ORDER BY 1"):
             h.update(repr(row).encode())
     return h.hexdigest()
 
 
-def test_demo_loads_a_labelled_synthetic_course(db):
-    summary = demo.load_demo(db)
+def test_demo_loads_a_labelled_synthetic_course(conn):
+    summary = demo.load_demo(conn)
     assert summary["created"] is True
     assert (summary["assignments"], summary["students"], summary["submissions"]) == (4, 28, 112)
-    course = courses.get_course(db, summary["course_id"])
+    course = courses.get_course(conn, summary["course_id"])
     assert course["is_synthetic"] == 1 and "SYNTHETIC" in course["description"]
-    for a in courses.list_assignments(db, course["id"]):
+    for a in courses.list_assignments(conn, course["id"]):
         assert a["prompt"] and len(a["key_concepts"]) >= 4 and a["target_grade"] > 0 and a["week"] in (1, 2, 3, 4)
 
 
-def test_loading_twice_changes_nothing(db):
-    first = demo.load_demo(db)
-    counts, fingerprint = submissions.table_counts(db), _fingerprint(db)
-    second = demo.load_demo(db)
+def test_loading_twice_changes_nothing(conn):
+    first = demo.load_demo(conn)
+    counts, fingerprint = submissions.table_counts(conn), _fingerprint(conn)
+    second = demo.load_demo(conn)
     assert second["created"] is False and second["course_id"] == first["course_id"]
-    assert submissions.table_counts(db) == counts
-    assert _fingerprint(db) == fingerprint
+    assert submissions.table_counts(conn) == counts
+    assert _fingerprint(conn) == fingerprint
 
 
-def test_every_band_on_every_criterion_has_expert_scores(db):
-    demo.load_demo(db)
+def test_every_band_on_every_criterion_has_expert_scores(conn):
+    demo.load_demo(conn)
     rubric = default_rubric()
-    n = db.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
+    n = conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
     for key in rubric.keys:
-        levels = {r[0] for r in db.execute(
+        levels = {r[0] for r in conn.execute(
             "SELECT DISTINCT score FROM reference_scores WHERE rater = 'expert' AND criterion = ?", [key])}
         assert levels == {0, 1, 2, 3}, key
-        assert db.execute("SELECT COUNT(*) FROM reference_scores WHERE rater='expert' AND criterion=?",
+        assert conn.execute("SELECT COUNT(*) FROM reference_scores WHERE rater='expert' AND criterion=?",
                           [key]).fetchone()[0] == n
 
 
-def test_demo_includes_the_hard_cases(db):
-    demo.load_demo(db)
-    texts = [r[0] for r in db.execute("SELECT text FROM submissions")]
+def test_demo_includes_the_hard_cases(conn):
+    demo.load_demo(conn)
+    texts = [r[0] for r in conn.execute("SELECT text FROM submissions")]
     assert any("client.chat.completions.create" in t for t in texts)  # code
     injection = [t for t in texts if "ignore the rubric" in t.lower()]
     assert len(injection) == 1
-    scores = dict(db.execute("SELECT criterion, score FROM reference_scores r JOIN submissions s "
+    scores = dict(conn.execute("SELECT criterion, score FROM reference_scores r JOIN submissions s "
                              "ON s.id = r.submission_id WHERE s.text = ?", [injection[0]]).fetchall())
     assert max(scores.values()) <= 1  # the expert did not fall for it
 
 
-def test_group_attributes_and_pseudonyms(db):
-    summary = demo.load_demo(db)
-    students = courses.list_students(db, summary["course_id"])
+def test_group_attributes_and_pseudonyms(conn):
+    summary = demo.load_demo(conn)
+    students = courses.list_students(conn, summary["course_id"])
     sections = {s["attributes"].get("section") for s in students}
     ell = [s["attributes"].get("ell") for s in students]
     assert {"A", "B"} <= sections and ell.count("yes") >= 4 and ell.count("no") >= 4
@@ -72,11 +72,11 @@ def test_group_attributes_and_pseudonyms(db):
     assert all(s["name"].split()[0] not in s["pseudonym"] for s in students)
 
 
-def test_home_button_loads_the_demo_once(app_test, db):
+def test_home_button_loads_the_demo_once(app_test, conn):
     at = app_test().run()
     next(b for b in at.button if b.label == "Load demo course").click().run()
     assert not at.exception
-    assert submissions.table_counts(db)["submissions"] == 112
+    assert submissions.table_counts(conn)["submissions"] == 112
     assert not any(b.label == "Load demo course" for b in at.button)  # the course exists now
     assert "Loaded the demo course: 112 reflections from 28 students over 4 weeks." in at.success[0].value
 

@@ -186,14 +186,14 @@ def test_review_release_download_in_chromium(server, browser, db_path, tmp_path)
     ctx.close()
 
 
-def test_deep_link_as_first_request_still_runs_through_the_app_shell(server, browser, db):
+def test_deep_link_as_first_request_still_runs_through_the_app_shell(server, browser, conn):
     """A teacher's tab left on /review reconnects to a restarted server: the page must come up
     with the sidebar and the role navigation, not Streamlit's legacy listing of pages/."""
     from playwright.sync_api import expect
 
     from core import demo
 
-    demo.load_demo(db)
+    demo.load_demo(conn)
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     page.goto(f"{server}/review")

@@ -21,31 +21,31 @@ def read_csv(data: bytes) -> list[dict]:
 
 
 @pytest.fixture
-def setup(db):
-    c = f.course(db, name="Demo", weeks=2)
+def setup(conn):
+    c = f.course(conn, name="Demo", weeks=2)
     aid = c["assignment_id"]
     items = {}
     for ext, name, scores, offline in [("s1", "=HYPERLINK(\"http://x\")", HIGH, False),
                                        ("s2", "Åsa Berg", LOW, True),
                                        ("s3", "Never Approved", HIGH, False),
                                        ("s4", "Approved Only", HIGH, False)]:
-        st = f.student(db, c["course_id"], external_id=ext, name=name, attributes={"section": "A"})
-        sid = f.submission(db, aid, st, text=f"text of {ext}")
-        f.draft(db, sid, scores, is_offline=offline, comment="-1 point: add an example. What next?")
+        st = f.student(conn, c["course_id"], external_id=ext, name=name, attributes={"section": "A"})
+        sid = f.submission(conn, aid, st, text=f"text of {ext}")
+        f.draft(conn, sid, scores, is_offline=offline, comment="-1 point: add an example. What next?")
         items[ext] = sid
     for ext in ("s1", "s2"):
-        review.open_item(db, items[ext], actor="ann")
-        review.approve(db, items[ext], version=1, actor="ann")
-    review.release(db, aid, actor="ann")
-    review.open_item(db, items["s4"], actor="ann")
-    review.approve(db, items["s4"], version=1, actor="ann")
-    review.open_item(db, items["s3"], actor="ann")  # opened, never approved
+        review.open_item(conn, items[ext], actor="ann")
+        review.approve(conn, items[ext], version=1, actor="ann")
+    review.release(conn, aid, actor="ann")
+    review.open_item(conn, items["s4"], actor="ann")
+    review.approve(conn, items["s4"], version=1, actor="ann")
+    review.open_item(conn, items["s3"], actor="ann")  # opened, never approved
     return c, items
 
 
-def test_csv_has_only_released_items_with_markers_and_neutralised_cells(db, setup):
+def test_csv_has_only_released_items_with_markers_and_neutralised_cells(conn, setup):
     c, items = setup
-    out = export.export(db, c["course_id"], c["assignment_id"], fmt="csv")
+    out = export.export(conn, c["course_id"], c["assignment_id"], fmt="csv")
     rows = read_csv(out.data)
     assert [r["student_id"] for r in rows] == ["s1", "s2"]
     s1, s2 = rows
@@ -60,27 +60,27 @@ def test_csv_has_only_released_items_with_markers_and_neutralised_cells(db, setu
     assert out.data.startswith(b"\xef\xbb\xbf")
 
 
-def test_approved_flag_adds_approved_but_never_unapproved(db, setup):
+def test_approved_flag_adds_approved_but_never_unapproved(conn, setup):
     c, items = setup
-    rows = read_csv(export.export(db, c["course_id"], fmt="csv", include_approved=True).data)
+    rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=True).data)
     assert sorted(r["student_id"] for r in rows) == ["s1", "s2", "s4"]
     assert {r["student_id"]: r["status"] for r in rows}["s4"] == "approved"
 
 
-def test_released_version_is_locked_against_later_edits(db, setup):
+def test_released_version_is_locked_against_later_edits(conn, setup):
     c, items = setup
-    r = q.get_review(db, items["s1"])
-    review.save_edit(db, items["s1"], version=r["version"], scores=LOW, comment="Edited after release",
+    r = q.get_review(conn, items["s1"])
+    review.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited after release",
                      reasons=["too_lenient"], actor="ann")
     for approved in (False, True):
-        rows = read_csv(export.export(db, c["course_id"], fmt="csv", include_approved=approved).data)
+        rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=approved).data)
         s1 = next(r for r in rows if r["student_id"] == "s1")
         assert s1["total"] == "11" and "Edited" not in s1["comment"]
 
 
-def test_canvas_gradebook_format(db, setup):
+def test_canvas_gradebook_format(conn, setup):
     c, items = setup
-    data = export.export(db, c["course_id"], fmt="canvas").data.decode("utf-8")
+    data = export.export(conn, c["course_id"], fmt="canvas").data.decode("utf-8")
     rows = list(csv.reader(io.StringIO(data)))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Week 1"]
     assert rows[1] == ["Points Possible", "", "", "", "", "12"]
@@ -89,9 +89,9 @@ def test_canvas_gradebook_format(db, setup):
     assert len(rows) == 4
 
 
-def test_zip_has_one_markdown_file_per_student(db, setup):
+def test_zip_has_one_markdown_file_per_student(conn, setup):
     c, items = setup
-    data = export.export(db, c["course_id"], c["assignment_id"], fmt="zip").data
+    data = export.export(conn, c["course_id"], c["assignment_id"], fmt="zip").data
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = sorted(zf.namelist())
         assert len(names) == 2 and all(n.endswith(".md") for n in names)
@@ -102,14 +102,14 @@ def test_zip_has_one_markdown_file_per_student(db, setup):
     assert "-1 point: add an example" in s2
 
 
-def test_nothing_to_export_is_an_error(db):
-    c = f.course(db)
-    sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"]))
-    f.draft(db, sid, HIGH)
+def test_nothing_to_export_is_an_error(conn):
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]))
+    f.draft(conn, sid, HIGH)
     with pytest.raises(FairMarkError, match="nothing to export"):
-        export.export(db, c["course_id"], fmt="csv")
+        export.export(conn, c["course_id"], fmt="csv")
     with pytest.raises(FairMarkError, match="unknown export format"):
-        export.export(db, c["course_id"], fmt="xlsx")
+        export.export(conn, c["course_id"], fmt="xlsx")
 
 
 @pytest.mark.parametrize("value,expected", [("=1+1", "'=1+1"), ("+a", "'+a"), ("-a", "'-a"), ("@x", "'@x"),
@@ -118,48 +118,48 @@ def test_neutralise(value, expected):
     assert export.neutralise(value) == expected
 
 
-def test_exportable_count_matches_the_export(db, setup):
+def test_exportable_count_matches_the_export(conn, setup):
     c, items = setup
-    r = q.get_review(db, items["s1"])  # edited after release: still exported in its released version
-    review.save_edit(db, items["s1"], version=r["version"], scores=LOW, comment="Edited", reasons=["tone"],
+    r = q.get_review(conn, items["s1"])  # edited after release: still exported in its released version
+    review.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited", reasons=["tone"],
                      actor="ann")
     for include in (False, True):
-        n = len(export.export_items(db, c["course_id"], c["assignment_id"], include_approved=include))
-        assert q.exportable_count(db, c["assignment_id"], include_approved=include) == n
+        n = len(export.export_items(conn, c["course_id"], c["assignment_id"], include_approved=include))
+        assert q.exportable_count(conn, c["assignment_id"], include_approved=include) == n
     assert n == 3
 
 
-def test_released_totals_keep_the_rubric_they_were_released_under(db):
+def test_released_totals_keep_the_rubric_they_were_released_under(conn):
     from core import catalogue
     from core.rubric import default_rubric
 
-    c = f.course(db)
+    c = f.course(conn)
     scores = {"concept_understanding": 3, "real_world_application": 0, "reflection_depth": 0, "clarity": 0}
-    sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"]), text="x")
-    f.draft(db, sid, scores)
-    review.open_item(db, sid, actor="ann")
-    review.approve(db, sid, version=1, actor="ann")
-    review.release(db, c["assignment_id"], actor="ann")
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text="x")
+    f.draft(conn, sid, scores)
+    review.open_item(conn, sid, actor="ann")
+    review.approve(conn, sid, version=1, actor="ann")
+    review.release(conn, c["assignment_id"], actor="ann")
 
     def released():
-        it = export.export_items(db, c["course_id"], c["assignment_id"])[0]
+        it = export.export_items(conn, c["course_id"], c["assignment_id"])[0]
         return it["total"], it["max_total"]
 
     assert released() == (3, 12)
     r = default_rubric()
     weighted = [cr.model_copy(update={"weight": 5.0 if cr.key == "concept_understanding" else 1.0})
                 for cr in r.criteria]
-    rid, _ = catalogue.save_rubric_version(db, r.model_copy(update={"criteria": weighted}), actor="admin")
-    catalogue.edit_assignment(db, c["assignment_id"], rubric_id=rid, actor="admin")
+    rid, _ = catalogue.save_rubric_version(conn, r.model_copy(update={"criteria": weighted}), actor="admin")
+    catalogue.edit_assignment(conn, c["assignment_id"], rubric_id=rid, actor="admin")
     assert released() == (3, 12)
-    row = read_csv(export.export(db, c["course_id"], c["assignment_id"], fmt="csv").data)[0]
+    row = read_csv(export.export(conn, c["course_id"], c["assignment_id"], fmt="csv").data)[0]
     assert (row["total"], row["max_total"]) == ("3", "12")
-    canvas = export.export(db, c["course_id"], c["assignment_id"], fmt="canvas").data.decode()
+    canvas = export.export(conn, c["course_id"], c["assignment_id"], fmt="canvas").data.decode()
     assert canvas.splitlines()[1].endswith(",12") and canvas.splitlines()[2].endswith(",3")
 
 
-def test_csv_criterion_columns_are_the_rubric_keys(db, setup):
+def test_csv_criterion_columns_are_the_rubric_keys(conn, setup):
     """CSV criterion columns are stable ids (the rubric's keys); titles are for the Markdown."""
     c, items = setup
-    header = next(csv.reader(io.StringIO(export.export(db, c["course_id"], fmt="csv").data.decode("utf-8-sig"))))
+    header = next(csv.reader(io.StringIO(export.export(conn, c["course_id"], fmt="csv").data.decode("utf-8-sig"))))
     assert header[4:8] == ["concept_understanding", "real_world_application", "reflection_depth", "clarity"]

@@ -39,23 +39,23 @@ def zip_bytes(members, compression=zipfile.ZIP_DEFLATED):
 
 
 @pytest.fixture
-def unchanged(db):
+def unchanged(conn):
     """Seed a course with one reflection, then assert the whole database is the same after the test."""
-    ingest.import_files(db, [("seed.csv", csv_bytes([["student_id", "text"], ["s0", "An earlier reflection."]]))],
+    ingest.import_files(conn, [("seed.csv", csv_bytes([["student_id", "text"], ["s0", "An earlier reflection."]]))],
                         ingest.Target("Course", "Week 1"))
-    before = submissions.table_counts(db)
-    yield db
-    assert submissions.table_counts(db) == before
+    before = submissions.table_counts(conn)
+    yield conn
+    assert submissions.table_counts(conn) == before
 
 
-def _preview(db, name, data, assignment="Week 1"):
-    return ingest.build_preview(db, [(name, data)], ingest.Target("Course", assignment))
+def _preview(conn, name, data, assignment="Week 1"):
+    return ingest.build_preview(conn, [(name, data)], ingest.Target("Course", assignment))
 
 
-def _refused(db, name, data):
+def _refused(conn, name, data):
     """all_or_nothing: rejected rows mean nothing is written; returns the rejections."""
-    preview = _preview(db, name, data)
-    result = ingest.commit(db, preview, mode="all_or_nothing")
+    preview = _preview(conn, name, data)
+    result = ingest.commit(conn, preview, mode="all_or_nothing")
     assert result.refused and result.imported == 0
     return result.rejected
 
@@ -106,12 +106,12 @@ def test_empty_text_and_empty_student_are_rejected_by_row_and_field(unchanged):
     assert "fill in who wrote the reflection" in rejected[1]["message"]
 
 
-def test_skip_rejected_imports_only_the_good_rows(db):
+def test_skip_rejected_imports_only_the_good_rows(conn):
     rows = [["student_id", "text"], ["s1", TEXT], ["s2", ""]]
-    result = ingest.import_files(db, [("a.csv", csv_bytes(rows))], ingest.Target("Course", "Week 1"),
+    result = ingest.import_files(conn, [("a.csv", csv_bytes(rows))], ingest.Target("Course", "Week 1"),
                                  mode="skip_rejected")
     assert result.imported == 1 and [r["row"] for r in result.rejected] == [3]
-    assert submissions.table_counts(db)["submissions"] == 1
+    assert submissions.table_counts(conn)["submissions"] == 1
 
 
 def test_oversized_file_is_refused(unchanged):

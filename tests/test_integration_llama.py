@@ -72,8 +72,8 @@ def test_server_refuses_json_schema_and_grammar_constrains_json_object_with_sche
     assert raw.content and raw.finish_reason in ("stop", "length")  # accepted (content unconstrained)
 
 
-def test_real_calls_are_validated_logged_with_real_tokens_priced_and_cached(llama_server, db, db_path):
-    llm_calls.save_price(db, llama_server.model, input_per_mtok=1.0, output_per_mtok=2.0)
+def test_real_calls_are_validated_logged_with_real_tokens_priced_and_cached(llama_server, conn, db_path):
+    llm_calls.save_price(conn, llama_server.model, input_per_mtok=1.0, output_per_mtok=2.0)
     llm = llmmod.from_settings(llama_server.settings(db_path), db_path, max_tokens=160, logprobs=True)
     first = llm.complete(messages(REFLECTIONS[0]), Evaluation, role="evaluator", ctx=ctx())
     second = llm.complete(messages(REFLECTIONS[1]), Evaluation, role="evaluator", ctx=ctx())
@@ -89,7 +89,7 @@ def test_real_calls_are_validated_logged_with_real_tokens_priced_and_cached(llam
     for probs in first.score_probs.values():
         assert sum(probs.values()) == pytest.approx(1.0)
 
-    rows = list(db.query("SELECT * FROM llm_calls ORDER BY id"))
+    rows = list(conn.query("SELECT * FROM llm_calls ORDER BY id"))
     assert [r["status"] for r in rows] == ["ok", "ok", "cache_hit"]
     for row, resp in zip(rows[:2], (first, second)):
         assert row["tokens_in"] == resp.usage.tokens_in > 20       # the real prompt was counted
@@ -100,20 +100,20 @@ def test_real_calls_are_validated_logged_with_real_tokens_priced_and_cached(llam
     assert rows[2]["tokens_in"] == 0 and rows[2]["cache_key"] == rows[0]["cache_key"]
 
 
-def test_token_limit_is_a_recorded_truncation(llama_server, db, db_path):
+def test_token_limit_is_a_recorded_truncation(llama_server, conn, db_path):
     llm = llmmod.from_settings(llama_server.settings(db_path), db_path, max_tokens=4)
     with pytest.raises(LLMTruncated, match="token limit"):
         llm.complete(messages(REFLECTIONS[1]), Evaluation, role="evaluator", ctx=ctx())
-    (row,) = db.query("SELECT status, error, tokens_out FROM llm_calls")
+    (row,) = conn.query("SELECT status, error, tokens_out FROM llm_calls")
     assert row["status"] == "error" and row["error"].startswith("LLMTruncated") and row["tokens_out"] == 4
 
 
-def test_wrong_key_is_an_auth_error_recorded_without_the_key(llama_server, db, db_path):
+def test_wrong_key_is_an_auth_error_recorded_without_the_key(llama_server, conn, db_path):
     wrong = "sk-wrong-key-0123456789abcdef"
     llm = llmmod.from_settings(llama_server.settings(db_path, llm_api_key=wrong), db_path)
     with pytest.raises(LLMAuthError, match="refused the API key"):
         llm.complete(messages(REFLECTIONS[0]), Evaluation, role="evaluator", ctx=ctx())
-    (row,) = db.query("SELECT * FROM llm_calls")
+    (row,) = conn.query("SELECT * FROM llm_calls")
     assert row["status"] == "error" and row["attempts"] == 1
     assert wrong not in open(db_path, "rb").read().decode("utf-8", "replace")
 

@@ -15,12 +15,12 @@ from db import courses
 N_ITEMS = 2
 
 
-def test_demo_submissions_go_through_the_whole_pipeline(llama_server, db, db_path):
-    demo.load_demo(db)
-    course = courses.list_courses(db)[0]
-    week1 = courses.list_assignments(db, course["id"])[0]
+def test_demo_submissions_go_through_the_whole_pipeline(llama_server, conn, db_path):
+    demo.load_demo(conn)
+    course = courses.list_courses(conn)[0]
+    week1 = courses.list_assignments(conn, course["id"])[0]
     # Three ordinary reflections (no injection or code: those would be routed to a human anyway).
-    ids = [r["id"] for r in db.query(
+    ids = [r["id"] for r in conn.query(
         "SELECT id FROM submissions WHERE assignment_id = ? AND word_count BETWEEN 100 AND 260 "
         "AND text NOT LIKE '%import%' ORDER BY id LIMIT ?", [week1["id"], N_ITEMS])]
     assert len(ids) == N_ITEMS
@@ -30,24 +30,24 @@ def test_demo_submissions_go_through_the_whole_pipeline(llama_server, db, db_pat
     sent: list[str] = []   # every request body that went over HTTP
     transport = model.inner.transport
     model.inner.transport = lambda request: (sent.append(json.dumps(request)), transport(request))[1]
-    run_id = runs.create(db, course_id=course["id"], assignment_id=week1["id"], provider="openai",
+    run_id = runs.create(conn, course_id=course["id"], assignment_id=week1["id"], provider="openai",
                          concurrency=2, limit=N_ITEMS, created_by="integration-test", settings=settings)
     # create() picks submissions by its own order; make sure the run covers exactly ours.
-    picked = {r["submission_id"] for r in db.query("SELECT submission_id FROM run_items WHERE run_id = ?", [run_id])}
+    picked = {r["submission_id"] for r in conn.query("SELECT submission_id FROM run_items WHERE run_id = ?", [run_id])}
     result = runs.execute(db_path, run_id, llm=model)
 
-    run = next(db.query("SELECT * FROM runs WHERE id = ?", [run_id]))
+    run = next(conn.query("SELECT * FROM runs WHERE id = ?", [run_id]))
     assert run["status"] == "done", (run, llama_server.log())
-    items = list(db.query("SELECT * FROM run_items WHERE run_id = ?", [run_id]))
+    items = list(conn.query("SELECT * FROM run_items WHERE run_id = ?", [run_id]))
     assert len(items) == N_ITEMS and {i["submission_id"] for i in items} == picked
     for item in items:
-        sub = next(db.query("SELECT * FROM submissions WHERE id = ?", [item["submission_id"]]))
-        draft = next(db.query("SELECT * FROM drafts WHERE id = ?", [sub["current_draft_id"]]))
+        sub = next(conn.query("SELECT * FROM submissions WHERE id = ?", [item["submission_id"]]))
+        draft = next(conn.query("SELECT * FROM drafts WHERE id = ?", [sub["current_draft_id"]]))
         # Every item ends drafted or needing attention, never silently failed or half-written.
         assert draft["status"] in ("drafted", "needs_attention"), (draft["status"], draft["error"], llama_server.log())
         assert sub["status"] == draft["status"]
         scores = json.loads(draft["scores"])
-        assert set(scores) == set(courses.get_rubric(db, draft["rubric_id"]).keys)
+        assert set(scores) == set(courses.get_rubric(conn, draft["rubric_id"]).keys)
         assert all(0 <= v <= 3 for v in scores.values())
         reasons = json.loads(draft["attention_reasons"])
         if draft["status"] == "needs_attention":
@@ -58,14 +58,14 @@ def test_demo_submissions_go_through_the_whole_pipeline(llama_server, db, db_pat
             assert any(r.startswith("The Aggregator failed") for r in reasons), reasons
         assert draft["is_offline"] == 0 and draft["provider"] == "openai"
 
-    calls = list(db.query("SELECT * FROM llm_calls WHERE run_id = ?", [run_id]))
+    calls = list(conn.query("SELECT * FROM llm_calls WHERE run_id = ?", [run_id]))
     ok = [c for c in calls if c["status"] == "ok"]
     # Every role was asked over real HTTP; a tiny model may fail a later role (recorded above),
     # but every item was scored by the Evaluator.
     assert {c["agent"] for c in calls} >= {"evaluator", "equity", "coach", "aggregator"}
     assert {c["submission_id"] for c in ok if c["agent"] == "evaluator"} == picked
     assert all(c["error"] for c in calls if c["status"] == "error")
-    commented = {r["submission_id"] for r in db.query(
+    commented = {r["submission_id"] for r in conn.query(
         "SELECT s.id AS submission_id FROM submissions s JOIN drafts d ON d.id = s.current_draft_id "
         "WHERE d.run_id = ? AND d.comment != ''", [run_id])}
     assert commented <= {c["submission_id"] for c in calls if c["agent"] == "reviewer"}
@@ -74,7 +74,7 @@ def test_demo_submissions_go_through_the_whole_pipeline(llama_server, db, db_pat
     assert all(c["model"] == llama_server.model for c in calls)
     assert result["calls"] >= 5 * N_ITEMS
     # No real student name ever reached the server.
-    names = [r["name"] for r in db.query(
+    names = [r["name"] for r in conn.query(
         "SELECT st.name FROM students st JOIN submissions s ON s.student_id = st.id WHERE s.id IN (%s)"
         % ",".join("?" * len(picked)), list(picked))]
     assert sent and names

@@ -30,12 +30,12 @@ def ctx(**kw):
     return CallContext(**{"agent": "reviewer", "prompt_name": "reviewer", "prompt_hash": "h1", **kw})
 
 
-def rows(db):
-    return list(db.query("SELECT * FROM llm_calls ORDER BY id"))
+def rows(conn):
+    return list(conn.query("SELECT * FROM llm_calls ORDER BY id"))
 
 
 # --- cache --------------------------------------------------------------------------------
-def test_identical_call_is_served_from_cache_without_reaching_the_model(db, db_path):
+def test_identical_call_is_served_from_cache_without_reaching_the_model(conn, db_path):
     fake = ScriptedLLM({"reviewer": [OK]}, models={"reviewer": "gpt-4o-mini"})
     llm = LoggedLLM(fake, db_path)
     first = llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx())
@@ -44,7 +44,7 @@ def test_identical_call_is_served_from_cache_without_reaching_the_model(db, db_p
     assert len(fake.calls) == 1
     assert second.cache_hit and not first.cache_hit
     assert second.data == first.data and second.cost_usd == 0 and second.usage.tokens_in == 0
-    ok, hit = rows(db)
+    ok, hit = rows(conn)
     assert (ok["status"], ok["cache_hit"]) == ("ok", 0)
     assert (hit["status"], hit["cache_hit"], hit["cost_usd"], hit["tokens_in"]) == ("cache_hit", 1, 0, 0)
     assert hit["cache_key"] == ok["cache_key"] and hit["response"] == ok["response"]
@@ -76,27 +76,27 @@ def test_changed_schema_misses_the_cache(db_path):
     assert not llm.complete(MSGS, Other, role="reviewer", ctx=ctx()).cache_hit
 
 
-def test_errors_are_never_served_from_cache_and_read_cache_false_bypasses_it(db, db_path):
+def test_errors_are_never_served_from_cache_and_read_cache_false_bypasses_it(conn, db_path):
     fake = ScriptedLLM({"reviewer": [LLMTimeout("slow"), OK, OK]})
     llm = LoggedLLM(fake, db_path)
     with pytest.raises(LLMTimeout):
         llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx())
     assert not llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx()).cache_hit
     assert not LoggedLLM(fake, db_path, read_cache=False).complete(MSGS, Verdict, role="reviewer", ctx=ctx()).cache_hit
-    assert [r["status"] for r in rows(db)] == ["error", "ok", "ok"]
+    assert [r["status"] for r in rows(conn)] == ["error", "ok", "ok"]
 
 
 # --- the call log ---------------------------------------------------------------------------
-def test_ok_row_records_context_tokens_latency_request_id_and_mode(db, db_path):
-    c = factories.course(db)
-    run_id = db.execute("INSERT INTO runs (course_id, provider) VALUES (?, 'openai')", [c["course_id"]]).lastrowid
-    sid = factories.submission(db, c["assignment_id"], factories.student(db, c["course_id"]))
-    db.conn.commit()
+def test_ok_row_records_context_tokens_latency_request_id_and_mode(conn, db_path):
+    c = factories.course(conn)
+    run_id = conn.execute("INSERT INTO runs (course_id, provider) VALUES (?, 'openai')", [c["course_id"]]).lastrowid
+    sid = factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]))
+    conn.conn.commit()
     t = FakeTransport(FakeTransport.reply(OK, tokens_in=300, tokens_out=40, tokens_cached=100, request_id="req-9"))
     inner = OpenAICompatibleLLM(Settings(llm_base_url="http://x/v1"), transport=t)
     LoggedLLM(inner, db_path).complete(MSGS, Verdict, role="reviewer",
                                        ctx=ctx(run_id=run_id, submission_id=sid))
-    (row,) = rows(db)
+    (row,) = rows(conn)
     assert row["run_id"] == run_id and row["submission_id"] == sid
     assert (row["agent"], row["model"], row["prompt_name"], row["prompt_hash"]) == ("reviewer", "gpt-4o-mini", "reviewer", "h1")
     assert (row["tokens_in"], row["tokens_out"], row["tokens_cached"]) == (300, 40, 100)
@@ -105,27 +105,27 @@ def test_ok_row_records_context_tokens_latency_request_id_and_mode(db, db_path):
     assert Verdict.model_validate_json(row["response"]).verdict == "CONFIDENT"
 
 
-def test_failed_call_is_logged_with_error_attempts_and_tokens_then_reraised(db, db_path):
+def test_failed_call_is_logged_with_error_attempts_and_tokens_then_reraised(conn, db_path):
     t = FakeTransport(FakeTransport.reply("nope", tokens_in=10, tokens_out=3),
                       FakeTransport.reply('{"verdict": "MAYBE"}', tokens_in=20, tokens_out=4))
     inner = OpenAICompatibleLLM(Settings(llm_base_url="http://x/v1"), transport=t)
     with pytest.raises(LLMInvalidOutput):
         LoggedLLM(inner, db_path).complete(MSGS, Verdict, role="reviewer", ctx=ctx())
-    (row,) = rows(db)
+    (row,) = rows(conn)
     assert row["status"] == "error" and row["error"].startswith("LLMInvalidOutput: ")
     assert (row["attempts"], row["tokens_in"], row["tokens_out"]) == (2, 30, 7)
     assert row["response"] is None and row["cost_usd"] > 0
 
 
-def test_unexpected_exception_is_logged_and_reraised_unchanged(db, db_path):
+def test_unexpected_exception_is_logged_and_reraised_unchanged(conn, db_path):
     fake = ScriptedLLM({"reviewer": [RuntimeError("bug in agent")]})
     with pytest.raises(RuntimeError, match="bug in agent"):
         LoggedLLM(fake, db_path).complete(MSGS, Verdict, role="reviewer", ctx=ctx())
-    assert rows(db)[0]["error"] == "RuntimeError: bug in agent"
+    assert rows(conn)[0]["error"] == "RuntimeError: bug in agent"
 
 
 # --- cost ---------------------------------------------------------------------------------
-def test_cost_comes_from_the_editable_price_table(db, db_path):
+def test_cost_comes_from_the_editable_price_table(conn, db_path):
     def call():
         t = FakeTransport(FakeTransport.reply(OK, tokens_in=1000, tokens_out=500, tokens_cached=200))
         inner = OpenAICompatibleLLM(Settings(llm_base_url="http://x/v1"), transport=t)
@@ -133,18 +133,18 @@ def test_cost_comes_from_the_editable_price_table(db, db_path):
 
     # seeded gpt-4o-mini: 0.15 in, 0.075 cached in, 0.60 out per million tokens
     assert call().cost_usd == pytest.approx((800 * 0.15 + 200 * 0.075 + 500 * 0.60) / 1e6)
-    llm_calls.replace_prices(db, [{"model": "gpt-4o-mini", "input_per_mtok": 1, "cached_input_per_mtok": 0,
+    llm_calls.replace_prices(conn, [{"model": "gpt-4o-mini", "input_per_mtok": 1, "cached_input_per_mtok": 0,
                                    "output_per_mtok": 2}])
     assert call().cost_usd == pytest.approx((800 * 1 + 500 * 2) / 1e6)
-    assert [r["cost_usd"] for r in rows(db)] == pytest.approx([0.000435, 0.0018])
+    assert [r["cost_usd"] for r in rows(conn)] == pytest.approx([0.000435, 0.0018])
 
 
-def test_unknown_model_costs_zero_with_a_note(db, db_path):
+def test_unknown_model_costs_zero_with_a_note(conn, db_path):
     fake = ScriptedLLM({"reviewer": [OK]}, models={"reviewer": "mystery-7b"})
     resp = LoggedLLM(fake, db_path).complete(MSGS, Verdict, role="reviewer", ctx=ctx())
     assert resp.cost_usd == 0 and "no price for model 'mystery-7b'" in resp.note
-    assert "no price" in rows(db)[0]["note"]
-    assert llm_calls.unpriced_models(db) == ["mystery-7b"]
+    assert "no price" in rows(conn)[0]["note"]
+    assert llm_calls.unpriced_models(conn) == ["mystery-7b"]
 
 
 def test_explicit_prices_override_the_table(db_path):
@@ -153,27 +153,27 @@ def test_explicit_prices_override_the_table(db_path):
     assert LoggedLLM(fake, db_path, prices=prices).complete(MSGS, Verdict, role="reviewer", ctx=ctx()).cost_usd == 2.0
 
 
-def test_replace_prices_rejects_bad_rows_without_changing_anything(db):
-    before = llm_calls.list_prices(db)
+def test_replace_prices_rejects_bad_rows_without_changing_anything(conn):
+    before = llm_calls.list_prices(conn)
     with pytest.raises(ConfigError, match="row 2.*output_per_mtok"):
-        llm_calls.replace_prices(db, [{"model": "a", "input_per_mtok": 1, "output_per_mtok": 1},
+        llm_calls.replace_prices(conn, [{"model": "a", "input_per_mtok": 1, "output_per_mtok": 1},
                                       {"model": "b", "input_per_mtok": 1, "output_per_mtok": "lots"}])
     with pytest.raises(ConfigError, match="negative"):
-        llm_calls.replace_prices(db, [{"model": "a", "input_per_mtok": -1, "output_per_mtok": 1}])
+        llm_calls.replace_prices(conn, [{"model": "a", "input_per_mtok": -1, "output_per_mtok": 1}])
     with pytest.raises(ConfigError, match="twice"):
-        llm_calls.replace_prices(db, [{"model": "a", "input_per_mtok": 1, "output_per_mtok": 1}] * 2)
-    assert llm_calls.list_prices(db) == before
-    assert llm_calls.replace_prices(db, [{"model": "a", "input_per_mtok": 1, "output_per_mtok": 1}]) == 1
-    assert llm_calls.get_price(db, "a")["cached_input_per_mtok"] == 0
-    assert db.execute("SELECT action FROM audit_log").fetchall()[-1][0] == "edit_prices"
+        llm_calls.replace_prices(conn, [{"model": "a", "input_per_mtok": 1, "output_per_mtok": 1}] * 2)
+    assert llm_calls.list_prices(conn) == before
+    assert llm_calls.replace_prices(conn, [{"model": "a", "input_per_mtok": 1, "output_per_mtok": 1}]) == 1
+    assert llm_calls.get_price(conn, "a")["cached_input_per_mtok"] == 0
+    assert conn.execute("SELECT action FROM audit_log").fetchall()[-1][0] == "edit_prices"
 
 
 # --- aggregates -----------------------------------------------------------------------------
-def test_totals_per_agent_and_per_run_are_sql_aggregates(db, db_path):
-    c = factories.course(db)
-    runs = [db.execute("INSERT INTO runs (course_id, provider) VALUES (?, 'openai')", [c["course_id"]]).lastrowid
+def test_totals_per_agent_and_per_run_are_sql_aggregates(conn, db_path):
+    c = factories.course(conn)
+    runs = [conn.execute("INSERT INTO runs (course_id, provider) VALUES (?, 'openai')", [c["course_id"]]).lastrowid
             for _ in range(2)]
-    db.conn.commit()
+    conn.conn.commit()
     fake = ScriptedLLM(models={"reviewer": "gpt-4o-mini", "coach": "gpt-4o-mini"},
                        usage=llmmod.Usage(1000, 100))
     fake.always("reviewer", OK).always("coach", OK)
@@ -181,17 +181,17 @@ def test_totals_per_agent_and_per_run_are_sql_aggregates(db, db_path):
     llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx(run_id=runs[0]))
     llm.complete(MSGS, Verdict, role="coach", ctx=ctx(agent="coach", prompt_hash="c", run_id=runs[0]))
     llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx(run_id=runs[1]))   # cache hit
-    by_run = {r["run_id"]: r for r in llm_calls.totals_by_run(db)}
+    by_run = {r["run_id"]: r for r in llm_calls.totals_by_run(conn)}
     assert by_run[runs[0]]["calls"] == 2 and by_run[runs[0]]["tokens_in"] == 2000
     assert by_run[runs[1]]["cache_hits"] == 1 and by_run[runs[1]]["cost_usd"] == 0
-    by_agent = {r["agent"]: r for r in llm_calls.totals_by_agent(db, course_id=c["course_id"])}
+    by_agent = {r["agent"]: r for r in llm_calls.totals_by_agent(conn, course_id=c["course_id"])}
     assert by_agent["reviewer"]["calls"] == 2 and by_agent["reviewer"]["cache_hits"] == 1
     assert by_agent["coach"]["cost_usd"] == pytest.approx((1000 * 0.15 + 100 * 0.6) / 1e6)
-    assert llm_calls.totals(db, run_id=runs[0])["calls"] == 2
+    assert llm_calls.totals(conn, run_id=runs[0])["calls"] == 2
 
 
 # --- threads ------------------------------------------------------------------------------
-def test_many_threads_log_every_call(db, db_path):
+def test_many_threads_log_every_call(conn, db_path):
     fake = ScriptedLLM().always("reviewer", OK)
     llm = LoggedLLM(fake, db_path, read_cache=False)
     errors: list[Exception] = []
@@ -209,11 +209,11 @@ def test_many_threads_log_every_call(db, db_path):
     for th in threads:
         th.join()
     assert errors == []
-    assert db.execute("SELECT COUNT(*), COUNT(DISTINCT input_hash) FROM llm_calls").fetchone() == (40, 40)
+    assert conn.execute("SELECT COUNT(*), COUNT(DISTINCT input_hash) FROM llm_calls").fetchone() == (40, 40)
 
 
 # --- the key never reaches the database -----------------------------------------------------
-def test_api_key_is_never_written_to_any_table(db, db_path, monkeypatch):
+def test_api_key_is_never_written_to_any_table(conn, db_path, monkeypatch):
     secret = "sk-live-VERYSECRET-0123456789abcdef"
     monkeypatch.setenv("FAIRMARK_LLM_API_KEY", secret)
     with StubOpenAIServer() as srv:
@@ -228,10 +228,10 @@ def test_api_key_is_never_written_to_any_table(db, db_path, monkeypatch):
         with pytest.raises(LLMAuthError):
             llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx(prompt_hash="other"))
         llmmod.test_connection(settings, db_path)
-    llm_calls.save_llm_overrides(db, {"concurrency": 2})
+    llm_calls.save_llm_overrides(conn, {"concurrency": 2})
     dumped = []
-    for table in db.table_names():
-        for row in db.query(f"SELECT * FROM [{table}]"):
+    for table in conn.table_names():
+        for row in conn.query(f"SELECT * FROM [{table}]"):
             dumped.append(" ".join(str(v) for v in row.values()))
     text = "\n".join(dumped)
     assert "Incorrect API key" in text                   # the error was recorded ...
@@ -240,25 +240,25 @@ def test_api_key_is_never_written_to_any_table(db, db_path, monkeypatch):
 
 
 # --- settings overrides and building the LLM ------------------------------------------------
-def test_ui_overrides_win_over_environment_for_models_and_limits(db, db_path, monkeypatch):
+def test_ui_overrides_win_over_environment_for_models_and_limits(conn, db_path, monkeypatch):
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", "http://localhost:1/v1")
     monkeypatch.setenv("FAIRMARK_MODEL_REVIEWER", "env-judge")
     monkeypatch.setenv("FAIRMARK_CONCURRENCY", "4")
-    llm_calls.save_llm_overrides(db, {"models": {"aggregator": "ui-writer", "coach": ""}, "concurrency": 2,
+    llm_calls.save_llm_overrides(conn, {"models": {"aggregator": "ui-writer", "coach": ""}, "concurrency": 2,
                                       "max_retries": 1})
-    eff = llmmod.effective_settings(load_settings(), db)
+    eff = llmmod.effective_settings(load_settings(), conn)
     assert eff.model_for("aggregator") == "ui-writer" and eff.model_for("reviewer") == "env-judge"
     assert eff.model_for("coach") == "gpt-4o-mini" and eff.concurrency == 2 and eff.max_retries == 1
     built = llmmod.from_settings(load_settings(), db_path, transport=FakeTransport())
     assert built.model_for("aggregator") == "ui-writer" and built.inner.max_retries == 1
 
 
-def test_save_overrides_validates_ranges_and_refuses_endpoint_or_key(db):
+def test_save_overrides_validates_ranges_and_refuses_endpoint_or_key(conn):
     with pytest.raises(ConfigError, match="concurrency"):
-        llm_calls.save_llm_overrides(db, {"concurrency": 0})
+        llm_calls.save_llm_overrides(conn, {"concurrency": 0})
     with pytest.raises(ConfigError, match="Unknown"):
-        llm_calls.save_llm_overrides(db, {"llm_api_key": "sk-x"})
-    assert llm_calls.get_llm_overrides(db) == {}
+        llm_calls.save_llm_overrides(conn, {"llm_api_key": "sk-x"})
+    assert llm_calls.get_llm_overrides(conn) == {}
 
 
 def test_from_settings_without_endpoint_or_key_is_a_config_error(db_path):
@@ -266,13 +266,13 @@ def test_from_settings_without_endpoint_or_key_is_a_config_error(db_path):
         llmmod.from_settings(load_settings(), db_path)
 
 
-def test_connection_test_makes_one_uncached_call(db, db_path):
+def test_connection_test_makes_one_uncached_call(conn, db_path):
     t = FakeTransport(FakeTransport.reply('{"ok": true}'), FakeTransport.reply('{"ok": true}'))
     settings = Settings(llm_base_url="http://x/v1", db_path=str(db_path))
     for _ in range(2):
         result = llmmod.test_connection(settings, db_path, transport=t)
     assert result["model"] == "gpt-4o-mini" and result["mode"] == "json_schema"
-    assert [r["status"] for r in rows(db)] == ["ok", "ok"] and rows(db)[0]["agent"] == "settings"
+    assert [r["status"] for r in rows(conn)] == ["ok", "ok"] and rows(conn)[0]["agent"] == "settings"
     assert t.requests[0]["temperature"] == 0.0
 
 
@@ -310,7 +310,7 @@ def test_fake_transport_fails_on_unscripted_request():
         inner.complete(MSGS, Verdict, role="reviewer", ctx=ctx())
 
 
-def test_migration_adds_note_and_mode_columns(db):
-    cols = {c.name for c in db["llm_calls"].columns}
+def test_migration_adds_note_and_mode_columns(conn):
+    cols = {c.name for c in conn["llm_calls"].columns}
     assert {"note", "response_mode", "cache_key", "status"} <= cols
-    assert any(ix.columns == ["cache_key", "status"] for ix in db["llm_calls"].indexes)
+    assert any(ix.columns == ["cache_key", "status"] for ix in conn["llm_calls"].indexes)

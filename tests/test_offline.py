@@ -81,20 +81,20 @@ def test_reviser_repairs_what_it_can():
     assert "obviously" not in fixed.lower() and "?" in fixed and checks.words(fixed) <= 120
 
 
-def test_every_demo_like_submission_is_drafted_offline_within_120_words(db, db_path):
-    c = factories.course(db)
-    subs = [factories.submission(db, c["assignment_id"], factories.student(db, c["course_id"]), t) for t in DEMO_LIKE]
+def test_every_demo_like_submission_is_drafted_offline_within_120_words(conn, db_path):
+    c = factories.course(conn)
+    subs = [factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]), t) for t in DEMO_LIKE]
     llm = LoggedLLM(OfflineLLM(db_path), db_path)
-    results = [drafts.get_draft(db, pipeline.assess_one(db_path, s, llm=llm)) for s in subs]
+    results = [drafts.get_draft(conn, pipeline.assess_one(db_path, s, llm=llm)) for s in subs]
     for d in results:
         assert d["status"] in ("drafted", "needs_attention"), d["error"]
         assert d["provider"] == "offline" and d["is_offline"] == 1
         assert checks.words(d["comment"]) <= 120
     assert results[0]["status"] == "drafted"
     assert "injection" in results[5]["flags"] and "code" in results[6]["flags"] and results[7]["flags"] == ["empty"]
-    costs = db.execute("SELECT COUNT(*), SUM(cost_usd), MIN(model) FROM llm_calls").fetchone()
+    costs = conn.execute("SELECT COUNT(*), SUM(cost_usd), MIN(model) FROM llm_calls").fetchone()
     assert costs[0] > 0 and costs[1] == 0 and costs[2] == "offline"
-    again = drafts.get_draft(db, pipeline.assess_one(db_path, subs[0], llm=LoggedLLM(OfflineLLM(db_path), db_path,
+    again = drafts.get_draft(conn, pipeline.assess_one(db_path, subs[0], llm=LoggedLLM(OfflineLLM(db_path), db_path,
                                                                                       read_cache=False)))
     assert (again["scores"], again["comment"]) == (results[0]["scores"], results[0]["comment"])
 
@@ -109,7 +109,7 @@ def test_a_strength_is_never_also_an_action():
             assert c.improvement_hint[1:30] not in comment, (c.key, comment)
 
 
-def test_reasoning_counts_words_like_the_stored_word_count(db, db_path):
+def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     """The review header shows submissions.word_count (set at import); the offline reasoning's
     "in N words" must give the same N, also for hyphens, dashes, "e.g." and numbers."""
     from core import ingest
@@ -117,11 +117,11 @@ def test_reasoning_counts_words_like_the_stored_word_count(db, db_path):
     text = ("Large language models—e.g. GPT-4—guess the next word; temperature 0.7 makes it more "
             "random. Self-attention, well-known bias: it's tricky — I'm not sure about 3.5 vs 4.")
     csv = ("student_id,name,text\ns1,Ada,\"" + text + "\"\n").encode()
-    ingest.import_files(db, [("w.csv", csv)], ingest.Target("Words course", "Week 1"))
-    sid, stored = db.execute("SELECT id, word_count FROM submissions").fetchone()
+    ingest.import_files(conn, [("w.csv", csv)], ingest.Target("Words course", "Week 1"))
+    sid, stored = conn.execute("SELECT id, word_count FROM submissions").fetchone()
     assert stored == offline.submission_words(text) and stored != checks.words(text)
     llm = LoggedLLM(OfflineLLM(db_path), db_path)
-    d = drafts.get_draft(db, pipeline.assess_one(db_path, sid, llm=llm))
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
     reasons = " ".join(v["reasoning"] for v in d["evaluation"].values())
     assert f"in {stored} words" in reasons or f"({stored} words)" in reasons, reasons
 

@@ -8,10 +8,10 @@ from db import runs as runs_db
 PAGE = "pages/assess.py"
 
 
-def make_course(db, n=3):
-    c = factories.course(db)
+def make_course(conn, n=3):
+    c = factories.course(conn)
     for i in range(n):
-        factories.submission(db, c["assignment_id"], factories.student(db, c["course_id"]), RICH_TEXT + f" {i}")
+        factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]), RICH_TEXT + f" {i}")
     return c
 
 
@@ -23,11 +23,11 @@ def assess_page(app_test, c):
     return at.run()
 
 
-def wait_done(db, run_id, timeout=30):
+def wait_done(conn, run_id, timeout=30):
     deadline = time.time() + timeout
     while time.time() < deadline:
-        if runs_db.get_run(db, run_id)["status"] in ("done", "failed", "cancelled"):
-            return runs_db.get_run(db, run_id)
+        if runs_db.get_run(conn, run_id)["status"] in ("done", "failed", "cancelled"):
+            return runs_db.get_run(conn, run_id)
         time.sleep(0.05)
     raise AssertionError("run did not finish")
 
@@ -44,8 +44,8 @@ def test_empty_database_asks_for_a_course(app_test):
     assert any("No course yet" in i.value for i in at.info)
 
 
-def test_shows_configuration_and_estimate_then_runs_in_the_background(app_test, db):
-    c = make_course(db)
+def test_shows_configuration_and_estimate_then_runs_in_the_background(app_test, conn):
+    c = make_course(conn)
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
     page = texts(at)
@@ -55,9 +55,9 @@ def test_shows_configuration_and_estimate_then_runs_in_the_background(app_test, 
     start = next(b for b in at.button if b.label == "Start assessment")
     at = start.click().run()
     assert not at.exception, at.exception
-    run = runs_db.list_runs(db, c["course_id"])[0]
+    run = runs_db.list_runs(conn, c["course_id"])[0]
     assert run["provider"] == "offline"
-    wait_done(db, run["id"])
+    wait_done(conn, run["id"])
     at = at.run()
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.metric}
@@ -68,12 +68,12 @@ def test_shows_configuration_and_estimate_then_runs_in_the_background(app_test, 
     assert list(table["run"]) == [run["id"]] and table["calls"][0] > 0
 
 
-def test_interrupted_run_offers_resume_and_resumes(app_test, db, db_path):
-    c = make_course(db)
+def test_interrupted_run_offers_resume_and_resumes(app_test, conn, db_path):
+    c = make_course(conn)
     from core import runs
 
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
-    db.execute("UPDATE runs SET status = 'running', heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?",
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    conn.execute("UPDATE runs SET status = 'running', heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?",
                [run_id])
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
@@ -81,16 +81,16 @@ def test_interrupted_run_offers_resume_and_resumes(app_test, db, db_path):
     assert [b.label for b in at.button if b.label in ("Cancel run", "Resume run")] == ["Resume run"]
     at = next(b for b in at.button if b.label == "Resume run").click().run()
     assert not at.exception, at.exception
-    assert wait_done(db, run_id)["status"] == "done"
-    assert runs_db.item_counts(db, run_id)["done"] == 3
+    assert wait_done(conn, run_id)["status"] == "done"
+    assert runs_db.item_counts(conn, run_id)["done"] == 3
 
 
-def test_running_run_can_be_cancelled(app_test, db, db_path):
-    c = make_course(db)
+def test_running_run_can_be_cancelled(app_test, conn, db_path):
+    c = make_course(conn)
     from core import runs
 
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
-    db.execute("UPDATE runs SET status = 'running', heartbeat_at = ? WHERE id = ?",
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    conn.execute("UPDATE runs SET status = 'running', heartbeat_at = ? WHERE id = ?",
                [__import__("db").now(), run_id])  # a live worker in another process (the CLI)
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
@@ -98,18 +98,18 @@ def test_running_run_can_be_cancelled(app_test, db, db_path):
     assert start.disabled
     at = next(b for b in at.button if b.label == "Cancel run").click().run()
     assert not at.exception, at.exception
-    assert runs_db.get_run(db, run_id)["cancel_requested"] == 1
+    assert runs_db.get_run(conn, run_id)["cancel_requested"] == 1
 
 
-def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_test, db):
+def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_test, conn):
     from core import runs
 
-    c = factories.course(db, name="Spring course", weeks=2)
+    c = factories.course(conn, name="Spring course", weeks=2)
     a1, a2 = c["assignment_ids"]
     for aid in (a1, a2):
-        factories.submission(db, aid, factories.student(db, c["course_id"]), RICH_TEXT + f" {aid}")
-    run_id = runs.create(db, course_id=c["course_id"], assignment_id=a1, provider="offline")
-    runs_db.finish(db, run_id, "done")
+        factories.submission(conn, aid, factories.student(conn, c["course_id"]), RICH_TEXT + f" {aid}")
+    run_id = runs.create(conn, course_id=c["course_id"], assignment_id=a1, provider="offline")
+    runs_db.finish(conn, run_id, "done")
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
     options = at.radio(key="assess_scope").options
@@ -130,13 +130,13 @@ def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_t
     assert any(f"Run {run_id}:" in s.value for s in at.subheader)
 
 
-def test_course_wide_run_is_named_in_recent_runs(app_test, db):
+def test_course_wide_run_is_named_in_recent_runs(app_test, conn):
     from core import runs
 
-    c = make_course(db, n=1)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
-    runs_db.finish(db, run_id, "done")
+    c = make_course(conn, n=1)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    runs_db.finish(conn, run_id, "done")
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
     assert list(at.dataframe[-1].value["assignment"]) == ["Every assignment of Test course"]
-    assert runs.progress(db, run_id)["assignment_title"] is None
+    assert runs.progress(conn, run_id)["assignment_title"] is None

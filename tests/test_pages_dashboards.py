@@ -7,22 +7,22 @@ from db import dumps
 AGREEMENT, FAIRNESS, COSTS = "pages/agreement.py", "pages/fairness.py", "pages/costs.py"
 
 
-def _fill(db, n=24):
-    c = f.course(db, weeks=2)
+def _fill(conn, n=24):
+    c = f.course(conn, weeks=2)
     keys = c["rubric"].keys
     for i in range(n):
-        st = f.student(db, c["course_id"], attributes={"section": "AB"[i % 2], "ell": "yes" if i % 3 == 0 else "no"})
-        sid = f.submission(db, c["assignment_ids"][i % 2], st, text=" ".join(["word"] * (40 + 15 * i)))
+        st = f.student(conn, c["course_id"], attributes={"section": "AB"[i % 2], "ell": "yes" if i % 3 == 0 else "no"})
+        sid = f.submission(conn, c["assignment_ids"][i % 2], st, text=" ".join(["word"] * (40 + 15 * i)))
         ref = i % 4
         ai = min(3, ref + (1 if ref < 2 and i % 3 else 0))
-        did = f.draft(db, sid, dict.fromkeys(keys, ai))
+        did = f.draft(conn, sid, dict.fromkeys(keys, ai))
         if i % 2:
-            f.reference(db, sid, dict.fromkeys(keys, ref))
+            f.reference(conn, sid, dict.fromkeys(keys, ref))
         else:
-            db.execute("INSERT INTO reviews (submission_id, draft_id, scores, comment, status, reason_codes) "
+            conn.execute("INSERT INTO reviews (submission_id, draft_id, scores, comment, status, reason_codes) "
                        "VALUES (?,?,?,?,?,?)", [sid, did, dumps(dict.fromkeys(keys, ref)), "Edited comment.",
                                                 "approved", dumps(["too_harsh"])])
-        db.execute("INSERT INTO llm_calls (submission_id, agent, model, prompt_name, prompt_hash, input_hash, "
+        conn.execute("INSERT INTO llm_calls (submission_id, agent, model, prompt_name, prompt_hash, input_hash, "
                    "temperature, cache_key, tokens_in, tokens_out, latency_ms, cost_usd, status) "
                    "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)",
                    [sid, "evaluator", "gpt-4o-mini", "evaluator", "h", "i", 0.3, "k", 900, 300, 700, 0.0004, "ok"])
@@ -42,16 +42,16 @@ def _downloads(at):
 
 
 @pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS])
-def test_empty_state_says_what_to_do(db, app_test, page):
-    c = f.course(db)
+def test_empty_state_says_what_to_do(conn, app_test, page):
+    c = f.course(conn)
     at = _page(app_test, page, c)
     assert not at.exception
     assert any("no reference scores yet" in i.value.lower() for i in at.info)
     assert not at.get("plotly_chart")
 
 
-def test_costs_empty_state(db, app_test):
-    at = _page(app_test, COSTS, f.course(db))
+def test_costs_empty_state(conn, app_test):
+    at = _page(app_test, COSTS, f.course(conn))
     assert not at.exception and any("No LLM calls" in i.value for i in at.info)
 
 
@@ -61,8 +61,8 @@ def test_pages_render_with_no_course_at_all(app_test, page):
     assert not at.exception
 
 
-def test_agreement_page_with_data(db, app_test):
-    c = _fill(db)
+def test_agreement_page_with_data(conn, app_test):
+    c = _fill(conn)
     at = _page(app_test, AGREEMENT, c)
     assert not at.exception, at.exception
     labels = {m.label: m.value for m in at.metric}
@@ -75,16 +75,16 @@ def test_agreement_page_with_data(db, app_test):
     assert not at.exception
 
 
-def test_agreement_page_reference_choice_changes_the_numbers(db, app_test):
-    c = _fill(db)
+def test_agreement_page_reference_choice_changes_the_numbers(conn, app_test):
+    c = _fill(conn)
     at = _page(app_test, AGREEMENT, c)
     at.selectbox(key="agreement_reference").set_value("expert").run()
     assert not at.exception
     assert {m.label: m.value for m in at.metric}["Scored pairs (n)"] == "48"
 
 
-def test_fairness_page_with_data_and_alert_threshold(db, app_test):
-    c = _fill(db)
+def test_fairness_page_with_data_and_alert_threshold(conn, app_test):
+    c = _fill(conn)
     at = _page(app_test, FAIRNESS, c)
     assert not at.exception, at.exception
     labels = [m.label for m in at.metric]
@@ -98,26 +98,26 @@ def test_fairness_page_with_data_and_alert_threshold(db, app_test):
     assert not at.error
 
 
-def test_fairness_page_warns_about_small_groups(db, app_test):
-    c = _fill(db, n=12)
-    st = f.student(db, c["course_id"], attributes={"ell": "recent arrival"})
-    sid = f.submission(db, c["assignment_id"], st, text="Short one.")
-    f.draft(db, sid, dict.fromkeys(c["rubric"].keys, 2))
-    f.reference(db, sid, dict.fromkeys(c["rubric"].keys, 1))
+def test_fairness_page_warns_about_small_groups(conn, app_test):
+    c = _fill(conn, n=12)
+    st = f.student(conn, c["course_id"], attributes={"ell": "recent arrival"})
+    sid = f.submission(conn, c["assignment_id"], st, text="Short one.")
+    f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2))
+    f.reference(conn, sid, dict.fromkeys(c["rubric"].keys, 1))
     at = _page(app_test, FAIRNESS, c)
     assert not at.exception
     assert any("'recent arrival': only 4 items" in w.value and "too few to judge" in w.value for w in at.warning)
 
 
-def test_fairness_page_one_criterion(db, app_test):
-    c = _fill(db)
+def test_fairness_page_one_criterion(conn, app_test):
+    c = _fill(conn)
     at = _page(app_test, FAIRNESS, c)
     at.selectbox(key="fairness_criterion").set_value("clarity").run()
     assert not at.exception and at.get("plotly_chart")
 
 
-def test_costs_page_with_data(db, app_test):
-    c = _fill(db)
+def test_costs_page_with_data(conn, app_test):
+    c = _fill(conn)
     at = _page(app_test, COSTS, c)
     assert not at.exception, at.exception
     labels = {m.label: m.value for m in at.metric}
@@ -126,11 +126,11 @@ def test_costs_page_with_data(db, app_test):
     assert len(_downloads(at)) == 6
 
 
-def test_agreement_page_shows_judge_agreement_when_two_versions_scored(db, app_test):
-    c = _fill(db, n=12)
-    for (sid,) in db.execute("SELECT id FROM submissions").fetchall():
-        did = f.draft(db, sid, dict.fromkeys(c["rubric"].keys, 2))
-        db.execute("UPDATE drafts SET models = ? WHERE id = ?", [dumps({"evaluator": "other-model"}), did])
+def test_agreement_page_shows_judge_agreement_when_two_versions_scored(conn, app_test):
+    c = _fill(conn, n=12)
+    for (sid,) in conn.execute("SELECT id FROM submissions").fetchall():
+        did = f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2))
+        conn.execute("UPDATE drafts SET models = ? WHERE id = ?", [dumps({"evaluator": "other-model"}), did])
     at = _page(app_test, AGREEMENT, c)
     assert not at.exception
     assert any(h.value == "Agreement between models" for h in at.subheader)
@@ -145,23 +145,23 @@ def test_no_course_at_all_says_what_to_do_not_where_the_picker_is(app_test, page
 
 
 @pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS, COSTS])
-def test_every_download_button_names_its_data(db, app_test, page):
-    at = _page(app_test, page, _fill(db))
+def test_every_download_button_names_its_data(conn, app_test, page):
+    at = _page(app_test, page, _fill(conn))
     labels = [b.label for b in _downloads(at)]
     assert labels and all(lbl.startswith("Download data: ") for lbl in labels)
     assert len(set(labels)) == len(labels), labels
 
 
-def test_agreement_table_headers_are_readable(db, app_test):
-    at = _page(app_test, AGREEMENT, _fill(db))
+def test_agreement_table_headers_are_readable(conn, app_test):
+    at = _page(app_test, AGREEMENT, _fill(conn))
     headline = at.dataframe[0].value
     assert {"MAE 95% CI", "QWK 95% CI", "Exact agreement", "Within ±1"} <= set(headline.columns)
     assert not any(c.endswith(("_lo", "_hi")) for frame in at.dataframe for c in map(str, frame.value.columns))
     assert "–" in headline["MAE 95% CI"].iloc[0]
 
 
-def test_costs_page_names_calls_outside_runs_and_the_study(db, app_test):
-    at = _page(app_test, COSTS, _fill(db))
+def test_costs_page_names_calls_outside_runs_and_the_study(conn, app_test):
+    at = _page(app_test, COSTS, _fill(conn))
     chart = at.get("plotly_chart")[0]
     assert "Regenerate (outside runs)" in chart.proto.spec and "(no run)" not in chart.proto.spec
     page = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "metric") for e in getattr(at, kind))

@@ -17,15 +17,15 @@ def release_page(app_test, c):
     return at.run()
 
 
-def seed(db, attention=True):
-    c = f.course(db)
+def seed(conn, attention=True):
+    c = f.course(conn)
     ids = []
     for i in range(3):
-        sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"]), text=f"text {i}")
-        f.draft(db, sid, SCORES, status="needs_attention" if (attention and i == 2) else "drafted")
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text=f"text {i}")
+        f.draft(conn, sid, SCORES, status="needs_attention" if (attention and i == 2) else "drafted")
         ids.append(sid)
-    review.open_item(db, ids[0], actor="ann")
-    review.approve(db, ids[0], version=1, actor="ann")
+    review.open_item(conn, ids[0], actor="ann")
+    review.approve(conn, ids[0], version=1, actor="ann")
     return c, ids
 
 
@@ -33,8 +33,8 @@ def gate_lines(at):
     return [m.value for m in at.markdown if m.value.startswith((":green[", ":red["))]
 
 
-def test_gates_block_release_while_attention_items_wait(app_test, db):
-    c, ids = seed(db)
+def test_gates_block_release_while_attention_items_wait(app_test, conn):
+    c, ids = seed(conn)
     at = release_page(app_test, c)
     assert not at.exception, at.exception
     metrics = {m.label: m.value for m in at.metric}
@@ -44,8 +44,8 @@ def test_gates_block_release_while_attention_items_wait(app_test, db):
     assert "Nothing to export yet" in " ".join(c.value for c in at.caption)
 
 
-def test_release_locks_versions_and_offers_exports(app_test, db):
-    c, ids = seed(db, attention=False)
+def test_release_locks_versions_and_offers_exports(app_test, conn):
+    c, ids = seed(conn, attention=False)
     at = release_page(app_test, c)
     lines = gate_lines(at)
     assert len(lines) == 3 and all(line.startswith(":green[") for line in lines)
@@ -53,10 +53,10 @@ def test_release_locks_versions_and_offers_exports(app_test, db):
     at.button(key="release_go").click().run()
     assert not at.exception, at.exception
     assert any("Released 1 item(s)" in s.value for s in at.success)
-    assert q.get_submission(db, ids[0])["status"] == "released"
-    locked = db.execute("SELECT review_version FROM release_items WHERE submission_id = ?", [ids[0]]).fetchone()[0]
-    assert locked == q.get_review(db, ids[0])["version"]
-    assert q.releases_of(db, c["assignment_id"])[0]["note"] == "week 1 feedback"
+    assert q.get_submission(conn, ids[0])["status"] == "released"
+    locked = conn.execute("SELECT review_version FROM release_items WHERE submission_id = ?", [ids[0]]).fetchone()[0]
+    assert locked == q.get_review(conn, ids[0])["version"]
+    assert q.releases_of(conn, c["assignment_id"])[0]["note"] == "week 1 feedback"
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download Canvas gradebook CSV", "Download feedback ZIP (Markdown per student)"]
     # Nothing left to release: the button is disabled until another approval.

@@ -15,15 +15,15 @@ TEXT = ("This week I learned that temperature controls how random a language mod
 
 
 @pytest.fixture
-def seeded(db):
-    c = f.course(db)
+def seeded(conn):
+    c = f.course(conn)
     aid = c["assignment_id"]
     ids = {}
 
     def add(key, scores, **kw):
-        st_id = f.student(db, c["course_id"], external_id=key, name=f"Name {key}")
-        sid = f.submission(db, aid, st_id, text=f"{TEXT} ({key})")
-        f.draft(db, sid, scores, **kw)
+        st_id = f.student(conn, c["course_id"], external_id=key, name=f"Name {key}")
+        sid = f.submission(conn, aid, st_id, text=f"{TEXT} ({key})")
+        f.draft(conn, sid, scores, **kw)
         ids[key] = sid
 
     add("rest", HIGH)
@@ -65,7 +65,7 @@ def test_queue_is_ordered_by_need_and_filters(app_test, seeded):
     assert open_buttons(at) == [f"open_{ids['attention']}"]
 
 
-def test_student_text_is_never_html(app_test, seeded, db):
+def test_student_text_is_never_html(app_test, seeded, conn):
     c, ids = seeded
     at = open_item(review_page(app_test, c), ids["rest"])
     md = [m.value for m in at.markdown if "temperature" in m.value]
@@ -74,12 +74,12 @@ def test_student_text_is_never_html(app_test, seeded, db):
     # Markdown link / image syntax in a name or comment never renders as a link or a tracking image:
     # not in the header, the conflict message, nor the "Approved …" message.
     evil = "Eve ![t](https://tracker.example/p.png) [x](https://phish.example)"
-    sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"], external_id="evil", name=evil),
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id="evil", name=evil),
                        text=f"{TEXT} {evil}")
-    f.draft(db, sid, HIGH, comment=f"You wrote {evil}. What next?")
+    f.draft(conn, sid, HIGH, comment=f"You wrote {evil}. What next?")
     at.button(key="ri_back").click().run()
     at = open_item(at, sid)
-    review.save_edit(db, sid, version=1, scores=HIGH, comment=f"Bob quotes {evil}. What next?", reasons=["tone"],
+    review.save_edit(conn, sid, version=1, scores=HIGH, comment=f"Bob quotes {evil}. What next?", reasons=["tone"],
                      actor="bob")
     shown = []
 
@@ -93,32 +93,32 @@ def test_student_text_is_never_html(app_test, seeded, db):
     at.button(key=f"ri_reload_{sid}").click().run()
     at.button(key=f"ri_approve_{sid}_2").click().run()
     assert not at.exception, at.exception
-    assert q.get_review(db, sid)["status"] == "approved" and any("Approved Eve" in s.value for s in at.success)
+    assert q.get_review(conn, sid)["status"] == "approved" and any("Approved Eve" in s.value for s in at.success)
     collect()
     assert any("tracker" in v for v in shown) and any("phish" in v for v in shown)
     assert not [v for v in shown if "![t](" in v or "[x](" in v or "](https" in v]
 
 
-def test_edit_needs_reason_then_approve_moves_to_next(app_test, seeded, db):
+def test_edit_needs_reason_then_approve_moves_to_next(app_test, seeded, conn):
     c, ids = seeded
     at = open_item(review_page(app_test, c), ids["unsure"])
     sid = ids["unsure"]
     at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(1).run()
     at.button(key=f"ri_approve_{sid}_1").click().run()
     assert any("reason" in e.value for e in at.error)
-    assert q.get_submission(db, sid)["status"] == "drafted"
+    assert q.get_submission(conn, sid)["status"] == "drafted"
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"]).run()
     at.button(key=f"ri_approve_{sid}_1").click().run()
     assert not at.exception, at.exception
-    rv = q.get_review(db, sid)
+    rv = q.get_review(conn, sid)
     assert rv["status"] == "approved" and rv["scores"]["clarity"] == 1 and rv["reason_codes"] == ["too_lenient"]
-    assert [h["action"] for h in q.history(db, sid)] == ["open", "edit", "approve"]
+    assert [h["action"] for h in q.history(conn, sid)] == ["open", "edit", "approve"]
     # Place kept: the next item in the queue after "unsure" is "low".
     assert at.session_state["review_item"] == ids["low"]
     assert any("Approved Name unsure" in s.value for s in at.success)
 
 
-def test_reject_needs_note(app_test, seeded, db):
+def test_reject_needs_note(app_test, seeded, conn):
     c, ids = seeded
     sid = ids["attention"]
     at = open_item(review_page(app_test, c), sid)
@@ -126,29 +126,29 @@ def test_reject_needs_note(app_test, seeded, db):
     assert any("why you reject" in e.value for e in at.error)
     at.text_input(key=f"ri_note_{sid}_1").set_value("Scores look steered by the injection").run()
     at.button(key=f"ri_reject_{sid}_1").click().run()
-    assert q.get_review(db, sid)["status"] == "rejected"
-    assert q.get_submission(db, sid)["status"] == "rejected"
+    assert q.get_review(conn, sid)["status"] == "rejected"
+    assert q.get_submission(conn, sid)["status"] == "rejected"
 
 
-def test_second_reviewer_conflict_is_refused_and_explained(app_test, seeded, db):
+def test_second_reviewer_conflict_is_refused_and_explained(app_test, seeded, conn):
     c, ids = seeded
     sid = ids["rest"]
     at = open_item(review_page(app_test, c), sid)
     # Another teacher saves first.
-    review.save_edit(db, sid, version=1, scores=dict(HIGH, clarity=2), comment="Bob's comment.",
+    review.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Bob's comment.",
                      reasons=["tone"], actor="bob")
     at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(0)
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"])
     at.button(key=f"ri_save_{sid}_1").click().run()
     errors = " ".join(e.value for e in at.error)
     assert "bob" in errors and "score: clarity: 3 -> 2" in errors and "Nothing was saved" in errors
-    assert q.get_review(db, sid)["scores"]["clarity"] == 2
+    assert q.get_review(conn, sid)["scores"]["clarity"] == 2
     assert any("Load the latest version" == b.label for b in at.button)
     at.button(key=f"ri_reload_{sid}").click().run()
     assert at.selectbox(key=f"ri_score_{sid}_2_clarity").value == 2
 
 
-def test_regenerate_keeps_teachers_version_until_chosen(app_test, seeded, db):
+def test_regenerate_keeps_teachers_version_until_chosen(app_test, seeded, conn):
     c, ids = seeded
     sid = ids["low"]
     at = open_item(review_page(app_test, c), sid)
@@ -156,22 +156,22 @@ def test_regenerate_keeps_teachers_version_until_chosen(app_test, seeded, db):
     at.text_area(key=f"ri_comment_{sid}_1").set_value("My own comment. What next?")
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_harsh"])
     at.button(key=f"ri_save_{sid}_1").click().run()
-    mine = q.get_review(db, sid)
+    mine = q.get_review(conn, sid)
     assert mine["version"] == 2 and mine["comment"] == "My own comment. What next?"
-    drafts_before = len(q.drafts_of(db, sid))
+    drafts_before = len(q.drafts_of(conn, sid))
     at.button(key=f"ri_regen_{sid}_2").click().run()  # the real pipeline, offline provider
     assert not at.exception, at.exception
-    assert len(q.drafts_of(db, sid)) == drafts_before + 1
-    assert review.snapshot(q.get_review(db, sid)) == review.snapshot(mine)
+    assert len(q.drafts_of(conn, sid)) == drafts_before + 1
+    assert review.snapshot(q.get_review(conn, sid)) == review.snapshot(mine)
     assert at.text_area(key=f"ri_comment_{sid}_2").value == "My own comment. What next?"
-    new_id = q.latest_draft_id(db, sid)
+    new_id = q.latest_draft_id(conn, sid)
     assert any("newer AI draft" in m.value for m in at.markdown)
     # The new draft's scores are shown with the rubric's titles, not the criterion keys.
     offered = [t.value for t in at.text if " · total " in t.value]
     assert offered and offered[0].startswith("Concept understanding: ") and "_" not in offered[0]
     at.button(key=f"ri_use_{new_id}_2").click().run()
-    rv = q.get_review(db, sid)
-    assert rv["draft_id"] == new_id and rv["comment"] == q.get_draft(db, new_id)["comment"]
+    rv = q.get_review(conn, sid)
+    assert rv["draft_id"] == new_id and rv["comment"] == q.get_draft(conn, new_id)["comment"]
 
 
 def test_previous_next_and_back_keep_place(app_test, seeded):
@@ -187,20 +187,20 @@ def test_previous_next_and_back_keep_place(app_test, seeded):
     assert open_buttons(at)
 
 
-def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, db):
-    c = f.course(db)
+def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, conn):
+    c = f.course(conn)
     aid = c["assignment_id"]
     ids = []
     for i, scores in enumerate([HIGH] * 4 + [LOW] * 2):
-        sid = f.submission(db, aid, f.student(db, c["course_id"]), text=f"{TEXT} {i}")
-        f.draft(db, sid, scores)
+        sid = f.submission(conn, aid, f.student(conn, c["course_id"]), text=f"{TEXT} {i}")
+        f.draft(conn, sid, scores)
         ids.append(sid)
     at = review_page(app_test, c)
     at.toggle(key="rq_bulk").set_value(True).run()
     go = at.button(key="rq_bulk_go")
     assert go.disabled and "6 items" in go.label
     at.button(key="rq_draw").click().run()
-    sample = review.sample_state(db, aid).sample
+    sample = review.sample_state(conn, aid).sample
     assert {s["band"] for s in sample} == {"high", "low"}
     assert at.button(key="rq_bulk_go").disabled
     for s in sample:
@@ -210,22 +210,22 @@ def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, db):
     assert not at.button(key="rq_bulk_go").disabled
     at.button(key="rq_bulk_go").click().run()
     assert any("Approve **6** drafts" in m.value for m in at.markdown)
-    assert q.release_overview(db, aid).approved_unreleased == 0  # nothing before confirming
+    assert q.release_overview(conn, aid).approved_unreleased == 0  # nothing before confirming
     at.button(key="rq_confirm_yes").click().run()
     assert not at.exception, at.exception
-    assert q.release_overview(db, aid).approved_unreleased == 6
+    assert q.release_overview(conn, aid).approved_unreleased == 6
     assert any("Approved 6 items" in s.value for s in at.success)
 
 
-def test_item_page_shows_a_draft_without_comment_or_review(db, db_path, app_test):
+def test_item_page_shows_a_draft_without_comment_or_review(conn, db_path, app_test):
     """The Aggregator failed: the scores stand, the page explains why there is no comment."""
     import factories
     from assess_script import RICH_TEXT, good_llm
     from core import pipeline
     from core.errors import LLMTimeout
 
-    c = factories.course(db)
-    sub = factories.submission(db, c["assignment_id"], factories.student(db, c["course_id"]), RICH_TEXT)
+    c = factories.course(conn)
+    sub = factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]), RICH_TEXT)
     llm = good_llm()
     llm.script("aggregator", LLMTimeout("no answer"))
     pipeline.assess_one(db_path, sub, llm=llm)
@@ -247,12 +247,12 @@ def assert_filters_show_all(at):
         assert box.value == "all" and box.options[box.index] == label, (key, box.value)
 
 
-def test_filters_keep_their_all_labels_after_reruns_paging_and_items(app_test, db):
+def test_filters_keep_their_all_labels_after_reruns_paging_and_items(app_test, conn):
     """Regression: keep_filters() wrote None back and the boxes showed "Choose an option"."""
-    c = f.course(db)
+    c = f.course(conn)
     for i in range(27):
-        sid = f.submission(db, c["assignment_id"], f.student(db, c["course_id"]), text=f"{TEXT} {i}")
-        f.draft(db, sid, HIGH)
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text=f"{TEXT} {i}")
+        f.draft(conn, sid, HIGH)
     at = review_page(app_test, c)
     assert_filters_show_all(at)
     at.run()
@@ -271,25 +271,25 @@ def test_filters_keep_their_all_labels_after_reruns_paging_and_items(app_test, d
     assert len(open_buttons(at)) == 25
 
 
-def test_own_reject_is_not_reported_as_a_conflict_when_coming_back(app_test, seeded, db):
+def test_own_reject_is_not_reported_as_a_conflict_when_coming_back(app_test, seeded, conn):
     c, ids = seeded
     sid = ids["attention"]
     at = open_item(review_page(app_test, c), sid)
     at.text_input(key=f"ri_note_{sid}_1").set_value("Scores look steered").run()
     at.button(key=f"ri_reject_{sid}_1").click().run()
     assert not at.exception, at.exception
-    assert q.get_review(db, sid)["status"] == "rejected"
+    assert q.get_review(conn, sid)["status"] == "rejected"
     at.button(key="ri_back").click().run()
     at = open_item(at, sid)
     assert not [w.value for w in at.warning if "changed since you opened" in w.value]
     assert at.button(key=f"ri_save_{sid}_2")  # the widgets carry the version after the reject
 
 
-def test_approving_the_last_undecided_item_goes_back_to_the_queue(app_test, seeded, db):
+def test_approving_the_last_undecided_item_goes_back_to_the_queue(app_test, seeded, conn):
     c, ids = seeded
     for key in ("attention", "unsure", "low"):
-        review.open_item(db, ids[key], actor="ann")
-        review.approve(db, ids[key], version=1, actor="ann")
+        review.open_item(conn, ids[key], actor="ann")
+        review.approve(conn, ids[key], version=1, actor="ann")
     sid = ids["rest"]
     at = open_item(review_page(app_test, c), sid)
     at.button(key=f"ri_approve_{sid}_1").click().run()
@@ -299,7 +299,7 @@ def test_approving_the_last_undecided_item_goes_back_to_the_queue(app_test, seed
     assert open_buttons(at)
 
 
-def test_approving_the_last_item_in_order_moves_to_an_earlier_undecided_one(app_test, seeded, db):
+def test_approving_the_last_item_in_order_moves_to_an_earlier_undecided_one(app_test, seeded, conn):
     c, ids = seeded
     sid = ids["rest"]  # last in queue order; "attention", "unsure", "low" still wait
     at = open_item(review_page(app_test, c), sid)
@@ -308,7 +308,7 @@ def test_approving_the_last_item_in_order_moves_to_an_earlier_undecided_one(app_
     assert any("next item to decide" in s.value for s in at.success)
 
 
-def test_teachers_see_labels_not_internal_codes(app_test, seeded, db):
+def test_teachers_see_labels_not_internal_codes(app_test, seeded, conn):
     import re
 
     c, ids = seeded

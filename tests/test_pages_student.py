@@ -5,16 +5,16 @@ import factories as f
 from core import review
 
 
-def test_student_sees_released_weeks_only(app_test, db):
-    c = f.course(db, weeks=3)
-    st_id = f.student(db, c["course_id"], external_id="s9", name="Kim <i>Lee</i>")
+def test_student_sees_released_weeks_only(app_test, conn):
+    c = f.course(conn, weeks=3)
+    st_id = f.student(conn, c["course_id"], external_id="s9", name="Kim <i>Lee</i>")
     for week, aid in enumerate(c["assignment_ids"], start=1):
-        sid = f.submission(db, aid, st_id, text=f"week {week}")
-        f.draft(db, sid, dict.fromkeys(c["rubric"].keys, week), comment=f"Comment for week {week}.")
+        sid = f.submission(conn, aid, st_id, text=f"week {week}")
+        f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, week), comment=f"Comment for week {week}.")
         if week < 3:
-            review.open_item(db, sid, actor="ann")
-            review.approve(db, sid, version=1, actor="ann")
-            review.release(db, aid, actor="ann")
+            review.open_item(conn, sid, actor="ann")
+            review.approve(conn, sid, version=1, actor="ann")
+            review.release(conn, aid, actor="ann")
     at = app_test("pages/student.py")
     at.session_state["course_id"] = c["course_id"]
     at.run()
@@ -31,25 +31,25 @@ def test_student_sees_released_weeks_only(app_test, db):
     assert any(" UTC" in cap.value for cap in at.caption)
 
 
-def test_student_without_releases(app_test, db):
-    c = f.course(db)
-    f.student(db, c["course_id"])
+def test_student_without_releases(app_test, conn):
+    c = f.course(conn)
+    f.student(conn, c["course_id"])
     at = app_test("pages/student.py")
     at.session_state["course_id"] = c["course_id"]
     at.run()
     assert any("Nothing released" in i.value for i in at.info)
 
 
-def test_defaults_to_a_student_with_released_work(app_test, db):
+def test_defaults_to_a_student_with_released_work(app_test, conn):
     """Alphabetically first has nothing released: the page opens on someone who has."""
-    c = f.course(db)
-    f.student(db, c["course_id"], external_id="a1", name="Aaron Nothing")
-    st_id = f.student(db, c["course_id"], external_id="h1", name="Hiroshi Done")
-    sid = f.submission(db, c["assignment_id"], st_id, text="one week only")
-    f.draft(db, sid, dict.fromkeys(c["rubric"].keys, 2), comment="Released comment.")
-    review.open_item(db, sid, actor="ann")
-    review.approve(db, sid, version=1, actor="ann")
-    review.release(db, c["assignment_id"], actor="ann")
+    c = f.course(conn)
+    f.student(conn, c["course_id"], external_id="a1", name="Aaron Nothing")
+    st_id = f.student(conn, c["course_id"], external_id="h1", name="Hiroshi Done")
+    sid = f.submission(conn, c["assignment_id"], st_id, text="one week only")
+    f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2), comment="Released comment.")
+    review.open_item(conn, sid, actor="ann")
+    review.approve(conn, sid, version=1, actor="ann")
+    review.release(conn, c["assignment_id"], actor="ann")
     at = app_test("pages/student.py")
     at.session_state["course_id"] = c["course_id"]
     at.run()

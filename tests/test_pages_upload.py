@@ -33,7 +33,7 @@ def test_empty_database_offers_a_new_course(app_test):
     assert any("Nothing imported yet" in c.value for c in at.caption)
 
 
-def test_preview_then_import_without_rejected_rows_persists_in_the_db(app_test, db):
+def test_preview_then_import_without_rejected_rows_persists_in_the_db(app_test, conn):
     at = app_test("pages/upload.py").run()
     at.text_input(key="up_new_course").set_value("Spring course")
     at.text_input(key="up_new_title").set_value("Week 1")
@@ -47,26 +47,26 @@ def test_preview_then_import_without_rejected_rows_persists_in_the_db(app_test, 
     _button(at, "Import").click().run()
     assert not at.exception
     assert "Imported 1 reflection(s)" in at.success[0].value
-    assert submissions.table_counts(db)["submissions"] == 1
-    assert db.execute("SELECT name FROM courses").fetchone()[0] == "Spring course"
+    assert submissions.table_counts(conn)["submissions"] == 1
+    assert conn.execute("SELECT name FROM courses").fetchone()[0] == "Spring course"
     at.run()  # a rerun reads the import back from the database
     assert any(df.value["imported"].tolist() == [1] for df in at.dataframe)
 
 
-def test_reject_whole_file_writes_nothing(app_test, db):
-    demo.load_demo(db)
-    before = submissions.table_counts(db)
+def test_reject_whole_file_writes_nothing(app_test, conn):
+    demo.load_demo(conn)
+    before = submissions.table_counts(conn)
     at = _staged(app_test)
     assert at.radio(key="up_mode").value == "all_or_nothing"
     _button(at, "Import").click().run()
     assert "Nothing was imported: 1 row(s) were rejected" in at.error[0].value
-    assert submissions.table_counts(db) == before
+    assert submissions.table_counts(conn) == before
     rejected = at.dataframe[-1].value
     assert rejected.iloc[0]["row"] == 3 and rejected.iloc[0]["field"] == "text"
 
 
-def test_unmapping_the_text_column_explains_what_to_choose(app_test, db):
-    demo.load_demo(db)
+def test_unmapping_the_text_column_explains_what_to_choose(app_test, conn):
+    demo.load_demo(conn)
     at = _staged(app_test)
     key = next(s.key for s in at.selectbox if s.key.startswith("map_text_"))
     at.selectbox(key=key).select_index(0).run()  # "— none —"
@@ -74,14 +74,14 @@ def test_unmapping_the_text_column_explains_what_to_choose(app_test, db):
     assert not any(b.label == "Import" for b in at.button)
 
 
-def test_unreadable_file_shows_the_reason(app_test, db):
+def test_unreadable_file_shows_the_reason(app_test, conn):
     at = _staged(app_test, b'student_id,text\ns1,"open quote\n', "bad.csv")
     assert not at.exception
     # Escaped Markdown (the message names the file): compare the text as displayed.
     assert "bad.csv is not a well-formed CSV" in at.error[0].value.replace("\\", "")
 
 
-def test_clear_staged_files(app_test, db):
+def test_clear_staged_files(app_test, conn):
     at = _staged(app_test)
     _button(at, "Clear the staged file(s)").click().run()
     assert "upload_sources" not in at.session_state
@@ -105,8 +105,8 @@ def test_streamlit_upload_limit_matches_the_apps_own_limit():
 GOOD_CSV = b"student_id,name,text\ns1,Ada,I learned about temperature and bias in language models.\n"
 
 
-def test_import_into_a_new_assignment_selects_it_and_clears_the_new_fields(app_test, db):
-    demo.load_demo(db)
+def test_import_into_a_new_assignment_selects_it_and_clears_the_new_fields(app_test, conn):
+    demo.load_demo(conn)
     at = app_test("pages/upload.py").run()
     old = at.session_state["assignment_id"]
     assert at.sidebar.selectbox(key="_pick_assignment").value == old
@@ -117,7 +117,7 @@ def test_import_into_a_new_assignment_selects_it_and_clears_the_new_fields(app_t
     at.run()
     _button(at, "Import").click().run()
     assert not at.exception, at.exception
-    new = db.execute("SELECT id, course_id FROM assignments WHERE title = 'Week 9 essay'").fetchone()
+    new = conn.execute("SELECT id, course_id FROM assignments WHERE title = 'Week 9 essay'").fetchone()
     assert new[0] != old
     # The sidebar (which Assess and Review read) follows the import, and so does this page.
     assert at.session_state["assignment_id"] == new[0] and at.session_state["course_id"] == new[1]
@@ -136,7 +136,7 @@ def test_import_into_a_new_assignment_selects_it_and_clears_the_new_fields(app_t
     assert at.text_input(key="up_new_title").value == "" and at.number_input(key="up_week").value is None
 
 
-def test_import_into_a_new_course_selects_it(app_test, db):
+def test_import_into_a_new_course_selects_it(app_test, conn):
     at = app_test("pages/upload.py").run()
     at.text_input(key="up_new_course").set_value("Autumn course")
     at.text_input(key="up_new_title").set_value("Week 1")
@@ -144,15 +144,15 @@ def test_import_into_a_new_course_selects_it(app_test, db):
     at.run()
     _button(at, "Import").click().run()
     assert not at.exception, at.exception
-    cid, aid = db.execute("SELECT a.course_id, a.id FROM assignments a JOIN courses c ON c.id = a.course_id "
+    cid, aid = conn.execute("SELECT a.course_id, a.id FROM assignments a JOIN courses c ON c.id = a.course_id "
                           "WHERE c.name = 'Autumn course'").fetchone()
     assert (at.session_state["course_id"], at.session_state["assignment_id"]) == (cid, aid)
     assert at.sidebar.selectbox(key="_pick_course").value == cid
     assert at.selectbox(key="up_course").value == cid
 
 
-def test_recent_imports_show_readable_times_and_zero_rejected(app_test, db):
-    demo.load_demo(db)
+def test_recent_imports_show_readable_times_and_zero_rejected(app_test, conn):
+    demo.load_demo(conn)
     at = app_test("pages/upload.py").run()
     recent = next(df.value for df in at.dataframe if "when" in df.value.columns)
     when = recent["when"].iloc[0]

@@ -81,32 +81,32 @@ def test_rubric_table_round_trip_and_edit_errors():
         catalogue.rows_to_rubric(r, rows)
 
 
-def test_editing_a_rubric_makes_a_new_version_and_old_drafts_keep_theirs(db):
-    c = f.course(db)
-    sid = f.student(db, c["course_id"])
-    sub = f.submission(db, c["assignment_id"], sid)
-    did = f.draft(db, sub, {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 1,
+def test_editing_a_rubric_makes_a_new_version_and_old_drafts_keep_theirs(conn):
+    c = f.course(conn)
+    sid = f.student(conn, c["course_id"])
+    sub = f.submission(conn, c["assignment_id"], sid)
+    did = f.draft(conn, sub, {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 1,
                             "clarity": 3})
-    old = courses.get_rubric(db, c["rubric_id"])
+    old = courses.get_rubric(conn, c["rubric_id"])
     rows = catalogue.rubric_to_rows(old)
     rows[3]["level_3"] = "Clear structure, polished writing, and headings where they help."
-    new_id, version = catalogue.save_rubric_version(db, catalogue.rows_to_rubric(old, rows), actor="admin")
+    new_id, version = catalogue.save_rubric_version(conn, catalogue.rows_to_rubric(old, rows), actor="admin")
     assert new_id != c["rubric_id"] and version == 2
-    assert courses.get_rubric(db, c["rubric_id"]) == old  # the old version is untouched
-    assert db.execute("SELECT rubric_id FROM drafts WHERE id = ?", [did]).fetchone()[0] == c["rubric_id"]
-    same_id, same_version = catalogue.save_rubric_version(db, catalogue.rows_to_rubric(old, rows), actor="admin")
+    assert courses.get_rubric(conn, c["rubric_id"]) == old  # the old version is untouched
+    assert conn.execute("SELECT rubric_id FROM drafts WHERE id = ?", [did]).fetchone()[0] == c["rubric_id"]
+    same_id, same_version = catalogue.save_rubric_version(conn, catalogue.rows_to_rubric(old, rows), actor="admin")
     assert (same_id, same_version) == (new_id, 2)
-    assert db.execute("SELECT COUNT(*) FROM audit_log WHERE entity = 'rubrics'").fetchone()[0] == 1
+    assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE entity = 'rubrics'").fetchone()[0] == 1
 
 
-def test_uploaded_rubric_text_is_validated_before_saving(db):
-    before = db.execute("SELECT COUNT(*) FROM rubrics").fetchone()[0]
+def test_uploaded_rubric_text_is_validated_before_saving(conn):
+    before = conn.execute("SELECT COUNT(*) FROM rubrics").fetchone()[0]
     with pytest.raises(RubricError, match="scale_max"):
-        catalogue.save_rubric_version(db, b"name: x\nscale_min: 3\nscale_max: 1\ncriteria: []\n", actor="a")
-    assert db.execute("SELECT COUNT(*) FROM rubrics").fetchone()[0] == before
+        catalogue.save_rubric_version(conn, b"name: x\nscale_min: 3\nscale_max: 1\ncriteria: []\n", actor="a")
+    assert conn.execute("SELECT COUNT(*) FROM rubrics").fetchone()[0] == before
     rid, version = catalogue.save_rubric_version(
-        db, (ROOT / "data" / "rubrics" / "ellipse.yaml").read_bytes(), actor="a")
-    assert version == 1 and courses.get_rubric(db, rid).scale_max == 5
+        conn, (ROOT / "data" / "rubrics" / "ellipse.yaml").read_bytes(), actor="a")
+    assert version == 1 and courses.get_rubric(conn, rid).scale_max == 5
 
 
 def test_validation_messages_count_criteria_from_one_and_start_with_a_capital():

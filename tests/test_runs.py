@@ -11,50 +11,50 @@ from core.errors import ConflictError, LLMServerError
 from db import runs as runs_db
 
 
-def course_with(db, n=4, texts=None):
-    c = factories.course(db)
+def course_with(conn, n=4, texts=None):
+    c = factories.course(conn)
     subs = []
     for i in range(n):
-        sid = factories.student(db, c["course_id"])
+        sid = factories.student(conn, c["course_id"])
         text = (texts[i] if texts else RICH_TEXT + f" Note {i}.")
-        subs.append(factories.submission(db, c["assignment_id"], sid, text))
+        subs.append(factories.submission(conn, c["assignment_id"], sid, text))
     return c, subs
 
 
-def drafts_per_submission(db):
-    return dict(db.execute("SELECT submission_id, COUNT(*) FROM drafts GROUP BY submission_id").fetchall())
+def drafts_per_submission(conn):
+    return dict(conn.execute("SELECT submission_id, COUNT(*) FROM drafts GROUP BY submission_id").fetchall())
 
 
-def test_run_records_config_without_the_key_and_only_eligible_items(db, monkeypatch):
+def test_run_records_config_without_the_key_and_only_eligible_items(conn, monkeypatch):
     monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-test-SECRET-123")
     monkeypatch.setenv("FAIRMARK_MODEL_REVIEWER", "other-family-model")
-    c, subs = course_with(db, 3)
-    factories.draft(db, subs[0], dict.fromkeys(c["rubric"].keys, 2), status="approved")
-    run_id = runs.create(db, course_id=c["course_id"], created_by="Ms T")
-    run = runs_db.get_run(db, run_id)
+    c, subs = course_with(conn, 3)
+    factories.draft(conn, subs[0], dict.fromkeys(c["rubric"].keys, 2), status="approved")
+    run_id = runs.create(conn, course_id=c["course_id"], created_by="Ms T")
+    run = runs_db.get_run(conn, run_id)
     assert run["provider"] == "openai" and run["status"] == "queued" and run["total"] == 2
-    assert "SECRET" not in str(dict(next(db.query("SELECT * FROM runs"))))
+    assert "SECRET" not in str(dict(next(conn.query("SELECT * FROM runs"))))
     assert run["config"]["models"]["reviewer"] == "other-family-model" and run["config"]["temperature"] == 0.3
     assert set(run["prompt_hashes"]) == {"evaluator", "equity", "coach", "aggregator", "reviewer", "reviser"}
-    assert runs_db.pending_items(db, run_id) == subs[1:]
-    audit = next(db.query("SELECT actor, action, entity_id FROM audit_log WHERE entity = 'runs'"))
+    assert runs_db.pending_items(conn, run_id) == subs[1:]
+    audit = next(conn.query("SELECT actor, action, entity_id FROM audit_log WHERE entity = 'runs'"))
     assert audit == {"actor": "Ms T", "action": "start_run", "entity_id": run_id}
 
 
-def test_default_provider_is_offline_without_configuration(db):
-    c, _ = course_with(db, 1)
-    assert runs_db.get_run(db, runs.create(db, course_id=c["course_id"]))["provider"] == "offline"
+def test_default_provider_is_offline_without_configuration(conn):
+    c, _ = course_with(conn, 1)
+    assert runs_db.get_run(conn, runs.create(conn, course_id=c["course_id"]))["provider"] == "offline"
 
 
-def test_a_second_run_is_refused_while_one_is_unfinished(db):
-    c, _ = course_with(db, 2)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+def test_a_second_run_is_refused_while_one_is_unfinished(conn):
+    c, _ = course_with(conn, 2)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     with pytest.raises(ConflictError, match=f"Run {run_id}"):
-        runs.create(db, course_id=c["course_id"], provider="offline")
+        runs.create(conn, course_id=c["course_id"], provider="offline")
 
 
-def test_one_failing_item_does_not_stop_the_run(db, db_path):
-    c, subs = course_with(db, 4)
+def test_one_failing_item_does_not_stop_the_run(conn, db_path):
+    c, subs = course_with(conn, 4)
     llm = good_llm()
 
     def evaluate(messages, schema):
@@ -64,22 +64,22 @@ def test_one_failing_item_does_not_stop_the_run(db, db_path):
         return evaluation_for(schema)
 
     llm.always("evaluator", evaluate)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     p = runs.execute(db_path, run_id, llm)
     assert p["status"] == "done" and (p["done"], p["failed"], p["pending"]) == (3, 1, 0)
-    failed = runs_db.failed_items(db, run_id)
+    failed = runs_db.failed_items(conn, run_id)
     assert failed == [{"submission_id": subs[2], "error": "evaluator: LLMServerError: The language model "
                                                           "answered HTTP 503 three times."}]
-    assert next(db.query("SELECT status FROM submissions WHERE id = ?", [subs[2]]))["status"] == "failed"
-    assert drafts_per_submission(db) == dict.fromkeys(subs, 1)
+    assert next(conn.query("SELECT status FROM submissions WHERE id = ?", [subs[2]]))["status"] == "failed"
+    assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
 
 
 class WorkerKilled(BaseException):
     """Stands in for the process dying: not an Exception, so nothing on the way catches it."""
 
 
-def test_interrupted_run_resumes_only_pending_items_without_duplicates_or_losses(db, db_path):
-    c, subs = course_with(db, 6)
+def test_interrupted_run_resumes_only_pending_items_without_duplicates_or_losses(conn, db_path):
+    c, subs = course_with(conn, 6)
     calls = {"n": 0}
     lock = threading.Lock()
     llm = good_llm()
@@ -93,46 +93,46 @@ def test_interrupted_run_resumes_only_pending_items_without_duplicates_or_losses
         return evaluation_for(schema)
 
     llm.always("evaluator", evaluate)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline", concurrency=1)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", concurrency=1)
     with pytest.raises(WorkerKilled):
         runs.execute(db_path, run_id, llm)
-    counts = runs_db.item_counts(db, run_id)
+    counts = runs_db.item_counts(conn, run_id)
     # Three items finished; the killed one wrote nothing; no item started after it.
     assert (counts["done"], counts["pending"], counts["failed"]) == (3, 3, 0)
     pending = counts["pending"]
-    run = runs_db.get_run(db, run_id)
+    run = runs_db.get_run(conn, run_id)
     assert run["status"] == "failed" and "WorkerKilled" in run["error"]
-    assert runs.is_resumable(db, db_path, run)
-    done_before = set(drafts_per_submission(db))
+    assert runs.is_resumable(conn, db_path, run)
+    done_before = set(drafts_per_submission(conn))
 
     fresh = good_llm()
     p = runs.resume(db_path, run_id, fresh, background=False)
     assert p["status"] == "done" and p["done"] == 6 and p["pending"] == 0
     assert len(fresh.calls_for("evaluator")) == pending  # only the unfinished items
-    assert drafts_per_submission(db) == dict.fromkeys(subs, 1)
+    assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
     assert done_before < set(subs)
-    assert db.execute("SELECT COUNT(*) FROM run_items WHERE run_id = ?", [run_id]).fetchone()[0] == 6
+    assert conn.execute("SELECT COUNT(*) FROM run_items WHERE run_id = ?", [run_id]).fetchone()[0] == 6
 
 
-def test_a_run_left_running_by_a_dead_worker_is_resumable_once_its_heartbeat_is_stale(db, db_path):
-    c, subs = course_with(db, 3)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+def test_a_run_left_running_by_a_dead_worker_is_resumable_once_its_heartbeat_is_stale(conn, db_path):
+    c, subs = course_with(conn, 3)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     # What a server restart leaves: status running, one item done, a heartbeat that stopped.
-    db.execute("UPDATE runs SET status = 'running', started_at = '2026-01-01T00:00:00.000000Z', "
+    conn.execute("UPDATE runs SET status = 'running', started_at = '2026-01-01T00:00:00.000000Z', "
                "heartbeat_at = ? WHERE id = ?", [dbmod.now(), run_id])
     with pytest.raises(ConflictError, match="still running"):
         runs.resume(db_path, run_id, good_llm(), background=False)
-    db.execute("UPDATE runs SET heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?", [run_id])
-    assert runs.is_resumable(db, db_path, runs_db.get_run(db, run_id))
+    conn.execute("UPDATE runs SET heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?", [run_id])
+    assert runs.is_resumable(conn, db_path, runs_db.get_run(conn, run_id))
     p = runs.resume(db_path, run_id, good_llm(), background=False)
     assert p["status"] == "done" and p["done"] == 3
     with pytest.raises(ConflictError, match="nothing left"):
         runs.resume(db_path, run_id, good_llm(), background=False)
 
 
-def test_cancel_stops_between_items_and_resume_finishes(db, db_path):
-    c, subs = course_with(db, 5)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline", concurrency=1)
+def test_cancel_stops_between_items_and_resume_finishes(conn, db_path):
+    c, subs = course_with(conn, 5)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", concurrency=1)
     llm = good_llm()
     from assess_script import evaluation_for
 
@@ -145,29 +145,29 @@ def test_cancel_stops_between_items_and_resume_finishes(db, db_path):
     assert p["status"] == "cancelled" and p["done"] == 1 and p["pending"] == 4
     p = runs.resume(db_path, run_id, good_llm(), background=False)
     assert p["status"] == "done" and p["done"] == 5 and not p["cancel_requested"]
-    assert drafts_per_submission(db) == dict.fromkeys(subs, 1)
+    assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
 
 
-def test_cancel_of_a_run_without_a_worker_marks_it_cancelled_at_once(db, db_path):
-    c, _ = course_with(db, 2)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+def test_cancel_of_a_run_without_a_worker_marks_it_cancelled_at_once(conn, db_path):
+    c, _ = course_with(conn, 2)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     runs.cancel(db_path, run_id)
-    assert runs_db.get_run(db, run_id)["status"] == "cancelled"
-    assert runs.progress(db, run_id, db_path)["resumable"]
+    assert runs_db.get_run(conn, run_id)["status"] == "cancelled"
+    assert runs.progress(conn, run_id, db_path)["resumable"]
 
 
-def test_items_a_teacher_decided_meanwhile_are_skipped(db, db_path):
-    c, subs = course_with(db, 2)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
-    db.execute("UPDATE submissions SET status = 'approved' WHERE id = ?", [subs[0]])
+def test_items_a_teacher_decided_meanwhile_are_skipped(conn, db_path):
+    c, subs = course_with(conn, 2)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    conn.execute("UPDATE submissions SET status = 'approved' WHERE id = ?", [subs[0]])
     p = runs.execute(db_path, run_id, good_llm())
     assert (p["skipped"], p["done"]) == (1, 1)
-    assert drafts_per_submission(db) == {subs[1]: 1}
+    assert drafts_per_submission(conn) == {subs[1]: 1}
 
 
-def test_background_worker_is_started_once_per_run(db, db_path):
-    c, subs = course_with(db, 3)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+def test_background_worker_is_started_once_per_run(conn, db_path):
+    c, subs = course_with(conn, 3)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     gate = threading.Event()
     llm = good_llm()
     from assess_script import evaluation_for
@@ -180,21 +180,21 @@ def test_background_worker_is_started_once_per_run(db, db_path):
     t1 = runs.start(db_path, run_id, llm)
     t2 = runs.start(db_path, run_id, llm)  # a rerun of the page
     assert t1 is t2 and runs.is_alive(db_path, run_id)
-    assert runs.progress(db, run_id, db_path)["status"] == "running"
+    assert runs.progress(conn, run_id, db_path)["status"] == "running"
     gate.set()
     assert runs.wait_for(db_path, run_id, timeout=30)
-    p = runs.progress(db, run_id, db_path)
+    p = runs.progress(conn, run_id, db_path)
     assert p["status"] == "done" and p["done"] == 3 and not p["alive"]
 
 
-def test_offline_run_drafts_everything_with_logged_zero_cost_calls(db, db_path):
+def test_offline_run_drafts_everything_with_logged_zero_cost_calls(conn, db_path):
     texts = [RICH_TEXT, "Short text about temperature.", "", RICH_TEXT.replace("\n\n", " ") * 3]
-    c, subs = course_with(db, 4, texts)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+    c, subs = course_with(conn, 4, texts)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     p = runs.execute(db_path, run_id)
     assert p["pending"] == 0 and p["failed"] == 0 and p["done"] + p["needs_attention"] == 4
     assert p["calls"] >= 15 and p["cost_usd"] == 0
-    rows = list(db.query("SELECT provider, is_offline, comment, status FROM drafts WHERE run_id = ?", [run_id]))
+    rows = list(conn.query("SELECT provider, is_offline, comment, status FROM drafts WHERE run_id = ?", [run_id]))
     assert len(rows) == 4 and all(r["provider"] == "offline" and r["is_offline"] == 1 for r in rows)
     from core.checks import words
     assert all(words(r["comment"]) <= 120 for r in rows)
@@ -203,56 +203,56 @@ def test_offline_run_drafts_everything_with_logged_zero_cost_calls(db, db_path):
                             "tokens_out", "cost_usd", "seconds"}
 
 
-def test_rerun_of_unchanged_work_is_served_from_the_cache(db, db_path):
-    c, subs = course_with(db, 2)
-    first = runs.create(db, course_id=c["course_id"], provider="offline")
+def test_rerun_of_unchanged_work_is_served_from_the_cache(conn, db_path):
+    c, subs = course_with(conn, 2)
+    first = runs.create(conn, course_id=c["course_id"], provider="offline")
     runs.execute(db_path, first)
-    second = runs.create(db, course_id=c["course_id"], provider="offline", redo=True)
+    second = runs.create(conn, course_id=c["course_id"], provider="offline", redo=True)
     p = runs.execute(db_path, second)
     assert p["calls"] > 0 and p["cache_hits"] == p["calls"]
 
 
-def test_estimate_stays_within_the_budget_at_gpt_4o_mini_prices(db):
-    c, _ = course_with(db, 3)
-    est = runs.estimate(db, course_id=c["course_id"], provider="openai")
+def test_estimate_stays_within_the_budget_at_gpt_4o_mini_prices(conn):
+    c, _ = course_with(conn, 3)
+    est = runs.estimate(conn, course_id=c["course_id"], provider="openai")
     assert est["submissions"] == 3 and est["unpriced"] == []
     per_in, per_out = est["tokens_in"] / 3, est["tokens_out"] / 3
     assert 1000 < per_in <= 4000 and 300 < per_out <= 800
     assert 0 < est["per_submission_usd"] <= 0.0010
-    assert runs.estimate(db, course_id=c["course_id"], provider="offline")["cost_usd"] == 0
+    assert runs.estimate(conn, course_id=c["course_id"], provider="offline")["cost_usd"] == 0
 
 
-def test_many_submissions_concurrently_each_thread_with_its_own_connection(db, db_path):
-    c, subs = course_with(db, 16)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline", concurrency=8)
+def test_many_submissions_concurrently_each_thread_with_its_own_connection(conn, db_path):
+    c, subs = course_with(conn, 16)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", concurrency=8)
     llm = good_llm()
     p = runs.execute(db_path, run_id, llm)
     assert (p["status"], p["done"], p["failed"], p["pending"]) == ("done", 16, 0, 0)
-    assert drafts_per_submission(db) == dict.fromkeys(subs, 1)
+    assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
     assert len(llm.calls) == 16 * 5
-    assert {r[0] for r in db.execute("SELECT status FROM submissions")} == {"drafted"}
+    assert {r[0] for r in conn.execute("SELECT status FROM submissions")} == {"drafted"}
 
 
-def test_progress_lists_failures_for_the_page(db, db_path):
-    c, subs = course_with(db, 2)
+def test_progress_lists_failures_for_the_page(conn, db_path):
+    c, subs = course_with(conn, 2)
     llm = good_llm()
     llm.always("evaluator", LLMServerError("HTTP 503"))
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     p = runs.execute(db_path, run_id, llm)
     assert p["failed"] == 2 and {f["submission_id"] for f in p["failures"]} == set(subs)
     assert all("HTTP 503" in f["error"] for f in p["failures"])
 
 
-def test_finished_steps_of_an_interrupted_item_are_replayed_from_the_call_log(db, db_path):
+def test_finished_steps_of_an_interrupted_item_are_replayed_from_the_call_log(conn, db_path):
     from core.llm import LoggedLLM
 
-    c, subs = course_with(db, 1)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline")
+    c, subs = course_with(conn, 1)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
     dying = good_llm()
     dying.script("aggregator", WorkerKilled())
     with pytest.raises(WorkerKilled):
         runs.execute(db_path, run_id, LoggedLLM(dying, db_path))
-    assert runs_db.item_counts(db, run_id)["pending"] == 1 and drafts_per_submission(db) == {}
+    assert runs_db.item_counts(conn, run_id)["pending"] == 1 and drafts_per_submission(conn) == {}
 
     fresh = good_llm()
     p = runs.resume(db_path, run_id, LoggedLLM(fresh, db_path), background=False)
@@ -262,16 +262,16 @@ def test_finished_steps_of_an_interrupted_item_are_replayed_from_the_call_log(db
     assert p["cache_hits"] == 3
 
 
-def test_a_refused_key_stops_the_run_instead_of_failing_every_item(db, db_path):
+def test_a_refused_key_stops_the_run_instead_of_failing_every_item(conn, db_path):
     from core.errors import LLMAuthError
 
-    c, subs = course_with(db, 3)
-    run_id = runs.create(db, course_id=c["course_id"], provider="offline", concurrency=1)
+    c, subs = course_with(conn, 3)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", concurrency=1)
     llm = good_llm()
     llm.always("evaluator", LLMAuthError("The language model refused the API key (HTTP 401). Set a valid key."))
     with pytest.raises(runs.RunStopped, match="refused the API key"):
         runs.execute(db_path, run_id, llm)
-    p = runs.progress(db, run_id, db_path)
+    p = runs.progress(conn, run_id, db_path)
     assert p["status"] == "failed" and "refused the API key" in p["error"] and p["resumable"]
     assert p["failed"] == 1 and p["pending"] == 2 and len(llm.calls) == 1
     p = runs.resume(db_path, run_id, good_llm(), background=False)  # the admin fixed the key

@@ -33,7 +33,7 @@ def test_unconfigured_endpoint_says_offline_and_disables_the_test(app_test):
     assert "API key:** not set" in _texts(at)
 
 
-def test_key_is_never_shown_and_failed_connection_test_is_a_clear_error(app_test, db, monkeypatch):
+def test_key_is_never_shown_and_failed_connection_test_is_a_clear_error(app_test, conn, monkeypatch):
     base_url = f"http://127.0.0.1:{_closed_port()}/v1"
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", base_url)
     monkeypatch.setenv("FAIRMARK_LLM_API_KEY", SECRET)
@@ -44,9 +44,9 @@ def test_key_is_never_shown_and_failed_connection_test_is_a_clear_error(app_test
     assert not at.exception, at.exception
     assert any("Cannot reach" in e.value for e in at.error)
     assert SECRET not in _texts(at)
-    last = llm_calls.get_last_connection_test(db)
+    last = llm_calls.get_last_connection_test(conn)
     assert last["ok"] is False and "Cannot reach" in last["error"]
-    assert db.execute("SELECT agent, status FROM llm_calls").fetchall() == [("settings", "error")]
+    assert conn.execute("SELECT agent, status FROM llm_calls").fetchall() == [("settings", "error")]
     at.run()
     assert any("Last test" in c.value and "failed" in c.value for c in at.caption)
 
@@ -58,7 +58,7 @@ def test_same_model_warning_needs_a_configured_endpoint(app_test):
     assert not any("same model as the Aggregator" in w.value for w in at.warning)
 
 
-def test_same_reviewer_and_aggregator_model_is_warned_and_saving_a_judge_clears_it(app_test, db, monkeypatch):
+def test_same_reviewer_and_aggregator_model_is_warned_and_saving_a_judge_clears_it(app_test, conn, monkeypatch):
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     at = app_test(PAGE).run()
     assert any("same model as the Aggregator" in w.value for w in at.warning)
@@ -66,28 +66,28 @@ def test_same_reviewer_and_aggregator_model_is_warned_and_saving_a_judge_clears_
     at.number_input(key="llm_concurrency").set_value(3)
     next(b for b in at.button if b.label == "Save model settings").click().run()
     assert not at.exception, at.exception
-    assert llm_calls.get_llm_overrides(db) == {"models": {"reviewer": "claude-judge"}, "concurrency": 3}
+    assert llm_calls.get_llm_overrides(conn) == {"models": {"reviewer": "claude-judge"}, "concurrency": 3}
     assert not any("same model as the Aggregator" in w.value for w in at.warning)
     assert any("Saved the model settings" in s.value for s in at.success)
-    assert dbmod.loads(db.execute("SELECT after FROM audit_log WHERE action = 'edit_llm_settings'").fetchone()[0])["concurrency"] == 3
+    assert dbmod.loads(conn.execute("SELECT after FROM audit_log WHERE action = 'edit_llm_settings'").fetchone()[0])["concurrency"] == 3
 
 
-def test_environment_value_is_not_stored_as_an_override(app_test, db, monkeypatch):
+def test_environment_value_is_not_stored_as_an_override(app_test, conn, monkeypatch):
     monkeypatch.setenv("FAIRMARK_MODEL_REVIEWER", "env-judge")
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     at = app_test(PAGE).run()
     assert at.text_input(key="llm_model_reviewer").value == "env-judge"
     assert not any("same model as the Aggregator" in w.value for w in at.warning)
     next(b for b in at.button if b.label == "Save model settings").click().run()
-    assert llm_calls.get_llm_overrides(db) == {}
+    assert llm_calls.get_llm_overrides(conn) == {}
 
 
-def test_price_table_is_shown_and_unpriced_models_are_warned(app_test, db):
-    llm_calls.insert_call(db, agent="evaluator", model="mystery-7b", prompt_name="e", prompt_hash="h",
+def test_price_table_is_shown_and_unpriced_models_are_warned(app_test, conn):
+    llm_calls.insert_call(conn, agent="evaluator", model="mystery-7b", prompt_name="e", prompt_hash="h",
                           input_hash="i", temperature=0.3, cache_key="k", status="ok", tokens_in=10)
     at = app_test(PAGE).run()
     assert not at.exception, at.exception
     assert any("mystery-7b" in w.value for w in at.warning)
     at.button(key="llm_save_prices").click().run()         # unchanged table saves cleanly
     assert any("Saved 4 prices" in s.value for s in at.success)
-    assert {p["model"] for p in llm_calls.list_prices(db)} == {"gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "offline"}
+    assert {p["model"] for p in llm_calls.list_prices(conn)} == {"gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "offline"}
