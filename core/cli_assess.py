@@ -16,6 +16,7 @@ from core import runs
 from core.__main__ import emit
 from core.cli_common import add_db_arg, open_db
 from core.errors import ConfigError
+from core.llm import PROVIDERS
 from db import courses
 
 
@@ -27,7 +28,7 @@ def register(sub) -> None:
                     "baseline (no LLM). Progress on stderr, a JSON summary on stdout.")
     p.add_argument("--course", help="course name (required unless --resume)")
     p.add_argument("--assignment", help="only this assignment (title)")
-    p.add_argument("--provider", choices=runs.PROVIDERS, help="offline (no LLM) or openai (the configured endpoint)")
+    p.add_argument("--provider", choices=PROVIDERS, help="offline (no LLM) or openai (the configured endpoint)")
     p.add_argument("--concurrency", type=int, help="submissions assessed at the same time (default FAIRMARK_CONCURRENCY)")
     p.add_argument("--limit", type=int, help="assess at most N submissions")
     p.add_argument("--redo", action="store_true", help="also re-draft drafted and needs-attention submissions "

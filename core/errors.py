@@ -34,7 +34,7 @@ class GateError(FairMarkError):
     """A release or bulk action is refused because a precondition does not hold."""
 
 
-# --- LLM faults (raised by core.llm; recorded per item by the pipeline) ---
+# --- LLM faults (raised by core.llm; recorded per item by the pipeline, except LLMConfigFault) ---
 class LLMError(FairMarkError):
     """A call to the language model failed after the allowed retries."""
 
@@ -61,8 +61,14 @@ class LLMConnectionError(LLMError):
     retryable = True
 
 
-class LLMAuthError(LLMError):
-    pass
+class LLMConfigFault(LLMError):
+    """A fault every further item would hit too (a setting is wrong, not this submission):
+    the pipeline lets it propagate, no draft is written, and the run stops for the admin to fix
+    the setting and resume."""
+
+
+class LLMAuthError(LLMConfigFault):
+    """The endpoint refused the API key."""
 
 
 class LLMBadRequest(LLMError):

@@ -21,7 +21,7 @@ import re
 import db
 from core import checks
 from core.errors import LLMBadRequest
-from core.llm import LLMResponse, Usage
+from core.llm.protocol import LLMResponse, Usage
 from core.rubric import Rubric
 
 LABEL = "offline baseline — no LLM"

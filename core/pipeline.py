@@ -9,7 +9,9 @@ is restored for the teacher just before it is stored. Each agent call is logged 
 by the LLM wrapper as it finishes, so a resumed item replays finished steps from the cache;
 the draft, the submission's status and the run item are then written in one transaction.
 Every fault ends as a stored state: an LLM error after retries, or a bug, becomes a draft with
-status "failed" and the error, never a half-written item.
+status "failed" and the error, never a half-written item. The exception is a fault every
+further item would hit too (`LLMConfigFault`, e.g. a refused key): it propagates as its type,
+no draft is written, and the run stops with the item still pending (core.runs).
 """
 from __future__ import annotations
 
@@ -19,7 +21,8 @@ from concurrent.futures import ThreadPoolExecutor
 import db
 from core import checks, prompts
 from core.agents import Ids, aggregator, coach, equity, evaluator, reviewer, reviser
-from core.errors import FairMarkError, LLMAuthError, LLMError
+from core.errors import FairMarkError, LLMConfigFault, LLMError
+from core.llm import default_provider, make_llm
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
@@ -40,9 +43,7 @@ def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = No
     beside it.
     """
     if llm is None:
-        from core import runs
-
-        llm = runs.make_llm(runs.default_provider(), db_path, read_cache=False)
+        llm = make_llm(default_provider(), db_path, read_cache=False)
     draft_id = assess_submission(db_path, submission_id, llm, run_id=run_id)
     if draft_id is None:
         raise FairMarkError(f"submission {submission_id} was already finished by another worker")
@@ -51,7 +52,8 @@ def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = No
 
 def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = None) -> int | None:
     """Run the agents on one submission and store the draft; returns the draft id (None when a
-    concurrent worker had already finished this run item)."""
+    concurrent worker had already finished this run item). An LLMConfigFault propagates and
+    nothing is stored."""
     conn = db.connect(db_path)
     try:
         item = drafts_db.load_item(conn, submission_id)
@@ -89,6 +91,8 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
     step = _Step()
     try:
         result = _agents(llm, item, rubric, hidden, ids, step)
+    except LLMConfigFault:
+        raise  # every further item would fail the same way: the caller stops, nothing is stored
     except LLMError as e:
         return _failed(base, flags, sub_checks, f"{step.name}: {type(e).__name__}: {e}")
     except Exception as e:  # a bug must not stop the run; the teacher sees it on the item
@@ -121,9 +125,9 @@ def _degraded(step: str, e: LLMError, consequence: str) -> str:
 
 def _recoverable(e: LLMError) -> bool:
     """After the Evaluator has scored, a later agent's fault costs only its contribution: the
-    draft is kept and sent to a teacher with the reason. A refused key is not recoverable: it
-    ends the run (core.runs), so it is re-raised."""
-    return not isinstance(e, LLMAuthError)
+    draft is kept and sent to a teacher with the reason. A fault of the configuration (a
+    refused key) is not recoverable: it ends the run (core.runs), so it is re-raised."""
+    return not isinstance(e, LLMConfigFault)
 
 
 def _agents(llm, item: dict, rubric: Rubric, text: str, ids: Ids, step: _Step) -> dict:

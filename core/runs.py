@@ -27,9 +27,9 @@ from typing import Callable
 
 import db
 from core import pipeline, prompts
-from core.errors import ConfigError, ConflictError, FairMarkError
-from core.settings import ROLES, Settings, load_settings
-from db import courses
+from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
+from core.llm import check_provider, default_provider, effective_settings, make_llm
+from core.settings import ROLES, Settings
 from db import runs as runs_db
 from db.drafts import PIPELINE_OWNED
 
@@ -37,42 +37,12 @@ log = logging.getLogger(__name__)
 
 
 class RunStopped(FairMarkError):
-    """A fault that every further item would hit too (e.g. the key is refused)."""
+    """A fault that every further item would hit too (e.g. the key is refused): the run stops
+    instead of burning through its items (they stay pending; fix the setting and resume)."""
+
 
 HEARTBEAT_S = 2.0
-# Faults that will fail every other item the same way: the run stops instead of burning
-# through its items (they stay pending; fix the setting and resume).
-SYSTEMIC_ERRORS = ("LLMAuthError",)
 STALE_AFTER_S = 60.0
-PROVIDERS = ("offline", "openai")
-
-
-# --- providers -------------------------------------------------------------------------
-def _settings(settings: Settings | None, db_path=None) -> Settings:
-    from core.llm import effective_settings
-
-    settings = settings or load_settings()
-    if db_path is not None:
-        settings = settings.model_copy(update={"db_path": str(db_path)})
-    return effective_settings(settings)
-
-
-def default_provider(settings: Settings | None = None) -> str:
-    """openai when an endpoint or key is configured, else the offline baseline."""
-    return "openai" if (settings or load_settings()).llm_configured else "offline"
-
-
-def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_cache: bool = True):
-    """The logged, cached LLM for a provider (the offline baseline is logged too, at $0).
-    `read_cache=False` asks the model again even for identical work (Regenerate)."""
-    from core.llm import LoggedLLM, from_settings
-    from core.offline import OfflineLLM
-
-    if provider == "offline":
-        return LoggedLLM(OfflineLLM(db_path), db_path, read_cache=read_cache)
-    if provider == "openai":
-        return from_settings(settings or load_settings(), db_path, read_cache=read_cache)
-    raise ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
 
 
 def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
@@ -99,13 +69,9 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     rejected or released one). Refused while another run of the course is unfinished, so two
     runs never work on the same submission.
     """
-    settings = _settings(settings)
+    settings = effective_settings(settings)
     provider = provider or default_provider(settings)
-    if provider == "openai" and not settings.llm_configured:
-        raise ConfigError("No language model is configured (FAIRMARK_LLM_BASE_URL / FAIRMARK_LLM_API_KEY); "
-                          "choose the offline baseline or configure an endpoint.")
-    if provider not in PROVIDERS:
-        raise ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    check_provider(provider, settings)
     if concurrency is not None and not 1 <= int(concurrency) <= 64:
         raise ConfigError("concurrency must be between 1 and 64")
     for other in runs_db.unfinished_runs(conn, course_id):
@@ -197,21 +163,20 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
     try:
         if runs_db.cancel_requested(conn, run_id):
             return  # stays pending: a resume continues here
-        row = conn.execute("SELECT status FROM submissions WHERE id = ?", [submission_id]).fetchone()
-        if row is None or row[0] not in PIPELINE_OWNED:
+        status = runs_db.submission_status(conn, submission_id)
+        if status not in PIPELINE_OWNED:
             runs_db.skip_item(conn, run_id, submission_id,
-                              "submission deleted" if row is None else f"a teacher has {row[0]} it")
+                              "submission deleted" if status is None else f"a teacher has {status} it")
             return
         try:
-            draft_id = pipeline.assess_submission(db_path, submission_id, llm, run_id=run_id)
+            pipeline.assess_submission(db_path, submission_id, llm, run_id=run_id)
+        except LLMConfigFault as e:
+            # Nothing was stored for this item: it stays pending with the rest.
+            raise RunStopped(f"Run stopped at submission {submission_id}: {e} This submission and the "
+                             "remaining ones are still waiting: fix the setting, then resume the run.") from e
         except Exception as e:  # anything not already stored as a failed draft (e.g. a DB error)
             log.exception("run %s: submission %s failed", run_id, submission_id)
             runs_db.fail_item(conn, run_id, submission_id, f"{type(e).__name__}: {e}"[:2000])
-            return
-        error = draft_id and conn.execute("SELECT error FROM drafts WHERE id = ?", [draft_id]).fetchone()[0]
-        if error and any(f": {name}: " in f": {error}" for name in SYSTEMIC_ERRORS):
-            raise RunStopped(f"Run stopped after submission {submission_id}: {error.split(': ', 1)[-1]} "
-                             "The remaining submissions are still waiting: fix the setting, then resume the run.")
     finally:
         conn.close()
 
@@ -358,7 +323,7 @@ def history(conn, db_path, course_id: int, assignment_id: int | None = None, lim
 
 def describe(provider: str, settings: Settings | None = None) -> dict:
     """What a run with this provider would use, for the page to show (never the key)."""
-    settings = _settings(settings)
+    settings = effective_settings(settings)
     cfg = run_config(provider, settings)
     cfg["label"] = "offline baseline — no LLM" if provider == "offline" else f"LLM at {cfg['endpoint']}"
     return cfg
@@ -371,86 +336,5 @@ def summary(p: dict) -> dict:
             "tokens_out": p["tokens_out"], "cost_usd": round(p["cost_usd"], 6), "seconds": p["seconds"]}
 
 
-# --- estimate -----------------------------------------------------------------------------
-# Output tokens per role, from the prompts' limits (reasoning <= 50 words etc.); a revision
-# round (reviser + reviewer) is counted for one item in three.
-OUT_TOKENS = {"evaluator_per_criterion": 95, "equity": 40, "coach": 45, "aggregator": 170, "reviewer": 45,
-              "reviser": 170}
-REVISION_SHARE = 1 / 3
-
-
-def estimate(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
-             redo: bool = False, limit: int | None = None, settings: Settings | None = None) -> dict:
-    """Tokens and cost a run would take, before starting it (chars / 4 per token)."""
-    from db import llm_calls
-
-    settings = _settings(settings)
-    ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
-                                       limit=limit)
-    out = {"submissions": len(ids), "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "unpriced": []}
-    if not ids:
-        return out
-    rows = conn.execute(
-        f"SELECT s.assignment_id, s.word_count FROM submissions s WHERE s.id IN ({', '.join('?' for _ in ids)})",
-        ids).fetchall()
-    static: dict[int, dict[str, int]] = {}
-    cost = 0.0
-    models = run_config(provider, settings)["models"]
-    for aid, n_words in rows:
-        if aid not in static:
-            static[aid] = _static_tokens(conn, aid)
-        if provider == "offline":
-            continue  # no model, no tokens
-        per_in, per_out = _item_tokens(static[aid], int(n_words or 0))
-        for role in per_in:
-            t_in, t_out = per_in[role], per_out[role]
-            out["tokens_in"] += t_in
-            out["tokens_out"] += t_out
-            price = llm_calls.get_price(conn, models[role])
-            if price is None:
-                if models[role] not in out["unpriced"]:
-                    out["unpriced"].append(models[role])
-                continue
-            cost += llm_calls.cost_usd(price, t_in, t_out)
-    out["cost_usd"] = round(cost, 4)
-    out["per_submission_usd"] = round(cost / len(ids), 6)
-    return out
-
-
-def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
-    from core.agents import evaluator
-
-    a = courses.get_assignment(conn, assignment_id)
-    rubric = courses.get_rubric(conn, a["rubric_id"])
-    ps = prompts.load_all()
-    ev = ps["evaluator"].system.replace("{{rubric}}", evaluator.rubric_text(rubric)).replace(
-        "{{assignment}}", a["prompt"] or a["title"]).replace("{{key_concepts}}", ", ".join(a["key_concepts"]))
-    tok = {role: (len(p.system) + len(p.user)) // 4 for role, p in ps.items()}
-    tok["evaluator"] = (len(ev) + len(ps["evaluator"].user)) // 4
-    tok["criteria"] = len(rubric.criteria)
-    return tok
-
-
-def _item_tokens(static: dict[str, int], n_words: int) -> tuple[dict, dict]:
-    text = int(n_words * 1.35) + 10
-    k = static["criteria"]
-    notes = OUT_TOKENS["evaluator_per_criterion"] * k
-    comment = OUT_TOKENS["aggregator"]
-    t_in = {
-        "evaluator": static["evaluator"] + text,
-        "equity": static["equity"] + int(notes * 0.8),
-        "coach": static["coach"] + text,
-        "aggregator": static["aggregator"] + notes + 120,
-        "reviewer": static["reviewer"] + comment + 60,
-        "reviser": int(REVISION_SHARE * (static["reviser"] + static["reviewer"] + 2 * comment + 120)),
-    }
-    t_out = {
-        "evaluator": notes, "equity": OUT_TOKENS["equity"], "coach": OUT_TOKENS["coach"],
-        "aggregator": comment, "reviewer": OUT_TOKENS["reviewer"],
-        "reviser": int(REVISION_SHARE * (OUT_TOKENS["reviser"] + OUT_TOKENS["reviewer"])),
-    }
-    return t_in, t_out
-
-
-__all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "estimate",
-           "make_llm", "default_provider", "is_alive", "is_resumable", "wait_for", "FairMarkError"]
+__all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "describe", "history",
+           "run_config", "is_alive", "is_resumable", "wait_for", "RunStopped"]

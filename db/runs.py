@@ -28,6 +28,19 @@ def eligible_submissions(conn: Database, *, course_id: int, assignment_id: int |
     return [r[0] for r in conn.execute(sql, args).fetchall()]
 
 
+def submission_status(conn: Database, submission_id: int) -> str | None:
+    """The submission's status as a run item is about to start (None when it was deleted)."""
+    row = conn.execute("SELECT status FROM submissions WHERE id = ?", [submission_id]).fetchone()
+    return None if row is None else row[0]
+
+
+def word_counts(conn: Database, submission_ids: list[int]) -> list[tuple[int, int | None]]:
+    """(assignment_id, word_count) of each submission, for a run's cost estimate."""
+    return [tuple(r) for r in conn.execute(
+        f"SELECT assignment_id, word_count FROM submissions WHERE id IN ({', '.join('?' for _ in submission_ids)})",
+        submission_ids).fetchall()]
+
+
 def insert_run(conn: Database, *, course_id: int, assignment_id: int | None, provider: str, config: dict,
                prompt_hashes: dict, submission_ids: list[int], created_by: str) -> int:
     with conn.atomic():

@@ -2,6 +2,7 @@
 import pandas as pd
 import streamlit as st
 
+from core import estimate as estimates
 from core import runs
 from core.errors import FairMarkError
 from core.text import format_timestamp
@@ -43,7 +44,7 @@ target = aid if scope == "assignment" else None
 
 try:
     config = runs.describe(provider)
-    estimate = runs.estimate(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo)
+    estimate = estimates.for_run(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo)
 except FairMarkError as e:
     st.error(str(e))
     st.stop()

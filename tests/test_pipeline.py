@@ -170,14 +170,18 @@ def test_reviewer_equity_or_coach_failure_keeps_the_draft_with_the_reason(conn, 
         assert any(words in r for r in d["attention_reasons"]), (role, d["attention_reasons"])
 
 
-def test_a_refused_key_in_a_later_step_still_fails_the_item(conn, db_path):
+def test_a_refused_key_in_a_later_step_propagates_and_stores_nothing(conn, db_path):
+    import pytest
+
     from core.errors import LLMAuthError
 
     _, sub = setup(conn)
     llm = good_llm()
     llm.script("coach", LLMAuthError("The key was refused."))
-    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
-    assert d["status"] == "failed" and "LLMAuthError" in d["error"]
+    with pytest.raises(LLMAuthError, match="The key was refused"):
+        pipeline.assess_one(db_path, sub, llm=llm)
+    assert conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] == 0
+    assert conn.execute("SELECT status FROM submissions WHERE id = ?", [sub]).fetchone()[0] == "uploaded"
 
 
 def test_a_bug_in_a_step_is_recorded_not_raised(conn, db_path):

@@ -46,6 +46,18 @@ def test_default_provider_is_offline_without_configuration(conn):
     assert runs_db.get_run(conn, runs.create(conn, course_id=c["course_id"]))["provider"] == "offline"
 
 
+def test_an_unknown_provider_is_refused_before_anything_is_written(conn, db_path):
+    from core.errors import ConfigError
+    from core.llm import make_llm
+
+    c, _ = course_with(conn, 1)
+    with pytest.raises(ConfigError, match="unknown provider 'nope'; use one of offline, openai"):
+        runs.create(conn, course_id=c["course_id"], provider="nope")
+    with pytest.raises(ConfigError, match="unknown provider 'nope'"):
+        make_llm("nope", db_path)
+    assert runs_db.list_runs(conn, c["course_id"]) == []
+
+
 def test_a_second_run_is_refused_while_one_is_unfinished(conn):
     c, _ = course_with(conn, 2)
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
@@ -214,12 +226,14 @@ def test_rerun_of_unchanged_work_is_served_from_the_cache(conn, db_path):
 
 def test_estimate_stays_within_the_budget_at_gpt_4o_mini_prices(conn):
     c, _ = course_with(conn, 3)
-    est = runs.estimate(conn, course_id=c["course_id"], provider="openai")
+    from core import estimate
+
+    est = estimate.for_run(conn, course_id=c["course_id"], provider="openai")
     assert est["submissions"] == 3 and est["unpriced"] == []
     per_in, per_out = est["tokens_in"] / 3, est["tokens_out"] / 3
     assert 1000 < per_in <= 4000 and 300 < per_out <= 800
     assert 0 < est["per_submission_usd"] <= 0.0010
-    assert runs.estimate(conn, course_id=c["course_id"], provider="offline")["cost_usd"] == 0
+    assert estimate.for_run(conn, course_id=c["course_id"], provider="offline")["cost_usd"] == 0
 
 
 def test_many_submissions_concurrently_each_thread_with_its_own_connection(conn, db_path):
@@ -273,6 +287,9 @@ def test_a_refused_key_stops_the_run_instead_of_failing_every_item(conn, db_path
         runs.execute(db_path, run_id, llm)
     p = runs.progress(conn, run_id, db_path)
     assert p["status"] == "failed" and "refused the API key" in p["error"] and p["resumable"]
-    assert p["failed"] == 1 and p["pending"] == 2 and len(llm.calls) == 1
+    # The refused key is the setting's fault, not the submission's: no failed draft, the item
+    # in flight waits with the rest.
+    assert p["failed"] == 0 and p["pending"] == 3 and len(llm.calls) == 1
+    assert drafts_per_submission(conn) == {}
     p = runs.resume(db_path, run_id, good_llm(), background=False)  # the admin fixed the key
-    assert p["status"] == "done" and p["done"] == 2 and p["failed"] == 1
+    assert p["status"] == "done" and p["done"] == 3 and p["failed"] == 0

@@ -5,7 +5,7 @@ import json
 from dataclasses import dataclass
 
 from core import prompts
-from core.llm import LLM, CallContext, LLMResponse
+from core.llm.protocol import LLM, CallContext, LLMResponse
 
 _SUBMISSION_TAG = "submission"
 

@@ -1,0 +1,33 @@
+"""The one boundary to language models.
+
+    protocol.py       the LLM protocol (LLM, CallContext, LLMResponse, Usage) and the Transport seam
+    openai_client.py  the OpenAI-compatible client: the only module that imports `openai`
+                      (SDK error mapping, retries, structured-output fallback; "how a call goes")
+    structured.py     JSON schema from a pydantic model, response formats, tidying answers
+    logprobs.py       the probability of each score label, from the server's logprobs
+    logged.py         LoggedLLM: the call log and the cache around any LLM
+    factory.py        settings in force, providers (`make_llm`), the connection test
+
+Callers import from here: `from core.llm import CallContext, make_llm`. Modules that the
+factory itself depends on (the offline provider, the agents) import `core.llm.protocol`
+directly, so the package never imports itself in a circle.
+
+Building one: `make_llm(provider, db_path)` -> LoggedLLM(OfflineLLM | OpenAICompatibleLLM).
+"""
+from core.llm.factory import (PROVIDERS, ConnectionCheck, check_provider, default_provider,
+                              effective_settings, from_settings, make_llm, test_connection)
+from core.llm.logged import LoggedLLM, cache_key, input_hash
+from core.llm.logprobs import bounded_int_fields, score_probs_from_logprobs
+from core.llm.openai_client import OpenAICompatibleLLM, map_sdk_error, openai_transport, redact
+from core.llm.protocol import LLM, CallContext, LLMResponse, RawCompletion, Transport, Usage
+from core.llm.structured import MODES, is_strict_compatible, json_schema_for
+
+__all__ = [
+    "LLM", "CallContext", "LLMResponse", "Usage", "RawCompletion", "Transport",
+    "OpenAICompatibleLLM", "map_sdk_error", "openai_transport", "redact",
+    "MODES", "json_schema_for", "is_strict_compatible",
+    "score_probs_from_logprobs", "bounded_int_fields",
+    "LoggedLLM", "input_hash", "cache_key",
+    "PROVIDERS", "effective_settings", "from_settings", "make_llm", "default_provider", "check_provider",
+    "test_connection", "ConnectionCheck",
+]

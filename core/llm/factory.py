@@ -1,0 +1,118 @@
+"""Building an LLM: the settings in force (the Settings page's overrides applied), the provider
+(the configured OpenAI-compatible endpoint or the offline baseline), and a connection test."""
+from __future__ import annotations
+
+import hashlib
+
+from pydantic import BaseModel
+
+import db
+from core.errors import ConfigError
+from core.llm.logged import LoggedLLM
+from core.llm.openai_client import OpenAICompatibleLLM
+from core.llm.protocol import CallContext, Transport
+from core.settings import Settings, load_settings
+from db import llm_calls
+
+PROVIDERS = ("offline", "openai")
+
+
+def effective_settings(settings: Settings | None = None, conn=None) -> Settings:
+    """Settings (loaded when not given) with the admin's UI overrides (Settings page,
+    `app_settings` table) applied.
+
+    Precedence for models, temperature, timeout, retries and concurrency: Settings page >
+    environment > secrets.toml > default. The endpoint (base URL) and key come only from the
+    environment or secrets."""
+    settings = settings or load_settings()
+    if conn is None:
+        own = db.connect(settings.db_path)
+        try:
+            over = llm_calls.get_llm_overrides(own)
+        finally:
+            own.close()
+    else:
+        over = llm_calls.get_llm_overrides(conn)
+    if not over:
+        return settings
+    update = {k: over[k] for k in ("llm_model", "temperature", "timeout_s", "max_retries", "concurrency")
+              if over.get(k) not in (None, "")}
+    if over.get("models"):
+        update["models"] = {**settings.models, **{r: m for r, m in over["models"].items() if m}}
+    return settings.model_copy(update=update)
+
+
+def from_settings(settings, db_path=None, *, transport: Transport | None = None,
+                  read_cache: bool = True, apply_overrides: bool = True, **kwargs) -> LoggedLLM:
+    """The logged, cached OpenAI-compatible LLM the pipeline uses. Raises ConfigError when no
+    endpoint is configured (the pipeline then uses the offline provider)."""
+    db_path = str(db_path or settings.db_path)
+    if apply_overrides:
+        conn = db.connect(db_path)
+        try:
+            settings = effective_settings(settings, conn)
+        finally:
+            conn.close()
+    if not settings.llm_configured:
+        raise ConfigError("No language model is configured: set FAIRMARK_LLM_BASE_URL and/or "
+                          "FAIRMARK_LLM_API_KEY (environment or .streamlit/secrets.toml), or use "
+                          "the offline baseline.")
+    inner = OpenAICompatibleLLM(settings, transport=transport, **kwargs)
+    return LoggedLLM(inner, db_path, read_cache=read_cache)
+
+
+def default_provider(settings: Settings | None = None) -> str:
+    """openai when an endpoint or key is configured, else the offline baseline."""
+    return "openai" if (settings or load_settings()).llm_configured else "offline"
+
+
+def _unknown(provider: str) -> ConfigError:
+    return ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+
+
+def check_provider(provider: str, settings: Settings) -> None:
+    """Refuse a provider that does not exist or has nothing configured, before a run starts."""
+    if provider not in PROVIDERS:
+        raise _unknown(provider)
+    if provider == "openai" and not settings.llm_configured:
+        raise ConfigError("No language model is configured (FAIRMARK_LLM_BASE_URL / FAIRMARK_LLM_API_KEY); "
+                          "choose the offline baseline or configure an endpoint.")
+
+
+def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_cache: bool = True):
+    """The logged, cached LLM for a provider (the offline baseline is logged too, at $0).
+    `read_cache=False` asks the model again even for identical work (Regenerate)."""
+    if provider == "offline":
+        from core.offline import OfflineLLM   # lazy: only runs with the offline baseline need it
+
+        return LoggedLLM(OfflineLLM(db_path), db_path, read_cache=read_cache)
+    if provider == "openai":
+        return from_settings(settings or load_settings(), db_path, read_cache=read_cache)
+    raise _unknown(provider)
+
+
+class ConnectionCheck(BaseModel):
+    ok: bool
+
+
+def test_connection(settings, db_path=None, *, role: str = "evaluator",
+                    transport: Transport | None = None) -> dict:
+    """One tiny call to the configured endpoint (never cached, logged as agent 'settings').
+    Returns {model, latency_ms, tokens_in, tokens_out, mode, request_id}; raises an LLMError
+    or ConfigError with a message to show."""
+    # Quick to fail: no retries and a short timeout (a person is waiting on the button).
+    settings = effective_settings(settings)
+    settings = settings.model_copy(update={"max_retries": 0, "timeout_s": min(settings.timeout_s, 30.0)})
+    llm = from_settings(settings, db_path, transport=transport, read_cache=False, apply_overrides=False,
+                        max_tokens=64)
+    prompt = "Reply with the JSON object {\"ok\": true}."
+    ctx = CallContext(agent="settings", prompt_name="connection_test",
+                      prompt_hash=hashlib.sha256(prompt.encode()).hexdigest()[:16])
+    resp = llm.complete([{"role": "user", "content": prompt}], ConnectionCheck, role=role, ctx=ctx,
+                        temperature=0.0)
+    return {"model": resp.model, "latency_ms": round(resp.latency_ms), "tokens_in": resp.usage.tokens_in,
+            "tokens_out": resp.usage.tokens_out, "mode": resp.response_mode,
+            "request_id": resp.request_id}
+
+
+test_connection.__test__ = False     # not a pytest test, despite the name

@@ -1,0 +1,140 @@
+"""The call log and the cache: `LoggedLLM` wraps any LLM (the OpenAI-compatible client, the
+offline baseline, a test fake), so every implementation is logged, priced and cached the same
+way. The cache key is (model, prompt hash, input hash, temperature): a re-run of unchanged
+work is answered from the log and costs nothing."""
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import threading
+import time
+
+from pydantic import BaseModel, ValidationError
+
+import db
+from core.errors import LLMError
+from core.llm.openai_client import redact
+from core.llm.protocol import CallContext, LLMResponse, T, Usage
+from db import llm_calls
+
+
+def _canonical(obj) -> str:
+    return json.dumps(obj, ensure_ascii=False, sort_keys=True, separators=(",", ":"))
+
+
+@functools.lru_cache(maxsize=256)
+def _schema_json(schema: type[BaseModel]) -> dict:
+    """Once per schema class: pydantic rebuilds the JSON schema on every call (0.3-1.3 ms of
+    CPU on the pipeline's critical path). Read-only: callers only serialise it."""
+    return schema.model_json_schema()
+
+
+def input_hash(messages: list[dict], schema: type[BaseModel]) -> str:
+    payload = {"messages": messages, "schema": schema.__name__,
+               "schema_json": _schema_json(schema)}
+    return hashlib.sha256(_canonical(payload).encode()).hexdigest()
+
+
+def cache_key(model: str, prompt_hash: str, in_hash: str, temperature: float) -> str:
+    return hashlib.sha256(_canonical([model, prompt_hash, in_hash, round(float(temperature), 4)])
+                          .encode()).hexdigest()
+
+
+class LoggedLLM:
+    """Wraps any LLM: answers identical work from the cache, writes one llm_calls row per call
+    (ok, cache_hit or error), and prices it. Safe to call from many threads: every call opens
+    its own connection (WAL + busy timeout come from db.connect)."""
+
+    def __init__(self, inner, db_path, prices: dict | None = None, *, read_cache: bool = True):
+        self.inner = inner
+        self.db_path = str(db_path)
+        self.prices = prices          # {model: {input_per_mtok, cached_input_per_mtok, output_per_mtok}}
+        self.read_cache = read_cache
+        self.provider = inner.provider
+        self._local = threading.local()   # one connection per worker thread, reused across calls
+
+    def _conn(self):
+        conn = getattr(self._local, "conn", None)
+        if conn is None:
+            conn = self._local.conn = db.connect(self.db_path)
+        return conn
+
+    def __repr__(self) -> str:
+        return f"LoggedLLM({self.inner!r})"
+
+    def model_for(self, role: str) -> str:
+        return self.inner.model_for(role)
+
+    @property
+    def temperature(self) -> float:
+        return getattr(self.inner, "temperature", 0.3)
+
+    def _price(self, conn, model: str) -> dict | None:
+        if self.prices is not None:
+            return self.prices.get(model)
+        return llm_calls.get_price(conn, model)
+
+    def complete(self, messages: list[dict], schema: type[T], *, role: str, ctx: CallContext,
+                 temperature: float | None = None) -> LLMResponse[T]:
+        model = self.inner.model_for(role)
+        temp = self.temperature if temperature is None else temperature
+        in_hash = input_hash(messages, schema)
+        key = cache_key(model, ctx.prompt_hash, in_hash, temp)
+        row = dict(run_id=ctx.run_id, submission_id=ctx.submission_id, agent=ctx.agent, model=model,
+                   prompt_name=ctx.prompt_name, prompt_hash=ctx.prompt_hash, input_hash=in_hash,
+                   temperature=temp, cache_key=key)
+        conn = self._conn()
+        if self.read_cache:
+            t0 = time.perf_counter()
+            hit = llm_calls.cached_response(conn, key)
+            if hit is not None:
+                try:
+                    data = schema.model_validate_json(hit["response"])
+                except ValidationError:
+                    data = None         # schema changed under the same name: call again
+                if data is not None:
+                    latency = (time.perf_counter() - t0) * 1000
+                    note = f"served from cache (call #{hit['id']})"
+                    llm_calls.insert_call(conn, **row, response=hit["response"], status="cache_hit",
+                                          cache_hit=1, latency_ms=latency, attempts=0, note=note)
+                    return LLMResponse(data=data, model=model, raw=hit["response"], usage=Usage(),
+                                       latency_ms=latency, cache_hit=True, cost_usd=0.0,
+                                       attempts=0, note=note)
+        t0 = time.perf_counter()
+        try:
+            resp = self.inner.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
+        except LLMError as exc:
+            usage = getattr(exc, "usage", None) or Usage()
+            cost, note = self._cost(conn, model, usage)
+            llm_calls.insert_call(
+                conn, **row, status="error", error=f"{type(exc).__name__}: {redact(str(exc))}",
+                tokens_in=usage.tokens_in, tokens_out=usage.tokens_out,
+                tokens_cached=usage.tokens_cached, cost_usd=cost,
+                latency_ms=getattr(exc, "latency_ms", (time.perf_counter() - t0) * 1000),
+                attempts=getattr(exc, "attempts", 1), note=note)
+            raise
+        except Exception as exc:
+            # A bug, not a model fault: still recorded, then re-raised unchanged.
+            llm_calls.insert_call(conn, **row, status="error",
+                                  error=f"{type(exc).__name__}: {redact(str(exc))}"[:2000],
+                                  latency_ms=(time.perf_counter() - t0) * 1000)
+            raise
+        resp.cost_usd, note = self._cost(conn, model, resp.usage)
+        resp.note = "; ".join(x for x in (resp.note, note) if x)
+        stored = resp.data.model_dump_json()
+        llm_calls.insert_call(
+            conn, **row, response=stored, status="ok", tokens_in=resp.usage.tokens_in,
+            tokens_out=resp.usage.tokens_out, tokens_cached=resp.usage.tokens_cached,
+            latency_ms=resp.latency_ms, cost_usd=resp.cost_usd, request_id=resp.request_id,
+            attempts=resp.attempts, note=resp.note,
+            response_mode=resp.response_mode)
+        return resp
+
+    def _cost(self, conn, model: str, usage: Usage) -> tuple[float, str]:
+        price = self._price(conn, model)
+        if price is None:
+            if not (usage.tokens_in or usage.tokens_out):
+                return 0.0, ""
+            return 0.0, f"no price for model '{model}': cost counted as 0 (add it in Settings)"
+        return llm_calls.cost_usd(price, usage.tokens_in, usage.tokens_out, usage.tokens_cached), ""
