@@ -16,7 +16,7 @@ Timed (median of --repeat runs; COLD = analytics.clear_cache() before each run, 
 data-version cache left in place):
 - review_queue: db.reviews.queue (first page) + group_counts
 - review_item: core.review.open_item + db.reviews.item
-- agreement_{assignment,all}, fairness_{assignment,all}: db.analytics.agreement_view /
+- agreement_{assignment,all}, fairness_{assignment,all}: core.reports.agreement_view /
   fairness_view (bootstrap included) for the selected assignment and for all courses
 - apptest_*: streamlit.testing AppTest of app.py switched to the page (FAIRMARK_DB at the DB)
 
@@ -94,8 +94,8 @@ def _median(f, repeat: int, cold: bool) -> float:
 
 def time_functions(path: str, sel: dict, repeat: int) -> dict:
     import db
-    from core import review
-    from db import analytics, reviews
+    from core import reports, review
+    from db import reviews
     from db.analytics import Scope
 
     conn = db.connect(path)
@@ -108,8 +108,8 @@ def time_functions(path: str, sel: dict, repeat: int) -> dict:
             "review_item": lambda: (review.open_item(conn, sid, actor="bench"), reviews.item(conn, sid)),
         }
         for name, sc in scopes.items():
-            funcs[f"agreement_{name}"] = lambda sc=sc: analytics.agreement_view(conn, sc)
-            funcs[f"fairness_{name}"] = lambda sc=sc: analytics.fairness_view(conn, sc)
+            funcs[f"agreement_{name}"] = lambda sc=sc: reports.agreement_view(conn, sc)
+            funcs[f"fairness_{name}"] = lambda sc=sc: reports.fairness_view(conn, sc)
         out = {}
         for name, f in funcs.items():
             f()      # warm-up: imports, SQLite page cache

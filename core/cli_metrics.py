@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from core import metrics
+from core import metrics, reports
 from core.errors import IngestError
 from core.metrics.fairness import MIN_N
 
@@ -93,33 +93,24 @@ def read_scores(path: str, ai: str, reference: str, group: str | None, lo: int, 
 
 def compute(rows: pd.DataFrame, lo: int, hi: int, *, group: bool = False, band_cut: float | None = None,
             n_boot: int = 1000, seed: int = 0, min_n: int = MIN_N) -> dict:
-    """The JSON summary for a frame with `ai`, `reference` (and `group`) columns."""
+    """The JSON summary for a frame with `ai`, `reference` (and `group`) columns: `reports.summary`
+    of their counts, in the command's output shape."""
     table = metrics.pair_counts(rows["ai"], rows["reference"])
-    a = metrics.agreement(table, lo, hi)
-    ci = metrics.agreement_cis(table, lo, hi, n_boot=n_boot, seed=seed) if a["n"] else {"notes": {}}
-    bands = metrics.band_report(table, lo, hi, cut=band_cut, n_boot=n_boot, seed=seed, min_n=min_n)
+    groups = {"group": metrics.pair_counts(rows["ai"], rows["reference"], keys={"group": rows["group"]})} if group else {}
+    s = reports.summary(table, lo, hi, groups=groups, cut=band_cut, n_boot=n_boot, seed=seed, min_n=min_n)
+    bands = s["bands"]
     out = {
-        "n": a["n"], "scale": [lo, hi],
-        "mae": a["mae"], "bias": a["bias"], "qwk": a["qwk"],
-        "qwk_observed_labels": metrics.qwk_observed_labels(table, lo, hi) if a["n"] else float("nan"),
-        "exact": a["exact"], "adjacent": a["adjacent"],
-        "ci": {k: ci.get(k) for k in ("mae", "bias", "qwk", "exact", "adjacent")},
+        **{k: s[k] for k in ("n", "scale", "mae", "bias", "qwk", "qwk_observed_labels", "exact", "adjacent", "ci")},
         "band_cut": bands["cut"],
         "bands": {name: {k: b[k] for k in ("range", "n", "mae", "mae_ci", "bias", "bias_ci", "warning")}
                   for name, b in bands["bands"].items()},
         "delta_mae": bands["delta_mae"], "delta_mae_ci": bands["delta_mae_ci"],
-        "warnings": list(bands["warnings"]),
-        "notes": a["notes"] + [f"{k}: {v}" for k, v in ci["notes"].items()]
-                 + ([f"ΔMAE: {bands['delta_mae_note']}"] if bands["delta_mae_note"] else []),
-        "bootstrap": {"resamples": n_boot, "seed": seed},
+        **{k: s[k] for k in ("warnings", "notes", "bootstrap")},
     }
     if group:
-        g = metrics.group_report(metrics.pair_counts(rows["ai"], rows["reference"], keys={"group": rows["group"]}),
-                                 lo, hi, n_boot=n_boot, seed=seed, min_n=min_n)
+        g = s["groups"]["group"]
         out["by_group"] = {name: {k: v for k, v in b.items() if k != "notes"} for name, b in g["by_group"].items()}
         out["group_difference"] = {k: v for k, v in g["difference"].items() if k != "notes"}
-        out["warnings"] += g["warnings"]
-        out["notes"] += [f"group difference {k}: {v}" for k, v in g["difference"]["notes"].items()]
     return out
 
 

@@ -1,8 +1,8 @@
-"""Queries behind the Agreement, Fairness and Costs dashboards.
+"""Queries behind the Agreement, Fairness and Costs dashboards: SQL and the counts it returns.
 
 SQL does the heavy lifting: each query turns the submissions in scope into a small table of
 counts — one row per distinct (criterion, ai, reference[, week, model version, group, word
-count]) — and `core.metrics` computes every figure and bootstrap CI from those counts. So a
+count]) — and `core.reports` computes every figure and bootstrap CI from those counts. So a
 page costs one scan of the data plus a fixed amount of arithmetic, at 100 or 100,000
 submissions.
 
@@ -24,20 +24,14 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from core import metrics
-from core.metrics import fairness
 from db import loads
-from db.courses import get_rubric
 
 REFERENCE_CHOICES = ("auto", "expert", "teacher")
-EMPTY_MESSAGE = "No reference scores yet — upload expert scores or approve drafts."
-SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
-OUTSIDE_RUNS = "Regenerate (outside runs)"  # Costs: calls with no run (a draft regenerated on its own)
 COMMENT_SAMPLE = 300  # edited comments compared for edit distance (newest first)
+JUDGE_SAMPLE = 2000  # newest submissions scored by two or more model/prompt versions
 
 
 @dataclass(frozen=True)
@@ -89,8 +83,12 @@ def data_version(conn: Database) -> int:
     return conn.execute("SELECT version FROM analytics_version WHERE id = 1").fetchone()[0]
 
 
-def _memo(conn: Database, key: tuple, compute):
-    """Result of `compute()` cached per (database file, data_version, key); in-memory DBs are not cached."""
+def memo(conn: Database, key: tuple, compute):
+    """Result of `compute()` cached per (database file, data_version, key); in-memory DBs are not cached.
+
+    The dashboards' reports (core.reports) cache what they derive from these queries here too,
+    so a rerun on unchanged data neither scans nor recomputes.
+    """
     path = next((r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "")
     if not path:
         return compute()
@@ -125,7 +123,7 @@ def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tu
     for name in by:
         if name not in DIMENSIONS and name != "source":
             raise ValueError(f"unknown dimension {name!r}; choose from {sorted([*DIMENSIONS, 'source'])}")
-    table = _memo(conn, ("pairs", scope, reference, tuple(by), attributes),
+    table = memo(conn, ("pairs", scope, reference, tuple(by), attributes),
                   lambda: _pair_counts_sql(conn, scope, reference, tuple(by), attributes))
     return expand_attributes(table) if attributes and expand else table
 
@@ -191,15 +189,12 @@ def raters(conn: Database, scope: Scope) -> list[str]:
         f"JOIN assignments a ON a.id = s.assignment_id WHERE {where} ORDER BY rs.rater", args)]
 
 
-def criteria(conn: Database, scope: Scope) -> list[str]:
-    """Criterion keys of the rubrics used by the assignments in scope, in rubric order."""
+def rubric_ids(conn: Database, scope: Scope) -> list[int]:
+    """Ids of the rubrics used by the assignments in scope, in id order."""
     where, args = scope.where(sub="a", asg="a")
     where = where.replace("a.assignment_id", "a.id")
-    keys: list[str] = []
     sql = f"SELECT DISTINCT a.rubric_id FROM assignments a WHERE {where} ORDER BY a.rubric_id"
-    for (rid,) in conn.execute(sql, args):
-        keys += [k for k in get_rubric(conn, rid).keys if k not in keys]
-    return keys
+    return [r[0] for r in conn.execute(sql, args)]
 
 
 def attributes(conn: Database, scope: Scope) -> list[str]:
@@ -211,121 +206,19 @@ def attributes(conn: Database, scope: Scope) -> list[str]:
         f"ORDER BY j.key", args)]
 
 
-# --- scales ---------------------------------------------------------------------------------
-def _pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
-    """Keep the pairs on the scale with the most pairs; say so when others exist.
-
-    Kappa and bands only make sense on one scale, and a scope may mix rubrics.
-    """
-    notes = []
-    if table.empty:
-        return table, {}, notes
-    rubrics = {rid: get_rubric(conn, int(rid)) for rid in table["rubric_id"].unique()}
-    scale_of = {rid: (r.scale_min, r.scale_max) for rid, r in rubrics.items()}
-    table = table.assign(_scale=table["rubric_id"].map(scale_of))
-    sizes = table.groupby("_scale")["n"].sum().sort_values(ascending=False)
-    chosen = sizes.index[0]
-    if len(sizes) > 1:
-        others = ", ".join(f"{lo}–{hi} ({int(n)} pairs)" for (lo, hi), n in sizes.iloc[1:].items())
-        notes.append(f"This scope mixes rubric scales; showing the {chosen[0]}–{chosen[1]} scale "
-                     f"({int(sizes.iloc[0])} pairs). Not shown: {others} — pick one assignment to see them.")
-    kept = table[table["_scale"] == chosen].drop(columns="_scale")
-    rubric = next(r for rid, r in rubrics.items() if scale_of[rid] == chosen)
-    info = {"lo": chosen[0], "hi": chosen[1], "cut": rubric.band_cut, "levels": rubric.levels,
-            "titles": {c.key: c.title for r in rubrics.values() for c in r.criteria}}
-    return kept.reset_index(drop=True), info, notes
-
-
-def _collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
-    return table.groupby(keep + ["ai", "reference"], as_index=False)["n"].sum()
-
-
-# --- Agreement page ---------------------------------------------------------------------------
-def agreement_view(conn: Database, scope: Scope, *, reference: str = "auto", n_boot: int = 1000,
-                   seed: int = 0) -> dict:
-    """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
-
-    Returns {"empty", "message", "notes", "scale", "sources", "headline" (DataFrame per
-    criterion + "All criteria"), "confusion" {criterion: DataFrame}, "cells" {criterion: (ai,
-    reference, n) counts for the scatter}, "by_week", "by_version" (DataFrames), "edits" (edit_summary)}.
-    """
-    raw = pair_counts(conn, scope, reference=reference, by=("week", "version", "source"))
-    table, scale, notes = _pick_scale(conn, raw)
-    out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes,
-           "scale": scale, "edits": edit_view(conn, scope)}
-    if table.empty:
-        return out
-    lo, hi = scale["lo"], scale["hi"]
-    out["sources"] = table.groupby("source")["n"].sum().astype(int).to_dict()
-    cells = _collapse(table, ["criterion"])
-    headline = fairness.by_key(cells, "criterion", lo, hi, n_boot=n_boot, seed=seed)
-    pooled = _collapse(table, [])
-    overall = fairness.by_key(pooled.assign(criterion="All criteria"), "criterion", lo, hi, n_boot=n_boot, seed=seed)
-    out["headline"] = pd.concat([headline, overall], ignore_index=True)
-    out["headline"].insert(1, "title", out["headline"]["criterion"].map(lambda k: scale["titles"].get(k, k)))
-    out["confusion"] = {k: metrics.confusion(part, lo, hi) for k, part in cells.groupby("criterion")}
-    out["confusion"]["All criteria"] = metrics.confusion(pooled, lo, hi)
-    out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
-    out["cells"]["All criteria"] = pooled
-    out["by_week"] = fairness.by_key(_collapse(table, ["week"]), "week", lo, hi)
-    out["by_version"] = fairness.by_key(_collapse(table, ["version"]), "version", lo, hi)
-    return out
-
-
-# --- Fairness page ----------------------------------------------------------------------------
-def fairness_view(conn: Database, scope: Scope, *, reference: str = "auto", criterion: str | None = None,
-                  cut: float | None = None, n_boot: int = 1000, seed: int = 0, min_n: int = fairness.MIN_N,
-                  short_words: int = 100) -> dict:
-    """Bands (with ΔMAE), groups for every student attribute, and length bias.
-
-    `criterion` None pools all criteria (each (submission, criterion) pair is one item).
-    Returns {"empty", "message", "notes", "scale", "bands" (band_report), "bands_by_criterion"
-    (DataFrame), "groups" {attribute: group_report}, "length" (length_bias), "length_cells"}.
-    """
-    # One scan for everything: word count for bands and length, the raw attributes JSON for groups.
-    raw = pair_counts(conn, scope, reference=reference, by=("word_count",), attributes=True, expand=False)
-    with_attrs, scale, notes = _pick_scale(conn, raw)
-    table = _collapse(with_attrs, ["rubric_id", "criterion", "word_count"]) if len(with_attrs) else with_attrs
-    out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes, "scale": scale}
-    if table.empty:
-        return out
-    lo, hi = scale["lo"], scale["hi"]
-    cut = scale["cut"] if cut is None else cut
-    if criterion is not None:
-        table = table[table["criterion"] == criterion]
-        with_attrs = with_attrs[with_attrs["criterion"] == criterion]
-    out["bands"] = metrics.band_report(_collapse(table, []), lo, hi, cut=cut, n_boot=n_boot, seed=seed, min_n=min_n)
-    rows = []
-    for crit, part in _collapse(table, ["criterion"]).groupby("criterion"):
-        b = metrics.band_report(part, lo, hi, cut=cut, n_boot=n_boot, seed=seed, min_n=min_n)
-        rows.append({"criterion": crit, "n_low": b["bands"]["low"]["n"], "mae_low": b["bands"]["low"]["mae"],
-                     "n_high": b["bands"]["high"]["n"], "mae_high": b["bands"]["high"]["mae"],
-                     "delta_mae": b["delta_mae"],
-                     "delta_lo": (b["delta_mae_ci"] or [np.nan, np.nan])[0],
-                     "delta_hi": (b["delta_mae_ci"] or [np.nan, np.nan])[1]})
-    out["bands_by_criterion"] = pd.DataFrame(rows)
-    out["groups"] = {}
-    attr_pairs = expand_attributes(_collapse(with_attrs, ["attributes"]))
-    for attr, part in attr_pairs.groupby("attribute", sort=True):
-        out["groups"][attr] = metrics.group_report(_collapse(part, ["group"]), lo, hi, n_boot=n_boot,
-                                                   seed=seed, min_n=min_n)
-    out["length_cells"] = _collapse(table, ["word_count"])
-    out["length"] = metrics.length_bias(out["length_cells"], lo, hi, short_words=short_words, n_boot=n_boot,
-                                        seed=seed)
-    return out
+def _frame(conn: Database, sql: str, args: list) -> pd.DataFrame:
+    cur = conn.execute(sql, args)
+    return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])
 
 
 # --- edit analytics ---------------------------------------------------------------------------
-def edit_view(conn: Database, scope: Scope) -> dict:
-    """What teachers changed in decided reviews (approved/rejected), via core.metrics.edit_summary.
+def edit_counts(conn: Database, scope: Scope) -> dict:
+    """What teachers changed in decided reviews (approved/rejected), as counts.
 
-    Comment edit distance uses the newest COMMENT_SAMPLE edited comments (difflib per pair).
-    Cached until the data change.
+    {"outcomes": (status, scores_changed, comment_changed, n), "changes": (criterion, ai,
+    teacher, n) for approved reviews, "comment_pairs": [(draft comment, final comment)] of the
+    newest COMMENT_SAMPLE edited comments, "reason_codes": (code, n)}.
     """
-    return _memo(conn, ("edits", scope), lambda: _edit_view(conn, scope))
-
-
-def _edit_view(conn: Database, scope: Scope) -> dict:
     where, args = scope.where()
     base = (f"FROM reviews r JOIN submissions s ON s.id = r.submission_id "
             f"JOIN assignments a ON a.id = s.assignment_id "
@@ -342,29 +235,17 @@ def _edit_view(conn: Database, scope: Scope) -> dict:
         f"AND json_extract(d.scores, '$.\"' || j.key || '\"') IS NOT NULL GROUP BY 1, 2, 3", args).fetchall(),
         columns=["criterion", "ai", "teacher", "n"])
     pairs = conn.execute(f"SELECT d.comment, r.comment {base} AND r.comment != d.comment "
-                       f"ORDER BY r.updated_at DESC LIMIT {COMMENT_SAMPLE}", args).fetchall()
+                         f"ORDER BY r.updated_at DESC LIMIT {COMMENT_SAMPLE}", args).fetchall()
     codes = pd.DataFrame(conn.execute(
         f"SELECT j.value, COUNT(*) {base.replace('WHERE', ', json_each(r.reason_codes) j WHERE')} GROUP BY 1",
         args).fetchall(), columns=["code", "n"])
-    summary = metrics.edit_summary(outcomes, changes, pairs, codes)
-    summary["comment_sample_limit"] = COMMENT_SAMPLE
-    return summary
+    return {"outcomes": outcomes, "changes": changes, "comment_pairs": pairs, "reason_codes": codes}
 
 
 # --- judges: agreement between models / prompt versions ------------------------------------
-JUDGE_SAMPLE = 2000  # newest submissions scored by two or more versions
-
-
-def judge_view(conn: Database, scope: Scope) -> dict:
-    """Krippendorff's alpha (ordinal) between model/prompt versions that scored the same submissions.
-
-    Uses each version's latest successful draft per submission, over the newest JUDGE_SAMPLE
-    submissions that at least two versions scored. Cached until the data change.
-    """
-    return _memo(conn, ("judges", scope), lambda: _judge_view(conn, scope))
-
-
-def _judge_view(conn: Database, scope: Scope) -> dict:
+def judge_scores(conn: Database, scope: Scope) -> pd.DataFrame:
+    """(submission_id, version, criterion, score): each model/prompt version's latest successful
+    draft per submission, over the newest JUDGE_SAMPLE submissions that two or more versions scored."""
     where, args = scope.where()
     rows = conn.execute(f"""
         WITH v AS (
@@ -380,30 +261,17 @@ def _judge_view(conn: Database, scope: Scope) -> dict:
         )
         SELECT submission_id, version, scores FROM latest WHERE submission_id IN (SELECT submission_id FROM shared)
         """, args).fetchall()
-    if not rows:
-        return {"available": False, "message": "No submission was scored by two or more model/prompt versions."}
-    long = pd.DataFrame([(sid, ver, k, v) for sid, ver, sc in rows for k, v in (loads(sc, {}) or {}).items()],
+    return pd.DataFrame([(sid, ver, k, v) for sid, ver, sc in rows for k, v in (loads(sc, {}) or {}).items()],
                         columns=["submission_id", "version", "criterion", "score"])
-    table, versions = [], sorted(long["version"].unique())
-    for crit, part in [*long.groupby("criterion"), ("All criteria", long)]:
-        m = part.pivot_table(index="version", columns=["submission_id", "criterion"], values="score", aggfunc="first")
-        m = m.reindex(versions)
-        table.append({"criterion": crit, "submissions": int(part["submission_id"].nunique()),
-                      "alpha": metrics.judge_alpha(m.to_numpy(dtype=float))})
-    return {"available": True, "message": "", "versions": versions, "alpha": pd.DataFrame(table)}
 
 
 # --- Costs page -------------------------------------------------------------------------------
-def costs_view(conn: Database, scope: Scope) -> dict:
-    """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
+def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
+    """Calls, tokens, cost, latency, cache hits and errors in total and per agent, model, run
+    (`run` NULL: outside runs) and course; cost, latency and tokens per submission.
 
-    Calls are attributed through their submission, else through their run. Cached until the
-    data change.
+    Calls are attributed through their submission, else through their run.
     """
-    return _memo(conn, ("costs", scope), lambda: _costs_view(conn, scope))
-
-
-def _costs_view(conn: Database, scope: Scope) -> dict:
     where, args = scope.where(sub="x", asg="x")
     base = f"""
         FROM (SELECT c.*, COALESCE(s.assignment_id, ru.assignment_id) AS assignment_id,
@@ -418,35 +286,15 @@ def _costs_view(conn: Database, scope: Scope) -> dict:
            "SUM(x.cost_usd) AS cost_usd, AVG(x.latency_ms) AS mean_latency_ms, "
            "MAX(x.latency_ms) AS max_latency_ms, SUM(x.cache_hit = 1 OR x.status = 'cache_hit') AS cache_hits, "
            "SUM(x.status = 'error') AS errors, COUNT(DISTINCT x.submission_id) AS submissions")
-
-    def q(sql: str) -> pd.DataFrame:
-        cur = conn.execute(sql, args)
-        return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])
-
-    totals = q(f"SELECT {agg} {base}")
-    if totals.empty or not totals.loc[0, "calls"]:
-        return {"empty": True, "message": "No LLM calls logged yet — run an assessment first."}
-    by_agent = q(f"SELECT x.agent, {agg} {base} GROUP BY x.agent ORDER BY x.agent")
-    by_model = q(f"SELECT x.model, {agg} {base} GROUP BY x.model ORDER BY cost_usd DESC")
-    by_run = q(f"SELECT x.run_id AS run, {agg} {base} GROUP BY x.run_id ORDER BY x.run_id")
-    by_run["run"] = by_run["run"].map(lambda r: OUTSIDE_RUNS if pd.isna(r) else f"run {int(r)}")
-    by_run["cost_per_submission"] = by_run["cost_usd"] / by_run["submissions"].replace(0, np.nan)
     with_course = base.replace("WHERE", "LEFT JOIN courses co ON co.id = x.course_id WHERE")
-    by_course = q(f"SELECT co.name AS course, {agg} {with_course} "
-                  f"GROUP BY x.course_id ORDER BY co.name")
-    per_sub = q(f"SELECT x.submission_id, SUM(x.cost_usd) AS cost_usd, SUM(x.latency_ms) AS latency_ms, "
-                f"SUM(x.tokens_in + x.tokens_out) AS tokens {base} AND x.submission_id IS NOT NULL "
-                f"GROUP BY x.submission_id")
-    t = {k: (v.item() if hasattr(v, "item") else v) for k, v in totals.to_dict("records")[0].items()}
-    n_sub = int(t["submissions"] or 0)
-    summary = {**t, "cost_per_submission": (t["cost_usd"] / n_sub) if n_sub else float("nan"),
-               "cache_hit_rate": t["cache_hits"] / t["calls"], "seed_cost_per_reflection": SEED_COST_PER_REFLECTION}
-    per_submission = {
-        "n": len(per_sub),
-        "mean_cost": float(per_sub["cost_usd"].mean()) if len(per_sub) else float("nan"),
-        "median_cost": float(per_sub["cost_usd"].median()) if len(per_sub) else float("nan"),
-        "p95_cost": float(per_sub["cost_usd"].quantile(0.95)) if len(per_sub) else float("nan"),
-        "mean_latency_s": float(per_sub["latency_ms"].mean() / 1000) if len(per_sub) else float("nan"),
+    sql = {
+        "totals": f"SELECT {agg} {base}",
+        "by_agent": f"SELECT x.agent, {agg} {base} GROUP BY x.agent ORDER BY x.agent",
+        "by_model": f"SELECT x.model, {agg} {base} GROUP BY x.model ORDER BY cost_usd DESC",
+        "by_run": f"SELECT x.run_id AS run, {agg} {base} GROUP BY x.run_id ORDER BY x.run_id",
+        "by_course": f"SELECT co.name AS course, {agg} {with_course} GROUP BY x.course_id ORDER BY co.name",
+        "per_submission": f"SELECT x.submission_id, SUM(x.cost_usd) AS cost_usd, SUM(x.latency_ms) AS latency_ms, "
+                          f"SUM(x.tokens_in + x.tokens_out) AS tokens {base} AND x.submission_id IS NOT NULL "
+                          f"GROUP BY x.submission_id",
     }
-    return {"empty": False, "message": "", "summary": summary, "by_agent": by_agent, "by_model": by_model,
-            "by_run": by_run, "by_course": by_course, "per_submission": per_submission}
+    return {name: _frame(conn, query, args) for name, query in sql.items()}

@@ -3,9 +3,9 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core.errors import NotFound
-from core.rubric import Rubric, parse_rubric
 from db import dumps, loads
+from db.errors import NotFound
+from db.rubric_model import Rubric, parse_rubric
 
 STATUSES = ("uploaded", "drafted", "needs_attention", "failed", "approved", "rejected", "released")
 

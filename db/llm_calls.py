@@ -11,7 +11,7 @@ import math
 from sqlite_utils import Database
 
 import db as dbmod
-from core.errors import ConfigError
+from db.errors import ConfigError
 
 _CALL_COLUMNS = ("run_id", "submission_id", "agent", "model", "prompt_name", "prompt_hash",
                  "input_hash", "temperature", "cache_key", "response", "tokens_in", "tokens_out",

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core.errors import NotFound
 from db import audit, dumps, loads, now
+from db.errors import NotFound
 
 ACTIVE = ("queued", "running")
 # Submissions a run may take on: never a teacher's approved / rejected / released item.

@@ -9,8 +9,8 @@ import secrets
 
 from sqlite_utils import Database
 
-from core.errors import NotFound
 from db import audit, courses, dumps, loads
+from db.errors import NotFound
 
 _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud without mistakes
 

@@ -65,7 +65,7 @@ def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
 
 
 def reference_picker(conn, scope: analytics.Scope, key: str) -> str:
-    choices = ["auto", "expert", "teacher"] + [f"rater:{r}" for r in analytics.raters(conn, scope)]
+    choices = [*analytics.REFERENCE_CHOICES, *(f"rater:{r}" for r in analytics.raters(conn, scope))]
     labels = {"auto": "Expert scores where uploaded, else the teacher's approved scores",
               "expert": "Uploaded expert scores (mean of raters)", "teacher": "Teacher's approved scores only"}
     return st.selectbox("Reference scores", choices, key=key,

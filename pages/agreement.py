@@ -1,9 +1,8 @@
 """Agreement: does the AI score like the human reference? (issue #5)"""
 import streamlit as st
 
-from core import charts
+from core import charts, reports
 from core.errors import FairMarkError
-from db import analytics
 from pages import _common, _dashboard as ui
 
 st.title("Agreement")
@@ -13,7 +12,7 @@ scope = ui.current_scope()
 ui.scope_caption(scope)
 try:
     reference = ui.reference_picker(conn, scope, key="agreement_reference")
-    view = analytics.agreement_view(conn, scope, reference=reference)
+    view = reports.agreement_view(conn, scope, reference=reference)
 except FairMarkError as e:
     st.error(str(e))
     st.stop()
@@ -58,7 +57,7 @@ else:
         ui.chart(charts.trend_chart(view["by_version"], "version", title="By model / prompt version"),
                  view["by_version"], "trend_by_version")
 
-judges = analytics.judge_view(conn, scope)
+judges = reports.judge_view(conn, scope)
 if judges["available"]:
     st.subheader("Agreement between models")
     st.caption("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])

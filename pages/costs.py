@@ -1,9 +1,8 @@
 """Costs: tokens, money and time per agent, run, submission and course (issue #5)."""
 import streamlit as st
 
-from core import charts
+from core import charts, reports
 from core.errors import FairMarkError
-from db import analytics
 from pages import _common, _dashboard as ui
 
 st.title("Costs")
@@ -11,7 +10,7 @@ conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
 try:
-    view = analytics.costs_view(conn, scope)
+    view = reports.costs_view(conn, scope)
 except FairMarkError as e:
     st.error(str(e))
     st.stop()

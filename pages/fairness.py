@@ -1,10 +1,9 @@
 """Fairness: is the AI equally accurate for weaker students and for every group? (issue #5)"""
 import streamlit as st
 
-from core import charts
+from core import charts, reports
 from core.errors import FairMarkError
 from core.text import escape_markdown
-from db import analytics
 from pages import _common, _dashboard as ui
 
 st.title("Fairness")
@@ -25,9 +24,9 @@ try:
     with c1:
         reference = ui.reference_picker(conn, scope, key="fairness_reference")
     with c2:
-        criterion = st.selectbox("Criterion", [None, *analytics.criteria(conn, scope)], key="fairness_criterion",
+        criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope)], key="fairness_criterion",
                                  format_func=lambda c: "All criteria (pooled)" if c is None else c)
-    view = analytics.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
+    view = reports.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
 except FairMarkError as e:
     st.error(str(e))
     st.stop()

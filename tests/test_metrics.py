@@ -15,7 +15,7 @@ from core.metrics import MetricsInputError, pair_counts
 from core.rubric import Rubric, default_rubric
 
 MODULES = ["core.metrics.agreement", "core.metrics.bootstrap", "core.metrics.fairness", "core.metrics.length",
-           "core.metrics.edits", "core.metrics.judges", "core.charts"]
+           "core.metrics.edits", "core.metrics.judges", "core.charts", "core.reports.table"]
 
 
 @pytest.mark.parametrize("name", MODULES)

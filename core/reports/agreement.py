@@ -1,0 +1,81 @@
+"""The Agreement page: AI against reference per criterion, over time and across versions,
+agreement between model versions, and what teachers changed."""
+from __future__ import annotations
+
+import pandas as pd
+from sqlite_utils import Database
+
+from core import metrics
+from core.metrics.bootstrap import DEFAULT_BOOT
+from core.reports.pairs import EMPTY_MESSAGE, collapse, pick_scale
+from db import analytics
+
+ALL = "All criteria"
+
+
+def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "auto", n_boot: int = DEFAULT_BOOT,
+                   seed: int = 0) -> dict:
+    """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
+
+    Returns {"empty", "message", "notes", "scale", "sources", "headline" (DataFrame per
+    criterion + "All criteria"), "confusion" {criterion: DataFrame}, "cells" {criterion: (ai,
+    reference, n) counts for the scatter}, "by_week", "by_version" (DataFrames), "edits" (edit_view)}.
+    """
+    raw = analytics.pair_counts(conn, scope, reference=reference, by=("week", "version", "source"))
+    table, scale, notes = pick_scale(conn, raw)
+    out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes,
+           "scale": scale, "edits": edit_view(conn, scope)}
+    if table.empty:
+        return out
+    lo, hi = scale["lo"], scale["hi"]
+    out["sources"] = table.groupby("source")["n"].sum().astype(int).to_dict()
+    cells = collapse(table, ["criterion"])
+    headline = metrics.by_key(cells, "criterion", lo, hi, n_boot=n_boot, seed=seed)
+    pooled = collapse(table, [])
+    overall = metrics.by_key(pooled.assign(criterion=ALL), "criterion", lo, hi, n_boot=n_boot, seed=seed)
+    out["headline"] = pd.concat([headline, overall], ignore_index=True)
+    out["headline"].insert(1, "title", out["headline"]["criterion"].map(lambda k: scale["titles"].get(k, k)))
+    out["confusion"] = {k: metrics.confusion(part, lo, hi) for k, part in cells.groupby("criterion")}
+    out["confusion"][ALL] = metrics.confusion(pooled, lo, hi)
+    out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
+    out["cells"][ALL] = pooled
+    out["by_week"] = metrics.by_key(collapse(table, ["week"]), "week", lo, hi)
+    out["by_version"] = metrics.by_key(collapse(table, ["version"]), "version", lo, hi)
+    return out
+
+
+def edit_view(conn: Database, scope: analytics.Scope) -> dict:
+    """What teachers changed in decided reviews (approved/rejected): metrics.edit_summary of
+    db.analytics.edit_counts, plus "comment_sample_limit". Cached until the data change.
+
+    Comment edit distance uses the newest analytics.COMMENT_SAMPLE edited comments (difflib per pair).
+    """
+    def compute() -> dict:
+        c = analytics.edit_counts(conn, scope)
+        summary = metrics.edit_summary(c["outcomes"], c["changes"], c["comment_pairs"], c["reason_codes"])
+        summary["comment_sample_limit"] = analytics.COMMENT_SAMPLE
+        return summary
+
+    return analytics.memo(conn, ("edits", scope), compute)
+
+
+def judge_view(conn: Database, scope: analytics.Scope) -> dict:
+    """Krippendorff's alpha (ordinal) between model/prompt versions that scored the same submissions.
+
+    Uses each version's latest successful draft per submission, over the newest
+    analytics.JUDGE_SAMPLE submissions that at least two versions scored. Cached until the data change.
+    """
+    def compute() -> dict:
+        long = analytics.judge_scores(conn, scope)
+        if long.empty:
+            return {"available": False, "message": "No submission was scored by two or more model/prompt versions."}
+        table, versions = [], sorted(long["version"].unique())
+        for crit, part in [*long.groupby("criterion"), (ALL, long)]:
+            m = part.pivot_table(index="version", columns=["submission_id", "criterion"], values="score",
+                                 aggfunc="first")
+            m = m.reindex(versions)
+            table.append({"criterion": crit, "submissions": int(part["submission_id"].nunique()),
+                          "alpha": metrics.judge_alpha(m.to_numpy(dtype=float))})
+        return {"available": True, "message": "", "versions": versions, "alpha": pd.DataFrame(table)}
+
+    return analytics.memo(conn, ("judges", scope), compute)

@@ -1,0 +1,43 @@
+"""The Costs page: tokens, money and time per agent, model, run, course and submission."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from sqlite_utils import Database
+
+from db import analytics
+
+SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
+OUTSIDE_RUNS = "Regenerate (outside runs)"  # calls with no run (a draft regenerated on its own)
+
+
+def costs_view(conn: Database, scope: analytics.Scope) -> dict:
+    """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
+
+    Calls are attributed through their submission, else through their run. Cached until the
+    data change.
+    """
+    return analytics.memo(conn, ("costs", scope), lambda: _costs_view(analytics.cost_tables(conn, scope)))
+
+
+def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
+    totals, per_sub, by_run = t["totals"], t["per_submission"], t["by_run"]
+    if totals.empty or not totals.loc[0, "calls"]:
+        return {"empty": True, "message": "No LLM calls logged yet — run an assessment first."}
+    by_run["run"] = by_run["run"].map(lambda r: OUTSIDE_RUNS if pd.isna(r) else f"run {int(r)}")
+    by_run["cost_per_submission"] = by_run["cost_usd"] / by_run["submissions"].replace(0, np.nan)
+    total = {k: (v.item() if hasattr(v, "item") else v) for k, v in totals.to_dict("records")[0].items()}
+    n_sub = int(total["submissions"] or 0)
+    summary = {**total, "cost_per_submission": (total["cost_usd"] / n_sub) if n_sub else float("nan"),
+               "cache_hit_rate": total["cache_hits"] / total["calls"],
+               "seed_cost_per_reflection": SEED_COST_PER_REFLECTION}
+    nan = float("nan")
+    per_submission = {
+        "n": len(per_sub),
+        "mean_cost": float(per_sub["cost_usd"].mean()) if len(per_sub) else nan,
+        "median_cost": float(per_sub["cost_usd"].median()) if len(per_sub) else nan,
+        "p95_cost": float(per_sub["cost_usd"].quantile(0.95)) if len(per_sub) else nan,
+        "mean_latency_s": float(per_sub["latency_ms"].mean() / 1000) if len(per_sub) else nan,
+    }
+    return {"empty": False, "message": "", "summary": summary, "by_agent": t["by_agent"], "by_model": t["by_model"],
+            "by_run": by_run, "by_course": t["by_course"], "per_submission": per_submission}

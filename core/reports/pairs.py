@@ -1,0 +1,51 @@
+"""The AI/reference pairs a dashboard compares: the criteria in scope and one rubric scale.
+
+db.analytics returns counts with each pair's rubric id; the rubrics themselves (scale, band
+cut, criterion titles) come from `db.courses.get_rubric`.
+"""
+from __future__ import annotations
+
+import pandas as pd
+from sqlite_utils import Database
+
+from db import analytics, courses
+
+EMPTY_MESSAGE = "No reference scores yet — upload expert scores or approve drafts."
+
+
+def criteria(conn: Database, scope: analytics.Scope) -> list[str]:
+    """Criterion keys of the rubrics used by the assignments in scope, in rubric order."""
+    keys: list[str] = []
+    for rid in analytics.rubric_ids(conn, scope):
+        keys += [k for k in courses.get_rubric(conn, rid).keys if k not in keys]
+    return keys
+
+
+def pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
+    """Keep the pairs on the scale with the most pairs; say so when others exist.
+
+    Kappa and bands only make sense on one scale, and a scope may mix rubrics. Returns (pairs
+    on that scale, {"lo", "hi", "cut", "levels", "titles" {criterion: title}}, notes).
+    """
+    notes = []
+    if table.empty:
+        return table, {}, notes
+    rubrics = {rid: courses.get_rubric(conn, int(rid)) for rid in table["rubric_id"].unique()}
+    scale_of = {rid: (r.scale_min, r.scale_max) for rid, r in rubrics.items()}
+    table = table.assign(_scale=table["rubric_id"].map(scale_of))
+    sizes = table.groupby("_scale")["n"].sum().sort_values(ascending=False)
+    chosen = sizes.index[0]
+    if len(sizes) > 1:
+        others = ", ".join(f"{lo}–{hi} ({int(n)} pairs)" for (lo, hi), n in sizes.iloc[1:].items())
+        notes.append(f"This scope mixes rubric scales; showing the {chosen[0]}–{chosen[1]} scale "
+                     f"({int(sizes.iloc[0])} pairs). Not shown: {others} — pick one assignment to see them.")
+    kept = table[table["_scale"] == chosen].drop(columns="_scale")
+    rubric = next(r for rid, r in rubrics.items() if scale_of[rid] == chosen)
+    info = {"lo": chosen[0], "hi": chosen[1], "cut": rubric.band_cut, "levels": rubric.levels,
+            "titles": {c.key: c.title for r in rubrics.values() for c in r.criteria}}
+    return kept.reset_index(drop=True), info, notes
+
+
+def collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
+    """Counts summed over every column but `keep`, ai and reference."""
+    return table.groupby(keep + ["ai", "reference"], as_index=False)["n"].sum()

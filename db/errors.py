@@ -1,0 +1,90 @@
+"""The project's own error hierarchy.
+
+Everything a page or the command line may need to show a person derives from
+FairMarkError and carries a message that says what went wrong and what to do.
+SDK and library errors are mapped to these once, at the boundary where they occur.
+
+It lives at the bottom layer so that db/ can raise it without importing core/; code outside
+db/ imports the same classes from `core.errors`.
+"""
+
+
+class FairMarkError(Exception):
+    """Base class: the message is meant for a teacher or an admin."""
+
+
+class ConfigError(FairMarkError):
+    """Settings are missing or invalid."""
+
+
+class RubricError(FairMarkError):
+    """A rubric definition is invalid; the message names the problem."""
+
+
+class IngestError(FairMarkError):
+    """An uploaded file cannot be read at all (format, encoding, size)."""
+
+
+class NotFound(FairMarkError):
+    """A course, assignment, submission … does not exist."""
+
+
+class ConflictError(FairMarkError):
+    """Someone else changed the item since it was loaded (optimistic locking)."""
+
+
+class GateError(FairMarkError):
+    """A release or bulk action is refused because a precondition does not hold."""
+
+
+# --- LLM faults (raised by the LLM boundary in core/; recorded per item by the pipeline) ---
+class LLMError(FairMarkError):
+    """A call to the language model failed after the allowed retries."""
+
+    retryable = False
+
+
+class LLMTimeout(LLMError):
+    retryable = True
+
+
+class LLMRateLimited(LLMError):
+    retryable = True
+
+    def __init__(self, message: str, retry_after: float | None = None):
+        super().__init__(message)
+        self.retry_after = retry_after
+
+
+class LLMServerError(LLMError):
+    retryable = True
+
+
+class LLMConnectionError(LLMError):
+    retryable = True
+
+
+class LLMConfigFault(LLMError):
+    """A fault every further item would hit too (a setting is wrong, not this submission):
+    the pipeline lets it propagate, no draft is written, and the run stops for the admin to fix
+    the setting and resume."""
+
+
+class LLMAuthError(LLMConfigFault):
+    """The endpoint refused the API key."""
+
+
+class LLMBadRequest(LLMError):
+    pass
+
+
+class LLMRefusal(LLMError):
+    pass
+
+
+class LLMTruncated(LLMError):
+    pass
+
+
+class LLMInvalidOutput(LLMError):
+    """The answer was not valid JSON for the expected schema, even after a re-ask."""

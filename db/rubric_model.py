@@ -1,0 +1,208 @@
+"""The rubric model: criteria with level descriptors on an integer scale, versioned.
+
+A rubric is data (JSON or YAML), validated here. Scores are always integers in
+[scale_min, scale_max]; every level on that scale must have a descriptor, so the Evaluator
+prompt and the teacher see the whole rubric.
+
+The model lives at the bottom layer because db/ stores and returns rubrics and imports
+nothing from core/; code outside db/ imports it from `core.rubric`, which also loads the
+rubric files under data/rubrics/.
+
+>>> r = parse_rubric({"name": "Mini", "scale_min": 0, "scale_max": 3, "criteria": [
+...     {"key": "clarity", "title": "Clarity", "levels": {0: "a", 1: "b", 2: "c", 3: "d"}}]})
+>>> r.keys, r.levels, r.low_band(1), r.low_band(2)
+(['clarity'], [0, 1, 2, 3], True, False)
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from db.errors import RubricError
+
+CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+
+
+class Criterion(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    key: str
+    title: str
+    description: str = ""
+    levels: dict[int, str]
+    weight: float | None = Field(default=None, gt=0)
+    veto_below: int | None = None  # a score below this fails the item whatever the total
+    improvement_hint: str = ""  # used by the offline baseline's templates
+
+    @field_validator("key")
+    @classmethod
+    def _key(cls, v: str) -> str:
+        if not CRITERION_KEY.match(v):
+            raise ValueError(
+                f"criterion key {v!r} must be lower-case letters, digits or '_' "
+                "and start with a letter (e.g. 'clarity')"
+            )
+        return v
+
+    @field_validator("title")
+    @classmethod
+    def _title(cls, v: str) -> str:
+        if not v.strip():
+            raise ValueError("criterion title must not be empty")
+        return v.strip()
+
+
+class Rubric(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+    name: str
+    version: int = Field(default=1, ge=1)
+    description: str = ""
+    scale_min: int
+    scale_max: int
+    criteria: list[Criterion]
+    # Boundary of the low band: reference scores <= low_band_max count as "low".
+    # Default: lower half of the scale (0-3 -> 0-1; 1-5 -> 1-2; 1-6 -> 1-3).
+    low_band_max: float | None = None
+
+    @model_validator(mode="after")
+    def _check(self) -> "Rubric":
+        if self.scale_max <= self.scale_min:
+            raise ValueError(f"scale_max ({self.scale_max}) must be greater than scale_min ({self.scale_min})")
+        if self.scale_max - self.scale_min > 30:
+            raise ValueError("a scale may span at most 31 levels")
+        if not self.criteria:
+            raise ValueError("a rubric needs at least one criterion")
+        keys = [c.key for c in self.criteria]
+        dup = sorted({k for k in keys if keys.count(k) > 1})
+        if dup:
+            raise ValueError(f"criterion keys must be unique; repeated: {', '.join(dup)}")
+        want = set(range(self.scale_min, self.scale_max + 1))
+        for c in self.criteria:
+            got = set(c.levels)
+            if got != want:
+                missing = sorted(want - got)
+                extra = sorted(got - want)
+                parts = []
+                if missing:
+                    parts.append(f"missing descriptors for levels {missing}")
+                if extra:
+                    parts.append(f"levels {extra} are outside the scale {self.scale_min}-{self.scale_max}")
+                raise ValueError(f"criterion '{c.key}': " + "; ".join(parts))
+            empty = [lvl for lvl, d in c.levels.items() if not str(d).strip()]
+            if empty:
+                raise ValueError(f"criterion '{c.key}': empty descriptor for level(s) {sorted(empty)}")
+            if c.veto_below is not None and not (self.scale_min < c.veto_below <= self.scale_max):
+                raise ValueError(
+                    f"criterion '{c.key}': veto_below {c.veto_below} must be within "
+                    f"{self.scale_min + 1}-{self.scale_max}"
+                )
+        if self.low_band_max is not None and not (self.scale_min <= self.low_band_max < self.scale_max):
+            raise ValueError(f"low_band_max must lie within {self.scale_min}-{self.scale_max - 1}")
+        return self
+
+    # --- helpers used across the app -------------------------------------------------
+    @property
+    def keys(self) -> list[str]:
+        return [c.key for c in self.criteria]
+
+    @property
+    def levels(self) -> list[int]:
+        return list(range(self.scale_min, self.scale_max + 1))
+
+    @property
+    def band_cut(self) -> float:
+        """Largest reference score still in the low band."""
+        if self.low_band_max is not None:
+            return self.low_band_max
+        return self.scale_min + (self.scale_max - self.scale_min + 1) // 2 - 1 + (
+            0.5 if (self.scale_max - self.scale_min + 1) % 2 else 0
+        )
+
+    def low_band(self, score: float) -> bool:
+        return score <= self.band_cut
+
+    def criterion(self, key: str) -> Criterion:
+        for c in self.criteria:
+            if c.key == key:
+                return c
+        raise RubricError(f"rubric '{self.name}' has no criterion '{key}'")
+
+    def total(self, scores: dict[str, int]) -> float:
+        """Weighted total on the rubric's own scale when weights are given, else the sum."""
+        if any(c.weight for c in self.criteria):
+            wsum = sum(c.weight or 0 for c in self.criteria)
+            return round(sum((c.weight or 0) * scores[c.key] for c in self.criteria) / wsum, 3)
+        return float(sum(scores[c.key] for c in self.criteria))
+
+    @property
+    def max_total(self) -> float:
+        if any(c.weight for c in self.criteria):
+            return float(self.scale_max)
+        return float(self.scale_max * len(self.criteria))
+
+    def vetoed(self, scores: dict[str, int]) -> list[str]:
+        return [c.key for c in self.criteria if c.veto_below is not None and scores.get(c.key, self.scale_max) < c.veto_below]
+
+    def validate_scores(self, scores: dict[str, int]) -> dict[str, int]:
+        """Return scores as ints, or raise RubricError naming the bad criterion."""
+        out = {}
+        for c in self.criteria:
+            if c.key not in scores:
+                raise RubricError(f"score for criterion '{c.key}' is missing")
+            v = scores[c.key]
+            if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v:
+                raise RubricError(f"score for '{c.key}' must be a whole number, got {v!r}")
+            if not self.scale_min <= int(v) <= self.scale_max:
+                raise RubricError(
+                    f"score for '{c.key}' is {v}; it must be between {self.scale_min} and {self.scale_max}"
+                )
+            out[c.key] = int(v)
+        return out
+
+    def to_json(self) -> str:
+        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+
+    @property
+    def content_hash(self) -> str:
+        return hashlib.sha256(self.to_json().encode()).hexdigest()[:16]
+
+
+def _format_validation(err: ValidationError) -> str:
+    """Pydantic's errors for a person: criteria are counted from 1, as in the file or table
+    ("criterion 2 (key): …"), not by pydantic's 0-based index ("criteria.1.key")."""
+    parts = []
+    for e in err.errors():
+        loc = list(e["loc"])
+        if len(loc) >= 2 and loc[0] == "criteria" and isinstance(loc[1], int):
+            rest = ".".join(str(p) for p in loc[2:])
+            where = f"criterion {loc[1] + 1}" + (f" ({rest})" if rest else "")
+        else:
+            where = ".".join(str(p) for p in loc)
+        msg = e["msg"].removeprefix("Value error, ")
+        parts.append(f"{where}: {msg}" if where else msg)
+    return "; ".join(parts)
+
+
+def parse_rubric(data: dict | str | bytes) -> Rubric:
+    """Validate a rubric given as a dict or as JSON/YAML text; RubricError names the problem."""
+    if isinstance(data, bytes):
+        try:
+            data = data.decode("utf-8-sig")
+        except UnicodeDecodeError as e:
+            raise RubricError("Rubric file must be UTF-8 text (JSON or YAML)") from e
+    if isinstance(data, str):
+        try:
+            data = yaml.safe_load(data)  # YAML is a superset of JSON
+        except yaml.YAMLError as e:
+            raise RubricError(f"Rubric file is neither valid JSON nor YAML: {e}") from e
+    if not isinstance(data, dict):
+        raise RubricError("Rubric must be a mapping with name, scale_min, scale_max and criteria")
+    try:
+        return Rubric.model_validate(data)
+    except ValidationError as e:
+        raise RubricError(f"Invalid rubric: {_format_validation(e)}") from e
