@@ -26,9 +26,11 @@ from pathlib import Path
 from typing import Callable
 
 import db
-from core import pipeline, prompts
+from core import pipeline
+from core.agents import registry
 from core.errors import ConfigError, ConflictError, FairMarkError
-from core.settings import ROLES, Settings, load_settings
+from core.settings import Settings, load_settings
+from core.offline import LABEL as OFFLINE_LABEL
 from db import courses
 from db import runs as runs_db
 from db.drafts import PIPELINE_OWNED
@@ -66,10 +68,10 @@ def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_c
     """The logged, cached LLM for a provider (the offline baseline is logged too, at $0).
     `read_cache=False` asks the model again even for identical work (Regenerate)."""
     from core.llm import LoggedLLM, from_settings
-    from core.offline import OfflineLLM
+    from core.offline.provider import OfflineLLM
 
     if provider == "offline":
-        return LoggedLLM(OfflineLLM(db_path), db_path, read_cache=read_cache)
+        return LoggedLLM(OfflineLLM(), db_path, read_cache=read_cache)
     if provider == "openai":
         return from_settings(settings or load_settings(), db_path, read_cache=read_cache)
     raise ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
@@ -78,10 +80,10 @@ def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_c
 def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
     """What a run records about its configuration; never the key."""
     if provider == "offline":
-        models = dict.fromkeys((*ROLES, "reviser"), "offline")
+        models = dict.fromkeys(registry.names(), "offline")
         endpoint = None
     else:
-        models = {role: settings.model_for(role) for role in (*ROLES, "reviser")}
+        models = {role: settings.model_for(role) for role in registry.names()}
         endpoint = settings.llm_base_url or "https://api.openai.com/v1"
     return {"provider": provider, "endpoint": endpoint, "models": models,
             "temperature": 0.0 if provider == "offline" else settings.temperature,
@@ -117,7 +119,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
                                        limit=limit)
     return runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
                               config=run_config(provider, settings, concurrency),
-                              prompt_hashes=prompts.hashes(), submission_ids=ids, created_by=created_by)
+                              prompt_hashes=registry.prompt_hashes(), submission_ids=ids, created_by=created_by)
 
 
 # --- execute ---------------------------------------------------------------------------
@@ -360,7 +362,7 @@ def describe(provider: str, settings: Settings | None = None) -> dict:
     """What a run with this provider would use, for the page to show (never the key)."""
     settings = _settings(settings)
     cfg = run_config(provider, settings)
-    cfg["label"] = "offline baseline — no LLM" if provider == "offline" else f"LLM at {cfg['endpoint']}"
+    cfg["label"] = OFFLINE_LABEL if provider == "offline" else f"LLM at {cfg['endpoint']}"
     return cfg
 
 
@@ -372,38 +374,29 @@ def summary(p: dict) -> dict:
 
 
 # --- estimate -----------------------------------------------------------------------------
-# Output tokens per role, from the prompts' limits (reasoning <= 50 words etc.); a revision
-# round (reviser + reviewer) is counted for one item in three.
-OUT_TOKENS = {"evaluator_per_criterion": 95, "equity": 40, "coach": 45, "aggregator": 170, "reviewer": 45,
-              "reviser": 170}
-REVISION_SHARE = 1 / 3
+# Tokens per word of student text, and per word of the Evaluator's notes that later roles read.
+TOKENS_PER_WORD = 1.35
 
 
 def estimate(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
              redo: bool = False, limit: int | None = None, settings: Settings | None = None) -> dict:
-    """Tokens and cost a run would take, before starting it (chars / 4 per token)."""
+    """Tokens and cost a run would take, before starting it (chars / 4 per token), from each
+    registered role's prompt, what it reads and its answer budget (core.agents.registry)."""
     from db import llm_calls
 
     settings = _settings(settings)
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)
     out = {"submissions": len(ids), "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "unpriced": []}
-    if not ids:
+    if not ids or provider == "offline":  # no model, no tokens
         return out
-    rows = conn.execute(
-        f"SELECT s.assignment_id, s.word_count FROM submissions s WHERE s.id IN ({', '.join('?' for _ in ids)})",
-        ids).fetchall()
     static: dict[int, dict[str, int]] = {}
     cost = 0.0
     models = run_config(provider, settings)["models"]
-    for aid, n_words in rows:
+    for aid, n_words in runs_db.word_counts(conn, ids):
         if aid not in static:
             static[aid] = _static_tokens(conn, aid)
-        if provider == "offline":
-            continue  # no model, no tokens
-        per_in, per_out = _item_tokens(static[aid], int(n_words or 0))
-        for role in per_in:
-            t_in, t_out = per_in[role], per_out[role]
+        for role, (t_in, t_out) in _item_tokens(static[aid], int(n_words or 0)).items():
             out["tokens_in"] += t_in
             out["tokens_out"] += t_out
             price = llm_calls.get_price(conn, models[role])
@@ -418,38 +411,31 @@ def estimate(conn, *, course_id: int, assignment_id: int | None = None, provider
 
 
 def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
+    """Each role's prompt without the per-submission data, in tokens; the Evaluator's carries
+    this assignment's rubric."""
     from core.agents import evaluator
 
     a = courses.get_assignment(conn, assignment_id)
     rubric = courses.get_rubric(conn, a["rubric_id"])
-    ps = prompts.load_all()
-    ev = ps["evaluator"].system.replace("{{rubric}}", evaluator.rubric_text(rubric)).replace(
-        "{{assignment}}", a["prompt"] or a["title"]).replace("{{key_concepts}}", ", ".join(a["key_concepts"]))
-    tok = {role: (len(p.system) + len(p.user)) // 4 for role, p in ps.items()}
-    tok["evaluator"] = (len(ev) + len(ps["evaluator"].user)) // 4
+    tok = {name: (len(p.system) + len(p.user)) // 4 for name, p in registry.load_prompts().items()}
+    rendered = evaluator.PROMPT.load().render(**evaluator.prompt_values(rubric, a, ""))
+    tok["evaluator"] = sum(len(m["content"]) for m in rendered) // 4
     tok["criteria"] = len(rubric.criteria)
     return tok
 
 
-def _item_tokens(static: dict[str, int], n_words: int) -> tuple[dict, dict]:
-    text = int(n_words * 1.35) + 10
-    k = static["criteria"]
-    notes = OUT_TOKENS["evaluator_per_criterion"] * k
-    comment = OUT_TOKENS["aggregator"]
-    t_in = {
-        "evaluator": static["evaluator"] + text,
-        "equity": static["equity"] + int(notes * 0.8),
-        "coach": static["coach"] + text,
-        "aggregator": static["aggregator"] + notes + 120,
-        "reviewer": static["reviewer"] + comment + 60,
-        "reviser": int(REVISION_SHARE * (static["reviser"] + static["reviewer"] + 2 * comment + 120)),
-    }
-    t_out = {
-        "evaluator": notes, "equity": OUT_TOKENS["equity"], "coach": OUT_TOKENS["coach"],
-        "aggregator": comment, "reviewer": OUT_TOKENS["reviewer"],
-        "reviser": int(REVISION_SHARE * (OUT_TOKENS["reviser"] + OUT_TOKENS["reviewer"])),
-    }
-    return t_in, t_out
+def _item_tokens(static: dict[str, int], n_words: int) -> dict[str, tuple[int, int]]:
+    """role -> (input tokens, output tokens) for one submission of `n_words` words."""
+    scorer = next(r for r in registry.roles() if r.per_criterion)
+    sizes = {"text": int(n_words * TOKENS_PER_WORD) + 10,
+             "notes": scorer.out_tokens * static["criteria"],
+             "comment": registry.at("compose")[0].out_tokens if registry.at("compose") else 0}
+    out = {}
+    for role in registry.roles():
+        t_out = role.out_tokens * (static["criteria"] if role.per_criterion else 1)
+        t_in = static.get(role.name, 0) + sum(sizes[r] for r in role.reads)
+        out[role.name] = (int(role.share * t_in), int(role.share * t_out))
+    return out
 
 
 __all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "estimate",
