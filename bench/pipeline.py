@@ -63,8 +63,8 @@ def assess_run(db_path: str, info: dict, llm, concurrency: int, *, redo: bool = 
 def naive_one(db_path: str, submission_id: int, llm) -> int:
     """The seed's way for one submission: the five agents strictly one after another."""
     import db
-    from core import checks
-    from core.agents import Ids, aggregator, coach, equity, evaluator, reviewer
+    from core import checks, triage
+    from core.agents import Ids, Job, registry
     from core.pseudonym import Pseudonymizer
     from db import drafts as drafts_db
 
@@ -72,24 +72,24 @@ def naive_one(db_path: str, submission_id: int, llm) -> int:
     try:
         item = drafts_db.load_item(conn, submission_id)
         rubric = item["rubric"]
-        ids = Ids(submission_id=submission_id)
         pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
-        text = pz.hide(item["text"])
-        target = float(item["target_grade"])
-        assignment = {"title": item["title"], "prompt": item["prompt"], "key_concepts": item["key_concepts"]}
-        ev = evaluator.run(llm, rubric=rubric, assignment=assignment, text=text, ids=ids).data
-        evaluation, scores = ev.model_dump(), evaluator.scores(ev)
-        eq = equity.run(llm, evaluator_notes=evaluator.for_equity(ev), ids=ids).data.model_dump()
-        questions = coach.run(llm, text=text, ids=ids).data.questions
-        comment = aggregator.run(llm, rubric=rubric, evaluation=evaluation, equity=eq, questions=questions,
-                                 target_grade=target, ids=ids).data.comment
-        found = checks.comment_checks(comment, text, evaluation=evaluation, target_grade=target)
-        verdict = reviewer.run(llm, rubric=rubric, scores=scores, comment=comment, checks=found, ids=ids).data
+        job = Job(rubric=rubric, text=pz.hide(item["text"]), ids=Ids(submission_id=submission_id),
+                  assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
+        for name in ("evaluator", "equity", "coach", "aggregator", "reviewer"):
+            if name == "reviewer":
+                job.checks = checks.comment_checks(job.comment, job.text, evaluation=job.outputs["evaluator"],
+                                                   target_grade=job.target_grade)
+            answer = registry.get(name).run(llm, job).data
+            job.outputs[name] = answer.model_dump()
+            if name == "evaluator":
+                job.scores = registry.get(name).module.scores(answer)
+            if name == "aggregator":
+                job.comment = answer.comment
         draft = {"submission_id": submission_id, "rubric_id": item["rubric_id"], "provider": llm.provider,
-                 "scores": scores, "total": rubric.total(scores), "evaluation": evaluation, "equity": eq,
-                 "coach": {"questions": questions}, "comment": pz.restore(comment), "checks": found,
-                 "reviewer": verdict.model_dump(), "verdict": verdict.verdict, "flags": [], "status": "drafted"}
-        return drafts_db.save_draft(conn, draft, rubric=rubric)
+                 "scores": job.scores, "total": rubric.total(job.scores), "outputs": job.outputs,
+                 "comment": pz.restore(job.comment), "checks": job.checks,
+                 "verdict": job.outputs["reviewer"]["verdict"], "flags": [], "status": "drafted"}
+        return drafts_db.save_draft(conn, draft, priority=triage.priority("drafted", job.scores, rubric))
     finally:
         conn.close()
 

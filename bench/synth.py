@@ -20,11 +20,11 @@ import random
 import db as dbmod
 from core.rubric import default_rubric
 from core import triage
+from core.agents import registry
 from db import courses, dumps
 
 WORDS = ("model temperature prompt bias data example work question learn context token "
          "evaluate fairness output student reflection idea test").split()
-AGENTS = ("evaluator", "equity", "coach", "aggregator", "reviewer")
 LAYOUTS = ("courses", "worst")
 COURSE_STUDENTS, COURSE_WEEKS = 28, 12
 VERSION = 2     # bump when the generated data change (bench/out/ caches are keyed by it)
@@ -84,8 +84,8 @@ def build(path: str, n: int, *, layout: str = "courses", seed: int = 0) -> dict:
             made.append({"course_id": cid, "assignment_ids": aids})
         c.executemany("INSERT INTO submissions (id, assignment_id, student_id, text, text_hash, word_count, status, "
                       "current_draft_id, priority) VALUES (?,?,?,?,?,?,?,?,?)", subs)
-        c.executemany("INSERT INTO drafts (id, submission_id, run_id, rubric_id, provider, scores, total, evaluation, "
-                      "comment, checks, reviewer, verdict, flags, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)", drafts)
+        c.executemany("INSERT INTO drafts (id, submission_id, run_id, rubric_id, provider, scores, total, outputs, "
+                      "comment, checks, verdict, flags, status) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?)", drafts)
         c.executemany("INSERT INTO reference_scores (submission_id, rater, criterion, score) VALUES (?,?,?,?)", refs)
         c.executemany("INSERT INTO reviews (submission_id, draft_id, version, scores, comment, status, edited, "
                       "reason_codes, updated_by, approved_by) VALUES (?,?,?,?,?,?,?,?,?,?)", reviews)
@@ -118,11 +118,11 @@ def _submission(rng, rubric, keys, rid, run_id, aid, student, sid, subs, drafts,
     subs.append((sid, aid, student, text, hashlib.sha256(text.encode()).hexdigest(), length, status, sid, prio))
     evaluation = {k: {"score": v, "reasoning": "Synthetic reasoning.", "areas_for_improvement": ["Add detail."],
                       "evidence_quote": text.split()[0]} for k, v in ai.items()}
-    drafts.append((sid, sid, run_id, rid, "openai", dumps(ai), rubric.total(ai), dumps(evaluation),
+    outputs = {"evaluator": evaluation, "reviewer": {"verdict": "CONFIDENT", "fixes": [], "explanation": ""}}
+    drafts.append((sid, sid, run_id, rid, "openai", dumps(ai), rubric.total(ai), dumps(outputs),
                    "Synthetic comment. (1) Add an example. (2) Proofread. What will you try next?",
                    dumps([{"name": "word_count", "label": "Word count", "passed": True, "detail": "12 words",
-                           "severity": "fail"}]), dumps({"verdict": "CONFIDENT", "fixes": []}), "CONFIDENT",
-                   dumps(flags), dstatus))
+                           "severity": "fail"}]), "CONFIDENT", dumps(flags), dstatus))
     for k, v in ref.items():
         refs.append((sid, "expert", k, v))
     if status in ("approved", "released"):
@@ -138,7 +138,7 @@ def _submission(rng, rubric, keys, rid, run_id, aid, student, sid, subs, drafts,
                 releases[aid] = conn.execute(
                     "INSERT INTO releases (assignment_id, released_by, n_items) VALUES (?, 'bench', 0)", [aid]).lastrowid
             rel_items.append((releases[aid], sid, 1, dumps(final), "Synthetic comment."))
-    for a in AGENTS:
+    for a in (r.name for r in registry.roles() if r.stage != "revise"):  # one call per agent
         tin, tout = rng.randint(500, 900), rng.randint(60, 200)
         calls.append((run_id, sid, a, "gpt-4o-mini", a, "h" + a, f"in{sid}{a}", 0.3, f"k{sid}{a}", "{}",
                       tin, tout, 0, rng.uniform(300, 2000), (tin * 0.15 + tout * 0.6) / 1e6, "ok", 0))

@@ -6,7 +6,7 @@ Loads the demo course (core.demo.load_demo) into a temporary database and runs t
 agent code (core.pipeline.build_draft: pseudonymisation, prompt rendering, checks) for every
 demo submission with an LLM that records each rendered prompt and answers in one of two ways:
 
-- "offline": the offline baseline's answers (core.offline.OfflineLLM), serialised as JSON;
+- "offline": the offline baseline's answers (core.offline.provider.OfflineLLM), serialised as JSON;
 - "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning 50
   words, 2 actions of 15 words, a 12-word quote per criterion; Equity Monitor: one flag;
   Coach: 2 questions of 25 words; Aggregator: 120 words; Reviewer: CONFIDENT with a 20-word
@@ -40,7 +40,13 @@ PRICE_IN, PRICE_OUT = 0.15, 0.60          # gpt-4o-mini, $ per million tokens
 SEED_USD = 0.0015                          # the seed's reported cost per reflection
 GOAL_USD = 0.0010
 MESSAGE_OVERHEAD, REPLY_OVERHEAD = 3, 3    # OpenAI chat framing per message / per reply
-AGENTS = ("evaluator", "equity", "coach", "aggregator", "reviewer")
+
+
+def _seed_roles() -> list[str]:
+    """The seed's five agents (every role but the Reviser, which runs only on a revision round)."""
+    from core.agents import registry
+
+    return [r.name for r in registry.roles() if r.stage != "revise"]
 
 
 def smollm2_gguf() -> Path:
@@ -164,7 +170,8 @@ def measure(records: list[dict], tok: Tokenizer, n_items: int) -> dict:
         tokens += p + c
     agents = {}
     total = {"prompt_tokens": 0.0, "completion_tokens": 0.0, "cost_usd": 0.0}
-    for role in [*AGENTS, *sorted(set(per) - set(AGENTS))]:
+    agents_in_order = _seed_roles()
+    for role in [*agents_in_order, *sorted(set(per) - set(agents_in_order))]:
         if role not in per:
             continue
         a = per[role]
@@ -190,7 +197,7 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict]]:
     from core import pipeline
     from core.agents import Ids
     from core.demo import load_demo
-    from core.offline import OfflineLLM
+    from core.offline.provider import OfflineLLM
     from db import drafts as drafts_db
 
     conn = db.connect(path)
@@ -200,7 +207,7 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict]]:
         items = [drafts_db.load_item(conn, sid) for sid in ids[:limit] if sid]
     finally:
         conn.close()
-    offline = OfflineLLM(path)
+    offline = OfflineLLM()
     scenarios = {
         "offline": RecordingLLM(lambda role, schema, messages, ctx: offline.complete(
             messages, schema, role=role, ctx=ctx).data.model_dump()),
@@ -238,7 +245,7 @@ def main(argv: list[str] | None = None) -> dict:
     out.update({"cost_per_reflection_usd": limits, "seed_usd": SEED_USD, "goal_usd": GOAL_USD,
                 "goal_met": limits <= GOAL_USD,
                 "five_agent_cost_usd": round(sum(a["cost_usd"] for r, a in out["at_limits"]["per_agent"].items()
-                                                 if r in AGENTS), 6)})
+                                                 if r in _seed_roles()), 6)})
     print(json.dumps(out))
     return out
 

@@ -27,6 +27,7 @@ import pyphen
 import textstat
 
 from core.prompts import DELIMITERS
+from core.text import words  # the project's one word count
 
 MAX_WORDS = 120
 MIN_SUBMISSION_WORDS = 100
@@ -142,8 +143,6 @@ def status(result: dict) -> str:
     return "fail" if result.get("severity") == "fail" else "warn"  # the same rule as failed()
 
 
-def words(text: str) -> int:
-    return len(re.findall(r"\b[\w'’-]+\b", text or ""))
 
 
 def normalise(text: str) -> str:

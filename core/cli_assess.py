@@ -17,6 +17,7 @@ from core.__main__ import emit
 from core.cli_common import add_db_arg, open_db
 from core.errors import ConfigError
 from core.llm import PROVIDERS
+from core.offline import LABEL as OFFLINE_LABEL
 from db import courses
 
 
@@ -63,7 +64,7 @@ def run(args) -> int:
                                  created_by="command line")
             start = partial(runs.execute, db_path, run_id, on_progress=_print_progress)
         p = runs.progress(conn, run_id)
-        label = "offline baseline — no LLM" if p["provider"] == "offline" else "openai-compatible endpoint"
+        label = OFFLINE_LABEL if p["provider"] == "offline" else "openai-compatible endpoint"
         print(f"run {run_id}: {p['total']} submission(s), {label}", file=sys.stderr, flush=True)
         error = None
         try:

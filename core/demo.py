@@ -14,6 +14,7 @@ import random
 from pathlib import Path
 
 from core.ingest import ReadyRow, clean_text, text_hash
+from core.text import words
 from core.rubric import default_rubric
 from db import submissions
 
@@ -37,7 +38,7 @@ def load_demo(conn, actor: str = "demo loader") -> dict:
         rows.append(ReadyRow(source=DEMO_FILE.name, row=n, assignment=weeks[r["week"]]["title"],
                              external_id=s["student_id"], name=s["name"], email=s["email"],
                              attributes=s["attributes"], text=text, text_hash=text_hash(text),
-                             word_count=len(text.split()), scores={data["rater"]: r["scores"]}))
+                             word_count=words(text), scores={data["rater"]: r["scores"]}))
     titles = {a["title"]: a for a in data["assignments"]}
     out = submissions.write_import(
         conn, actor=actor, course_name=data["course"]["name"], course_description=data["course"]["description"],

@@ -1,20 +1,16 @@
-"""What a run would cost, before it starts: tokens per role from the prompts' sizes and the
-submissions' word counts (chars / 4 per token), priced with the Settings page's price table."""
+"""What a run would cost, before it starts: tokens per role from each registered role's prompt,
+what it reads and its answer budget (core.agents.registry), and the submissions' word counts
+(chars / 4 per token), priced with the Settings page's price table."""
 from __future__ import annotations
 
-from core import prompts
-from core.agents import evaluator
+from core.agents import evaluator, registry
 from core.llm import effective_settings
 from core.runs import run_config
 from core.settings import Settings
 from db import courses, llm_calls
 from db import runs as runs_db
 
-# Output tokens per role, from the prompts' limits (reasoning <= 50 words etc.); a revision
-# round (reviser + reviewer) is counted for one item in three.
-OUT_TOKENS = {"evaluator_per_criterion": 95, "equity": 40, "coach": 45, "aggregator": 170, "reviewer": 45,
-              "reviser": 170}
-REVISION_SHARE = 1 / 3
+TOKENS_PER_WORD = 1.35   # of student text (English; the prompts' own text is chars / 4)
 
 
 def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
@@ -24,20 +20,15 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)
     out = {"submissions": len(ids), "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "unpriced": []}
-    if not ids:
+    if not ids or provider == "offline":  # no model, no tokens
         return out
-    rows = runs_db.word_counts(conn, ids)
     static: dict[int, dict[str, int]] = {}
     cost = 0.0
     models = run_config(provider, settings)["models"]
-    for aid, n_words in rows:
+    for aid, n_words in runs_db.word_counts(conn, ids):
         if aid not in static:
             static[aid] = _static_tokens(conn, aid)
-        if provider == "offline":
-            continue  # no model, no tokens
-        per_in, per_out = _item_tokens(static[aid], int(n_words or 0))
-        for role in per_in:
-            t_in, t_out = per_in[role], per_out[role]
+        for role, (t_in, t_out) in _item_tokens(static[aid], int(n_words or 0)).items():
             out["tokens_in"] += t_in
             out["tokens_out"] += t_out
             price = llm_calls.get_price(conn, models[role])
@@ -52,33 +43,27 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
 
 
 def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
+    """Each role's prompt without the per-submission data; the Evaluator's carries this
+    assignment's rubric."""
     a = courses.get_assignment(conn, assignment_id)
     rubric = courses.get_rubric(conn, a["rubric_id"])
-    ps = prompts.load_all()
-    ev = ps["evaluator"].system.replace("{{rubric}}", evaluator.rubric_text(rubric)).replace(
-        "{{assignment}}", a["prompt"] or a["title"]).replace("{{key_concepts}}", ", ".join(a["key_concepts"]))
-    tok = {role: (len(p.system) + len(p.user)) // 4 for role, p in ps.items()}
-    tok["evaluator"] = (len(ev) + len(ps["evaluator"].user)) // 4
+    tok = {name: (len(p.system) + len(p.user)) // 4 for name, p in registry.load_prompts().items()}
+    rendered = evaluator.PROMPT.load().render(**evaluator.prompt_values(rubric, a, ""))
+    tok["evaluator"] = sum(len(m["content"]) for m in rendered) // 4
     tok["criteria"] = len(rubric.criteria)
     return tok
 
 
-def _item_tokens(static: dict[str, int], n_words: int) -> tuple[dict, dict]:
-    text = int(n_words * 1.35) + 10
-    k = static["criteria"]
-    notes = OUT_TOKENS["evaluator_per_criterion"] * k
-    comment = OUT_TOKENS["aggregator"]
-    t_in = {
-        "evaluator": static["evaluator"] + text,
-        "equity": static["equity"] + int(notes * 0.8),
-        "coach": static["coach"] + text,
-        "aggregator": static["aggregator"] + notes + 120,
-        "reviewer": static["reviewer"] + comment + 60,
-        "reviser": int(REVISION_SHARE * (static["reviser"] + static["reviewer"] + 2 * comment + 120)),
-    }
-    t_out = {
-        "evaluator": notes, "equity": OUT_TOKENS["equity"], "coach": OUT_TOKENS["coach"],
-        "aggregator": comment, "reviewer": OUT_TOKENS["reviewer"],
-        "reviser": int(REVISION_SHARE * (OUT_TOKENS["reviser"] + OUT_TOKENS["reviewer"])),
-    }
-    return t_in, t_out
+def _item_tokens(static: dict[str, int], n_words: int) -> dict[str, tuple[int, int]]:
+    """role -> (input tokens, output tokens) for one submission of `n_words` words."""
+    scorer = next(r for r in registry.roles() if r.per_criterion)
+    composers = registry.at("compose")
+    sizes = {"text": int(n_words * TOKENS_PER_WORD) + 10,
+             "notes": scorer.out_tokens * static["criteria"],
+             "comment": composers[0].out_tokens if composers else 0}
+    out = {}
+    for role in registry.roles():
+        t_out = role.out_tokens * (static["criteria"] if role.per_criterion else 1)
+        t_in = static.get(role.name, 0) + sum(sizes[r] for r in role.reads)
+        out[role.name] = (int(role.share * t_in), int(role.share * t_out))
+    return out

@@ -22,10 +22,11 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from core.errors import FairMarkError
+from core.offline import LABEL as OFFLINE_LABEL
 from db import courses, loads
 
 MARKER = "AI-assisted, teacher-approved"
-OFFLINE_MARKER = "offline baseline — no LLM"
+OFFLINE_MARKER = OFFLINE_LABEL
 FORMATS = ("csv", "canvas", "zip")
 _FORMULA_START = frozenset("=+-@\t\r")
 

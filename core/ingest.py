@@ -24,6 +24,7 @@ from dataclasses import asdict, dataclass, field
 from core.errors import IngestError
 from core.ingest_mapping import Mapping, check_mapping, detect_mapping, norm
 from core.ingest_read import MAX_TEXT_CHARS, Problem, RawRow, RawTable, read_files
+from core.text import words
 from core.rubric import Rubric, default_rubric
 from db import courses
 from db import submissions as subs
@@ -266,7 +267,7 @@ def _validate(raw: RawRow, m: Mapping, resolver: _AssignmentResolver, p: Preview
         p.rejected.extend(problems)
         return None
     return ReadyRow(raw.source, raw.row, assignment, external_id, name, email, attributes, text,
-                    text_hash(text), len(text.split()), scores)
+                    text_hash(text), words(text), scores)
 
 
 def _score(cell: str, rubric: Rubric) -> tuple[float | None, str | None]:

@@ -1,17 +1,20 @@
-"""One submission through the agents (DESIGN.md §1a):
+"""One submission through the agents (DESIGN.md §1a), in the order of their registry stages:
 
-    Evaluator -> (Equity Monitor ∥ Coach) -> Aggregator -> checks -> Reviewer
-              -> on REVISE or a failed check: Reviser, checks, Reviewer (at most 2 rounds)
-              -> needs attention with the reasons when it still does not pass.
+    score (Evaluator) -> after_score (Equity Monitor ∥ Coach ∥ ...) -> compose (Aggregator)
+      -> checks -> review (Reviewer) -> on REVISE or a failed check: revise (Reviser), checks,
+         Reviewer again (at most 2 rounds) -> after_comment (judges of the comment, side by side)
+      -> needs attention with the reasons when it still does not pass.
 
 The student's name and e-mail are replaced by the pseudonym before the first call; the draft
 is restored for the teacher just before it is stored. Each agent call is logged (and cached)
 by the LLM wrapper as it finishes, so a resumed item replays finished steps from the cache;
 the draft, the submission's status and the run item are then written in one transaction.
 Every fault ends as a stored state: an LLM error after retries, or a bug, becomes a draft with
-status "failed" and the error, never a half-written item. The exception is a fault every
-further item would hit too (`LLMConfigFault`, e.g. a refused key): it propagates as its type,
-no draft is written, and the run stops with the item still pending (core.runs).
+status "failed" and the error, never a half-written item. Only the scoring role's failure
+fails the item; any later role's failure costs only its contribution (the reason is shown).
+The exception is a fault every further item would hit too (`LLMConfigFault`, e.g. a refused
+key): it propagates as its type, no draft is written, and the run stops with the item still
+pending (core.runs).
 """
 from __future__ import annotations
 
@@ -19,8 +22,8 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 import db
-from core import checks, prompts
-from core.agents import Ids, aggregator, coach, equity, evaluator, reviewer, reviser
+from core import checks, triage
+from core.agents import Ids, Job, registry
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.llm import default_provider, make_llm
 from core.pseudonym import Pseudonymizer
@@ -31,7 +34,6 @@ log = logging.getLogger(__name__)
 
 MAX_ROUNDS = 2
 ATTENTION_FLAGS = ("short_text", "injection", "code", "non_english")
-ROLES_USED = ("evaluator", "equity", "coach", "aggregator", "reviewer", "reviser")
 
 
 def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = None) -> int:
@@ -59,7 +61,9 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         item = drafts_db.load_item(conn, submission_id)
         rubric: Rubric = item["rubric"]
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id))
-        return drafts_db.save_draft(conn, draft, rubric=rubric, run_id=run_id)
+        priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
+                                   confidence=draft.get("confidence"))
+        return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id)
     finally:
         conn.close()
 
@@ -74,8 +78,8 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
     base = {
         "submission_id": item["id"], "rubric_id": item["rubric_id"], "provider": llm.provider,
         "is_offline": int(llm.provider == "offline"),
-        "models": {role: llm.model_for(role) for role in ROLES_USED},
-        "prompt_hashes": prompts.hashes(),
+        "models": {name: llm.model_for(name) for name in registry.names()},
+        "prompt_hashes": registry.prompt_hashes(),
     }
     text = item["text"] or ""
     sub_checks = checks.submission_checks(text)
@@ -87,10 +91,11 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
                 "attention_reasons": [checks.ATTENTION_TEXT["empty"]], "status": "needs_attention",
                 "models": {}}
     pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
-    hidden = pz.hide(text)
+    job = Job(rubric=rubric, text=pz.hide(text), ids=ids,
+              assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
     step = _Step()
     try:
-        result = _agents(llm, item, rubric, hidden, ids, step)
+        result = _agents(llm, job, step)
     except LLMConfigFault:
         raise  # every further item would fail the same way: the caller stops, nothing is stored
     except LLMError as e:
@@ -101,14 +106,13 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
 
     reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS]
     reasons += result.pop("reasons")
-    scores = result["scores"]
     draft = {
-        **base, **result, "total": rubric.total(scores),
+        **base, **result, "total": rubric.total(result["scores"]),
         "checks": sub_checks + result["checks"], "flags": flags, "attention_reasons": reasons,
         "status": "needs_attention" if reasons else "drafted",
     }
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
-    for key in ("evaluation", "equity", "coach", "comment", "checks", "reviewer", "revisions", "attention_reasons"):
+    for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
         draft[key] = pz.restore_obj(draft[key])
     return draft
 
@@ -119,8 +123,8 @@ def _failed(base: dict, flags: list[str], sub_checks: list[dict], error: str) ->
             "status": "failed", "error": error[:2000]}
 
 
-def _degraded(step: str, e: LLMError, consequence: str) -> str:
-    return f"The {step} failed ({type(e).__name__}: {e}); {consequence}"
+def _degraded(label: str, e: LLMError, consequence: str) -> str:
+    return f"The {label} failed ({type(e).__name__}: {e}); {consequence}"
 
 
 def _recoverable(e: LLMError) -> bool:
@@ -130,79 +134,103 @@ def _recoverable(e: LLMError) -> bool:
     return not isinstance(e, LLMConfigFault)
 
 
-def _agents(llm, item: dict, rubric: Rubric, text: str, ids: Ids, step: _Step) -> dict:
-    assignment = {"title": item["title"], "prompt": item["prompt"], "key_concepts": item["key_concepts"]}
-    target = float(item["target_grade"])
+def _only(stage: str):
+    roles = registry.at(stage)
+    if len(roles) != 1:
+        raise FairMarkError(f"the pipeline needs exactly one '{stage}' role; the registry has "
+                            f"{[r.name for r in roles] or 'none'}")
+    return roles[0]
+
+
+def _side_by_side(llm, job: Job, stage: str, reasons: list[str], step: _Step) -> None:
+    """Run every role of a stage at once (they read only what earlier stages wrote); a role's
+    fault is recorded as a reason and its output left out."""
+    roles = registry.at(stage)
+    if not roles:
+        return
+    step.name = " / ".join(r.label for r in roles)
+    with ThreadPoolExecutor(max_workers=len(roles), thread_name_prefix=f"agents-{job.ids.submission_id}") as pool:
+        futures = [(role, pool.submit(role.run, llm, job)) for role in roles]
+        for role, future in futures:
+            try:
+                job.outputs[role.name] = future.result().data.model_dump()
+            except LLMError as e:
+                if not _recoverable(e):
+                    raise
+                reasons.append(_degraded(role.label, e, role.if_failed))
+                continue
+            reasons += role.attention(job.outputs[role.name])
+
+
+def _agents(llm, job: Job, step: _Step) -> dict:
     reasons: list[str] = []
+    scorer = _only("score")
+    step.name = scorer.label.lower()
+    scored = scorer.run(llm, job)
+    job.outputs[scorer.name] = scored.data.model_dump()
+    job.scores = scorer.module.scores(scored.data)
+    certainty = confidence(scored.score_probs, job.scores)
 
-    step.name = "evaluator"
-    ev = evaluator.run(llm, rubric=rubric, assignment=assignment, text=text, ids=ids)
-    evaluation = ev.data.model_dump()
-    scores = evaluator.scores(ev.data)
+    _side_by_side(llm, job, "after_score", reasons, step)
 
-    # Equity Monitor and Coach are independent: run them side by side.
-    step.name = "equity monitor / coach"
-    with ThreadPoolExecutor(max_workers=2, thread_name_prefix=f"agents-{item['id']}") as pool:
-        f_eq = pool.submit(equity.run, llm, evaluator_notes=evaluator.for_equity(ev.data), ids=ids)
-        f_co = pool.submit(coach.run, llm, text=text, ids=ids)
-        try:
-            eq = f_eq.result().data.model_dump()
-        except LLMError as e:
-            if not _recoverable(e):
-                raise
-            eq = {"flags": []}
-            reasons.append(_degraded("Equity Monitor", e, "the wording of the feedback was not checked for bias"))
-        try:
-            questions = f_co.result().data.questions
-        except LLMError as e:
-            if not _recoverable(e):
-                raise
-            questions = []
-            reasons.append(_degraded("Metacognitive Coach", e, "the feedback has no coaching question from it"))
-
-    step.name = "aggregator"
+    composer = _only("compose")
+    step.name = composer.label
     try:
-        comment = aggregator.run(llm, rubric=rubric, evaluation=evaluation, equity=eq, questions=questions,
-                                 target_grade=target, ids=ids).data.comment
+        job.comment = composer.run(llm, job).data.comment
     except LLMError as e:
         if not _recoverable(e):
             raise
         # The scores stand; the teacher writes the comment (or regenerates).
-        found = checks.comment_checks("", text, evaluation=evaluation, target_grade=target)
-        reasons.append(_degraded("Aggregator", e, "there is no drafted comment: write one or regenerate"))
-        return {"scores": scores, "evaluation": evaluation, "equity": eq, "coach": {"questions": questions},
-                "comment": "", "checks": found, "reviewer": {}, "verdict": None, "revisions": [], "rounds": 0,
-                "confidence": confidence(ev.score_probs, scores), "reasons": reasons}
-    revisions = [{"round": 0, "comment": comment, "fixes": [], "failed_checks": []}]
-    rounds = 0
-    verdict = None
+        reasons.append(_degraded(composer.label, e, "there is no drafted comment: write one or regenerate"))
+        return {"outputs": job.outputs, "scores": job.scores, "comment": "", "checks": _comment_checks(job),
+                "verdict": None, "revisions": [], "rounds": 0, "confidence": certainty, "reasons": reasons}
+    revisions, rounds, verdict = _review_loop(llm, job, reasons, step)
+    _side_by_side(llm, job, "after_comment", reasons, step)
+    return {"outputs": job.outputs, "scores": job.scores, "comment": job.comment, "checks": job.checks,
+            "verdict": verdict, "revisions": revisions, "rounds": rounds, "confidence": certainty,
+            "reasons": reasons}
+
+
+def _comment_checks(job: Job) -> list[dict]:
+    return checks.comment_checks(job.comment, job.text, evaluation=job.outputs.get("evaluator"),
+                                 target_grade=job.target_grade)
+
+
+def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:
+    """Reviewer on the comment; on REVISE or a failed check the Reviser fixes only what failed,
+    then the checks and the Reviewer again, at most MAX_ROUNDS times."""
+    reviewer, reviser = _only("review"), _only("revise")
+    revisions = [{"round": 0, "comment": job.comment, "fixes": [], "failed_checks": []}]
+    rounds, verdict = 0, None
     while True:
-        found = checks.comment_checks(comment, text, evaluation=evaluation, target_grade=target)
-        bad = checks.failed(found)
-        step.name = "reviewer"
+        job.checks = _comment_checks(job)
+        bad = checks.failed(job.checks)
+        step.name = reviewer.label
         try:
-            verdict = reviewer.run(llm, rubric=rubric, scores=scores, comment=comment, checks=found, ids=ids).data
+            verdict = reviewer.run(llm, job).data
         except LLMError as e:
             if not _recoverable(e):
                 raise
             verdict = None
-            reasons.append(_degraded("Reviewer", e, "the comment was not reviewed against the scores"))
+            job.outputs.pop(reviewer.name, None)
+            reasons.append(_degraded(reviewer.label, e, reviewer.if_failed))
             break
+        job.outputs[reviewer.name] = verdict.model_dump()
         if (verdict.verdict == "CONFIDENT" and not bad) or rounds == MAX_ROUNDS:
             break
         rounds += 1
-        step.name = f"reviser (round {rounds})"
+        step.name = f"{reviser.label} (round {rounds})"
+        job.fixes = verdict.fixes
         try:
-            revised = reviser.run(llm, rubric=rubric, scores=scores, comment=comment, fixes=verdict.fixes,
-                                  failed_checks=bad, target_grade=target, ids=ids).data.comment
+            revised = reviser.run(llm, job).data.comment
         except LLMError as e:
             if not _recoverable(e):
                 raise
-            reasons.append(_degraded(f"Reviser (round {rounds})", e, "the last comment is kept unrevised"))
+            reasons.append(_degraded(f"{reviser.label} (round {rounds})", e, reviser.if_failed))
             rounds -= 1
             break
-        comment = revised
-        revisions.append({"round": rounds, "comment": comment, "fixes": verdict.fixes,
+        job.comment = revised
+        revisions.append({"round": rounds, "comment": revised, "fixes": verdict.fixes,
                           "failed_checks": [c["name"] for c in bad]})
 
     if bad:
@@ -211,13 +239,7 @@ def _agents(llm, item: dict, rubric: Rubric, text: str, ids: Ids, step: _Step) -
     if verdict is not None and verdict.verdict == "REVISE":
         fixes = "; ".join(verdict.fixes) or verdict.explanation
         reasons.append(f"After {rounds} revision round(s) the Reviewer still asks for changes: {fixes}")
-    return {
-        "scores": scores, "evaluation": evaluation, "equity": eq, "coach": {"questions": questions},
-        "comment": comment, "checks": found, "reviewer": verdict.model_dump() if verdict else {},
-        "verdict": verdict.verdict if verdict else None,
-        "revisions": revisions, "rounds": rounds, "confidence": confidence(ev.score_probs, scores),
-        "reasons": reasons,
-    }
+    return revisions, rounds, verdict.verdict if verdict else None
 
 
 def confidence(score_probs: dict | None, scores: dict[str, int]) -> float | None:

@@ -7,7 +7,7 @@ the text are left alone. Each role declares the variables the code passes: a pla
 code does not know about fails on load, a missing or unexpected variable fails on render.
 Every value is data: render() strips the prompt files' delimiter tags out of it (DELIMITERS).
 
->>> p = load("coach")
+>>> p = Spec("coach", frozenset({"submission"})).load()
 >>> len(p.hash), sorted(p.variables)
 (16, ['submission'])
 >>> p.render(submission="I learned a lot.")[1]["role"]
@@ -26,17 +26,6 @@ from pathlib import Path
 from core.errors import ConfigError
 
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
-ROLES = ("evaluator", "equity", "coach", "aggregator", "reviewer", "reviser")
-
-# What the code passes to each prompt (the contract between core/agents and prompts/).
-VARIABLES: dict[str, frozenset[str]] = {
-    "evaluator": frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "submission"}),
-    "equity": frozenset({"evaluation"}),
-    "coach": frozenset({"submission"}),
-    "aggregator": frozenset({"target_grade", "scale", "evaluation", "equity", "questions"}),
-    "reviewer": frozenset({"scale", "scores", "comment", "checks"}),
-    "reviser": frozenset({"target_grade", "scores", "comment", "fixes"}),
-}
 
 # The tags prompt files put around data (`<evaluation>...</evaluation>`). Interpolated values
 # carry student-derived text (the submission, the Evaluator's evidence quotes inside the
@@ -125,7 +114,7 @@ class Prompt:
         return [{"role": "system", "content": fill(self.system)}, {"role": "user", "content": fill(self.user)}]
 
 
-def parse(name: str, text: str, allowed: frozenset[str] | None = None) -> Prompt:
+def parse(name: str, text: str, allowed: frozenset[str]) -> Prompt:
     parts = _SECTION.split(text)
     # parts: [preamble, 'system', body, 'user', body]
     if len(parts) != 5 or parts[1] != "system" or parts[3] != "user" or parts[0].strip():
@@ -133,7 +122,6 @@ def parse(name: str, text: str, allowed: frozenset[str] | None = None) -> Prompt
     system, user = parts[2].strip(), parts[4].strip()
     if not system or not user:
         raise PromptError(f"prompt '{name}': system and user sections must not be empty")
-    allowed = VARIABLES.get(name, frozenset()) if allowed is None else allowed
     used = set(_PLACEHOLDER.findall(system)) | set(_PLACEHOLDER.findall(user))
     unknown = sorted(used - allowed)
     if unknown:
@@ -145,26 +133,23 @@ def parse(name: str, text: str, allowed: frozenset[str] | None = None) -> Prompt
     return Prompt(name=name, system=system, user=user, hash=digest)
 
 
+@dataclass(frozen=True)
+class Spec:
+    """A role's prompt file and the variables its code passes (the contract between an agent
+    module and its file under prompts/). Each agent module declares one as `PROMPT`."""
+    name: str
+    variables: frozenset[str]
+    directory: Path = PROMPT_DIR
+
+    def load(self, directory: Path | None = None) -> Prompt:
+        path = (directory or self.directory) / f"{self.name}.md"
+        try:
+            mtime = path.stat().st_mtime
+        except OSError as e:
+            raise PromptError(f"prompt file {path} is missing") from e
+        return _load_cached(self.name, str(path), mtime, frozenset(self.variables))
+
+
 @lru_cache(maxsize=None)
-def _load_cached(name: str, path: str, mtime: float) -> Prompt:
-    return parse(name, Path(path).read_text(encoding="utf-8"))
-
-
-def load(name: str, directory: Path | None = None) -> Prompt:
-    if name not in VARIABLES:
-        raise PromptError(f"no prompt role '{name}'; roles: {', '.join(ROLES)}")
-    path = (directory or PROMPT_DIR) / f"{name}.md"
-    try:
-        mtime = path.stat().st_mtime
-    except OSError as e:
-        raise PromptError(f"prompt file {path} is missing") from e
-    return _load_cached(name, str(path), mtime)
-
-
-def load_all(directory: Path | None = None) -> dict[str, Prompt]:
-    return {name: load(name, directory) for name in ROLES}
-
-
-def hashes() -> dict[str, str]:
-    """role -> content hash of every prompt (stored with runs and drafts)."""
-    return {name: p.hash for name, p in load_all().items()}
+def _load_cached(name: str, path: str, mtime: float, variables: frozenset[str]) -> Prompt:
+    return parse(name, Path(path).read_text(encoding="utf-8"), variables)

@@ -26,10 +26,12 @@ from pathlib import Path
 from typing import Callable
 
 import db
-from core import pipeline, prompts
+from core import pipeline
+from core.agents import registry
 from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
 from core.llm import check_provider, default_provider, effective_settings, make_llm
-from core.settings import ROLES, Settings
+from core.offline import LABEL as OFFLINE_LABEL
+from core.settings import Settings
 from db import runs as runs_db
 from db.drafts import PIPELINE_OWNED
 
@@ -48,10 +50,10 @@ STALE_AFTER_S = 60.0
 def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
     """What a run records about its configuration; never the key."""
     if provider == "offline":
-        models = dict.fromkeys((*ROLES, "reviser"), "offline")
+        models = dict.fromkeys(registry.names(), "offline")
         endpoint = None
     else:
-        models = {role: settings.model_for(role) for role in (*ROLES, "reviser")}
+        models = {role: settings.model_for(role) for role in registry.names()}
         endpoint = settings.llm_base_url or "https://api.openai.com/v1"
     return {"provider": provider, "endpoint": endpoint, "models": models,
             "temperature": 0.0 if provider == "offline" else settings.temperature,
@@ -83,7 +85,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
                                        limit=limit)
     return runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
                               config=run_config(provider, settings, concurrency),
-                              prompt_hashes=prompts.hashes(), submission_ids=ids, created_by=created_by)
+                              prompt_hashes=registry.prompt_hashes(), submission_ids=ids, created_by=created_by)
 
 
 # --- execute ---------------------------------------------------------------------------
@@ -325,7 +327,7 @@ def describe(provider: str, settings: Settings | None = None) -> dict:
     """What a run with this provider would use, for the page to show (never the key)."""
     settings = effective_settings(settings)
     cfg = run_config(provider, settings)
-    cfg["label"] = "offline baseline — no LLM" if provider == "offline" else f"LLM at {cfg['endpoint']}"
+    cfg["label"] = OFFLINE_LABEL if provider == "offline" else f"LLM at {cfg['endpoint']}"
     return cfg
 
 

@@ -11,7 +11,6 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-ROLES = ("evaluator", "equity", "coach", "aggregator", "reviewer")
 DEFAULT_DB = "fairmark.db"
 
 
@@ -48,6 +47,14 @@ class Settings(BaseModel):
         return self.models.get(role) or self.llm_model
 
 
+_MODEL_PREFIX = "FAIRMARK_MODEL_"
+
+
+def _prefixed(sec: dict) -> dict:
+    """secrets.toml keys may omit the FAIRMARK_ prefix."""
+    return {(k if k.startswith("FAIRMARK_") else f"FAIRMARK_{k}"): v for k, v in sec.items()}
+
+
 def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> Settings:
     env = dict(os.environ if env is None else env)
     sec = _secrets(secrets_path)
@@ -64,7 +71,10 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
 
     api_key = get("LLM_API_KEY") or env.get("OPENAI_API_KEY") or sec.get("OPENAI_API_KEY")
     base_url = get("LLM_BASE_URL") or env.get("OPENAI_BASE_URL") or sec.get("OPENAI_BASE_URL")
-    models = {role: str(get(f"MODEL_{role.upper()}")) for role in ROLES if get(f"MODEL_{role.upper()}")}
+    # A model per agent role: FAIRMARK_MODEL_<ROLE> for any role of core.agents.registry (read
+    # generically, so a new role needs no change here).
+    models = {key[len(_MODEL_PREFIX):].lower(): str(value) for key, value in {**_prefixed(sec), **env}.items()
+              if key.startswith(_MODEL_PREFIX) and len(key) > len(_MODEL_PREFIX) and value not in ("", None)}
     return Settings(
         db_path=str(get("DB", DEFAULT_DB)),
         llm_base_url=base_url or None,

@@ -1,8 +1,25 @@
 """Untrusted text (student names and reflections, comments, notes, file names) shown by
-Streamlit elements that render Markdown (st.markdown, st.success, st.error, st.caption, ...)."""
+Streamlit elements that render Markdown (st.markdown, st.success, st.error, st.caption, ...),
+and the word count every page and check shares."""
 from __future__ import annotations
 
+import re
+
+_WORD = re.compile(r"\S*[^\W_]\S*")
 _MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&")
+
+
+def words(text: str | None) -> int:
+    """The one word count: whitespace-separated tokens with at least one letter or digit.
+
+    Used everywhere a number of words is shown, stored or compared with a limit (a
+    submission's word count, the short-text flag, the 120-word comment limit), so the page
+    and the checks never disagree. Punctuation on its own ("—") is not a word.
+
+    >>> words("It's a well-known idea — e.g. (1) this.")
+    7
+    """
+    return len(_WORD.findall(text or ""))
 
 
 def escape_markdown(text: str) -> str:

@@ -1,23 +1,25 @@
-"""AI drafts: the pipeline's only writer and the reads it needs.
+"""AI drafts: the pipeline's only writer, and the one decoder of a stored draft.
 
 `save_draft` is the end of one submission's assessment: the draft row, the submission's
 status / priority / current draft and the run item are written in ONE transaction, so an
 interrupted run leaves either all of them or none (resume then redoes the item).
+
+Each agent role's answer lives in `outputs` (role -> JSON), so a new role needs no migration.
 """
 from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core import triage
 from core.errors import NotFound
 from core.rubric import Rubric
 from db import dumps, loads, now
 
-# The pipeline may change a submission's status only from these (docs/HELPERS.md): a
+# The pipeline may change a submission's status only from these (docs/contracts.md): a
 # teacher's approved / rejected / released item is never touched.
 PIPELINE_OWNED = ("uploaded", "drafted", "needs_attention", "failed")
-JSON_COLUMNS = ("models", "prompt_hashes", "scores", "evaluation", "equity", "coach", "checks",
-                "reviewer", "revisions", "flags", "attention_reasons")
+# JSON columns and what an empty one decodes to.
+JSON_COLUMNS = {"models": {}, "prompt_hashes": {}, "scores": {}, "outputs": {}, "checks": [], "revisions": [],
+                "flags": [], "attention_reasons": []}
 RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "failed": "failed"}
 
 
@@ -37,19 +39,16 @@ def load_item(conn: Database, submission_id: int) -> dict:
     return row
 
 
-def save_draft(conn: Database, draft: dict, *, rubric: Rubric, run_id: int | None = None) -> int | None:
+def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None = None) -> int | None:
     """Insert a draft and, in the same transaction, point the submission at it (when the
-    pipeline still owns the submission's status) and finish the run item.
+    pipeline still owns the submission's status) with the queue `priority` core computed, and
+    finish the run item.
 
     Returns the draft id, or None when the run item was no longer pending (nothing written)."""
-    cols = dict(draft)
-    for key in JSON_COLUMNS:
-        if key in cols:
-            cols[key] = dumps(cols[key])
+    cols = {k: dumps(v) if k in JSON_COLUMNS else v for k, v in draft.items()}
     cols["run_id"] = run_id
     names = list(cols)
     status = draft["status"]
-    prio = triage.priority(status, draft.get("scores") or None, rubric, confidence=draft.get("confidence"))
     with conn.atomic():
         if run_id is not None:
             # Claim the run item first: if another worker already finished it (two resumes
@@ -68,15 +67,18 @@ def save_draft(conn: Database, draft: dict, *, rubric: Rubric, run_id: int | Non
         conn.execute(
             f"UPDATE submissions SET status = ?, priority = ?, current_draft_id = ? "
             f"WHERE id = ? AND status IN ({', '.join('?' for _ in PIPELINE_OWNED)})",
-            [status, prio, draft_id, draft["submission_id"], *PIPELINE_OWNED])
+            [status, priority, draft_id, draft["submission_id"], *PIPELINE_OWNED])
     return draft_id
 
 
-def _decode(row: dict) -> dict:
-    for key in JSON_COLUMNS:
+def decode(row: dict | None) -> dict | None:
+    """A drafts row with its JSON columns decoded (the one decoder every reader uses)."""
+    if row is None:
+        return None
+    row = dict(row)
+    for key, empty in JSON_COLUMNS.items():
         if key in row:
-            row[key] = loads(row[key], {} if key in ("models", "prompt_hashes", "scores", "evaluation",
-                                                       "equity", "coach", "reviewer") else [])
+            row[key] = loads(row[key], type(empty)())
     return row
 
 
@@ -84,12 +86,4 @@ def get_draft(conn: Database, draft_id: int) -> dict:
     row = next(conn.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
     if row is None:
         raise NotFound(f"draft {draft_id} does not exist")
-    return _decode(row)
-
-
-def drafts_for_submission(conn: Database, submission_id: int) -> list[dict]:
-    return [_decode(r) for r in conn.query("SELECT * FROM drafts WHERE submission_id = ? ORDER BY id", [submission_id])]
-
-
-def drafts_for_run(conn: Database, run_id: int) -> list[dict]:
-    return [_decode(r) for r in conn.query("SELECT * FROM drafts WHERE run_id = ? ORDER BY id", [run_id])]
+    return decode(row)

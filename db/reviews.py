@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from core.errors import NotFound
-from db import loads
+from db import drafts, loads
 
 PAGE_SIZE = 25
 _KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")  # criterion keys (core.rubric); safe in a JSON path
@@ -137,18 +137,8 @@ def group_counts(conn: Database, assignment_id: int) -> dict[int, int]:
 
 
 # --- one item ---------------------------------------------------------------------------
-_DRAFT_JSON = {"scores": {}, "evaluation": {}, "equity": {}, "coach": {}, "checks": [], "reviewer": {},
-               "revisions": [], "flags": [], "attention_reasons": [], "models": {}, "prompt_hashes": {}}
-
-
 def _draft(row: dict | None) -> dict | None:
-    if row is None:
-        return None
-    row = dict(row)
-    for k, default in _DRAFT_JSON.items():
-        if k in row:
-            row[k] = loads(row[k], default)
-    return row
+    return drafts.decode(row)
 
 
 def _review(row: dict | None) -> dict | None:

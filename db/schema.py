@@ -294,3 +294,19 @@ def m006_release_items_rubric(conn: Database) -> None:
     assignment never changes released totals. NULL (released before this column): exports fall
     back to the assignment's rubric."""
     conn.execute("ALTER TABLE release_items ADD COLUMN rubric_id INTEGER REFERENCES rubrics(id)")
+
+
+@migrations()
+def m007_draft_outputs(conn: Database) -> None:
+    """Issue #9: each agent role's answer in one JSON column keyed by role (core.agents.registry),
+    so a new role needs no migration. The four per-role columns are folded in and dropped; a
+    role whose column was empty ('{}': it failed or never ran) is left out."""
+    conn.execute("ALTER TABLE drafts ADD COLUMN outputs TEXT NOT NULL DEFAULT '{}'")
+    conn.execute("""
+        UPDATE drafts SET outputs = COALESCE((
+            SELECT json_group_object(role, json(answer)) FROM (
+                SELECT 'evaluator' AS role, evaluation AS answer UNION ALL SELECT 'equity', equity
+                UNION ALL SELECT 'coach', coach UNION ALL SELECT 'reviewer', reviewer)
+            WHERE answer NOT IN ('', '{}')), '{}')""")
+    for column in ("evaluation", "equity", "coach", "reviewer"):
+        conn.execute(f"ALTER TABLE drafts DROP COLUMN {column}")

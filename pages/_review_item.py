@@ -12,6 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from core import checks, review, triage
+from core.agents import registry
+from core.offline import LABEL as OFFLINE_LABEL
 from core.errors import FairMarkError
 from db import courses
 from db import reviews as q
@@ -92,12 +94,13 @@ def _nav(conn, aid: int, data: dict) -> None:
                 f"{review.label(review.STATUS_LABELS, data['submission']['status'])}"
                 f" · review version {data['review']['version']}")
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
-               + (" · offline baseline — no LLM" if (data["draft"] or {}).get("is_offline") else ""))
+               + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
 
 
 def _submission(data: dict, rubric) -> None:
     sub, draft = data["submission"], data["draft"] or {}
-    quotes = [v.get("evidence_quote", "") for v in (draft.get("evaluation") or {}).values() if isinstance(v, dict)]
+    evaluation = draft.get("outputs", {}).get("evaluator") or {}
+    quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
     st.subheader(f"Submission · {sub['word_count']} words")
     box = {"border": True, **({"height": 480} if sub["word_count"] > 220 else {})}  # scroll long texts only
     if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
@@ -107,7 +110,7 @@ def _submission(data: dict, rubric) -> None:
         with st.container(**box):
             st.text(sub["text"])
     by_quote: dict[str, list[str]] = {}
-    for key, ev in (draft.get("evaluation") or {}).items():
+    for key, ev in evaluation.items():
         qt = ((ev or {}).get("evidence_quote") or "").strip()
         if qt:
             by_quote.setdefault(qt, []).append(review.criterion_title(rubric, key))
@@ -156,7 +159,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
     st.caption(f"{review.word_count(comment)} words (limit 120)")
     _checks(review.comment_checks(comment, submission_text=data["submission"]["text"],
-                                  evaluation=draft.get("evaluation"), target_grade=data["assignment"]["target_grade"]))
+                                  evaluation=draft.get("outputs", {}).get("evaluator"), target_grade=data["assignment"]["target_grade"]))
     reasons = st.multiselect("Why did you change it?", list(review.REASONS), format_func=review.REASONS.get,
                              key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
     note = st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
@@ -215,34 +218,31 @@ def _new_draft(conn, data: dict, loaded: int, rubric) -> None:
                 st.rerun()
 
 
+def _blocks(blocks: list[tuple[str, str]]) -> None:
+    """A role's output as plain text (AI and student words are never rendered as Markdown)."""
+    for kind, text in blocks:
+        if kind == "heading":
+            st.markdown(f"**{review.escape_markdown(text)}**")
+        elif kind == "warning":
+            st.warning(review.escape_markdown(text))
+        else:
+            st.text(text)
+
+
 def _ai_details(conn, data: dict, rubric) -> None:
+    """One tab per agent role that answered (from the role registry), then the revisions and
+    the audit history."""
     draft = data["draft"] or {}
-    t1, t2, t3, t4, t5 = st.tabs(["AI reasoning", "Equity monitor", "Coach", "Reviewer & revisions", "History"])
-    with t1:
-        if draft.get("is_offline"):
-            st.caption("offline baseline — no LLM")
-        for crit in rubric.criteria:
-            ev = (draft.get("evaluation") or {}).get(crit.key) or {}
-            st.markdown(f"**{crit.title}: {ev.get('score', '—')}**")
-            st.text(ev.get("reasoning", ""))
-            for area in ev.get("areas_for_improvement") or []:
-                st.text(f"• {area}")
-    with t2:
-        flags = (draft.get("equity") or {}).get("flags") or []
-        if not flags:
-            st.caption("No flagged phrases.")
-        for fl in flags:
-            st.text(f"Phrase: {fl.get('phrase', '')}\nWhy: {fl.get('why', '')}\nRewrite: {fl.get('rewrite', '')}")
-    with t3:
-        for question in (draft.get("coach") or {}).get("questions") or []:
-            st.text(f"? {question}")
-    with t4:
-        rv = draft.get("reviewer") or {}
+    outputs = draft.get("outputs") or {}
+    shown = [r for r in registry.roles() if r.name in outputs]
+    tabs = st.tabs([r.label for r in shown] + ["Revisions", "History"])
+    for role, tab in zip(shown, tabs):
+        with tab:
+            if draft.get("is_offline"):
+                st.caption(OFFLINE_LABEL)
+            _blocks(role.describe(outputs[role.name], rubric))
+    with tabs[-2]:
         st.markdown(f"Verdict: **{draft.get('verdict') or '—'}** after {draft.get('rounds', 0)} revision round(s)")
-        if rv.get("explanation"):
-            st.text(rv["explanation"])
-        for fix in rv.get("fixes") or []:
-            st.text(f"Fix: {fix}")
         for reason in draft.get("attention_reasons") or []:
             st.warning(review.escape_markdown(reason))
         for rev in draft.get("revisions") or []:
@@ -252,7 +252,7 @@ def _ai_details(conn, data: dict, rubric) -> None:
                     names = {c.get("name"): c.get("label") for c in draft.get("checks") or [] if isinstance(c, dict)}
                     st.caption("Failed checks: " + review.escape_markdown(", ".join(
                         str(names.get(c) or review.label({}, c)) for c in rev["failed_checks"])))
-    with t5:
+    with tabs[-1]:
         rows = review.history_rows(q.history(conn, data["submission"]["id"]), rubric)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 

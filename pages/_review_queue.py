@@ -10,6 +10,7 @@ import streamlit as st
 
 from core import review, triage
 from core.errors import FairMarkError
+from core.offline import LABEL as OFFLINE_LABEL
 from db import courses
 from db import reviews as q
 from pages import _common
@@ -111,7 +112,7 @@ def _row(row: dict, rubric) -> None:
         c2.markdown(f"Total **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
                     + (" · edited" if row["edited"] else ""))
         tags = ([row["verdict"] or "no verdict", *(review.label(review.FLAG_LABELS, fl) for fl in row["flags"])]
-                + (["offline baseline — no LLM"] if row["is_offline"] else []))
+                + ([OFFLINE_LABEL] if row["is_offline"] else []))
         c2.caption(" · ".join(review.escape_markdown(str(t)) for t in tags))
         c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
         c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))

@@ -6,12 +6,9 @@ import streamlit as st
 import db
 from core import llm
 from core.errors import FairMarkError
-from core.settings import ROLES
+from core.agents import registry
 from db import llm_calls
 from pages import _common
-
-ROLE_LABELS = {"evaluator": "Evaluator", "equity": "Equity Monitor", "coach": "Metacognitive Coach",
-               "aggregator": "Aggregator (writes the comment)", "reviewer": "Reflexion Reviewer (judge)"}
 
 
 def render(conn) -> None:
@@ -70,9 +67,9 @@ def _models_and_limits(conn, base, eff) -> None:
         default_model = st.text_input("Default model", eff.llm_model, key="llm_default_model")
         models = {}
         cols = st.columns(2)
-        for i, role in enumerate(ROLES):
-            models[role] = cols[i % 2].text_input(
-                ROLE_LABELS.get(role, role), eff.models.get(role, ""), key=f"llm_model_{role}",
+        for i, role in enumerate(registry.roles()):
+            models[role.name] = cols[i % 2].text_input(
+                f"{role.label} ({role.duty})", eff.models.get(role.name, ""), key=f"llm_model_{role.name}",
                 placeholder=f"default ({default_model})")
         c1, c2, c3, c4 = st.columns(4)
         temperature = c1.number_input("Temperature", 0.0, 2.0, float(eff.temperature), 0.1, key="llm_temperature")

@@ -6,6 +6,7 @@ from core import estimate as estimates
 from core import runs
 from core.errors import FairMarkError
 from core.text import format_timestamp
+from core.offline import LABEL as OFFLINE_LABEL
 from db import courses
 from pages import _common
 
@@ -86,7 +87,7 @@ def show_run(run_id: int) -> None:
              "failed": "stopped"}[p["status"]]
     if p["status"] in ("queued", "running") and p["resumable"]:
         state = "interrupted (its worker stopped)"
-    label = "offline baseline — no LLM" if p["provider"] == "offline" else p["provider"]
+    label = OFFLINE_LABEL if p["provider"] == "offline" else p["provider"]
     what = (_assignment_name(p["assignment_title"], p["assignment_week"]) if p["assignment_id"] is not None
             else "every assignment of the course")
     st.subheader(f"Run {run_id}: {state}")
@@ -151,7 +152,7 @@ if recent:
         "run": r["run_id"], "status": r["status"],
         "assignment": (_assignment_name(r["assignment_title"], r["assignment_week"]) if r["assignment_id"] is not None
                        else f"Every assignment of {course_name}"),
-        "provider": "offline baseline — no LLM" if r["provider"] == "offline" else r["provider"],
+        "provider": OFFLINE_LABEL if r["provider"] == "offline" else r["provider"],
         "submissions": r["total"], "drafted": r["done"], "needs attention": r["needs_attention"],
         "failed": r["failed"], "calls": r["calls"], "cache hits": r["cache_hits"], "tokens in": r["tokens_in"],
         "tokens out": r["tokens_out"], "cost ($)": round(r["cost_usd"], 4), "seconds": r["seconds"],

@@ -62,12 +62,12 @@ def draft(conn, submission_id: int, scores: dict[str, int], *, rubric: Rubric | 
     evaluation = {k: {"score": v, "reasoning": f"Reasoning for {k}.", "areas_for_improvement": [f"Improve {k}."],
                       "evidence_quote": ""} for k, v in scores.items()}
     did = conn.execute(
-        "INSERT INTO drafts (submission_id, run_id, rubric_id, provider, is_offline, scores, total, evaluation, "
-        "comment, checks, reviewer, verdict, confidence, flags, attention_reasons, status) "
-        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+        "INSERT INTO drafts (submission_id, run_id, rubric_id, provider, is_offline, scores, total, outputs, "
+        "comment, checks, verdict, confidence, flags, attention_reasons, status) "
+        "VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
         [submission_id, run_id, rid, "offline" if is_offline else "openai", int(is_offline), dumps(scores),
-         rubric.total(scores), dumps(evaluation), comment, dumps(checks or []),
-         dumps({"verdict": verdict, "fixes": []}), verdict, confidence, dumps(flags or []),
+         rubric.total(scores), dumps({"evaluator": evaluation, "reviewer": {"verdict": verdict, "fixes": []}}),
+         comment, dumps(checks or []), verdict, confidence, dumps(flags or []),
          dumps(attention_reasons or []), status],
     ).lastrowid
     prio = triage.priority(status, scores, rubric, confidence=confidence)

@@ -24,7 +24,7 @@ EXPECTED_COLUMNS = {
                   "temperature", "cache_key", "response", "tokens_in", "tokens_out", "tokens_cached", "latency_ms",
                   "cost_usd", "status", "cache_hit", "error", "request_id", "attempts", "created_at"},
     "drafts": {"id", "submission_id", "run_id", "rubric_id", "provider", "is_offline", "models", "prompt_hashes",
-               "scores", "total", "evaluation", "equity", "coach", "comment", "checks", "reviewer", "verdict",
+               "scores", "total", "outputs", "comment", "checks", "verdict",
                "revisions", "rounds", "confidence", "flags", "attention_reasons", "status", "error", "created_at"},
     "reviews": {"id", "submission_id", "draft_id", "version", "scores", "comment", "status", "edited",
                 "reason_codes", "note", "opened_at", "updated_by", "updated_at", "approved_by", "approved_at"},
@@ -47,6 +47,35 @@ def test_migrations_create_every_table_with_its_columns(tmp_path):
     finally:
         conn.close()
         dbmod.forget_migrated(path)
+
+
+def test_draft_outputs_migration_folds_the_per_role_columns_into_one_without_losing_a_draft(tmp_path):
+    from sqlite_utils import Database
+
+    from db.schema import migrations
+
+    path = tmp_path / "old.db"
+    conn = Database(sqlite3.connect(path))
+    migrations.apply(conn, stop_before="m007_draft_outputs")
+    conn.execute("INSERT INTO courses (name) VALUES ('c')")
+    conn.execute("INSERT INTO rubrics (name, version, definition, content_hash) VALUES ('r', 1, '{}', 'h')")
+    conn.execute("INSERT INTO assignments (course_id, title, rubric_id) VALUES (1, 'a', 1)")
+    conn.execute("INSERT INTO students (course_id, external_id, pseudonym) VALUES (1, 's', 'Student-X')")
+    conn.execute("INSERT INTO submissions (assignment_id, student_id, text, text_hash, word_count) "
+                 "VALUES (1, 1, 't', 'h', 1)")
+    ev = {"clarity": {"score": 2, "reasoning": "ok", "areas_for_improvement": ["x"], "evidence_quote": ""}}
+    conn.execute("INSERT INTO drafts (submission_id, rubric_id, provider, scores, evaluation, equity, coach, "
+                 "reviewer, comment, status) VALUES (1, 1, 'fake', '{\"clarity\": 2}', ?, ?, ?, '{}', 'c', "
+                 "'needs_attention')", [dbmod.dumps(ev), dbmod.dumps({"flags": []}), dbmod.dumps({"questions": ["Why?"]})])
+    conn.execute("INSERT INTO drafts (submission_id, rubric_id, provider, scores, status) "
+                 "VALUES (1, 1, 'fake', '{}', 'failed')")
+    conn.conn.commit()
+    migrations.apply(conn)
+    outputs = [dbmod.loads(r[0]) for r in conn.execute("SELECT outputs FROM drafts ORDER BY id")]
+    # The Reviewer had failed ('{}'): left out, as the pipeline now stores it.
+    assert outputs == [{"evaluator": ev, "equity": {"flags": []}, "coach": {"questions": ["Why?"]}}, {}]
+    assert not {"evaluation", "equity", "coach", "reviewer"} & {c.name for c in conn["drafts"].columns}
+    conn.close()
 
 
 def test_migrations_are_applied_once(tmp_path):

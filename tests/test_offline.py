@@ -1,9 +1,13 @@
 """The offline baseline: deterministic, feature-based, templated, labelled, within limits."""
+import pytest
+
 import factories
 from assess_script import RICH_TEXT
-from core import checks, offline, pipeline
+from core import checks, pipeline
 from core.llm import LoggedLLM
-from core.offline import OfflineLLM
+from core.offline import heuristics as offline
+from core.offline.provider import OfflineLLM
+from core.errors import LLMBadRequest
 from core.rubric import default_rubric, parse_rubric
 from db import drafts
 
@@ -84,7 +88,7 @@ def test_reviser_repairs_what_it_can():
 def test_every_demo_like_submission_is_drafted_offline_within_120_words(conn, db_path):
     c = factories.course(conn)
     subs = [factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]), t) for t in DEMO_LIKE]
-    llm = LoggedLLM(OfflineLLM(db_path), db_path)
+    llm = LoggedLLM(OfflineLLM(), db_path)
     results = [drafts.get_draft(conn, pipeline.assess_one(db_path, s, llm=llm)) for s in subs]
     for d in results:
         assert d["status"] in ("drafted", "needs_attention"), d["error"]
@@ -94,7 +98,7 @@ def test_every_demo_like_submission_is_drafted_offline_within_120_words(conn, db
     assert "injection" in results[5]["flags"] and "code" in results[6]["flags"] and results[7]["flags"] == ["empty"]
     costs = conn.execute("SELECT COUNT(*), SUM(cost_usd), MIN(model) FROM llm_calls").fetchone()
     assert costs[0] > 0 and costs[1] == 0 and costs[2] == "offline"
-    again = drafts.get_draft(conn, pipeline.assess_one(db_path, subs[0], llm=LoggedLLM(OfflineLLM(db_path), db_path,
+    again = drafts.get_draft(conn, pipeline.assess_one(db_path, subs[0], llm=LoggedLLM(OfflineLLM(), db_path,
                                                                                       read_cache=False)))
     assert (again["scores"], again["comment"]) == (results[0]["scores"], results[0]["comment"])
 
@@ -111,7 +115,8 @@ def test_a_strength_is_never_also_an_action():
 
 def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     """The review header shows submissions.word_count (set at import); the offline reasoning's
-    "in N words" must give the same N, also for hyphens, dashes, "e.g." and numbers."""
+    "in N words" and the checks must give the same N (one word count), also for hyphens,
+    dashes, "e.g." and numbers."""
     from core import ingest
 
     text = ("Large language models—e.g. GPT-4—guess the next word; temperature 0.7 makes it more "
@@ -119,18 +124,31 @@ def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     csv = ("student_id,name,text\ns1,Ada,\"" + text + "\"\n").encode()
     ingest.import_files(conn, [("w.csv", csv)], ingest.Target("Words course", "Week 1"))
     sid, stored = conn.execute("SELECT id, word_count FROM submissions").fetchone()
-    assert stored == offline.submission_words(text) and stored != checks.words(text)
-    llm = LoggedLLM(OfflineLLM(db_path), db_path)
+    assert stored == checks.words(text) == 25  # the lone dash is not a word
+    llm = LoggedLLM(OfflineLLM(), db_path)
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
-    reasons = " ".join(v["reasoning"] for v in d["evaluation"].values())
+    reasons = " ".join(v["reasoning"] for v in d["outputs"]["evaluator"].values())
     assert f"in {stored} words" in reasons or f"({stored} words)" in reasons, reasons
 
 
 def test_offline_reviewer_names_warnings_instead_of_saying_all_checks_pass():
-    from types import SimpleNamespace
-
-    llm = OfflineLLM("unused.db")
-    warn = '[{"check": "Reads at grade 10 ±2", "severity": "warn", "detail": "grade 6"}]'
-    out = llm._reviewer({"checks": warn}, SimpleNamespace(submission_id=None))
+    warn = [{"check": "Reads at grade 10 ±2", "severity": "warn", "detail": "grade 6"}]
+    out = offline.review(warn)
     assert out["verdict"] == "CONFIDENT" and "all checks pass" not in out["explanation"]
     assert "Reads at grade 10 ±2" in out["explanation"] and "warning" in out["explanation"]
+
+
+def test_the_offline_baseline_answers_from_structured_inputs_not_from_the_prompt():
+    from core.agents import Job, registry
+    from core.llm import CallContext
+
+    rubric = default_rubric()
+    job = Job(rubric=rubric, assignment={"title": "W1", "prompt": "", "key_concepts": CONCEPTS, "target_grade": 8},
+              text=RICH_TEXT)
+    llm = OfflineLLM()
+    got = registry.get("evaluator").run(llm, job).data.model_dump()
+    assert got == offline.evaluate(RICH_TEXT, rubric, CONCEPTS)
+    # Without the structured inputs there is nothing to answer from: the prompt is never parsed.
+    with pytest.raises(LLMBadRequest, match="structured inputs"):
+        llm.complete([{"role": "user", "content": "<submission>x</submission>"}], dict, role="evaluator",
+                     ctx=CallContext(agent="evaluator", prompt_name="evaluator", prompt_hash="h"))

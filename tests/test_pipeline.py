@@ -28,8 +28,10 @@ def test_happy_path_stores_a_complete_draft_and_points_the_submission_at_it(conn
     d = drafts.get_draft(conn, draft_id)
     assert d["status"] == "drafted" and d["verdict"] == "CONFIDENT" and d["rounds"] == 0
     assert d["scores"] == dict.fromkeys(c["rubric"].keys, 2) and d["total"] == 8
-    assert set(d["evaluation"]["clarity"]) == {"score", "reasoning", "areas_for_improvement", "evidence_quote"}
-    assert d["coach"] == {"questions": ["What helped you most this week?"]} and d["equity"] == {"flags": []}
+    out = d["outputs"]
+    assert set(out["evaluator"]["clarity"]) == {"score", "reasoning", "areas_for_improvement", "evidence_quote"}
+    assert out["coach"] == {"questions": ["What helped you most this week?"]} and out["equity"] == {"flags": []}
+    assert out["reviewer"]["verdict"] == "CONFIDENT" and "reviser" not in out
     assert d["comment"] == GOOD_COMMENT and d["provider"] == "fake" and d["is_offline"] == 0
     assert {ch["name"] for ch in d["checks"]} >= {"word_count", "actions", "question", "readability", "quotes",
                                                     "lexicon", "injection", "short_text", "code", "empty"}
@@ -213,7 +215,7 @@ def test_drafts_json_columns_match_the_shared_contract(conn, db_path):
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=good_llm()))
     raw = next(conn.query("SELECT * FROM drafts WHERE id = ?", [d["id"]]))
     assert isinstance(loads(raw["checks"]), list) and isinstance(loads(raw["revisions"]), list)
-    assert set(loads(raw["reviewer"])) == {"verdict", "fixes", "explanation"}
+    assert set(loads(raw["outputs"])["reviewer"]) == {"verdict", "fixes", "explanation"}
     assert all(isinstance(v, int) for v in loads(raw["scores"]).values())
 
 

@@ -8,11 +8,9 @@ function that renders the role's prompt and calls the LLM it is given.
     reviewer   -> CONFIDENT or REVISE with concrete fixes
     reviser    -> a targeted revision of the comment (the Reviewer's fixes, failed checks)
 
+They are listed once, in `core.agents.registry`; everything else reads that list.
 Agents never build clients: the pipeline passes an `LLM` (core.llm protocol).
 """
-from core.agents import aggregator, coach, equity, evaluator, reviewer, reviser
-from core.agents.common import Ids
+from core.agents.common import Ids, Job
 
-ROLES = ("evaluator", "equity", "coach", "aggregator", "reviewer", "reviser")
-
-__all__ = ["Ids", "ROLES", "aggregator", "coach", "equity", "evaluator", "reviewer", "reviser"]
+__all__ = ["Ids", "Job"]

@@ -2,12 +2,14 @@
 rewrites and the Coach's questions (<= 120 words, strengths first, 2-3 actions)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict
 
-from core.agents.common import Ids, bounded_text, call, compact, scale_text
+from core import prompts
+from core.offline import heuristics
+from core.agents.common import Job, bounded_text, call, compact, scale_text
 from core.rubric import Rubric
 
-ROLE = "aggregator"
+PROMPT = prompts.Spec("aggregator", frozenset({"target_grade", "scale", "evaluation", "equity", "questions"}))
 
 
 class Comment(BaseModel):
@@ -22,8 +24,15 @@ def evaluation_notes(rubric: Rubric, evaluation: dict) -> str:
     return compact({key: {"title": rubric.criterion(key).title, **evaluation[key]} for key in rubric.keys})
 
 
-def run(llm, *, rubric: Rubric, evaluation: dict, equity: dict, questions: list[str],
-        target_grade: float, ids: Ids = Ids()):
-    return call(llm, ROLE, Comment, ids, target_grade=f"{target_grade:g}", scale=scale_text(rubric),
-                evaluation=evaluation_notes(rubric, evaluation), equity=compact(equity.get("flags", [])),
-                questions=compact(questions))
+def run(llm, job: Job):
+    evaluation = job.outputs["evaluator"]
+    flags = (job.outputs.get("equity") or {}).get("flags", [])
+    questions = (job.outputs.get("coach") or {}).get("questions", [])
+    inputs = {"rubric": job.rubric, "evaluation": evaluation, "questions": questions}
+    return call(llm, PROMPT, Comment, job, inputs=inputs, target_grade=f"{job.target_grade:g}",
+                scale=scale_text(job.rubric), evaluation=evaluation_notes(job.rubric, evaluation),
+                equity=compact(flags), questions=compact(questions))
+
+
+def offline(inputs: dict) -> dict:
+    return {"comment": heuristics.compose_comment(inputs["rubric"], inputs["evaluation"], inputs["questions"])}

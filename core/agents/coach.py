@@ -5,9 +5,12 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from core.agents.common import Ids, as_data, bounded_text, call, truncate
+from core import prompts
+from core.offline import heuristics
+from core.agents.common import Job, as_data, bounded_text, call, truncate
 
-ROLE = "coach"
+PROMPT = prompts.Spec("coach", frozenset({"submission"}))
+IF_FAILED = "the feedback has no coaching question from it"
 
 
 class CoachQuestions(BaseModel):
@@ -16,5 +19,14 @@ class CoachQuestions(BaseModel):
                          AfterValidator(truncate(2))]
 
 
-def run(llm, *, text: str, ids: Ids = Ids()):
-    return call(llm, ROLE, CoachQuestions, ids, submission=as_data(text))
+def run(llm, job: Job):
+    return call(llm, PROMPT, CoachQuestions, job, inputs={"text": job.text, "key_concepts": job.key_concepts},
+                submission=as_data(job.text))
+
+
+def offline(inputs: dict) -> dict:
+    return {"questions": heuristics.coach_questions(inputs["text"], inputs["key_concepts"])}
+
+
+def describe(output: dict, rubric) -> list[tuple[str, str]]:
+    return [("text", f"? {q}") for q in output.get("questions") or []]

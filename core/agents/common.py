@@ -1,11 +1,15 @@
-"""What every agent shares: the call context and compact JSON for prompt data."""
+"""What every agent shares: the job it works on, the call, and compact JSON for prompt data."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
 
 from core import prompts
-from core.llm.protocol import LLM, CallContext, LLMResponse
+from core.llm.protocol import CallContext, LLMResponse
+from core.rubric import Rubric
 
 _SUBMISSION_TAG = "submission"
 
@@ -15,6 +19,32 @@ class Ids:
     """Which run and submission a call belongs to (for the call log)."""
     run_id: int | None = None
     submission_id: int | None = None
+
+
+@dataclass
+class Job:
+    """One submission's assessment as the agents see it: the rubric, the assignment, the
+    student's text (already pseudonymised) and what the agents before them produced.
+
+    `outputs` holds each role's answer (role -> dict) as the pipeline goes; `comment`, `checks`
+    and `fixes` are the comment under review in the Reviewer/Reviser loop."""
+    rubric: Rubric
+    assignment: dict            # title, prompt, key_concepts, target_grade
+    text: str
+    ids: Ids = field(default_factory=Ids)
+    outputs: dict = field(default_factory=dict)
+    scores: dict = field(default_factory=dict)
+    comment: str = ""
+    checks: list = field(default_factory=list)
+    fixes: list = field(default_factory=list)
+
+    @property
+    def target_grade(self) -> float:
+        return float(self.assignment.get("target_grade") or 10)
+
+    @property
+    def key_concepts(self) -> list[str]:
+        return list(self.assignment.get("key_concepts") or [])
 
 
 def compact(obj) -> str:
@@ -30,12 +60,16 @@ def as_data(text: str, tag: str = _SUBMISSION_TAG) -> str:
     return prompts.strip_delimiters(text or "", (tag,)).strip()
 
 
-def call(llm: LLM, role: str, schema, ids: Ids, temperature: float | None = None, **values) -> LLMResponse:
-    prompt = prompts.load(role)
-    messages = prompt.render(**values)
-    ctx = CallContext(agent=role, prompt_name=prompt.name, prompt_hash=prompt.hash,
-                      run_id=ids.run_id, submission_id=ids.submission_id)
-    return llm.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
+def call(llm, prompt: prompts.Spec, schema, job: Job, *, inputs: dict, temperature: float | None = None,
+         **values) -> LLMResponse:
+    """Render the role's prompt with `values` and ask the LLM for `schema`.
+
+    `inputs` are the same facts in structured form (rubric, text, the Evaluator's output, ...):
+    the offline baseline answers from them instead of parsing the prompt back."""
+    loaded = prompt.load()
+    ctx = CallContext(agent=prompt.name, prompt_name=loaded.name, prompt_hash=loaded.hash,
+                      run_id=job.ids.run_id, submission_id=job.ids.submission_id, inputs=inputs)
+    return llm.complete(loaded.render(**values), schema, role=prompt.name, ctx=ctx, temperature=temperature)
 
 
 def scale_text(rubric) -> str:
@@ -46,15 +80,11 @@ def bounded_text(max_chars: int, *, min_chars: int = 0, cut: bool = True):
     """A string bounded in the JSON schema (maxLength), so grammar-constrained servers stop a
     small model from rambling into its token limit. With `cut`, a longer answer from a server
     that does not enforce the bound is shortened instead of re-asked (not worth a call)."""
-    from typing import Annotated
-
-    from pydantic import AfterValidator, Field
-
-    field = Field(min_length=min_chars, json_schema_extra={"maxLength": max_chars}) if min_chars else \
+    field_ = Field(min_length=min_chars, json_schema_extra={"maxLength": max_chars}) if min_chars else \
         Field(json_schema_extra={"maxLength": max_chars})
     if cut:
-        return Annotated[str, field, AfterValidator(lambda v: v[:max_chars])]
-    return Annotated[str, field]
+        return Annotated[str, field_, AfterValidator(lambda v: v[:max_chars])]
+    return Annotated[str, field_]
 
 
 def truncate(limit: int):
@@ -62,3 +92,17 @@ def truncate(limit: int):
     def _cut(v):
         return v[:limit]
     return _cut
+
+
+def text_blocks(output: dict) -> list[tuple[str, str]]:
+    """The default way the review item shows a role's output: one plain-text block per field.
+    Blocks are (kind, text) with kind "heading" | "text" | "warning"; pages render them as
+    plain text, never as Markdown or HTML."""
+    blocks: list[tuple[str, str]] = []
+    for key, value in (output or {}).items():
+        blocks.append(("heading", key.replace("_", " ").capitalize()))
+        if isinstance(value, (dict, list)):
+            blocks.append(("text", json.dumps(value, ensure_ascii=False, indent=2)))
+        else:
+            blocks.append(("text", str(value)))
+    return blocks

@@ -6,9 +6,13 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from core.agents.common import Ids, bounded_text, call, truncate
+from core import prompts
+from core.offline import heuristics
+from core.agents import evaluator
+from core.agents.common import Job, bounded_text, call, truncate
 
-ROLE = "equity"
+PROMPT = prompts.Spec("equity", frozenset({"evaluation"}))
+IF_FAILED = "the wording of the feedback was not checked for bias"
 
 
 class Flag(BaseModel):
@@ -23,6 +27,19 @@ class EquityReport(BaseModel):
     flags: Annotated[list[Flag], Field(json_schema_extra={"maxItems": 5}), AfterValidator(truncate(5))]
 
 
-def run(llm, *, evaluator_notes: str, ids: Ids = Ids()):
-    """`evaluator_notes` is `evaluator.for_equity(...)`: scores, reasoning, areas; no quotes."""
-    return call(llm, ROLE, EquityReport, ids, evaluation=evaluator_notes)
+def run(llm, job: Job):
+    """Sees `evaluator.for_equity(...)`: scores, reasoning, areas; no quotes."""
+    notes = evaluator.for_equity(job.outputs["evaluator"])
+    return call(llm, PROMPT, EquityReport, job, inputs={"notes": notes}, evaluation=notes)
+
+
+def offline(inputs: dict) -> dict:
+    return heuristics.equity_flags(inputs["notes"])
+
+
+def describe(output: dict, rubric) -> list[tuple[str, str]]:
+    flags = output.get("flags") or []
+    if not flags:
+        return [("text", "No flagged phrases.")]
+    return [("text", f"Phrase: {fl.get('phrase', '')}\nWhy: {fl.get('why', '')}\nRewrite: {fl.get('rewrite', '')}")
+            for fl in flags]

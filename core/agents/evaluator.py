@@ -11,10 +11,12 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from core.agents.common import Ids, as_data, bounded_text, call, compact, scale_text, truncate
+from core import prompts
+from core.offline import heuristics
+from core.agents.common import Job, as_data, bounded_text, call, compact, scale_text, truncate
 from core.rubric import Rubric
 
-ROLE = "evaluator"
+PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "submission"}))
 
 
 @lru_cache(maxsize=64)
@@ -50,23 +52,43 @@ def rubric_text(rubric: Rubric) -> str:
     return "\n".join(lines)
 
 
-def run(llm, *, rubric: Rubric, assignment: dict, text: str, ids: Ids = Ids()):
+def prompt_values(rubric: Rubric, assignment: dict, text: str) -> dict:
+    """Everything the Evaluator's prompt is filled with (the run estimate renders it too)."""
     concepts = assignment.get("key_concepts") or []
-    return call(
-        llm, ROLE, schema_for(rubric), ids,
+    return dict(
         assignment=(assignment.get("prompt") or assignment.get("title") or "").strip() or "(not given)",
         key_concepts=", ".join(concepts) if concepts else "(none given)",
         scale=scale_text(rubric), rubric=rubric_text(rubric), keys=", ".join(rubric.keys),
-        submission=as_data(text),
-    )
+        submission=as_data(text))
 
 
-def scores(data: BaseModel) -> dict[str, int]:
-    return {key: int(item.score) for key, item in data}
+def run(llm, job: Job):
+    inputs = {"rubric": job.rubric, "key_concepts": job.key_concepts, "text": job.text}
+    return call(llm, PROMPT, schema_for(job.rubric), job, inputs=inputs,
+                **prompt_values(job.rubric, job.assignment, job.text))
 
 
-def for_equity(data: BaseModel) -> str:
+def scores(data: BaseModel | dict) -> dict[str, int]:
+    items = data.items() if isinstance(data, dict) else data
+    return {key: int(item["score"] if isinstance(item, dict) else item.score) for key, item in items}
+
+
+def for_equity(evaluation: dict) -> str:
     """The Evaluator's notes without the evidence quotes: the Equity Monitor never sees the
     student's words (the seed's rule against anchoring)."""
-    return compact({key: {"score": item.score, "reasoning": item.reasoning,
-                          "areas_for_improvement": item.areas_for_improvement} for key, item in data})
+    return compact({key: {"score": item["score"], "reasoning": item["reasoning"],
+                          "areas_for_improvement": item["areas_for_improvement"]} for key, item in evaluation.items()})
+
+
+def offline(inputs: dict) -> dict:
+    return heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"])
+
+
+def describe(output: dict, rubric: Rubric) -> list[tuple[str, str]]:
+    blocks = []
+    for crit in rubric.criteria:
+        ev = output.get(crit.key) or {}
+        blocks.append(("heading", f"{crit.title}: {ev.get('score', '—')}"))
+        blocks.append(("text", ev.get("reasoning", "")))
+        blocks += [("text", f"• {area}") for area in ev.get("areas_for_improvement") or []]
+    return blocks

@@ -5,10 +5,13 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from core.agents.common import Ids, bounded_text, call, compact, scale_text, truncate
+from core import prompts
+from core.offline import heuristics
+from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
 from core.rubric import Rubric
 
-ROLE = "reviewer"
+PROMPT = prompts.Spec("reviewer", frozenset({"scale", "scores", "comment", "checks"}))
+IF_FAILED = "the comment was not reviewed against the scores"
 
 
 class Verdict(BaseModel):
@@ -22,12 +25,25 @@ def scores_text(rubric: Rubric, scores: dict[str, int]) -> str:
     return compact({rubric.criterion(k).title: v for k, v in scores.items()})
 
 
-def checks_text(checks: list[dict]) -> str:
+def failed_checks(checks: list[dict]) -> list[dict]:
     """Only the checks that did not pass (label, severity, detail): fewer tokens."""
-    bad = [{"check": c["label"], "severity": c["severity"], "detail": c["detail"]} for c in checks if not c["passed"]]
-    return compact(bad) if bad else "all checks passed"
+    return [{"check": c["label"], "severity": c["severity"], "detail": c["detail"]} for c in checks if not c["passed"]]
 
 
-def run(llm, *, rubric: Rubric, scores: dict[str, int], comment: str, checks: list[dict], ids: Ids = Ids()):
-    return call(llm, ROLE, Verdict, ids, scale=scale_text(rubric), scores=scores_text(rubric, scores),
-                comment=comment, checks=checks_text(checks))
+def run(llm, job: Job):
+    bad = failed_checks(job.checks)
+    return call(llm, PROMPT, Verdict, job, inputs={"failed_checks": bad}, scale=scale_text(job.rubric),
+                scores=scores_text(job.rubric, job.scores), comment=job.comment,
+                checks=compact(bad) if bad else "all checks passed")
+
+
+def offline(inputs: dict) -> dict:
+    return heuristics.review(inputs["failed_checks"])
+
+
+def describe(output: dict, rubric) -> list[tuple[str, str]]:
+    blocks = [("heading", f"Verdict: {output.get('verdict') or '—'}")]
+    if output.get("explanation"):
+        blocks.append(("text", output["explanation"]))
+    blocks += [("text", f"Fix: {fix}") for fix in output.get("fixes") or []]
+    return blocks

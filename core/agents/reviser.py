@@ -2,19 +2,27 @@
 Reviewer's fixes and the failed checks; cheaper than writing the comment again."""
 from __future__ import annotations
 
+from core import checks, prompts
+from core.offline import heuristics
 from core.agents.aggregator import Comment
-from core.agents.common import Ids, call, compact
+from core.agents.common import Job, call, compact
 from core.agents.reviewer import scores_text
-from core.rubric import Rubric
 
-ROLE = "reviser"
+PROMPT = prompts.Spec("reviser", frozenset({"target_grade", "scores", "comment", "fixes"}))
+IF_FAILED = "the last comment is kept unrevised"
 
 
 def fix_list(fixes: list[str], failed_checks: list[dict]) -> list[str]:
     return list(fixes) + [f"{c['label']}: {c['detail']}" for c in failed_checks]
 
 
-def run(llm, *, rubric: Rubric, scores: dict[str, int], comment: str, fixes: list[str],
-        failed_checks: list[dict], target_grade: float, ids: Ids = Ids()):
-    return call(llm, ROLE, Comment, ids, target_grade=f"{target_grade:g}", scores=scores_text(rubric, scores),
-                comment=comment, fixes=compact(fix_list(fixes, failed_checks)))
+def run(llm, job: Job):
+    """`job.fixes` are the Reviewer's; `job.checks` the comment's current check results."""
+    fixes = fix_list(job.fixes, checks.failed(job.checks))
+    return call(llm, PROMPT, Comment, job, inputs={"comment": job.comment, "fixes": fixes},
+                target_grade=f"{job.target_grade:g}", scores=scores_text(job.rubric, job.scores),
+                comment=job.comment, fixes=compact(fixes))
+
+
+def offline(inputs: dict) -> dict:
+    return {"comment": heuristics.revise(inputs["comment"], inputs["fixes"])}

@@ -36,6 +36,10 @@ class CallContext:
     prompt_hash: str
     run_id: int | None = None
     submission_id: int | None = None
+    # The call's facts in structured form (rubric, text, earlier agents' outputs), for
+    # providers that do not read prompts (the offline baseline). Not part of the cache key:
+    # the rendered messages already are.
+    inputs: dict | None = field(default=None, repr=False, compare=False)
 
 
 @dataclass

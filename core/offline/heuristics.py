@@ -1,7 +1,7 @@
-"""The offline baseline: the same agent roles computed from text features, no LLM.
+"""The offline baseline's answers: each agent role computed from text features, no LLM.
 
-`OfflineLLM` implements the LLM protocol, so the pipeline, the call log, the cache and the
-checks run exactly as with a model; it answers each role from the prompt it is given:
+Each function takes the role's structured inputs (rubric, key concepts, text, the Evaluator's
+output); `core.offline.provider.OfflineLLM` calls them through the role registry:
 
 - evaluator: seed-001 Stage-1 heuristics: length, readability, coverage of the assignment's
   key concepts, example markers, question markers, structure; reasoning names the features.
@@ -10,22 +10,14 @@ checks run exactly as with a model; it answers each role from the prompt it is g
 - aggregator: templates from the rubric's `improvement_hint`s, strengths first, <= 120 words.
 - reviewer / reviser: REVISE exactly when a check failed; a rule-based repair.
 
-Deterministic: the same text gives the same draft. Labelled "offline baseline — no LLM"
-wherever it appears (drafts.is_offline = 1, provider "offline").
+Deterministic: the same text gives the same draft.
 """
 from __future__ import annotations
 
-import json
 import re
 
-import db
 from core import checks
-from core.errors import LLMBadRequest
-from core.llm.protocol import LLMResponse, Usage
 from core.rubric import Rubric
-
-LABEL = "offline baseline — no LLM"
-MODEL = "offline"
 
 EXAMPLE_MARKERS = ("for example", "for instance", "e.g.", "such as", "at work", "in my ", "at my ", "my team",
                    "my company", "my manager", "in practice", "last week", "yesterday", "i used", "i tried",
@@ -52,21 +44,13 @@ REWRITES = {
     "default": "Describe what the work does or lacks, and one concrete step to improve it.",
 }
 
-_SECTION = re.compile(r"<(\w+)>\n?(.*?)\n?</\1>", re.DOTALL)
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
 # --- features ------------------------------------------------------------------------
-def submission_words(text: str) -> int:
-    """Words of a student's text, counted exactly as submissions.word_count is at import
-    (core.ingest / core.demo: whitespace-separated tokens), so the reasoning's "in N words"
-    matches the "N words" the review page shows. Comments keep checks.words (the word limit)."""
-    return len((text or "").split())
-
-
 def features(text: str, key_concepts: list[str]) -> dict:
     low = (text or "").lower()
-    n = submission_words(text)
+    n = checks.words(text)
     paragraphs = len([p for p in re.split(r"\n\s*\n", text or "") if p.strip()])
     found = [c for c in key_concepts if _concept_in(c, low)]
     return {
@@ -221,93 +205,39 @@ def revise(comment: str, fixes: list[str]) -> str:
     return _trim(re.sub(r"\s{2,}", " ", comment).strip())
 
 
-# --- the LLM protocol ------------------------------------------------------------------
-class OfflineLLM:
-    """LLM protocol over the heuristics above. Needs the database only to read the rubric and
-    key concepts of the submission's assignment (the call context names the submission)."""
-
-    provider = "offline"
-    temperature = 0.0
-
-    def __init__(self, db_path):
-        self.db_path = str(db_path)
-
-    def model_for(self, role: str) -> str:
-        return MODEL
-
-    def complete(self, messages, schema, *, role, ctx, temperature=None) -> LLMResponse:
-        user = next((m["content"] for m in messages if m["role"] == "user"), "")
-        parts = {tag: body for tag, body in _SECTION.findall(user)}
-        handler = getattr(self, f"_{role}", None)
-        if handler is None:
-            raise LLMBadRequest(f"the offline baseline has no '{role}' role")
-        data = handler(parts, ctx)
-        raw = json.dumps(data, ensure_ascii=False)
-        return LLMResponse(data=schema.model_validate(data), model=MODEL, raw=raw, usage=Usage(),
-                           response_mode="offline", note=LABEL)
-
-    def _context(self, ctx) -> tuple[Rubric, list[str]]:
-        if ctx.submission_id is None:
-            raise LLMBadRequest("the offline baseline needs the submission id in the call context")
-        return _assignment_context(self.db_path, ctx.submission_id)
-
-    def _evaluator(self, parts, ctx):
-        rubric, concepts = self._context(ctx)
-        return evaluate(parts.get("submission", ""), rubric, concepts)
-
-    def _equity(self, parts, ctx):
-        hits = checks.lexicon_hits(parts.get("evaluation", ""))
-        return {"flags": [{"phrase": h, "why": "It judges the person or may discourage the student.",
-                           "rewrite": REWRITES["default"]} for h in hits[:5]]}
-
-    def _coach(self, parts, ctx):
-        rubric, concepts = self._context(ctx)
-        f = features(parts.get("submission", ""), concepts)
-        picks = []
-        if f["examples"] == 0:
-            picks.append(QUESTION_BANK["examples"])
-        if f["questions"] == 0:
-            picks.append(QUESTION_BANK["questions"])
-        if concepts and len(f["concepts_found"]) < len(concepts):
-            picks.append(QUESTION_BANK["concepts"])
-        if f["paragraphs"] < 2:
-            picks.append(QUESTION_BANK["structure"])
-        picks += [QUESTION_BANK["default"], QUESTION_BANK["process"]]
-        return {"questions": picks[:2]}
-
-    def _aggregator(self, parts, ctx):
-        rubric, _ = self._context(ctx)
-        evaluation = json.loads(parts.get("evaluation") or "{}")
-        questions = json.loads(parts.get("questions") or "[]")
-        return {"comment": compose_comment(rubric, evaluation, questions)}
-
-    def _reviewer(self, parts, ctx):
-        raw = parts.get("checks", "")
-        bad = json.loads(raw) if raw.startswith("[") else []
-        fails = [c for c in bad if c.get("severity") == "fail"]
-        if fails:
-            return {"verdict": "REVISE", "fixes": [f"{c['check']}: {c['detail']}" for c in fails],
-                    "explanation": "Rule-based review: some checks failed."}
-        warns = [str(c.get("check", "")) for c in bad if c.get("severity") == "warn"]
-        if warns:
-            return {"verdict": "CONFIDENT", "fixes": [],
-                    "explanation": "Rule-based review: no check failed; worth a look (warning only): "
-                                   + ", ".join(warns) + "."}
-        return {"verdict": "CONFIDENT", "fixes": [], "explanation": "Rule-based review: all checks pass."}
-
-    def _reviser(self, parts, ctx):
-        fixes = json.loads(parts.get("fixes") or "[]")
-        return {"comment": revise(parts.get("comment", ""), fixes)}
+# --- the other roles --------------------------------------------------------------------
+def equity_flags(notes: str) -> dict:
+    """The checks' lexicon applied to the Evaluator's notes."""
+    hits = checks.lexicon_hits(notes)
+    return {"flags": [{"phrase": h, "why": "It judges the person or may discourage the student.",
+                       "rewrite": REWRITES["default"]} for h in hits[:5]]}
 
 
-def _assignment_context(db_path: str, submission_id: int) -> tuple[Rubric, list[str]]:
-    conn = db.connect(db_path)
-    try:
-        row = conn.execute(
-            "SELECT r.definition, a.key_concepts FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
-            "JOIN rubrics r ON r.id = a.rubric_id WHERE s.id = ?", [submission_id]).fetchone()
-    finally:
-        conn.close()
-    if row is None:
-        raise LLMBadRequest(f"submission {submission_id} does not exist")
-    return Rubric.model_validate_json(row[0]), db.loads(row[1], [])
+def coach_questions(text: str, key_concepts: list[str]) -> list[str]:
+    """Two questions from the bank, picked by what the text lacks."""
+    f = features(text, key_concepts)
+    picks = []
+    if f["examples"] == 0:
+        picks.append(QUESTION_BANK["examples"])
+    if f["questions"] == 0:
+        picks.append(QUESTION_BANK["questions"])
+    if key_concepts and len(f["concepts_found"]) < len(key_concepts):
+        picks.append(QUESTION_BANK["concepts"])
+    if f["paragraphs"] < 2:
+        picks.append(QUESTION_BANK["structure"])
+    picks += [QUESTION_BANK["default"], QUESTION_BANK["process"]]
+    return picks[:2]
+
+
+def review(failed_checks: list[dict]) -> dict:
+    """REVISE exactly when a check failed (severity fail); warnings are mentioned, not acted on."""
+    fails = [c for c in failed_checks if c.get("severity") == "fail"]
+    if fails:
+        return {"verdict": "REVISE", "fixes": [f"{c['check']}: {c['detail']}" for c in fails],
+                "explanation": "Rule-based review: some checks failed."}
+    warns = [str(c.get("check", "")) for c in failed_checks if c.get("severity") == "warn"]
+    if warns:
+        return {"verdict": "CONFIDENT", "fixes": [],
+                "explanation": "Rule-based review: no check failed; worth a look (warning only): "
+                               + ", ".join(warns) + "."}
+    return {"verdict": "CONFIDENT", "fixes": [], "explanation": "Rule-based review: all checks pass."}

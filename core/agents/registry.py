@@ -1,0 +1,137 @@
+"""The agent roles, listed once. Everything that needs to know the roles reads this list: the
+pipeline (when each role runs), prompts (each role's file and variables), settings (a model per
+role: `FAIRMARK_MODEL_<NAME>` and the Settings page), the run estimate (token budgets), the
+offline baseline (each role's `offline(inputs)`), the review item (each role's output, shown
+by its `describe`) and the benchmarks.
+
+A role is a module with:
+    PROMPT      prompts.Spec: its prompt file and the variables the code passes to it
+    run(llm, job: Job) -> LLMResponse
+    offline(inputs: dict) -> dict      optional: the answer without an LLM
+    describe(output, rubric) -> [(kind, text)]   optional: how the review item shows it
+    attention(output) -> [reason]      optional: why this answer needs a teacher's look
+    IF_FAILED   optional: what is lost when it fails (shown to the teacher)
+plus one line below. Its answer is stored in `drafts.outputs[name]`, so a new role needs no
+migration.
+
+When a role runs (`stage`):
+    score          the Evaluator: its failure fails the item
+    after_score    side by side once the scores exist (Equity Monitor, Coach, ...)
+    compose        writes the comment (Aggregator)
+    review/revise  the Reviewer / Reviser loop on the comment
+    after_comment  side by side on the final comment (judges of the feedback, ...)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from types import ModuleType
+
+from core.agents import aggregator, coach, common, equity, evaluator, reviewer, reviser
+
+STAGES = ("score", "after_score", "compose", "review", "revise", "after_comment")
+
+
+@dataclass(frozen=True)
+class Role:
+    name: str               # prompt file, settings key, outputs key and call-log agent
+    module: ModuleType
+    label: str              # what teachers and admins read ("Equity Monitor")
+    duty: str               # what it does, in a few words (the Settings page)
+    stage: str
+    out_tokens: int         # answer tokens per call (per criterion when per_criterion), for the estimate
+    reads: tuple[str, ...] = ()   # what the estimate counts as its input: text | notes | comment
+    per_criterion: bool = False
+    share: float = 1.0      # share of submissions that call it (revision rounds are not on every item)
+
+    def __post_init__(self):
+        if self.stage not in STAGES:
+            raise ValueError(f"role {self.name!r}: stage must be one of {STAGES}")
+        if self.module.PROMPT.name != self.name:
+            raise ValueError(f"role {self.name!r}: its PROMPT is for {self.module.PROMPT.name!r}")
+
+    def run(self, llm, job: common.Job):
+        return self.module.run(llm, job)
+
+    @property
+    def prompt(self):
+        return self.module.PROMPT
+
+    @property
+    def if_failed(self) -> str:
+        return getattr(self.module, "IF_FAILED", "its contribution is missing")
+
+    def offline(self, inputs: dict) -> dict | None:
+        """The offline baseline's answer, or None when the role has none (it then is not run)."""
+        fn = getattr(self.module, "offline", None)
+        return fn(inputs) if fn is not None else None
+
+    def attention(self, output: dict) -> list[str]:
+        """Reasons this answer sends the item to a teacher (a judge's verdict); none by default."""
+        fn = getattr(self.module, "attention", None)
+        return list(fn(output)) if fn is not None else []
+
+    def describe(self, output: dict, rubric) -> list[tuple[str, str]]:
+        fn = getattr(self.module, "describe", None)
+        return fn(output, rubric) if fn is not None else common.text_blocks(output)
+
+
+_ROLES: dict[str, Role] = {}
+
+
+def register(role: Role) -> Role:
+    """Add a role (at import below; a test may add its own and `unregister` it after)."""
+    if role.name in _ROLES:
+        raise ValueError(f"role {role.name!r} is already registered")
+    _ROLES[role.name] = role
+    return role
+
+
+def unregister(name: str) -> None:
+    _ROLES.pop(name, None)
+
+
+for _role in (
+    Role("evaluator", evaluator, "Evaluator", "scores each criterion", "score", 95, ("text",), per_criterion=True),
+    Role("equity", equity, "Equity Monitor", "checks the notes for biased wording", "after_score", 40, ("notes",)),
+    Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45, ("text",)),
+    Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170, ("notes",)),
+    # share: every item is reviewed once, and again after each revision round (one item in three).
+    Role("reviewer", reviewer, "Reflexion Reviewer", "judges the comment against the scores", "review", 45,
+         ("comment",), share=4 / 3),
+    Role("reviser", reviser, "Reviser", "makes targeted fixes to the comment", "revise", 170, ("comment",),
+         share=1 / 3),
+):
+    register(_role)
+
+
+def get(name: str) -> Role:
+    try:
+        return _ROLES[name]
+    except KeyError:
+        raise KeyError(f"no agent role {name!r}; roles: {', '.join(_ROLES)}") from None
+
+
+def roles() -> list[Role]:
+    return list(_ROLES.values())
+
+
+def names() -> list[str]:
+    return list(_ROLES)
+
+
+def at(stage: str) -> list[Role]:
+    return [r for r in _ROLES.values() if r.stage == stage]
+
+
+def labels() -> dict[str, str]:
+    return {r.name: r.label for r in _ROLES.values()}
+
+
+def load_prompts() -> dict:
+    """role -> its loaded Prompt (validated against the variables its code passes)."""
+    return {r.name: r.prompt.load() for r in _ROLES.values()}
+
+
+def prompt_hashes() -> dict[str, str]:
+    """role -> content hash of its prompt (stored with every run and draft)."""
+    return {name: p.hash for name, p in load_prompts().items()}
