@@ -14,8 +14,8 @@ in "courses", N/4 in "worst").
 
 Timed (median of --repeat runs; COLD = analytics.clear_cache() before each run, WARM = the
 data-version cache left in place):
-- review_queue: db.reviews.queue (first page) + group_counts
-- review_item: core.review.open_item + db.reviews.item
+- review_queue: db.queue.queue (first page) + group_counts
+- review_item: core.signoff.actions.open_item + db.reviews.item
 - agreement_{assignment,all}, fairness_{assignment,all}: core.reports.agreement_view /
   fairness_view (bootstrap included) for the selected assignment and for all courses
 - apptest_*: streamlit.testing AppTest of app.py switched to the page (FAIRMARK_DB at the DB)
@@ -66,14 +66,14 @@ def cached_db(n: int, layout: str, out_dir: Path = OUT) -> Path:
 def selection(conn) -> dict:
     """The selected course/assignment: first assignment of the last complete course (the only
     course in the worst-case layout), and the first item of its queue."""
-    from db import reviews
+    from db import queue
 
     rows = conn.execute("SELECT a.course_id, COUNT(DISTINCT a.id) FROM assignments a GROUP BY a.course_id "
                         "ORDER BY a.course_id").fetchall()
     full = [cid for cid, k in rows if k == max(k for _, k in rows)]
     cid = full[-1]
     aid = conn.execute("SELECT id FROM assignments WHERE course_id = ? ORDER BY week, id LIMIT 1", [cid]).fetchone()[0]
-    first = reviews.queue(conn, aid)["rows"][0]["id"]
+    first = queue.queue(conn, aid)["rows"][0]["id"]
     n_asg = conn.execute("SELECT COUNT(*) FROM submissions WHERE assignment_id = ?", [aid]).fetchone()[0]
     return {"course_id": cid, "assignment_id": aid, "submission_id": first, "assignment_submissions": n_asg,
             "courses": len(rows)}
@@ -94,18 +94,19 @@ def _median(f, repeat: int, cold: bool) -> float:
 
 def time_functions(path: str, sel: dict, repeat: int) -> dict:
     import db
-    from core import reports, review
-    from db import reviews
+    from core import reports
+    from core.signoff import actions
+    from db import queue, reviews
     from db.analytics import Scope
 
     conn = db.connect(path)
     try:
         aid, sid = sel["assignment_id"], sel["submission_id"]
-        review.open_item(conn, sid, actor="bench")       # the one write: create the review once
+        actions.open_item(conn, sid, actor="bench")      # the one write: create the review once
         scopes = {"assignment": Scope("assignment", sel["course_id"], aid), "all": Scope("all")}
         funcs = {
-            "review_queue": lambda: (reviews.queue(conn, aid), reviews.group_counts(conn, aid)),
-            "review_item": lambda: (review.open_item(conn, sid, actor="bench"), reviews.item(conn, sid)),
+            "review_queue": lambda: (queue.queue(conn, aid), queue.group_counts(conn, aid)),
+            "review_item": lambda: (actions.open_item(conn, sid, actor="bench"), reviews.item(conn, sid)),
         }
         for name, sc in scopes.items():
             funcs[f"agreement_{name}"] = lambda sc=sc: reports.agreement_view(conn, sc)

@@ -2,8 +2,9 @@
 ZIP with one Markdown file per student.
 
 Only released versions (locked in `release_items`) are exported; with `include_approved=True`
-items whose current review is approved but not yet released are added. Nothing a teacher has
-not approved can reach a file: both sources are approved versions by construction.
+items whose current review is approved but not yet released are added (db.exports selects
+both). Nothing a teacher has not approved can reach a file: both sources are approved versions
+by construction.
 Spreadsheet cells that start with = + - @ (or a tab / carriage return) are prefixed with an
 apostrophe so a spreadsheet shows them as text instead of running them as formulas.
 
@@ -23,7 +24,7 @@ from sqlite_utils import Database
 
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
-from db import courses, loads
+from db import courses, exports
 
 MARKER = "AI-assisted, teacher-approved"
 OFFLINE_MARKER = OFFLINE_LABEL
@@ -42,32 +43,6 @@ def marker(is_offline) -> str:
     return f"{MARKER}; {OFFLINE_MARKER}" if is_offline else MARKER
 
 
-_ITEMS_SQL = """
-SELECT * FROM (
-    SELECT a.id AS assignment_id, a.title, a.week, COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id,
-           st.external_id, st.name, st.attributes,
-           s.id AS submission_id, ri.scores, ri.comment, ri.is_offline, ri.review_version AS version,
-           'released' AS state, rel.released_at
-    FROM submissions s
-    JOIN assignments a ON a.id = s.assignment_id
-    JOIN students st ON st.id = s.student_id
-    JOIN release_items ri ON ri.submission_id = s.id
-         AND ri.release_id = (SELECT MAX(release_id) FROM release_items WHERE submission_id = s.id)
-    JOIN releases rel ON rel.id = ri.release_id
-    WHERE {scope} AND NOT (:approved AND s.status = 'approved')
-    UNION ALL
-    SELECT a.id, a.title, a.week, a.rubric_id, st.external_id, st.name, st.attributes,
-           s.id, r.scores, r.comment, COALESCE(d.is_offline, 0), r.version, 'approved', NULL
-    FROM submissions s
-    JOIN assignments a ON a.id = s.assignment_id
-    JOIN students st ON st.id = s.student_id
-    JOIN reviews r ON r.submission_id = s.id
-    LEFT JOIN drafts d ON d.id = r.draft_id
-    WHERE :approved AND {scope} AND s.status = 'approved' AND r.status = 'approved'
-) ORDER BY week, title, external_id, submission_id
-"""
-
-
 @dataclass
 class Export:
     data: bytes
@@ -79,11 +54,7 @@ class Export:
 def export_items(conn: Database, course_id: int, assignment_id: int | None = None, *,
                  include_approved: bool = False) -> list[dict]:
     """Released (and optionally approved) items of a course or one assignment, with rubric info."""
-    # One assignment: an equality on s.assignment_id, so the (assignment_id, ...) indexes apply.
-    scope = ("s.assignment_id = :assignment" if assignment_id is not None else
-             "s.assignment_id IN (SELECT id FROM assignments WHERE course_id = :course)")
-    rows = list(conn.query(_ITEMS_SQL.format(scope=scope), {"course": course_id, "assignment": assignment_id,
-                                                          "approved": int(include_approved)}))
+    rows = exports.items(conn, course_id, assignment_id, include_approved=include_approved)
     rubrics: dict[int, tuple] = {}
     for r in rows:
         if r["rubric_id"] not in rubrics:
@@ -91,8 +62,6 @@ def export_items(conn: Database, course_id: int, assignment_id: int | None = Non
             rubrics[r["rubric_id"]] = (rubric, rubric.max_total, rubric.keys,
                                        {c.key: c.title for c in rubric.criteria})
         rubric, max_total, keys, titles = rubrics[r["rubric_id"]]
-        r["scores"] = loads(r["scores"], {})
-        r["attributes"] = loads(r["attributes"], {})
         r["total"] = rubric.total(r["scores"])
         r["max_total"] = max_total
         r["criteria"] = keys

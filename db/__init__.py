@@ -3,9 +3,10 @@
 `connect(path)` is cheap and returns a fresh `sqlite_utils.Database`; open one per unit
 of work (a page run, a worker thread) rather than sharing a connection across threads.
 Query functions live in the modules beside this one, grouped by what they are about
-(courses, submissions, runs, drafts, reviews, analytics), and take `conn` as their first
-argument. Multi-row writes go inside `with db.atomic():`; a read-then-write that must not
-fail when another connection commits in between uses `with write_transaction(conn):`.
+(courses, submissions, runs, drafts, reviews, queue, samples, releases, exports, analytics),
+and take `conn` as their first argument. Multi-row writes go inside `with db.atomic():`; a
+read-then-write that must not fail when another connection commits in between uses
+`with write_transaction(conn):`.
 """
 from __future__ import annotations
 
@@ -49,6 +50,13 @@ def forget_migrated(path: str | Path | None = None) -> None:
         _migrated.clear()
     else:
         _migrated.discard(str(Path(path).resolve()))
+
+
+def file_of(conn: Database) -> str | None:
+    """The file a connection has open (None for an in-memory database): work that runs on
+    its own connection, such as the pipeline, needs the path, not the connection."""
+    row = conn.execute("PRAGMA database_list").fetchone()
+    return row[2] if row and row[2] else None
 
 
 @contextmanager

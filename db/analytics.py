@@ -61,7 +61,10 @@ def _reference_sql(reference: str) -> tuple[str, list]:
     raise ValueError(f"reference must be one of {REFERENCE_CHOICES} or 'rater:NAME', not {reference!r}")
 
 
-VERSION_SQL = ("CASE WHEN d.is_offline = 1 THEN 'offline baseline — no LLM' "
+# A model/prompt version as "provider model · prompt <hash>"; the offline baseline is
+# OFFLINE_VERSION (core/reports names it in the teachers' words).
+OFFLINE_VERSION = "offline"
+VERSION_SQL = (f"CASE WHEN d.is_offline = 1 THEN '{OFFLINE_VERSION}' "
                "ELSE d.provider || ' ' || COALESCE(json_extract(d.models, '$.evaluator'), '?') END "
                "|| ' · prompt ' || COALESCE(substr(json_extract(d.prompt_hashes, '$.evaluator'), 1, 8), '—')")
 DIMENSIONS = {  # inner SELECT expressions; "source" and "attribute"/"group" are handled apart

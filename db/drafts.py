@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core.errors import NotFound
-from core.rubric import Rubric
-from db import dumps, loads, now
+from db import dumps, loads, now, submissions
+from db.errors import NotFound
+from db.rubric_model import Rubric
 
 # The pipeline may change a submission's status only from these (docs/contracts.md): a
 # teacher's approved / rejected / released item is never touched.
@@ -62,12 +62,10 @@ def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None
         draft_id = conn.execute(
             f"INSERT INTO drafts ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
             [cols[n] for n in names]).lastrowid
-        # The status condition is in the UPDATE itself, so a teacher's approval that lands
-        # between reading and writing still wins.
-        conn.execute(
-            f"UPDATE submissions SET status = ?, priority = ?, current_draft_id = ? "
-            f"WHERE id = ? AND status IN ({', '.join('?' for _ in PIPELINE_OWNED)})",
-            [status, priority, draft_id, draft["submission_id"], *PIPELINE_OWNED])
+        # Only while the pipeline owns the status: a teacher's approval that lands between
+        # reading and writing still wins.
+        submissions.set_status(conn, draft["submission_id"], status, priority, only_from=PIPELINE_OWNED,
+                               current_draft_id=draft_id)
     return draft_id
 
 
@@ -87,3 +85,14 @@ def get_draft(conn: Database, draft_id: int) -> dict:
     if row is None:
         raise NotFound(f"draft {draft_id} does not exist")
     return decode(row)
+
+
+def latest_draft_id(conn: Database, submission_id: int) -> int | None:
+    return conn.execute("SELECT MAX(id) FROM drafts WHERE submission_id = ?", [submission_id]).fetchone()[0]
+
+
+def drafts_of(conn: Database, submission_id: int) -> list[dict]:
+    """The submission's drafts, oldest first (without their JSON: what a list shows)."""
+    return list(conn.query(
+        "SELECT id, run_id, provider, is_offline, total, verdict, status, created_at FROM drafts "
+        "WHERE submission_id = ? ORDER BY id", [submission_id]))

@@ -1,7 +1,10 @@
-"""Submissions and the writes of an import: students, submissions, reference scores, audit.
+"""Submissions: the writes of an import (students, submissions, reference scores, audit) and
+the one writer of a submission's status.
 
 `write_import` is the only writer for uploads and the demo course; it runs in one
-transaction, so an import lands completely or not at all.
+transaction, so an import lands completely or not at all. `set_status` (and its set-based
+sibling `set_status_many`) is the only place that changes submissions.status, always together
+with the priority the caller computed.
 """
 from __future__ import annotations
 
@@ -109,19 +112,43 @@ def _ensure_student(conn: Database, course_id: int, r, rng) -> tuple[int, int]:
     return sid, 1
 
 
+# --- status ---------------------------------------------------------------------------
+def set_status(conn: Database, submission_id: int, status: str, priority: int, *,
+               only_from: tuple[str, ...] | None = None, current_draft_id: int | None = None) -> int:
+    """THE writer of one submission's status: status and its queue priority (computed by the
+    caller with core.triage.priority) always change together, so the queue order never lies.
+
+    `only_from`: the statuses the row must have right now. The condition is in the UPDATE
+    itself, so a decision that lands between the caller's read and this write still wins (the
+    pipeline passes the statuses it owns and never overwrites a teacher's approval).
+    `current_draft_id`: also point the submission at this draft (the pipeline's new draft, the
+    draft a teacher chose). Returns the rowcount: 0 when the row was not in `only_from`.
+    """
+    sets, args = ["status = ?", "priority = ?"], [status, priority]
+    if current_draft_id is not None:
+        sets.append("current_draft_id = ?")
+        args.append(current_draft_id)
+    where = "id = ?"
+    args.append(submission_id)
+    if only_from is not None:
+        where += f" AND status IN ({', '.join('?' * len(only_from))})"
+        args += list(only_from)
+    return conn.execute(f"UPDATE submissions SET {', '.join(sets)} WHERE {where}", args).rowcount
+
+
+def set_status_many(conn: Database, submission_ids: list[int], status: str, priority: int) -> int:
+    """`set_status` for a whole set in one statement (bulk approval, release): every submission
+    gets the same status and priority. Returns how many rows changed."""
+    return conn.execute("UPDATE submissions SET status = ?, priority = ? WHERE id IN (SELECT value FROM json_each(?))",
+                        [status, priority, dumps(list(submission_ids))]).rowcount
+
+
 # --- reads --------------------------------------------------------------------------
 def get_submission(conn: Database, submission_id: int) -> dict:
     row = next(conn.query("SELECT * FROM submissions WHERE id = ?", [submission_id]), None)
     if row is None:
         raise NotFound(f"submission {submission_id} does not exist")
     return row
-
-
-def list_for_assignment(conn: Database, assignment_id: int) -> list[dict]:
-    return list(conn.query(
-        "SELECT s.id, s.status, s.word_count, s.source_file, s.source_row, st.external_id, st.pseudonym "
-        "FROM submissions s JOIN students st ON st.id = s.student_id WHERE s.assignment_id = ? ORDER BY s.id",
-        [assignment_id]))
 
 
 def reference_scores(conn: Database, submission_id: int) -> dict[str, dict[str, float]]:

@@ -11,12 +11,13 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core import checks, review, triage
+from core import checks, triage
 from core.agents import registry
-from core.offline import LABEL as OFFLINE_LABEL
 from core.errors import FairMarkError
-from db import courses
-from db import reviews as q
+from core.offline import LABEL as OFFLINE_LABEL
+from core.signoff import actions, labels
+from core.text import escape_markdown
+from db import courses, drafts, queue, reviews
 from pages import _common
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
@@ -29,7 +30,7 @@ def current_item(conn, aid: int) -> int | None:
         sid = int(st.query_params["item"])
     if sid is None:
         return None
-    row = q.position(conn, sid)
+    row = queue.position(conn, sid)
     if row is None or row[0] != aid:
         close_item()
         return None
@@ -40,10 +41,10 @@ def current_item(conn, aid: int) -> int | None:
 
 def _go(conn, aid: int, forward: bool) -> bool:
     pos = st.session_state.get("review_pos")
-    nxt = q.neighbour(conn, aid, tuple(pos), current_filter(), forward=forward) if pos else None
+    nxt = queue.neighbour(conn, aid, tuple(pos), current_filter(), forward=forward) if pos else None
     if nxt is None:
         return False
-    open_item(nxt, (q.position(conn, nxt)[1], nxt))
+    open_item(nxt, (queue.position(conn, nxt)[1], nxt))
     return True
 
 
@@ -51,16 +52,16 @@ def _next_undecided(conn, aid: int) -> int | None:
     """After a decision: the next item still waiting for one (within the filters), from the
     teacher's place onwards, then from the top of the queue; None when nothing is left."""
     flt = current_filter()
-    statuses = tuple(s for s in (flt.statuses or review.UNDECIDED) if s in review.UNDECIDED)
+    statuses = tuple(s for s in (flt.statuses or actions.UNDECIDED) if s in actions.UNDECIDED)
     if not statuses:
         return None
     flt = dataclasses.replace(flt, statuses=statuses)
     pos = st.session_state.get("review_pos")
-    nxt = q.neighbour(conn, aid, tuple(pos), flt, forward=True) if pos else None
+    nxt = queue.neighbour(conn, aid, tuple(pos), flt, forward=True) if pos else None
     if nxt is None:
-        nxt = q.neighbour(conn, aid, (-1, -1), flt, forward=True)
+        nxt = queue.neighbour(conn, aid, (-1, -1), flt, forward=True)
     if nxt is not None:
-        open_item(nxt, (q.position(conn, nxt)[1], nxt))
+        open_item(nxt, (queue.position(conn, nxt)[1], nxt))
     return nxt
 
 
@@ -70,7 +71,7 @@ def _after_decision(conn, aid: int, done: str, kind: str = "success") -> None:
         flash(f"{done} This is the next item to decide.", kind)
         return
     close_item()
-    left = q.queue(conn, aid, q.QueueFilter(statuses=review.UNDECIDED), page_size=1)["rows"]
+    left = queue.queue(conn, aid, queue.QueueFilter(statuses=actions.UNDECIDED), page_size=1)["rows"]
     flash(f"{done} " + ("Nothing left to decide in this assignment." if not left
                         else "Nothing left to decide among the items your filters show."), kind)
 
@@ -89,9 +90,9 @@ def _nav(conn, aid: int, data: dict) -> None:
             st.rerun()
         st.toast("This is the last item.")
     student = data["student"]
-    c4.markdown(f"**{review.escape_markdown(student['name'] or student['external_id'])}** · "
-                f"{review.escape_markdown(student['external_id'])} · status: "
-                f"{review.label(review.STATUS_LABELS, data['submission']['status'])}"
+    c4.markdown(f"**{escape_markdown(student['name'] or student['external_id'])}** · "
+                f"{escape_markdown(student['external_id'])} · status: "
+                f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
                 f" · review version {data['review']['version']}")
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
@@ -105,7 +106,7 @@ def _submission(data: dict, rubric) -> None:
     box = {"border": True, **({"height": 480} if sub["word_count"] > 220 else {})}  # scroll long texts only
     if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
         with st.container(**box):
-            st.markdown(review.highlight_markdown(sub["text"], quotes))
+            st.markdown(labels.highlight_markdown(sub["text"], quotes))
     else:
         with st.container(**box):
             st.text(sub["text"])
@@ -113,9 +114,9 @@ def _submission(data: dict, rubric) -> None:
     for key, ev in evaluation.items():
         qt = ((ev or {}).get("evidence_quote") or "").strip()
         if qt:
-            by_quote.setdefault(qt, []).append(review.criterion_title(rubric, key))
+            by_quote.setdefault(qt, []).append(labels.criterion_title(rubric, key))
     for qt, criteria in by_quote.items():
-        found = bool(review.find_quotes(sub["text"], [qt]))
+        found = bool(labels.find_quotes(sub["text"], [qt]))
         st.caption("Evidence for " + ", ".join(criteria) + (": found in the text" if found
                                                            else ": NOT found in the text (unfounded quote)"))
         st.text(f"“{qt}”")
@@ -129,11 +130,11 @@ def _checks(results: list[dict]) -> None:
         color = {"pass": "green", "warn": "orange"}.get(state, COLORS.get(c.get("severity"), "red"))
         icon = {"pass": ":material/check:", "warn": ":material/warning:"}.get(state, ":material/close:")
         word = {"pass": "passed", "warn": "warning"}.get(state, "failed")
-        chips.append(f":{color}-badge[{icon} {review.escape_markdown(c['label'])} ({word})]")
+        chips.append(f":{color}-badge[{icon} {escape_markdown(c['label'])} ({word})]")
     st.markdown(" ".join(chips))
     for c in results:
         if not c["passed"] and c.get("detail"):
-            st.caption(review.escape_markdown(f"{c['label']}: {c['detail']}"))
+            st.caption(escape_markdown(f"{c['label']}: {c['detail']}"))
 
 
 def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
@@ -142,12 +143,12 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     st.subheader("Your version")
     if rv["status"] != "in_review" or data["submission"]["status"] in ("approved", "released"):
         shown = data["submission"]["status"] if data["submission"]["status"] == "released" else rv["status"]
-        st.info(f"Status: **{review.label(review.STATUS_LABELS, shown)}**"
-                + (f" by {review.escape_markdown(rv['approved_by'])}" if rv["approved_by"] else "")
+        st.info(f"Status: **{labels.label(labels.STATUS_LABELS, shown)}**"
+                + (f" by {escape_markdown(rv['approved_by'])}" if rv["approved_by"] else "")
                 + (" · released version locked; a change makes a new version that needs its own release"
                    if data["submission"]["status"] == "released" else ""))
     if rv["status"] == "rejected" and rv["note"]:
-        st.warning("Rejected: " + review.escape_markdown(rv["note"]))
+        st.warning("Rejected: " + escape_markdown(rv["note"]))
     scores = {}
     for crit in rubric.criteria:
         ai = (draft.get("scores") or {}).get(crit.key)
@@ -157,10 +158,10 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
     comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
-    st.caption(f"{review.word_count(comment)} words (limit 120)")
-    _checks(review.comment_checks(comment, submission_text=data["submission"]["text"],
-                                  evaluation=draft.get("outputs", {}).get("evaluator"), target_grade=data["assignment"]["target_grade"]))
-    reasons = st.multiselect("Why did you change it?", list(review.REASONS), format_func=review.REASONS.get,
+    st.caption(f"{checks.words(comment)} words (limit {checks.MAX_WORDS})")
+    _checks(actions.comment_checks(comment, submission_text=data["submission"]["text"],
+                                   evaluation=draft.get("outputs", {}).get("evaluator"), target_grade=data["assignment"]["target_grade"]))
+    reasons = st.multiselect("Why did you change it?", list(actions.REASONS), format_func=actions.REASONS.get,
                              key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
     note = st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
     actor = _common.actor()
@@ -170,20 +171,20 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     clean = {kk: v for kk, v in scores.items()}
     try:
         if c1.button("Save", key=f"ri_save_{k}", width="stretch"):
-            saved = review.save_edit(conn, sid, version=loaded, scores=clean, comment=comment, reasons=reasons,
+            saved = actions.save_edit(conn, sid, version=loaded, scores=clean, comment=comment, reasons=reasons,
                                      note=note, actor=actor)
             st.session_state[f"review_loaded_{sid}"] = saved["version"]
             flash(f"Saved (version {saved['version']}).")
             st.rerun()
         if c2.button("Approve", type="primary", key=f"ri_approve_{k}", width="stretch"):
-            out = review.approve(conn, sid, version=loaded, scores=clean, comment=comment, reasons=reasons,
+            out = actions.approve(conn, sid, version=loaded, scores=clean, comment=comment, reasons=reasons,
                                  note=note, actor=actor)
             st.session_state[f"review_loaded_{sid}"] = out["version"]
-            name = review.escape_markdown(data["student"]["name"] or data["student"]["external_id"])
+            name = escape_markdown(data["student"]["name"] or data["student"]["external_id"])
             _after_decision(conn, aid, f"Approved {name}.")
             st.rerun()
         if c3.button("Reject", key=f"ri_reject_{k}", width="stretch"):
-            out = review.reject(conn, sid, version=loaded, note=note, actor=actor)
+            out = actions.reject(conn, sid, version=loaded, note=note, actor=actor)
             # Our own change: without this, coming back to the item warns of a conflict.
             st.session_state[f"review_loaded_{sid}"] = out["version"]
             _after_decision(conn, aid, "Rejected: the item is back in the queue with your note.", "info")
@@ -191,7 +192,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
         if c4.button("Regenerate", key=f"ri_regen_{k}", width="stretch",
                      help="Ask for a new AI draft; your version stays."):
             with st.spinner("Drafting again…"):
-                new_id = review.regenerate(conn, sid, actor=actor)
+                new_id = actions.regenerate(conn, sid, actor=actor)
             flash(f"New draft #{new_id} is ready below. Your version is unchanged unless you choose it.", "info")
             st.rerun()
     except FairMarkError as e:  # ConflictError included: its message says what changed
@@ -202,14 +203,14 @@ def _new_draft(conn, data: dict, loaded: int, rubric) -> None:
     latest = data["latest_draft_id"]
     if not latest or latest == data["review"]["draft_id"]:
         return
-    new = q.get_draft(conn, latest)
+    new = drafts.get_draft(conn, latest)
     with st.container(border=True):
         st.markdown(f"**A newer AI draft (#{latest}) exists.** Your version stays unless you choose this one.")
-        st.text(review.scores_text(new["scores"], rubric) + f" · total {new['total']:g}")
+        st.text(labels.scores_text(new["scores"], rubric) + f" · total {new['total']:g}")
         st.text(new["comment"])
         if st.button("Use this draft as my version", key=f"ri_use_{latest}_{loaded}"):
             try:
-                out = review.use_draft(conn, data["submission"]["id"], latest, version=loaded, actor=_common.actor())
+                out = actions.use_draft(conn, data["submission"]["id"], latest, version=loaded, actor=_common.actor())
             except FairMarkError as e:
                 st.error(str(e))
             else:
@@ -222,9 +223,9 @@ def _blocks(blocks: list[tuple[str, str]]) -> None:
     """A role's output as plain text (AI and student words are never rendered as Markdown)."""
     for kind, text in blocks:
         if kind == "heading":
-            st.markdown(f"**{review.escape_markdown(text)}**")
+            st.markdown(f"**{escape_markdown(text)}**")
         elif kind == "warning":
-            st.warning(review.escape_markdown(text))
+            st.warning(escape_markdown(text))
         else:
             st.text(text)
 
@@ -244,23 +245,23 @@ def _ai_details(conn, data: dict, rubric) -> None:
     with tabs[-2]:
         st.markdown(f"Verdict: **{draft.get('verdict') or '—'}** after {draft.get('rounds', 0)} revision round(s)")
         for reason in draft.get("attention_reasons") or []:
-            st.warning(review.escape_markdown(reason))
+            st.warning(escape_markdown(reason))
         for rev in draft.get("revisions") or []:
             with st.expander(f"Round {rev.get('round')}"):
                 st.text(rev.get("comment", ""))
                 if rev.get("failed_checks"):
                     names = {c.get("name"): c.get("label") for c in draft.get("checks") or [] if isinstance(c, dict)}
-                    st.caption("Failed checks: " + review.escape_markdown(", ".join(
-                        str(names.get(c) or review.label({}, c)) for c in rev["failed_checks"])))
+                    st.caption("Failed checks: " + escape_markdown(", ".join(
+                        str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"])))
     with tabs[-1]:
-        rows = review.history_rows(q.history(conn, data["submission"]["id"]), rubric)
+        rows = labels.history_rows(reviews.history(conn, data["submission"]["id"]), rubric)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
 def render(conn, aid: int, sid: int) -> None:
     try:
-        review.open_item(conn, sid, actor=_common.actor())
-        data = q.item(conn, sid)
+        actions.open_item(conn, sid, actor=_common.actor())
+        data = reviews.item(conn, sid)
     except FairMarkError as e:
         st.error(str(e))
         if st.button("← Queue", key="ri_back_err"):

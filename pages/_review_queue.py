@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import review, triage
+from core import triage
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
-from db import courses
-from db import reviews as q
+from core.signoff import bulk, labels
+from core.text import escape_markdown
+from db import courses, queue
 from pages import _common
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
@@ -22,7 +23,7 @@ FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "
 ALL = "all"
 STATUS_LABELS = {ALL: "All drafted", "to_review": "To review", "needs_attention": "Needs attention",
                  "drafted": "Drafted", "rejected": "Rejected", "approved": "Approved", "released": "Released"}
-FLAG_LABELS = {ALL: "Any or none", "any": "Has a flag", **review.FLAG_LABELS}
+FLAG_LABELS = {ALL: "Any or none", "any": "Has a flag", **labels.FLAG_LABELS}
 GROUPS = (triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
           triage.APPROVED, triage.RELEASED)
 
@@ -43,11 +44,11 @@ def _chosen(key: str):
     return None if value in (None, ALL) else value
 
 
-def current_filter() -> q.QueueFilter:
+def current_filter() -> queue.QueueFilter:
     ss = st.session_state
     status, criterion = _chosen("rq_status"), _chosen("rq_criterion")
-    return q.QueueFilter(
-        statuses=q.STATUS_FILTERS.get(status) if status else None,
+    return queue.QueueFilter(
+        statuses=queue.STATUS_FILTERS.get(status) if status else None,
         group=_chosen("rq_group"),
         criterion=criterion,
         score=ss.get("rq_score") if criterion else None,
@@ -104,16 +105,16 @@ def _filters(rubric) -> None:
 def _row(row: dict, rubric) -> None:
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns([3, 3, 6, 1], vertical_alignment="center")
-        c1.markdown(f"**{review.escape_markdown(row['student_name'] or row['external_id'])}**  \n"
-                    f"{review.escape_markdown(row['external_id'])} · {row['word_count']} words")
+        c1.markdown(f"**{escape_markdown(row['student_name'] or row['external_id'])}**  \n"
+                    f"{escape_markdown(row['external_id'])} · {row['word_count']} words")
         c1.caption(triage.LABELS.get(row["priority"], "") + (" · opened" if row["opened_at"] else ""))
         scores = row["scores"] or {}
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None
         c2.markdown(f"Total **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
                     + (" · edited" if row["edited"] else ""))
-        tags = ([row["verdict"] or "no verdict", *(review.label(review.FLAG_LABELS, fl) for fl in row["flags"])]
+        tags = ([row["verdict"] or "no verdict", *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])]
                 + ([OFFLINE_LABEL] if row["is_offline"] else []))
-        c2.caption(" · ".join(review.escape_markdown(str(t)) for t in tags))
+        c2.caption(" · ".join(escape_markdown(str(t)) for t in tags))
         c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
         c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
 
@@ -122,7 +123,7 @@ def _bulk(conn, aid: int) -> None:
     if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
                      help="Drafts the Reviewer was CONFIDENT about, with no failed check and no flag."):
         return
-    state = review.sample_state(conn, aid)
+    state = bulk.sample_state(conn, aid)
     if state.candidates == 0:
         st.info("No drafts qualify for bulk approval right now.")
         return
@@ -134,12 +135,12 @@ def _bulk(conn, aid: int) -> None:
                    "longer count: draw the sample again and open the new items.")
     if state.missing:
         if st.button("Draw the sample", key="rq_draw"):
-            review.draw_sample(conn, aid, actor=_common.actor())
+            bulk.draw_sample(conn, aid, actor=_common.actor())
             st.rerun()
     for s in state.sample:
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         mark = ":green[:material/check_box:] opened" if s["opened_at"] else ":gray[:material/check_box_outline_blank:]"
-        c1.markdown(f"{mark} {review.escape_markdown(s['student_name'])} "
+        c1.markdown(f"{mark} {escape_markdown(s['student_name'])} "
                     f"({s['band']} band)")
         c2.button("Open", key=f"sample_{s['submission_id']}", on_click=open_item,
                   args=(s["submission_id"], (0, s["submission_id"])))
@@ -163,9 +164,9 @@ def _confirm(conn, aid: int, n: int) -> None:
     if c1.button(f"Approve {n} items", type="primary", key="rq_confirm_yes"):
         _cancel_confirm()
         try:
-            done = review.bulk_approve(conn, aid, expected=n, actor=_common.actor())
+            done = bulk.bulk_approve(conn, aid, expected=n, actor=_common.actor())
         except FairMarkError as e:
-            flash(review.escape_markdown(str(e)), "error")
+            flash(escape_markdown(str(e)), "error")
         else:
             flash(f"Approved {done} items.")
         st.rerun()
@@ -177,7 +178,7 @@ def _confirm(conn, aid: int, n: int) -> None:
 def render(conn, aid: int) -> None:
     rubric = courses.assignment_rubric(conn, aid)
     show_flash()
-    counts = q.group_counts(conn, aid)
+    counts = queue.group_counts(conn, aid)
     shown = [g for g in GROUPS if counts.get(g)]
     if not shown:
         st.info("Nothing to review yet: run the assessment on the Assess page first.")
@@ -189,7 +190,7 @@ def render(conn, aid: int) -> None:
     _filters(rubric)
     page = st.session_state.get("review_page", 0)
     try:
-        result = q.queue(conn, aid, current_filter(), page=page)
+        result = queue.queue(conn, aid, current_filter(), page=page)
     except FairMarkError as e:
         st.error(str(e))
         return

@@ -2,11 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from core import export, review
+from core import export
 from core.errors import FairMarkError
+from core.signoff import release
 from core.text import format_timestamp
-from db import courses
-from db import reviews as q
+from db import courses, exports, releases
 from pages import _common
 
 st.title("Release")
@@ -17,7 +17,7 @@ if aid is not None:
     flash = st.session_state.pop("release_flash", None)
     if flash:
         st.success(flash)
-    ov = q.release_overview(conn, aid)
+    ov = releases.release_overview(conn, aid)
     for col, (label, value) in zip(st.columns(5), [
             ("Approved, not released", ov.approved_unreleased), ("Released", ov.released),
             ("Pending review", ov.pending), ("Needs attention", ov.needs_attention),
@@ -25,7 +25,7 @@ if aid is not None:
         col.metric(label, value)
 
     st.subheader("Release gates")
-    gates = review.release_gates(conn, aid)
+    gates = release.release_gates(conn, aid)
     for g in gates:
         mark = ":green[:material/check_circle:]" if g.ok else ":red[:material/cancel:]"
         st.markdown(f"{mark} **{g.name}** — {g.detail}")
@@ -35,7 +35,7 @@ if aid is not None:
     if st.button(f"Release {ov.approved_unreleased} approved item(s)", type="primary",
                  disabled=not all(g.ok for g in gates), key="release_go"):
         try:
-            out = review.release(conn, aid, actor=_common.actor(), note=note)
+            out = release.release(conn, aid, actor=_common.actor(), note=note)
         except FairMarkError as e:
             st.error(str(e))
         else:
@@ -46,7 +46,7 @@ if aid is not None:
 
     st.subheader("Export")
     include = st.checkbox("Also include approved items that are not released yet", key="release_include_approved")
-    available = q.exportable_count(conn, aid, include_approved=include)
+    available = exports.exportable_count(conn, aid, include_approved=include)
     if not available:
         st.caption("Nothing to export yet: only released items are exported"
                    + ("." if include else " (tick the box to include approved ones)."))
@@ -67,7 +67,7 @@ if aid is not None:
         c3.download_button("Download feedback ZIP (Markdown per student)", build("zip"),
                            file_name=f"{assignment['title']}-feedback.zip", mime="application/zip", key="dl_zip")
 
-    history = q.releases_of(conn, aid)
+    history = releases.releases_of(conn, aid)
     if history:
         st.subheader("Releases")
         st.dataframe(pd.DataFrame([{"Release": h["id"], "Released at": format_timestamp(h["released_at"]),

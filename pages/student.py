@@ -2,10 +2,10 @@
 import pandas as pd
 import streamlit as st
 
-from core import charts, export, review
-from core.text import format_timestamp
-from db import courses
-from db import reviews as q
+from core import charts, export
+from core.signoff import labels
+from core.text import escape_markdown, format_timestamp
+from db import courses, releases
 from pages import _common
 
 st.title("Students")
@@ -17,7 +17,7 @@ if cid is not None:
         st.info("This course has no students yet.")
     else:
         by_id = {s["id"]: s for s in students}
-        released = q.students_with_releases(conn, cid)
+        released = releases.students_with_releases(conn, cid)
         ids = list(by_id)
         # Open on someone with released work: an empty view first says nothing useful.
         first = next((i for i in ids if i in released), ids[0])
@@ -30,10 +30,10 @@ if cid is not None:
                     + ("" if i in released else " · nothing released yet"))
 
         sid = st.selectbox("Student", ids, key="student_pick", format_func=_name)
-        rows = q.student_released(conn, sid)
+        rows = releases.student_released(conn, sid)
         name = by_id[sid]["name"] or by_id[sid]["external_id"]
         if not rows:
-            st.info(f"Nothing released for {review.escape_markdown(name)} yet. Only released (teacher-approved) "
+            st.info(f"Nothing released for {escape_markdown(name)} yet. Only released (teacher-approved) "
                     "work shows here; their drafts appear once a teacher approves and releases them on the "
                     "Release page."
                     + ("" if released else " Nobody in this course has released work yet."))
@@ -42,10 +42,10 @@ if cid is not None:
             rubric = rubrics[rows[-1]["rubric_id"]]  # the latest week's rubric names the criteria
             st.caption("Released, teacher-approved scores per criterion across weeks: growth over time.")
             st.plotly_chart(charts.student_progress_chart(rows, rubric), width="stretch", key="student_chart")
-            st.dataframe(pd.DataFrame(review.student_score_rows(rows, rubric)), hide_index=True, width="stretch")
+            st.dataframe(pd.DataFrame(labels.student_score_rows(rows, rubric)), hide_index=True, width="stretch")
             for r in rows:
                 week = f"Week {r['week']}: " if r["week"] is not None else ""
                 st.subheader(week + r["title"])
-                st.text(review.scores_text(r["scores"], rubrics[r["rubric_id"]]))
+                st.text(labels.scores_text(r["scores"], rubrics[r["rubric_id"]]))
                 st.text(r["comment"])
                 st.caption(export.marker(r["is_offline"]) + f" · released {format_timestamp(r['released_at'])}")

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 import factories as f
-from core import review
+from core.signoff import actions, release
 from core.__main__ import main
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
@@ -20,10 +20,10 @@ def seed(conn):
     for ext in ("a1", "a2"):
         sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id=ext), text=ext)
         f.draft(conn, sid, SCORES)
-        review.open_item(conn, sid, actor="t")
-        review.approve(conn, sid, version=1, actor="t")
+        actions.open_item(conn, sid, actor="t")
+        actions.approve(conn, sid, version=1, actor="t")
         if ext == "a1":
-            review.release(conn, c["assignment_id"], actor="t")
+            release.release(conn, c["assignment_id"], actor="t")
     return c
 
 

@@ -8,9 +8,10 @@ import zipfile
 import pytest
 
 import factories as f
-from core import export, review
+from core import export
+from core.signoff import actions, release
 from core.errors import FairMarkError
-from db import reviews as q
+from db import exports, reviews
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -34,12 +35,12 @@ def setup(conn):
         f.draft(conn, sid, scores, is_offline=offline, comment="-1 point: add an example. What next?")
         items[ext] = sid
     for ext in ("s1", "s2"):
-        review.open_item(conn, items[ext], actor="ann")
-        review.approve(conn, items[ext], version=1, actor="ann")
-    review.release(conn, aid, actor="ann")
-    review.open_item(conn, items["s4"], actor="ann")
-    review.approve(conn, items["s4"], version=1, actor="ann")
-    review.open_item(conn, items["s3"], actor="ann")  # opened, never approved
+        actions.open_item(conn, items[ext], actor="ann")
+        actions.approve(conn, items[ext], version=1, actor="ann")
+    release.release(conn, aid, actor="ann")
+    actions.open_item(conn, items["s4"], actor="ann")
+    actions.approve(conn, items["s4"], version=1, actor="ann")
+    actions.open_item(conn, items["s3"], actor="ann")  # opened, never approved
     return c, items
 
 
@@ -69,8 +70,8 @@ def test_approved_flag_adds_approved_but_never_unapproved(conn, setup):
 
 def test_released_version_is_locked_against_later_edits(conn, setup):
     c, items = setup
-    r = q.get_review(conn, items["s1"])
-    review.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited after release",
+    r = reviews.get_review(conn, items["s1"])
+    actions.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited after release",
                      reasons=["too_lenient"], actor="ann")
     for approved in (False, True):
         rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=approved).data)
@@ -120,12 +121,12 @@ def test_neutralise(value, expected):
 
 def test_exportable_count_matches_the_export(conn, setup):
     c, items = setup
-    r = q.get_review(conn, items["s1"])  # edited after release: still exported in its released version
-    review.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited", reasons=["tone"],
+    r = reviews.get_review(conn, items["s1"])  # edited after release: still exported in its released version
+    actions.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited", reasons=["tone"],
                      actor="ann")
     for include in (False, True):
         n = len(export.export_items(conn, c["course_id"], c["assignment_id"], include_approved=include))
-        assert q.exportable_count(conn, c["assignment_id"], include_approved=include) == n
+        assert exports.exportable_count(conn, c["assignment_id"], include_approved=include) == n
     assert n == 3
 
 
@@ -137,9 +138,9 @@ def test_released_totals_keep_the_rubric_they_were_released_under(conn):
     scores = {"concept_understanding": 3, "real_world_application": 0, "reflection_depth": 0, "clarity": 0}
     sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text="x")
     f.draft(conn, sid, scores)
-    review.open_item(conn, sid, actor="ann")
-    review.approve(conn, sid, version=1, actor="ann")
-    review.release(conn, c["assignment_id"], actor="ann")
+    actions.open_item(conn, sid, actor="ann")
+    actions.approve(conn, sid, version=1, actor="ann")
+    release.release(conn, c["assignment_id"], actor="ann")
 
     def released():
         it = export.export_items(conn, c["course_id"], c["assignment_id"])[0]

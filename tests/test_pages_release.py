@@ -4,8 +4,8 @@ from __future__ import annotations
 import re
 
 import factories as f
-from core import review
-from db import reviews as q
+from core.signoff import actions
+from db import releases, reviews, submissions
 
 SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 2, "clarity": 2}
 
@@ -24,8 +24,8 @@ def seed(conn, attention=True):
         sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text=f"text {i}")
         f.draft(conn, sid, SCORES, status="needs_attention" if (attention and i == 2) else "drafted")
         ids.append(sid)
-    review.open_item(conn, ids[0], actor="ann")
-    review.approve(conn, ids[0], version=1, actor="ann")
+    actions.open_item(conn, ids[0], actor="ann")
+    actions.approve(conn, ids[0], version=1, actor="ann")
     return c, ids
 
 
@@ -53,10 +53,10 @@ def test_release_locks_versions_and_offers_exports(app_test, conn):
     at.button(key="release_go").click().run()
     assert not at.exception, at.exception
     assert any("Released 1 item(s)" in s.value for s in at.success)
-    assert q.get_submission(conn, ids[0])["status"] == "released"
+    assert submissions.get_submission(conn, ids[0])["status"] == "released"
     locked = conn.execute("SELECT review_version FROM release_items WHERE submission_id = ?", [ids[0]]).fetchone()[0]
-    assert locked == q.get_review(conn, ids[0])["version"]
-    assert q.releases_of(conn, c["assignment_id"])[0]["note"] == "week 1 feedback"
+    assert locked == reviews.get_review(conn, ids[0])["version"]
+    assert releases.releases_of(conn, c["assignment_id"])[0]["note"] == "week 1 feedback"
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download Canvas gradebook CSV", "Download feedback ZIP (Markdown per student)"]
     # Nothing left to release: the button is disabled until another approval.

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 import factories as f
-from core import review
-from db import reviews as q
+from core.signoff import actions, bulk
+from db import drafts, releases, reviews, submissions
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -79,7 +79,7 @@ def test_student_text_is_never_html(app_test, seeded, conn):
     f.draft(conn, sid, HIGH, comment=f"You wrote {evil}. What next?")
     at.button(key="ri_back").click().run()
     at = open_item(at, sid)
-    review.save_edit(conn, sid, version=1, scores=HIGH, comment=f"Bob quotes {evil}. What next?", reasons=["tone"],
+    actions.save_edit(conn, sid, version=1, scores=HIGH, comment=f"Bob quotes {evil}. What next?", reasons=["tone"],
                      actor="bob")
     shown = []
 
@@ -93,7 +93,7 @@ def test_student_text_is_never_html(app_test, seeded, conn):
     at.button(key=f"ri_reload_{sid}").click().run()
     at.button(key=f"ri_approve_{sid}_2").click().run()
     assert not at.exception, at.exception
-    assert q.get_review(conn, sid)["status"] == "approved" and any("Approved Eve" in s.value for s in at.success)
+    assert reviews.get_review(conn, sid)["status"] == "approved" and any("Approved Eve" in s.value for s in at.success)
     collect()
     assert any("tracker" in v for v in shown) and any("phish" in v for v in shown)
     assert not [v for v in shown if "![t](" in v or "[x](" in v or "](https" in v]
@@ -106,13 +106,13 @@ def test_edit_needs_reason_then_approve_moves_to_next(app_test, seeded, conn):
     at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(1).run()
     at.button(key=f"ri_approve_{sid}_1").click().run()
     assert any("reason" in e.value for e in at.error)
-    assert q.get_submission(conn, sid)["status"] == "drafted"
+    assert submissions.get_submission(conn, sid)["status"] == "drafted"
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"]).run()
     at.button(key=f"ri_approve_{sid}_1").click().run()
     assert not at.exception, at.exception
-    rv = q.get_review(conn, sid)
+    rv = reviews.get_review(conn, sid)
     assert rv["status"] == "approved" and rv["scores"]["clarity"] == 1 and rv["reason_codes"] == ["too_lenient"]
-    assert [h["action"] for h in q.history(conn, sid)] == ["open", "edit", "approve"]
+    assert [h["action"] for h in reviews.history(conn, sid)] == ["open", "edit", "approve"]
     # Place kept: the next item in the queue after "unsure" is "low".
     assert at.session_state["review_item"] == ids["low"]
     assert any("Approved Name unsure" in s.value for s in at.success)
@@ -126,8 +126,8 @@ def test_reject_needs_note(app_test, seeded, conn):
     assert any("why you reject" in e.value for e in at.error)
     at.text_input(key=f"ri_note_{sid}_1").set_value("Scores look steered by the injection").run()
     at.button(key=f"ri_reject_{sid}_1").click().run()
-    assert q.get_review(conn, sid)["status"] == "rejected"
-    assert q.get_submission(conn, sid)["status"] == "rejected"
+    assert reviews.get_review(conn, sid)["status"] == "rejected"
+    assert submissions.get_submission(conn, sid)["status"] == "rejected"
 
 
 def test_second_reviewer_conflict_is_refused_and_explained(app_test, seeded, conn):
@@ -135,14 +135,14 @@ def test_second_reviewer_conflict_is_refused_and_explained(app_test, seeded, con
     sid = ids["rest"]
     at = open_item(review_page(app_test, c), sid)
     # Another teacher saves first.
-    review.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Bob's comment.",
+    actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Bob's comment.",
                      reasons=["tone"], actor="bob")
     at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(0)
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"])
     at.button(key=f"ri_save_{sid}_1").click().run()
     errors = " ".join(e.value for e in at.error)
     assert "bob" in errors and "score: clarity: 3 -> 2" in errors and "Nothing was saved" in errors
-    assert q.get_review(conn, sid)["scores"]["clarity"] == 2
+    assert reviews.get_review(conn, sid)["scores"]["clarity"] == 2
     assert any("Load the latest version" == b.label for b in at.button)
     at.button(key=f"ri_reload_{sid}").click().run()
     assert at.selectbox(key=f"ri_score_{sid}_2_clarity").value == 2
@@ -156,22 +156,22 @@ def test_regenerate_keeps_teachers_version_until_chosen(app_test, seeded, conn):
     at.text_area(key=f"ri_comment_{sid}_1").set_value("My own comment. What next?")
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_harsh"])
     at.button(key=f"ri_save_{sid}_1").click().run()
-    mine = q.get_review(conn, sid)
+    mine = reviews.get_review(conn, sid)
     assert mine["version"] == 2 and mine["comment"] == "My own comment. What next?"
-    drafts_before = len(q.drafts_of(conn, sid))
+    drafts_before = len(drafts.drafts_of(conn, sid))
     at.button(key=f"ri_regen_{sid}_2").click().run()  # the real pipeline, offline provider
     assert not at.exception, at.exception
-    assert len(q.drafts_of(conn, sid)) == drafts_before + 1
-    assert review.snapshot(q.get_review(conn, sid)) == review.snapshot(mine)
+    assert len(drafts.drafts_of(conn, sid)) == drafts_before + 1
+    assert actions.snapshot(reviews.get_review(conn, sid)) == actions.snapshot(mine)
     assert at.text_area(key=f"ri_comment_{sid}_2").value == "My own comment. What next?"
-    new_id = q.latest_draft_id(conn, sid)
+    new_id = drafts.latest_draft_id(conn, sid)
     assert any("newer AI draft" in m.value for m in at.markdown)
     # The new draft's scores are shown with the rubric's titles, not the criterion keys.
     offered = [t.value for t in at.text if " · total " in t.value]
     assert offered and offered[0].startswith("Concept understanding: ") and "_" not in offered[0]
     at.button(key=f"ri_use_{new_id}_2").click().run()
-    rv = q.get_review(conn, sid)
-    assert rv["draft_id"] == new_id and rv["comment"] == q.get_draft(conn, new_id)["comment"]
+    rv = reviews.get_review(conn, sid)
+    assert rv["draft_id"] == new_id and rv["comment"] == reviews.get_draft(conn, new_id)["comment"]
 
 
 def test_previous_next_and_back_keep_place(app_test, seeded):
@@ -200,7 +200,7 @@ def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, conn)
     go = at.button(key="rq_bulk_go")
     assert go.disabled and "6 items" in go.label
     at.button(key="rq_draw").click().run()
-    sample = review.sample_state(conn, aid).sample
+    sample = bulk.sample_state(conn, aid).sample
     assert {s["band"] for s in sample} == {"high", "low"}
     assert at.button(key="rq_bulk_go").disabled
     for s in sample:
@@ -210,10 +210,10 @@ def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, conn)
     assert not at.button(key="rq_bulk_go").disabled
     at.button(key="rq_bulk_go").click().run()
     assert any("Approve **6** drafts" in m.value for m in at.markdown)
-    assert q.release_overview(conn, aid).approved_unreleased == 0  # nothing before confirming
+    assert releases.release_overview(conn, aid).approved_unreleased == 0  # nothing before confirming
     at.button(key="rq_confirm_yes").click().run()
     assert not at.exception, at.exception
-    assert q.release_overview(conn, aid).approved_unreleased == 6
+    assert releases.release_overview(conn, aid).approved_unreleased == 6
     assert any("Approved 6 items" in s.value for s in at.success)
 
 
@@ -278,7 +278,7 @@ def test_own_reject_is_not_reported_as_a_conflict_when_coming_back(app_test, see
     at.text_input(key=f"ri_note_{sid}_1").set_value("Scores look steered").run()
     at.button(key=f"ri_reject_{sid}_1").click().run()
     assert not at.exception, at.exception
-    assert q.get_review(conn, sid)["status"] == "rejected"
+    assert reviews.get_review(conn, sid)["status"] == "rejected"
     at.button(key="ri_back").click().run()
     at = open_item(at, sid)
     assert not [w.value for w in at.warning if "changed since you opened" in w.value]
@@ -288,8 +288,8 @@ def test_own_reject_is_not_reported_as_a_conflict_when_coming_back(app_test, see
 def test_approving_the_last_undecided_item_goes_back_to_the_queue(app_test, seeded, conn):
     c, ids = seeded
     for key in ("attention", "unsure", "low"):
-        review.open_item(conn, ids[key], actor="ann")
-        review.approve(conn, ids[key], version=1, actor="ann")
+        actions.open_item(conn, ids[key], actor="ann")
+        actions.approve(conn, ids[key], version=1, actor="ann")
     sid = ids["rest"]
     at = open_item(review_page(app_test, c), sid)
     at.button(key=f"ri_approve_{sid}_1").click().run()

@@ -6,7 +6,7 @@ import json
 
 from core.agents import registry
 from core.errors import LLMBadRequest
-from core.llm import LLMResponse, Usage
+from core.llm.protocol import LLMResponse, Usage
 from core.offline import LABEL, MODEL
 
 

@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from core import metrics
 from core.metrics.bootstrap import DEFAULT_BOOT
+from core.offline import LABEL as OFFLINE_LABEL
 from core.reports.pairs import EMPTY_MESSAGE, collapse, pick_scale
 from db import analytics
 
@@ -40,7 +41,8 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
     out["cells"][ALL] = pooled
     out["by_week"] = metrics.by_key(collapse(table, ["week"]), "week", lo, hi)
-    out["by_version"] = metrics.by_key(collapse(table, ["version"]), "version", lo, hi)
+    out["by_version"] = metrics.by_key(collapse(table, ["version"]).assign(
+        version=lambda t: t["version"].map(version_label)), "version", lo, hi)
     return out
 
 
@@ -59,6 +61,12 @@ def edit_view(conn: Database, scope: analytics.Scope) -> dict:
     return analytics.memo(conn, ("edits", scope), compute)
 
 
+def version_label(version: str) -> str:
+    """A stored version key as teachers read it (the offline baseline by its label)."""
+    head, sep, rest = str(version).partition(" · ")
+    return f"{OFFLINE_LABEL}{sep}{rest}" if head == analytics.OFFLINE_VERSION else str(version)
+
+
 def judge_view(conn: Database, scope: analytics.Scope) -> dict:
     """Krippendorff's alpha (ordinal) between model/prompt versions that scored the same submissions.
 
@@ -69,6 +77,7 @@ def judge_view(conn: Database, scope: analytics.Scope) -> dict:
         long = analytics.judge_scores(conn, scope)
         if long.empty:
             return {"available": False, "message": "No submission was scored by two or more model/prompt versions."}
+        long = long.assign(version=long["version"].map(version_label))
         table, versions = [], sorted(long["version"].unique())
         for crit, part in [*long.groupby("criterion"), (ALL, long)]:
             m = part.pivot_table(index="version", columns=["submission_id", "criterion"], values="score",

@@ -1,0 +1,19 @@
+"""The teacher's sign-off, split by what a teacher does:
+
+- `actions`: one item: open, edit, approve, reject, regenerate, use a new draft.
+- `bulk`: approve the confident drafts together after checking a stratified sample.
+- `release`: the gates, then release the approved items (locks their versions).
+- `labels`: what the pages show instead of stored codes.
+
+Rules these modules enforce (pages and the command line only call them; the SQL is in db/):
+- The teacher's version wins. `reviews` holds it; nothing here or in the pipeline replaces it
+  with a draft unless the teacher explicitly chooses that draft (`actions.use_draft`).
+- Every change writes an audit_log row in the same transaction (who, when, before, after, why).
+- Saves carry the version the teacher loaded. The UPDATE is conditional on that version, so a
+  stale save writes nothing and raises `actions.VersionConflict` saying what the other person
+  changed.
+- Release locks the approved review versions in `release_items`; a later edit makes a new
+  version that goes back to review and needs its own release.
+- A submission's status changes only through db.submissions.set_status (or its set-based
+  sibling), with the priority core.triage computes for it.
+"""

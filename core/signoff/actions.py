@@ -1,0 +1,309 @@
+"""What a teacher does with one item: open it, save an edit, approve, reject, ask for a new AI
+draft and choose a draft as their version. The rules are in the package docstring
+(core.signoff); the statements in db.reviews and db.submissions.
+"""
+from __future__ import annotations
+
+import sqlite3
+from contextlib import contextmanager
+
+from sqlite_utils import Database
+
+from core import triage
+from core.errors import ConflictError, FairMarkError, NotFound
+from core.rubric import Rubric
+from core.text import escape_markdown
+from db import audit, courses, drafts, file_of, now, reviews, submissions, write_transaction
+
+REASONS = {
+    "too_harsh": "Too harsh",
+    "too_lenient": "Too lenient",
+    "inaccurate": "Inaccurate",
+    "generic": "Generic",
+    "tone": "Tone",
+    "other": "Other (add a note)",
+}
+# Statuses of items still waiting for the teacher's decision (Approve/Reject moves on to these).
+UNDECIDED = ("drafted", "needs_attention", "failed")
+
+
+class VersionConflict(ConflictError):
+    """A save based on an older version; `changes` lists {field, before, after}."""
+
+    def __init__(self, message: str, changes: list[dict]):
+        super().__init__(message)
+        self.changes = changes
+
+
+# --- shared by every sign-off write ---------------------------------------------------------
+@contextmanager
+def writing(conn: Database):
+    """Every read-then-write of the sign-off: take the write lock first (waits for the
+    background run's commit instead of failing), and turn a lock still held after the busy
+    timeout into a ConflictError the pages show, not a crash."""
+    try:
+        with write_transaction(conn):
+            yield
+    except sqlite3.OperationalError as e:
+        if "locked" not in str(e) and "busy" not in str(e):
+            raise
+        raise ConflictError("another save is in progress; try again (nothing was saved)") from e
+
+
+def snapshot(review: dict) -> dict:
+    """What the audit log records about a review (before/after of every change)."""
+    return {k: review.get(k) for k in ("version", "status", "scores", "comment", "reason_codes", "note", "draft_id")}
+
+
+def changes(before: dict | None, after: dict | None) -> list[dict]:
+    """Field-by-field differences between two audit snapshots (scores per criterion)."""
+    before, after, out = before or {}, after or {}, []
+    for key in [k for k in (*before, *after) if k != "scores"]:
+        if key not in [c["field"] for c in out] and before.get(key) != after.get(key):
+            out.append({"field": key, "before": before.get(key), "after": after.get(key)})
+    b, a = before.get("scores") or {}, after.get("scores") or {}
+    for crit in sorted(set(b) | set(a)):
+        if b.get(crit) != a.get(crit):
+            out.append({"field": f"score: {crit}", "before": b.get(crit), "after": a.get(crit)})
+    return out
+
+
+def shorten(value, limit: int = 60) -> str:
+    """A value as one short line ("—" for none), cut with "…" past `limit` characters."""
+    text = "—" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+# --- helpers ----------------------------------------------------------------------------
+def _rubric_for(conn: Database, submission: dict) -> Rubric:
+    return courses.assignment_rubric(conn, submission["assignment_id"])
+
+
+def _draft(conn: Database, draft_id: int | None) -> dict | None:
+    return drafts.get_draft(conn, draft_id) if draft_id else None
+
+
+def _reopen_status(submission: dict, current_draft: dict | None) -> str:
+    """Submission status for an item that is back in review: what its current draft says."""
+    if current_draft is not None:
+        return current_draft["status"] if current_draft["status"] in UNDECIDED else "drafted"
+    return "failed" if submission["status"] == "failed" else "drafted"
+
+
+def _set_status(conn: Database, submission: dict, status: str, rubric: Rubric, current_draft: dict | None,
+                *, current_draft_id: int | None = None) -> None:
+    """The submission's new status with the queue priority its current draft gives it."""
+    prio = triage.priority(status, current_draft["scores"] if current_draft else None, rubric,
+                           confidence=current_draft["confidence"] if current_draft else None)
+    submissions.set_status(conn, submission["id"], status, prio, current_draft_id=current_draft_id)
+
+
+def _require_review(conn: Database, submission_id: int) -> dict:
+    review = reviews.get_review(conn, submission_id)
+    if review is None:
+        raise NotFound(f"submission {submission_id} has not been opened for review yet; open it first")
+    return review
+
+
+def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict) -> VersionConflict:
+    diff = changes(reviews.review_at_version(conn, submission_id, loaded_version), snapshot(current))
+    who = reviews.last_change(conn, submission_id) or {}
+    # Pages show this with st.error (Markdown): the values are teachers' and AI text, which may
+    # quote a student's link or image syntax, so they are escaped; `changes` keeps the raw text.
+    lines = [f"- {c['field']}: {escape_markdown(shorten(c['before']))} -> {escape_markdown(shorten(c['after']))}"
+             for c in diff]
+    msg = (f"This item was changed by {escape_markdown(who.get('actor', 'someone else'))} at {who.get('at', '?')} "
+           f"after you opened it (your version {loaded_version}, now version {current['version']}). "
+           "Nothing was saved. What changed:\n" + ("\n".join(lines) or "- (no visible fields)") +
+           "\nLoad the latest version and make your change again.")
+    return VersionConflict(msg, diff)
+
+
+def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:
+    """Conditional UPDATE on the loaded version; raises VersionConflict and writes nothing if stale."""
+    if reviews.update_review(conn, review["id"], loaded_version, fields, actor=actor) != 1:
+        raise _conflict(conn, review["submission_id"], loaded_version,
+                        reviews.get_review(conn, review["submission_id"]))
+    return reviews.get_review(conn, review["submission_id"])
+
+
+# --- open -------------------------------------------------------------------------------
+def open_item(conn: Database, submission_id: int, *, actor: str) -> dict:
+    """The teacher opens an item: create their review from the current draft the first time,
+    and record when it was first opened (the bulk-approval sample counts opened items).
+    Idempotent: opening again changes nothing."""
+    with writing(conn):
+        sub = submissions.get_submission(conn, submission_id)
+        review = reviews.get_review(conn, submission_id)
+        if review is None:
+            if sub["status"] == "uploaded":
+                raise FairMarkError("this submission has no draft yet: run Assess first")
+            draft = _draft(conn, sub["current_draft_id"])
+            rid = reviews.insert_review(conn, submission_id, draft_id=draft["id"] if draft else None,
+                                        scores=draft["scores"] if draft else {},
+                                        comment=draft["comment"] if draft else "", actor=actor, at=now())
+            review = reviews.get_review(conn, submission_id)
+            audit(conn, actor=actor, action="open", entity="reviews", entity_id=rid, submission_id=submission_id,
+                  before=None, after=snapshot(review), reason="first opened; review created from the draft")
+        elif review["opened_at"] is None:
+            at = now()
+            reviews.mark_opened(conn, review["id"], at)
+            audit(conn, actor=actor, action="open", entity="reviews", entity_id=review["id"],
+                  submission_id=submission_id, before={"opened_at": None}, after={"opened_at": at})
+            review = reviews.get_review(conn, submission_id)
+    return review
+
+
+# --- edit / approve / reject -------------------------------------------------------------
+def check_reasons(reasons, note: str) -> list[str]:
+    reasons = sorted(set(reasons or ()))
+    bad = [r for r in reasons if r not in REASONS]
+    if bad:
+        raise FairMarkError(f"unknown reason code(s) {bad}; use one of {', '.join(REASONS)}")
+    if "other" in reasons and not (note or "").strip():
+        raise FairMarkError("reason 'other' needs a note saying what was wrong")
+    return reasons
+
+
+def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict, comment: str,
+              reasons=(), note: str = "", actor: str) -> dict:
+    """Save the teacher's scores and comment. Scores must be within the rubric; a reason code is
+    required when scores or comment changed. Editing an approved, rejected or released item puts
+    it back in review (a released version stays locked in its release)."""
+    with writing(conn):
+        sub = submissions.get_submission(conn, submission_id)
+        rubric = _rubric_for(conn, sub)
+        review = _require_review(conn, submission_id)
+        if review["version"] != version:
+            raise _conflict(conn, submission_id, version, review)
+        missing = [c.title for c in rubric.criteria if scores.get(c.key) is None]
+        if missing:
+            raise FairMarkError(f"choose a score for: {', '.join(missing)}")
+        scores = rubric.validate_scores(scores)
+        comment = (comment or "").strip()
+        reasons = check_reasons(reasons, note)
+        changed = scores != review["scores"] or comment != review["comment"]
+        if not changed and not reasons and (note or "") == review["note"]:
+            return review
+        draft = _draft(conn, review["draft_id"])
+        # A reason says what was wrong with the AI's work; marking an item whose AI
+        # assessment failed (no scores) by hand needs none.
+        if changed and not reasons and draft is not None and draft["scores"]:
+            raise FairMarkError("pick at least one reason for your change (too harsh, too lenient, inaccurate, "
+                                "generic, tone, or other with a note)")
+        edited = draft is None or scores != draft["scores"] or comment != draft["comment"]
+        fields = {"scores": scores, "comment": comment, "edited": int(edited),
+                  "reason_codes": sorted(set(review["reason_codes"]) | set(reasons)), "note": note or ""}
+        reopened = review["status"] != "in_review" or sub["status"] in ("approved", "released", "rejected")
+        if reopened:
+            fields.update(status="in_review", approved_by=None, approved_at=None, approved_in_bulk=0)
+        after = _update_review(conn, review, version, fields, actor=actor)
+        if reopened:
+            current = _draft(conn, sub["current_draft_id"])
+            _set_status(conn, sub, _reopen_status(sub, current), rubric, current)
+        audit(conn, actor=actor, action="edit", entity="reviews", entity_id=review["id"], submission_id=submission_id,
+              before=snapshot(review), after=snapshot(after), reason=_reason_text(reasons, note))
+    return after
+
+
+def _reason_text(reasons, note: str) -> str:
+    return ", ".join(reasons) + (f": {note.strip()}" if (note or "").strip() else "")
+
+
+def approve(conn: Database, submission_id: int, *, version: int, actor: str, scores: dict | None = None,
+            comment: str | None = None, reasons=(), note: str = "") -> dict:
+    """Approve the teacher's version (saving any edits first, with their reasons)."""
+    with writing(conn):
+        review = _require_review(conn, submission_id)
+        if scores is not None or comment is not None:
+            review = save_edit(conn, submission_id, version=version,
+                               scores=review["scores"] if scores is None else scores,
+                               comment=review["comment"] if comment is None else comment,
+                               reasons=reasons, note=note, actor=actor)
+            version = review["version"]
+        if review["version"] != version:
+            raise _conflict(conn, submission_id, version, review)
+        sub = submissions.get_submission(conn, submission_id)
+        if review["status"] == "approved" and sub["status"] in ("approved", "released"):
+            return review
+        rubric = _rubric_for(conn, sub)
+        rubric.validate_scores(review["scores"])
+        if not review["comment"].strip():
+            raise FairMarkError("the comment is empty: write feedback for the student before approving")
+        after = _update_review(conn, review, version, {"status": "approved", "approved_by": actor,
+                                                       "approved_at": now(), "approved_in_bulk": 0}, actor=actor)
+        _set_status(conn, sub, "approved", rubric, _draft(conn, sub["current_draft_id"]))
+        audit(conn, actor=actor, action="approve", entity="reviews", entity_id=review["id"],
+              submission_id=submission_id, before=snapshot(review), after=snapshot(after))
+    return after
+
+
+def reject(conn: Database, submission_id: int, *, version: int, note: str, actor: str) -> dict:
+    """Reject the draft: the item goes back to the queue (Rejected group) with the teacher's note."""
+    if not (note or "").strip():
+        raise FairMarkError("Say why you reject it: the note goes back to the queue with the item.")
+    with writing(conn):
+        review = _require_review(conn, submission_id)
+        if review["version"] != version:
+            raise _conflict(conn, submission_id, version, review)
+        sub = submissions.get_submission(conn, submission_id)
+        after = _update_review(conn, review, version, {"status": "rejected", "note": note.strip(),
+                                                       "approved_by": None, "approved_at": None,
+                                                       "approved_in_bulk": 0}, actor=actor)
+        _set_status(conn, sub, "rejected", _rubric_for(conn, sub), _draft(conn, sub["current_draft_id"]))
+        audit(conn, actor=actor, action="reject", entity="reviews", entity_id=review["id"],
+              submission_id=submission_id, before=snapshot(review), after=snapshot(after), reason=note.strip())
+    return after
+
+
+# --- regenerate ---------------------------------------------------------------------------
+def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, assess_one=None) -> int:
+    """Ask the pipeline for a new draft of this item. The teacher's review is not touched: the
+    new draft is offered next to it and replaces it only through `use_draft`."""
+    if assess_one is None:
+        from core import pipeline  # lazy: the pipeline pulls in the agents and the LLM client
+
+        assess_one = pipeline.assess_one
+    path = file_of(conn)
+    if path is None:
+        raise FairMarkError("regenerate needs a database file (not an in-memory database)")
+    before = drafts.latest_draft_id(conn, submission_id)
+    # The pipeline never writes `reviews` (db.drafts.save_draft), so the teacher's version is
+    # untouched by construction; a colleague's save meanwhile is theirs, not the pipeline's.
+    draft_id = assess_one(path, submission_id, llm=llm)
+    with writing(conn):
+        audit(conn, actor=actor, action="regenerate", entity="drafts", entity_id=draft_id, submission_id=submission_id,
+              before={"draft_id": before}, after={"draft_id": draft_id},
+              reason="new draft requested; the teacher's version is kept")
+    return draft_id
+
+
+def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int, actor: str) -> dict:
+    """The teacher chooses a (regenerated) draft as their version: scores and comment replaced."""
+    with writing(conn):
+        review = _require_review(conn, submission_id)
+        if review["version"] != version:
+            raise _conflict(conn, submission_id, version, review)
+        draft = drafts.get_draft(conn, draft_id)
+        if draft["submission_id"] != submission_id:
+            raise NotFound(f"draft {draft_id} belongs to another submission")
+        sub = submissions.get_submission(conn, submission_id)
+        after = _update_review(conn, review, version, {
+            "draft_id": draft_id, "scores": draft["scores"], "comment": draft["comment"], "edited": 0,
+            "status": "in_review", "approved_by": None, "approved_at": None, "approved_in_bulk": 0}, actor=actor)
+        # The chosen draft becomes the submission's current one (the pipeline leaves a
+        # teacher's approved/rejected item pointing at the old draft).
+        _set_status(conn, sub, _reopen_status(sub, draft), _rubric_for(conn, sub), draft, current_draft_id=draft_id)
+        audit(conn, actor=actor, action="use_draft", entity="reviews", entity_id=review["id"],
+              submission_id=submission_id, before=snapshot(review), after=snapshot(after),
+              reason=f"teacher chose draft {draft_id}")
+    return after
+
+
+# --- comment checks (live, on the teacher's text) ------------------------------------------
+def comment_checks(comment: str, *, submission_text: str = "", evaluation: dict | None = None,
+                   target_grade: float | None = None) -> list[dict]:
+    """The pipeline's deterministic checks (core.checks) on the teacher's edited comment."""
+    from core import checks  # lazy: textstat/pyphen load only when an item is open
+
+    return checks.comment_checks(comment, submission_text, evaluation=evaluation, target_grade=target_grade)

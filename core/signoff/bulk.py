@@ -1,0 +1,118 @@
+"""Bulk approval: the confident drafts of an assignment are approved together, but only after
+the teacher opened a stratified sample of them (at least one per predicted band).
+
+Which drafts qualify is one SQL statement (db.samples); the rules around it are here: the band
+cut, which check severities block, the sample size per band, and the gates of `bulk_approve`.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+from sqlite_utils import Database
+
+from core import triage
+from core.errors import ConflictError, GateError
+from core.rubric import Rubric
+from core.signoff.actions import writing
+from db import audit, courses, now, samples, submissions
+
+# Checks that, when not passed, keep a draft out of bulk approval. "info" results are advisory.
+BLOCKING_SEVERITIES = ("fail",)
+SAMPLE_FRACTION, SAMPLE_MAX_PER_BAND = 0.1, 5
+
+
+def eligibility(rubric: Rubric) -> samples.Eligibility:
+    """The band of a candidate is the predicted band of its draft's mean score."""
+    divisor = 1.0 if any(c.weight for c in rubric.criteria) else float(len(rubric.criteria))
+    return samples.Eligibility(divisor, rubric.band_cut, BLOCKING_SEVERITIES)
+
+
+def _rule(conn: Database, assignment_id: int) -> samples.Eligibility:
+    return eligibility(courses.assignment_rubric(conn, assignment_id))
+
+
+def _sample_target(n: int) -> int:
+    return min(n, max(1, min(SAMPLE_MAX_PER_BAND, math.ceil(n * SAMPLE_FRACTION))))
+
+
+@dataclass
+class SampleState:
+    candidates: int
+    by_band: dict          # band -> number of candidates
+    sample: list           # [{submission_id, band, draft_id, opened_at, student_name}]
+    missing: dict          # band -> how many more sampled items it needs
+    unopened: list         # submission ids in the sample not opened yet
+    # Sampled submissions whose draft changed since drawing (redo run, regenerate): no longer
+    # part of the sample; draw_sample replaces them.
+    stale: list = field(default_factory=list)
+
+    @property
+    def checked(self) -> bool:
+        return self.candidates > 0 and not self.missing and not self.unopened
+
+
+def sample_state(conn: Database, assignment_id: int) -> SampleState:
+    rule = _rule(conn, assignment_id)
+    by_band = samples.candidates_by_band(conn, assignment_id, rule)
+    # A row counts only while the sampled draft is still current (`live`).
+    rows = samples.sample_rows(conn, assignment_id)
+    sample = [{k: v for k, v in row.items() if k != "live"} for row in rows if row["live"]]
+    stale = [row["submission_id"] for row in rows if not row["live"]]
+    if rows and samples.drafted_since_draw(conn, assignment_id, rule):
+        # Candidates drafted after the sample was drawn (a redo run, a regenerate) were never
+        # represented in it: the batch changed, so the whole sample must be drawn again.
+        stale = [row["submission_id"] for row in rows]
+        sample = []
+    have = {}
+    for row in sample:
+        have[row["band"]] = have.get(row["band"], 0) + 1
+    missing = {band: _sample_target(n) - have.get(band, 0) for band, n in by_band.items()
+               if _sample_target(n) > have.get(band, 0)}
+    unopened = [r["submission_id"] for r in sample if not r["opened_at"]]
+    return SampleState(sum(by_band.values()), by_band, sample, missing, unopened, stale)
+
+
+def draw_sample(conn: Database, assignment_id: int, *, actor: str) -> SampleState:
+    """Add items to the stratified sample until every band present among the bulk-approval
+    candidates has its share (at least one). Already drawn items stay while their draft is
+    current: the sample is stable; items with a new draft since (stale) are dropped and replaced."""
+    with writing(conn):
+        state = sample_state(conn, assignment_id)
+        rule = _rule(conn, assignment_id)
+        if state.stale:
+            samples.drop_from_sample(conn, assignment_id, state.stale)
+        drawn = {}
+        for band, need in state.missing.items():
+            picked = samples.pick(conn, assignment_id, rule, band, need)
+            samples.add_to_sample(conn, assignment_id, band, picked, actor=actor, at=now())
+            drawn[band] = [i for i, _ in picked]
+        if drawn or state.stale:
+            audit(conn, actor=actor, action="draw_sample", entity="review_samples", entity_id=assignment_id,
+                  before={"stale": state.stale} if state.stale else None, after=drawn,
+                  reason="stratified sample for bulk approval"
+                         + ("; items with a new draft since they were drawn were replaced" if state.stale else ""))
+        return sample_state(conn, assignment_id)
+
+
+def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: str) -> int:
+    """Approve every bulk candidate at once, after the sample was opened. `expected` is the
+    count the teacher confirmed; if the set changed meanwhile nothing is approved."""
+    with writing(conn):
+        state = sample_state(conn, assignment_id)
+        if state.candidates == 0:
+            raise GateError("no items qualify for bulk approval (CONFIDENT, no failed check, no flag, not edited)")
+        if state.missing:
+            raise GateError("draw the sample first: every band needs at least one sampled item "
+                            f"(missing: {', '.join(f'{b} band ({n})' for b, n in state.missing.items())})")
+        if state.unopened:
+            raise GateError(f"open the sampled items first: {len(state.unopened)} of {len(state.sample)} "
+                            f"not opened yet (submissions {', '.join(map(str, state.unopened))})")
+        if state.candidates != expected:
+            raise ConflictError(f"the number of items changed from {expected} to {state.candidates} since you "
+                                "confirmed; nothing was approved. Check and confirm again.")
+        ids = samples.approve_candidates(
+            conn, assignment_id, _rule(conn, assignment_id), actor=actor, at=now(),
+            reason=f"bulk approval of {expected} items after a stratified sample of {len(state.sample)}")
+        submissions.set_status_many(conn, ids, "approved", triage.APPROVED)
+    return len(ids)

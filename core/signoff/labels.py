@@ -1,0 +1,166 @@
+"""What the sign-off pages show instead of stored codes: status, flag and action labels,
+criterion titles, readable audit changes, a student's released scores, and the student's text
+with the AI's evidence quotes in bold (as safe Markdown, core.text.escape_markdown).
+"""
+from __future__ import annotations
+
+from core.errors import RubricError
+from core.rubric import Rubric
+from core.signoff.actions import REASONS, changes, shorten
+from core.text import escape_markdown, format_timestamp
+
+STATUS_LABELS = {
+    "uploaded": "Not drafted yet",
+    "drafted": "Drafted",
+    "needs_attention": "Needs attention",
+    "failed": "AI draft failed",
+    "approved": "Approved",
+    "rejected": "Rejected",
+    "released": "Released",
+    "in_review": "In review",
+}
+FLAG_LABELS = {
+    "failed_check": "Failed check",
+    "short_text": "Short text",
+    "injection": "Injection attempt",
+    "code": "Code or formulas",
+    "empty": "Empty",
+    "non_english": "Not English",
+}
+ACTION_LABELS = {
+    "open": "Opened",
+    "edit": "Edited",
+    "approve": "Approved",
+    "reject": "Rejected",
+    "regenerate": "Regenerated",
+    "use_draft": "Used a new draft",
+    "bulk_approve": "Bulk approved",
+    "draw_sample": "Drew the sample",
+    "release": "Released",
+}
+_FIELD_LABELS = {"version": "Version", "status": "Status", "comment": "Comment", "reason_codes": "Reasons",
+                 "note": "Note", "draft_id": "AI draft", "opened_at": "Opened"}
+
+
+def label(mapping: dict, code) -> str:
+    """The human label of a stored code; unknown codes read as words ("non_english" -> "Non english")."""
+    if code is None:
+        return "—"
+    return mapping.get(code) or str(code).replace("_", " ").capitalize()
+
+
+def criterion_title(rubric: Rubric | None, key: str) -> str:
+    """The rubric's title of a criterion key ("real_world_application" -> "Real-world application")."""
+    try:
+        return rubric.criterion(key).title if rubric is not None else label({}, key)
+    except RubricError:  # a key the rubric no longer has (edited rubric): show it as words
+        return label({}, key)
+
+
+def scores_text(scores: dict, rubric: Rubric | None) -> str:
+    """Scores as "Clarity: 2, Concept understanding: 2" with the rubric's titles, in rubric order."""
+    order = list(rubric.keys) if rubric is not None else []
+    keys = [k for k in order if k in scores] + [k for k in scores if k not in order]
+    return ", ".join(f"{criterion_title(rubric, k)}: {scores[k]}" for k in keys)
+
+
+def reason_label(text: str | None) -> str:
+    """An audit reason ("too_harsh, tone: note") with its reason codes as labels
+    ("Too harsh, Tone: note"). Free text (a reject note, a system reason) is left as it is."""
+    if not text:
+        return ""
+    codes, sep, rest = str(text).partition(": ")
+    parts = codes.split(", ")
+    if not all(p in REASONS for p in parts):
+        return str(text)
+    return ", ".join(REASONS[p] for p in parts) + (sep + rest if sep else "")
+
+
+def _value_text(field_name: str, value) -> str:
+    if value is None:
+        return "—"
+    if field_name == "status":
+        return label(STATUS_LABELS, value)
+    if field_name == "reason_codes" and isinstance(value, list):
+        return ", ".join(label(REASONS, v) for v in value) or "—"
+    return str(value)
+
+
+def change_text(diff: list[dict], rubric: Rubric | None) -> str:
+    """`actions.changes()` output as teachers read it: criterion titles, status and reason labels."""
+    out = []
+    for c in diff:
+        fld = c["field"]
+        if fld.startswith("score: "):
+            name = criterion_title(rubric, fld[len("score: "):])
+        else:
+            name = _FIELD_LABELS.get(fld, label({}, fld))
+        before, after = _value_text(fld, c["before"]), _value_text(fld, c["after"])
+        if fld == "opened_at":
+            before, after = format_timestamp(c["before"]) or "—", format_timestamp(c["after"]) or "—"
+        out.append(f"{name}: {shorten(before)} → {shorten(after)}")
+    return "; ".join(out)
+
+
+def history_rows(history: list[dict], rubric: Rubric | None) -> list[dict]:
+    """An item's audit history (db.reviews.history) as table rows with labels, not codes."""
+    return [{"When": format_timestamp(h["at"]), "Who": h["actor"], "Action": label(ACTION_LABELS, h["action"]),
+             "Reason": reason_label(h["reason"]), "Change": change_text(changes(h["before"], h["after"]), rubric)}
+            for h in history]
+
+
+def student_score_rows(rows: list[dict], rubric: Rubric | None) -> list[dict]:
+    """A student's released items (db.releases.student_released) as table rows: week, assignment,
+    one column per criterion titled as in the rubric, total, release date."""
+    out = []
+    for r in rows:
+        row = {"Week": r["week"], "Assignment": r["title"]}
+        keys = list(rubric.keys) if rubric is not None else []
+        for k in keys + [k for k in r["scores"] if k not in keys]:
+            row[criterion_title(rubric, k)] = r["scores"].get(k)
+        if rubric is not None and set(r["scores"]) >= set(rubric.keys):
+            row["Total"] = f"{rubric.total(r['scores']):g} / {rubric.max_total:g}"
+        row["Released"] = format_timestamp(r["released_at"])
+        out.append(row)
+    return out
+
+
+# --- evidence quotes ----------------------------------------------------------------------
+def find_quotes(text: str, quotes) -> list[tuple[int, int]]:
+    """Non-overlapping (start, end) spans of the quotes found in the text (case-insensitive)."""
+    low, spans = text.lower(), []
+    for quote in quotes:
+        quote = (quote or "").strip().strip('"“”').strip()
+        if len(quote) < 3:
+            continue
+        i = low.find(quote.lower())
+        if i >= 0:
+            spans.append((i, i + len(quote)))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for s, e in spans:
+        if merged and s <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(e, merged[-1][1]))
+        else:
+            merged.append((s, e))
+    return merged
+
+
+def highlight_markdown(text: str, quotes) -> str:
+    """Student text as safe Markdown with the evidence quotes in bold (no HTML anywhere)."""
+    out, pos = [], 0
+    for s, e in find_quotes(text, quotes):
+        out.append(escape_markdown(text[pos:s]))
+        inner = escape_markdown(text[s:e])
+        out.append(f"**{inner.strip()}**" if inner.strip() else inner)
+        pos = e
+    out.append(escape_markdown(text[pos:]))
+    lines = []
+    for line in "".join(out).split("\n"):
+        # Leading spaces or tabs would make an indented code block (where escapes show
+        # literally); non-breaking spaces keep the indentation as plain text.
+        body = line.lstrip(" \t")
+        indent = line[: len(line) - len(body)].replace("\t", "    ")
+        lines.append("\u00a0" * len(indent) + body)
+    # Two trailing spaces keep the student's line breaks.
+    return "  \n".join(lines)

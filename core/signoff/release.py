@@ -1,0 +1,55 @@
+"""Release: the gates an assignment must pass, then every approved, unreleased item is released
+and its review version locked (db.releases.lock_approved)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from core import triage
+from core.errors import GateError
+from core.signoff.actions import writing
+from core.signoff.bulk import sample_state
+from db import audit, now, releases, submissions
+
+
+@dataclass
+class Gate:
+    name: str
+    ok: bool
+    detail: str
+
+
+def release_gates(conn: Database, assignment_id: int) -> list[Gate]:
+    ov = releases.release_overview(conn, assignment_id)
+    gates = [
+        Gate("Something to release", ov.approved_unreleased > 0,
+             f"{ov.approved_unreleased} approved item(s) not yet released" if ov.approved_unreleased
+             else "no approved item waits for release"),
+        Gate("No item needing attention left unreviewed", ov.needs_attention == 0,
+             "all items that needed attention were approved or rejected" if ov.needs_attention == 0
+             else f"{ov.needs_attention} item(s) needing attention still wait for a decision"),
+    ]
+    if ov.bulk_approved_unreleased:
+        state = sample_state(conn, assignment_id)
+        ok = bool(state.sample) and not state.unopened
+        gates.append(Gate("Bulk-approval sample checked", ok,
+                          f"{len(state.sample)} sampled item(s) opened before {ov.bulk_approved_unreleased} "
+                          "bulk approval(s)" if ok else f"{len(state.unopened)} sampled item(s) not opened"))
+    else:
+        gates.append(Gate("Bulk-approval sample checked", True, "no bulk approvals in this release"))
+    return gates
+
+
+def release(conn: Database, assignment_id: int, *, actor: str, note: str = "") -> dict:
+    """Release every approved, unreleased item of the assignment and lock those versions."""
+    with writing(conn):
+        failed = [g for g in release_gates(conn, assignment_id) if not g.ok]
+        if failed:
+            raise GateError("release refused: " + "; ".join(f"{g.name} — {g.detail}" for g in failed))
+        at = now()
+        rel_id, ids = releases.lock_approved(conn, assignment_id, actor=actor, at=at, note=note)
+        submissions.set_status_many(conn, ids, "released", triage.RELEASED)
+        audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
+              after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
+    return {"release_id": rel_id, "n_items": len(ids), "released_at": at}

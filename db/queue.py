@@ -1,0 +1,133 @@
+"""The review queue: one page of items in priority order, the item before or after a place in
+it, and the counts per queue group.
+
+Every queue read is one indexed SQL statement over `submissions (assignment_id, priority, id)`
+with LIMIT, so a page costs the same at 100 or 100,000 submissions. JSON filters (criterion
+score, flag) are evaluated only on rows the index walk reaches.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sqlite_utils import Database
+
+from db.errors import NotFound
+from db.rubric_model import CRITERION_KEY
+from db import loads
+
+PAGE_SIZE = 25
+
+# What a teacher means by "status" in the queue filter -> submissions.status values.
+STATUS_FILTERS: dict[str, tuple[str, ...]] = {
+    "to_review": ("drafted", "needs_attention", "failed", "rejected"),
+    "needs_attention": ("needs_attention", "failed"),
+    "drafted": ("drafted",),
+    "rejected": ("rejected",),
+    "approved": ("approved",),
+    "released": ("released",),
+}
+
+
+@dataclass(frozen=True)
+class QueueFilter:
+    """What the teacher narrowed the queue to. All fields optional."""
+
+    statuses: tuple[str, ...] | None = None
+    group: int | None = None          # core.triage priority group
+    criterion: str | None = None
+    score: int | None = None          # with criterion: teacher's score if reviewed, else the draft's
+    flag: str | None = None           # "any", "failed_check" (derived) or a code in drafts.flags
+    search: str = ""                  # in the text, the student's name or id
+
+    def where(self) -> tuple[str, list]:
+        # priority 9 = not drafted yet: nothing to review.
+        sql, args = ["s.assignment_id = ?", "s.priority < 9"], []
+        if self.statuses:
+            sql.append(f"s.status IN ({', '.join('?' * len(self.statuses))})")
+            args += list(self.statuses)
+        if self.group is not None:
+            sql.append("s.priority = ?")
+            args.append(int(self.group))
+        if self.criterion and self.score is not None:
+            if not CRITERION_KEY.match(self.criterion):  # safe in a JSON path
+                raise NotFound(f"no criterion {self.criterion!r}")
+            sql.append("json_extract(COALESCE(r.scores, d.scores), ?) = ?")
+            args += [f"$.{self.criterion}", int(self.score)]
+        if self.flag == "any":
+            sql.append("(json_array_length(d.flags) > 0 OR json_array_length(d.attention_reasons) > 0)")
+        elif self.flag == "failed_check":
+            sql.append("EXISTS (SELECT 1 FROM json_each(d.checks) c "
+                       "WHERE json_extract(c.value, '$.passed') = 0 AND json_extract(c.value, '$.severity') = 'fail')")
+        elif self.flag:
+            sql.append("EXISTS (SELECT 1 FROM json_each(d.flags) f WHERE f.value = ?)")
+            args.append(self.flag)
+        text = self.search.strip()
+        if text:
+            sql.append("(instr(lower(s.text), lower(?)) > 0 OR instr(lower(st.name), lower(?)) > 0 "
+                       "OR st.external_id = ?)")
+            args += [text, text, text]
+        return " AND ".join(sql), args
+
+
+_QUEUE_COLUMNS = """
+    s.id, s.status, s.priority, s.word_count, substr(s.text, 1, 140) AS excerpt,
+    st.name AS student_name, st.external_id,
+    d.id AS draft_id, d.scores AS draft_scores, d.total AS draft_total, d.verdict, d.flags,
+    d.is_offline, d.confidence, d.attention_reasons,
+    r.scores AS review_scores, r.status AS review_status, r.version, r.opened_at, r.edited
+"""
+_QUEUE_FROM = """
+    FROM submissions s
+    JOIN students st ON st.id = s.student_id
+    LEFT JOIN drafts d ON d.id = s.current_draft_id
+    LEFT JOIN reviews r ON r.submission_id = s.id
+"""
+
+
+def _queue_row(row: dict) -> dict:
+    row = dict(row)
+    row["draft_scores"] = loads(row["draft_scores"], {})
+    row["review_scores"] = loads(row["review_scores"], None)
+    row["flags"] = loads(row["flags"], [])
+    row["attention_reasons"] = loads(row["attention_reasons"], [])
+    row["scores"] = row["review_scores"] if row["review_scores"] is not None else row["draft_scores"]
+    return row
+
+
+def queue(conn: Database, assignment_id: int, flt: QueueFilter | None = None, *,
+          page: int = 0, page_size: int = PAGE_SIZE) -> dict:
+    """One page of the review queue in priority order: {"rows", "page", "has_next"}."""
+    where, args = (flt or QueueFilter()).where()
+    rows = [_queue_row(r) for r in conn.query(
+        f"SELECT {_QUEUE_COLUMNS} {_QUEUE_FROM} WHERE {where} ORDER BY s.priority, s.id LIMIT ? OFFSET ?",
+        [assignment_id, *args, page_size + 1, max(page, 0) * page_size])]
+    return {"rows": rows[:page_size], "page": max(page, 0), "has_next": len(rows) > page_size}
+
+
+def neighbour(conn: Database, assignment_id: int, position: tuple[int, int], flt: QueueFilter | None = None,
+              *, forward: bool = True) -> int | None:
+    """The submission after (or before) `position` = (priority, id) in queue order.
+
+    Navigation keeps the teacher's place by the position an item had when it was opened, so
+    approving an item (which moves it to the Approved group) still leads to the next one.
+    """
+    where, args = (flt or QueueFilter()).where()
+    op, order = (">", "ASC") if forward else ("<", "DESC")
+    row = conn.execute(
+        f"SELECT s.id {_QUEUE_FROM} WHERE {where} AND (s.priority, s.id) {op} (?, ?) "
+        f"ORDER BY s.priority {order}, s.id {order} LIMIT 1",
+        [assignment_id, *args, int(position[0]), int(position[1])]).fetchone()
+    return row[0] if row else None
+
+
+def position(conn: Database, submission_id: int) -> tuple[int, int] | None:
+    """(assignment_id, priority) of a submission, or None when it does not exist."""
+    row = conn.execute("SELECT assignment_id, priority FROM submissions WHERE id = ?", [submission_id]).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def group_counts(conn: Database, assignment_id: int) -> dict[int, int]:
+    """Submissions per queue group (core.triage priority): an index-only GROUP BY."""
+    return dict(conn.execute(
+        "SELECT priority, COUNT(*) FROM submissions WHERE assignment_id = ? GROUP BY priority",
+        [assignment_id]).fetchall())

@@ -1,0 +1,228 @@
+"""Teacher sign-off of one item (core.signoff.actions, db.reviews) on a real SQLite file."""
+from __future__ import annotations
+
+import pytest
+
+import factories as f
+from core import triage
+from core.errors import ConflictError, FairMarkError, NotFound, RubricError
+from core.signoff import actions
+from db import drafts, reviews, submissions
+from signoff_items import HIGH, LOW, audited, course, make_item  # noqa: F401  (course: a fixture)
+
+
+def test_open_creates_review_from_draft_once(conn, course):
+    sid = make_item(conn, course)
+    r1 = actions.open_item(conn, sid, actor="ann")
+    r2 = actions.open_item(conn, sid, actor="ann")
+    assert r1["scores"] == HIGH and r1["version"] == 1 and r1["status"] == "in_review" and r1["opened_at"]
+    assert r2 == r1
+    assert audited(conn, sid) == ["open"]
+
+
+def test_edit_needs_reason_and_valid_scores_and_is_audited(conn, course):
+    sid = make_item(conn, course)
+    r = actions.open_item(conn, sid, actor="ann")
+    new = dict(HIGH, clarity=1)
+    with pytest.raises(FairMarkError, match="reason"):
+        actions.save_edit(conn, sid, version=1, scores=new, comment=r["comment"], actor="ann")
+    with pytest.raises(RubricError, match="between 0 and 3"):
+        actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=7), comment="x", reasons=["too_lenient"],
+                         actor="ann")
+    with pytest.raises(FairMarkError, match="note"):
+        actions.save_edit(conn, sid, version=1, scores=new, comment=r["comment"], reasons=["other"], actor="ann")
+    with pytest.raises(FairMarkError, match="unknown reason"):
+        actions.save_edit(conn, sid, version=1, scores=new, comment=r["comment"], reasons=["meh"], actor="ann")
+    assert reviews.get_review(conn, sid)["version"] == 1  # nothing written by the refused saves
+    saved = actions.save_edit(conn, sid, version=1, scores=new, comment="Better comment?", reasons=["too_lenient"],
+                             actor="ann")
+    assert saved["version"] == 2 and saved["edited"] == 1 and saved["scores"]["clarity"] == 1
+    assert saved["reason_codes"] == ["too_lenient"]
+    h = reviews.history(conn, sid)[-1]
+    assert (h["action"], h["actor"], h["reason"]) == ("edit", "ann", "too_lenient")
+    assert h["before"]["scores"]["clarity"] == 3 and h["after"]["scores"]["clarity"] == 1
+    # The AI draft is untouched: the teacher's version lives in reviews.
+    assert reviews.item(conn, sid)["draft"]["scores"] == HIGH
+
+
+def test_unchanged_save_writes_nothing(conn, course):
+    sid = make_item(conn, course)
+    r = actions.open_item(conn, sid, actor="ann")
+    assert actions.save_edit(conn, sid, version=1, scores=HIGH, comment=r["comment"], actor="ann")["version"] == 1
+    assert audited(conn, sid) == ["open"]
+
+
+def test_second_reviewer_gets_conflict_showing_what_changed(conn, course):
+    sid = make_item(conn, course)
+    r = actions.open_item(conn, sid, actor="ann")
+    actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Ann's words.",
+                     reasons=["tone"], actor="ann")
+    with pytest.raises(ConflictError) as exc:
+        actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=0), comment=r["comment"],
+                         reasons=["too_lenient"], actor="bob")
+    msg = str(exc.value)
+    assert "ann" in msg and "score: clarity: 3 -> 2" in msg and "Ann's words\\." in msg and "Nothing was saved" in msg
+    fields = {c["field"] for c in exc.value.changes}
+    assert {"comment", "score: clarity"} <= fields
+    current = reviews.get_review(conn, sid)
+    assert current["scores"]["clarity"] == 2 and current["version"] == 2
+    assert audited(conn, sid) == ["open", "edit"]
+    with pytest.raises(ConflictError):
+        actions.approve(conn, sid, version=1, actor="bob")
+    assert submissions.get_submission(conn, sid)["status"] == "drafted"
+
+
+def test_approve_with_edit_and_reject(conn, course):
+    sid = make_item(conn, course)
+    actions.open_item(conn, sid, actor="ann")
+    out = actions.approve(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Nice work. Why?",
+                         reasons=["too_lenient"], actor="ann")
+    assert out["status"] == "approved" and out["version"] == 3 and out["approved_by"] == "ann"
+    sub = submissions.get_submission(conn, sid)
+    assert (sub["status"], sub["priority"]) == ("approved", triage.APPROVED)
+    assert audited(conn, sid) == ["open", "edit", "approve"]
+
+    sid2 = make_item(conn, course)
+    actions.open_item(conn, sid2, actor="ann")
+    with pytest.raises(FairMarkError, match="why"):
+        actions.reject(conn, sid2, version=1, note=" ", actor="ann")
+    out = actions.reject(conn, sid2, version=1, note="Quotes are invented", actor="ann")
+    assert out["status"] == "rejected" and out["note"] == "Quotes are invented"
+    assert submissions.get_submission(conn, sid2)["priority"] == triage.REJECTED
+    assert reviews.history(conn, sid2)[-1]["reason"] == "Quotes are invented"
+
+
+def test_approve_requires_opening_and_a_comment(conn, course):
+    sid = make_item(conn, course, comment="")
+    with pytest.raises(NotFound, match="open it first"):
+        actions.approve(conn, sid, version=1, actor="ann")
+    actions.open_item(conn, sid, actor="ann")
+    with pytest.raises(FairMarkError, match="comment is empty"):
+        actions.approve(conn, sid, version=1, actor="ann")
+
+
+def test_regenerate_keeps_teachers_version_until_chosen(conn, course):
+    sid = make_item(conn, course)
+    actions.open_item(conn, sid, actor="ann")
+    mine = actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=1), comment="Teacher's comment.",
+                            reasons=["inaccurate"], actor="ann")
+    calls = []
+
+    def fake_assess_one(db_path, submission_id, *, llm=None):
+        calls.append((db_path, submission_id, llm))
+        from db import connect
+        other = connect(db_path)  # the pipeline works on its own connection
+        did = f.draft(other, submission_id, LOW, comment="A fresh AI comment.")
+        other.close()
+        return did
+
+    new_id = actions.regenerate(conn, sid, actor="ann", assess_one=fake_assess_one)
+    assert calls and calls[0][1] == sid
+    kept = reviews.get_review(conn, sid)
+    assert actions.snapshot(kept) == actions.snapshot(mine)  # the re-run did not touch the teacher's version
+    detail = reviews.item(conn, sid)
+    assert detail["latest_draft_id"] == new_id and detail["draft"]["id"] != new_id
+    assert audited(conn, sid)[-1] == "regenerate"
+    chosen = actions.use_draft(conn, sid, new_id, version=kept["version"], actor="ann")
+    assert chosen["scores"] == LOW and chosen["comment"] == "A fresh AI comment." and chosen["draft_id"] == new_id
+    assert audited(conn, sid)[-1] == "use_draft"
+
+
+def test_failed_ai_item_is_marked_by_hand_without_reason(conn, course):
+    sid = make_item(conn, course, HIGH, status="failed", comment="")
+    conn.execute("UPDATE drafts SET scores = '{}', total = 0 WHERE submission_id = ?", [sid])  # as the pipeline stores it
+    r = actions.open_item(conn, sid, actor="ann")
+    assert r["scores"] == {}
+    with pytest.raises(FairMarkError, match="choose a score for: Clarity"):
+        actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=None), comment="x", actor="ann")
+    out = actions.approve(conn, sid, version=1, scores=LOW, comment="Marked by hand. What next?", actor="ann")
+    assert out["status"] == "approved" and out["edited"] == 1
+    assert submissions.get_submission(conn, sid)["status"] == "approved"
+
+
+def _hold_write_lock(db_path, seconds: float, started):
+    """Another connection (the background worker) holds the write lock, then commits."""
+    import sqlite3
+    import time
+
+    conn = sqlite3.connect(str(db_path), isolation_level=None)
+    conn.execute("BEGIN IMMEDIATE")
+    conn.execute("INSERT INTO audit_log (actor, action, entity) VALUES ('worker', 'tick', 'runs')")
+    started.set()
+    time.sleep(seconds)
+    conn.execute("COMMIT")
+    conn.close()
+
+
+def test_approve_waits_for_a_background_write_instead_of_failing(conn, db_path, course):
+    import threading
+    import time
+
+    sid = make_item(conn, course)
+    actions.open_item(conn, sid, actor="ann")
+    started = threading.Event()
+    worker = threading.Thread(target=_hold_write_lock, args=(db_path, 0.5, started))
+    worker.start()
+    started.wait(5)
+    t0 = time.monotonic()
+    try:
+        out = actions.approve(conn, sid, version=1, actor="ann")
+    finally:
+        worker.join()
+    assert out["status"] == "approved" and time.monotonic() - t0 >= 0.3  # it waited for the worker
+    assert submissions.get_submission(conn, sid)["status"] == "approved"
+    assert audited(conn, sid) == ["open", "approve"]
+
+
+def test_save_while_the_database_stays_locked_is_a_clear_conflict(conn, db_path, course):
+    import threading
+
+    sid = make_item(conn, course)
+    actions.open_item(conn, sid, actor="ann")
+    conn.execute("PRAGMA busy_timeout = 100")  # the worker holds the lock longer than we wait
+    started = threading.Event()
+    worker = threading.Thread(target=_hold_write_lock, args=(db_path, 1.0, started))
+    worker.start()
+    started.wait(5)
+    try:
+        with pytest.raises(ConflictError, match="another save is in progress; try again"):
+            actions.approve(conn, sid, version=1, actor="ann")
+    finally:
+        worker.join()
+    assert reviews.get_review(conn, sid)["status"] == "in_review" and audited(conn, sid) == ["open"]
+
+
+def test_conflict_message_shows_changed_text_as_plain_text(conn, course):
+    sid = make_item(conn, course, comment='You wrote "![x](https://tracker.example/t.png)". (1) a (2) b. Why?')
+    r = actions.open_item(conn, sid, actor="ann")
+    actions.save_edit(conn, sid, version=1, scores=HIGH, comment="[click](https://phish.example) now. Why?",
+                     reasons=["tone"], actor="bob")
+    with pytest.raises(ConflictError) as info:
+        actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=1), comment=r["comment"],
+                         reasons=["tone"], actor="ann")
+    msg = str(info.value)
+    assert "![x](" not in msg and "[click](" not in msg
+    assert "\\!\\[x\\]\\(https" in msg and "\\[click\\]\\(https" in msg
+    # The structured changes keep the real text (for a table, the audit, the command line).
+    assert {c["field"]: c["after"] for c in info.value.changes}["comment"].startswith("[click](https://")
+
+
+def test_regenerate_is_audited_even_when_the_teacher_saved_meanwhile(conn, course):
+    sid = make_item(conn, course)
+    actions.open_item(conn, sid, actor="ann")
+
+    def slow_pipeline(db_path, submission_id, *, llm=None):
+        from db import connect
+        other = connect(db_path)
+        did = f.draft(other, submission_id, LOW, comment="A new AI draft.")
+        # A colleague saves an edit in another tab while the pipeline is drafting.
+        actions.save_edit(other, submission_id, version=1, scores=dict(HIGH, clarity=1), comment="Bob's version.",
+                         reasons=["tone"], actor="bob")
+        other.close()
+        return did
+
+    new_id = actions.regenerate(conn, sid, actor="ann", assess_one=slow_pipeline)
+    assert drafts.latest_draft_id(conn, sid) == new_id
+    assert audited(conn, sid) == ["open", "edit", "regenerate"]
+    kept = reviews.get_review(conn, sid)
+    assert kept["comment"] == "Bob's version." and kept["draft_id"] != new_id  # the teacher's version is untouched
