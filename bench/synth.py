@@ -18,9 +18,9 @@ import hashlib
 import random
 
 import db as dbmod
-from core.rubric import default_rubric
 from core import triage
 from core.agents import registry
+from core.rubric import default_rubric
 from db import courses, dumps
 
 WORDS = ("model temperature prompt bias data example work question learn context token "

@@ -12,7 +12,7 @@ assignment's target; more than that is a *fail* (a student who cannot read the f
 act on it, and a revision can simplify it). Reading more than 2 grades *below* target is only a
 *warn*: plain language does no harm, and FK is noisy on 120-word texts.
 
-Every result has the shape {name, label, passed, detail, severity} (docs/HELPERS.md).
+Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md).
 
 >>> r = comment_checks("Good start. Next: (1) add an example, (2) proofread. What surprised you?", "x")
 >>> [c["name"] for c in r if not c["passed"]]

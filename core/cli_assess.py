@@ -18,7 +18,7 @@ from core.cli_common import add_db_arg, open_db
 from core.errors import ConfigError
 from core.llm import PROVIDERS
 from core.offline import LABEL as OFFLINE_LABEL
-from db import courses
+from db import courses, file_of
 
 
 def register(sub) -> None:
@@ -47,7 +47,7 @@ def _print_progress(p: dict) -> None:
 
 def run(args) -> int:
     conn = open_db(args)
-    db_path = conn.execute("PRAGMA database_list").fetchone()[2]
+    db_path = file_of(conn)
     try:
         if args.resume is not None:
             run_id = args.resume

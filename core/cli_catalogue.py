@@ -9,6 +9,7 @@ from core.cli_common import add_db_arg, open_db
 from core.errors import IngestError
 from core.rubric import load_rubric_file
 from core.settings import load_settings
+from db import file_of
 
 
 def register(sub) -> None:
@@ -41,7 +42,7 @@ def register(sub) -> None:
 
 def run_init(args) -> int:
     conn = open_db(args)
-    path = conn.execute("PRAGMA database_list").fetchone()[2]
+    path = file_of(conn)
     emit({"db": path, "tables": len([t for t in conn.table_names() if not t.startswith("_")])})
     return 0
 

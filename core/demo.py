@@ -14,8 +14,8 @@ import random
 from pathlib import Path
 
 from core.ingest import ReadyRow, clean_text, text_hash
-from core.text import words
 from core.rubric import default_rubric
+from core.text import words
 from db import submissions
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "ai_literacy_demo.json"

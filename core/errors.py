@@ -4,7 +4,22 @@ The classes are defined in `db.errors` (db/ raises them too and imports nothing 
 this module is their public name outside db/.
 """
 from db.errors import (  # noqa: F401
-    ConfigError, ConflictError, FairMarkError, GateError, IngestError, LLMAuthError, LLMBadRequest, LLMConfigFault,
-    LLMConnectionError, LLMError, LLMInvalidOutput, LLMRateLimited, LLMRefusal, LLMServerError, LLMTimeout,
-    LLMTruncated, NotFound, RubricError,
+    ConfigError,
+    ConflictError,
+    FairMarkError,
+    GateError,
+    IngestError,
+    LLMAuthError,
+    LLMBadRequest,
+    LLMConfigFault,
+    LLMConnectionError,
+    LLMError,
+    LLMInvalidOutput,
+    LLMRateLimited,
+    LLMRefusal,
+    LLMServerError,
+    LLMTimeout,
+    LLMTruncated,
+    NotFound,
+    RubricError,
 )

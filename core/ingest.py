@@ -24,8 +24,8 @@ from dataclasses import asdict, dataclass, field
 from core.errors import IngestError
 from core.ingest_mapping import Mapping, check_mapping, detect_mapping, norm
 from core.ingest_read import MAX_TEXT_CHARS, Problem, RawRow, RawTable, read_files
-from core.text import words
 from core.rubric import Rubric, default_rubric
+from core.text import words
 from db import courses
 from db import submissions as subs
 

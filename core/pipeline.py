@@ -1,4 +1,4 @@
-"""One submission through the agents (DESIGN.md §1a), in the order of their registry stages:
+"""One submission through the agents (seed 000, Zhang & Luo 2025), in the order of their registry stages:
 
     score (Evaluator) -> after_score (Equity Monitor ∥ Coach ∥ ...) -> compose (Aggregator)
       -> checks -> review (Reviewer) -> on REVISE or a failed check: revise (Reviser), checks,

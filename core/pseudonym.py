@@ -152,10 +152,6 @@ class Pseudonymizer:
                        for p in sorted(candidates, key=lambda p: (-len(p), p))]
         self._own_email = _email_pattern(self.email) if "@" in self.email else None
 
-    @classmethod
-    def for_student(cls, student: dict) -> "Pseudonymizer":
-        return cls(student.get("name", ""), student.get("email", ""), student["pseudonym"])
-
     def hide(self, text: str) -> str:
         if not text:
             return text

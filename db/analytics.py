@@ -6,7 +6,7 @@ count]) — and `core.reports` computes every figure and bootstrap CI from those
 page costs one scan of the data plus a fixed amount of arithmetic, at 100 or 100,000
 submissions.
 
-Which scores are compared (DESIGN.md §3):
+Which scores are compared:
 - AI = the draft's own scores before any teacher edit: the draft the teacher's review started
   from, else the submission's current draft.
 - reference, per (submission, criterion), by `reference`:
@@ -27,7 +27,7 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlite_utils import Database
 
-from db import loads
+from db import file_of, loads
 
 REFERENCE_CHOICES = ("auto", "expert", "teacher")
 COMMENT_SAMPLE = 300  # edited comments compared for edit distance (newest first)
@@ -92,7 +92,7 @@ def memo(conn: Database, key: tuple, compute):
     The dashboards' reports (core.reports) cache what they derive from these queries here too,
     so a rerun on unchanged data neither scans nor recomputes.
     """
-    path = next((r[2] for r in conn.execute("PRAGMA database_list") if r[1] == "main"), "")
+    path = file_of(conn) or ""
     if not path:
         return compute()
     full = (path, data_version(conn), key)

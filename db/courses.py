@@ -154,14 +154,6 @@ def assignment_rubric(conn: Database, assignment_id: int) -> Rubric:
 
 
 # --- students ----------------------------------------------------------------------
-def get_student(conn: Database, student_id: int) -> dict:
-    row = next(conn.query("SELECT * FROM students WHERE id = ?", [student_id]), None)
-    if row is None:
-        raise NotFound(f"student {student_id} does not exist")
-    row["attributes"] = loads(row["attributes"], {})
-    return row
-
-
 def list_students(conn: Database, course_id: int) -> list[dict]:
     rows = list(conn.query("SELECT * FROM students WHERE course_id = ? ORDER BY name, external_id", [course_id]))
     for r in rows:

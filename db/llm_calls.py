@@ -43,20 +43,6 @@ def cached_response(conn: Database, cache_key: str) -> dict | None:
     return None if row is None else {"id": row[0], "response": row[1]}
 
 
-def calls(conn: Database, *, run_id: int | None = None, submission_id: int | None = None,
-          limit: int = 500) -> list[dict]:
-    """Recent calls, newest first (the call log view)."""
-    where, args = [], []
-    if run_id is not None:
-        where.append("run_id = ?")
-        args.append(run_id)
-    if submission_id is not None:
-        where.append("submission_id = ?")
-        args.append(submission_id)
-    sql = "SELECT * FROM llm_calls" + (" WHERE " + " AND ".join(where) if where else "")
-    return list(conn.query(sql + " ORDER BY id DESC LIMIT ?", [*args, limit]))
-
-
 # --- prices -----------------------------------------------------------------------------
 PRICE_FIELDS = ("input_per_mtok", "cached_input_per_mtok", "output_per_mtok")
 
@@ -108,11 +94,6 @@ def save_price(conn: Database, model: str, input_per_mtok: float, output_per_mto
     with conn.atomic():
         conn.execute("INSERT OR REPLACE INTO prices (model, input_per_mtok, cached_input_per_mtok, "
                    "output_per_mtok) VALUES (?, ?, ?, ?)", [row["model"], *(row[f] for f in PRICE_FIELDS)])
-
-
-def delete_price(conn: Database, model: str) -> None:
-    with conn.atomic():
-        conn.execute("DELETE FROM prices WHERE model = ?", [model])
 
 
 def replace_prices(conn: Database, rows: list[dict], *, actor: str = "admin") -> int:

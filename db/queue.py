@@ -11,9 +11,9 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from db import loads
 from db.errors import NotFound
 from db.rubric_model import CRITERION_KEY
-from db import loads
 
 PAGE_SIZE = 25
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from db import drafts, dumps, loads, now
-from db.errors import NotFound
 from db.submissions import get_submission
 
 # Columns a sign-off action may change (the rest are set by insert_review / update_review).

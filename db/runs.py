@@ -143,9 +143,3 @@ def call_totals(conn: Database, run_id: int) -> dict:
     return {"calls": row[0], "cache_hits": row[1], "tokens_in": row[2], "tokens_out": row[3],
             "cost_usd": round(row[4], 6), "call_errors": row[5]}
 
-
-def word_counts(conn: Database, submission_ids: list[int]) -> list[tuple[int, int]]:
-    """(assignment_id, word_count) of each submission (the run estimate)."""
-    return conn.execute(
-        f"SELECT assignment_id, word_count FROM submissions WHERE id IN ({', '.join('?' for _ in submission_ids)})",
-        submission_ids).fetchall()

@@ -1,4 +1,4 @@
-"""Schema migrations for the whole data model (DESIGN.md §3).
+"""Schema migrations for the whole data model (see docs/contracts.md).
 
 Each migration is a named function applied once, inside a transaction, and recorded in
 `_sqlite_migrations`. Never edit an applied migration: add a new one.

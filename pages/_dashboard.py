@@ -7,10 +7,27 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core.errors import FairMarkError
 from db import analytics
 from pages import _common
 
 SCOPE_LABELS = {"assignment": "this assignment", "course": "this course", "all": "all courses"}
+
+
+def view_or_stop(build) -> dict | None:
+    """Build a dashboard's view (widgets it reads included): a FairMarkError is shown and stops
+    the page; an empty view shows its message and gives None; its notes are shown as warnings."""
+    try:
+        view = build()
+    except FairMarkError as e:
+        st.error(str(e))
+        st.stop()
+    if view["empty"]:
+        st.info(view["message"])
+        return None
+    for note in view.get("notes", []):
+        st.warning(note)
+    return view
 
 
 def current_scope() -> analytics.Scope:

@@ -5,8 +5,8 @@ import streamlit as st
 
 import db
 from core import llm
-from core.errors import FairMarkError
 from core.agents import registry
+from core.errors import FairMarkError
 from db import llm_calls
 from pages import _common
 

@@ -2,26 +2,17 @@
 import streamlit as st
 
 from core import charts, reports
-from core.errors import FairMarkError
-from pages import _common, _dashboard as ui
+from pages import _common
+from pages import _dashboard as ui
 
 st.title("Agreement")
 st.caption("The AI's scores before any teacher edit, compared with the reference scores.")
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
-try:
-    reference = ui.reference_picker(conn, scope, key="agreement_reference")
-    view = reports.agreement_view(conn, scope, reference=reference)
-except FairMarkError as e:
-    st.error(str(e))
-    st.stop()
-
-if view["empty"]:
-    st.info(view["message"])
-else:
-    for note in view["notes"]:
-        st.warning(note)
+view = ui.view_or_stop(lambda: reports.agreement_view(
+    conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference")))
+if view is not None:
     lo, hi = view["scale"]["lo"], view["scale"]["hi"]
     src = view["sources"]
     st.caption(f"Scale {lo}–{hi}. Reference: {src.get('expert', 0)} expert-scored and {src.get('teacher', 0)} "
@@ -64,7 +55,7 @@ if judges["available"]:
                + " on the submissions they all scored (1 = identical, 0 = chance).")
     ui.table(judges["alpha"], "judge_agreement", "agreement between models")
 
-edits = view["edits"]
+edits = reports.edit_view(conn, scope)
 st.subheader("What teachers changed")
 if not edits["n_decided"]:
     st.info("No approved or rejected reviews yet: edit analytics appear once teachers decide on drafts.")

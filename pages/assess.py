@@ -5,8 +5,8 @@ import streamlit as st
 from core import estimate as estimates
 from core import runs
 from core.errors import FairMarkError
-from core.text import format_timestamp
 from core.offline import LABEL as OFFLINE_LABEL
+from core.text import format_timestamp
 from db import courses
 from pages import _common
 

@@ -2,22 +2,15 @@
 import streamlit as st
 
 from core import charts, reports
-from core.errors import FairMarkError
-from pages import _common, _dashboard as ui
+from pages import _common
+from pages import _dashboard as ui
 
 st.title("Costs")
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
-try:
-    view = reports.costs_view(conn, scope)
-except FairMarkError as e:
-    st.error(str(e))
-    st.stop()
-
-if view["empty"]:
-    st.info(view["message"])
-else:
+view = ui.view_or_stop(lambda: reports.costs_view(conn, scope))
+if view is not None:
     s, per = view["summary"], view["per_submission"]
     cols = st.columns(5)
     cols[0].metric("Total cost", f"${s['cost_usd']:.4f}")

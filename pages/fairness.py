@@ -2,9 +2,9 @@
 import streamlit as st
 
 from core import charts, reports
-from core.errors import FairMarkError
 from core.text import escape_markdown
-from pages import _common, _dashboard as ui
+from pages import _common
+from pages import _dashboard as ui
 
 st.title("Fairness")
 st.caption("Error of the AI's scores by score band, by student group and by length, with 95% bootstrap CIs.")
@@ -20,22 +20,17 @@ with st.expander("Band and sample-size settings"):
                           value=None, step=0.5, key="fairness_cut")
     min_n = st.number_input("Flag bands and groups with fewer items than", min_value=2, value=10, step=1,
                             key="fairness_min_n")
-try:
+def _build():
     with c1:
         reference = ui.reference_picker(conn, scope, key="fairness_reference")
     with c2:
         criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope)], key="fairness_criterion",
                                  format_func=lambda c: "All criteria (pooled)" if c is None else c)
-    view = reports.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
-except FairMarkError as e:
-    st.error(str(e))
-    st.stop()
+    return reports.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
 
-if view["empty"]:
-    st.info(view["message"])
-else:
-    for note in view["notes"]:
-        st.warning(note)
+
+view = ui.view_or_stop(_build)
+if view is not None:
     bands = view["bands"]
     delta = bands["delta_mae"]
     st.metric("ΔMAE = MAE(low band) − MAE(high band)", ui.num(delta),

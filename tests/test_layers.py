@@ -80,3 +80,53 @@ def test_only_the_openai_client_imports_openai():
         if not any(part.startswith(".") for part in path.relative_to(ROOT).parts)
         and any(m == "openai" or m.startswith("openai.") for m in _imported(ast.parse(path.read_text()))))
     assert importers == ["core/llm/openai_client.py"]
+
+
+def test_layers_point_one_way_pages_to_core_to_db():
+    graph = _graph()
+    upward = sorted(f"{m} -> {dep}" for m, deps in graph.items() if m == "db" or m.startswith("db.")
+                    for dep in deps if dep == "core" or dep.startswith("core."))
+    assert upward == [], "db/ must not import core/"
+    into_pages = sorted(f"{m} -> {dep}" for m, deps in graph.items() if m.split(".")[0] in ("core", "db")
+                        for dep in deps if dep.split(".")[0] == "pages")
+    assert into_pages == []
+
+
+def test_core_and_db_never_import_streamlit():
+    offenders = sorted(str(p.relative_to(ROOT)) for package in ("core", "db") for p in (ROOT / package).rglob("*.py")
+                       if any(m.split(".")[0] == "streamlit" for m in _imported(ast.parse(p.read_text()))))
+    assert offenders == []
+
+
+SQL_START = ("SELECT", "INSERT", "UPDATE", "DELETE", "CREATE", "WITH", "DROP", "ALTER", "PRAGMA")
+
+
+def _sql_literals(tree: ast.AST) -> list[tuple[int, str]]:
+    """String literals (and the text start of f-strings) that begin an SQL statement."""
+    found, inside_fstrings = [], set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.JoinedStr):
+            inside_fstrings.update(id(v) for v in node.values)
+    for node in ast.walk(tree):
+        text = None
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and id(node) not in inside_fstrings:
+            text = node.value
+        elif isinstance(node, ast.JoinedStr) and node.values and isinstance(node.values[0], ast.Constant):
+            text = str(node.values[0].value)
+        if text is not None:
+            words = text.lstrip().split(None, 1)
+            if words and words[0] in SQL_START and len(words) > 1:
+                found.append((node.lineno, text.strip()[:40]))
+    return found
+
+
+def test_every_sql_statement_lives_in_db():
+    offenders = []
+    for path in [ROOT / "app.py", *(ROOT / "core").rglob("*.py"), *(ROOT / "pages").rglob("*.py")]:
+        offenders += [f"{path.relative_to(ROOT)}:{line}: {text}" for line, text in _sql_literals(ast.parse(path.read_text()))]
+    assert offenders == []
+
+
+def test_the_sql_finder_finds_sql():
+    tree = ast.parse('x = "SELECT id FROM t"\ny = f"UPDATE t SET a = {1}"\nz = "Select the best answer"\n')
+    assert [line for line, _ in _sql_literals(tree)] == [1, 2]

@@ -171,7 +171,7 @@ def test_regenerate_keeps_teachers_version_until_chosen(app_test, seeded, conn):
     assert offered and offered[0].startswith("Concept understanding: ") and "_" not in offered[0]
     at.button(key=f"ri_use_{new_id}_2").click().run()
     rv = reviews.get_review(conn, sid)
-    assert rv["draft_id"] == new_id and rv["comment"] == reviews.get_draft(conn, new_id)["comment"]
+    assert rv["draft_id"] == new_id and rv["comment"] == drafts.get_draft(conn, new_id)["comment"]
 
 
 def test_previous_next_and_back_keep_place(app_test, seeded):

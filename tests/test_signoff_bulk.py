@@ -19,7 +19,7 @@ def test_bulk_approve_requires_opened_stratified_sample(conn, course):
     failed_check = make_item(conn, course, HIGH, checks=[{"name": "word_limit", "label": "words", "passed": False,
                                                         "detail": "", "severity": "fail"}])
     edited = make_item(conn, course, HIGH)
-    r = actions.open_item(conn, edited, actor="ann")
+    actions.open_item(conn, edited, actor="ann")
     actions.save_edit(conn, edited, version=1, scores=HIGH, comment="changed", reasons=["generic"], actor="ann")
     state = bulk.sample_state(conn, aid)
     assert state.candidates == 15 and state.by_band == {"high": 12, "low": 3}

@@ -1,4 +1,4 @@
-"""The agent roles (DESIGN.md §1a): one small module each, with its output schema and one
+"""The agent roles (seed 000, Zhang & Luo 2025): one small module each, with its output schema and one
 function that renders the role's prompt and calls the LLM it is given.
 
     evaluator  -> scores, reasoning, areas for improvement, evidence quote per criterion

@@ -5,8 +5,8 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from core import prompts
-from core.offline import heuristics
 from core.agents.common import Job, bounded_text, call, compact, scale_text
+from core.offline import heuristics
 from core.rubric import Rubric
 
 PROMPT = prompts.Spec("aggregator", frozenset({"target_grade", "scale", "evaluation", "equity", "questions"}))

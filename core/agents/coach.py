@@ -6,8 +6,8 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.offline import heuristics
 from core.agents.common import Job, as_data, bounded_text, call, truncate
+from core.offline import heuristics
 
 PROMPT = prompts.Spec("coach", frozenset({"submission"}))
 IF_FAILED = "the feedback has no coaching question from it"

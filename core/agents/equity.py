@@ -7,9 +7,9 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.offline import heuristics
 from core.agents import evaluator
 from core.agents.common import Job, bounded_text, call, truncate
+from core.offline import heuristics
 
 PROMPT = prompts.Spec("equity", frozenset({"evaluation"}))
 IF_FAILED = "the wording of the feedback was not checked for bias"

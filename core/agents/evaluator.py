@@ -12,8 +12,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from core import prompts
-from core.offline import heuristics
 from core.agents.common import Job, as_data, bounded_text, call, compact, scale_text, truncate
+from core.offline import heuristics
 from core.rubric import Rubric
 
 PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "submission"}))

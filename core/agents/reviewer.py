@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.offline import heuristics
 from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
+from core.offline import heuristics
 from core.rubric import Rubric
 
 PROMPT = prompts.Spec("reviewer", frozenset({"scale", "scores", "comment", "checks"}))

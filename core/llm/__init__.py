@@ -14,8 +14,16 @@ directly, so the package never imports itself in a circle.
 
 Building one: `make_llm(provider, db_path)` -> LoggedLLM(OfflineLLM | OpenAICompatibleLLM).
 """
-from core.llm.factory import (PROVIDERS, ConnectionCheck, check_provider, default_provider,
-                              effective_settings, from_settings, make_llm, test_connection)
+from core.llm.factory import (
+                              PROVIDERS,
+                              ConnectionCheck,
+                              check_provider,
+                              default_provider,
+                              effective_settings,
+                              from_settings,
+                              make_llm,
+                              test_connection,
+)
 from core.llm.logged import LoggedLLM, cache_key, input_hash
 from core.llm.logprobs import bounded_int_fields, score_probs_from_logprobs
 from core.llm.openai_client import OpenAICompatibleLLM, map_sdk_error, openai_transport, redact

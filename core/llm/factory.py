@@ -83,7 +83,7 @@ def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_c
     """The logged, cached LLM for a provider (the offline baseline is logged too, at $0).
     `read_cache=False` asks the model again even for identical work (Regenerate)."""
     if provider == "offline":
-        from core.offline.provider import OfflineLLM   # lazy: only runs with the offline baseline need it
+        from core.offline.provider import OfflineLLM  # lazy: only runs with the offline baseline need it
 
         return LoggedLLM(OfflineLLM(), db_path, read_cache=read_cache)
     if provider == "openai":

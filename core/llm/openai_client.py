@@ -30,12 +30,29 @@ from typing import Callable
 
 from pydantic import ValidationError
 
-from core.errors import (LLMAuthError, LLMBadRequest, LLMConnectionError, LLMError, LLMInvalidOutput,
-                         LLMRateLimited, LLMRefusal, LLMServerError, LLMTimeout, LLMTruncated)
+from core.errors import (
+    LLMAuthError,
+    LLMBadRequest,
+    LLMConnectionError,
+    LLMError,
+    LLMInvalidOutput,
+    LLMRateLimited,
+    LLMRefusal,
+    LLMServerError,
+    LLMTimeout,
+    LLMTruncated,
+)
 from core.llm.logprobs import bounded_int_fields, score_probs_from_logprobs
 from core.llm.protocol import CallContext, LLMResponse, RawCompletion, T, Transport, Usage
-from core.llm.structured import (MODES, json_schema_for, response_format, schema_instruction,
-                                 short_validation_error, strip_fences, with_schema_in_system)
+from core.llm.structured import (
+    MODES,
+    json_schema_for,
+    response_format,
+    schema_instruction,
+    short_validation_error,
+    strip_fences,
+    with_schema_in_system,
+)
 
 log = logging.getLogger(__name__)
 

@@ -1,4 +1,4 @@
-"""Agreement and fairness metrics (DESIGN.md §3 Metrics). Pure functions, no database, no UI.
+"""Agreement and fairness metrics. Pure functions, no database, no UI.
 
 Everything is computed from a *contingency table*: a DataFrame with one row per distinct
 (ai, reference[, keys...]) and its count `n`. The database aggregates to that table in SQL,
@@ -20,11 +20,18 @@ Modules: `agreement` (n, MAE, bias, QWK, exact, adjacent, confusion), `bootstrap
 """
 # Re-exported: the public API of the package.
 from core.metrics.agreement import (  # noqa: F401
-    agreement, agreement_from_rows, confusion, pair_counts, qwk, qwk_observed_labels, to_level, default_band_cut,
     MetricsInputError,
+    agreement,
+    agreement_from_rows,
+    confusion,
+    default_band_cut,
+    pair_counts,
+    qwk,
+    qwk_observed_labels,
+    to_level,
 )
 from core.metrics.bootstrap import agreement_cis, bootstrap_strata  # noqa: F401
-from core.metrics.fairness import band_report, group_report, by_key  # noqa: F401
-from core.metrics.length import length_bias  # noqa: F401
-from core.metrics.edits import edit_summary, comment_similarity  # noqa: F401
+from core.metrics.edits import comment_similarity, edit_summary  # noqa: F401
+from core.metrics.fairness import band_report, by_key, group_report  # noqa: F401
 from core.metrics.judges import judge_alpha  # noqa: F401
+from core.metrics.length import length_bias  # noqa: F401

@@ -19,8 +19,7 @@ import numpy as np
 import pandas as pd
 
 from core.metrics.agreement import agreement, canonical, cell_arrays, default_band_cut
-from core.metrics.bootstrap import (DEFAULT_BOOT, STATS, agreement_cis, bootstrap_strata, percentile_ci,
-                                    replicate_stats)
+from core.metrics.bootstrap import DEFAULT_BOOT, STATS, agreement_cis, bootstrap_strata, percentile_ci, replicate_stats
 
 MIN_N = 10  # below this a band or group is flagged as too small to judge
 
