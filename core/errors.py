@@ -3,23 +3,5 @@
 The classes are defined in `db.errors` (db/ raises them too and imports nothing from core/);
 this module is their public name outside db/.
 """
-from db.errors import (  # noqa: F401
-    ConfigError,
-    ConflictError,
-    FairMarkError,
-    GateError,
-    IngestError,
-    LLMAuthError,
-    LLMBadRequest,
-    LLMConfigFault,
-    LLMConnectionError,
-    LLMError,
-    LLMInvalidOutput,
-    LLMRateLimited,
-    LLMRefusal,
-    LLMServerError,
-    LLMTimeout,
-    LLMTruncated,
-    NotFound,
-    RubricError,
-)
+from db.errors import *  # noqa: F401,F403  (every class; db/errors.py lists them in __all__)
+from db.errors import __all__  # noqa: F401

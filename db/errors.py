@@ -88,3 +88,11 @@ class LLMTruncated(LLMError):
 
 class LLMInvalidOutput(LLMError):
     """The answer was not valid JSON for the expected schema, even after a re-ask."""
+
+
+__all__ = [
+    "FairMarkError", "ConfigError", "RubricError", "IngestError", "NotFound", "ConflictError",
+    "GateError", "LLMError", "LLMTimeout", "LLMRateLimited", "LLMServerError",
+    "LLMConnectionError", "LLMConfigFault", "LLMAuthError", "LLMBadRequest", "LLMRefusal",
+    "LLMTruncated", "LLMInvalidOutput"
+]
