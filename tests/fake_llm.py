@@ -11,7 +11,12 @@ ScriptedLLM — implements core.llm.LLM. Script answers per role; each call take
     assert "Alice" not in llm.all_text()        # no real name reached the model
 
 An answer is a pydantic instance of the requested schema, a dict validated against it, a
-callable (messages, schema) -> answer, or an exception instance (raised). A call for a role
+callable (messages, schema) -> answer, an exception instance (raised), or `WithProbs(answer,
+{"clarity.score": {"2": 0.6, "3": 0.4}, ...})` for an answer with given score probabilities.
+Score probabilities (what a server's logprobs give): by default every bounded-integer field
+(a score) is certain, as from a confident model that returns logprobs; `ScriptedLLM(score_probs=None)`
+is a model that returns none. `judges=(JudgeSpec(...), ...)` are the judges it "routes" to
+(role "judge:<name>", scripted like any role). A call for a role
 with nothing scripted, a pydantic instance of the wrong class, or a dict that does not fit the
 schema fails the test at once with UnexpectedCall (an AssertionError): scripts must be valid;
 to simulate a bad model answer, script `LLMInvalidOutput(...)`.
@@ -35,6 +40,8 @@ from dataclasses import dataclass
 from pydantic import BaseModel, ValidationError
 
 from core.llm import CallContext, LLMResponse, RawCompletion, Usage
+from core.llm.logprobs import bounded_int_fields
+from core.llm.structured import json_schema_for
 
 
 class UnexpectedCall(AssertionError):
@@ -50,12 +57,39 @@ class RecordedCall:
     temperature: float | None
 
 
+@dataclass
+class WithProbs:
+    """A scripted answer and the score probabilities its logprobs would give."""
+    answer: object
+    score_probs: dict | None
+
+
+def certain_probs(data: BaseModel) -> dict | None:
+    """{"<path>.<field>": {"<value>": 1.0}} for every bounded-integer field of an answer."""
+    fields = bounded_int_fields(json_schema_for(type(data)))
+    out = {}
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in fields and isinstance(v, int) and not isinstance(v, bool):
+                    out[".".join([*path, k])] = {str(v): 1.0}
+                else:
+                    walk(v, [*path, k])
+
+    walk(data.model_dump(), [])
+    return out or None
+
+
 class ScriptedLLM:
     provider = "fake"
 
     def __init__(self, script: dict[str, list] | None = None, *, models: dict[str, str] | None = None,
-                 temperature: float = 0.3, usage: Usage | None = None):
+                 temperature: float = 0.3, usage: Usage | None = None, score_probs: str | None = "certain",
+                 judges: tuple = ()):
         self.temperature = temperature
+        self.score_probs = score_probs
+        self.judges = tuple(judges)
         self._models = models or {}
         self._usage = usage or Usage(tokens_in=100, tokens_out=20)
         self._queues: dict[str, list] = {}
@@ -77,6 +111,10 @@ class ScriptedLLM:
         return self
 
     def model_for(self, role: str) -> str:
+        if role.startswith("judge:"):
+            spec = next((j for j in self.judges if j.name == role[6:]), None)
+            if spec is not None:
+                return spec.model
         return self._models.get(role, f"fake-{role}")
 
     # -- the protocol ------------------------------------------------------------------------
@@ -97,16 +135,21 @@ class ScriptedLLM:
                 raise UnexpectedCall(
                     f"Unexpected LLM call for role {role!r} (agent {ctx.agent!r}, schema "
                     f"{schema.__name__}): nothing scripted. Scripted roles left: {self.pending()}")
-        if callable(answer) and not isinstance(answer, (BaseModel, type)):
+        if callable(answer) and not isinstance(answer, (BaseModel, type, WithProbs)):
             answer = answer(messages, schema)
         if isinstance(answer, BaseException):
             raise answer
+        probs = ...
+        if isinstance(answer, WithProbs):
+            answer, probs = answer.answer, answer.score_probs
         data = self._coerce(answer, schema, role)
+        if probs is ...:
+            probs = certain_probs(data) if self.score_probs == "certain" else None
         raw = data.model_dump_json()
         return LLMResponse(data=data, model=self.model_for(role), raw=raw,
                            usage=Usage(**vars(self._usage)), latency_ms=1.0,
                            request_id=f"fake-{len(self.calls)}", attempts=1,
-                           response_mode="fake")
+                           response_mode="fake", score_probs=probs)
 
     @staticmethod
     def _coerce(answer, schema, role):

@@ -97,6 +97,8 @@ class Outcome:
     tier: int                         # 1: settled by the first judge; 2: after the consensus step
     unsure: list[str]                 # criteria the judges could not agree on
     notes: list[str] = field(default_factory=list)
+    # False when the first judge was not sure and no other judge was there to settle it
+    settled: bool = True
 
     @property
     def disagreed(self) -> bool:
@@ -114,8 +116,9 @@ def run(first: Judge, others: Sequence[Judge], *, scale: Scale, settled: Callabl
     if v1 is None:
         raise ValueError("the first judge gave no vote")
     if settled(v1) or not others:
-        notes = [] if settled(v1) or others else ["no second judge is configured: the first judge's scores stand"]
-        return Outcome({k: float(s) for k, s in v1.scores.items()}, [v1], 1, [], notes)
+        sure = settled(v1)
+        notes = [] if sure else ["no second judge is configured: the first judge's scores stand"]
+        return Outcome({k: float(s) for k, s in v1.scores.items()}, [v1], 1, [], notes, settled=sure)
     votes, notes = [v1], []
     v2 = others[0](2)
     if v2 is None:
@@ -141,7 +144,7 @@ def _combine(votes: list[Vote], scale: Scale, tier: int, notes: list[str]) -> Ou
         scores[key] = scale.combine(values, weights)
         if not _some_pair_agrees(values, scale):
             unsure.append(key)
-    return Outcome(scores, votes, tier, unsure, notes)
+    return Outcome(scores, votes, tier, unsure, notes, settled=not unsure)
 
 
 def _some_pair_agrees(values: list[float], scale: Scale) -> bool:
