@@ -39,9 +39,8 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
+from bench.fake import certain_probs
 from core.llm import CallContext, LLMResponse, RawCompletion, Usage
-from core.llm.logprobs import bounded_int_fields
-from core.llm.structured import json_schema_for
 
 
 class UnexpectedCall(AssertionError):
@@ -62,23 +61,6 @@ class WithProbs:
     """A scripted answer and the score probabilities its logprobs would give."""
     answer: object
     score_probs: dict | None
-
-
-def certain_probs(data: BaseModel) -> dict | None:
-    """{"<path>.<field>": {"<value>": 1.0}} for every bounded-integer field of an answer."""
-    fields = bounded_int_fields(json_schema_for(type(data)))
-    out = {}
-
-    def walk(node, path):
-        if isinstance(node, dict):
-            for k, v in node.items():
-                if k in fields and isinstance(v, int) and not isinstance(v, bool):
-                    out[".".join([*path, k])] = {str(v): 1.0}
-                else:
-                    walk(v, [*path, k])
-
-    walk(data.model_dump(), [])
-    return out or None
 
 
 class ScriptedLLM:

@@ -1,4 +1,5 @@
-"""Metacognitive Coach: 1-2 questions about the student's own learning process."""
+"""Metacognitive Coach: 1-2 questions about the student's own learning process, from the
+Evaluator's output (seed 000) and the text (its questions refer to what the student wrote)."""
 from __future__ import annotations
 
 from typing import Annotated
@@ -6,10 +7,11 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
+from core.agents.aggregator import evaluation_notes
 from core.agents.common import Job, as_data, bounded_text, call, truncate
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("coach", frozenset({"submission"}))
+PROMPT = prompts.Spec("coach", frozenset({"evaluation", "submission"}))
 IF_FAILED = "the feedback has no coaching question from it"
 
 
@@ -20,7 +22,9 @@ class CoachQuestions(BaseModel):
 
 
 def run(llm, job: Job):
+    evaluation = job.outputs.get("evaluator") or {}
     return call(llm, PROMPT, CoachQuestions, job, inputs={"text": job.text, "key_concepts": job.key_concepts},
+                evaluation=evaluation_notes(job.rubric, evaluation) if evaluation else "(none)",
                 submission=as_data(job.text))
 
 
