@@ -26,19 +26,19 @@ def _write(tmp_path, name, text):
 
 
 def test_unknown_placeholder_fails_on_load(tmp_path):
-    d = _write(tmp_path, "coach", "=== system ===\nHi {{student_name}}\n=== user ===\n{{evaluation}} {{submission}}\n")
+    d = _write(tmp_path, "coach", "=== system ===\nHi {{student_name}}\n=== user ===\n{{evaluation}}\n")
     with pytest.raises(prompts.PromptError, match="student_name"):
         coach.PROMPT.load(d)
 
 
 def test_placeholder_the_code_passes_but_the_file_ignores_fails_on_load(tmp_path):
     d = _write(tmp_path, "coach", "=== system ===\nHi\n=== user ===\nno text here\n")
-    with pytest.raises(prompts.PromptError, match="submission"):
+    with pytest.raises(prompts.PromptError, match="evaluation"):
         coach.PROMPT.load(d)
 
 
 def test_missing_sections_fail_on_load(tmp_path):
-    d = _write(tmp_path, "coach", "just one block {{evaluation}} {{submission}}")
+    d = _write(tmp_path, "coach", "just one block {{evaluation}}")
     with pytest.raises(prompts.PromptError, match="=== system ==="):
         coach.PROMPT.load(d)
 
@@ -48,7 +48,7 @@ def test_render_rejects_missing_and_unknown_variables():
     with pytest.raises(prompts.PromptError, match="missing"):
         p.render()
     with pytest.raises(prompts.PromptError, match="unknown"):
-        p.render(evaluation="{}", submission="x", name="Anna")
+        p.render(evaluation="x", name="Anna")
 
 
 def test_hash_changes_with_content(tmp_path):
@@ -115,6 +115,5 @@ def test_render_strips_delimiters_from_non_string_values_too():
 
 
 def test_ordinary_angle_brackets_survive():
-    user = coach.PROMPT.load().render(evaluation="{}",
-                                      submission="if a < b and c > d, <b>bold</b> <submissions>")[1]["content"]
+    user = coach.PROMPT.load().render(evaluation="if a < b and c > d, <b>bold</b> <submissions>")[1]["content"]
     assert "if a < b and c > d, <b>bold</b> <submissions>" in user
