@@ -179,11 +179,15 @@ def totals_by_run(conn: Database, *, course_id: int | None = None,
 # --- admin overrides (Settings page) ----------------------------------------------------
 LLM_OVERRIDES_KEY = "llm"
 LAST_TEST_KEY = "llm_last_connection_test"
-OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency", "judges",
-                   "cascade_min_confidence", "cascade_ev_tolerance", "cascade_band_margin", "cascade_samples")
+OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency")
+JUDGING_KEY = "judging"
 # The judge cascade's thresholds (core.judging.scoring): kind, lowest and highest allowed value.
 CASCADE_LIMITS = {"cascade_min_confidence": (float, 0.5, 1.0), "cascade_ev_tolerance": (float, 0.0, 1.0),
                   "cascade_band_margin": (float, 0.0, 5.0), "cascade_samples": (int, 0, 8)}
+CASCADE_LABELS = {"cascade_min_confidence": "the lowest probability of a confident score",
+                  "cascade_ev_tolerance": "how far the expected score may lie from it",
+                  "cascade_band_margin": "the distance from the band cut that counts as near",
+                  "cascade_samples": "self-consistency samples"}
 JUDGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
@@ -211,25 +215,52 @@ def save_llm_overrides(conn: Database, overrides: dict, *, actor: str = "admin")
         clean["models"] = {str(r): str(m).strip() for r, m in overrides["models"].items() if str(m or "").strip()}
     if str(overrides.get("llm_model") or "").strip():
         clean["llm_model"] = str(overrides["llm_model"]).strip()
-    if overrides.get("judges") is not None:    # [] is a choice too: no judges, whatever the environment says
-        clean["judges"] = clean_judges(overrides["judges"])
     limits = {"temperature": (float, 0.0, 2.0), "timeout_s": (float, 1.0, 600.0),
-              "max_retries": (int, 0, 10), "concurrency": (int, 1, 64), **CASCADE_LIMITS}
-    for name, (kind, lo, hi) in limits.items():
-        v = overrides.get(name)
-        if v is None or v == "":
-            continue
-        try:
-            v = kind(v)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{name} must be a number between {lo} and {hi}, not {v!r}.") from None
-        if not lo <= v <= hi:
-            raise ConfigError(f"{name} must be between {lo} and {hi}, not {v}.")
-        clean[name] = v
+              "max_retries": (int, 0, 10), "concurrency": (int, 1, 64)}
+    clean.update(_numbers(overrides, limits))
     before = get_llm_overrides(conn)
     with conn.atomic():
         _set_setting(conn, LLM_OVERRIDES_KEY, clean)
         dbmod.audit(conn, actor=actor, action="edit_llm_settings", entity="app_settings",
+                    before=before, after=clean)
+    return clean
+
+
+def _numbers(values: dict, limits: dict, labels: dict | None = None) -> dict:
+    clean = {}
+    for name, (kind, lo, hi) in limits.items():
+        v = values.get(name)
+        if v is None or v == "":
+            continue
+        label = (labels or {}).get(name, name)
+        try:
+            v = kind(v)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{label} must be a number between {lo} and {hi}, not {v!r}.") from None
+        if not lo <= v <= hi:
+            raise ConfigError(f"{label} must be between {lo} and {hi}, not {v}.")
+        clean[name] = v
+    return clean
+
+
+def get_judging_overrides(conn: Database) -> dict:
+    """The admin's judges and cascade thresholds (Settings -> Judges): {judges?, cascade_*?}."""
+    return _get_setting(conn, JUDGING_KEY, {}) or {}
+
+
+def save_judging_overrides(conn: Database, overrides: dict, *, actor: str = "admin") -> dict:
+    """Store the judges ([] is a choice too: no judges, whatever the environment says) and the
+    cascade's thresholds; never an endpoint or a key. A bad value changes nothing."""
+    unknown = set(overrides) - {"judges", *CASCADE_LIMITS}
+    if unknown:
+        raise ConfigError(f"Unknown judging setting(s) {sorted(unknown)}.")
+    clean = _numbers(overrides, CASCADE_LIMITS, CASCADE_LABELS)
+    if overrides.get("judges") is not None:
+        clean["judges"] = clean_judges(overrides["judges"])
+    before = get_judging_overrides(conn)
+    with conn.atomic():
+        _set_setting(conn, JUDGING_KEY, clean)
+        dbmod.audit(conn, actor=actor, action="edit_judging_settings", entity="app_settings",
                     before=before, after=clean)
     return clean
 

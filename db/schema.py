@@ -357,3 +357,8 @@ def m012_judging(conn: Database) -> None:
         " items INTEGER NOT NULL DEFAULT 0,"       # items with two or more votes
         " sent_to_teacher INTEGER NOT NULL DEFAULT 0,"
         " computed_at TEXT NOT NULL)")
+    # The dashboards' cache (m004) is invalidated by every write they read, these tables included.
+    for table in ("judge_votes", "judge_agreement"):
+        for op in ("INSERT", "UPDATE", "DELETE"):
+            conn.execute(f"CREATE TRIGGER analytics_bump_{table}_{op.lower()} AFTER {op} ON {table} "
+                         f"BEGIN UPDATE analytics_version SET version = version + 1 WHERE id = 1; END")

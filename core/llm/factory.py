@@ -29,20 +29,20 @@ def effective_settings(settings: Settings | None = None, conn=None) -> Settings:
     if conn is None:
         own = db.connect(settings.db_path)
         try:
-            over = llm_calls.get_llm_overrides(own)
+            over, judging = llm_calls.get_llm_overrides(own), llm_calls.get_judging_overrides(own)
         finally:
             own.close()
     else:
-        over = llm_calls.get_llm_overrides(conn)
-    if not over:
+        over, judging = llm_calls.get_llm_overrides(conn), llm_calls.get_judging_overrides(conn)
+    if not over and not judging:
         return settings
-    update = {k: over[k] for k in ("llm_model", "temperature", "timeout_s", "max_retries", "concurrency",
-                                   *llm_calls.CASCADE_LIMITS)
+    update = {k: over[k] for k in ("llm_model", "temperature", "timeout_s", "max_retries", "concurrency")
               if over.get(k) not in (None, "")}
-    if over.get("judges") is not None:
-        update["judges"] = [JudgeSpec(**j) for j in over["judges"]]
     if over.get("models"):
         update["models"] = {**settings.models, **{r: m for r, m in over["models"].items() if m}}
+    update.update({k: judging[k] for k in llm_calls.CASCADE_LIMITS if judging.get(k) not in (None, "")})
+    if judging.get("judges") is not None:
+        update["judges"] = [JudgeSpec(**j) for j in judging["judges"]]
     return settings.model_copy(update=update)
 
 
