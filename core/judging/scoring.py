@@ -122,7 +122,8 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
         "near_band_cut": near_cut, "judges": [v.judge for v in outcome.votes] + [v.judge for v in free],
         "vetoed": vetoed, "notes": notes,
     }
-    votes = [_row(v, k) for v in [*outcome.votes, *free] for k in v.scores]
+    # The offline baseline is no judge: its scores are not votes.
+    votes = [] if llm.provider == OFFLINE_PROVIDER else [_row(v, k) for v in [*outcome.votes, *free] for k in v.scores]
     return Scored(evaluation=_evaluation(outcome, final), scores=final,
                   confidence=round(min(known), 3) if known and len(known) == len(final) else None,
                   unsure=bool(unsure_criteria), disagree=judging["disagree"], judging=judging, votes=votes,
