@@ -236,8 +236,9 @@ def describe(judging: dict, rubric: Rubric) -> list[tuple[str, str]]:
     if not judging:
         return []
     blocks = [("heading", "How the scores were judged"), ("text", ROUTES.get(judging.get("route"), ""))]
-    for key, c in (judging.get("criteria") or {}).items():
-        title = rubric.criterion(key).title if key in rubric.keys else key
+    criteria = judging.get("criteria") or {}
+    for key in [*(k for k in rubric.keys if k in criteria), *(k for k in criteria if k not in rubric.keys)]:
+        c, title = criteria[key], rubric.criterion(key).title if key in rubric.keys else key
         if c.get("probs"):
             dist = ", ".join(f"{lvl}: {p:.0%}" for lvl, p in c["probs"].items())
             blocks.append(("text", f"{title}: {dist} (expected {c['expected']:.2f}, entropy {c['entropy']:.2f} bits, "
