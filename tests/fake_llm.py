@@ -229,7 +229,9 @@ class StubOpenAIServer:
             srv.respond(200, srv.completion('{"ok": true}'))
             settings = Settings(llm_base_url=srv.base_url, llm_api_key="sk-test", max_retries=2)
             ... srv.requests -> [{"path", "headers", "body"}] ...
-    Unscripted requests get HTTP 599 and are recorded in `srv.unexpected`."""
+    A payload may be a callable (request body -> payload), for answers that depend on the request
+    or on what happened before it. Unscripted requests get HTTP 599 and are recorded in
+    `srv.unexpected`."""
 
     def __init__(self):
         import http.server
@@ -256,6 +258,8 @@ class StubOpenAIServer:
                         stub.unexpected += 1
                         step = (599, {"error": {"message": "unscripted request"}}, {}, 0.0)
                 status, payload, headers, delay = step
+                if callable(payload):            # an answer computed from the request body
+                    payload = payload(json.loads(body or b"{}"))
                 if delay:
                     _time.sleep(delay)
                 data = json.dumps(payload).encode()
