@@ -237,7 +237,7 @@ def _ai_details(conn, data: dict, rubric) -> None:
     draft = data["draft"] or {}
     outputs = draft.get("outputs") or {}
     shown = [r for r in registry.roles() if r.name in outputs]
-    judged = bool(draft.get("judging"))
+    judged = bool(draft.get("judging")) and not draft.get("is_offline")   # the offline baseline has no judges
     tabs = st.tabs([r.label for r in shown] + (["Judges"] if judged else []) + ["Revisions", "History"])
     for role, tab in zip(shown, tabs):
         with tab:
