@@ -23,7 +23,7 @@ def render(conn) -> None:
         "gives none) and the result is not close to the low/high band boundary, its scores stand. Otherwise the "
         "first judge below scores it too; only when the two disagree does the second judge vote, and the "
         "weighted majority decides. Items the judges cannot agree on go to the \"unsure\" group of the queue.")
-    _judges(conn, base, eff)
+    _judges(conn, eff)
     st.divider()
     _thresholds(conn, base, eff)
     if llm_calls.get_judging_overrides(conn) and st.button("Reset judges to environment settings", key="judging_reset"):
@@ -32,7 +32,7 @@ def render(conn) -> None:
         st.rerun()
 
 
-def _judges(conn, base, eff) -> None:
+def _judges(conn, eff) -> None:
     st.subheader("Judges")
     st.caption("A judge from another model family than the Evaluator is less biased towards its style. Each judge's "
                "endpoint and key come only from the environment or secrets: FAIRMARK_JUDGE_<NAME>_BASE_URL and "

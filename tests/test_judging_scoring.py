@@ -142,6 +142,17 @@ def test_a_failed_judge_costs_its_vote_and_the_others_decide(conn, db_path):
     assert not judged(d)["unsure"] and row["priority"] == triage.REST
 
 
+def test_when_every_judge_fails_the_first_judges_scores_stand_without_a_disagreement(conn, db_path):
+    c, sub = setup(conn)
+    llm = good_llm(judges=(B, C))
+    llm.script("evaluator", answer(1))                     # confident, but at the band cut
+    llm.script("judge:b", LLMServerError("HTTP 503"))
+    llm.script("judge:c", LLMServerError("HTTP 503"))
+    d, row, cast = assess(conn, db_path, sub, llm)
+    assert judged(d)["route"] == "judges_failed" and not judged(d)["disagree"] and not judged(d)["unsure"]
+    assert len(judged(d)["notes"]) == 2 and {v["tier"] for v in cast} == {1} and row["priority"] == triage.LOW_BAND
+
+
 def test_a_judges_refused_key_stops_the_run(conn, db_path):
     c, sub = setup(conn)
     llm = good_llm(judges=(B,))

@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 
 from core.agents import Job, evaluator
 from core.errors import LLMConfigFault, LLMError
-from core.judging import confidence
+from core.judging import cascade, confidence
 from core.judging.cascade import ORDINAL, Outcome, Vote, run
 from core.llm.routed import judge_role
 from core.rubric import Rubric
@@ -97,7 +97,7 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
     else:
         judges = [_judge(llm, job, spec, notes) for spec in getattr(llm, "judges", ())]
         outcome = run(lambda tier: v1, judges, scale=ORDINAL, settled=lambda v: confident and not near_cut)
-    notes = outcome.notes + notes
+    notes = [n for n in outcome.notes if n not in (cascade.SECOND_FAILED, cascade.THIRD_FAILED)] + notes  # ours say why
     final = {k: int(v) for k, v in outcome.scores.items()}
 
     free = [v for v in (src(job) for src in FREE_JUDGES) if v is not None] if can_ask_more else []
@@ -116,7 +116,8 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
     judging = {
         "tier": outcome.tier, "route": _route(outcome, flagged, llm.provider, bool(stats)),
         "settled": outcome.settled and not unsure_criteria, "unsure": unsure_criteria,
-        "disagree": bool(outcome.unsure) or bool(free_disagree),
+        # (one vote left because the other judges failed is no disagreement)
+        "disagree": (len(outcome.votes) > 1 and bool(outcome.unsure)) or bool(free_disagree),
         "criteria": {k: {**stats.get(k, {"source": None}), "confidence": per_criterion[k]} for k in final},
         "expected_mean": round(mean_score(job.rubric, expected), 3), "band_cut": job.rubric.band_cut,
         "near_band_cut": near_cut, "judges": [v.judge for v in outcome.votes] + [v.judge for v in free],
@@ -209,6 +210,8 @@ def _route(outcome: Outcome, flagged: bool, provider: str, known: bool) -> str:
         return "flagged"
     if len(outcome.votes) > 1:
         return "judges_disagree" if outcome.unsure else "consensus"
+    if outcome.tier == 2:
+        return "judges_failed"
     if outcome.settled:
         return "confident"
     return "low_confidence" if known else "confidence_unknown"
@@ -224,6 +227,7 @@ ROUTES = {
     "consensus": "The first judge was not sure enough, so other judges voted; the result is their majority.",
     "judges_disagree": "The judges could not agree on every criterion: check the scores.",
     "low_confidence": "The first judge was not sure and no other judge could settle it: check the scores.",
+    "judges_failed": "Other judges were needed but failed (see the notes): the first judge's scores stand.",
     "confidence_unknown": "The model gave no confidence and no other judge voted.",
     "flagged": "Sent to a teacher by the submission's flags; no other judge was asked.",
     "offline": "Offline baseline: no judges.",
