@@ -9,6 +9,7 @@ the cache.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
@@ -60,11 +61,17 @@ ANSWERS = {
 }
 
 
+@functools.lru_cache(maxsize=256)
+def _score_fields(schema: type[BaseModel]) -> frozenset[str]:
+    """Once per schema class (building a JSON schema costs a millisecond per call)."""
+    return frozenset(bounded_int_fields(json_schema_for(schema)))
+
+
 def certain_probs(data: BaseModel) -> dict | None:
     """The score probabilities a confident model's logprobs give: {"<path>.<field>": {"<value>": 1.0}}
     for every bounded-integer field (a score) of an answer; None when it has none. Fakes return
     them so the judge cascade settles at its first judge, as with a real model that is sure."""
-    fields = bounded_int_fields(json_schema_for(type(data)))
+    fields = _score_fields(type(data))
     out = {}
 
     def walk(node, path):
