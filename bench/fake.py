@@ -9,13 +9,16 @@ the cache.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 import threading
 import time
 import typing
 
-from core.llm import CallContext, LLMResponse, Usage
+from pydantic import BaseModel
+
+from core.llm import CallContext, LLMResponse, Usage, bounded_int_fields, json_schema_for
 
 # Passes core.checks.comment_checks at the default target grade (10): 40 words, two numbered
 # actions, a question, no quotes, no lexicon hits.
@@ -58,6 +61,31 @@ ANSWERS = {
 }
 
 
+@functools.lru_cache(maxsize=256)
+def _score_fields(schema: type[BaseModel]) -> frozenset[str]:
+    """Once per schema class (building a JSON schema costs a millisecond per call)."""
+    return frozenset(bounded_int_fields(json_schema_for(schema)))
+
+
+def certain_probs(data: BaseModel) -> dict | None:
+    """The score probabilities a confident model's logprobs give: {"<path>.<field>": {"<value>": 1.0}}
+    for every bounded-integer field (a score) of an answer; None when it has none. Fakes return
+    them so the judge cascade settles at its first judge, as with a real model that is sure."""
+    fields = _score_fields(type(data))
+    out = {}
+
+    def walk(node, path):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k in fields and isinstance(v, int) and not isinstance(v, bool):
+                    out[".".join([*path, k])] = {str(v): 1.0}
+                else:
+                    walk(v, [*path, k])
+
+    walk(data.model_dump(), [])
+    return out or None
+
+
 class SleepyLLM:
     """Sleeps `latency` seconds per call, then answers validly. Counts calls per role."""
 
@@ -82,4 +110,5 @@ class SleepyLLM:
         chars = sum(len(m.get("content", "")) for m in messages)
         return LLMResponse(data=data, model=self.model_for(role), raw=data.model_dump_json(),
                            usage=Usage(tokens_in=chars // 4, tokens_out=60),
-                           latency_ms=(time.perf_counter() - t0) * 1000, attempts=1, response_mode="fake")
+                           latency_ms=(time.perf_counter() - t0) * 1000, attempts=1, response_mode="fake",
+                           score_probs=certain_probs(data))

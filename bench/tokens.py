@@ -36,6 +36,8 @@ import threading
 import typing
 from pathlib import Path
 
+from bench.fake import certain_probs
+
 PRICE_IN, PRICE_OUT = 0.15, 0.60          # gpt-4o-mini, $ per million tokens
 SEED_USD = 0.0015                          # the seed's reported cost per reflection
 GOAL_USD = 0.0010
@@ -152,7 +154,9 @@ class RecordingLLM:
         with self._lock:
             self.records.append({"role": role, "submission_id": ctx.submission_id, "messages": messages,
                                  "completion": raw, "schema": json.dumps(self._schema_json(schema))})
-        return LLMResponse(data=data, model="gpt-4o-mini", raw=raw, usage=Usage())
+        # Score probabilities as a model with logprobs gives them: the judge cascade settles at
+        # the Evaluator (no self-consistency sample), as it does for a confident model.
+        return LLMResponse(data=data, model="gpt-4o-mini", raw=raw, usage=Usage(), score_probs=certain_probs(data))
 
 
 def measure(records: list[dict], tok: Tokenizer, n_items: int) -> dict:

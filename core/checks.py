@@ -231,14 +231,16 @@ def check_comment_quotes(comment: str, submission: str) -> dict:
 
 
 def check_evidence_quotes(evaluation: dict | None, submission: str) -> dict:
-    """Evidence quotes come from the Evaluator; a revision of the comment cannot fix them: warn."""
+    """Evidence quotes come from the Evaluator. A made-up quote is a fail: the scores it supports
+    are suspect, so the item goes to a teacher and out of bulk approval (core.pipeline checks
+    it once after scoring; a revision of the comment cannot repair it)."""
     missing = []
     for key, item in (evaluation or {}).items():
         q = (item or {}).get("evidence_quote") or ""
         if q and not quote_found(q, submission):
             missing.append(f"{key}: \"{q}\"")
     return _result("evidence", "Evidence quotes occur in the submission", not missing,
-                   ("not in the submission: " + "; ".join(missing)) if missing else "all evidence found", "warn")
+                   ("not in the submission: " + "; ".join(missing)) if missing else "all evidence found", "fail")
 
 
 def lexicon_hits(text: str) -> list[str]:

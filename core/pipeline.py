@@ -1,6 +1,7 @@
 """One submission through the agents (seed 000, Zhang & Luo 2025), in the order of their registry stages:
 
-    score (Evaluator) -> after_score (Equity Monitor ∥ Coach ∥ ...) -> compose (Aggregator)
+    score (Evaluator, through seed 001's judge cascade: core.judging.scoring)
+      -> after_score (Equity Monitor ∥ Coach ∥ ...) -> compose (Aggregator)
       -> checks -> review (Reviewer) -> on REVISE or a failed check: revise (Reviser), checks,
          Reviewer again (at most 2 rounds) -> after_comment (judges of the comment, side by side)
       -> needs attention with the reasons when it still does not pass.
@@ -25,7 +26,8 @@ import db
 from core import checks, triage
 from core.agents import Ids, Job, registry
 from core.errors import FairMarkError, LLMConfigFault, LLMError
-from core.llm import default_provider, make_llm
+from core.judging import scoring
+from core.llm import default_provider, effective_settings, make_llm
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
@@ -60,10 +62,12 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
     try:
         item = drafts_db.load_item(conn, submission_id)
         rubric: Rubric = item["rubric"]
-        draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id))
+        config = scoring.Config.from_settings(effective_settings(conn=conn))
+        draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
+        votes = draft.pop("votes", None)
         priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
-                                   confidence=draft.get("confidence"))
-        return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id)
+                                   confidence=draft.get("confidence"), unsure=triage.is_unsure(draft))
+        return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id, votes=votes)
     finally:
         conn.close()
 
@@ -73,7 +77,7 @@ class _Step:
     name = "start"
 
 
-def build_draft(llm, item: dict, ids: Ids) -> dict:
+def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Config()) -> dict:
     rubric: Rubric = item["rubric"]
     base = {
         "submission_id": item["id"], "rubric_id": item["rubric_id"], "provider": llm.provider,
@@ -95,7 +99,7 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
               assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
     step = _Step()
     try:
-        result = _agents(llm, job, step)
+        result = _agents(llm, job, step, config, flagged=any(f in ATTENTION_FLAGS for f in flags))
     except LLMConfigFault:
         raise  # every further item would fail the same way: the caller stops, nothing is stored
     except LLMError as e:
@@ -162,14 +166,21 @@ def _side_by_side(llm, job: Job, stage: str, reasons: list[str], step: _Step) ->
             reasons += role.attention(job.outputs[role.name])
 
 
-def _agents(llm, job: Job, step: _Step) -> dict:
+def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool) -> dict:
     reasons: list[str] = []
     scorer = _only("score")
     step.name = scorer.label.lower()
-    scored = scorer.run(llm, job)
-    job.outputs[scorer.name] = scored.data.model_dump()
-    job.scores = scorer.module.scores(scored.data)
-    certainty = confidence(scored.score_probs, job.scores)
+    scored = scoring.score(llm, job, config, flagged=flagged)
+    job.outputs[scorer.name] = scored.evaluation
+    job.scores = scored.scores
+    reasons += scored.reasons
+    # The Evaluator's evidence is checked once, here: a revision of the comment cannot repair a
+    # made-up quote, so it sends the item to a teacher instead of into the revise loop.
+    evidence = checks.check_evidence_quotes(scored.evaluation, job.text)
+    if not evidence["passed"]:
+        reasons.append(f"The AI's evidence quotes are not in the submission ({evidence['detail']}): "
+                       "check the scores they support.")
+    judged = {"confidence": scored.confidence, "judging": scored.judging, "votes": scored.votes}
 
     _side_by_side(llm, job, "after_score", reasons, step)
 
@@ -182,18 +193,18 @@ def _agents(llm, job: Job, step: _Step) -> dict:
             raise
         # The scores stand; the teacher writes the comment (or regenerates).
         reasons.append(_degraded(composer.label, e, "there is no drafted comment: write one or regenerate"))
-        return {"outputs": job.outputs, "scores": job.scores, "comment": "", "checks": _comment_checks(job),
-                "verdict": None, "revisions": [], "rounds": 0, "confidence": certainty, "reasons": reasons}
+        return {"outputs": job.outputs, "scores": job.scores, "comment": "", "checks": [evidence, *_comment_checks(job)],
+                "verdict": None, "revisions": [], "rounds": 0, "reasons": reasons, **judged}
     revisions, rounds, verdict = _review_loop(llm, job, reasons, step)
     _side_by_side(llm, job, "after_comment", reasons, step)
-    return {"outputs": job.outputs, "scores": job.scores, "comment": job.comment, "checks": job.checks,
-            "verdict": verdict, "revisions": revisions, "rounds": rounds, "confidence": certainty,
-            "reasons": reasons}
+    return {"outputs": job.outputs, "scores": job.scores, "comment": job.comment, "checks": [evidence, *job.checks],
+            "verdict": verdict, "revisions": revisions, "rounds": rounds, "reasons": reasons, **judged}
 
 
 def _comment_checks(job: Job) -> list[dict]:
-    return checks.comment_checks(job.comment, job.text, evaluation=job.outputs.get("evaluator"),
-                                 target_grade=job.target_grade)
+    """The comment's checks; the evidence quotes are the Evaluator's, checked after scoring."""
+    return [c for c in checks.comment_checks(job.comment, job.text, target_grade=job.target_grade)
+            if c["name"] != "evidence"]
 
 
 def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:
@@ -241,25 +252,3 @@ def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, 
         reasons.append(f"After {rounds} revision round(s) the Reviewer still asks for changes: {fixes}")
     return revisions, rounds, verdict.verdict if verdict else None
 
-
-def confidence(score_probs: dict | None, scores: dict[str, int]) -> float | None:
-    """How sure the Evaluator was, from the score tokens' probabilities (logprobs).
-
-    Per criterion: the probability of the score it gave; overall: the lowest of these (one
-    shaky criterion is enough to send the item to a human). None when the server gave no
-    logprobs.
-
-    >>> confidence({"clarity.score": {"2": 0.9, "3": 0.1}, "depth.score": {"1": 0.55, "2": 0.45}},
-    ...            {"clarity": 2, "depth": 1})
-    0.55
-    >>> confidence(None, {"clarity": 2}) is None
-    True
-    """
-    if not score_probs:
-        return None
-    per = []
-    for key, score in scores.items():
-        probs = score_probs.get(f"{key}.score") or score_probs.get(key)
-        if probs:
-            per.append(float(probs.get(str(score), 0.0)))
-    return round(min(per), 3) if per else None

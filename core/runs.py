@@ -29,6 +29,7 @@ import db
 from core import pipeline
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
+from core.judging import agreement as judge_agreement
 from core.llm import check_provider, default_provider, effective_settings, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
 from core.settings import Settings
@@ -58,7 +59,16 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
     return {"provider": provider, "endpoint": endpoint, "models": models,
             "temperature": 0.0 if provider == "offline" else settings.temperature,
             "concurrency": int(concurrency or settings.concurrency), "max_retries": settings.max_retries,
-            "max_rounds": pipeline.MAX_ROUNDS}
+            "max_rounds": pipeline.MAX_ROUNDS, "judging": judging_config(provider, settings)}
+
+
+def judging_config(provider: str, settings: Settings) -> dict:
+    """The judge cascade's configuration a run records (models and weights; never an endpoint's key)."""
+    if provider == "offline":
+        return {"judges": []}
+    return {"judges": [j.model_dump() for j in settings.judges],
+            **{k: getattr(settings, k) for k in ("cascade_min_confidence", "cascade_ev_tolerance",
+                                                 "cascade_band_margin", "cascade_samples")}}
 
 
 # --- create ----------------------------------------------------------------------------
@@ -102,6 +112,7 @@ def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], Non
             if llm is None:
                 llm = make_llm(run["provider"], db_path)
             _process(conn, db_path, run_id, llm, int(run["config"].get("concurrency") or 4), on_progress)
+            judge_agreement.review_run(conn, run_id)   # seed 001's rule on the judges' agreement
         except BaseException as e:
             runs_db.finish(conn, run_id, "failed", error=f"worker stopped: {type(e).__name__}: {e}"[:2000])
             raise

@@ -2,14 +2,23 @@
 
 Precedence: environment variable > secrets.toml > default. The API key is only
 ever read here and is never written to the database or logs.
+
+Judges (seed 001's consensus step, core.judging.scoring) are a list of {name, model, weight}
+(`FAIRMARK_JUDGES` as JSON, or the Settings page). A judge's endpoint and key come only from
+the environment or secrets, by its name: `FAIRMARK_JUDGE_<NAME>_BASE_URL` / `_API_KEY`
+(`judge_endpoint`); without its own base URL a judge uses the main endpoint and key.
 """
 from __future__ import annotations
 
+import json
 import os
+import re
 import tomllib
 from pathlib import Path
 
 from pydantic import BaseModel, Field
+
+from core.errors import ConfigError
 
 DEFAULT_DB = "fairmark.db"
 
@@ -27,6 +36,19 @@ def _secrets(path: Path | None = None) -> dict:
     return {str(k).upper(): v for k, v in flat.items()}
 
 
+class JudgeSpec(BaseModel):
+    """A judge of the cascade's consensus step: a model (ideally of another family than the
+    Evaluator's) and the weight of its vote."""
+    name: str
+    model: str
+    weight: float = Field(default=1.0, gt=0)
+
+    @property
+    def env_name(self) -> str:
+        """FAIRMARK_JUDGE_<this>_BASE_URL / _API_KEY."""
+        return re.sub(r"[^A-Z0-9]", "_", self.name.upper())
+
+
 class Settings(BaseModel):
     db_path: str = DEFAULT_DB
     llm_base_url: str | None = None
@@ -38,13 +60,49 @@ class Settings(BaseModel):
     max_retries: int = 3
     concurrency: int = 8
     actor: str = "teacher"
+    # Seed 001's cascade on the scores (core.judging.scoring): the judges of the consensus step
+    # and when the first judge's answer is confident enough to stand alone.
+    judges: list[JudgeSpec] = Field(default_factory=list)
+    cascade_min_confidence: float = 0.85   # every criterion's score at least this probable
+    cascade_ev_tolerance: float = 0.3      # ... and its expected score this close to it
+    cascade_band_margin: float = 0.3       # the expected mean score at least this far from the band cut
+    cascade_samples: int = 2               # self-consistency samples where the model gives no logprobs
 
     @property
     def llm_configured(self) -> bool:
         return bool(self.llm_base_url or self.llm_api_key)
 
     def model_for(self, role: str) -> str:
-        return self.models.get(role) or self.llm_model
+        """The role's own model, else the default. The Reviewer judges the Aggregator's comment,
+        so without a model of its own it takes another configured model than the Aggregator's
+        (a judge first, then another role's model): models prefer their own writing."""
+        own = self.models.get(role)
+        if own:
+            return own
+        if role == "reviewer":
+            other = self._reviewer_alternative()
+            if other is not None:
+                return other[1]
+        return self.llm_model
+
+    def _reviewer_alternative(self) -> tuple[JudgeSpec | None, str] | None:
+        writer = self.model_for("aggregator")
+        if self.llm_model != writer:
+            return None          # the default already differs from the Aggregator's model
+        for judge in self.judges:
+            if judge.model != writer:
+                return judge, judge.model
+        for role, model in sorted(self.models.items()):
+            if model != writer:
+                return None, model
+        return None
+
+    def reviewer_judge(self) -> JudgeSpec | None:
+        """The judge whose endpoint serves the Reviewer's default model (None: the main one)."""
+        if self.models.get("reviewer"):
+            return None
+        other = self._reviewer_alternative()
+        return other[0] if other else None
 
 
 _MODEL_PREFIX = "FAIRMARK_MODEL_"
@@ -76,6 +134,11 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
     models = {key[len(_MODEL_PREFIX):].lower(): str(value) for key, value in {**_prefixed(sec), **env}.items()
               if key.startswith(_MODEL_PREFIX) and len(key) > len(_MODEL_PREFIX) and value not in ("", None)}
     return Settings(
+        judges=_judges(get("JUDGES")),
+        cascade_min_confidence=float(get("CASCADE_MIN_CONFIDENCE", 0.85)),
+        cascade_ev_tolerance=float(get("CASCADE_EV_TOLERANCE", 0.3)),
+        cascade_band_margin=float(get("CASCADE_BAND_MARGIN", 0.3)),
+        cascade_samples=int(get("CASCADE_SAMPLES", 2)),
         db_path=str(get("DB", DEFAULT_DB)),
         llm_base_url=base_url or None,
         llm_api_key=api_key or None,
@@ -87,3 +150,35 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         concurrency=int(get("CONCURRENCY", 8)),
         actor=str(get("ACTOR", "teacher")),
     )
+
+
+def _judges(value) -> list[JudgeSpec]:
+    """FAIRMARK_JUDGES: a JSON list of {"name", "model", "weight"} (or a TOML array of tables
+    in secrets.toml)."""
+    if value in (None, ""):
+        return []
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError as e:
+            raise ConfigError(f"FAIRMARK_JUDGES must be a JSON list like "
+                              f'[{{"name": "b", "model": "gpt-4.1-mini", "weight": 1}}] ({e}).') from None
+    try:
+        return [JudgeSpec(**dict(v)) for v in value]
+    except (TypeError, ValueError) as e:   # pydantic's ValidationError is a ValueError
+        raise ConfigError(f"FAIRMARK_JUDGES: each judge needs a name, a model and a positive weight ({e}).") from None
+
+
+def judge_endpoint(judge: JudgeSpec | str, env: dict | None = None, secrets_path: Path | None = None
+                   ) -> tuple[str | None, str | None]:
+    """(base URL, API key) of a judge from FAIRMARK_JUDGE_<NAME>_BASE_URL / _API_KEY in the
+    environment or secrets.toml; (None, None) when it has none (it then uses the main endpoint).
+    Never stored anywhere."""
+    name = judge.env_name if isinstance(judge, JudgeSpec) else JudgeSpec(name=judge, model="-").env_name
+    env = dict(os.environ if env is None else env)
+    sec = _prefixed(_secrets(secrets_path))
+    found = []
+    for suffix in ("BASE_URL", "API_KEY"):
+        key = f"FAIRMARK_JUDGE_{name}_{suffix}"
+        found.append(env.get(key) or sec.get(key) or None)
+    return found[0], found[1]

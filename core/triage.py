@@ -5,6 +5,11 @@ Groups (lower = earlier): 0 needs attention or failed; 1 low confidence or judge
 then items a teacher has finished with. Stored in `submissions.priority` so the queue is an
 indexed, paginated SQL read at any size.
 
+"Unsure" (group 1) is what the judge cascade (core.judging.scoring) concluded and stored in
+the draft's `judging`: the first judge was not confident and nobody settled it, or judges could
+not agree (`is_unsure(draft)`). A draft with only a confidence number (no judging record) is
+unsure below LOW_CONFIDENCE.
+
 >>> from core.rubric import default_rubric
 >>> r = default_rubric()
 >>> priority("needs_attention", {"concept_understanding": 3}, r)
@@ -13,8 +18,10 @@ indexed, paginated SQL read at any size.
 2
 >>> priority("drafted", dict.fromkeys(r.keys, 3), r, confidence=0.4)
 1
->>> priority("approved", dict.fromkeys(r.keys, 3), r)
-7
+>>> priority("drafted", dict.fromkeys(r.keys, 3), r, unsure=True), priority("approved", dict.fromkeys(r.keys, 3), r)
+(1, 7)
+>>> is_unsure({"judging": {"unsure": ["clarity"], "disagree": True}}), is_unsure({"judging": {}}), is_unsure(None)
+(True, False, False)
 """
 from __future__ import annotations
 
@@ -35,8 +42,15 @@ LABELS = {
 LOW_CONFIDENCE = 0.6
 
 
+def is_unsure(draft: dict | None) -> bool:
+    """Whether a draft's judging left it unsure (low confidence nobody settled, or judges that
+    disagreed on a criterion)."""
+    judging = (draft or {}).get("judging") or {}
+    return bool(judging.get("unsure") or judging.get("disagree"))
+
+
 def priority(status: str, scores: dict[str, int] | None, rubric: Rubric, *,
-             confidence: float | None = None, judges_disagree: bool = False) -> int:
+             confidence: float | None = None, judges_disagree: bool = False, unsure: bool = False) -> int:
     if status in ("needs_attention", "failed"):
         return NEEDS_ATTENTION
     if status == "rejected":
@@ -47,7 +61,7 @@ def priority(status: str, scores: dict[str, int] | None, rubric: Rubric, *,
         return RELEASED
     if status == "uploaded" or not scores:
         return NOT_DRAFTED
-    if judges_disagree or (confidence is not None and confidence < LOW_CONFIDENCE):
+    if unsure or judges_disagree or (confidence is not None and confidence < LOW_CONFIDENCE):
         return UNSURE
     mean = sum(scores.values()) / len(scores)
     if rubric.low_band(mean):

@@ -299,5 +299,13 @@ def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
         "per_submission": f"SELECT x.submission_id, SUM(x.cost_usd) AS cost_usd, SUM(x.latency_ms) AS latency_ms, "
                           f"SUM(x.tokens_in + x.tokens_out) AS tokens {base} AND x.submission_id IS NOT NULL "
                           f"GROUP BY x.submission_id",
+        # The judge cascade (core.judging): calls per tier, and what one judging costs, for the
+        # "blanket 3x voting" comparison. An item is judged once per run (or per regenerate).
+        "by_tier": f"SELECT x.tier, {agg} {base} AND x.tier IS NOT NULL GROUP BY x.tier ORDER BY x.tier",
+        "judged": f"SELECT COUNT(DISTINCT CASE WHEN x.tier = 1 THEN COALESCE(x.run_id, 0) || '-' || x.submission_id "
+                  f"END) AS items, "
+                  f"AVG(CASE WHEN x.tier = 1 AND x.temperature = 0 AND x.status = 'ok' THEN x.cost_usd END) "
+                  f"AS first_call_usd, "
+                  f"AVG(CASE WHEN x.tier = 2 AND x.status = 'ok' THEN x.cost_usd END) AS judge_call_usd {base}",
     }
     return {name: _frame(conn, query, args) for name, query in sql.items()}

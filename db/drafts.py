@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from db import dumps, loads, now, submissions
+from db import dumps, loads, now, submissions, votes as votes_db
 from db.errors import NotFound
 from db.rubric_model import Rubric
 
@@ -19,7 +19,7 @@ from db.rubric_model import Rubric
 PIPELINE_OWNED = ("uploaded", "drafted", "needs_attention", "failed")
 # JSON columns and what an empty one decodes to.
 JSON_COLUMNS = {"models": {}, "prompt_hashes": {}, "scores": {}, "outputs": {}, "checks": [], "revisions": [],
-                "flags": [], "attention_reasons": []}
+                "flags": [], "attention_reasons": [], "judging": {}}
 RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "failed": "failed"}
 
 
@@ -39,10 +39,12 @@ def load_item(conn: Database, submission_id: int) -> dict:
     return row
 
 
-def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None = None) -> int | None:
+def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None = None,
+               votes: list[dict] | None = None) -> int | None:
     """Insert a draft and, in the same transaction, point the submission at it (when the
     pipeline still owns the submission's status) with the queue `priority` core computed, and
-    finish the run item.
+    finish the run item. The judges' `votes` that decided its scores (db.votes rows) are
+    stored with it.
 
     Returns the draft id, or None when the run item was no longer pending (nothing written)."""
     cols = {k: dumps(v) if k in JSON_COLUMNS else v for k, v in draft.items()}
@@ -62,11 +64,30 @@ def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None
         draft_id = conn.execute(
             f"INSERT INTO drafts ({', '.join(names)}) VALUES ({', '.join('?' for _ in names)})",
             [cols[n] for n in names]).lastrowid
+        if votes:
+            votes_db.save(conn, "submission", draft["submission_id"], votes, draft_id=draft_id, run_id=run_id)
         # Only while the pipeline owns the status: a teacher's approval that lands between
         # reading and writing still wins.
         submissions.set_status(conn, draft["submission_id"], status, priority, only_from=PIPELINE_OWNED,
                                current_draft_id=draft_id)
     return draft_id
+
+
+def send_to_teacher(conn: Database, draft_id: int, reason: str, *, priority: int) -> bool:
+    """Add an attention reason to a current draft that was routed as "drafted" and send its
+    submission to a teacher (needs attention), in one transaction; a teacher's decision already
+    taken, or a draft that is no longer current, is left alone. Returns whether it changed."""
+    with conn.atomic():
+        row = conn.execute("SELECT d.submission_id, d.attention_reasons FROM drafts d JOIN submissions s "
+                           "ON s.current_draft_id = d.id WHERE d.id = ? AND d.status = 'drafted' "
+                           "AND s.status = 'drafted'", [draft_id]).fetchone()
+        if row is None:
+            return False
+        reasons = loads(row[1], []) + [reason]
+        conn.execute("UPDATE drafts SET attention_reasons = ?, status = 'needs_attention' WHERE id = ?",
+                     [dumps(reasons), draft_id])
+        submissions.set_status(conn, row[0], "needs_attention", priority, only_from=("drafted",))
+    return True
 
 
 def decode(row: dict | None) -> dict | None:

@@ -7,6 +7,7 @@ Aggregates for the Costs page are SQL, grouped per agent or per run.
 from __future__ import annotations
 
 import math
+import re
 
 from sqlite_utils import Database
 
@@ -16,7 +17,7 @@ from db.errors import ConfigError
 _CALL_COLUMNS = ("run_id", "submission_id", "agent", "model", "prompt_name", "prompt_hash",
                  "input_hash", "temperature", "cache_key", "response", "tokens_in", "tokens_out",
                  "tokens_cached", "latency_ms", "cost_usd", "status", "cache_hit", "error",
-                 "request_id", "attempts", "note", "response_mode")
+                 "request_id", "attempts", "note", "response_mode", "tier", "score_probs")
 STATUSES = ("ok", "cache_hit", "error")
 
 
@@ -37,10 +38,11 @@ def insert_call(conn: Database, **fields) -> int:
 
 
 def cached_response(conn: Database, cache_key: str) -> dict | None:
-    """The newest successful answer for this cache key: {id, response} or None."""
-    row = conn.execute("SELECT id, response FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
+    """The newest successful answer for this cache key: {id, response, score_probs} or None
+    (score_probs: the score labels' probabilities from the original call's logprobs, or None)."""
+    row = conn.execute("SELECT id, response, score_probs FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
                      "AND response IS NOT NULL ORDER BY id DESC LIMIT 1", [cache_key]).fetchone()
-    return None if row is None else {"id": row[0], "response": row[1]}
+    return None if row is None else {"id": row[0], "response": row[1], "score_probs": dbmod.loads(row[2], None)}
 
 
 # --- prices -----------------------------------------------------------------------------
@@ -178,6 +180,15 @@ def totals_by_run(conn: Database, *, course_id: int | None = None,
 LLM_OVERRIDES_KEY = "llm"
 LAST_TEST_KEY = "llm_last_connection_test"
 OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency")
+JUDGING_KEY = "judging"
+# The judge cascade's thresholds (core.judging.scoring): kind, lowest and highest allowed value.
+CASCADE_LIMITS = {"cascade_min_confidence": (float, 0.5, 1.0), "cascade_ev_tolerance": (float, 0.0, 1.0),
+                  "cascade_band_margin": (float, 0.0, 5.0), "cascade_samples": (int, 0, 8)}
+CASCADE_LABELS = {"cascade_min_confidence": "the lowest probability of a confident score",
+                  "cascade_ev_tolerance": "how far the expected score may lie from it",
+                  "cascade_band_margin": "the distance from the band cut that counts as near",
+                  "cascade_samples": "self-consistency samples"}
+JUDGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
 def _get_setting(conn: Database, key: str, default=None):
@@ -206,23 +217,85 @@ def save_llm_overrides(conn: Database, overrides: dict, *, actor: str = "admin")
         clean["llm_model"] = str(overrides["llm_model"]).strip()
     limits = {"temperature": (float, 0.0, 2.0), "timeout_s": (float, 1.0, 600.0),
               "max_retries": (int, 0, 10), "concurrency": (int, 1, 64)}
-    for name, (kind, lo, hi) in limits.items():
-        v = overrides.get(name)
-        if v is None or v == "":
-            continue
-        try:
-            v = kind(v)
-        except (TypeError, ValueError):
-            raise ConfigError(f"{name} must be a number between {lo} and {hi}, not {v!r}.") from None
-        if not lo <= v <= hi:
-            raise ConfigError(f"{name} must be between {lo} and {hi}, not {v}.")
-        clean[name] = v
+    clean.update(_numbers(overrides, limits))
     before = get_llm_overrides(conn)
     with conn.atomic():
         _set_setting(conn, LLM_OVERRIDES_KEY, clean)
         dbmod.audit(conn, actor=actor, action="edit_llm_settings", entity="app_settings",
                     before=before, after=clean)
     return clean
+
+
+def _numbers(values: dict, limits: dict, labels: dict | None = None) -> dict:
+    clean = {}
+    for name, (kind, lo, hi) in limits.items():
+        v = values.get(name)
+        if v is None or v == "":
+            continue
+        label = (labels or {}).get(name, name)
+        try:
+            v = kind(v)
+        except (TypeError, ValueError):
+            raise ConfigError(f"{label} must be a number between {lo} and {hi}, not {v!r}.") from None
+        if not lo <= v <= hi:
+            raise ConfigError(f"{label} must be between {lo} and {hi}, not {v}.")
+        clean[name] = v
+    return clean
+
+
+def get_judging_overrides(conn: Database) -> dict:
+    """The admin's judges and cascade thresholds (Settings -> Judges): {judges?, cascade_*?}."""
+    return _get_setting(conn, JUDGING_KEY, {}) or {}
+
+
+def save_judging_overrides(conn: Database, overrides: dict, *, actor: str = "admin") -> dict:
+    """Store the judges ([] is a choice too: no judges, whatever the environment says) and the
+    cascade's thresholds; never an endpoint or a key. A bad value changes nothing."""
+    unknown = set(overrides) - {"judges", *CASCADE_LIMITS}
+    if unknown:
+        raise ConfigError(f"Unknown judging setting(s) {sorted(unknown)}.")
+    clean = _numbers(overrides, CASCADE_LIMITS, CASCADE_LABELS)
+    if overrides.get("judges") is not None:
+        clean["judges"] = clean_judges(overrides["judges"])
+    before = get_judging_overrides(conn)
+    with conn.atomic():
+        _set_setting(conn, JUDGING_KEY, clean)
+        dbmod.audit(conn, actor=actor, action="edit_judging_settings", entity="app_settings",
+                    before=before, after=clean)
+    return clean
+
+
+def clean_judges(rows: list[dict]) -> list[dict]:
+    """The judge models of the cascade's consensus step, validated: [{name, model, weight}].
+
+    A judge's name picks its endpoint from the environment (FAIRMARK_JUDGE_<NAME>_BASE_URL /
+    _API_KEY), so names must be distinct once upper-cased with '-' read as '_'. Blank rows
+    (a data editor's empty last line) are ignored; any bad row refuses the whole list."""
+    out, seen = [], {}
+    for i, row in enumerate(rows or [], start=1):
+        name = str(row.get("name") or "").strip()
+        model = str(row.get("model") or "").strip()
+        weight = row.get("weight")
+        if not name and not model:
+            continue
+        if not JUDGE_NAME.match(name):
+            raise ConfigError(f"Judge row {i}: the name {name!r} must start with a letter and use only letters, "
+                              "digits, '-' or '_' (at most 32): it names the judge's environment variables.")
+        if not model:
+            raise ConfigError(f"Judge row {i} ({name}): enter the judge's model name.")
+        key = name.upper().replace("-", "_")
+        if key in seen:
+            raise ConfigError(f"Judge row {i} ({name}): the name clashes with row {seen[key]} "
+                              f"(both use FAIRMARK_JUDGE_{key}_*). Rename one.")
+        seen[key] = i
+        try:
+            weight = 1.0 if weight in (None, "") or (isinstance(weight, float) and math.isnan(weight)) else float(weight)
+        except (TypeError, ValueError):
+            raise ConfigError(f"Judge row {i} ({name}): the weight must be a number, not {weight!r}.") from None
+        if not 0 < weight <= 10:
+            raise ConfigError(f"Judge row {i} ({name}): the weight must be above 0 and at most 10, not {weight}.")
+        out.append({"name": name, "model": model, "weight": weight})
+    return out
 
 
 def get_last_connection_test(conn: Database) -> dict | None:

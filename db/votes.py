@@ -5,6 +5,8 @@ Written once per judged item, in the same transaction as what the votes decided 
 """
 from __future__ import annotations
 
+import json
+
 from sqlite_utils import Database
 
 
@@ -27,3 +29,71 @@ def of(conn: Database, subject: str, subject_id: int, draft_id: int | None = Non
         sql += " AND draft_id = ?"
         args.append(draft_id)
     return list(conn.query(sql + " ORDER BY id", args))
+
+
+# --- reads for judge agreement (core.judging.agreement) ---------------------------------------
+def current(conn: Database, scope) -> list[dict]:
+    """The votes behind each submission's current draft in a scope (db.analytics.Scope):
+    {assignment_id, submission_id, draft_id, criterion, judge, tier, score}, in casting order."""
+    where, args = scope.where()
+    return list(conn.query(
+        "SELECT s.assignment_id, v.subject_id AS submission_id, v.draft_id, v.criterion, v.judge, v.tier, v.score "
+        "FROM judge_votes v JOIN submissions s ON s.id = v.subject_id AND s.current_draft_id = v.draft_id "
+        f"JOIN assignments a ON a.id = s.assignment_id WHERE v.subject = 'submission' AND {where} "
+        "ORDER BY v.subject_id, v.id", args))
+
+
+def assignments_of_run(conn: Database, run_id: int) -> list[int]:
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT s.assignment_id FROM run_items i JOIN submissions s ON s.id = i.submission_id "
+        "WHERE i.run_id = ? ORDER BY 1", [run_id]).fetchall()]
+
+
+def expert_scores(conn: Database, scope) -> list[dict]:
+    """Uploaded reference scores (mean of the raters) per {submission_id, criterion, score}."""
+    where, args = scope.where()
+    return list(conn.query(
+        "SELECT r.submission_id, r.criterion, AVG(r.score) AS score FROM reference_scores r "
+        f"JOIN submissions s ON s.id = r.submission_id JOIN assignments a ON a.id = s.assignment_id WHERE {where} "
+        "GROUP BY r.submission_id, r.criterion", args))
+
+
+# Issue 12 adds teachers' blind calibration scores (scored before seeing the AI's draft). Until
+# its table exists this reads nothing; once merged, point BLIND_TABLE at it (columns
+# submission_id, criterion, score).
+BLIND_TABLE = "calibration_scores"
+
+
+def blind_scores(conn: Database, scope) -> list[dict] | None:
+    """Teachers' blind calibration scores per {submission_id, criterion, score} (mean of the
+    teachers), or None when this database has no table for them yet."""
+    if BLIND_TABLE not in conn.table_names():
+        return None
+    where, args = scope.where()
+    return list(conn.query(
+        f"SELECT b.submission_id, b.criterion, AVG(b.score) AS score FROM {BLIND_TABLE} b "
+        f"JOIN submissions s ON s.id = b.submission_id JOIN assignments a ON a.id = s.assignment_id WHERE {where} "
+        "GROUP BY b.submission_id, b.criterion", args))
+
+
+# --- the seed's rule per assignment (table judge_agreement) ----------------------------------
+def save_agreement(conn: Database, assignment_id: int, *, verdict: str, alpha: dict, items: int,
+                   sent_to_teacher: int, at: str) -> None:
+    conn.execute(
+        "INSERT INTO judge_agreement (assignment_id, verdict, alpha, items, sent_to_teacher, computed_at) "
+        "VALUES (?, ?, ?, ?, ?, ?) ON CONFLICT(assignment_id) DO UPDATE SET verdict = excluded.verdict, "
+        "alpha = excluded.alpha, items = excluded.items, sent_to_teacher = excluded.sent_to_teacher, "
+        "computed_at = excluded.computed_at",
+        [assignment_id, verdict, json.dumps(alpha), items, sent_to_teacher, at])
+
+
+def agreement_marks(conn: Database, scope) -> list[dict]:
+    """The stored rule per assignment in a scope: {assignment_id, title, verdict, alpha (dict),
+    items, sent_to_teacher, computed_at}."""
+    where, args = scope.where(sub="j", asg="a")
+    rows = list(conn.query(
+        "SELECT j.assignment_id, a.title, j.verdict, j.alpha, j.items, j.sent_to_teacher, j.computed_at "
+        f"FROM judge_agreement j JOIN assignments a ON a.id = j.assignment_id WHERE {where} ORDER BY a.id", args))
+    for r in rows:
+        r["alpha"] = json.loads(r["alpha"] or "{}")
+    return rows

@@ -54,6 +54,8 @@ HEADERS = {
     "mean_latency_ms": "Mean latency (ms)", "max_latency_ms": "Max latency (ms)", "cache_hits": "Cache hits",
     "errors": "Errors", "changed": "Changed", "up": "Raised", "down": "Lowered", "mean_change": "Mean change",
     "mean_abs_change": "Mean absolute change", "cost_per_submission": "Cost per reflection (US$)",
+    "tier": "Tier", "what": "Step", "judge": "Judge", "items": "Items with 2+ votes", "verdict": "Verdict",
+    "assignment": "Assignment", "votes": "Votes",
 }
 CI_NAMES = {"mae": "MAE", "qwk": "QWK", "delta": "ΔMAE", "bias": "Bias"}
 

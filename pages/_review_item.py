@@ -14,10 +14,11 @@ import streamlit as st
 from core import checks, triage
 from core.agents import registry
 from core.errors import FairMarkError
+from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels
 from core.text import escape_markdown
-from db import courses, drafts, queue, reviews
+from db import courses, drafts, queue, reviews, votes
 from pages import _common
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
@@ -236,12 +237,20 @@ def _ai_details(conn, data: dict, rubric) -> None:
     draft = data["draft"] or {}
     outputs = draft.get("outputs") or {}
     shown = [r for r in registry.roles() if r.name in outputs]
-    tabs = st.tabs([r.label for r in shown] + ["Revisions", "History"])
+    judged = bool(draft.get("judging")) and not draft.get("is_offline")   # the offline baseline has no judges
+    tabs = st.tabs([r.label for r in shown] + (["Judges"] if judged else []) + ["Revisions", "History"])
     for role, tab in zip(shown, tabs):
         with tab:
             if draft.get("is_offline"):
                 st.caption(OFFLINE_LABEL)
             _blocks(role.describe(outputs[role.name], rubric))
+    if judged:
+        with tabs[len(shown)]:
+            _blocks(scoring.describe(draft["judging"], rubric))
+            cast = votes.of(conn, "submission", data["submission"]["id"], draft_id=draft["id"])
+            if cast:
+                st.dataframe(pd.DataFrame(cast)[["criterion", "judge", "tier", "score", "confidence", "weight"]],
+                             hide_index=True, width="stretch")
     with tabs[-2]:
         st.markdown(f"Verdict: **{draft.get('verdict') or '—'}** after {draft.get('rounds', 0)} revision round(s)")
         for reason in draft.get("attention_reasons") or []:

@@ -72,7 +72,8 @@ def _models_and_limits(conn, base, eff) -> None:
                 f"{role.label} ({role.duty})", eff.models.get(role.name, ""), key=f"llm_model_{role.name}",
                 placeholder=f"default ({default_model})")
         c1, c2, c3, c4 = st.columns(4)
-        temperature = c1.number_input("Temperature", 0.0, 2.0, float(eff.temperature), 0.1, key="llm_temperature")
+        temperature = c1.number_input("Temperature", 0.0, 2.0, float(eff.temperature), 0.1, key="llm_temperature",
+                                      help="For the writing roles; the Evaluator and the judges score at 0.")
         concurrency = c2.number_input("Concurrent submissions", 1, 64, int(eff.concurrency), key="llm_concurrency")
         max_retries = c3.number_input("Retries per call", 0, 10, int(eff.max_retries), key="llm_max_retries",
                                       help="Timeouts, rate limits (429) and server errors (5xx) are "

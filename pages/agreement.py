@@ -2,6 +2,7 @@
 import streamlit as st
 
 from core import charts, reports
+from core.text import escape_markdown
 from pages import _common
 from pages import _dashboard as ui
 
@@ -54,6 +55,23 @@ if judges["available"]:
     st.caption("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
                + " on the submissions they all scored (1 = identical, 0 = chance).")
     ui.table(judges["alpha"], "judge_agreement", "agreement between models")
+
+judging = reports.judge_agreement_view(conn, scope)
+st.subheader("Agreement between judges")
+if not judging["available"]:
+    st.caption(judging["message"])
+else:
+    for note in judging["notes"]:
+        st.caption(note)
+    for mark in judging["marks"]:
+        if mark["verdict"] in ("poor", "flagged"):
+            st.warning(f"{escape_markdown(mark['title'])}: the judges agree "
+                       + ("poorly (α < 0.67): " + f"{mark['sent_to_teacher']} item(s) where they disagreed went to a "
+                          "teacher." if mark["verdict"] == "poor" else "only moderately (0.67 ≤ α < 0.80)."))
+    ui.table(judging["alpha"], "judge_alpha", "agreement between judges")
+    st.caption("Each judge against the teachers' blind calibration scores and the uploaded expert scores "
+               "(exact agreement and MAE over the scores both have).")
+    ui.table(judging["judges"], "judges_vs_reference", "judges against teachers and experts")
 
 edits = reports.edit_view(conn, scope)
 st.subheader("What teachers changed")

@@ -42,3 +42,19 @@ if view is not None:
     st.caption(f"Per reflection: mean ${ui.num(per['mean_cost'], 5)}, median ${ui.num(per['median_cost'], 5)}, "
                f"95th percentile ${ui.num(per['p95_cost'], 5)} over {per['n']} reflections.")
     ui.table(view["by_model"], "cost_by_model")
+
+    tiers = view["tiers"]
+    st.subheader("Judge cascade: calls and dollars per tier")
+    if not tiers["available"]:
+        st.caption(tiers["message"])
+    else:
+        cols = st.columns(3)
+        cols[0].metric("Judge calls per item", ui.num(tiers["calls_per_item"], 2),
+                       help=f"{tiers['calls']} scoring calls for {tiers['items']} judged items.")
+        cols[1].metric("Blanket 3× voting would have made", f"{tiers['blanket_calls']} calls",
+                       delta=f"{tiers['saving_calls']:.0%} fewer with the cascade", delta_color="off")
+        cols[2].metric("Blanket 3× voting would have cost", f"${tiers['blanket_cost_usd']:.4f}",
+                       delta=f"${tiers['cost_usd']:.4f} with the cascade", delta_color="off",
+                       help="Three judges on every judged item: the first judge's mean paid call plus twice the "
+                            "consensus judges' mean (the first judge's where none was called).")
+        ui.table(tiers["by_tier"], "judge_calls_by_tier", "judge calls by tier")

@@ -11,7 +11,12 @@ ScriptedLLM — implements core.llm.LLM. Script answers per role; each call take
     assert "Alice" not in llm.all_text()        # no real name reached the model
 
 An answer is a pydantic instance of the requested schema, a dict validated against it, a
-callable (messages, schema) -> answer, or an exception instance (raised). A call for a role
+callable (messages, schema) -> answer, an exception instance (raised), or `WithProbs(answer,
+{"clarity.score": {"2": 0.6, "3": 0.4}, ...})` for an answer with given score probabilities.
+Score probabilities (what a server's logprobs give): by default every bounded-integer field
+(a score) is certain, as from a confident model that returns logprobs; `ScriptedLLM(score_probs=None)`
+is a model that returns none. `judges=(JudgeSpec(...), ...)` are the judges it "routes" to
+(role "judge:<name>", scripted like any role). A call for a role
 with nothing scripted, a pydantic instance of the wrong class, or a dict that does not fit the
 schema fails the test at once with UnexpectedCall (an AssertionError): scripts must be valid;
 to simulate a bad model answer, script `LLMInvalidOutput(...)`.
@@ -34,6 +39,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
+from bench.fake import certain_probs
 from core.llm import CallContext, LLMResponse, RawCompletion, Usage
 
 
@@ -50,12 +56,22 @@ class RecordedCall:
     temperature: float | None
 
 
+@dataclass
+class WithProbs:
+    """A scripted answer and the score probabilities its logprobs would give."""
+    answer: object
+    score_probs: dict | None
+
+
 class ScriptedLLM:
     provider = "fake"
 
     def __init__(self, script: dict[str, list] | None = None, *, models: dict[str, str] | None = None,
-                 temperature: float = 0.3, usage: Usage | None = None):
+                 temperature: float = 0.3, usage: Usage | None = None, score_probs: str | None = "certain",
+                 judges: tuple = ()):
         self.temperature = temperature
+        self.score_probs = score_probs
+        self.judges = tuple(judges)
         self._models = models or {}
         self._usage = usage or Usage(tokens_in=100, tokens_out=20)
         self._queues: dict[str, list] = {}
@@ -77,6 +93,10 @@ class ScriptedLLM:
         return self
 
     def model_for(self, role: str) -> str:
+        if role.startswith("judge:"):
+            spec = next((j for j in self.judges if j.name == role[6:]), None)
+            if spec is not None:
+                return spec.model
         return self._models.get(role, f"fake-{role}")
 
     # -- the protocol ------------------------------------------------------------------------
@@ -97,16 +117,21 @@ class ScriptedLLM:
                 raise UnexpectedCall(
                     f"Unexpected LLM call for role {role!r} (agent {ctx.agent!r}, schema "
                     f"{schema.__name__}): nothing scripted. Scripted roles left: {self.pending()}")
-        if callable(answer) and not isinstance(answer, (BaseModel, type)):
+        if callable(answer) and not isinstance(answer, (BaseModel, type, WithProbs)):
             answer = answer(messages, schema)
         if isinstance(answer, BaseException):
             raise answer
+        probs = ...
+        if isinstance(answer, WithProbs):
+            answer, probs = answer.answer, answer.score_probs
         data = self._coerce(answer, schema, role)
+        if probs is ...:
+            probs = certain_probs(data) if self.score_probs == "certain" else None
         raw = data.model_dump_json()
         return LLMResponse(data=data, model=self.model_for(role), raw=raw,
                            usage=Usage(**vars(self._usage)), latency_ms=1.0,
                            request_id=f"fake-{len(self.calls)}", attempts=1,
-                           response_mode="fake")
+                           response_mode="fake", score_probs=probs)
 
     @staticmethod
     def _coerce(answer, schema, role):
@@ -204,7 +229,9 @@ class StubOpenAIServer:
             srv.respond(200, srv.completion('{"ok": true}'))
             settings = Settings(llm_base_url=srv.base_url, llm_api_key="sk-test", max_retries=2)
             ... srv.requests -> [{"path", "headers", "body"}] ...
-    Unscripted requests get HTTP 599 and are recorded in `srv.unexpected`."""
+    A payload may be a callable (request body -> payload), for answers that depend on the request
+    or on what happened before it. Unscripted requests get HTTP 599 and are recorded in
+    `srv.unexpected`."""
 
     def __init__(self):
         import http.server
@@ -231,6 +258,8 @@ class StubOpenAIServer:
                         stub.unexpected += 1
                         step = (599, {"error": {"message": "unscripted request"}}, {}, 0.0)
                 status, payload, headers, delay = step
+                if callable(payload):            # an answer computed from the request body
+                    payload = payload(json.loads(body or b"{}"))
                 if delay:
                     _time.sleep(delay)
                 data = json.dumps(payload).encode()

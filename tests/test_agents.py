@@ -88,6 +88,29 @@ def test_coach_asks_one_or_two_questions():
         coach.CoachQuestions.model_validate({"questions": []})
 
 
+def test_coach_works_from_the_evaluators_output_not_the_whole_text():
+    """Seed 000: the Coach reads the Evaluator's output; its evidence quotes are the student's words."""
+    evaluation = evaluation_for(evaluator.schema_for(RUBRIC), quote="drafts became more creative")
+    evaluation["clarity"]["areas_for_improvement"] = ["Split the text into one paragraph per idea."]
+    llm = ScriptedLLM().script("coach", {"questions": ["Why?"]})
+    coach.run(llm, job(outputs={"evaluator": evaluation}))
+    sent = llm.all_text()
+    assert "Split the text into one paragraph per idea." in sent and "drafts became more creative" in sent
+    assert "The text addresses clarity" in sent and '"score":2' in sent
+    assert "I wonder how bias enters the training data" not in sent      # the rest of the reflection
+
+
+def test_reviewer_checks_the_comment_against_scores_reasoning_and_evidence():
+    evaluation = evaluation_for(evaluator.schema_for(RUBRIC), quote="drafts became more creative")
+    evaluation["clarity"]["areas_for_improvement"] = ["An area the Reviewer does not need."]
+    llm = ScriptedLLM().script("reviewer", {"verdict": "CONFIDENT", "fixes": [], "explanation": "x"})
+    reviewer.run(llm, job(outputs={"evaluator": evaluation}, scores=dict.fromkeys(RUBRIC.keys, 1), comment="Good."))
+    sent = llm.calls[0].messages[1]["content"]
+    assert "The text addresses clarity" in sent and "drafts became more creative" in sent
+    assert '"score":1' in sent and '"score":2' not in sent            # the current scores, not the draft's
+    assert "An area the Reviewer does not need." not in sent
+
+
 def test_aggregator_gets_rewrites_questions_and_the_target_level():
     schema = evaluator.schema_for(RUBRIC)
     evaluation = evaluation_for(schema)

@@ -4,7 +4,7 @@ import json
 
 import pytest
 
-from bench import pages, pipeline, synth, tokens
+from bench import cascade, pages, pipeline, synth, tokens
 
 
 def last_json(capsys) -> dict:
@@ -67,3 +67,16 @@ def test_synthetic_layouts_grow_by_courses_or_by_assignment_size():
                                          {"students": 28, "assignments": [28] * 12},
                                          {"students": 28, "assignments": [28]}]
     assert synth.plan(10, "worst") == [{"students": 3, "assignments": [3, 3, 2, 2]}]
+
+
+def test_cascade_benchmark_goes_through_the_score_stage_and_saves_calls(capsys):
+    out = cascade.main(["--n", "300", "--ambiguous", "0.2", "--seed", "3"])
+    assert last_json(capsys) == out
+    assert list(out)[:6] == ["calls_per_item", "calls_blanket_3x", "saving", "accuracy_single", "accuracy_cascade",
+                             "accuracy_blanket_3x"]
+    assert out["saving"] == pytest.approx(1 - out["calls_per_item"] / 3, abs=1e-3)
+    assert 1 < out["calls_per_item"] < 3 and 0 < out["share_third_judge"] < out["share_tier2"] < 1
+    assert out["accuracy_cascade"] >= out["accuracy_single"]
+    # With every item clear and every first judge sure, one call per item and the single judge's answers.
+    sure = cascade.main(["--n", "50", "--ambiguous", "0", "--seed", "3"])
+    assert sure["calls_per_item"] < 1.2 and sure["accuracy_cascade"] >= sure["accuracy_single"]

@@ -59,11 +59,11 @@ def test_quotes_match_despite_case_whitespace_and_curly_quotes():
     assert not bad["passed"] and bad["severity"] == "fail" and "smarter" in bad["detail"]
 
 
-def test_invented_evidence_quote_is_a_warning():
+def test_invented_evidence_quote_is_a_failure():
     evaluation = {"clarity": {"evidence_quote": "at work I tried it"},
                   "depth": {"evidence_quote": "I doubt everything"}}
     r = checks.check_evidence_quotes(evaluation, SUBMISSION)
-    assert not r["passed"] and r["severity"] == "warn"
+    assert not r["passed"] and r["severity"] == "fail"
     assert "depth" in r["detail"] and "clarity" not in r["detail"]
 
 
@@ -170,7 +170,7 @@ def test_failed_returns_only_blocking_checks():
     assert names == {"actions", "question"}
 
 
-@pytest.mark.parametrize("name", ["core.checks", "core.pseudonym", "core.prompts", "core.pipeline"])
+@pytest.mark.parametrize("name", ["core.checks", "core.pseudonym", "core.prompts", "core.judging.confidence"])
 def test_docstring_examples_run(name):
     import doctest
     import importlib

@@ -2,7 +2,7 @@
 import threading
 
 import factories
-from assess_script import GOOD_COMMENT, RICH_TEXT, good_llm, submission_text
+from assess_script import GOOD_COMMENT, RICH_TEXT, evaluation_for, good_llm, submission_text
 from core import pipeline
 from core.errors import LLMTimeout
 from db import drafts, loads
@@ -37,7 +37,9 @@ def test_happy_path_stores_a_complete_draft_and_points_the_submission_at_it(conn
                                                     "lexicon", "injection", "short_text", "code", "empty"}
     assert d["revisions"] == [{"round": 0, "comment": GOOD_COMMENT, "fixes": [], "failed_checks": []}]
     assert d["models"]["evaluator"] == "fake-evaluator" and len(d["prompt_hashes"]["evaluator"]) == 16
-    assert d["confidence"] is None and d["flags"] == [] and d["attention_reasons"] == []
+    assert d["confidence"] == 1.0 and d["flags"] == [] and d["attention_reasons"] == []
+    assert d["judging"]["route"] == "confident" and d["judging"]["tier"] == 1 and not d["judging"]["unsure"]
+    assert d["judging"]["criteria"]["clarity"]["probs"] == {"2": 1.0} and d["judging"]["criteria"]["clarity"]["entropy"] == 0
     row = submission_row(conn, sub)
     assert (row["status"], row["current_draft_id"], row["priority"]) == ("drafted", draft_id, 3)
 
@@ -203,11 +205,17 @@ def test_teacher_decisions_are_never_overwritten(conn, db_path):
     assert drafts.get_draft(conn, new)["status"] == "drafted"  # kept beside it, for the teacher to compare
 
 
-def test_confidence_comes_from_score_probabilities(conn, db_path):
-    assert pipeline.confidence({"a.score": {"1": 0.2, "2": 0.8}, "b.score": {"3": 0.7, "2": 0.3}},
-                               {"a": 2, "b": 3}) == 0.7
-    assert pipeline.confidence({"a.score": {"1": 0.9, "2": 0.1}}, {"a": 2}) == 0.1
-    assert pipeline.confidence({}, {"a": 2}) is None
+def test_the_drafts_confidence_is_its_least_sure_criterion(conn, db_path):
+    from fake_llm import WithProbs
+
+    c, sub = setup(conn)
+    keys = c["rubric"].keys
+    probs = {f"{k}.score": {"2": 0.95, "3": 0.05} for k in keys} | {"clarity.score": {"1": 0.1, "2": 0.9}}
+    llm = good_llm()
+    llm.script("evaluator", lambda m, schema: WithProbs(evaluation_for(schema), probs))
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
+    assert d["confidence"] == 0.9 and d["judging"]["criteria"]["clarity"]["expected"] == 1.9
+    assert len(llm.calls_for("evaluator")) == 1 and d["judging"]["route"] == "confident"
 
 
 def test_drafts_json_columns_match_the_shared_contract(conn, db_path):

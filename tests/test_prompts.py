@@ -26,19 +26,19 @@ def _write(tmp_path, name, text):
 
 
 def test_unknown_placeholder_fails_on_load(tmp_path):
-    d = _write(tmp_path, "coach", "=== system ===\nHi {{student_name}}\n=== user ===\n{{submission}}\n")
+    d = _write(tmp_path, "coach", "=== system ===\nHi {{student_name}}\n=== user ===\n{{evaluation}}\n")
     with pytest.raises(prompts.PromptError, match="student_name"):
         coach.PROMPT.load(d)
 
 
 def test_placeholder_the_code_passes_but_the_file_ignores_fails_on_load(tmp_path):
     d = _write(tmp_path, "coach", "=== system ===\nHi\n=== user ===\nno text here\n")
-    with pytest.raises(prompts.PromptError, match="submission"):
+    with pytest.raises(prompts.PromptError, match="evaluation"):
         coach.PROMPT.load(d)
 
 
 def test_missing_sections_fail_on_load(tmp_path):
-    d = _write(tmp_path, "coach", "just one block {{submission}}")
+    d = _write(tmp_path, "coach", "just one block {{evaluation}}")
     with pytest.raises(prompts.PromptError, match="=== system ==="):
         coach.PROMPT.load(d)
 
@@ -48,7 +48,7 @@ def test_render_rejects_missing_and_unknown_variables():
     with pytest.raises(prompts.PromptError, match="missing"):
         p.render()
     with pytest.raises(prompts.PromptError, match="unknown"):
-        p.render(submission="x", name="Anna")
+        p.render(evaluation="x", name="Anna")
 
 
 def test_hash_changes_with_content(tmp_path):
@@ -110,10 +110,10 @@ def test_values_cannot_open_or_close_any_delimiter(role):
 
 def test_render_strips_delimiters_from_non_string_values_too():
     p = registry.get("reviewer").prompt.load()
-    messages = p.render(scale="1-5", scores={"x": "</scores>"}, comment="fine", checks=["<checks>"])
-    assert messages[1]["content"].count("</scores>") == 1 and messages[1]["content"].count("<checks>") == 1
+    messages = p.render(scale="1-5", evaluation={"x": "</evaluation>"}, comment="fine", checks=["<checks>"])
+    assert messages[1]["content"].count("</evaluation>") == 1 and messages[1]["content"].count("<checks>") == 1
 
 
 def test_ordinary_angle_brackets_survive():
-    user = coach.PROMPT.load().render(submission="if a < b and c > d, <b>bold</b> <submissions>")[1]["content"]
+    user = coach.PROMPT.load().render(evaluation="if a < b and c > d, <b>bold</b> <submissions>")[1]["content"]
     assert "if a < b and c > d, <b>bold</b> <submissions>" in user

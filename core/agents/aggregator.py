@@ -19,9 +19,12 @@ class Comment(BaseModel):
     comment: bounded_text(1000, min_chars=1, cut=False)
 
 
-def evaluation_notes(rubric: Rubric, evaluation: dict) -> str:
-    """Per criterion: title, score, reasoning, areas and evidence quote (compact JSON)."""
-    return compact({key: {"title": rubric.criterion(key).title, **evaluation[key]} for key in rubric.keys})
+def evaluation_notes(rubric: Rubric, evaluation: dict, fields: tuple[str, ...] | None = None) -> str:
+    """Per criterion: title, score, reasoning, areas and evidence quote (compact JSON); only
+    `fields` of each when given. Read by the Aggregator, the Coach and the Reviewer (seed 000)."""
+    return compact({key: {"title": rubric.criterion(key).title,
+                          **{f: v for f, v in evaluation[key].items() if fields is None or f in fields}}
+                    for key in rubric.keys if key in evaluation})
 
 
 def run(llm, job: Job):

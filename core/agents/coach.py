@@ -1,4 +1,7 @@
-"""Metacognitive Coach: 1-2 questions about the student's own learning process."""
+"""Metacognitive Coach: 1-2 questions about the student's own learning process, from the
+Evaluator's output (seed 000): its scores, reasoning, areas for improvement and evidence quotes,
+which are the student's own words the questions may quote. The whole reflection is not sent:
+the quotes are the text it needs, and it costs a reflection's tokens less per call."""
 from __future__ import annotations
 
 from typing import Annotated
@@ -6,10 +9,11 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.agents.common import Job, as_data, bounded_text, call, truncate
+from core.agents.aggregator import evaluation_notes
+from core.agents.common import Job, bounded_text, call, truncate
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("coach", frozenset({"submission"}))
+PROMPT = prompts.Spec("coach", frozenset({"evaluation"}))
 IF_FAILED = "the feedback has no coaching question from it"
 
 
@@ -20,8 +24,9 @@ class CoachQuestions(BaseModel):
 
 
 def run(llm, job: Job):
+    evaluation = job.outputs.get("evaluator") or {}
     return call(llm, PROMPT, CoachQuestions, job, inputs={"text": job.text, "key_concepts": job.key_concepts},
-                submission=as_data(job.text))
+                evaluation=evaluation_notes(job.rubric, evaluation) if evaluation else "(none)")
 
 
 def offline(inputs: dict) -> dict:

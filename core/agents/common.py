@@ -61,15 +61,18 @@ def as_data(text: str, tag: str = _SUBMISSION_TAG) -> str:
 
 
 def call(llm, prompt: prompts.Spec, schema, job: Job, *, inputs: dict, temperature: float | None = None,
-         **values) -> LLMResponse:
+         role: str | None = None, tier: int | None = None, sample: int = 0, **values) -> LLMResponse:
     """Render the role's prompt with `values` and ask the LLM for `schema`.
 
     `inputs` are the same facts in structured form (rubric, text, the Evaluator's output, ...):
-    the offline baseline answers from them instead of parsing the prompt back."""
+    the offline baseline answers from them instead of parsing the prompt back. The judge
+    cascade (core.judging.scoring) asks with the same prompt under another `role` (a judge's,
+    whose model and endpoint the LLM routes to), names the `tier`, and numbers `sample`s."""
     loaded = prompt.load()
     ctx = CallContext(agent=prompt.name, prompt_name=loaded.name, prompt_hash=loaded.hash,
-                      run_id=job.ids.run_id, submission_id=job.ids.submission_id, inputs=inputs)
-    return llm.complete(loaded.render(**values), schema, role=prompt.name, ctx=ctx, temperature=temperature)
+                      run_id=job.ids.run_id, submission_id=job.ids.submission_id, inputs=inputs,
+                      tier=tier, sample=sample)
+    return llm.complete(loaded.render(**values), schema, role=role or prompt.name, ctx=ctx, temperature=temperature)
 
 
 def scale_text(rubric) -> str:

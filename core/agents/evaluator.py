@@ -62,10 +62,18 @@ def prompt_values(rubric: Rubric, assignment: dict, text: str) -> dict:
         submission=as_data(text))
 
 
-def run(llm, job: Job):
+# A scoring role answers at temperature 0 (the cascade's first judge; seed 001), whatever the
+# writers' temperature in Settings.
+TEMPERATURE = 0.0
+
+
+def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERATURE, tier: int | None = None,
+        sample: int = 0):
+    """Score the submission. The judge cascade (core.judging.scoring) also asks other judges
+    (`role`), at other temperatures and as numbered self-consistency `sample`s."""
     inputs = {"rubric": job.rubric, "key_concepts": job.key_concepts, "text": job.text}
-    return call(llm, PROMPT, schema_for(job.rubric), job, inputs=inputs,
-                **prompt_values(job.rubric, job.assignment, job.text))
+    return call(llm, PROMPT, schema_for(job.rubric), job, inputs=inputs, role=role, temperature=temperature,
+                tier=tier, sample=sample, **prompt_values(job.rubric, job.assignment, job.text))
 
 
 def scores(data: BaseModel | dict) -> dict[str, int]:

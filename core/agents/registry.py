@@ -93,11 +93,11 @@ def unregister(name: str) -> None:
 for _role in (
     Role("evaluator", evaluator, "Evaluator", "scores each criterion", "score", 95, ("text",), per_criterion=True),
     Role("equity", equity, "Equity Monitor", "checks the notes for biased wording", "after_score", 40, ("notes",)),
-    Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45, ("text",)),
+    Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45, ("notes",)),
     Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170, ("notes",)),
     # share: every item is reviewed once, and again after each revision round (one item in three).
     Role("reviewer", reviewer, "Reflexion Reviewer", "judges the comment against the scores", "review", 45,
-         ("comment",), share=4 / 3),
+         ("comment", "notes"), share=4 / 3),
     Role("reviser", reviser, "Reviser", "makes targeted fixes to the comment", "revise", 170, ("comment",),
          share=1 / 3),
 ):

@@ -1,4 +1,5 @@
-"""Reflexion Reviewer: the comment against the scores and the checks; CONFIDENT or REVISE."""
+"""Reflexion Reviewer: the comment against the Evaluator's scores, reasoning and evidence (seed
+000) and the checks; CONFIDENT or REVISE."""
 from __future__ import annotations
 
 from typing import Annotated, Literal
@@ -6,11 +7,13 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
+from core.agents.aggregator import evaluation_notes
 from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
 from core.offline import heuristics
 from core.rubric import Rubric
 
-PROMPT = prompts.Spec("reviewer", frozenset({"scale", "scores", "comment", "checks"}))
+PROMPT = prompts.Spec("reviewer", frozenset({"scale", "evaluation", "comment", "checks"}))
+REVIEWED_FIELDS = ("score", "reasoning", "evidence_quote")
 IF_FAILED = "the comment was not reviewed against the scores"
 
 
@@ -30,10 +33,19 @@ def failed_checks(checks: list[dict]) -> list[dict]:
     return [{"check": c["label"], "severity": c["severity"], "detail": c["detail"]} for c in checks if not c["passed"]]
 
 
+def assessment(rubric: Rubric, evaluation: dict | None, scores: dict[str, int]) -> str:
+    """What the Reviewer checks the comment against: per criterion the score, the reasoning and
+    the evidence quote (the scores alone when there is no evaluation)."""
+    if not evaluation:
+        return compact({rubric.criterion(k).title: {"score": v} for k, v in scores.items()})
+    current = {k: {**evaluation[k], "score": scores.get(k, evaluation[k].get("score"))} for k in evaluation}
+    return evaluation_notes(rubric, current, REVIEWED_FIELDS)
+
+
 def run(llm, job: Job):
     bad = failed_checks(job.checks)
     return call(llm, PROMPT, Verdict, job, inputs={"failed_checks": bad}, scale=scale_text(job.rubric),
-                scores=scores_text(job.rubric, job.scores), comment=job.comment,
+                evaluation=assessment(job.rubric, job.outputs.get("evaluator"), job.scores), comment=job.comment,
                 checks=compact(bad) if bad else "all checks passed")
 
 

@@ -97,6 +97,8 @@ class Outcome:
     tier: int                         # 1: settled by the first judge; 2: after the consensus step
     unsure: list[str]                 # criteria the judges could not agree on
     notes: list[str] = field(default_factory=list)
+    # False when the first judge was not sure and no other judge was there to settle it
+    settled: bool = True
 
     @property
     def disagreed(self) -> bool:
@@ -104,6 +106,9 @@ class Outcome:
 
 
 Judge = Callable[[int], "Vote | None"]
+# The notes an Outcome may carry (callers that record why a judge failed can leave these out).
+NO_SECOND_JUDGE = "no second judge is configured: the first judge's scores stand"
+SECOND_FAILED, THIRD_FAILED = "the second judge failed", "the third judge failed"
 
 
 def run(first: Judge, others: Sequence[Judge], *, scale: Scale, settled: Callable[[Vote], bool]) -> Outcome:
@@ -114,12 +119,13 @@ def run(first: Judge, others: Sequence[Judge], *, scale: Scale, settled: Callabl
     if v1 is None:
         raise ValueError("the first judge gave no vote")
     if settled(v1) or not others:
-        notes = [] if settled(v1) or others else ["no second judge is configured: the first judge's scores stand"]
-        return Outcome({k: float(s) for k, s in v1.scores.items()}, [v1], 1, [], notes)
+        sure = settled(v1)
+        notes = [] if sure else [NO_SECOND_JUDGE]
+        return Outcome({k: float(s) for k, s in v1.scores.items()}, [v1], 1, [], notes, settled=sure)
     votes, notes = [v1], []
     v2 = others[0](2)
     if v2 is None:
-        notes.append("the second judge failed")
+        notes.append(SECOND_FAILED)
     else:
         votes.append(v2)
         if all(scale.agree(v1.scores[k], v2.scores.get(k, math.nan)) for k in v1.scores):
@@ -127,7 +133,7 @@ def run(first: Judge, others: Sequence[Judge], *, scale: Scale, settled: Callabl
     if len(others) > 1:
         v3 = others[1](2)
         if v3 is None:
-            notes.append("the third judge failed")
+            notes.append(THIRD_FAILED)
         else:
             votes.append(v3)
     return _combine(votes, scale, 2, notes)
@@ -141,7 +147,7 @@ def _combine(votes: list[Vote], scale: Scale, tier: int, notes: list[str]) -> Ou
         scores[key] = scale.combine(values, weights)
         if not _some_pair_agrees(values, scale):
             unsure.append(key)
-    return Outcome(scores, votes, tier, unsure, notes)
+    return Outcome(scores, votes, tier, unsure, notes, settled=not unsure)
 
 
 def _some_pair_agrees(values: list[float], scale: Scale) -> bool:

@@ -6,13 +6,15 @@
     structured.py     JSON schema from a pydantic model, response formats, tidying answers
     logprobs.py       the probability of each score label, from the server's logprobs
     logged.py         LoggedLLM: the call log and the cache around any LLM
+    routed.py         RoutedLLM: the main model and each judge on its own endpoint
     factory.py        settings in force, providers (`make_llm`), the connection test
 
 Callers import from here: `from core.llm import CallContext, make_llm`. Modules that the
 factory itself depends on (the offline provider, the agents) import `core.llm.protocol`
 directly, so the package never imports itself in a circle.
 
-Building one: `make_llm(provider, db_path)` -> LoggedLLM(OfflineLLM | OpenAICompatibleLLM).
+Building one: `make_llm(provider, db_path)` -> LoggedLLM(OfflineLLM | OpenAICompatibleLLM |
+RoutedLLM(OpenAICompatibleLLM, judges)).
 """
 from core.llm.factory import (
                               PROVIDERS,
@@ -21,6 +23,7 @@ from core.llm.factory import (
                               default_provider,
                               effective_settings,
                               from_settings,
+                              judge_settings,
                               make_llm,
                               test_connection,
 )
@@ -28,6 +31,7 @@ from core.llm.logged import LoggedLLM, cache_key, input_hash
 from core.llm.logprobs import bounded_int_fields, score_probs_from_logprobs
 from core.llm.openai_client import OpenAICompatibleLLM, map_sdk_error, openai_transport, redact
 from core.llm.protocol import LLM, CallContext, LLMResponse, RawCompletion, Transport, Usage
+from core.llm.routed import RoutedLLM, judge_role
 from core.llm.structured import MODES, is_strict_compatible, json_schema_for
 
 __all__ = [
@@ -36,6 +40,7 @@ __all__ = [
     "MODES", "json_schema_for", "is_strict_compatible",
     "score_probs_from_logprobs", "bounded_int_fields",
     "LoggedLLM", "input_hash", "cache_key",
+    "RoutedLLM", "judge_role", "judge_settings",
     "PROVIDERS", "effective_settings", "from_settings", "make_llm", "default_provider", "check_provider",
     "test_connection", "ConnectionCheck",
 ]

@@ -11,7 +11,8 @@ from core.errors import ConfigError
 from core.llm.logged import LoggedLLM
 from core.llm.openai_client import OpenAICompatibleLLM
 from core.llm.protocol import CallContext, Transport
-from core.settings import Settings, load_settings
+from core.llm.routed import RoutedLLM
+from core.settings import JudgeSpec, Settings, judge_endpoint, load_settings
 from db import llm_calls
 
 PROVIDERS = ("offline", "openai")
@@ -21,24 +22,27 @@ def effective_settings(settings: Settings | None = None, conn=None) -> Settings:
     """Settings (loaded when not given) with the admin's UI overrides (Settings page,
     `app_settings` table) applied.
 
-    Precedence for models, temperature, timeout, retries and concurrency: Settings page >
-    environment > secrets.toml > default. The endpoint (base URL) and key come only from the
-    environment or secrets."""
+    Precedence for models, judges, the cascade's thresholds, temperature, timeout, retries and
+    concurrency: Settings page > environment > secrets.toml > default. The endpoints (base URLs)
+    and keys come only from the environment or secrets."""
     settings = settings or load_settings()
     if conn is None:
         own = db.connect(settings.db_path)
         try:
-            over = llm_calls.get_llm_overrides(own)
+            over, judging = llm_calls.get_llm_overrides(own), llm_calls.get_judging_overrides(own)
         finally:
             own.close()
     else:
-        over = llm_calls.get_llm_overrides(conn)
-    if not over:
+        over, judging = llm_calls.get_llm_overrides(conn), llm_calls.get_judging_overrides(conn)
+    if not over and not judging:
         return settings
     update = {k: over[k] for k in ("llm_model", "temperature", "timeout_s", "max_retries", "concurrency")
               if over.get(k) not in (None, "")}
     if over.get("models"):
         update["models"] = {**settings.models, **{r: m for r, m in over["models"].items() if m}}
+    update.update({k: judging[k] for k in llm_calls.CASCADE_LIMITS if judging.get(k) not in (None, "")})
+    if judging.get("judges") is not None:
+        update["judges"] = [JudgeSpec(**j) for j in judging["judges"]]
     return settings.model_copy(update=update)
 
 
@@ -58,7 +62,22 @@ def from_settings(settings, db_path=None, *, transport: Transport | None = None,
                           "FAIRMARK_LLM_API_KEY (environment or .streamlit/secrets.toml), or use "
                           "the offline baseline.")
     inner = OpenAICompatibleLLM(settings, transport=transport, **kwargs)
+    if settings.judges:
+        reviewer = settings.reviewer_judge()
+        inner = RoutedLLM(inner, [(j, OpenAICompatibleLLM(judge_settings(settings, j), **kwargs))
+                                  for j in settings.judges], reviewer_judge=reviewer.name if reviewer else None)
     return LoggedLLM(inner, db_path, read_cache=read_cache)
+
+
+def judge_settings(settings: Settings, judge: JudgeSpec) -> Settings:
+    """The settings a judge's client uses: its model, and its own endpoint and key when the
+    environment or secrets name one (FAIRMARK_JUDGE_<NAME>_BASE_URL / _API_KEY); otherwise the
+    main endpoint and key. The main key is never sent to a judge's own endpoint."""
+    base, key = judge_endpoint(judge)
+    update = {"llm_model": judge.model, "models": {}, "judges": []}
+    if base or key:
+        update.update(llm_base_url=base, llm_api_key=key)
+    return settings.model_copy(update=update)
 
 
 def default_provider(settings: Settings | None = None) -> str:

@@ -1,7 +1,9 @@
 """The call log and the cache: `LoggedLLM` wraps any LLM (the OpenAI-compatible client, the
 offline baseline, a test fake), so every implementation is logged, priced and cached the same
-way. The cache key is (model, prompt hash, input hash, temperature): a re-run of unchanged
-work is answered from the log and costs nothing."""
+way. The cache key is (model, prompt hash, input hash, temperature[, sample index]): a re-run
+of unchanged work is answered from the log and costs nothing, with the score probabilities the
+original call's logprobs gave (so a cache hit keeps its confidence). A self-consistency
+sample (core.judging) has its index in the key, so samples at the same temperature differ."""
 from __future__ import annotations
 
 import functools
@@ -36,9 +38,11 @@ def input_hash(messages: list[dict], schema: type[BaseModel]) -> str:
     return hashlib.sha256(_canonical(payload).encode()).hexdigest()
 
 
-def cache_key(model: str, prompt_hash: str, in_hash: str, temperature: float) -> str:
-    return hashlib.sha256(_canonical([model, prompt_hash, in_hash, round(float(temperature), 4)])
-                          .encode()).hexdigest()
+def cache_key(model: str, prompt_hash: str, in_hash: str, temperature: float, sample: int = 0) -> str:
+    parts = [model, prompt_hash, in_hash, round(float(temperature), 4)]
+    if sample:          # only samples carry an index: every other key stays what it always was
+        parts.append(int(sample))
+    return hashlib.sha256(_canonical(parts).encode()).hexdigest()
 
 
 class LoggedLLM:
@@ -70,6 +74,11 @@ class LoggedLLM:
     def temperature(self) -> float:
         return getattr(self.inner, "temperature", 0.3)
 
+    @property
+    def judges(self) -> tuple:
+        """The judges of the cascade's consensus step this LLM can route to (core.llm.routed)."""
+        return tuple(getattr(self.inner, "judges", ()))
+
     def _price(self, conn, model: str) -> dict | None:
         if self.prices is not None:
             return self.prices.get(model)
@@ -80,10 +89,10 @@ class LoggedLLM:
         model = self.inner.model_for(role)
         temp = self.temperature if temperature is None else temperature
         in_hash = input_hash(messages, schema)
-        key = cache_key(model, ctx.prompt_hash, in_hash, temp)
+        key = cache_key(model, ctx.prompt_hash, in_hash, temp, ctx.sample)
         row = dict(run_id=ctx.run_id, submission_id=ctx.submission_id, agent=ctx.agent, model=model,
                    prompt_name=ctx.prompt_name, prompt_hash=ctx.prompt_hash, input_hash=in_hash,
-                   temperature=temp, cache_key=key)
+                   temperature=temp, cache_key=key, tier=ctx.tier)
         conn = self._conn()
         if self.read_cache:
             t0 = time.perf_counter()
@@ -96,11 +105,13 @@ class LoggedLLM:
                 if data is not None:
                     latency = (time.perf_counter() - t0) * 1000
                     note = f"served from cache (call #{hit['id']})"
+                    probs = hit["score_probs"]
                     llm_calls.insert_call(conn, **row, response=hit["response"], status="cache_hit",
-                                          cache_hit=1, latency_ms=latency, attempts=0, note=note)
+                                          cache_hit=1, latency_ms=latency, attempts=0, note=note,
+                                          score_probs=None if probs is None else db.dumps(probs))
                     return LLMResponse(data=data, model=model, raw=hit["response"], usage=Usage(),
                                        latency_ms=latency, cache_hit=True, cost_usd=0.0,
-                                       attempts=0, note=note)
+                                       attempts=0, note=note, score_probs=probs)
         t0 = time.perf_counter()
         try:
             resp = self.inner.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
@@ -127,8 +138,8 @@ class LoggedLLM:
             conn, **row, response=stored, status="ok", tokens_in=resp.usage.tokens_in,
             tokens_out=resp.usage.tokens_out, tokens_cached=resp.usage.tokens_cached,
             latency_ms=resp.latency_ms, cost_usd=resp.cost_usd, request_id=resp.request_id,
-            attempts=resp.attempts, note=resp.note,
-            response_mode=resp.response_mode)
+            attempts=resp.attempts, note=resp.note, response_mode=resp.response_mode,
+            score_probs=None if resp.score_probs is None else db.dumps(resp.score_probs))
         return resp
 
     def _cost(self, conn, model: str, usage: Usage) -> tuple[float, str]:

@@ -15,6 +15,11 @@ How a call goes (OpenAICompatibleLLM.complete):
    never multiply. A 429's Retry-After is honoured (capped).
 3. the answer is validated with pydantic; invalid JSON or a validation error gets ONE re-ask
    with the error appended, then LLMInvalidOutput.
+4. scoring calls (a schema with bounded integer fields, e.g. the Evaluator's levels) ask for
+   logprobs, which give each score's probability (core.llm.logprobs). Whether a model gives
+   them is found out once and remembered like the modes: a server that refuses the parameter
+   (HTTP 400 naming logprobs) is asked again without it, and one that ignores it is not asked
+   again.
 Everything that touches HTTP sits in a `Transport` (request dict -> RawCompletion), so tests
 script the logic above with `tests.fake_llm.FakeTransport` and no HTTP mocks.
 """
@@ -202,7 +207,12 @@ def openai_transport(client, *, base_url: str | None = None, api_key: str | None
 # The OpenAI-compatible client
 # ----------------------------------------------------------------------------------------
 _MODE_MEMORY: dict[str, dict[str, int]] = {}     # base URL -> {model: mode index}
+_LOGPROBS_MEMORY: dict[str, dict[str, bool]] = {}  # base URL -> {model: gives logprobs}
 _MODE_LOCK = threading.Lock()
+
+
+def _refuses_logprobs(exc: LLMBadRequest) -> bool:
+    return getattr(exc, "status_code", None) in (400, 422) and "logprob" in str(exc).lower()
 
 
 class OpenAICompatibleLLM:
@@ -212,20 +222,22 @@ class OpenAICompatibleLLM:
 
     def __init__(self, settings, *, transport: Transport | None = None,
                  sleep: Callable[[float], None] = time.sleep, rand: Callable[[], float] = random.random,
-                 max_tokens: int | None = 1024, logprobs: bool = False):
+                 max_tokens: int | None = 1024, logprobs: bool = True):
         self.settings = settings
         self.temperature = settings.temperature
         self.max_retries = max(0, int(settings.max_retries))
         self.max_tokens = max_tokens
-        self.logprobs = logprobs
+        self.logprobs = logprobs      # ask scoring calls for logprobs where the model gives them
         self._sleep, self._rand = sleep, rand
         # model -> index into MODES that worked. With the real SDK this is shared by every
         # client of the same endpoint in the process (a Regenerate click builds a new client and
         # should not pay for a refused request again); an injected transport gets its own.
         self._modes: dict[str, int] = {}
+        self._gives_logprobs: dict[str, bool] = {}
         if transport is None:
             transport = self._sdk_transport()
             self._modes = _MODE_MEMORY.setdefault(settings.llm_base_url or "openai", {})
+            self._gives_logprobs = _LOGPROBS_MEMORY.setdefault(settings.llm_base_url or "openai", {})
         self.transport = transport
 
     def _sdk_transport(self) -> Transport:
@@ -247,6 +259,10 @@ class OpenAICompatibleLLM:
     def mode_for(self, model: str) -> str:
         """The structured-output mode this model last accepted (json_schema before any call)."""
         return MODES[self._modes.get(model, 0)]
+
+    def gives_logprobs(self, model: str) -> bool | None:
+        """Whether this model returned logprobs when asked (None: not asked yet)."""
+        return self._gives_logprobs.get(model)
 
     # -- one HTTP request, with retries of transient faults --------------------------------
     def _send(self, request: dict, counter: list[int]) -> RawCompletion:
@@ -270,9 +286,12 @@ class OpenAICompatibleLLM:
 
     # -- structured output with fallback ----------------------------------------------------
     def build_request(self, model: str, messages: list[dict], mode: str, schema,
-                      js: dict | None = None, temperature: float | None = None) -> dict:
-        """The keyword arguments of chat.completions.create for one structured-output mode."""
+                      js: dict | None = None, temperature: float | None = None,
+                      logprobs: bool | None = None) -> dict:
+        """The keyword arguments of chat.completions.create for one structured-output mode
+        (`logprobs`: ask for them; by default when this client asks for logprobs at all)."""
         js = json_schema_for(schema) if js is None else js
+        logprobs = self.logprobs if logprobs is None else logprobs
         temperature = self.temperature if temperature is None else temperature
         if mode == "json_object":
             messages = with_schema_in_system(messages, schema_instruction(schema, js))
@@ -280,29 +299,47 @@ class OpenAICompatibleLLM:
                "response_format": response_format(mode, schema, js)}
         if self.max_tokens:
             req["max_tokens"] = self.max_tokens
-        if self.logprobs:
+        if logprobs:
             req["logprobs"] = True
             req["top_logprobs"] = 5
         return req
+
+    def _wants_logprobs(self, model: str, js: dict) -> bool:
+        """Only scoring calls (bounded integer fields) need them, and only from a model that
+        has not shown it gives none."""
+        return self.logprobs and self._gives_logprobs.get(model, True) and bool(bounded_int_fields(js))
 
     def _send_structured(self, model: str, messages: list[dict], schema, js: dict,
                          temperature: float, counter: list[int]) -> tuple[RawCompletion, str]:
         start = self._modes.get(model, 0)
         known_good = model in self._modes
-        for idx in range(start, len(MODES)):
+        idx = start
+        while idx < len(MODES):
             mode = MODES[idx]
+            logprobs = self._wants_logprobs(model, js)
             try:
-                raw = self._send(self.build_request(model, messages, mode, schema, js, temperature), counter)
+                raw = self._send(self.build_request(model, messages, mode, schema, js, temperature, logprobs),
+                                 counter)
             except LLMBadRequest as exc:
+                if logprobs and _refuses_logprobs(exc):
+                    # The server does not do logprobs: remember it and ask again without them.
+                    log.info("model %s refused logprobs; asking without them", model)
+                    with _MODE_LOCK:
+                        self._gives_logprobs[model] = False
+                    continue
                 # A refused response_format is a 400/422. Only fall back from modes not yet known
                 # to work for this model; a 400 in a known-good mode is a real bad request.
                 refused = getattr(exc, "format_refused", getattr(exc, "status_code", 400) in (400, 422))
                 if known_good or idx == len(MODES) - 1 or not refused:
                     raise
                 log.info("model %s refused response_format %s; falling back", model, mode)
+                idx += 1
                 continue
             with _MODE_LOCK:
                 self._modes[model] = idx
+                if logprobs:
+                    # A server that ignores the parameter answers without them: stop asking.
+                    self._gives_logprobs[model] = bool(raw.logprobs)
             return raw, mode
         raise AssertionError("unreachable")
 

@@ -36,6 +36,10 @@ class CallContext:
     prompt_hash: str
     run_id: int | None = None
     submission_id: int | None = None
+    # The judge cascade (core.judging): the tier a scoring call belongs to (call log), and the
+    # index of a self-consistency sample (part of the cache key, so samples differ; 0 = none).
+    tier: int | None = None
+    sample: int = 0
     # The call's facts in structured form (rubric, text, earlier agents' outputs), for
     # providers that do not read prompts (the offline baseline). Not part of the cache key:
     # the rendered messages already are.

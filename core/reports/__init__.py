@@ -7,5 +7,6 @@ the metrics command); the views assemble what each dashboard page shows.
 from core.reports.agreement import agreement_view, edit_view, judge_view  # noqa: F401
 from core.reports.costs import costs_view  # noqa: F401
 from core.reports.fairness import fairness_view  # noqa: F401
+from core.reports.judges import judge_agreement_view  # noqa: F401
 from core.reports.pairs import criteria  # noqa: F401
 from core.reports.table import summary  # noqa: F401

@@ -40,4 +40,30 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
         "mean_latency_s": float(per_sub["latency_ms"].mean() / 1000) if len(per_sub) else nan,
     }
     return {"empty": False, "message": "", "summary": summary, "by_agent": t["by_agent"], "by_model": t["by_model"],
-            "by_run": by_run, "by_course": t["by_course"], "per_submission": per_submission}
+            "by_run": by_run, "by_course": t["by_course"], "per_submission": per_submission,
+            "tiers": judge_tiers(t["by_tier"], t["judged"])}
+
+
+TIER_NAMES = {1: "Tier 1: the first judge (and its self-consistency samples)", 2: "Tier 2: the consensus step"}
+
+
+def judge_tiers(by_tier: pd.DataFrame, judged: pd.DataFrame) -> dict:
+    """Calls and dollars per tier of the judge cascade, against blanket 3x voting (three judges
+    on every judged item, as seed 001 compares): blanket calls = 3 x items judged; blanket
+    dollars = items x (a first judge's mean call + 2 x a consensus judge's mean call, or the
+    first judge's mean where no consensus judge was called yet). Mean costs are of paid calls."""
+    items = int(judged.loc[0, "items"] or 0) if len(judged) else 0
+    if not items or by_tier.empty:
+        return {"available": False, "message": "No judged item yet: run an assessment with a language model."}
+    table = by_tier[["tier", "calls", "cache_hits", "errors", "cost_usd"]].copy()
+    table.insert(1, "what", table["tier"].map(lambda t: TIER_NAMES.get(int(t), f"Tier {int(t)}")))
+    first = judged.loc[0, "first_call_usd"]
+    first = 0.0 if pd.isna(first) else float(first)
+    judge = judged.loc[0, "judge_call_usd"]
+    judge = first if pd.isna(judge) else float(judge)
+    calls, cost = int(table["calls"].sum()), float(table["cost_usd"].sum())
+    blanket_calls, blanket_cost = 3 * items, items * (first + 2 * judge)
+    return {"available": True, "message": "", "by_tier": table, "items": items, "calls": calls, "cost_usd": cost,
+            "calls_per_item": calls / items, "blanket_calls": blanket_calls, "blanket_cost_usd": blanket_cost,
+            "saving_calls": 1 - calls / blanket_calls,
+            "saving_cost": (1 - cost / blanket_cost) if blanket_cost else float("nan")}

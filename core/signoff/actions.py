@@ -94,7 +94,8 @@ def _set_status(conn: Database, submission: dict, status: str, rubric: Rubric, c
                 *, current_draft_id: int | None = None) -> None:
     """The submission's new status with the queue priority its current draft gives it."""
     prio = triage.priority(status, current_draft["scores"] if current_draft else None, rubric,
-                           confidence=current_draft["confidence"] if current_draft else None)
+                           confidence=current_draft["confidence"] if current_draft else None,
+                           unsure=triage.is_unsure(current_draft))
     submissions.set_status(conn, submission["id"], status, prio, current_draft_id=current_draft_id)
 
 

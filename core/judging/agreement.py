@@ -1,0 +1,130 @@
+"""Judge agreement (seed 001): how well the judges of the cascade agree, per assignment and
+criterion, and the seed's rule on it.
+
+Krippendorff's alpha (ordinal) between the judges, computed on every item that got two or more
+votes (the items the first judge could not settle alone, so the hard ones: alpha here is lower
+than it would be on every item, and the figures say so):
+
+    alpha >= 0.80          fine
+    0.67 <= alpha < 0.80   flagged (shown on the Agreement page)
+    alpha < 0.67           poor: every item whose judges disagreed on that criterion goes to a
+                           teacher (needs attention, out of bulk approval) and the assignment is
+                           marked (table judge_agreement)
+
+A verdict needs at least MIN_ITEMS such items; fewer are reported with their alpha but judged
+"too few items". `review_run` applies the rule to the assignments of a finished run.
+
+>>> rows = [{"submission_id": i, "criterion": "x", "judge": j, "score": s}
+...         for i, pair in enumerate([(1, 1), (2, 2), (3, 3), (0, 0), (2, 3)]) for j, s in zip("ab", pair)]
+>>> a = alpha_by_criterion(rows)["x"]
+>>> a["items"], round(a["alpha"], 3), verdict(a["alpha"], a["items"])
+(5, 0.895, 'fine')
+>>> verdict(0.7, 5), verdict(0.5, 5), verdict(0.5, 2), verdict(None, 5)
+('flagged', 'poor', 'too_few_items', 'all_agree')
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+
+from sqlite_utils import Database
+
+from core import metrics, triage
+from core.rubric import Rubric
+from db import analytics, courses, drafts, now, votes
+
+FINE, FLAGGED = 0.80, 0.67
+MIN_ITEMS = 5
+VERDICTS = {"fine": "fine (alpha >= 0.80)", "flagged": "flagged (0.67 <= alpha < 0.80)",
+            "poor": "poor (alpha < 0.67): items whose judges disagreed went to a teacher",
+            "too_few_items": f"too few items with two or more votes (under {MIN_ITEMS})",
+            "all_agree": "every vote agreed", "not_enough_votes": "no item got two or more votes"}
+_ORDER = ("poor", "flagged", "too_few_items", "fine", "all_agree", "not_enough_votes")
+
+
+def _items(rows: list[dict]) -> dict[tuple[int, str], dict[str, float]]:
+    """(submission, criterion) -> {judge: score} (a judge's first vote on it)."""
+    items: dict[tuple[int, str], dict[str, float]] = defaultdict(dict)
+    for r in rows:
+        items[(r["submission_id"], r["criterion"])].setdefault(r["judge"], float(r["score"]))
+    return items
+
+
+def alpha_by_criterion(rows: list[dict]) -> dict[str, dict]:
+    """{criterion: {"alpha": float | None, "items": n with two or more votes, "disagreed": [submission ids]}}."""
+    items = _items(rows)
+    out = {}
+    for criterion in sorted({k[1] for k in items}):
+        voted = {sid: v for (sid, c), v in items.items() if c == criterion and len(v) >= 2}
+        judges = sorted({j for v in voted.values() for j in v})
+        matrix = [[v.get(j, float("nan")) for v in voted.values()] for j in judges]
+        alpha = metrics.judge_alpha(matrix) if voted else float("nan")
+        out[criterion] = {"alpha": None if alpha != alpha else alpha, "items": len(voted),
+                          "disagreed": [sid for sid, v in voted.items() if len(set(v.values())) > 1]}
+    return out
+
+
+def verdict(alpha: float | None, items: int) -> str:
+    if items == 0:
+        return "not_enough_votes"
+    if alpha is None:          # nothing varied: every vote agreed
+        return "all_agree"
+    if items < MIN_ITEMS:
+        return "too_few_items"
+    return "fine" if alpha >= FINE else "flagged" if alpha >= FLAGGED else "poor"
+
+
+def worst(verdicts: list[str]) -> str:
+    return min(verdicts, key=_ORDER.index) if verdicts else "not_enough_votes"
+
+
+def review_assignment(conn: Database, assignment_id: int, *, actor: str = "judge agreement") -> dict:
+    """Apply the seed's rule to one assignment's current votes: store its mark and send every
+    item whose judges disagreed on a poorly agreed criterion to a teacher. Returns the mark."""
+    rows = votes.current(conn, analytics.Scope("assignment", assignment_id=assignment_id))
+    per = alpha_by_criterion(rows)
+    rubric = courses.assignment_rubric(conn, assignment_id)
+    sent = 0
+    for criterion, a in per.items():
+        a["verdict"] = verdict(a["alpha"], a["items"])
+        if a["verdict"] != "poor":
+            continue
+        for sid in a["disagreed"]:
+            draft_id = next(r["draft_id"] for r in rows if r["submission_id"] == sid)
+            sent += drafts.send_to_teacher(conn, draft_id, _reason(rubric, criterion, a), priority=triage.NEEDS_ATTENTION)
+    mark = {"verdict": worst([a["verdict"] for a in per.values()]),
+            "alpha": {c: a["alpha"] for c, a in per.items()},
+            "items": max((a["items"] for a in per.values()), default=0), "sent_to_teacher": sent}
+    with conn.atomic():
+        votes.save_agreement(conn, assignment_id, at=now(), **mark)
+    return mark
+
+
+def review_run(conn: Database, run_id: int) -> dict[int, dict]:
+    """The rule on every assignment a run drafted (core.runs calls it when a run ends)."""
+    return {aid: review_assignment(conn, aid) for aid in votes.assignments_of_run(conn, run_id)}
+
+
+def _reason(rubric: Rubric, criterion: str, a: dict) -> str:
+    title = rubric.criterion(criterion).title if criterion in rubric.keys else criterion
+    return (f"The judges agree poorly on {title} in this assignment (Krippendorff's alpha {a['alpha']:.2f} < "
+            f"{FLAGGED} over {a['items']} items with two or more votes) and disagreed on this item: a teacher decides.")
+
+
+def judges_vs_reference(rows: list[dict], reference: list[dict]) -> dict[str, dict]:
+    """Each judge's votes against reference scores ({submission_id, criterion, score}):
+    {judge: {"n", "exact", "mae"}} over the (item, criterion) pairs both have.
+
+    >>> judges_vs_reference([{"submission_id": 1, "criterion": "x", "judge": "a", "score": 2},
+    ...                      {"submission_id": 2, "criterion": "x", "judge": "a", "score": 1}],
+    ...                     [{"submission_id": 1, "criterion": "x", "score": 2.0},
+    ...                      {"submission_id": 2, "criterion": "x", "score": 3.0}])
+    {'a': {'n': 2, 'exact': 0.5, 'mae': 1.0}}
+    """
+    ref = {(r["submission_id"], r["criterion"]): float(r["score"]) for r in reference}
+    diffs: dict[str, list[float]] = defaultdict(list)
+    for (sid, criterion), by_judge in _items(rows).items():
+        if (sid, criterion) in ref:
+            for judge, score in by_judge.items():
+                diffs[judge].append(score - ref[(sid, criterion)])
+    return {j: {"n": len(d), "exact": round(sum(abs(x) < 0.5 for x in d) / len(d), 3),
+                "mae": round(sum(abs(x) for x in d) / len(d), 3)} for j, d in sorted(diffs.items())}
