@@ -15,6 +15,7 @@ from db.errors import (  # noqa: F401
     LLMConnectionError,
     LLMError,
     LLMInvalidOutput,
+    LLMNotFound,
     LLMRateLimited,
     LLMRefusal,
     LLMServerError,

@@ -39,9 +39,14 @@ class GateError(FairMarkError):
 
 # --- LLM faults (raised by the LLM boundary in core/; recorded per item by the pipeline) ---
 class LLMError(FairMarkError):
-    """A call to the language model failed after the allowed retries."""
+    """A call to the language model failed after the allowed retries.
+
+    `config_suspect`: the fault may be a setting rather than this submission (an unknown model,
+    an endpoint that never answered). One such fault fails only its item; core.runs stops the
+    run when the same one hits several items in a row (then it is the setting)."""
 
     retryable = False
+    config_suspect = False
 
 
 class LLMTimeout(LLMError):
@@ -76,6 +81,12 @@ class LLMAuthError(LLMConfigFault):
 
 class LLMBadRequest(LLMError):
     pass
+
+
+class LLMNotFound(LLMBadRequest):
+    """HTTP 404: the endpoint does not know the model, or the base URL is wrong."""
+
+    config_suspect = True
 
 
 class LLMRefusal(LLMError):
