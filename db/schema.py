@@ -332,3 +332,14 @@ def m008_judge_votes(conn: Database) -> None:
         " weight REAL NOT NULL DEFAULT 1,"
         " created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))")
     conn.execute("CREATE INDEX idx_judge_votes_subject ON judge_votes (subject, subject_id, draft_id)")
+
+
+@migrations()
+def m009_run_worker(conn: Database) -> None:
+    """Issue #10: which worker process holds a run (a token per execution, its pid and host),
+    written when it claims the run and checked by every heartbeat. Two workers never process one
+    run at once, and a run whose worker process is gone (same host, pid dead) resumes at once
+    instead of after the 60-second heartbeat timeout."""
+    conn.execute("ALTER TABLE runs ADD COLUMN worker TEXT")
+    conn.execute("ALTER TABLE runs ADD COLUMN worker_pid INTEGER")
+    conn.execute("ALTER TABLE runs ADD COLUMN worker_host TEXT")
