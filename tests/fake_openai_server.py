@@ -23,6 +23,7 @@ Faults (each a probability; one draw per request, so they add up to the fault ra
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import random
 import threading
@@ -32,7 +33,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 FAULTS = ("500", "503", "429", "hang", "truncated", "non_json", "cut_json", "schema_invalid")
 
-GOOD_COMMENT = ("You explain temperature clearly and give a concrete example from work. "
+GOOD_COMMENT = ("You explain temperature clearly and give a concrete example from work ({salt}). "
                 "Next: (1) connect temperature to bias, (2) add one question you still have. "
                 "What would you test first?")
 # Property name -> the value a sane model gives (the rest is generated from the schema).
@@ -47,28 +48,31 @@ ANSWERS = {
 }
 
 
-def example(node: dict, name: str = "", overrides: dict | None = None):
-    """A valid instance of a (strict, $ref-free) JSON schema, with sane values by property name."""
+def example(node: dict, name: str = "", overrides: dict | None = None, salt: str = ""):
+    """A valid instance of a (strict, $ref-free) JSON schema, with sane values by property name.
+    `salt` (from the request) goes into the text, so different requests get different answers,
+    as from a real model, and the cache cannot serve one submission's answer to another."""
     overrides = ANSWERS if overrides is None else overrides
     if name in overrides:
-        return overrides[name]
+        value = overrides[name]
+        return value.format(salt=salt) if isinstance(value, str) else value
     if "enum" in node:
         values = node["enum"]
         return values[len(values) // 2]
     if "anyOf" in node:
         options = [o for o in node["anyOf"] if o.get("type") != "null"] or node["anyOf"]
-        return example(options[0], name, overrides)
+        return example(options[0], name, overrides, salt)
     kind = node.get("type")
     if kind == "object":
-        return {key: example(sub, key, overrides) for key, sub in (node.get("properties") or {}).items()}
+        return {key: example(sub, key, overrides, salt) for key, sub in (node.get("properties") or {}).items()}
     if kind == "array":
-        return [example(node.get("items") or {}, name, overrides)
+        return [example(node.get("items") or {}, name, overrides, salt)
                 for _ in range(max(1, int(node.get("minItems") or 0)))]
     if kind == "boolean":
         return False
     if kind in ("integer", "number"):
         return node.get("minimum", 0)
-    return f"A short note on {name or 'this'}."
+    return f"A short note on {name or 'this'} ({salt})."
 
 
 class FakeOpenAI:
@@ -189,7 +193,8 @@ class FakeOpenAI:
     def _answer(request: dict) -> dict:
         fmt = request.get("response_format") or {}
         schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
-        return example(schema)
+        last = str((request.get("messages") or [{}])[-1].get("content", ""))
+        return example(schema, salt=hashlib.sha256(last.encode()).hexdigest()[:8])
 
     @staticmethod
     def _completion(request: dict, answer: dict) -> dict:
