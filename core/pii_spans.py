@@ -35,7 +35,10 @@ class EmailSpan:
 
 # --- e-mails ------------------------------------------------------------------------------
 _OPEN, _CLOSE = r"[\[\(\{<]", r"[\]\)\}>]"
-_ANCHOR = re.compile(rf"[@\uff20]|\s*{_OPEN}\s*(?:at|@)\s*{_CLOSE}\s*|\s+at\s+", re.IGNORECASE)
+# Anchors must be followed by what could start a domain ("@@@" or "at at at" is no address); a
+# plain " at " by a label and a dot of some kind.
+_ANCHOR = re.compile(rf"(?:[@\uff20]|\s*{_OPEN}\s*(?:at|@)\s*{_CLOSE})(?=\s*[^\W_])"
+                     rf"|\s+at\s+(?=[\w+%-]{{1,64}}(?:\s*\.|\s*{_OPEN}\s*(?:dot|\.)|\s+dot\s))", re.IGNORECASE)
 _DOT_WORD = rf"\s*{_OPEN}\s*(?:dot|\.)\s*{_CLOSE}\s*|\s+dot\s+"
 _LABEL = r"[^\W_][\w+%-]{0,63}"
 # Strict: literal dots without spaces, or "dot" spelled or bracketed (the general case).
@@ -69,7 +72,10 @@ def emails(text: str, known: frozenset[str] | set[str] = frozenset()) -> list[Em
         plain_at = "@" not in anchor.group(0) and "\uff20" not in anchor.group(0) and not re.search(
             _OPEN, anchor.group(0))
         best = None
+        # Strict forms first; the loose ones ("anna . berg {at} uni . se") only for known addresses.
         for domain_rx, local_rx in ((_DOMAIN, _LOCAL_REV), (_DOMAIN_LOOSE, _LOCAL_REV_LOOSE)):
+            if domain_rx is _DOMAIN_LOOSE and (best is not None or not known):
+                break
             d = domain_rx.match(text, a1)
             if d is None:
                 continue
@@ -85,11 +91,9 @@ def emails(text: str, known: frozenset[str] | set[str] = frozenset()) -> list[Em
             if len(labels) < 2 or not _TLD.fullmatch(labels[-1]):
                 continue
             if address in known:
-                best = EmailSpan(start, end, address)       # loose forms overwrite: longer and known
-                continue
-            if domain_rx is _DOMAIN_LOOSE:
-                continue
-            if plain_at and not _SPELLED_DOT.search(domain):
+                best = EmailSpan(start, end, address)
+                break
+            if domain_rx is _DOMAIN_LOOSE or (plain_at and not _SPELLED_DOT.search(domain)):
                 continue                                     # "looked at chatgpt.com"
             best = EmailSpan(start, end, address)
         if best is not None and best.start >= last_end:

@@ -147,12 +147,13 @@ class Roster:
     def __init__(self, people: list[Person]):
         self.people = [Person(" ".join(_nfc(p.name).split()), _nfc(p.email).strip(), p.pseudonym) for p in people]
         self._words: dict[str, list[tuple[int, bool]]] = {}     # key -> [(person, needs capital)]
-        self._phrases: dict[str, list[_Phrase]] = {}            # first key -> phrases, longest first
+        self._phrases: dict[tuple[str, str], list[_Phrase]] = {}  # first two keys -> phrases, longest first
         self._emails: dict[str, int] = {}
         for i, person in enumerate(self.people):
             self._add(i, person)
         for phrases in self._phrases.values():
             phrases.sort(key=lambda ph: -len(ph.keys))
+        self._firsts = frozenset(k[0] for k in self._phrases)
 
     # -- building ------------------------------------------------------------------------------
     def _add(self, i: int, person: Person) -> None:
@@ -186,10 +187,9 @@ class Roster:
         # Initials: "J. Núñez", "J Núñez" (first initial + last part) and "Ana L." (first + last initial).
         if len(parts) >= 2:
             first, last = parts[0], parts[-1]
-            self._phrases.setdefault(key(first[0]), []).append(
-                _Phrase((key(first[0]), key(last)), i, (), initial_at=0))
-            self._phrases.setdefault(key(first), []).append(
-                _Phrase((key(first), key(last[0])), i, (), initial_at=1))
+            for ph in (_Phrase((key(first[0]), key(last)), i, (), initial_at=0),
+                       _Phrase((key(first), key(last[0])), i, (), initial_at=1)):
+                self._phrases.setdefault(ph.keys[:2], []).append(ph)
 
     def _word(self, k: str, i: int, common: bool) -> None:
         entries = self._words.setdefault(k, [])
@@ -203,7 +203,8 @@ class Roster:
             # A phrase with any part that is not a common word is the student in any case.
             if not any(w in parts and j not in common_pos for j, w in enumerate(words)):
                 common = common_pos or (-1,)
-        self._phrases.setdefault(keys[0], []).append(_Phrase(keys, i, common))
+        if len(keys) >= 2:
+            self._phrases.setdefault(keys[:2], []).append(_Phrase(keys, i, common))
 
     # -- masking -------------------------------------------------------------------------------
     def mask(self, text: str, author: int | None = None) -> "Masked":
@@ -227,28 +228,42 @@ class Roster:
     def _names(self, text: str, taken, taken_starts, author) -> list[tuple[int, int, str, int | None]]:
         out = []
         tokens = list(_TOKEN.finditer(text))
-        i, n = 0, len(tokens)
-        while i < n:
-            m = tokens[i]
-            if _inside(m.start(), m.end(), taken, taken_starts):
-                i += 1
+        words, firsts = self._words, self._firsts
+        skip_to = 0
+        for i, m in enumerate(tokens):
+            if i < skip_to:
                 continue
-            hit = self._phrase_at(text, tokens, i, author)
+            k = key(m.group(0))
+            # Most words are no name: one dictionary look-up and on (possessives and
+            # hyphenated words take the longer way).
+            if k not in words and "-" not in k and not _possessive(m.group(0)):
+                if k not in firsts or i + 1 == len(tokens):
+                    continue
+                second = tokens[i + 1].group(0)
+                if (k, key(second)) not in self._phrases and not (
+                        _possessive(second) and (k, key(second[:-2])) in self._phrases):
+                    continue                                 # "a" of "a.a.a.": no phrase goes on with "a"
+            if _inside(m.start(), m.end(), taken, taken_starts):
+                continue
+            hit = self._phrase_at(text, tokens, i, author) if k in firsts else None
             if hit is not None:
                 end_index, person, possessive = hit
                 end = tokens[end_index].end() - (2 if possessive else 0)   # "Anna Berg's": not the "'s"
                 if self._ends_with_initial(tokens[end_index].group(0), text, end):
                     end += 1                                 # "Ana L.": the initial's full stop
                 out.append((m.start(), end, self.people[person].pseudonym, person))
-                i = end_index + 1
+                skip_to = end_index + 1
                 continue
             out += self._word_at(m, author)
-            i += 1
         return out
 
     def _phrase_at(self, text: str, tokens, i: int, author) -> tuple[int, int, bool] | None:
-        first = tokens[i]
-        candidates = self._phrases.get(key(first.group(0)))
+        if i + 1 >= len(tokens):
+            return None
+        k0, second = key(tokens[i].group(0)), tokens[i + 1].group(0)
+        candidates = self._phrases.get((k0, key(second)), [])
+        if _possessive(second):
+            candidates = candidates + self._phrases.get((k0, key(second[:-2])), [])
         if not candidates:
             return None
         best = None
