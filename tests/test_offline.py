@@ -152,3 +152,18 @@ def test_the_offline_baseline_answers_from_structured_inputs_not_from_the_prompt
     with pytest.raises(LLMBadRequest, match="structured inputs"):
         llm.complete([{"role": "user", "content": "<submission>x</submission>"}], dict, role="evaluator",
                      ctx=CallContext(agent="evaluator", prompt_name="evaluator", prompt_hash="h"))
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 3), (1, 5), (1, 6), (0, 10), (1, 4)])
+def test_a_short_text_stays_in_the_low_band_on_any_scale(lo, hi):
+    rubric = parse_rubric({"name": "Any", "scale_min": lo, "scale_max": hi, "criteria": [
+        {"key": key, "title": key.title(), "levels": {i: f"l{i}" for i in range(lo, hi + 1)}}
+        for key in ("concepts", "application", "depth", "clarity")]})
+    # Every feature the heuristics reward, in 60 words: without the cap it would score high.
+    short = ("For example, at work I used temperature and tokens. I wonder why? However, I tried it. "
+             "Therefore I learned. Finally, I question assumptions; such as bias.\n\nWhat if the model is "
+             "wrong? In practice, my team uses it. Because of that, I realised much.") * 1
+    assert checks.words(short) < checks.MIN_SUBMISSION_WORDS
+    ev = offline.evaluate(short, rubric, ["temperature", "tokens"])
+    assert all(rubric.low_band(v["score"]) for v in ev.values()), {k: v["score"] for k, v in ev.items()}
+    assert max(v["score"] for v in ev.values()) == int(rubric.band_cut)

@@ -14,6 +14,7 @@ Deterministic: the same text gives the same draft.
 """
 from __future__ import annotations
 
+import math
 import re
 
 from core import checks
@@ -125,12 +126,13 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str]) -> dict:
     f = features(text, key_concepts)
     out = {}
     span = rubric.scale_max - rubric.scale_min
+    # The seed's weak spot: brevity must not pass for depth or clarity, so a short text stays in
+    # the low band (at most the rubric's band_cut) on any scale: 1 on 0-3, 2 on 1-5.
+    short_cap = math.floor(rubric.band_cut) if f["words"] < checks.MIN_SUBMISSION_WORDS else rubric.scale_max
     for c in rubric.criteria:
         aspect = _aspect(c)
         q, why = _quality(aspect, f)
-        if f["words"] < checks.MIN_SUBMISSION_WORDS:
-            q = min(q, 0.5)  # the seed's weak spot: brevity must not pass for depth or clarity
-        score = rubric.scale_min + int(round(max(0.0, min(1.0, q)) * span))
+        score = min(short_cap, rubric.scale_min + int(round(max(0.0, min(1.0, q)) * span)))
         out[c.key] = {
             "score": score,
             "reasoning": f"{why} Offline baseline: text features, not a reading of the meaning; "
