@@ -324,6 +324,9 @@ def hits(text: str) -> list[str]:
 
 
 # --- the second line of defence: what the scores say ----------------------------------------------
+# The key of the Evaluator's own report ({"found": bool, "quote": str}, core.agents.evaluator).
+REPORT_FIELD = "instructions_to_ai"
+
 _ASKS_TOP = re.compile(r"full|max|maximum|highest|top|best|perfect|excellent|outstanding|exemplary|praise|10/10|"
                        r"\b10\b|\bten\b|"
                        r"100|a\+|3|three|högsta|full poäng|максимальн|высш|пят[её]рк|volle|höchst|bestnote|maximale|"
@@ -338,10 +341,10 @@ def steered(scores: dict[str, int], rubric, requests: list[str]) -> bool:
     return not requests or any(_ASKS_TOP.search(r) for r in requests)
 
 
-def attention(evaluation: dict, scores: dict[str, int], rubric, text: str, field: str) -> tuple[bool, list[str]]:
+def attention(evaluation: dict, scores: dict[str, int], rubric, text: str) -> tuple[bool, list[str]]:
     """(flag, reasons) from the Evaluator's own report of instructions aimed at it and from
-    scores that match what the text asked for. `field` is the Evaluator's report's key."""
-    reported = (evaluation or {}).get(field) or {}
+    scores that match what the text asked for."""
+    reported = (evaluation or {}).get(REPORT_FIELD) or {}
     found = hits(text)
     reasons = []
     if reported.get("found") and not found:

@@ -23,7 +23,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 import db
-from core import checks, triage
+from core import checks, injection, triage
 from core.agents import Ids, Job, registry
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.llm import default_provider, make_llm
@@ -107,7 +107,13 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
         log.exception("assessment of submission %s failed in %s", item["id"], step.name)
         return _failed(base, flags, sub_checks, f"{step.name}: internal error {type(e).__name__}: {e}")
 
-    reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS]
+    # Second line of defence: the Evaluator's own report of instructions aimed at it, and
+    # scores that are what the text asked for (core.injection).
+    injected, steered = injection.attention(result["outputs"].get(_only("score").name) or {}, result["scores"],
+                                            rubric, text)
+    if injected and "injection" not in flags:
+        flags.append("injection")
+    reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS] + steered
     reasons += result.pop("reasons")
     draft = {
         **base, **result, "total": rubric.total(result["scores"]),

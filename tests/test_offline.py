@@ -127,7 +127,9 @@ def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     assert stored == checks.words(text) == 25  # the lone dash is not a word
     llm = LoggedLLM(OfflineLLM(), db_path)
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
-    reasons = " ".join(v["reasoning"] for v in d["outputs"]["evaluator"].values())
+    from core.agents import evaluator
+
+    reasons = " ".join(v["reasoning"] for v in evaluator.criteria(d["outputs"]["evaluator"]).values())
     assert f"in {stored} words" in reasons or f"({stored} words)" in reasons, reasons
 
 
@@ -147,7 +149,8 @@ def test_the_offline_baseline_answers_from_structured_inputs_not_from_the_prompt
               text=RICH_TEXT)
     llm = OfflineLLM()
     got = registry.get("evaluator").run(llm, job).data.model_dump()
-    assert got == offline.evaluate(RICH_TEXT, rubric, CONCEPTS)
+    assert got == {**offline.evaluate(RICH_TEXT, rubric, CONCEPTS),
+                   "instructions_to_ai": {"found": False, "quote": ""}}
     # Without the structured inputs there is nothing to answer from: the prompt is never parsed.
     with pytest.raises(LLMBadRequest, match="structured inputs"):
         llm.complete([{"role": "user", "content": "<submission>x</submission>"}], dict, role="evaluator",

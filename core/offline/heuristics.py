@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 
-from core import checks
+from core import checks, injection
 from core.rubric import Rubric
 
 EXAMPLE_MARKERS = ("for example", "for instance", "e.g.", "such as", "at work", "in my ", "at my ", "my team",
@@ -143,6 +143,12 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str]) -> dict:
     return out
 
 
+def instructions_report(text: str) -> dict:
+    """The Evaluator's report on instructions aimed at the AI: offline, the patterns' finding."""
+    found = injection.hits(text)
+    return {"found": bool(found), "quote": found[0][:200] if found else ""}
+
+
 # --- the comment -----------------------------------------------------------------------
 def _sentence_case(s: str) -> str:
     s = s.strip().rstrip(".")
@@ -150,7 +156,7 @@ def _sentence_case(s: str) -> str:
 
 
 def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str]) -> str:
-    scores = {k: v["score"] for k, v in evaluation.items()}
+    scores = {k: evaluation[k]["score"] for k in rubric.keys}
     # Strengths: the (at most two) best criteria above the low band. Actions: the weakest
     # other criteria with room to improve, so the comment never praises what it then fixes.
     strong = sorted((k for k in rubric.keys if not rubric.low_band(scores[k])),
