@@ -53,7 +53,7 @@ for_matching = injection.for_matching
 
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import|for .+ in .+:|if .+:\s*$|return\b|print\(|#include|"
-    r"public |function |var |let |const |SELECT |[{}]\s*$)|;\s*$|\w+\s*\(.*\)\s*\{",
+    r"public |function |var |let |const |SELECT |[{}]\s*$)|;\s*$|(?<!\w)\w+\s*\([^\n]*\)\s*\{",
 )
 _FORMULA = re.compile(r"\$[^$\n]+\$|\\(?:frac|sum|int|sqrt|alpha|beta|sigma)\b|[=<>]\s*[-+]?\d+(?:\.\d+)?\s*[*/^+-]\s*\w|\w\s*\^\s*\d")
 _ACTION_ITEM = re.compile(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S")
