@@ -193,8 +193,8 @@ class FakeOpenAI:
     def _answer(request: dict) -> dict:
         fmt = request.get("response_format") or {}
         schema = (fmt.get("json_schema") or {}).get("schema") or fmt.get("schema") or {}
-        last = str((request.get("messages") or [{}])[-1].get("content", ""))
-        return example(schema, salt=hashlib.sha256(last.encode()).hexdigest()[:8])
+        conversation = json.dumps(request.get("messages") or [], sort_keys=True)
+        return example(schema, salt=hashlib.sha256(conversation.encode()).hexdigest()[:8])
 
     @staticmethod
     def _completion(request: dict, answer: dict) -> dict:
