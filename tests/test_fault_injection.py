@@ -90,6 +90,26 @@ def test_at_a_30_percent_fault_mix_only_items_whose_evaluator_never_answered_fai
     assert paid_twice(conn) == [] and drafts_per_submission(conn) == dict.fromkeys(subs, 1)
 
 
+@pytest.mark.parametrize("fault", FAULTS)
+def test_each_fault_alone_is_retried_then_ends_as_an_error_that_says_what_to_do(fault, fast_retries):
+    from core.agents.reviewer import Verdict
+    from core.errors import LLMError
+    from core.llm import CallContext, OpenAICompatibleLLM
+    from core.settings import Settings
+
+    with FakeOpenAI(faults={fault: 1.0}, hang_s=1.0) as server:
+        llm = OpenAICompatibleLLM(Settings(llm_base_url=server.base_url, timeout_s=0.3, max_retries=2),
+                                  sleep=lambda s: None)
+        with pytest.raises(LLMError) as caught:
+            llm.complete([{"role": "user", "content": "hi"}], Verdict, role="reviewer",
+                         ctx=CallContext("reviewer", "p", "h"))
+    message = str(caught.value)
+    assert any(a in message.lower() for a in ACTIONS) and "JSONDecodeError:" not in message.split("(")[0]
+    # Transient faults are retried (3 attempts); a wrong-shaped answer gets its one re-ask.
+    assert sum(server.outcomes.values()) == (2 if fault == "schema_invalid" else 3), server.outcomes
+    assert not caught.value.config_suspect
+
+
 def test_an_unreachable_endpoint_stops_the_run_with_exit_code_3(conn, monkeypatch, capfd, fast_retries):
     _, subs = course(conn, 6)
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", "http://127.0.0.1:9/v1")   # nothing listens on port 9
