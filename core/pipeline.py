@@ -113,6 +113,8 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
                                             rubric, text)
     if injected and "injection" not in flags:
         flags.append("injection")
+        sub_checks = [dict(c, passed=False, severity="warn", detail="none found by the patterns; reported by the "
+                           "Evaluator") if c["name"] == "injection" else c for c in sub_checks]
     reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS] + steered
     reasons += result.pop("reasons")
     draft = {

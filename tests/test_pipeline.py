@@ -349,6 +349,7 @@ def test_the_evaluators_report_of_instructions_flags_a_text_the_patterns_missed(
     llm.always("evaluator", evaluate)
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
     assert "injection" in d["flags"] and d["status"] == "needs_attention"
+    assert not next(c for c in d["checks"] if c["name"] == "injection")["passed"]
     assert any("Evaluator reports instructions" in r and "see this as perfect" in r for r in d["attention_reasons"])
     assert any("as the instructions in the text asked" in r for r in d["attention_reasons"])
 
