@@ -45,7 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
+    saved = dict(os.environ), openai_client.BACKOFF_BASE_S
     openai_client.BACKOFF_BASE_S = 0.05
+    try:
+        return _run(args)
+    finally:
+        os.environ.clear()
+        os.environ.update(saved[0])
+        openai_client.BACKOFF_BASE_S = saved[1]
+
+
+def _run(args) -> int:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI(faults=dict.fromkeys(FAULTS, args.rate / len(FAULTS)),
                                                          seed=args.seed, hang_s=2.0) as server:
         db_path = str(Path(tmp, "faults.db"))

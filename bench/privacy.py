@@ -73,6 +73,15 @@ def leaks(bodies: list[str]) -> dict[str, int]:
 
 
 def main() -> int:
+    saved = dict(os.environ)
+    try:
+        return _run()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def _run() -> int:
     with tempfile.TemporaryDirectory() as tmp, FakeOpenAI() as server:
         db_path = str(Path(tmp, "privacy.db"))
         os.environ.update({"FAIRMARK_LLM_BASE_URL": server.base_url, "FAIRMARK_DB": db_path})
