@@ -43,6 +43,8 @@ def _evaluation(schema, messages) -> dict:
     tag = digest.hex()[-8:]
     out = {}
     for i, (key, field) in enumerate(schema.model_fields.items()):
+        if key == "instructions_to_ai":   # the report on instructions, not a criterion
+            continue
         levels = typing.get_args(field.annotation.model_fields["score"].annotation)
         out[key] = {"score": levels[digest[i] % len(levels)],
                     "reasoning": f"The text addresses {key} with some detail; it could go further (ref {tag}).",

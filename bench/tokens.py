@@ -92,6 +92,8 @@ def at_limits(role: str, schema, messages: list[dict]) -> dict:
     if role == "evaluator":
         out = {}
         for i, (key, field) in enumerate(schema.model_fields.items()):
+            if key == "instructions_to_ai":   # the report on instructions, not a criterion
+                continue
             levels = typing.get_args(field.annotation.model_fields["score"].annotation)
             out[key] = {"score": levels[len(levels) // 2],
                         "reasoning": _words(50, pool, 7 * i) + ".",

@@ -26,7 +26,7 @@ import unicodedata
 import pyphen
 import textstat
 
-from core.prompts import DELIMITERS
+from core import injection
 from core.text import words  # the project's one word count
 
 MAX_WORDS = 120
@@ -46,80 +46,14 @@ LEXICON = (
 )
 _LEXICON = [re.compile(rf"\b{p}\b", re.IGNORECASE) for p in LEXICON]
 
-# Instructions aimed at the model rather than the teacher. Matched on `for_matching(text)`:
-# NFKC, invisible format characters removed, spaces collapsed (line breaks kept), casefolded,
-# curly apostrophes straightened; so the patterns are lower case with single spaces.
-#
-# Precision decision: a flag sends the draft to a teacher (safe, but it costs their time), and
-# in an AI-literacy course students *write about* prompts, instructions and models. So the
-# patterns need a sign the text addresses the grader: an imperative aimed at instructions or
-# rules that came before ("ignore the instructions above", not "the instructions above the
-# exercise were unclear" or "I learned to ignore irrelevant details"), a demand for top marks
-# for *this* work ("award this reflection the maximum score", not "I hope to get full marks"),
-# a role change, a fake system turn or a prompt delimiter. "act as a ..." is flagged only as a
-# command at the start of a sentence: "I told the model to act as a tutor" is course content.
-# Accepted cost: a student *quoting* an attack in the present tense ("models can ignore previous
-# instructions") is flagged; past-tense accounts ("it ignored my instructions") are not.
-_BEFORE = r"(?:previous|prior|above|earlier|preceding|foregoing|former|original|initial|system)"
-_RULES = (r"(?:instructions?|prompts?|rules|rubric|rubrics|directions|guidelines|criteria|commands|"
-          r"directives|messages?|programming|constraints)")
-_OBJECT = r"(?:me|us|it|this|this (?:essay|reflection|submission|text|work|answer|assignment|response|paper|entry|student)|" \
-          r"the (?:essay|reflection|submission|text|work|answer|assignment|response|paper|entry|student)|" \
-          r"my (?:essay|reflection|submission|text|work|answer|assignment|response|paper|entry))"
-_TOP = r"(?:(?:the |a |an )?(?:full|maximum|max|maximal|top|perfect|highest|best)(?: possible)?)"
-_MARKS = r"(?:marks?|scores?|points|grades?|ratings?|credit|band|level)"
-INJECTION = (
-    # English: override the instructions
-    rf"\b(?:ignore|disregard|forget|override|skip|bypass) (?:all |any |the |your |these |those |every |of )*"
-    rf"(?:{_BEFORE} ){_RULES}",
-    rf"\b(?:ignore|disregard|forget|override|bypass) (?:all |any |the |your |these |those |every |of )*{_RULES} "
-    r"(?:above|before|so far|given (?:above|before|earlier)|you (?:were|have been) given)"
-    r"(?! (?:the|a|an|this|that|my|each|every|it)\b)",
-    rf"\b(?:ignore|disregard|forget) (?:all|your|any) (?:of )?(?:your |the )?{_RULES}",
-    r"\b(?:ignore|disregard|forget) (?:everything|all|anything) (?:above|before|said|written) ",
-    r"\bnew instructions ?:",
-    # English: demand marks
-    rf"\b(?:give|award|assign|grant) (?:{_OBJECT} )?{_TOP} {_MARKS}",
-    rf"\b(?:give|award|assign|grant) {_OBJECT} (?:a )?(?:\d+|ten|five|four|three) ?(?:/|out of) ?\d+",
-    rf"\b(?:must|shall|is to|has to) (?:receive|get|be given|be awarded|be graded|be scored|score) "
-    rf"{_TOP} {_MARKS}",
-    rf"\b{_TOP} {_MARKS},? (?:please|for me)\b",
-    r"\bscore (?:this|me|it) (?:as )?(?:a )?(?:3|4|5|10|100)\b",
-    r"\bpre-?approved by (?:the |your )?(?:instructor|teacher|lecturer|professor|examiner|course)",
-    r"\bdo not (?:mention|reveal|disclose) this (?:note|instruction|message|request)",
-    # "note to the AI grader", "TO THE AI GRADER:" (but not "a message to the model": course content)
-    r"\bnote to (?:the |any |an )?(?:ai|llm|grader|marker|evaluator|assessor)s?\b",
-    r"\bto (?:the |any |an )?(?:ai|llm|automated|automatic) (?:grader|marker|evaluator|assessor|model|system)s? ?:",
-    r"\bdear (?:ai|llm|grader|marker|evaluator|chatgpt|gpt|model)\b",
-    # English: role change, fake turns, delimiters
-    r"\byou are now\b",
-    r"(?:^|\n|[.!?:] )act as (?:a|an|the|my) ",
-    r"\b(?:from now on|henceforth),? you (?:are|will|must)\b",
-    r"(?:^|\n|[.!?>] ) ?(?:system|assistant|developer)(?: prompt| message)? ?:",
-    rf"</?\s*(?:{'|'.join(DELIMITERS)}|system|user|assistant|instructions?)\s*>",
-    r"<\|\s*(?:im_start|im_end|system|user|assistant|endoftext)\s*\|>",
-    r"\[/?inst\]",
-    # Swedish
-    r"\b(?:ignorera|strunta i|bortse från|glöm) (?:alla |de |dina )?(?:tidigare|föregående|ovanstående|ovan|alla)? ?"
-    r"(?:instruktioner(?:na)?|regler(?:na)?|anvisningar(?:na)?|bedömningsmatrisen|matrisen|kriterierna)",
-    r"\b(?:ge|sätt|tilldela) (?:mig |denna |den här |detta |texten |reflektionen |uppgiften )?"
-    r"(?:(?:full|fulla|högsta|maximal|maximala|max)(?: möjliga)? (?:poäng|betyg|poängen|betyget)|toppbetyg|maxpoäng|fullpoäng)\b",
-    # Russian
-    r"(?:игнорируй|игнорируйте|проигнорируй|проигнорируйте|забудь|забудьте|не обращай внимания на|не обращайте внимания на)"
-    r" (?:все |всё )?(?:предыдущ\w*|прежн\w*|вышеуказанн\w*|вышеизложенн\w*|выше|эти|данн\w*)? ?"
-    r"(?:инструкци\w*|указани\w*|правил\w*|команд\w*|критери\w*)",
-    r"(?:поставь|поставьте|дай|дайте|выстави|выставите|выставьте|присвой|присвойте) (?:мне |этой работе |этому эссе |этому тексту |работе )?"
-    r"(?:максимальн\w*|высш\w*|наивысш\w*|полн\w*|лучш\w*) (?:балл\w*|оценк\w*|отметк\w*)",
-    # German, French, Spanish: the one phrase everybody copies
-    r"\bignoriere (?:alle )?(?:vorherigen|bisherigen|obigen) (?:anweisungen|instruktionen|regeln)",
-    r"\bignore[sz]? (?:toutes )?les instructions (?:précédentes|ci-dessus)",
-    r"\bignora (?:todas )?las instrucciones (?:anteriores|previas)",
-)
-_INJECTION = [re.compile(p) for p in INJECTION]
+# Instructions aimed at the model rather than the teacher: core.injection (patterns, the views
+# that undo obfuscation, and the benchmark they were written and measured with).
+injection_hits = injection.hits
+for_matching = injection.for_matching
 
 _CODE_LINE = re.compile(
     r"^\s*(?:def |class |import |from \S+ import|for .+ in .+:|if .+:\s*$|return\b|print\(|#include|"
-    r"public |function |var |let |const |SELECT |[{}]\s*$)|;\s*$|\w+\s*\(.*\)\s*\{",
+    r"public |function |var |let |const |SELECT |[{}]\s*$)|;\s*$|(?<!\w)\w+\s*\([^\n]*\)\s*\{",
 )
 _FORMULA = re.compile(r"\$[^$\n]+\$|\\(?:frac|sum|int|sqrt|alpha|beta|sigma)\b|[=<>]\s*[-+]?\d+(?:\.\d+)?\s*[*/^+-]\s*\w|\w\s*\^\s*\d")
 _ACTION_ITEM = re.compile(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S")
@@ -276,30 +210,6 @@ def failed(checks: list[dict]) -> list[dict]:
 
 
 # --- the submission ------------------------------------------------------------------------
-def for_matching(text: str) -> str:
-    """The text as the injection patterns see it: NFKC (full-width and styled letters become
-    plain ones), invisible format characters (Unicode category Cf: zero-width spaces, soft
-    hyphens, direction marks) removed, runs of spaces collapsed (line breaks kept, because a
-    fake "System:" turn starts a line), casefolded, curly apostrophes straightened.
-
-    >>> for_matching("Ig\u200bnore  PREVIOUS\u00a0instructions")
-    'ignore previous instructions'
-    """
-    text = unicodedata.normalize("NFKC", text or "")
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
-    text = text.translate(str.maketrans({"\u2018": "'", "\u2019": "'", "\u02bc": "'"}))
-    text = re.sub(r"[^\S\n]+", " ", text)
-    text = re.sub(r" ?\n[\s]*", "\n", text)
-    return text.casefold().strip()
-
-
-def injection_hits(text: str) -> list[str]:
-    """What in the text looks like an instruction to the AI (as matched, normalised)."""
-    lines = for_matching(text)
-    flat = lines.replace("\n", " ")  # "Ignore\nprevious\ninstructions" is one phrase
-    return [m.group(0).strip() for rx in _INJECTION for m in [rx.search(flat) or rx.search(lines)] if m]
-
-
 def has_code(text: str) -> bool:
     lines = (text or "").splitlines()
     code_lines = sum(1 for line in lines if _CODE_LINE.search(line))

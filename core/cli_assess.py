@@ -2,10 +2,17 @@
 
     python -m core assess --course NAME [--assignment TITLE] [--provider offline|openai]
                           [--concurrency N] [--limit N] [--redo] [--resume RUN_ID]
+    python -m core assess --cancel RUN_ID
 
 Progress goes to stderr; stdout gets one JSON summary:
 {"run_id", "provider", "drafted", "needs_attention", "failed", "calls", "cache_hits",
- "tokens_in", "tokens_out", "cost_usd", "seconds"}.
+ "tokens_in", "tokens_out", "cost_usd", "seconds"} (and "error" when the run stopped).
+`--cancel` prints {"run_id", "status"}.
+
+Exit codes: 0 the run is done; 1 it ended with items left (cancelled, or its worker failed);
+2 a FairMarkError before the run started (e.g. another run of the course is unfinished);
+3 the run stopped on a configuration fault (refused key, unknown model, unreachable endpoint):
+fix the setting and resume it.
 """
 from __future__ import annotations
 
@@ -35,6 +42,9 @@ def register(sub) -> None:
     p.add_argument("--redo", action="store_true", help="also re-draft drafted and needs-attention submissions "
                                                       "(never a teacher's approved, rejected or released one)")
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue an interrupted or cancelled run instead")
+    p.add_argument("--cancel", type=int, metavar="RUN_ID",
+                   help="cancel a run (a live worker stops after the items in flight; a dead one's run "
+                        "is cancelled at once and stays resumable)")
     add_db_arg(p)
     p.set_defaults(func=run)
 
@@ -45,9 +55,16 @@ def _print_progress(p: dict) -> None:
           f"calls {p['calls']}, ${p['cost_usd']:.4f}", file=sys.stderr, flush=True)
 
 
+STOPPED = 3   # exit code: a configuration fault stopped the run
+
+
 def run(args) -> int:
     conn = open_db(args)
     db_path = file_of(conn)
+    if args.cancel is not None:
+        conn.close()
+        emit({"run_id": args.cancel, "status": runs.cancel(db_path, args.cancel, actor="command line")})
+        return 0
     try:
         if args.resume is not None:
             run_id = args.resume
@@ -66,18 +83,20 @@ def run(args) -> int:
         p = runs.progress(conn, run_id)
         label = OFFLINE_LABEL if p["provider"] == "offline" else "openai-compatible endpoint"
         print(f"run {run_id}: {p['total']} submission(s), {label}", file=sys.stderr, flush=True)
-        error = None
+        stopped = False
         try:
             final = start()
         except runs.RunStopped as e:
             # Recorded on the run (status failed, resumable); still report what was done.
-            error = str(e)
-            print(f"error: {error}", file=sys.stderr)
+            stopped = True
+            print(f"error: {e} Resume with: python -m core assess --resume {run_id}", file=sys.stderr)
             final = runs.progress(conn, run_id)
     finally:
         conn.close()
     out = {"run_id": run_id, "provider": final["provider"], "status": final["status"], **runs.summary(final)}
-    if error:
-        out["error"] = error
+    if final.get("error"):
+        out["error"] = final["error"]
     emit(out)
+    if stopped:
+        return STOPPED
     return 0 if final["status"] == "done" else 1

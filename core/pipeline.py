@@ -6,8 +6,9 @@
          Reviewer again (at most 2 rounds) -> after_comment (judges of the comment, side by side)
       -> needs attention with the reasons when it still does not pass.
 
-The student's name and e-mail are replaced by the pseudonym before the first call; the draft
-is restored for the teacher just before it is stored. Each agent call is logged (and cached)
+Every roster name (each student's own pseudonym), e-mail and phone number is masked before the
+first call (core.pseudonym); the draft is restored for the teacher just before it is stored,
+its evidence quotes as the student wrote them. Each agent call is logged (and cached)
 by the LLM wrapper as it finishes, so a resumed item replays finished steps from the cache;
 the draft, the submission's status and the run item are then written in one transaction.
 Every fault ends as a stored state: an LLM error after retries, or a bug, becomes a draft with
@@ -23,7 +24,7 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 import db
-from core import checks, triage
+from core import checks, injection, triage
 from core.agents import Ids, Job, registry
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.judging import scoring
@@ -31,6 +32,7 @@ from core.llm import default_provider, effective_settings, make_llm
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
+from db import roster as roster_db
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
     conn = db.connect(db_path)
     try:
         item = drafts_db.load_item(conn, submission_id)
+        item["roster"] = roster_db.of_submission(conn, submission_id)
         rubric: Rubric = item["rubric"]
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
@@ -94,7 +97,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         return {**base, "scores": zeros, "total": rubric.total(zeros), "checks": sub_checks, "flags": flags,
                 "attention_reasons": [checks.ATTENTION_TEXT["empty"]], "status": "needs_attention",
                 "models": {}}
-    pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
+    pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
     job = Job(rubric=rubric, text=pz.hide(text), ids=ids,
               assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
     step = _Step()
@@ -108,7 +111,15 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         log.exception("assessment of submission %s failed in %s", item["id"], step.name)
         return _failed(base, flags, sub_checks, f"{step.name}: internal error {type(e).__name__}: {e}")
 
-    reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS]
+    # Second line of defence: the Evaluator's own report of instructions aimed at it, and
+    # scores that are what the text asked for (core.injection).
+    injected, steered = injection.attention(result["outputs"].get(_only("score").name) or {}, result["scores"],
+                                            rubric, text)
+    if injected and "injection" not in flags:
+        flags.append("injection")
+        sub_checks = [dict(c, passed=False, severity="warn", detail="none found by the patterns; reported by the "
+                           "Evaluator") if c["name"] == "injection" else c for c in sub_checks]
+    reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS] + steered
     reasons += result.pop("reasons")
     draft = {
         **base, **result, "total": rubric.total(result["scores"]),

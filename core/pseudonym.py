@@ -1,25 +1,39 @@
-"""Names and e-mails out before any LLM call, back in for the teacher.
+"""Names, e-mails and phone numbers out before any LLM call; back in for the teacher.
 
-The student's full name, each part of it (a first name mentioned inside the reflection) and
-their e-mail become the pseudonym set at import; any other e-mail address becomes "[email]".
+Every student of the course is masked, not only the author: a reflection that names a
+classmate ("I worked with Ana López") sends "I worked with Student-7Q2XK" to the model. Each
+student becomes their own pseudonym (set at import), their e-mail address their pseudonymous
+address, any other e-mail "[email]" and any phone number "[phone]" (core.pii_spans).
 
 Matching is tolerant of how people actually type, because a single miss sends a real name to
 the model:
-- name, e-mail and text are normalised to NFC first, so "José" typed with a combining accent
-  (NFD, as macOS and some web forms produce) still matches; accents are optional ("Jose" matches
-  "José"), since students often drop them;
-- name parts match whole words in any case ("anna", "ÅSA"), and the apostrophes ' ’ ‘ ʼ (and the
-  hyphens - ‐ ‑ –) are interchangeable, so "O’Brien" matches a roster "O'Brien";
-- hyphenated names also match by piece ("Anne-Marie" hides "Anne" and "Marie");
-- e-mails are caught in obfuscated forms too: "anna.berg [at] uni.se", "anna dot berg at uni dot
-  se", "anna.berg (at) uni (dot) se", "anna.berg @ uni.se".
+- text and roster are normalised to NFC first ("José" typed with a combining accent, as macOS
+  produces, still matches); accents are optional ("Jose", "Nunez"), case does not matter
+  ("anna", "ÅSA"), and the apostrophes ' ’ ‘ ʼ are interchangeable or may be left out
+  ("O’Connor", "OConnor", "O Connor"); possessives keep their ending ("O'Connor's" ->
+  "Student-7Q2XK's");
+- each part of a name is masked on its own (a first name alone, a surname alone, each piece of
+  "Anne-Marie"), the full name as one phrase, and initials with a surname ("J. Núñez") or a
+  first name with an initial ("Ana L.");
+- e-mails in obfuscated forms: "anna.berg [at] uni.se", "anna dot berg at uni dot se", ...
 
-One deliberate exception: a name part that is also a common English word ("Will", "Mark",
-"Rose", "May", "Grace", "Hope", "Memory", ...; see COMMON_WORDS) is hidden only when written
-Capitalised, as a name is. Hiding every "will" or "mark" would mangle ordinary sentences and
-change what the model assesses; a lower-case "rose" is far more often the verb than the student.
-Particles ("de", "van", see PARTICLES) are hidden only as part of the name ("de la Cruz"),
-never on their own.
+Two deliberate exceptions: a name part that is also a common English word ("Will", "Mark",
+"Rose", "May", "Grace", "Hope", ...; see COMMON_WORDS) is masked only when written Capitalised,
+as a name is, since hiding every "will" or "mark" would change what the model assesses; and
+particles ("de", "van", see PARTICLES) only as part of the name ("de la Cruz"), never alone.
+
+What is NOT masked: names of people who are not on the course's roster (a teacher, a family
+member, a celebrity). No named-entity model is used: none that installs from the package
+registries with its model is well kept (see the README). Postal addresses are not masked.
+
+Linear time: the text is read once, token by token, against one dictionary of every roster
+name variant (and the e-mail and phone finders are anchored), so 20,000 characters of any
+content take milliseconds against a 300-student roster (`python -m bench.masking`).
+
+Restoring touches only what FairMark inserted: each placeholder is recorded with the original
+text it replaced. A quote from the text comes back as the student's own words (`Masked.quote`:
+"My surname Student-0001" -> "My surname Silva"); any other placeholder becomes the person's
+first name ("Well done, Student-0001" -> "Well done, Ana").
 
 >>> p = Pseudonymizer("Anna Berg", "anna.berg@uni.se", "Student-0007")
 >>> p.hide("I am Anna (anna.berg@uni.se); Anna Berg's view, cc bob@x.org")
@@ -33,23 +47,17 @@ never on their own.
 """
 from __future__ import annotations
 
+import bisect
+import functools
 import re
 import unicodedata
+from dataclasses import dataclass, field
 
-_EMAIL = re.compile(r"[\w.+-]+@[\w-]+(?:\.[\w-]+)+")
+from core import pii_spans
+from core.masked import EMAIL_PLACEHOLDER, PARTICLES, PHONE_PLACEHOLDER, Masked, Person, Span  # noqa: F401
 
-# Interchangeable characters inside a name.
-_APOSTROPHES = "'\u2019\u2018\u02bc"
-_HYPHENS = "-\u2010\u2011\u2013"
-_CHAR_CLASSES = {c: f"[{re.escape(_APOSTROPHES)}]" for c in _APOSTROPHES}
-_CHAR_CLASSES.update({c: f"[{re.escape(_HYPHENS)}]" for c in _HYPHENS})
 
-# Name particles: matched only as part of the full name, whatever case the roster uses.
-PARTICLES = frozenset("""
-af al av bin bint da das de dei del della der des di dos du el ibn la le lo ten ter van von y zu
-""".split())
-
-# Name parts that are also ordinary English words: hidden only when Capitalised.
+# Name parts that are also ordinary English words: masked only when Capitalised.
 COMMON_WORDS = frozenset("""
 ace ai amber an angel april art ash august autumn baker banks bay bear beauty bell best bill bird
 black blessing bob bond brook brown buck bud bush butler can carol case cash chance charity chase
@@ -64,150 +72,292 @@ sharp silence sky small sol sparks star steel stone storm street strong sue summ
 violet wade ward warren wells west white will winter wisdom wise wolf wood woods young
 """.split())
 
+_APOSTROPHES = "'\u2019\u2018\u02bc"
+_HYPHENS = "-\u2010\u2011\u2013"
+# A word: letters, with apostrophes or hyphens inside ("O'Connor", "Anne-Marie").
+_TOKEN = re.compile(rf"[^\W\d_]+(?:[{re.escape(_APOSTROPHES + _HYPHENS)}][^\W\d_]+)*")
+_LETTERS_BEYOND_NFD = str.maketrans({"ø": "o", "Ø": "o", "ł": "l", "Ł": "l", "đ": "d", "Đ": "d", "æ": "ae",
+                                     "Æ": "ae", "œ": "oe", "Œ": "oe", "ı": "i", "ß": "ss"})
+_STRIP = str.maketrans({**dict.fromkeys(_APOSTROPHES, ""), **dict.fromkeys(_HYPHENS, "-")})
+_MAX_GAP = 12                 # whitespace allowed between the words of a name phrase
+
 
 def _nfc(text: str) -> str:
     return unicodedata.normalize("NFC", text or "")
 
 
-def _base(ch: str) -> str:
-    """The letter without its accents ("é" -> "e"), or the letter itself."""
-    return "".join(c for c in unicodedata.normalize("NFD", ch) if not unicodedata.combining(c))
+@functools.lru_cache(maxsize=1 << 16)
+def key(word: str) -> str:
+    """How a word is compared: no accents, no apostrophes, one hyphen, casefolded.
+
+    >>> key("O’Connor"), key("Núñez"), key("ÅSA"), key("Anne‐Marie")
+    ('oconnor', 'nunez', 'asa', 'anne-marie')
+    """
+    if word.isascii():
+        return word.lower().replace("'", "")
+    base = "".join(c for c in unicodedata.normalize("NFD", word.translate(_LETTERS_BEYOND_NFD))
+                   if not unicodedata.combining(c))
+    return base.casefold().translate(_STRIP)
 
 
-def _letters(part: str) -> str:
-    """Regex for one name part: accents optional, apostrophes and hyphens interchangeable."""
-    out = []
-    for ch in part:
-        if ch in _CHAR_CLASSES:
-            out.append(_CHAR_CLASSES[ch])
-        elif (base := _base(ch)) and base != ch:
-            out.append(f"(?:{re.escape(ch)}|{re.escape(base)})")
-        else:
-            out.append(re.escape(ch))
-    return "".join(out)
+@dataclass(frozen=True)
+class _Phrase:
+    keys: tuple[str, ...]
+    person: int
+    common: tuple[int, ...]        # positions of common-word parts (Capitalised unless all caps)
+    initial_at: int = -1           # position of a one-letter initial (upper case; "." may follow)
 
 
-def _word(pattern: str) -> re.Pattern:
-    return re.compile(rf"(?<!\w){pattern}(?!\w)", re.IGNORECASE)
+class Roster:
+    """A course's students compiled for masking: one dictionary of every name variant."""
+
+    def __init__(self, people: list[Person]):
+        self.people = [Person(" ".join(_nfc(p.name).split()), _nfc(p.email).strip(), p.pseudonym) for p in people]
+        self._words: dict[str, list[tuple[int, bool]]] = {}     # key -> [(person, needs capital)]
+        self._phrases: dict[tuple[str, str], list[_Phrase]] = {}  # first two keys -> phrases, longest first
+        self._emails: dict[str, int] = {}
+        for i, person in enumerate(self.people):
+            self._add(i, person)
+        for phrases in self._phrases.values():
+            phrases.sort(key=lambda ph: -len(ph.keys))
+        self._firsts = frozenset(k[0] for k in self._phrases)
+
+    # -- building ------------------------------------------------------------------------------
+    def _add(self, i: int, person: Person) -> None:
+        if "@" in person.email:
+            self._emails.setdefault(pii_spans.emails(person.email)[0].address if pii_spans.emails(person.email)
+                                    else person.email.lower(), i)
+        words = person.name.split(" ") if person.name else []
+        parts = [w for w in words if len(w) >= 2 and w.casefold() not in PARTICLES]
+        for part in parts:
+            pieces = [part] + [p for p in re.split(f"[{_HYPHENS}]", part) if len(p) >= 2] if any(
+                h in part for h in _HYPHENS) else [part]
+            for piece in pieces:
+                self._word(key(piece), i, key(piece) in COMMON_WORDS)
+            k = key(part)
+            if "-" in k:                                  # "Anne-Marie" written "AnneMarie" or "Anne Marie"
+                self._word(k.replace("-", ""), i, False)
+                self._phrase(tuple(k.split("-")), i, words=None)
+            apostrophe = next((a for a in _APOSTROPHES if a in part), None)
+            if apostrophe:                                # "O'Connor" written "O Connor"; "Connor" alone
+                head, _, tail = part.partition(apostrophe)
+                self._phrase((key(head), key(tail)), i, words=None)
+                if len(tail) >= 3:
+                    self._word(key(tail), i, key(tail) in COMMON_WORDS)
+        if len(words) > 1:
+            self._phrase(tuple(key(w) for w in words), i, words=words, parts=parts)
+        # The particle tail ("van Dijk", "de la Cruz") as a phrase of its own.
+        for j in range(1, len(words)):
+            if words[j].casefold() in PARTICLES and words[j - 1].casefold() not in PARTICLES \
+                    and any(w in parts for w in words[j:]):
+                self._phrase(tuple(key(w) for w in words[j:]), i, words=words[j:], parts=parts)
+        # Initials: "J. Núñez", "J Núñez" (first initial + last part) and "Ana L." (first + last initial).
+        if len(parts) >= 2:
+            first, last = parts[0], parts[-1]
+            for ph in (_Phrase((key(first[0]), key(last)), i, (), initial_at=0),
+                       _Phrase((key(first), key(last[0])), i, (), initial_at=1)):
+                self._phrases.setdefault(ph.keys[:2], []).append(ph)
+
+    def _word(self, k: str, i: int, common: bool) -> None:
+        entries = self._words.setdefault(k, [])
+        if (i, common) not in entries:
+            entries.append((i, common))
+
+    def _phrase(self, keys: tuple[str, ...], i: int, *, words: list[str] | None, parts: list[str] = ()) -> None:
+        common: tuple[int, ...] = ()
+        if words is not None:
+            common_pos = tuple(j for j, w in enumerate(words) if w in parts and key(w) in COMMON_WORDS)
+            # A phrase with any part that is not a common word is the student in any case.
+            if not any(w in parts and j not in common_pos for j, w in enumerate(words)):
+                common = common_pos or (-1,)
+        if len(keys) >= 2:
+            self._phrases.setdefault(keys[:2], []).append(_Phrase(keys, i, common))
+
+    # -- masking -------------------------------------------------------------------------------
+    def mask(self, text: str, author: int | None = None) -> "Masked":
+        """Mask every roster name, e-mail and phone number in `text`. `author` (an index into
+        `people`) wins where a variant belongs to several students ("Ana")."""
+        text = _nfc(text)
+        spans: list[tuple[int, int, str, int | None]] = []
+        for e in pii_spans.emails(text, frozenset(self._emails)):
+            person = self._emails.get(e.address)
+            spans.append((e.start, e.end, self.people[person].pseudo_email if person is not None
+                          else EMAIL_PLACEHOLDER, person))
+        for start, end in pii_spans.phones(text):
+            spans.append((start, end, PHONE_PLACEHOLDER, None))
+        spans.sort()
+        taken_starts = [s[0] for s in spans]
+        taken = list(spans)
+        spans += self._names(text, taken, taken_starts, author)
+        spans.sort()
+        return Masked.build(text, spans, self.people)
+
+    def _names(self, text: str, taken, taken_starts, author) -> list[tuple[int, int, str, int | None]]:
+        out = []
+        tokens = list(_TOKEN.finditer(text))
+        words, firsts = self._words, self._firsts
+        skip_to = 0
+        for i, m in enumerate(tokens):
+            if i < skip_to:
+                continue
+            k = key(m.group(0))
+            # Most words are no name: one dictionary look-up and on (possessives and
+            # hyphenated words take the longer way).
+            if k not in words and "-" not in k and not _possessive(m.group(0)):
+                if k not in firsts or i + 1 == len(tokens):
+                    continue
+                second = tokens[i + 1].group(0)
+                if (k, key(second)) not in self._phrases and not (
+                        _possessive(second) and (k, key(second[:-2])) in self._phrases):
+                    continue                                 # "a" of "a.a.a.": no phrase goes on with "a"
+            if _inside(m.start(), m.end(), taken, taken_starts):
+                continue
+            hit = self._phrase_at(text, tokens, i, author) if k in firsts else None
+            if hit is not None:
+                end_index, person, possessive = hit
+                end = tokens[end_index].end() - (2 if possessive else 0)   # "Anna Berg's": not the "'s"
+                if self._ends_with_initial(tokens[end_index].group(0), text, end):
+                    end += 1                                 # "Ana L.": the initial's full stop
+                out.append((m.start(), end, self.people[person].pseudonym, person))
+                skip_to = end_index + 1
+                continue
+            out += self._word_at(m, author)
+        return out
+
+    def _phrase_at(self, text: str, tokens, i: int, author) -> tuple[int, int, bool] | None:
+        if i + 1 >= len(tokens):
+            return None
+        k0, second = key(tokens[i].group(0)), tokens[i + 1].group(0)
+        candidates = self._phrases.get((k0, key(second)), [])
+        if _possessive(second):
+            candidates = candidates + self._phrases.get((k0, key(second[:-2])), [])
+        if not candidates:
+            return None
+        best = None
+        for ph in candidates:
+            last = i + len(ph.keys) - 1
+            if last >= len(tokens) or (best is not None and len(ph.keys) < best[2]):
+                continue
+            ok = self._phrase_matches(text, tokens, i, ph)
+            if not ok:
+                continue
+            if best is None or (ph.person == author and best[1] != author and len(ph.keys) == best[2]):
+                best = (last, ph.person, len(ph.keys), ok == "possessive")
+        return None if best is None else (best[0], best[1], best[3])
+
+    @staticmethod
+    def _ends_with_initial(word: str, text: str, end: int) -> bool:
+        return len(word) == 1 and word.isupper() and text[end:end + 1] == "."
+
+    @staticmethod
+    def _phrase_matches(text: str, tokens, i: int, ph: _Phrase) -> bool | str:
+        """False, True, or "possessive" when the last word carries an "'s"."""
+        words = [tokens[i + j].group(0) for j in range(len(ph.keys))]
+        possessive = False
+        for j, k in enumerate(ph.keys):
+            if key(words[j]) != k:
+                if j == len(ph.keys) - 1 and _possessive(words[j]) and key(words[j][:-2]) == k:
+                    possessive = True
+                    words[j] = words[j][:-2]
+                else:
+                    return False
+            if j:
+                gap = text[tokens[i + j - 1].end():tokens[i + j].start()]
+                if ph.initial_at == j - 1 and gap.startswith("."):
+                    gap = gap[1:]
+                if len(gap) > _MAX_GAP or (gap and not gap.isspace()) or (not gap and ph.initial_at < 0):
+                    return False
+        if ph.initial_at >= 0:
+            initial = words[ph.initial_at]
+            if len(initial) != 1 or not initial.isupper():
+                return False
+            if ph.initial_at == len(ph.keys) - 1:      # "Ana L." needs the full stop
+                end = tokens[i + ph.initial_at].end()
+                if text[end:end + 1] != ".":
+                    return False
+        if ph.common:
+            phrase = " ".join(words)
+            if not (phrase.isupper() and len(words) > 1) and not all(words[j].istitle() for j in ph.common if j >= 0):
+                return False
+        return "possessive" if possessive else True
+
+    def _word_at(self, m: re.Match, author) -> list[tuple[int, int, str, int | None]]:
+        word = m.group(0)
+        start = m.start()
+        entries = self._words.get(key(word))
+        if entries is None and _possessive(word):
+            word = word[:-2]                               # "O'Connor's": the name, not the "'s"
+            entries = self._words.get(key(word))
+        if entries is None:
+            if any(h in word for h in _HYPHENS):            # "Ana-and-Zoë" pieces one by one
+                out, pos = [], start
+                for piece in re.split(f"([{_HYPHENS}])", word):
+                    if piece and piece not in _HYPHENS:
+                        hit = self._pick(self._words.get(key(piece)), piece, author)
+                        if hit is not None:
+                            out.append((pos, pos + len(piece), self.people[hit].pseudonym, hit))
+                    pos += len(piece)
+                return out
+            return []
+        hit = self._pick(entries, word, author)
+        return [] if hit is None else [(start, start + len(word), self.people[hit].pseudonym, hit)]
+
+    @staticmethod
+    def _pick(entries, word: str, author) -> int | None:
+        if not entries:
+            return None
+        ok = [person for person, common in entries if not common or word.istitle()]
+        if not ok:
+            return None
+        return author if author in ok else ok[0]
 
 
-# E-mail obfuscations: "[at]", "(at)", " at ", "@" with spaces; "[dot]", " dot ".
-_OPEN, _CLOSE = r"[\[\(\{<]", r"[\]\)\}>]"
-_AT_BRACKETED = rf"\s*(?:[@\uff20]|{_OPEN}\s*(?:at|@)\s*{_CLOSE})\s*"
-_AT_WORD = r"\s+at\s+"
-_DOT_WORD = rf"(?:\s*{_OPEN}\s*(?:dot|\.)\s*{_CLOSE}\s*|\s+dot\s+)"
-_DOT_ANY = rf"(?:\s*\.\s*|{_DOT_WORD})"
-_LABEL = r"[\w+%-]+"
-_TLD = r"[^\W\d_]{2,24}(?!\w)"
-# Any address written with a symbol or a bracketed "at" ("bob [at] x.org", "bob @ x dot org")...
-_OBFUSCATED_EMAIL = re.compile(
-    rf"{_LABEL}(?:(?:\.|{_DOT_WORD}){_LABEL})*{_AT_BRACKETED}{_LABEL}(?:(?:\.|{_DOT_WORD}){_LABEL})*(?:\.|{_DOT_WORD}){_TLD}",
-    re.IGNORECASE)
-# ...or with a plain " at " only when "dot" is spelled out too ("bob at x dot org"): a plain
-# "looked at chatgpt.com" is an ordinary sentence, not an address (see _spelled_out).
-_SPELLED_EMAIL = re.compile(
-    rf"{_LABEL}(?:(?:\.|{_DOT_WORD}){_LABEL})*{_AT_WORD}{_LABEL}(?:(?:\.|{_DOT_WORD}){_LABEL})*(?:\.|{_DOT_WORD}){_TLD}",
-    re.IGNORECASE)
-_SPELLED_DOT = re.compile(r"(?<!\w)dot(?!\w)", re.IGNORECASE)
+def _possessive(word: str) -> bool:
+    return len(word) > 2 and word[-1] in "sS" and word[-2] in _APOSTROPHES
 
 
-def _spelled_out(replace):
-    """Replace a _SPELLED_EMAIL match only if its domain (after " at ") spells out "dot"."""
-    def sub(m: re.Match) -> str:
-        domain = re.split(_AT_WORD, m.group(0), maxsplit=1, flags=re.IGNORECASE)[-1]
-        return replace(m) if _SPELLED_DOT.search(domain) else m.group(0)
-    return sub
+def _inside(start: int, end: int, taken, taken_starts) -> bool:
+    j = bisect.bisect_right(taken_starts, start) - 1
+    return (j >= 0 and taken[j][1] > start) or (j + 1 < len(taken) and taken[j + 1][0] < end)
 
 
-def _email_pattern(email: str) -> re.Pattern:
-    """The student's own address in any of the obfuscated forms (including a plain " at ")."""
-    local, _, domain = email.partition("@")
+@functools.lru_cache(maxsize=32)
+def _compiled(people: tuple[Person, ...]) -> Roster:
+    return Roster(list(people))
 
-    def dotted(s: str) -> str:
-        return _DOT_ANY.join(re.escape(piece) for piece in s.split("."))
 
-    return re.compile(rf"(?<![\w.+-]){dotted(local)}(?:{_AT_BRACKETED}|{_AT_WORD}){dotted(domain)}(?![\w-])",
-                      re.IGNORECASE)
+def roster(people) -> Roster:
+    """The compiled roster for these people (cached: a run compiles its course once)."""
+    return _compiled(tuple(Person(p["name"] or "", p["email"] or "", p["pseudonym"]) if isinstance(p, dict) else p
+                           for p in people))
 
 
 class Pseudonymizer:
-    def __init__(self, name: str, email: str, pseudonym: str):
-        self.name = " ".join(_nfc(name).split())
-        self.email = _nfc(email).strip()
-        self.pseudonym = pseudonym
-        self.pseudo_email = f"{pseudonym.lower()}@example.invalid"
-        words = self.name.split(" ") if self.name else []
-        # Particles ("de", "van") are matched only as part of the name, whatever the roster's case.
-        parts = [w for w in words if len(w) >= 2 and w.casefold() not in PARTICLES]
-        self.first = parts[0] if parts else ""
-        pieces = {piece for w in parts for piece in re.split(f"[{re.escape(_HYPHENS)}]", w) if len(piece) >= 2}
-        candidates = set(parts) | {p for p in pieces if p.casefold() not in PARTICLES}
-        # The full name and its particle tail ("van Dijk", "de la Cruz") are matched as phrases.
-        tails = [words[i:] for i in range(1, len(words))
-                 if words[i].casefold() in PARTICLES and words[i - 1].casefold() not in PARTICLES
-                 and any(w in parts for w in words[i:])]
-        self._phrases = [self._phrase(ws, parts) for ws in ([words] if words else []) + tails]
-        # Longest parts first so "Anne-Marie" wins over "Anne".
-        self._parts = [(_word(_letters(p)), _base_word(p) in COMMON_WORDS)
-                       for p in sorted(candidates, key=lambda p: (-len(p), p))]
-        self._own_email = _email_pattern(self.email) if "@" in self.email else None
+    """One student's text masked against the roster (the student alone when no roster is given).
+    `hide` returns the masked text; `restore` / `restore_obj` undo the last `hide`."""
+
+    def __init__(self, name: str, email: str, pseudonym: str, roster_people=()):
+        author = Person(name or "", email or "", pseudonym)
+        people = list(roster_people)
+        key_of = [(p["pseudonym"] if isinstance(p, dict) else p.pseudonym) for p in people]
+        if pseudonym not in key_of:
+            people.append(author)
+            key_of.append(pseudonym)
+        self.roster = roster(people)
+        self.author = key_of.index(pseudonym)
+        self.masked = Masked("", "", [], self.roster.people)
 
     def hide(self, text: str) -> str:
         if not text:
             return text
-        text = _nfc(text)
-        if self._own_email is not None:
-            text = self._own_email.sub(self.pseudo_email, text)
-
-        def other(m: re.Match) -> str:
-            return m.group(0) if m.group(0).lower() == self.pseudo_email else "[email]"
-
-        text = _EMAIL.sub(other, text)
-        text = _OBFUSCATED_EMAIL.sub(other, text)
-        text = _SPELLED_EMAIL.sub(_spelled_out(other), text)
-        for rx, check in self._phrases:
-            text = rx.sub(lambda m, check=check: self.pseudonym if check(m.group(0)) else m.group(0), text)
-        for rx, common in self._parts:
-            if common:
-                text = rx.sub(lambda m: self.pseudonym if m.group(0).istitle() else m.group(0), text)
-            else:
-                text = rx.sub(self.pseudonym, text)
-        return text
-
-    @staticmethod
-    def _phrase(words: list[str], parts: list[str]):
-        """Regex for a multi-word name and the test a match must pass.
-
-        A phrase made only of common words ("will rose", "mark may") needs those words
-        Capitalised, or the whole phrase in capitals ("WILL ROSE" is a signature); a phrase
-        with any other part ("hope van dijk") is the student in any case."""
-        rx = _word(r"\s+".join(_letters(w) for w in words))
-        common = [i for i, w in enumerate(words) if w in parts and _base_word(w) in COMMON_WORDS]
-        if any(w in parts and i not in common for i, w in enumerate(words)):
-            return rx, lambda found: True
-
-        def check(found: str) -> bool:
-            tokens = found.split()
-            return (found.isupper() and len(tokens) > 1) or all(tokens[i].istitle() for i in common)
-
-        return rx, check
+        self.masked = self.roster.mask(text, self.author)
+        return self.masked.text
 
     def restore(self, text: str) -> str:
-        if not text:
-            return text
-        text = re.sub(re.escape(self.pseudo_email), lambda _: self.email or "[email]", text, flags=re.IGNORECASE)
-        return text.replace(self.pseudonym, self.first or self.pseudonym)
+        return self.masked.restore(text)
+
+    def quote(self, text: str) -> str:
+        return self.masked.quote(text)
 
     def restore_obj(self, obj):
-        """Restore every string inside a JSON-like structure (agent outputs)."""
-        if isinstance(obj, str):
-            return self.restore(obj)
-        if isinstance(obj, list):
-            return [self.restore_obj(x) for x in obj]
-        if isinstance(obj, dict):
-            return {k: self.restore_obj(v) for k, v in obj.items()}
-        return obj
-
-
-def _base_word(word: str) -> str:
-    return "".join(_base(c) for c in word).casefold()
+        return self.masked.restore_obj(obj)

@@ -6,10 +6,18 @@ refresh, another tab or the command line all see the same numbers.
 
 Lifecycle:
     create() -> queued --start()/execute()--> running --> done | cancelled | failed
-A worker updates `heartbeat_at` every few seconds. A run whose worker died (server restart,
-crash) stays "running" with a stale heartbeat; `resume()` then processes only the items still
-pending. Every finished item is one transaction (db.drafts.save_draft), so an interruption
-never leaves a half-written item: it is either finished or still pending.
+One unfinished run per course: `create` checks and inserts in ONE write transaction, so two
+processes starting at the same instant make one run. One worker per run: a worker claims the
+run atomically and records its token, pid and host (core.run_worker); its heartbeat every few
+seconds is conditional on that token. A run whose worker died (server restart, crash, kill -9)
+stays "running"; `resume()` takes it over at once when the worker's process is gone from this
+host, else when its heartbeat is a minute old, and processes only the items still pending.
+Every finished item is one transaction (db.drafts.save_draft), so an interruption never leaves
+a half-written item: it is either finished or still pending.
+
+A fault of the configuration stops the run (status failed, error "stopped: <what to fix>"),
+leaving the rest pending for a resume: a refused key at once, an unknown model or an
+unreachable endpoint once it hits several submissions in a row (core.run_guard).
 
 In the app, `start()` runs the worker in a daemon thread registered per (database, run), so a
 rerun of the page never starts a second worker for the same run.
@@ -21,17 +29,19 @@ import queue
 import threading
 import time
 from concurrent.futures import ThreadPoolExecutor
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
 import db
-from core import pipeline
+from core import pipeline, run_worker
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
 from core.judging import agreement as judge_agreement
 from core.llm import check_provider, default_provider, effective_settings, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
+from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
+from core.run_worker import age_s as _age_s
+from core.run_worker import worker_gone
 from core.settings import Settings
 from db import runs as runs_db
 from db.drafts import PIPELINE_OWNED
@@ -41,11 +51,15 @@ log = logging.getLogger(__name__)
 
 class RunStopped(FairMarkError):
     """A fault that every further item would hit too (e.g. the key is refused): the run stops
-    instead of burning through its items (they stay pending; fix the setting and resume)."""
+    instead of burning through its items (they stay pending; fix the setting and resume).
+    `fault` is the message saying what to fix."""
+
+    def __init__(self, message: str, fault: str = ""):
+        super().__init__(message)
+        self.fault = fault or message
 
 
 HEARTBEAT_S = 2.0
-STALE_AFTER_S = 60.0
 
 
 def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
@@ -59,7 +73,8 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
     return {"provider": provider, "endpoint": endpoint, "models": models,
             "temperature": 0.0 if provider == "offline" else settings.temperature,
             "concurrency": int(concurrency or settings.concurrency), "max_retries": settings.max_retries,
-            "max_rounds": pipeline.MAX_ROUNDS, "judging": judging_config(provider, settings)}
+            "max_rounds": pipeline.MAX_ROUNDS, "judging": judging_config(provider, settings),
+            "stop_after_faults": settings.stop_after_faults}
 
 
 def judging_config(provider: str, settings: Settings) -> dict:
@@ -86,53 +101,82 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     check_provider(provider, settings)
     if concurrency is not None and not 1 <= int(concurrency) <= 64:
         raise ConfigError("concurrency must be between 1 and 64")
-    for other in runs_db.unfinished_runs(conn, course_id):
-        state = "still running" if not is_stale(other) else "interrupted"
-        raise ConflictError(f"Run {other['id']} of this course is {state} with "
-                            f"{runs_db.item_counts(conn, other['id'])['pending']} item(s) left: "
-                            "wait for it, resume it or cancel it first.")
-    ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
-                                       limit=limit)
-    return runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
-                              config=run_config(provider, settings, concurrency),
-                              prompt_hashes=registry.prompt_hashes(), submission_ids=ids, created_by=created_by)
+    # Check and insert in one write transaction (BEGIN IMMEDIATE): two processes starting at
+    # the same instant are serialised here, and the second sees the first's run.
+    with db.write_transaction(conn):
+        for other in runs_db.unfinished_runs(conn, course_id):
+            state = "still running" if not worker_gone(other) else "interrupted"
+            raise ConflictError(f"Run {other['id']} of this course is {state} with "
+                                f"{runs_db.item_counts(conn, other['id'])['pending']} item(s) left: "
+                                "wait for it, resume it or cancel it first.")
+        ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
+                                           limit=limit)
+        run_id = runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
+                                    config=run_config(provider, settings, concurrency),
+                                    prompt_hashes=registry.prompt_hashes(), submission_ids=ids,
+                                    created_by=created_by)
+        runs_db.supersede_pending(conn, course_id, run_id)
+    return run_id
 
 
 # --- execute ---------------------------------------------------------------------------
 def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None) -> dict:
-    """Process the run's pending items now (in this thread, items concurrently); returns the
-    final progress. Item faults are recorded per item; a fault of the worker itself marks the
-    run failed (resumable) and is re-raised."""
-    db_path = str(db_path)
+    """Claim the run and process its pending items now (in this thread, items concurrently);
+    returns the final progress. Item faults are recorded per item; a configuration fault stops
+    the run (RunStopped); a fault of the worker itself marks the run failed (resumable) and is
+    re-raised. Refused (ConflictError) while another live worker holds the run."""
+    conn = db.connect(str(db_path))
+    try:
+        token = run_worker.claim(conn, run_id)
+    finally:
+        conn.close()
+    return _work(str(db_path), run_id, token, llm, on_progress)
+
+
+def _work(db_path: str, run_id: int, token: str, llm, on_progress) -> dict:
     conn = db.connect(db_path)
     try:
         run = runs_db.get_run(conn, run_id)
-        runs_db.mark_started(conn, run_id)
+        guard = None
         try:
             if llm is None:
                 llm = make_llm(run["provider"], db_path)
-            _process(conn, db_path, run_id, llm, int(run["config"].get("concurrency") or 4), on_progress)
+            guard = ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT)
+            kept = _process(conn, db_path, run_id, guard, int(run["config"].get("concurrency") or 4),
+                            on_progress, token)
             judge_agreement.review_run(conn, run_id)   # seed 001's rule on the judges' agreement
-        except BaseException as e:
-            runs_db.finish(conn, run_id, "failed", error=f"worker stopped: {type(e).__name__}: {e}"[:2000])
+        except RunStopped as e:
+            # The items the fault had already failed wait with the rest: the resume retries them.
+            runs_db.reopen_items(conn, run_id, guard.held_items() if guard else [])
+            runs_db.finish(conn, run_id, "failed", error=f"stopped: {e.fault}"[:2000], worker=token)
             raise
-        counts = runs_db.item_counts(conn, run_id)
-        if counts["pending"] and runs_db.cancel_requested(conn, run_id):
-            runs_db.finish(conn, run_id, "cancelled")
-        elif counts["pending"]:
-            runs_db.finish(conn, run_id, "failed", error=f"{counts['pending']} item(s) were not processed; resume the run")
-        else:
-            runs_db.finish(conn, run_id, "done")
+        except BaseException as e:
+            runs_db.finish(conn, run_id, "failed", error=f"worker stopped: {type(e).__name__}: {e}"[:2000],
+                           worker=token)
+            raise
+        if kept:
+            counts = runs_db.item_counts(conn, run_id)
+            if counts["pending"] and runs_db.cancel_requested(conn, run_id):
+                runs_db.finish(conn, run_id, "cancelled", worker=token)
+            elif counts["pending"]:
+                runs_db.finish(conn, run_id, "failed", error=f"{counts['pending']} item(s) were not processed; "
+                               "resume the run", worker=token)
+            else:
+                runs_db.finish(conn, run_id, "done", worker=token)
         return progress(conn, run_id)
     finally:
+        run_worker.release(token)
         conn.close()
 
 
-def _process(conn, db_path: str, run_id: int, llm, concurrency: int, on_progress) -> None:
+def _process(conn, db_path: str, run_id: int, llm, concurrency: int, on_progress, token: str) -> bool:
+    """Run the pending items; False when another worker took the run over meanwhile (this one
+    then stops starting items and leaves the run to it)."""
     pending = runs_db.pending_items(conn, run_id)
     pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix=f"run-{run_id}")
     stop = threading.Event()  # set by an item whose fault ends the run: no new item starts
     finished: queue.Queue = queue.Queue()
+    kept = True
     try:
         futures = [pool.submit(_one, db_path, run_id, sid, llm, stop) for sid in pending]
         for f in futures:
@@ -151,14 +195,18 @@ def _process(conn, db_path: str, run_id: int, llm, concurrency: int, on_progress
             left -= len(done)
             for f in done:
                 f.result()  # an item never raises, except a fault of the worker itself
-            if time.monotonic() - beat >= HEARTBEAT_S or not done:
-                runs_db.heartbeat(conn, run_id)   # at most every HEARTBEAT_S, not per item
+            if kept and (time.monotonic() - beat >= HEARTBEAT_S or not done):
+                kept = runs_db.heartbeat(conn, run_id, token)   # at most every HEARTBEAT_S, not per item
                 beat = time.monotonic()
+                if not kept:
+                    log.warning("run %s was taken over by another worker; this one stops", run_id)
+                    stop.set()
             if done and on_progress is not None:
                 on_progress(progress(conn, run_id))
     finally:
         # On a fault, queued items stay pending (resume picks them up); running ones finish.
         pool.shutdown(wait=True, cancel_futures=True)
+    return kept
 
 
 def _one(db_path: str, run_id: int, submission_id: int, llm, stop: threading.Event) -> None:
@@ -186,7 +234,8 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
         except LLMConfigFault as e:
             # Nothing was stored for this item: it stays pending with the rest.
             raise RunStopped(f"Run stopped at submission {submission_id}: {e} This submission and the "
-                             "remaining ones are still waiting: fix the setting, then resume the run.") from e
+                             "remaining ones are still waiting: fix the setting, then resume the run.",
+                             fault=f"{e} Fix the setting, then resume the run.") from e
         except Exception as e:  # anything not already stored as a failed draft (e.g. a DB error)
             log.exception("run %s: submission %s failed", run_id, submission_id)
             runs_db.fail_item(conn, run_id, submission_id, f"{type(e).__name__}: {e}"[:2000])
@@ -209,30 +258,34 @@ def is_alive(db_path, run_id: int) -> bool:
     return bool(t and t.is_alive())
 
 
-def start(db_path, run_id: int, llm=None) -> threading.Thread:
-    """Execute the run in a background thread; a second call while it runs returns the same thread."""
+def start(db_path, run_id: int, llm=None, *, stale_after_s: float | None = None) -> threading.Thread:
+    """Claim the run and execute it in a background thread; a second call while it runs returns
+    the same thread. Refused (ConflictError) while a worker in another process holds the run."""
     key = _key(db_path, run_id)
     with _workers_lock:
         t = _workers.get(key)
         if t is not None and t.is_alive():
             return t
-        # Marked running before the thread exists, so the page never shows a started run as queued.
+        # Claimed (status running) before the thread exists, so the page never shows a started
+        # run as queued, and a second process cannot take it meanwhile.
         conn = db.connect(db_path)
         try:
-            runs_db.mark_started(conn, run_id)
+            token = run_worker.claim(conn, run_id, stale_after_s=stale_after_s)
         finally:
             conn.close()
-        t = threading.Thread(target=_background, args=(str(db_path), run_id, llm), daemon=True,
+        t = threading.Thread(target=_background, args=(str(db_path), run_id, token, llm), daemon=True,
                              name=f"fairmark-run-{run_id}")
         _workers[key] = t
         t.start()
     return t
 
 
-def _background(db_path: str, run_id: int, llm) -> None:
+def _background(db_path: str, run_id: int, token: str, llm) -> None:
     try:
-        execute(db_path, run_id, llm)
-    except BaseException:  # already recorded on the run row by execute()
+        _work(db_path, run_id, token, llm, None)
+    except RunStopped as e:   # recorded on the run row; the page shows it
+        log.warning("run %s stopped: %s", run_id, e.fault)
+    except BaseException:  # already recorded on the run row by _work()
         log.exception("run %s stopped", run_id)
 
 
@@ -246,25 +299,10 @@ def wait_for(db_path, run_id: int, timeout: float = 60.0) -> bool:
 
 
 # --- resume / cancel ------------------------------------------------------------------------
-def _age_s(stamp: str | None) -> float | None:
-    if not stamp:
-        return None
-    t = datetime.strptime(stamp.rstrip("Z")[:26], "%Y-%m-%dT%H:%M:%S.%f").replace(tzinfo=timezone.utc)
-    return (datetime.now(timezone.utc) - t).total_seconds()
-
-
-def is_stale(run: dict, stale_after_s: float | None = None) -> bool:
-    """A queued or running run whose worker has not been heard from for a while."""
-    if run["status"] not in runs_db.ACTIVE:
-        return False
-    age = _age_s(run.get("heartbeat_at") or run.get("created_at"))
-    return age is None or age > (STALE_AFTER_S if stale_after_s is None else stale_after_s)
-
-
 def is_resumable(conn, db_path, run: dict, stale_after_s: float | None = None) -> bool:
     if is_alive(db_path, run["id"]) or not runs_db.item_counts(conn, run["id"])["pending"]:
         return False
-    return run["status"] in ("cancelled", "failed") or is_stale(run, stale_after_s)
+    return run["status"] in ("cancelled", "failed") or worker_gone(run, stale_after_s)
 
 
 def resume(db_path, run_id: int, llm=None, *, background: bool = True, stale_after_s: float | None = None,
@@ -282,25 +320,27 @@ def resume(db_path, run_id: int, llm=None, *, background: bool = True, stale_aft
                 raise ConflictError(f"Run {run_id} has nothing left to do.")
             raise ConflictError(f"Run {run_id} is still {run['status']} (its worker was heard from "
                                 f"{_age_s(run['heartbeat_at']) or 0:.0f} s ago); wait or cancel it.")
-        runs_db.mark_started(conn, run_id)  # fresh heartbeat: nobody else resumes it meanwhile
+        if background:
+            return start(db_path, run_id, llm, stale_after_s=stale_after_s)
+        # The claim re-checks inside one write transaction: of two resumes at once, one wins.
+        token = run_worker.claim(conn, run_id, stale_after_s=stale_after_s)
     finally:
         conn.close()
-    if background:
-        return start(db_path, run_id, llm)
-    return execute(db_path, run_id, llm, on_progress=on_progress)
+    return _work(str(db_path), run_id, token, llm, on_progress)
 
 
-def cancel(db_path, run_id: int, actor: str = "") -> None:
+def cancel(db_path, run_id: int, actor: str = "") -> str:
     """Ask the worker to stop after the items in flight; a run without a live worker is
-    marked cancelled at once (its pending items stay resumable)."""
+    marked cancelled at once (its pending items stay resumable). Returns the run's status."""
     conn = db.connect(db_path)
     try:
         run = runs_db.get_run(conn, run_id)
         if run["status"] not in runs_db.ACTIVE:
-            return
+            return run["status"]
         runs_db.request_cancel(conn, run_id, actor)
-        if not is_alive(db_path, run_id) and (run["status"] == "queued" or is_stale(run)):
+        if not is_alive(db_path, run_id) and (run["status"] == "queued" or worker_gone(run)):
             runs_db.finish(conn, run_id, "cancelled")
+        return runs_db.get_run(conn, run_id)["status"]
     finally:
         conn.close()
 
@@ -350,4 +390,4 @@ def summary(p: dict) -> dict:
 
 
 __all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "describe", "history",
-           "run_config", "is_alive", "is_resumable", "wait_for", "RunStopped"]
+           "run_config", "is_alive", "is_resumable", "wait_for", "RunStopped", "worker_gone"]

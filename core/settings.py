@@ -59,6 +59,9 @@ class Settings(BaseModel):
     timeout_s: float = 60.0
     max_retries: int = 3
     concurrency: int = 8
+    # A run stops when an unknown model or an unreachable endpoint fails this many
+    # submissions in a row (core.run_guard); a refused key stops it at once.
+    stop_after_faults: int = 3
     actor: str = "teacher"
     # Seed 001's cascade on the scores (core.judging.scoring): the judges of the consensus step
     # and when the first judge's answer is confident enough to stand alone.
@@ -148,6 +151,7 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         timeout_s=float(get("TIMEOUT", 60.0)),
         max_retries=int(get("MAX_RETRIES", 3)),
         concurrency=int(get("CONCURRENCY", 8)),
+        stop_after_faults=int(get("STOP_AFTER_FAULTS", 3)),
         actor=str(get("ACTOR", "teacher")),
     )
 

@@ -39,9 +39,14 @@ class GateError(FairMarkError):
 
 # --- LLM faults (raised by the LLM boundary in core/; recorded per item by the pipeline) ---
 class LLMError(FairMarkError):
-    """A call to the language model failed after the allowed retries."""
+    """A call to the language model failed after the allowed retries.
+
+    `config_suspect`: the fault may be a setting rather than this submission (an unknown model,
+    an endpoint that never answered). One such fault fails only its item; core.runs stops the
+    run when the same one hits several items in a row (then it is the setting)."""
 
     retryable = False
+    config_suspect = False
 
 
 class LLMTimeout(LLMError):
@@ -78,6 +83,12 @@ class LLMBadRequest(LLMError):
     pass
 
 
+class LLMNotFound(LLMBadRequest):
+    """HTTP 404: the endpoint does not know the model, or the base URL is wrong."""
+
+    config_suspect = True
+
+
 class LLMRefusal(LLMError):
     pass
 
@@ -90,9 +101,5 @@ class LLMInvalidOutput(LLMError):
     """The answer was not valid JSON for the expected schema, even after a re-ask."""
 
 
-__all__ = [
-    "FairMarkError", "ConfigError", "RubricError", "IngestError", "NotFound", "ConflictError",
-    "GateError", "LLMError", "LLMTimeout", "LLMRateLimited", "LLMServerError",
-    "LLMConnectionError", "LLMConfigFault", "LLMAuthError", "LLMBadRequest", "LLMRefusal",
-    "LLMTruncated", "LLMInvalidOutput"
-]
+# Every error class above (core/errors.py re-exports them all).
+__all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, FairMarkError)]

@@ -87,19 +87,29 @@ def pending_items(conn: Database, run_id: int) -> list[int]:
         "SELECT submission_id FROM run_items WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [run_id])]
 
 
-def mark_started(conn: Database, run_id: int) -> None:
+def claim(conn: Database, run_id: int, *, worker: str, pid: int, host: str) -> None:
+    """Record the worker that now processes the run (call inside db.write_transaction, after
+    checking that no live worker holds it)."""
     t = now()
     conn.execute("UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = ?, "
-               "started_at = COALESCE(started_at, ?), finished_at = NULL WHERE id = ?", [t, t, run_id])
+                 "started_at = COALESCE(started_at, ?), finished_at = NULL, worker = ?, worker_pid = ?, "
+                 "worker_host = ? WHERE id = ?", [t, t, worker, pid, host, run_id])
 
 
-def heartbeat(conn: Database, run_id: int) -> None:
-    conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ?", [now(), run_id])
+def heartbeat(conn: Database, run_id: int, worker: str) -> bool:
+    """The worker is alive; False when another worker has claimed the run since (stop then)."""
+    return conn.execute("UPDATE runs SET heartbeat_at = ? WHERE id = ? AND worker = ?",
+                        [now(), run_id, worker]).rowcount == 1
 
 
-def finish(conn: Database, run_id: int, status: str, error: str | None = None) -> None:
-    conn.execute("UPDATE runs SET status = ?, error = ?, finished_at = ?, heartbeat_at = ? WHERE id = ?",
-               [status, error, now(), now(), run_id])
+def finish(conn: Database, run_id: int, status: str, error: str | None = None, *, worker: str | None = None) -> bool:
+    """End the run; with `worker`, only while that worker still holds it. Returns whether it did."""
+    sql = "UPDATE runs SET status = ?, error = ?, finished_at = ?, heartbeat_at = ? WHERE id = ?"
+    args = [status, error, now(), now(), run_id]
+    if worker is not None:
+        sql += " AND worker = ?"
+        args.append(worker)
+    return conn.execute(sql, args).rowcount == 1
 
 
 def request_cancel(conn: Database, run_id: int, actor: str = "") -> None:
@@ -116,6 +126,25 @@ def cancel_requested(conn: Database, run_id: int) -> bool:
 def skip_item(conn: Database, run_id: int, submission_id: int, reason: str) -> None:
     conn.execute("UPDATE run_items SET status = 'skipped', error = ?, finished_at = ? "
                "WHERE run_id = ? AND submission_id = ? AND status = 'pending'", [reason, now(), run_id, submission_id])
+
+
+def reopen_items(conn: Database, run_id: int, submission_ids: list[int]) -> int:
+    """Failed items go back to pending (a run stopped by a configuration fault: the items it
+    failed before the fault was recognised are retried by the resume)."""
+    if not submission_ids:
+        return 0
+    return conn.execute(
+        "UPDATE run_items SET status = 'pending', error = NULL, finished_at = NULL WHERE run_id = ? AND status = "
+        f"'failed' AND submission_id IN ({', '.join('?' for _ in submission_ids)})", [run_id, *submission_ids]).rowcount
+
+
+def supersede_pending(conn: Database, course_id: int, new_run_id: int) -> int:
+    """Pending items of the course's earlier, stopped runs are skipped: the new run takes their
+    submissions, and a later resume of an old run must not draft them a second time."""
+    return conn.execute(
+        "UPDATE run_items SET status = 'skipped', error = ?, finished_at = ? WHERE status = 'pending' AND run_id IN "
+        f"(SELECT id FROM runs WHERE course_id = ? AND id != ? AND status NOT IN ({', '.join('?' for _ in ACTIVE)}))",
+        [f"superseded by run {new_run_id}", now(), course_id, new_run_id, *ACTIVE]).rowcount
 
 
 def fail_item(conn: Database, run_id: int, submission_id: int, error: str) -> None:

@@ -335,6 +335,17 @@ def m008_judge_votes(conn: Database) -> None:
 
 
 @migrations()
+def m009_run_worker(conn: Database) -> None:
+    """Issue #10: which worker process holds a run (a token per execution, its pid and host),
+    written when it claims the run and checked by every heartbeat. Two workers never process one
+    run at once, and a run whose worker process is gone (same host, pid dead) resumes at once
+    instead of after the 60-second heartbeat timeout."""
+    conn.execute("ALTER TABLE runs ADD COLUMN worker TEXT")
+    conn.execute("ALTER TABLE runs ADD COLUMN worker_pid INTEGER")
+    conn.execute("ALTER TABLE runs ADD COLUMN worker_host TEXT")
+
+
+@migrations()
 def m012_judging(conn: Database) -> None:
     """Issue 14 (seed 001's cascade on the scores):
     - llm_calls.tier: which tier of the judge cascade a scoring call belonged to (1 the first

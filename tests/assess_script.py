@@ -29,6 +29,8 @@ def evaluation_for(schema, score: int | None = None, quote: str = "") -> dict:
     """A valid Evaluator answer for whatever rubric `schema` was built from."""
     out = {}
     for key, field in schema.model_fields.items():
+        if key == "instructions_to_ai":   # the report on instructions, not a criterion
+            continue
         levels = typing.get_args(field.annotation.model_fields["score"].annotation)
         out[key] = {"score": levels[-2] if score is None else score,
                     "reasoning": f"The text addresses {key} with some detail. It could go further.",

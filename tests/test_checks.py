@@ -215,3 +215,25 @@ def test_no_demo_reflection_is_taken_for_non_english():
 
     data = json.loads((Path(__file__).resolve().parent.parent / "data/demo/ai_literacy_demo.json").read_text())
     assert not [r["student_id"] for r in data["reflections"] if checks.looks_non_english(r["text"])]
+
+
+@pytest.mark.parametrize("n", range(97, 105))
+def test_the_short_text_flag_and_the_stored_word_count_agree_around_100_words(conn, n):
+    """One word count (core.text.words) for the stored word_count and the short-text flag, with
+    tokens that count differently by regex and by whitespace: a dash alone, "e.g.", "it's"."""
+    import csv
+    import io
+
+    from core import ingest
+    from core.text import words
+
+    tricky = ["It's", "\u2014", "e.g.", "well-known", "(1)", "AI,"]
+    tokens = []
+    while words(" ".join(tokens)) < n:
+        tokens.append(tricky[len(tokens) % len(tricky)])
+    buf = io.StringIO()
+    csv.writer(buf).writerows([["student_id", "name", "text"], ["s1", "Ana", " ".join(tokens)]])
+    ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("C", "W1"))
+    text, stored = conn.execute("SELECT text, word_count FROM submissions").fetchone()
+    assert stored == n and len(text.split()) > n           # the dashes are not words
+    assert ("short_text" in checks.submission_flags(text)) == (n < 100)

@@ -127,7 +127,9 @@ def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     assert stored == checks.words(text) == 25  # the lone dash is not a word
     llm = LoggedLLM(OfflineLLM(), db_path)
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
-    reasons = " ".join(v["reasoning"] for v in d["outputs"]["evaluator"].values())
+    from core.agents import evaluator
+
+    reasons = " ".join(v["reasoning"] for v in evaluator.criteria(d["outputs"]["evaluator"]).values())
     assert f"in {stored} words" in reasons or f"({stored} words)" in reasons, reasons
 
 
@@ -147,8 +149,24 @@ def test_the_offline_baseline_answers_from_structured_inputs_not_from_the_prompt
               text=RICH_TEXT)
     llm = OfflineLLM()
     got = registry.get("evaluator").run(llm, job).data.model_dump()
-    assert got == offline.evaluate(RICH_TEXT, rubric, CONCEPTS)
+    assert got == {**offline.evaluate(RICH_TEXT, rubric, CONCEPTS),
+                   "instructions_to_ai": {"found": False, "quote": ""}}
     # Without the structured inputs there is nothing to answer from: the prompt is never parsed.
     with pytest.raises(LLMBadRequest, match="structured inputs"):
         llm.complete([{"role": "user", "content": "<submission>x</submission>"}], dict, role="evaluator",
                      ctx=CallContext(agent="evaluator", prompt_name="evaluator", prompt_hash="h"))
+
+
+@pytest.mark.parametrize("lo,hi", [(0, 3), (1, 5), (1, 6), (0, 10), (1, 4)])
+def test_a_short_text_stays_in_the_low_band_on_any_scale(lo, hi):
+    rubric = parse_rubric({"name": "Any", "scale_min": lo, "scale_max": hi, "criteria": [
+        {"key": key, "title": key.title(), "levels": {i: f"l{i}" for i in range(lo, hi + 1)}}
+        for key in ("concepts", "application", "depth", "clarity")]})
+    # Every feature the heuristics reward, in 60 words: without the cap it would score high.
+    short = ("For example, at work I used temperature and tokens. I wonder why? However, I tried it. "
+             "Therefore I learned. Finally, I question assumptions; such as bias.\n\nWhat if the model is "
+             "wrong? In practice, my team uses it. Because of that, I realised much.") * 1
+    assert checks.words(short) < checks.MIN_SUBMISSION_WORDS
+    ev = offline.evaluate(short, rubric, ["temperature", "tokens"])
+    assert all(rubric.low_band(v["score"]) for v in ev.values()), {k: v["score"] for k, v in ev.items()}
+    assert max(v["score"] for v in ev.values()) == int(rubric.band_cut)

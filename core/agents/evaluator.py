@@ -11,12 +11,22 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from core import prompts
+from core import injection, prompts
 from core.agents.common import Job, as_data, bounded_text, call, compact, scale_text, truncate
 from core.offline import heuristics
 from core.rubric import Rubric
 
 PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "submission"}))
+
+# The second line of defence against prompt injection (core.injection): the Evaluator reports
+# whether the text holds instructions aimed at it. One top-level field, after the criteria.
+INSTRUCTIONS = injection.REPORT_FIELD
+
+
+class InstructionsToAI(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    found: bool = False
+    quote: bounded_text(200) = ""
 
 
 @lru_cache(maxsize=64)
@@ -34,7 +44,8 @@ def _schema(rubric_json: str) -> type[BaseModel]:
         evidence_quote=(bounded_text(200), ...),
     )
     return create_model(f"Evaluation_{suffix}", __config__=ConfigDict(extra="forbid"),
-                        **{key: (criterion, ...) for key in rubric.keys})
+                        **{key: (criterion, ...) for key in rubric.keys},
+                        **{INSTRUCTIONS: (InstructionsToAI, InstructionsToAI())})
 
 
 def schema_for(rubric: Rubric) -> type[BaseModel]:
@@ -76,20 +87,28 @@ def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERAT
                 tier=tier, sample=sample, **prompt_values(job.rubric, job.assignment, job.text))
 
 
+def criteria(evaluation: dict) -> dict:
+    """The per-criterion part of an Evaluator answer (without its report on instructions)."""
+    return {key: item for key, item in evaluation.items() if key != INSTRUCTIONS}
+
+
 def scores(data: BaseModel | dict) -> dict[str, int]:
     items = data.items() if isinstance(data, dict) else data
-    return {key: int(item["score"] if isinstance(item, dict) else item.score) for key, item in items}
+    return {key: int(item["score"] if isinstance(item, dict) else item.score) for key, item in items
+            if key != INSTRUCTIONS}
 
 
 def for_equity(evaluation: dict) -> str:
     """The Evaluator's notes without the evidence quotes: the Equity Monitor never sees the
     student's words (the seed's rule against anchoring)."""
     return compact({key: {"score": item["score"], "reasoning": item["reasoning"],
-                          "areas_for_improvement": item["areas_for_improvement"]} for key, item in evaluation.items()})
+                          "areas_for_improvement": item["areas_for_improvement"]}
+                    for key, item in criteria(evaluation).items()})
 
 
 def offline(inputs: dict) -> dict:
-    return heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"])
+    return {**heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"]),
+            INSTRUCTIONS: heuristics.instructions_report(inputs["text"])}
 
 
 def describe(output: dict, rubric: Rubric) -> list[tuple[str, str]]:

@@ -195,8 +195,10 @@ def _confidence_of_result(outcome: Outcome, final: dict[str, int], stats: dict) 
 
 def _evaluation(outcome: Outcome, final: dict[str, int]) -> dict:
     """Per criterion the answer (reasoning, areas, evidence) of the first judge whose score is the
-    result, so the comment and the Reviewer read reasons that match the scores."""
-    out = {}
+    result, so the comment and the Reviewer read reasons that match the scores. The first judge's
+    answer also gives the fields that are not criteria (its report of instructions aimed at it)."""
+    first = outcome.votes[0].answer
+    out = {k: v for k, v in first.items() if k not in final} if isinstance(first, dict) else {}
     for k, result in final.items():
         voter = next((v for v in outcome.votes if int(v.scores.get(k, -10**9)) == result), outcome.votes[0])
         out[k] = {**voter.answer[k], "score": result}

@@ -41,6 +41,7 @@ from core.errors import (
     LLMConnectionError,
     LLMError,
     LLMInvalidOutput,
+    LLMNotFound,
     LLMRateLimited,
     LLMRefusal,
     LLMServerError,
@@ -105,12 +106,20 @@ def map_sdk_error(exc: Exception, *, base_url: str | None = None, model: str = "
     detail = redact(str(getattr(exc, "message", "") or exc), api_key)[:500]
     if isinstance(exc, LLMError):
         return exc
-    if isinstance(exc, openai.APITimeoutError):
+    if isinstance(exc, openai.APITimeoutError) and not _unreachable(exc):
         return LLMTimeout(f"The language model at {where} did not answer in time. Try again later, "
                           "raise FAIRMARK_TIMEOUT, or lower the concurrency.")
     if isinstance(exc, openai.APIConnectionError):
-        return LLMConnectionError(f"Cannot reach the language model at {where} ({detail}). Check "
-                                  "FAIRMARK_LLM_BASE_URL and that the server is running.")
+        # Refused, unknown host or no answer to the connection attempt: the endpoint itself is
+        # unreachable (a setting to fix when it never works), unlike an answer cut off midway.
+        if _unreachable(exc):
+            err = LLMConnectionError(f"Cannot reach the language model at {where} ({detail}). Check "
+                                     "FAIRMARK_LLM_BASE_URL and that the server is running.")
+            err.unreachable = True
+            return err
+        return LLMConnectionError(f"The connection to the language model at {where} broke off before the "
+                                  f"answer was complete ({detail}). This is usually temporary: retry the run "
+                                  "later; if it persists, check FAIRMARK_LLM_BASE_URL and the network.")
     if isinstance(exc, openai.RateLimitError):
         wait = _retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None))
         err = LLMRateLimited(f"The language model at {where} is rate-limiting requests (HTTP 429: "
@@ -122,7 +131,7 @@ def map_sdk_error(exc: Exception, *, base_url: str | None = None, model: str = "
                             f"{exc.status_code}: {detail}). Set a valid FAIRMARK_LLM_API_KEY in the "
                             "environment or .streamlit/secrets.toml.")
     if isinstance(exc, openai.NotFoundError):
-        err = LLMBadRequest(f"The language model at {where} does not know model '{model}' or the "
+        err = LLMNotFound(f"The language model at {where} does not know model '{model}' or the "
                             f"endpoint (HTTP 404: {detail}). Check the model name in Settings and "
                             "the base URL (it usually ends in /v1).")
         err.status_code = 404
@@ -168,6 +177,21 @@ def map_sdk_error(exc: Exception, *, base_url: str | None = None, model: str = "
                     f"{type(exc).__name__}: {detail}")
 
 
+def _unreachable(exc: Exception) -> bool:
+    """Did the connection itself fail (refused, unknown host, connect timeout)? The SDK chains
+    its HTTP library's exception (httpx or httpx2, by SDK version), so it is matched by name."""
+    return type(exc.__cause__).__name__ in ("ConnectError", "ConnectTimeout")
+
+
+def malformed_answer(base_url: str | None, detail: str) -> LLMServerError:
+    """A 200 whose body is not a chat completion (an HTML error page from a proxy, JSON cut off):
+    a server fault like a 502, so it is retried; the message says what to check if it lasts."""
+    return LLMServerError(f"The language model at {base_url or 'the OpenAI API'} sent an answer that is "
+                          f"not a valid chat completion ({detail[:200]}). This is usually a passing "
+                          "fault of the server or a proxy: retry the run later; if it persists, check "
+                          "that FAIRMARK_LLM_BASE_URL is an OpenAI-compatible API (usually ending in /v1).")
+
+
 def openai_transport(client, *, base_url: str | None = None, api_key: str | None = None) -> Transport:
     """The real transport: one `client.chat.completions.create` call with the SDK's retries off."""
     import openai
@@ -179,28 +203,38 @@ def openai_transport(client, *, base_url: str | None = None, api_key: str | None
         except (openai.OpenAIError, LLMError) as exc:
             raise map_sdk_error(exc, base_url=base_url, model=request.get("model", ""),
                                 api_key=api_key) from None
-        request_id = raw.headers.get("x-request-id") or getattr(completion, "id", None)
-        if not getattr(completion, "choices", None):
-            raise LLMServerError(f"The language model at {base_url or 'OpenAI'} returned no answer "
-                                 "(empty choices). Retry later.")
-        choice = completion.choices[0]
-        u = completion.usage
-        usage = Usage()
-        if u is not None:
-            details = getattr(u, "prompt_tokens_details", None)
-            usage = Usage(tokens_in=u.prompt_tokens or 0, tokens_out=u.completion_tokens or 0,
-                          tokens_cached=(getattr(details, "cached_tokens", None) or 0) if details else 0)
-        logprobs = None
-        if choice.logprobs is not None and choice.logprobs.content:
-            logprobs = [{"token": t.token, "logprob": t.logprob,
-                         "top_logprobs": [{"token": x.token, "logprob": x.logprob}
-                                          for x in (t.top_logprobs or [])]}
-                        for t in choice.logprobs.content]
-        return RawCompletion(content=choice.message.content, finish_reason=choice.finish_reason,
-                             refusal=getattr(choice.message, "refusal", None), usage=usage,
-                             request_id=request_id, logprobs=logprobs)
+        except ValueError as exc:   # json.JSONDecodeError: the body is not JSON, or cut off
+            raise malformed_answer(base_url, f"{type(exc).__name__}: {exc}") from None
+        try:
+            return _raw_completion(raw, completion)
+        except (AttributeError, TypeError, IndexError, KeyError, ValueError) as exc:
+            # A body that parsed but is not a chat completion (e.g. text/html parsed as a string).
+            raise malformed_answer(base_url, f"{type(exc).__name__}: {redact(str(exc), api_key)}") from None
 
     return send
+
+
+def _raw_completion(raw, completion) -> RawCompletion:
+    """The parts of a parsed chat completion FairMark uses (raises on a body of another shape)."""
+    request_id = raw.headers.get("x-request-id") or getattr(completion, "id", None)
+    if not getattr(completion, "choices", None):
+        raise ValueError("no choices in the answer")
+    choice = completion.choices[0]
+    u = completion.usage
+    usage = Usage()
+    if u is not None:
+        details = getattr(u, "prompt_tokens_details", None)
+        usage = Usage(tokens_in=u.prompt_tokens or 0, tokens_out=u.completion_tokens or 0,
+                      tokens_cached=(getattr(details, "cached_tokens", None) or 0) if details else 0)
+    logprobs = None
+    if choice.logprobs is not None and choice.logprobs.content:
+        logprobs = [{"token": t.token, "logprob": t.logprob,
+                     "top_logprobs": [{"token": x.token, "logprob": x.logprob}
+                                      for x in (t.top_logprobs or [])]}
+                    for t in choice.logprobs.content]
+    return RawCompletion(content=choice.message.content, finish_reason=choice.finish_reason,
+                         refusal=getattr(choice.message, "refusal", None), usage=usage,
+                         request_id=request_id, logprobs=logprobs)
 
 
 # ----------------------------------------------------------------------------------------
@@ -267,12 +301,17 @@ class OpenAICompatibleLLM:
     # -- one HTTP request, with retries of transient faults --------------------------------
     def _send(self, request: dict, counter: list[int]) -> RawCompletion:
         retries = 0
+        reached = False      # did any attempt get an answer (of any kind) from the endpoint?
         while True:
             counter[0] += 1
             try:
                 return self.transport(request)
             except LLMError as exc:
+                reached = reached or not getattr(exc, "unreachable", False)
                 if not exc.retryable or retries >= self.max_retries:
+                    # Never reached at all: maybe a wrong endpoint. core.runs decides whether
+                    # it is (the same fault on several items in a row) or a passing outage.
+                    exc.config_suspect = exc.config_suspect or not reached
                     raise
                 retries += 1
                 self._sleep(self._delay(exc, retries))

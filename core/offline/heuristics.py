@@ -14,9 +14,10 @@ Deterministic: the same text gives the same draft.
 """
 from __future__ import annotations
 
+import math
 import re
 
-from core import checks
+from core import checks, injection
 from core.rubric import Rubric
 
 EXAMPLE_MARKERS = ("for example", "for instance", "e.g.", "such as", "at work", "in my ", "at my ", "my team",
@@ -125,12 +126,13 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str]) -> dict:
     f = features(text, key_concepts)
     out = {}
     span = rubric.scale_max - rubric.scale_min
+    # The seed's weak spot: brevity must not pass for depth or clarity, so a short text stays in
+    # the low band (at most the rubric's band_cut) on any scale: 1 on 0-3, 2 on 1-5.
+    short_cap = math.floor(rubric.band_cut) if f["words"] < checks.MIN_SUBMISSION_WORDS else rubric.scale_max
     for c in rubric.criteria:
         aspect = _aspect(c)
         q, why = _quality(aspect, f)
-        if f["words"] < checks.MIN_SUBMISSION_WORDS:
-            q = min(q, 0.5)  # the seed's weak spot: brevity must not pass for depth or clarity
-        score = rubric.scale_min + int(round(max(0.0, min(1.0, q)) * span))
+        score = min(short_cap, rubric.scale_min + int(round(max(0.0, min(1.0, q)) * span)))
         out[c.key] = {
             "score": score,
             "reasoning": f"{why} Offline baseline: text features, not a reading of the meaning; "
@@ -141,6 +143,12 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str]) -> dict:
     return out
 
 
+def instructions_report(text: str) -> dict:
+    """The Evaluator's report on instructions aimed at the AI: offline, the patterns' finding."""
+    found = injection.hits(text)
+    return {"found": bool(found), "quote": found[0][:200] if found else ""}
+
+
 # --- the comment -----------------------------------------------------------------------
 def _sentence_case(s: str) -> str:
     s = s.strip().rstrip(".")
@@ -148,7 +156,7 @@ def _sentence_case(s: str) -> str:
 
 
 def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str]) -> str:
-    scores = {k: v["score"] for k, v in evaluation.items()}
+    scores = {k: evaluation[k]["score"] for k in rubric.keys}
     # Strengths: the (at most two) best criteria above the low band. Actions: the weakest
     # other criteria with room to improve, so the comment never praises what it then fixes.
     strong = sorted((k for k in rubric.keys if not rubric.low_band(scores[k])),

@@ -1,0 +1,84 @@
+"""Stop a run when a fault is the configuration's, not the submission's.
+
+A refused key is always the configuration's (`LLMAuthError` is an `LLMConfigFault`: the
+pipeline stores nothing and the run stops at once). Two faults are ambiguous: an unknown model
+(HTTP 404) and an endpoint that never answered may be a wrong setting, or a model being
+redeployed and a network blip. One such fault fails only its submission, as any LLM error
+does. When the same one hits `limit` submissions in a row (default 3, setting
+`FAIRMARK_STOP_AFTER_FAULTS`) with no successful call in between, it is the setting: the
+guard turns it into an `LLMConfigFault`, the run stops with the message saying what to fix,
+and the submissions the streak had already failed are handed back (`held_items`) so that the
+resume retries them with the rest.
+
+"In a row" per cause: an endpoint that never answered is reset by any real answer from it; an
+unknown model by any real answer from that model (so a wrong Coach model stops the run even
+while the Evaluator's model answers). Answers served from the cache prove nothing and reset
+nothing.
+"""
+from __future__ import annotations
+
+import threading
+
+from core.errors import LLMConfigFault, LLMError, LLMNotFound
+
+DEFAULT_LIMIT = 3
+
+
+class ConfigFaultGuard:
+    """Wraps the run's LLM (any object with the LLM protocol)."""
+
+    def __init__(self, inner, limit: int = DEFAULT_LIMIT):
+        self.inner = inner
+        self.provider = inner.provider
+        self.limit = max(1, int(limit))
+        self._lock = threading.Lock()
+        self._streaks: dict[tuple, list[int | None]] = {}
+        self.tripped: LLMConfigFault | None = None
+        self._held: list[int] = []
+
+    def __getattr__(self, name):          # temperature, db_path, ... of the wrapped LLM
+        return getattr(self.inner, name)
+
+    def model_for(self, role: str) -> str:
+        return self.inner.model_for(role)
+
+    def complete(self, messages, schema, *, role: str, ctx, temperature=None):
+        if self.tripped is not None:      # no more calls to a setting known to be wrong
+            raise self.tripped
+        model = self.inner.model_for(role)
+        try:
+            resp = self.inner.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
+        except LLMConfigFault:
+            raise
+        except LLMError as exc:
+            if exc.config_suspect:
+                self._count(exc, model, ctx.submission_id)
+            raise
+        if not getattr(resp, "cache_hit", False):
+            with self._lock:
+                self._streaks.pop(("endpoint",), None)
+                self._streaks.pop(("model", model), None)
+        return resp
+
+    def _count(self, exc: LLMError, model: str, submission_id: int | None) -> None:
+        key = ("model", model) if isinstance(exc, LLMNotFound) else ("endpoint",)
+        with self._lock:
+            if self.tripped is None:
+                items = self._streaks.setdefault(key, [])
+                if submission_id not in items:
+                    items.append(submission_id)
+                if len(items) >= self.limit:
+                    self.tripped = LLMConfigFault(
+                        f"{exc} The same fault hit {len(items)} submissions in a row, so it is a setting, "
+                        "not the submissions.")
+                    self._held = [sid for sid in items if sid is not None]
+            elif submission_id is not None and submission_id not in self._held:
+                self._held.append(submission_id)      # in flight when the run stopped
+            tripped = self.tripped
+        if tripped is not None:
+            raise tripped from exc
+
+    def held_items(self) -> list[int]:
+        """Submissions the streak failed before it was recognised: the resume retries them."""
+        with self._lock:
+            return list(self._held)
