@@ -25,10 +25,12 @@ import db
 from core import checks, triage
 from core.agents import Ids, Job, registry
 from core.errors import FairMarkError, LLMConfigFault, LLMError
+from core.evals import config as ai_config
 from core.llm import default_provider, make_llm
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
+from db import evals as evals_db
 
 log = logging.getLogger(__name__)
 
@@ -61,6 +63,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         item = drafts_db.load_item(conn, submission_id)
         rubric: Rubric = item["rubric"]
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id))
+        evals_db.record_config(conn, draft["ai_config"], ai_config.of_llm(llm), used_for=f"draft of submission {submission_id}")
         priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
                                    confidence=draft.get("confidence"))
         return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id)
@@ -73,13 +76,16 @@ class _Step:
     name = "start"
 
 
-def build_draft(llm, item: dict, ids: Ids) -> dict:
+def build_draft(llm, item: dict, ids: Ids, *, variant: ai_config.Variant = ai_config.STANDARD) -> dict:
+    """One submission's draft (not stored). `variant` drafts with another configuration's prompts
+    (a comparison's B or an eval of a variant); its models and temperature are the `llm`'s."""
     rubric: Rubric = item["rubric"]
     base = {
         "submission_id": item["id"], "rubric_id": item["rubric_id"], "provider": llm.provider,
         "is_offline": int(llm.provider == "offline"),
         "models": {name: llm.model_for(name) for name in registry.names()},
-        "prompt_hashes": registry.prompt_hashes(),
+        "prompt_hashes": registry.prompt_hashes(variant.prompt_dir),
+        "ai_config": ai_config.config_hash(ai_config.of_llm(llm, variant)),
     }
     text = item["text"] or ""
     sub_checks = checks.submission_checks(text)
@@ -91,8 +97,9 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
                 "attention_reasons": [checks.ATTENTION_TEXT["empty"]], "status": "needs_attention",
                 "models": {}}
     pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
-    job = Job(rubric=rubric, text=pz.hide(text), ids=ids,
-              assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
+    job = Job(rubric=rubric, text=pz.hide(text), ids=ids, prompt_dir=variant.prompt_dir,
+              assignment={k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade", "answer_key",
+                                                   "answer_kind", "answer_tolerance", "source_text")})
     step = _Step()
     try:
         result = _agents(llm, job, step)
@@ -145,7 +152,8 @@ def _only(stage: str):
 def _side_by_side(llm, job: Job, stage: str, reasons: list[str], step: _Step) -> None:
     """Run every role of a stage at once (they read only what earlier stages wrote); a role's
     fault is recorded as a reason and its output left out."""
-    roles = registry.at(stage)
+    # Judges without an offline answer are not run by the offline baseline ("not run", never passed).
+    roles = [r for r in registry.at(stage) if not (r.needs_llm and llm.provider == "offline")]
     if not roles:
         return
     step.name = " / ".join(r.label for r in roles)
@@ -193,7 +201,7 @@ def _agents(llm, job: Job, step: _Step) -> dict:
 
 def _comment_checks(job: Job) -> list[dict]:
     return checks.comment_checks(job.comment, job.text, evaluation=job.outputs.get("evaluator"),
-                                 target_grade=job.target_grade)
+                                 target_grade=job.target_grade, answer_key=job.answer_key)
 
 
 def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:

@@ -29,6 +29,8 @@ import db
 from core import pipeline
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
+from core.evals import config as ai_config
+from core.evals import gate
 from core.llm import check_provider, default_provider, effective_settings, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
 from core.settings import Settings
@@ -81,6 +83,8 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
         raise ConflictError(f"Run {other['id']} of this course is {state} with "
                             f"{runs_db.item_counts(conn, other['id'])['pending']} item(s) left: "
                             "wait for it, resume it or cancel it first.")
+    # An AI configuration that has not passed its blocking eval cases runs only on an admin's override.
+    gate.require(conn, ai_config.definition(provider, settings), actor=created_by, used_for="assessment run")
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)
     return runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
