@@ -49,7 +49,7 @@ _SEED = re.compile(r"-?\d+(?:[.,]\d+)?")                 # the seed's own patter
 _MINUS = str.maketrans({"\u2212": "-", "\u2012": "-", "\u2013": "-", "\ufe63": "-", "\uff0d": "-"})
 _GROUPED = re.compile(r"(?<![\d.,])-?\d{1,3}(?:([,. \u00a0\u202f])\d{3})+(?:[.,]\d+)?(?![\d])")
 _PERCENT = re.compile(r"(-?\d+(?:[.,]\d+)?)\s*(?:%|percent\b|per cent\b|procent\b)", re.IGNORECASE)
-_FRACTION = re.compile(r"(?<![\d.,/])(-?\d+)\s*/\s*(\d+)(?![\d.,/])")
+_FRACTION = re.compile(r"(?<![\d.,/])(-?\d+)\s*/\s*(\d+)(?![\d/]|[.,]\d)")
 _SCIENTIFIC = re.compile(r"-?\d+(?:[.,]\d+)?[eE][-+]?\d+")
 _DASHED = re.compile(r"(?<=\d)-(\d+(?:[.,]\d+)?)")       # "2-3": also the unsigned 3
 

@@ -96,3 +96,18 @@ def saved_cases(conn: Database) -> list[dict]:
 def saved_case_ids_of(conn: Database, submission_id: int) -> list[int]:
     return [r[0] for r in conn.execute("SELECT id FROM saved_eval_cases WHERE submission_id = ? ORDER BY id",
                                        [submission_id]).fetchall()]
+
+
+def case_source(conn: Database, submission_id: int) -> dict | None:
+    """What a saved eval case is built from: the submission, its student (to pseudonymise), its
+    assignment, the current AI draft's comment and the teacher's version."""
+    row = next(conn.query(
+        "SELECT s.id, s.text, s.current_draft_id, st.name AS student_name, st.email AS student_email, st.pseudonym, "
+        "a.prompt, a.key_concepts, a.target_grade, a.answer_key, a.answer_kind, a.answer_tolerance, a.source_text, "
+        "d.comment AS draft_comment, r.comment AS review_comment, r.edited "
+        "FROM submissions s JOIN students st ON st.id = s.student_id JOIN assignments a ON a.id = s.assignment_id "
+        "LEFT JOIN drafts d ON d.id = s.current_draft_id LEFT JOIN reviews r ON r.submission_id = s.id "
+        "WHERE s.id = ?", [submission_id]), None)
+    if row:
+        row["key_concepts"] = loads(row["key_concepts"], [])
+    return row
