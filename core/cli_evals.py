@@ -7,7 +7,7 @@ export the cases teachers saved.
     python -m core evals export-saved --out FILE
 
 `run` prints {"cases", "passed", "failed", "not_run", "by_dimension", "blocking_failed",
-"results": [...], "provider", "config", "variant", "suite", "suite_version"} and exits 1 when a
+"results": [...], "provider", "config", "variant", "suite", "suite_version", "trusted_judges"} and exits 1 when a
 blocking case failed (2 on a usage or configuration error). The result is stored against the
 configuration, which is what the gate in front of a run reads.
 """
@@ -19,7 +19,7 @@ from pathlib import Path
 from core.__main__ import emit
 from core.cli_common import add_db_arg, open_db
 from core.evals import config as ai_config
-from core.evals import gate, runner, saved
+from core.evals import gate, pairwise, runner, saved
 from core.evals.cases import dumps_case, load_suite
 from core.llm import PROVIDERS, check_provider, default_provider, effective_settings
 from core.settings import load_settings
@@ -79,7 +79,9 @@ def run_evals(args) -> int:
         actor = args.actor or load_settings().actor
         evals_db.record_config(conn, h, defn, variant=variant.name, used_by=actor, used_for="eval suite")
         llm = ai_config.llm_for(provider, file_of(conn), variant)
-        report = runner.run_suite(suite, llm, variant=variant, concurrency=args.concurrency, config=h)
+        trusted = frozenset({"pedagogy"}) if pairwise.judge_trust(conn)["trusted"] else frozenset()
+        report = runner.run_suite(suite, llm, variant=variant, concurrency=args.concurrency, config=h,
+                                  trusted=trusted)
         evals_db.save_eval_run(conn, h, report, suite=suite.path, created_by=actor)
     finally:
         conn.close()

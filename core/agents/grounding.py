@@ -7,17 +7,22 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.agents.common import Job, as_data, bounded_text, call, source_text, truncate
+from core.agents.common import Job, as_data, bounded_text, call, source_text
 
 PROMPT = prompts.Spec("grounding", frozenset({"submission", "source", "comment"}))
 TEMPERATURE = 0.0     # a judge: the same comment gets the same verdict
 IF_FAILED = "the comment was not checked against the student's text and the source"
 
 
+def _claims(items: list[str]) -> list[str]:
+    """Drop "claims" without a letter: a small model echoes the prompt's template ("...")."""
+    return [c for c in items if any(ch.isalpha() for ch in c)][:5]
+
+
 class GroundingVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
     grounded: bool
-    unsupported: Annotated[list[bounded_text(200)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(truncate(5))]
+    unsupported: Annotated[list[bounded_text(200)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(_claims)]
     explanation: bounded_text(400)
 
 

@@ -28,7 +28,7 @@ from core.text import words
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|\(\d\)\s*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _NUMBER = re.compile(r"(?<![\w.,])\d{2,}(?:[.,]\d+)?\b|\b\d+[.,]\d+\b")
-_CAPITALISED = re.compile(r"\b[A-ZÅÄÖÉÜ][a-zåäöéüß]+(?:[-'][A-Z][a-z]+)?\b")
+_CAPITALISED = re.compile(r"\b[A-ZÅÄÖÉÜ][a-zåäöéüß]+(?:[A-Z][a-z]+)*(?:[-'][A-Z][a-z]+)?\b")   # also McCarthy, Al-Farabi
 # Capitalised words that are not names of people, places or works.
 _NOT_NAMES = frozenset("""I You Your Yours We Our The This That These Those It Its A An And But Or So Next Then
 First Second Third Finally Also Try Keep Think Consider Add Write Ask Look Check Start Use Great Good Well

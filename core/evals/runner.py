@@ -68,10 +68,13 @@ def _judge_check(check, output: dict) -> tuple[bool, str]:
     return ok, ", ".join(f"{k} {v}/5" for k, v in scores.items()) + f" (at least {minimum})"
 
 
-def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDARD) -> dict:
+def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDARD,
+                  trusted: frozenset[str] = frozenset()) -> dict:
     """One case's result: {id, dimension, blocking, status, source, expect, requirement, comment,
-    checks: [{check, status, detail}]}."""
-    result = {"id": case.id, "dimension": case.dimension, "blocking": case.is_blocking, "expect": case.expect,
+    checks: [{check, status, detail}]}. A case checked by a `trusted` judge (one whose agreement
+    with the teachers reached the admin's threshold, core.evals.pairwise) blocks like leakage."""
+    blocking = case.is_blocking or any(c.judge in trusted for c in case.checks)
+    result = {"id": case.id, "dimension": case.dimension, "blocking": blocking, "expect": case.expect,
               "requirement": case.requirement, "source": "given" if case.comment is not None else "drafted"}
     outputs: dict = {}
     if case.comment is not None:
@@ -107,11 +110,13 @@ def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDA
 
 
 def run_suite(suite: Suite, llm, *, variant: ai_config.Variant = ai_config.STANDARD, concurrency: int = 4,
-              config: str | None = None) -> dict:
+              config: str | None = None, trusted: frozenset[str] = frozenset()) -> dict:
     """Every case of the suite; the report `python -m core evals run` prints."""
     with ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix="evals") as pool:
-        results = list(pool.map(lambda c: evaluate_case(c, llm, variant), suite.cases))
-    return report(results, provider=llm.provider, config=config, variant=variant.name, suite=suite)
+        results = list(pool.map(lambda c: evaluate_case(c, llm, variant, trusted), suite.cases))
+    out = report(results, provider=llm.provider, config=config, variant=variant.name, suite=suite)
+    out["trusted_judges"] = sorted(trusted)
+    return out
 
 
 def report(results: list[dict], *, provider: str, config: str | None, variant: str, suite: Suite) -> dict:
