@@ -30,15 +30,16 @@ def config_status(conn, provider: str | None = None, *, key: str = "cfg") -> dic
     """The configuration in use, whether it passed its blocking eval cases, and the override."""
     provider = provider or default_provider(_common.settings())
     defn, s = _status_for(conn, provider)
-    STATE_BOX[s["state"]](escape_markdown(f"AI configuration {s['hash']} ({provider}): {s['label']}. {s['message']}"))
+    box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
+    box(escape_markdown(f"AI configuration {s['hash']} ({provider}): {s['label']}. {s['message']}"))
     with st.expander("What this configuration is (prompt, model and temperature per role)"):
         st.dataframe(pd.DataFrame(ai_config.describe(defn)), hide_index=True, width="stretch")
     if s["state"] in ("failed", "unevaluated"):
-        override_form(conn, s, key=key)
+        override_form(conn, s, defn, key=key)
     return s
 
 
-def override_form(conn, s: dict, *, key: str) -> None:
+def override_form(conn, s: dict, defn: dict, *, key: str) -> None:
     if s["override"]:
         return
     with st.expander("Admin: let this configuration run without passing (audited)"):
@@ -48,7 +49,7 @@ def override_form(conn, s: dict, *, key: str) -> None:
             reason = st.text_area("Reason (goes to the audit log)", key=f"override_reason_{key}")
             if st.form_submit_button("Override the gate"):
                 try:
-                    gate.override(conn, s["hash"], actor=_common.actor(), reason=reason)
+                    gate.override(conn, s["hash"], actor=_common.actor(), reason=reason, definition=defn)
                 except FairMarkError as e:
                     st.error(str(e))
                 else:
@@ -67,7 +68,7 @@ def assess_gate(conn, provider: str) -> bool:
     box = st.info if s["cleared"] else st.warning
     box(escape_markdown(f"AI configuration {s['hash']}: {s['label']}. {s['message']}"))
     if not s["cleared"]:
-        override_form(conn, s, key="assess")
+        override_form(conn, s, defn, key="assess")
     return s["cleared"]
 
 

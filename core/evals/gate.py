@@ -80,15 +80,18 @@ def require(conn, defn: dict, *, actor: str = "", used_for: str = "", variant: s
     return s
 
 
-def override(conn, config_hash: str, *, actor: str, reason: str) -> int:
+def override(conn, config_hash: str, *, actor: str, reason: str, definition: dict | None = None) -> int:
     """An admin lets a configuration that has not passed run anyway; the reason is required and
-    the override goes to the audit log in the same transaction."""
+    the override goes to the audit log in the same transaction. With its `definition`, a
+    configuration not used yet is recorded first (the override is its first use)."""
     reason = (reason or "").strip()
     if len(reason) < 10:
         raise GateError("Say why this configuration may run without passing its eval cases (at least 10 "
                         "characters): the reason goes to the audit log.")
     if not (actor or "").strip():
         raise GateError("An override needs the admin's name (sidebar: Your name).")
+    if definition is not None and ai_config.config_hash(definition) == config_hash:
+        evals_db.record_config(conn, config_hash, definition, used_by=actor, used_for="gate override")
     if evals_db.get_config(conn, config_hash) is None:
         raise NotFound(f"No AI configuration {config_hash!r} has been used yet")
     before = status(conn, config_hash)
