@@ -44,15 +44,17 @@ class Variant:
 STANDARD = Variant()
 
 
-def list_variants(root: Path = VARIANTS_DIR) -> list[str]:
+def list_variants(root: Path | None = None) -> list[str]:
+    root = root or VARIANTS_DIR
     return sorted(p.name for p in root.iterdir() if p.is_dir()) if root.is_dir() else []
 
 
-def load_variant(name_or_path: str | Path | None, root: Path = VARIANTS_DIR) -> Variant:
+def load_variant(name_or_path: str | Path | None, root: Path | None = None) -> Variant:
     """A variant folder by name (under prompts/variants/) or path, validated: every prompt file
     must belong to a role and load against the variables its code passes; models name roles."""
     if not name_or_path:
         return STANDARD
+    root = root or VARIANTS_DIR
     path = Path(name_or_path)
     if not path.is_dir():
         if not _NAME.match(str(name_or_path)):

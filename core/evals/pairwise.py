@@ -49,7 +49,8 @@ N_BOOT = 2000
 
 # --- create ---------------------------------------------------------------------------------
 def stratified_sample(rows: list[dict], n: int, rng: random.Random, band_of) -> list[dict]:
-    """`n` rows drawn per stratum in proportion to its size, at least one from each stratum.
+    """`n` rows drawn per stratum in proportion to its size, at least one from each stratum
+    (when `n` allows: with fewer than the strata, one from each of the largest).
 
     >>> rows = [{"submission_id": i, "total": t} for i, t in enumerate([1] * 6 + [3] * 2 + [None] * 2)]
     >>> s = stratified_sample(rows, 5, random.Random(0), lambda r: "undrafted" if r["total"] is None
@@ -61,6 +62,8 @@ def stratified_sample(rows: list[dict], n: int, rng: random.Random, band_of) -> 
     for r in rows:
         strata.setdefault(band_of(r), []).append(r)
     n = min(n, len(rows))
+    if n < len(strata):        # fewer items than strata: one from each of the largest
+        strata = dict(sorted(strata.items(), key=lambda kv: -len(kv[1]))[:n])
     share = {k: max(1, round(n * len(v) / len(rows))) for k, v in strata.items()}
     while sum(share.values()) > n:                       # rounding up for the small strata
         biggest = max((k for k in share if share[k] > 1), key=lambda k: share[k])
