@@ -76,15 +76,23 @@ with right:
     st.markdown("**Response 2**")
     with st.container(border=True):
         st.text(pair["right_comment"])
+
+
+def _save(pair_id: int) -> None:
+    """Saved in the button's callback, before the page runs again: the next run draws the next
+    pair at once (no second run in which a quick click could be lost). Bound to this pair's id."""
+    try:
+        pairwise.choose(conn, pair_id, teacher=teacher, level=st.session_state.get(f"cmp_level_{pair_id}"),
+                        pedagogy=st.session_state.get(f"cmp_pedagogy_{pair_id}"))
+    except FairMarkError as e:
+        st.session_state["cmp_error"] = str(e)
+
+
+if err := st.session_state.pop("cmp_error", None):
+    st.error(err)
 with st.form(f"pair_{pair['pair_id']}"):
-    level = st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
-                     key=f"cmp_level_{pair['pair_id']}")
-    pedagogy = st.radio(pairwise.DIMENSIONS["pedagogy"], list(SIDE), format_func=SIDE.get, index=None,
-                        horizontal=True, key=f"cmp_pedagogy_{pair['pair_id']}")
-    if st.form_submit_button("Save and next pair", type="primary"):
-        try:
-            pairwise.choose(conn, pair["pair_id"], teacher=teacher, level=level, pedagogy=pedagogy)
-        except FairMarkError as e:
-            st.error(str(e))
-        else:
-            st.rerun()
+    st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
+             key=f"cmp_level_{pair['pair_id']}")
+    st.radio(pairwise.DIMENSIONS["pedagogy"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
+             key=f"cmp_pedagogy_{pair['pair_id']}")
+    st.form_submit_button("Save and next pair", type="primary", on_click=_save, args=(pair["pair_id"],))
