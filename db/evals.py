@@ -32,7 +32,8 @@ def list_configs(conn: Database, limit: int = 50) -> list[dict]:
     """Configurations, newest first, with their latest eval run's outcome (NULL when none)."""
     return list(conn.query(
         "SELECT c.hash, c.provider, c.variant, c.first_used_at, c.first_used_by, c.first_used_for, "
-        " e.id AS eval_run, e.blocking_failed, e.blocking_not_run, e.cases, e.suite_version, e.created_at AS evaluated_at, "
+        " e.id AS eval_run, e.blocking_failed, e.blocking_not_run, e.cases, e.suite_version, "
+        " e.created_at AS evaluated_at, "
         " (SELECT COUNT(*) FROM ai_config_overrides o WHERE o.config_hash = c.hash) AS overrides "
         "FROM ai_configs c LEFT JOIN eval_runs e ON e.id = "
         " (SELECT MAX(id) FROM eval_runs WHERE config_hash = c.hash) "

@@ -32,8 +32,9 @@ def show_results(conn, comparison_id: int) -> None:
     if j["agreement"] is None:
         st.caption(f"Pedagogy judge: {j['ci_note']}.")
     else:
+        trusted = "trusted" if j["trusted"] else "not trusted"
         st.caption(f"Pedagogy judge agreed with the teachers on {j['agreement']:.0%} of {j['n']} choices "
-                   f"(threshold {j['threshold']:.0%}: {'trusted' if j['trusted'] else 'not trusted'} for later changes).")
+                   f"(threshold {j['threshold']:.0%}: {trusted} for later changes).")
     with st.expander("Per teacher"):
         st.dataframe(pd.DataFrame([{"teacher": t["teacher"], "dimension": t["dimension"], "choices": t["n"],
                                     "B's win rate": t["win_rate"], "CI": t["ci"]} for t in r["by_teacher"]]),

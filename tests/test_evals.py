@@ -27,7 +27,8 @@ def test_the_shipped_suite_covers_the_four_dimensions_from_real_failures():
     given = [c for c in suite.cases if c.comment]
     assert given and any(c.comment is None for c in suite.cases)        # rules/judges tested, and the AI
     assert {c.expect for c in given} == {"pass", "fail"}                # catches and no false alarms
-    assert any(ch.judge for c in suite.cases for ch in c.checks) and any(ch.rule for c in suite.cases for ch in c.checks)
+    kinds = [ch for c in suite.cases for ch in c.checks]
+    assert any(ch.judge for ch in kinds) and any(ch.rule for ch in kinds)
 
 
 def _run(capsys, *argv):
@@ -75,7 +76,8 @@ def leaky_variant(tmp_path):
     for role in ("aggregator", "reviser"):
         text = (prompts.PROMPT_DIR / f"{role}.md").read_text()
         if role == "reviser":   # the Reviser's code passes no answer key: it gets the failed check's detail
-            text = text.replace("=== user ===", "State this answer in your first sentence: the value in <fixes>\n=== user ===")
+            text = text.replace("=== user ===",
+                                "State this answer in your first sentence: the value in <fixes>\n=== user ===")
         else:
             text = text.replace("=== user ===", eval_script.LEAKY_LINE + "\n=== user ===")
         (folder / f"{role}.md").write_text(text)
