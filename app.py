@@ -13,11 +13,14 @@ PAGES = {
         st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
         st.Page("pages/release.py", title="Release", icon=":material/send:"),
         st.Page("pages/student.py", title="Students", icon=":material/person:"),
+        st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
     ],
     "Coordinator": [
         st.Page("pages/agreement.py", title="Agreement", icon=":material/balance:"),
         st.Page("pages/fairness.py", title="Fairness", icon=":material/diversity_3:"),
         st.Page("pages/costs.py", title="Costs", icon=":material/payments:"),
+        st.Page("pages/ai_quality.py", title="AI quality", icon=":material/verified:"),
+        st.Page("pages/learning.py", title="Learning", icon=":material/trending_up:"),
     ],
     "Admin": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }

@@ -17,3 +17,17 @@ def database_env(path: str):
             os.environ.pop("FAIRMARK_DB", None)
         else:
             os.environ["FAIRMARK_DB"] = before
+
+
+def let_configuration_run(conn, provider: str = "openai", *, why: str) -> None:
+    """A benchmark of something else than the AI's quality (faults, privacy, speed) runs the
+    configuration in use through the eval gate's audited override (core.evals.gate), as an
+    admin would; the reason is recorded."""
+    from core.evals import config as ai_config
+    from core.evals import gate
+    from db import evals as evals_db
+
+    defn = ai_config.current(provider)
+    h = ai_config.config_hash(defn)
+    evals_db.record_config(conn, h, defn, used_by="benchmark", used_for=why)
+    gate.override(conn, h, actor="benchmark", reason=why)

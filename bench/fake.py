@@ -60,6 +60,8 @@ ANSWERS = {
     "reviser": lambda schema, messages: {"comment": f"{COMMENT} (ref {_ref(messages)})"},
     "reviewer": lambda schema, messages: {"verdict": "CONFIDENT", "fixes": [], "explanation": "Matches the scores."},
     "evaluator": _evaluation,
+    "grounding": lambda schema, messages: {"grounded": True, "unsupported": [], "explanation": "All supported."},
+    "pedagogy": lambda schema, messages: {"leads": 4, "level": 4, "next_step": 5, "justification": "Leads well."},
 }
 
 

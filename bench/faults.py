@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_openai_server import FAULTS, FakeOpenAI  # noqa: E402
 
 import db  # noqa: E402
+from bench import let_configuration_run  # noqa: E402
 from core import ingest, runs  # noqa: E402
 from core.llm import openai_client  # noqa: E402
 
@@ -68,6 +69,7 @@ def _run(args) -> int:
         conn = db.connect(db_path)
         ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("Faults", "Week 1"))
         course_id = conn.execute("SELECT id FROM courses").fetchone()[0]
+        let_configuration_run(conn, why="bench.faults measures fault handling, not the AI's quality")
         run_id = runs.create(conn, course_id=course_id, provider="openai", concurrency=8)
         t0 = time.perf_counter()
         p = runs.execute(db_path, run_id)

@@ -8,13 +8,14 @@ log + cache). The assessment is a real run (core.runs.create / execute) on a tem
 SQLite database of N synthetic submissions (>= 110 words, no flags).
 
 Critical path of one submission: Evaluator, then Equity Monitor ∥ Coach, then Aggregator, then
-Reviewer = 4 latencies; with `concurrency` submissions at a time the bound is
-ceil(N / concurrency) × 4 × latency.
+Reviewer, then the feedback's judges (Grounding ∥ Pedagogy, issue 16) = 5 latencies (one per
+registry stage that has roles, without revision rounds); with `concurrency` submissions at a
+time the bound is ceil(N / concurrency) × 5 × latency.
 
-The naive baseline is the seed's way: the same agent functions, five calls strictly one after
-another, one submission at a time, no threads, same LoggedLLM and draft writes (on its own
-fresh database, so nothing comes from the pipeline's cache). It takes N × 5 × latency, so by
-default it runs on a subset (`naive_n`) and is extrapolated linearly to N.
+The naive baseline is the seed's way: the same agent functions (every role but the Reviser),
+strictly one after another, one submission at a time, no threads, same LoggedLLM and draft
+writes (on its own fresh database, so nothing comes from the pipeline's cache). It takes
+N × 7 × latency, so by default it runs on a subset (`naive_n`) and is extrapolated linearly to N.
 
 --rerun assesses the unchanged assignment a second time (redo) with the cache on and reports
 the share of calls answered from the cache and the second run's wall time relative to the first.
@@ -60,8 +61,22 @@ def assess_run(db_path: str, info: dict, llm, concurrency: int, *, redo: bool = 
     return run_id, wall
 
 
+def critical_path() -> int:
+    """Calls on one submission's critical path: one per stage that has roles, no revision."""
+    from core.agents import registry
+
+    return sum(1 for stage in registry.STAGES if stage != "revise" and registry.at(stage))
+
+
+def calls_per_item() -> int:
+    """Calls per submission without revision rounds: every role but the Reviser."""
+    from core.agents import registry
+
+    return sum(1 for r in registry.roles() if r.stage != "revise")
+
+
 def naive_one(db_path: str, submission_id: int, llm) -> int:
-    """The seed's way for one submission: the five agents strictly one after another."""
+    """The seed's way for one submission: the agents strictly one after another."""
     import db
     from core import checks, triage
     from core.agents import Ids, Job, registry
@@ -75,7 +90,7 @@ def naive_one(db_path: str, submission_id: int, llm) -> int:
         pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
         job = Job(rubric=rubric, text=pz.hide(item["text"]), ids=Ids(submission_id=submission_id),
                   assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
-        for name in ("evaluator", "equity", "coach", "aggregator", "reviewer"):
+        for name in [r.name for r in registry.roles() if r.stage != "revise"]:
             if name == "reviewer":
                 job.checks = checks.comment_checks(job.comment, job.text, evaluation=job.outputs["evaluator"],
                                                    target_grade=job.target_grade)
@@ -95,7 +110,7 @@ def naive_one(db_path: str, submission_id: int, llm) -> int:
 
 
 def _pipeline_checks(db_path: str, run_id: int, n: int) -> dict:
-    """What makes the bound valid: 5 calls per item, no reviser call, every item drafted."""
+    """What makes the bound valid: 7 calls per item, no reviser call, every item drafted."""
     import db
 
     conn = db.connect(db_path)
@@ -135,11 +150,11 @@ def _measure(args, main_db: str, naive_db: str) -> dict:
     fake = SleepyLLM(args.latency)
     run_id, wall = assess_run(main_db, info, LoggedLLM(fake, main_db), args.concurrency)
     verified = _pipeline_checks(main_db, run_id, args.n)
-    bound = math.ceil(args.n / args.concurrency) * 4 * args.latency
+    bound = math.ceil(args.n / args.concurrency) * critical_path() * args.latency
 
     naive_n = args.naive_n
     if naive_n is None:
-        per_item = 5 * args.latency
+        per_item = calls_per_item() * args.latency
         naive_n = args.n if per_item * args.n <= NAIVE_BUDGET_S else max(1, int(NAIVE_BUDGET_S / per_item))
     naive_n = max(1, min(naive_n, args.n))
     naive_info = synth.build_uploaded(naive_db, args.n)

@@ -27,6 +27,7 @@ sys.path.insert(0, str(ROOT / "tests"))
 from fake_openai_server import FakeOpenAI  # noqa: E402
 
 import db  # noqa: E402
+from bench import let_configuration_run  # noqa: E402
 from core import ingest, runs  # noqa: E402
 
 ROSTER = [("s1", "Ana López", "ana.lopez@uni.es"), ("s2", "Zoë O'Connor", "zoe.oconnor@uni.ie"),
@@ -97,6 +98,7 @@ def _run() -> int:
         ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("Privacy", "Week 1"))
         course_id = conn.execute("SELECT id FROM courses").fetchone()[0]
         assignment_id = conn.execute("SELECT id FROM assignments WHERE week = 1").fetchone()[0]
+        let_configuration_run(conn, why="bench.privacy measures masking, not the AI's quality")
         run_id = runs.create(conn, course_id=course_id, assignment_id=assignment_id, provider="openai")
         p = runs.execute(db_path, run_id)
         conn.close()

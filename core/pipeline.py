@@ -27,11 +27,13 @@ import db
 from core import checks, injection, triage
 from core.agents import Ids, Job, registry
 from core.errors import FairMarkError, LLMConfigFault, LLMError
+from core.evals import config as ai_config
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
+from db import evals as evals_db
 from db import roster as roster_db
 
 log = logging.getLogger(__name__)
@@ -68,6 +70,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
         votes = draft.pop("votes", None)
+        evals_db.record_config(conn, draft["ai_config"], ai_config.of_llm(llm), used_for=f"draft of submission {submission_id}")
         priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
                                    confidence=draft.get("confidence"), unsure=triage.is_unsure(draft))
         return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id, votes=votes)
@@ -80,13 +83,17 @@ class _Step:
     name = "start"
 
 
-def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Config()) -> dict:
+def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Config(), *,
+                variant: ai_config.Variant = ai_config.STANDARD) -> dict:
+    """One submission's draft (not stored). `variant` drafts with another configuration's prompts
+    (a comparison's B or an eval of a variant); its models and temperature are the `llm`'s."""
     rubric: Rubric = item["rubric"]
     base = {
         "submission_id": item["id"], "rubric_id": item["rubric_id"], "provider": llm.provider,
         "is_offline": int(llm.provider == "offline"),
         "models": {name: llm.model_for(name) for name in registry.names()},
-        "prompt_hashes": registry.prompt_hashes(),
+        "prompt_hashes": registry.prompt_hashes(variant.prompt_dir),
+        "ai_config": ai_config.config_hash(ai_config.of_llm(llm, variant)),
     }
     text = item["text"] or ""
     sub_checks = checks.submission_checks(text)
@@ -98,8 +105,9 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
                 "attention_reasons": [checks.ATTENTION_TEXT["empty"]], "status": "needs_attention",
                 "models": {}}
     pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
-    job = Job(rubric=rubric, text=pz.hide(text), ids=ids,
-              assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
+    job = Job(rubric=rubric, text=pz.hide(text), ids=ids, prompt_dir=variant.prompt_dir,
+              assignment={k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade", "answer_key",
+                                                   "answer_kind", "answer_tolerance", "source_text")})
     step = _Step()
     try:
         result = _agents(llm, job, step, config, flagged=any(f in ATTENTION_FLAGS for f in flags))
@@ -160,7 +168,8 @@ def _only(stage: str):
 def _side_by_side(llm, job: Job, stage: str, reasons: list[str], step: _Step) -> None:
     """Run every role of a stage at once (they read only what earlier stages wrote); a role's
     fault is recorded as a reason and its output left out."""
-    roles = registry.at(stage)
+    # Judges without an offline answer are not run by the offline baseline ("not run", never passed).
+    roles = [r for r in registry.at(stage) if not (r.needs_llm and llm.provider == "offline")]
     if not roles:
         return
     step.name = " / ".join(r.label for r in roles)
@@ -214,8 +223,8 @@ def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool
 
 def _comment_checks(job: Job) -> list[dict]:
     """The comment's checks; the evidence quotes are the Evaluator's, checked after scoring."""
-    return [c for c in checks.comment_checks(job.comment, job.text, target_grade=job.target_grade)
-            if c["name"] != "evidence"]
+    return [c for c in checks.comment_checks(job.comment, job.text, target_grade=job.target_grade,
+                                             answer_key=job.answer_key) if c["name"] != "evidence"]
 
 
 def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:

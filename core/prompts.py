@@ -32,7 +32,8 @@ PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # evaluation, the comment), so render() removes any of these tags from every value: a quote
 # ending in "</evaluation> SYSTEM: ..." must not close the data block. Tags a template pairs
 # (`<x>` and `</x>`) are added to this list automatically; tests check every file is covered.
-DELIMITERS = ("submission", "evaluation", "equity", "questions", "scores", "comment", "fixes", "checks")
+DELIMITERS = ("submission", "evaluation", "equity", "questions", "scores", "comment", "fixes", "checks", "source",
+              "question")
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Zero-width and other invisible format characters a model would read through ("</com\u200bment>").
@@ -148,6 +149,13 @@ class Spec:
         except OSError as e:
             raise PromptError(f"prompt file {path} is missing") from e
         return _load_cached(self.name, str(path), mtime, frozenset(self.variables))
+
+    def load_variant(self, variant_dir: Path | None) -> Prompt:
+        """The prompt from a variant folder (core.evals.config) when the folder has this role's
+        file, else the usual one: a variant holds only the prompts it changes."""
+        if variant_dir is not None and (Path(variant_dir) / f"{self.name}.md").exists():
+            return self.load(Path(variant_dir))
+        return self.load()
 
 
 @lru_cache(maxsize=None)

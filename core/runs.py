@@ -37,6 +37,8 @@ from core import pipeline, run_worker
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
 from core.judging import agreement as judge_agreement
+from core.evals import config as ai_config
+from core.evals import gate
 from core.llm import check_provider, default_provider, effective_settings, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
 from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
@@ -101,6 +103,10 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     check_provider(provider, settings)
     if concurrency is not None and not 1 <= int(concurrency) <= 64:
         raise ConfigError("concurrency must be between 1 and 64")
+    # An AI configuration that has not passed its blocking eval cases runs only on an admin's
+    # override. Checked (and the configuration recorded as used) before the run's transaction, so
+    # a refusal still leaves the record of what was tried.
+    gate.require(conn, ai_config.definition(provider, settings), actor=created_by, used_for="assessment run")
     # Check and insert in one write transaction (BEGIN IMMEDIATE): two processes starting at
     # the same instant are serialised here, and the second sees the first's run.
     with db.write_transaction(conn):

@@ -62,8 +62,8 @@ def item(conn: Database, submission_id: int) -> dict:
     sub = get_submission(conn, submission_id)
     student = next(conn.query("SELECT id, external_id, name, pseudonym FROM students WHERE id = ?",
                               [sub["student_id"]]))
-    assignment = next(conn.query("SELECT id, course_id, title, week, rubric_id, target_grade FROM assignments "
-                                 "WHERE id = ?", [sub["assignment_id"]]))
+    assignment = next(conn.query("SELECT id, course_id, title, week, rubric_id, target_grade, prompt, answer_key, "
+                                 "answer_kind, answer_tolerance FROM assignments WHERE id = ?", [sub["assignment_id"]]))
     review = get_review(conn, submission_id)
     current = drafts.get_draft(conn, sub["current_draft_id"]) if sub["current_draft_id"] else None
     base = current

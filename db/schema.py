@@ -373,3 +373,120 @@ def m012_judging(conn: Database) -> None:
         for op in ("INSERT", "UPDATE", "DELETE"):
             conn.execute(f"CREATE TRIGGER analytics_bump_{table}_{op.lower()} AFTER {op} ON {table} "
                          f"BEGIN UPDATE analytics_version SET version = version + 1 WHERE id = 1; END")
+
+
+@migrations()
+def m013a_answer_keys(conn: Database) -> None:
+    """Issue 16: an assignment's answer key as the leakage rule needs it (core.leakage): its kind
+    (number | text; NULL with an answer_key set means "infer": a plain number is numeric), the
+    relative tolerance of a numeric key (NULL: 1 %), and the source or lesson text the grounding
+    judge checks the feedback against. Each draft records the AI configuration that wrote it."""
+    conn.execute("ALTER TABLE assignments ADD COLUMN answer_kind TEXT")
+    conn.execute("ALTER TABLE assignments ADD COLUMN answer_tolerance REAL")
+    conn.execute("ALTER TABLE assignments ADD COLUMN source_text TEXT NOT NULL DEFAULT ''")
+    conn.execute("ALTER TABLE drafts ADD COLUMN ai_config TEXT")   # ai_configs.hash
+
+
+@migrations()
+def m013b_ai_configs(conn: Database) -> None:
+    """Issue 16: AI configurations (prompt hash, model and temperature per role), recorded when
+    first used; each eval-suite run of one; and the admin overrides that let an unevaluated or
+    failed configuration run anyway (each also in the audit log)."""
+    conn.execute(
+        "CREATE TABLE ai_configs ("
+        " hash TEXT PRIMARY KEY,"
+        " provider TEXT NOT NULL,"
+        " definition TEXT NOT NULL,"               # JSON {provider, roles: {role: {model, temperature, prompt_hash}}}
+        " variant TEXT NOT NULL DEFAULT '',"       # prompts/variants/<name> it came from ('' = standard)
+        " first_used_at TEXT NOT NULL,"
+        " first_used_by TEXT NOT NULL DEFAULT '',"
+        " first_used_for TEXT NOT NULL DEFAULT '')")   # "run 12", "eval suite", "comparison 3"
+    conn.execute(
+        "CREATE TABLE eval_runs ("
+        " id INTEGER PRIMARY KEY,"
+        " config_hash TEXT NOT NULL REFERENCES ai_configs(hash),"
+        " suite_version TEXT NOT NULL,"            # hash of the case files
+        " suite TEXT NOT NULL,"
+        " provider TEXT NOT NULL,"
+        " cases INTEGER NOT NULL, passed INTEGER NOT NULL, failed INTEGER NOT NULL, not_run INTEGER NOT NULL,"
+        " blocking_failed INTEGER NOT NULL, blocking_not_run INTEGER NOT NULL,"
+        " report TEXT NOT NULL,"                   # JSON: what `python -m core evals run` printed
+        " created_by TEXT NOT NULL DEFAULT '',"
+        " created_at TEXT NOT NULL)")
+    conn.execute("CREATE INDEX idx_eval_runs_config ON eval_runs (config_hash, id)")
+    conn.execute(
+        "CREATE TABLE ai_config_overrides ("
+        " id INTEGER PRIMARY KEY,"
+        " config_hash TEXT NOT NULL REFERENCES ai_configs(hash),"
+        " actor TEXT NOT NULL,"
+        " reason TEXT NOT NULL,"
+        " created_at TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE saved_eval_cases ("
+        " id INTEGER PRIMARY KEY,"
+        " submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+        " draft_id INTEGER REFERENCES drafts(id),"
+        " dimension TEXT NOT NULL,"                # leakage | grounding | level | pedagogy
+        " reason TEXT NOT NULL,"
+        " case_json TEXT NOT NULL,"                # pseudonymised, in the suite's format
+        " saved_by TEXT NOT NULL,"
+        " saved_at TEXT NOT NULL)")
+
+
+@migrations()
+def m013c_comparisons(conn: Database) -> None:
+    """Issue 16: blind pairwise comparison of two AI configurations. A pair is one submission
+    drafted by A and by B; `b_on_left` is drawn at random when the pair is made, so teachers
+    never learn which side is which. One choice per teacher, pair and dimension."""
+    conn.execute(
+        "CREATE TABLE comparisons ("
+        " id INTEGER PRIMARY KEY,"
+        " course_id INTEGER NOT NULL REFERENCES courses(id),"
+        " assignment_id INTEGER REFERENCES assignments(id),"
+        " config_a TEXT NOT NULL REFERENCES ai_configs(hash),"
+        " config_b TEXT NOT NULL REFERENCES ai_configs(hash),"
+        " variant_b TEXT NOT NULL DEFAULT '',"
+        " sample_size INTEGER NOT NULL,"
+        " seed INTEGER NOT NULL,"
+        " status TEXT NOT NULL DEFAULT 'drafting',"   # drafting | ready | failed
+        " error TEXT,"
+        " created_by TEXT NOT NULL DEFAULT '',"
+        " created_at TEXT NOT NULL)")
+    conn.execute(
+        "CREATE TABLE comparison_pairs ("
+        " id INTEGER PRIMARY KEY,"
+        " comparison_id INTEGER NOT NULL REFERENCES comparisons(id),"
+        " submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+        " stratum TEXT NOT NULL,"                  # low | high | undrafted: the sample's strata
+        " position INTEGER NOT NULL,"              # the order teachers see the pairs in
+        " b_on_left INTEGER NOT NULL,"
+        " comment_a TEXT, comment_b TEXT,"
+        " draft_a TEXT, draft_b TEXT,"             # JSON: the drafts (outputs, checks), never shown as A/B
+        " judge_a TEXT, judge_b TEXT,"             # JSON: the pedagogy judge on each comment
+        " judge_choice TEXT,"                      # A | B | tie | NULL (not run)
+        " error TEXT,"
+        " UNIQUE (comparison_id, submission_id))")
+    conn.execute(
+        "CREATE TABLE pair_choices ("
+        " id INTEGER PRIMARY KEY,"
+        " pair_id INTEGER NOT NULL REFERENCES comparison_pairs(id),"
+        " comparison_id INTEGER NOT NULL REFERENCES comparisons(id),"
+        " teacher TEXT NOT NULL,"
+        " dimension TEXT NOT NULL,"                # level | pedagogy
+        " choice TEXT NOT NULL,"                   # A | B | tie (translated from left/right on save)
+        " created_at TEXT NOT NULL,"
+        " UNIQUE (pair_id, teacher, dimension))")
+    conn.execute("CREATE INDEX idx_pair_choices_comparison ON pair_choices (comparison_id, teacher)")
+
+
+@migrations()
+def m013d_next_steps(conn: Database) -> None:
+    """Issue 16: whether a student acted on last week's next steps, as the teacher marks it on
+    this week's item (yes | partly | no)."""
+    conn.execute(
+        "CREATE TABLE next_step_marks ("
+        " submission_id INTEGER PRIMARY KEY REFERENCES submissions(id),"
+        " previous_submission_id INTEGER NOT NULL REFERENCES submissions(id),"
+        " acted TEXT NOT NULL,"
+        " marked_by TEXT NOT NULL,"
+        " marked_at TEXT NOT NULL)")

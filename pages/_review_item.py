@@ -11,7 +11,7 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core import checks, triage
+from core import checks, leakage, triage
 from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring
@@ -19,7 +19,7 @@ from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels
 from core.text import escape_markdown
 from db import courses, drafts, queue, reviews, votes
-from pages import _common
+from pages import _common, _evals_widgets
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
@@ -161,7 +161,8 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
     st.caption(f"{checks.words(comment)} words (limit {checks.MAX_WORDS})")
     _checks(actions.comment_checks(comment, submission_text=data["submission"]["text"],
-                                   evaluation=draft.get("outputs", {}).get("evaluator"), target_grade=data["assignment"]["target_grade"]))
+                                   evaluation=draft.get("outputs", {}).get("evaluator"), target_grade=data["assignment"]["target_grade"],
+                                   answer_key=leakage.key_of(data["assignment"])))
     reasons = st.multiselect("Why did you change it?", list(actions.REASONS), format_func=actions.REASONS.get,
                              key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
     note = st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
@@ -297,3 +298,4 @@ def render(conn, aid: int, sid: int) -> None:
         _editor(conn, aid, data, rubric, loaded)
         _new_draft(conn, data, loaded, rubric)
     _ai_details(conn, data, rubric)
+    _evals_widgets.review_item(conn, data)

@@ -2,7 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from core import catalogue
+from core import answer_keys, catalogue, leakage
 from core.errors import FairMarkError
 from core.rubric import RUBRIC_DIR, load_rubric_file
 from db import courses
@@ -77,20 +77,33 @@ def courses_and_assignments(conn) -> None:
         concepts = st.text_area("Key concepts (one per line)", "\n".join(a["key_concepts"]))
         grade = st.number_input("Target reading level of the feedback (school grade)", min_value=1.0,
                                 max_value=18.0, value=float(a["target_grade"]), step=0.5)
-        answer_key = st.text_area("Answer key (optional: what a feedback comment must not give away)",
-                                  a["answer_key"] or "")
+        key = leakage.key_of(a)
+        kinds = ["none", "number", "text"]
+        k1, k2 = st.columns(2)
+        kind = k1.radio("Answer key (optional)", kinds, index=kinds.index(key.kind if key else "none"),
+                        horizontal=True, format_func={"none": "None", "number": "A number", "text": "A text"}.get,
+                        help="What a feedback comment must not give away: every drafted comment is checked.")
+        tolerance = k2.number_input("Tolerance of a number (%)", min_value=0.0, max_value=50.0, step=0.5,
+                                    value=float((a.get("answer_tolerance") or 0.01) * 100),
+                                    help="A number in the comment within this share of the answer (at least 0.01) "
+                                         "gives it away; numbers already in the prompt do not count.")
+        answer_key = st.text_input("The answer", a["answer_key"] or "")
+        source = st.text_area("Source or lesson text (optional: what the feedback may draw on; the grounding judge "
+                              "checks the comment against it and the student's text)", a.get("source_text") or "")
         rid = st.selectbox("Rubric version", r_ids, format_func=r_names.get,
                            index=r_ids.index(a["rubric_id"]) if a["rubric_id"] in r_ids else 0,
                            help="Changing it affects new drafts only: every draft keeps the rubric it was scored under.")
         if st.form_submit_button("Create assignment" if aid == NEW else "Save assignment"):
             fields = {"title": title, "week": None if week is None else int(week), "prompt": prompt,
                       "key_concepts": [c.strip() for c in concepts.splitlines() if c.strip()],
-                      "target_grade": float(grade), "answer_key": answer_key.strip() or None, "rubric_id": rid}
+                      "target_grade": float(grade), "rubric_id": rid}
             try:
+                key_fields = answer_keys.fields(kind, answer_key, tolerance, source)
                 if aid == NEW:
-                    catalogue.create_assignment(conn, cid, actor=_common.actor(), **fields)
+                    new_id = catalogue.create_assignment(conn, cid, actor=_common.actor(), **fields)
+                    catalogue.edit_assignment(conn, new_id, actor=_common.actor(), **key_fields)
                 else:
-                    catalogue.edit_assignment(conn, aid, actor=_common.actor(), **fields)
+                    catalogue.edit_assignment(conn, aid, actor=_common.actor(), **fields, **key_fields)
             except FairMarkError as e:
                 st.error(str(e))
             else:

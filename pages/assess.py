@@ -8,7 +8,7 @@ from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
 from db import courses
-from pages import _common
+from pages import _common, _evals_widgets
 
 
 def _assignment_name(title: str | None, week) -> str:
@@ -67,7 +67,9 @@ if estimate.get("unpriced"):
 recent = runs.history(conn, db_path, cid, None, limit=10)
 active = next((r for r in recent if r["status"] in ("queued", "running") and not r["resumable"]), None)
 
-if st.button("Start assessment", type="primary", disabled=estimate["submissions"] == 0 or active is not None):
+cleared = _evals_widgets.assess_gate(conn, provider)   # has this AI configuration passed its eval cases?
+if st.button("Start assessment", type="primary",
+             disabled=estimate["submissions"] == 0 or active is not None or not cleared):
     try:
         run_id = runs.create(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
                              created_by=_common.actor())

@@ -25,6 +25,11 @@ RICH_TEXT = (
 )
 
 
+# The feedback judges (seed 003) content with the comment.
+GROUNDED = {"grounded": True, "unsupported": [], "explanation": "Every claim is in the submission."}
+GOOD_PEDAGOGY = {"leads": 4, "level": 4, "next_step": 5, "justification": "Hints, refers to the text, ends with a question."}
+
+
 def evaluation_for(schema, score: int | None = None, quote: str = "") -> dict:
     """A valid Evaluator answer for whatever rubric `schema` was built from."""
     out = {}
@@ -51,4 +56,6 @@ def good_llm(**kw) -> ScriptedLLM:
     llm.always("coach", {"questions": ["What helped you most this week?"]})
     llm.always("aggregator", {"comment": GOOD_COMMENT})
     llm.always("reviewer", {"verdict": "CONFIDENT", "fixes": [], "explanation": "Matches the scores."})
+    llm.always("grounding", GROUNDED)
+    llm.always("pedagogy", GOOD_PEDAGOGY)
     return llm

@@ -39,6 +39,7 @@ def fast_retries(monkeypatch):
 
 def course(conn, n: int, name: str = "Faults"):
     c = factories.course(conn, name=name)
+    factories.cleared_config(conn)   # these tests are about faults, not the eval gate (issue 16)
     return c, [factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]),
                                     RICH_TEXT + f" Reflection number {i}.") for i in range(n)]
 
@@ -126,6 +127,7 @@ def test_an_unknown_model_stops_the_run_and_the_resume_retries_every_item(conn, 
     _, subs = course(conn, 6)
     with FakeOpenAI(models={"good-model"}) as server:
         use_server(monkeypatch, server, model="no-such-model")
+        factories.cleared_config(conn)
         code, summary, out, err = assess(capfd, "--course", "Faults", "--concurrency", "1")
         assert code == 3 and "does not know model 'no-such-model'" in summary["error"]
         assert server.outcomes == {"404": 3}          # not retried, and no fourth item tried

@@ -24,7 +24,8 @@ def test_happy_path_stores_a_complete_draft_and_points_the_submission_at_it(conn
     draft_id = pipeline.assess_one(db_path, sub, llm=llm)
     assert [call.role for call in llm.calls][:1] == ["evaluator"]
     assert sorted(call.role for call in llm.calls[1:3]) == ["coach", "equity"]
-    assert [call.role for call in llm.calls[3:]] == ["aggregator", "reviewer"]
+    assert [call.role for call in llm.calls[3:5]] == ["aggregator", "reviewer"]
+    assert sorted(call.role for call in llm.calls[5:]) == ["grounding", "pedagogy"]   # the feedback's judges
     d = drafts.get_draft(conn, draft_id)
     assert d["status"] == "drafted" and d["verdict"] == "CONFIDENT" and d["rounds"] == 0
     assert d["scores"] == dict.fromkeys(c["rubric"].keys, 2) and d["total"] == 8
@@ -252,6 +253,11 @@ def _realistic_answer(request) -> str:
             "comes from, (2) say what result you expect before you test the same prompt several times, "
             "(3) split your text into one paragraph per idea. What helped you notice the change in the "
             "drafts?")})
+    if system.startswith("You are the Grounding Judge"):
+        return json.dumps({"grounded": True, "unsupported": [], "explanation": "Every claim is in the submission."})
+    if system.startswith("You are the Pedagogy Judge"):
+        return json.dumps({"leads": 4, "level": 4, "next_step": 5,
+                           "justification": "It hints at bias without explaining it and ends with a question."})
     return json.dumps({"verdict": "CONFIDENT", "fixes": [], "explanation": "The comment matches the scores."})
 
 
@@ -294,13 +300,16 @@ def test_through_the_real_client_logged_priced_and_within_budget(conn, db_path):
     assert d["status"] == "drafted", (d["error"], d["attention_reasons"])
     assert d["confidence"] == 0.8 and d["provider"] == "openai"
     calls = list(conn.query("SELECT agent, status, tokens_in, tokens_out, cost_usd, prompt_hash FROM llm_calls"))
-    assert sorted(c["agent"] for c in calls) == ["aggregator", "coach", "equity", "evaluator", "reviewer"]
+    assert sorted(c["agent"] for c in calls) == ["aggregator", "coach", "equity", "evaluator", "grounding",
+                                                 "pedagogy", "reviewer"]
     assert all(c["status"] == "ok" and c["cost_usd"] > 0 for c in calls)
     assert {c["agent"]: c["prompt_hash"] for c in calls} == {k: v for k, v in d["prompt_hashes"].items()
                                                              if k != "reviser"}
     tokens_in = sum(c["tokens_in"] for c in calls)
     tokens_out = sum(c["tokens_out"] for c in calls)
-    assert tokens_in <= 4000 and tokens_out <= 700, (tokens_in, tokens_out)
+    # Seven calls since the Coach and Reviewer read the Evaluator's output (seed 000) and two
+    # judges check the comment (seed 003); the money budget below is the one that matters.
+    assert tokens_in <= 4300 and tokens_out <= 700, (tokens_in, tokens_out)
     assert sum(c["cost_usd"] for c in calls) <= 0.0010
 
 

@@ -58,6 +58,7 @@ def test_no_roster_name_phone_or_email_reaches_the_model(conn, db_path, course, 
     c, subs = course
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        factories.cleared_config(conn)
         run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
         p = runs.execute(db_path, run_id)
     assert p["status"] == "done" and p["failed"] == 0 and len(server.bodies) >= 15
@@ -81,6 +82,7 @@ def test_masking_covers_every_request_of_every_role(conn, db_path, course, monke
     c, subs = course
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        factories.cleared_config(conn)
         run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
         runs.execute(db_path, run_id)
     roles = {re.search(r"You are the ([A-Za-z ]+?)[ ,.]", json.loads(b)["messages"][0]["content"]).group(1)

@@ -81,7 +81,10 @@ def test_prompts_stay_compact():
     # The budget (<= $0.0010 per reflection for all agents at gpt-4o-mini prices) leaves about
     # 4,000 input tokens per reflection; the static instructions must stay a small part of it.
     total_chars = sum(len(p.system) + len(p.user) for p in registry.load_prompts().values())
-    assert total_chars / 4 < 1400
+    # 1,400 for the five seed agents and the Reviser; issue 16's two judges add about 380, and
+    # the Evaluator's report of instructions aimed at it (issue 10) and its examples block
+    # (issue 12) about 60.
+    assert total_chars / 4 < 1800
 
 
 def test_every_delimiter_the_prompt_files_use_is_listed():

@@ -30,12 +30,14 @@ def test_run_records_config_without_the_key_and_only_eligible_items(conn, monkey
     monkeypatch.setenv("FAIRMARK_MODEL_REVIEWER", "other-family-model")
     c, subs = course_with(conn, 3)
     factories.draft(conn, subs[0], dict.fromkeys(c["rubric"].keys, 2), status="approved")
+    factories.cleared_config(conn)
     run_id = runs.create(conn, course_id=c["course_id"], created_by="Ms T")
     run = runs_db.get_run(conn, run_id)
     assert run["provider"] == "openai" and run["status"] == "queued" and run["total"] == 2
     assert "SECRET" not in str(dict(next(conn.query("SELECT * FROM runs"))))
     assert run["config"]["models"]["reviewer"] == "other-family-model" and run["config"]["temperature"] == 0.3
-    assert set(run["prompt_hashes"]) == {"evaluator", "equity", "coach", "aggregator", "reviewer", "reviser"}
+    assert set(run["prompt_hashes"]) == {"evaluator", "equity", "coach", "aggregator", "reviewer", "reviser",
+                                         "grounding", "pedagogy"}
     assert runs_db.pending_items(conn, run_id) == subs[1:]
     audit = next(conn.query("SELECT actor, action, entity_id FROM audit_log WHERE entity = 'runs'"))
     assert audit == {"actor": "Ms T", "action": "start_run", "entity_id": run_id}
@@ -231,8 +233,10 @@ def test_estimate_stays_within_the_budget_at_gpt_4o_mini_prices(conn):
     est = estimate.for_run(conn, course_id=c["course_id"], provider="openai")
     assert est["submissions"] == 3 and est["unpriced"] == []
     per_in, per_out = est["tokens_in"] / 3, est["tokens_out"] / 3
-    assert 1000 < per_in <= 4000 and 300 < per_out <= 800
-    assert 0 < est["per_submission_usd"] <= 0.0010
+    # Issue 16 added two judges of the feedback (grounding, pedagogy) on every draft, and issue 14
+    # gave the Coach and the Reviewer the Evaluator's output (seed 000): together about +45 % input.
+    assert 1000 < per_in <= 5000 and 300 < per_out <= 1000
+    assert 0 < est["per_submission_usd"] <= 0.0014
     assert estimate.for_run(conn, course_id=c["course_id"], provider="offline")["cost_usd"] == 0
 
 
@@ -243,7 +247,7 @@ def test_many_submissions_concurrently_each_thread_with_its_own_connection(conn,
     p = runs.execute(db_path, run_id, llm)
     assert (p["status"], p["done"], p["failed"], p["pending"]) == ("done", 16, 0, 0)
     assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
-    assert len(llm.calls) == 16 * 5
+    assert len(llm.calls) == 16 * 7      # five seed agents and the two judges of the feedback
     assert {r[0] for r in conn.execute("SELECT status FROM submissions")} == {"drafted"}
 
 
@@ -272,7 +276,8 @@ def test_finished_steps_of_an_interrupted_item_are_replayed_from_the_call_log(co
     p = runs.resume(db_path, run_id, LoggedLLM(fresh, db_path), background=False)
     assert p["status"] == "done" and p["done"] == 1
     # Evaluator, Equity Monitor and Coach had finished before the crash: not asked again.
-    assert [call.role for call in fresh.calls] == ["aggregator", "reviewer"]
+    assert [call.role for call in fresh.calls][:2] == ["aggregator", "reviewer"]
+    assert sorted(call.role for call in fresh.calls[2:]) == ["grounding", "pedagogy"]
     assert p["cache_hits"] == 3
 
 

@@ -5,11 +5,12 @@ from __future__ import annotations
 from pydantic import BaseModel, ConfigDict
 
 from core import prompts
-from core.agents.common import Job, bounded_text, call, compact, scale_text
+from core.agents.common import Job, answer_key_text, bounded_text, call, compact, scale_text, source_text
 from core.offline import heuristics
 from core.rubric import Rubric
 
-PROMPT = prompts.Spec("aggregator", frozenset({"target_grade", "scale", "evaluation", "equity", "questions"}))
+PROMPT = prompts.Spec("aggregator", frozenset({"target_grade", "scale", "evaluation", "equity", "questions",
+                                               "answer_key", "source"}))
 
 
 class Comment(BaseModel):
@@ -34,7 +35,8 @@ def run(llm, job: Job):
     inputs = {"rubric": job.rubric, "evaluation": evaluation, "questions": questions}
     return call(llm, PROMPT, Comment, job, inputs=inputs, target_grade=f"{job.target_grade:g}",
                 scale=scale_text(job.rubric), evaluation=evaluation_notes(job.rubric, evaluation),
-                equity=compact(flags), questions=compact(questions))
+                equity=compact(flags), questions=compact(questions), answer_key=answer_key_text(job.answer_key),
+                source=source_text(job))
 
 
 def offline(inputs: dict) -> dict:

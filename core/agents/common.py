@@ -3,11 +3,12 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Annotated
 
 from pydantic import AfterValidator, Field
 
-from core import prompts
+from core import leakage, prompts
 from core.llm.protocol import CallContext, LLMResponse
 from core.rubric import Rubric
 
@@ -37,6 +38,7 @@ class Job:
     comment: str = ""
     checks: list = field(default_factory=list)
     fixes: list = field(default_factory=list)
+    prompt_dir: Path | None = None      # a variant folder of prompts (core.evals.config), or the usual ones
 
     @property
     def target_grade(self) -> float:
@@ -45,6 +47,16 @@ class Job:
     @property
     def key_concepts(self) -> list[str]:
         return list(self.assignment.get("key_concepts") or [])
+
+    @property
+    def answer_key(self) -> leakage.AnswerKey | None:
+        return leakage.key_of(self.assignment)
+
+    @property
+    def source(self) -> str:
+        """The assignment's source or lesson text (what the feedback may draw on besides the
+        student's own text)."""
+        return str(self.assignment.get("source_text") or "")
 
 
 def compact(obj) -> str:
@@ -68,11 +80,29 @@ def call(llm, prompt: prompts.Spec, schema, job: Job, *, inputs: dict, temperatu
     the offline baseline answers from them instead of parsing the prompt back. The judge
     cascade (core.judging.scoring) asks with the same prompt under another `role` (a judge's,
     whose model and endpoint the LLM routes to), names the `tier`, and numbers `sample`s."""
-    loaded = prompt.load()
+    loaded = prompt.load_variant(job.prompt_dir)
     ctx = CallContext(agent=prompt.name, prompt_name=loaded.name, prompt_hash=loaded.hash,
                       run_id=job.ids.run_id, submission_id=job.ids.submission_id, inputs=inputs,
                       tier=tier, sample=sample)
     return llm.complete(loaded.render(**values), schema, role=role or prompt.name, ctx=ctx, temperature=temperature)
+
+
+SOURCE_CHARS = 6000   # of the source text in a prompt: the part a comment can draw on, at a bounded cost
+
+
+def source_text(job: Job) -> str:
+    """The assignment's source for a prompt (cut at SOURCE_CHARS), or a clear "none"."""
+    text = job.source.strip()
+    return text[:SOURCE_CHARS] if text else "(no source text: only the student's text counts)"
+
+
+def answer_key_text(key) -> str:
+    """The answer key as a prompt states it (the Aggregator must not reveal it; judges check)."""
+    if key is None:
+        return "(no answer key)"
+    if key.kind == "number":
+        return f"{key.value} (a number; anything within {key.tolerance * 100:g} % of it counts as the answer)"
+    return key.value
 
 
 def scale_text(rubric) -> str:

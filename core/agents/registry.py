@@ -7,7 +7,9 @@ by its `describe`) and the benchmarks.
 A role is a module with:
     PROMPT      prompts.Spec: its prompt file and the variables the code passes to it
     run(llm, job: Job) -> LLMResponse
-    offline(inputs: dict) -> dict      optional: the answer without an LLM
+    offline(inputs: dict) -> dict      optional: the answer without an LLM (without it, the
+                                       offline baseline does not run the role: "not run")
+    TEMPERATURE                        optional: the role's own temperature (judges: 0)
     describe(output, rubric) -> [(kind, text)]   optional: how the review item shows it
     attention(output) -> [reason]      optional: why this answer needs a teacher's look
     IF_FAILED   optional: what is lost when it fails (shown to the teacher)
@@ -26,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from core.agents import aggregator, coach, common, equity, evaluator, reviewer, reviser
+from core.agents import aggregator, coach, common, equity, evaluator, grounding, pedagogy, reviewer, reviser
 
 STAGES = ("score", "after_score", "compose", "review", "revise", "after_comment")
 
@@ -70,6 +72,17 @@ class Role:
         fn = getattr(self.module, "attention", None)
         return list(fn(output)) if fn is not None else []
 
+    @property
+    def needs_llm(self) -> bool:
+        """A role without an offline answer (a judge of the feedback) is not run by the offline
+        baseline: its verdict is "not run", never "passed"."""
+        return getattr(self.module, "offline", None) is None
+
+    @property
+    def temperature(self) -> float | None:
+        """The role's own sampling temperature (a judge's 0), or None for the configured one."""
+        return getattr(self.module, "TEMPERATURE", None)
+
     def describe(self, output: dict, rubric) -> list[tuple[str, str]]:
         fn = getattr(self.module, "describe", None)
         return fn(output, rubric) if fn is not None else common.text_blocks(output)
@@ -100,6 +113,11 @@ for _role in (
          ("comment", "notes"), share=4 / 3),
     Role("reviser", reviser, "Reviser", "makes targeted fixes to the comment", "revise", 170, ("comment",),
          share=1 / 3),
+    # Judges of the feedback itself (seed 003); no offline answer: "not run" without an LLM.
+    Role("grounding", grounding, "Grounding judge", "checks the comment against the student's text and the source",
+         "after_comment", 45, ("text", "comment")),
+    Role("pedagogy", pedagogy, "Pedagogy judge", "rates leading, level and next step (1-5)", "after_comment", 55,
+         ("text", "comment")),
 ):
     register(_role)
 
@@ -127,11 +145,12 @@ def labels() -> dict[str, str]:
     return {r.name: r.label for r in _ROLES.values()}
 
 
-def load_prompts() -> dict:
-    """role -> its loaded Prompt (validated against the variables its code passes)."""
-    return {r.name: r.prompt.load() for r in _ROLES.values()}
+def load_prompts(variant_dir=None) -> dict:
+    """role -> its loaded Prompt (validated against the variables its code passes); from a
+    variant folder where it has the role's file (core.evals.config)."""
+    return {r.name: r.prompt.load_variant(variant_dir) for r in _ROLES.values()}
 
 
-def prompt_hashes() -> dict[str, str]:
+def prompt_hashes(variant_dir=None) -> dict[str, str]:
     """role -> content hash of its prompt (stored with every run and draft)."""
-    return {name: p.hash for name, p in load_prompts().items()}
+    return {name: p.hash for name, p in load_prompts(variant_dir).items()}

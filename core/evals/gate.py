@@ -1,0 +1,103 @@
+"""The gate in front of an AI change: has the configuration in use passed its blocking eval
+cases (seed 003: leakage and grounding block a release)?
+
+    state "passed"       its latest eval-suite run had no blocking case failed or not run
+    state "failed"       a blocking case failed
+    state "unevaluated"  never evaluated, or blocking cases could not run (the offline
+                         provider cannot run the judges)
+    state "offline"      the offline baseline: not an AI configuration, nothing to gate
+
+A run (core.runs.create) with a configuration that has not passed is refused unless an admin
+has overridden the gate for exactly that configuration, with a reason; the override is stored
+and written to the audit log. Any change to a prompt, a model or a temperature is a new
+configuration, which has to pass (or be overridden) again.
+"""
+from __future__ import annotations
+
+from core.errors import GateError, NotFound
+from core.evals import config as ai_config
+from db import audit
+from db import evals as evals_db
+
+LABELS = {"passed": "passed its blocking eval cases", "failed": "FAILED blocking eval cases",
+          "unevaluated": "not evaluated yet", "offline": "offline baseline — not an AI configuration"}
+HOW = ("Run `python -m core evals run` with this configuration (a real endpoint runs the judges); "
+       "or an admin can override the gate on the Assess or Settings page, with a reason (audited).")
+
+
+def status(conn, config_hash: str | None, provider: str | None = None) -> dict:
+    """{hash, state, label, cleared, override, eval_run, message} of a configuration."""
+    cfg = evals_db.get_config(conn, config_hash) if config_hash else None
+    provider = provider or (cfg or {}).get("provider")
+    out = {"hash": config_hash, "state": "unevaluated", "cleared": False, "override": None, "eval_run": None}
+    if provider == "offline":
+        out.update(state="offline", cleared=True)
+        out["label"] = LABELS["offline"]
+        out["message"] = "The offline baseline (no LLM) has no AI configuration to evaluate."
+        return out
+    run = evals_db.latest_eval_run(conn, config_hash) if config_hash else None
+    if run is not None:
+        out["eval_run"] = {k: run[k] for k in ("id", "created_at", "suite_version", "cases", "passed", "failed",
+                                               "not_run", "blocking_failed", "blocking_not_run", "provider")}
+        out["eval_run"]["blocking_failed_ids"] = list(run["report"].get("blocking_failed") or [])
+        out["state"] = ("failed" if run["blocking_failed"] else "unevaluated" if run["blocking_not_run"]
+                        else "passed")
+    override = evals_db.latest_override(conn, config_hash) if config_hash else None
+    out["override"] = override
+    out["cleared"] = out["state"] == "passed" or override is not None
+    out["label"] = LABELS[out["state"]] + (" — run allowed by an admin's override" if override and
+                                           out["state"] != "passed" else "")
+    out["message"] = _message(out)
+    return out
+
+
+def _message(s: dict) -> str:
+    name = f"AI configuration {s['hash']}"
+    run = s["eval_run"]
+    if s["state"] == "passed":
+        return f"{name} passed its blocking eval cases (eval run {run['id']}, {run['created_at'][:10]})."
+    if s["state"] == "failed":
+        ids = ", ".join(run["blocking_failed_ids"]) or str(run["blocking_failed"])
+        text = f"{name} failed blocking eval cases in eval run {run['id']}: {ids}."
+    elif run is not None:
+        text = (f"{name} is not evaluated: {run['blocking_not_run']} blocking case(s) could not run in eval run "
+                f"{run['id']} (provider {run['provider']}: judges need a language model).")
+    else:
+        text = f"{name} has not been evaluated against the eval cases."
+    if s["override"]:
+        o = s["override"]
+        return text + f" {o['actor']} overrode the gate on {o['created_at'][:10]}: “{o['reason']}”."
+    return text + " " + HOW
+
+
+def require(conn, defn: dict, *, actor: str = "", used_for: str = "", variant: str = "") -> dict:
+    """Record the configuration (first use) and refuse with GateError unless it is cleared."""
+    h = ai_config.config_hash(defn)
+    evals_db.record_config(conn, h, defn, variant=variant, used_by=actor, used_for=used_for)
+    s = status(conn, h, defn.get("provider"))
+    if not s["cleared"]:
+        raise GateError(s["message"])
+    return s
+
+
+def override(conn, config_hash: str, *, actor: str, reason: str, definition: dict | None = None) -> int:
+    """An admin lets a configuration that has not passed run anyway; the reason is required and
+    the override goes to the audit log in the same transaction. With its `definition`, a
+    configuration not used yet is recorded first (the override is its first use)."""
+    reason = (reason or "").strip()
+    if len(reason) < 10:
+        raise GateError("Say why this configuration may run without passing its eval cases (at least 10 "
+                        "characters): the reason goes to the audit log.")
+    if not (actor or "").strip():
+        raise GateError("An override needs the admin's name (sidebar: Your name).")
+    if definition is not None and ai_config.config_hash(definition) == config_hash:
+        evals_db.record_config(conn, config_hash, definition, used_by=actor, used_for="gate override")
+    if evals_db.get_config(conn, config_hash) is None:
+        raise NotFound(f"No AI configuration {config_hash!r} has been used yet")
+    before = status(conn, config_hash)
+    with conn.atomic():
+        oid = evals_db.add_override(conn, config_hash, actor=actor, reason=reason)
+        audit(conn, actor=actor, action="override_eval_gate", entity="ai_configs", entity_id=oid,
+              before={"config": config_hash, "state": before["state"]},
+              after={"config": config_hash, "override": oid}, reason=reason)
+    return oid

@@ -1,0 +1,361 @@
+"""Blind pairwise comparison of two AI configurations by teachers (seed 003: at larger changes
+teachers compare ~100 cases pairwise, which also calibrates the judge).
+
+    create()   a stratified sample of submissions (default 100): strata are the current draft's
+               score band (low / high, as for bulk approval) and "undrafted", each drawn in
+               proportion with at least one item; each pair gets a random side for B and a
+               random place in the order
+    draft()    drafts every sampled submission with configuration A (in use) and B (a variant),
+               without touching the submissions' own drafts, and runs the pedagogy judge of the
+               configuration in use on both comments
+    choose()   a teacher's choice per pair: better level fit and better pedagogy, left / right
+               / equal; stored as A / B / tie, so pages never need to know the sides
+    results()  B's win rate per dimension ((wins + ties / 2) / n) with a 95 % bootstrap CI that
+               resamples pairs (a pair judged by several teachers counts once per draw), per
+               teacher, and the pedagogy judge's agreement with the teachers; the judge is
+               trusted for later changes only at or above the admin's threshold
+"""
+from __future__ import annotations
+
+import logging
+import random
+import threading
+
+import numpy as np
+
+import db
+from core import pipeline
+from core.agents import Ids, Job, registry
+from core.agents import pedagogy as pedagogy_judge
+from core.errors import ConflictError, FairMarkError, GateError, LLMConfigFault, LLMError, NotFound
+from core.evals import config as ai_config
+from core.llm import default_provider
+from core.metrics.bootstrap import percentile_ci
+from db import audit, courses
+from db import comparisons as cmp_db
+from db import drafts as drafts_db
+from db import evals as evals_db
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SAMPLE = 100
+DIMENSIONS = {"level": "Which comment fits this student's level better (language and depth)?",
+              "pedagogy": "Which comment teaches better (leads without giving the answer away, builds on "
+                          "the student's work, ends with a question or a next step)?"}
+CHOICES = ("left", "tie", "right")
+DEFAULT_TRUST = 0.8          # seed 001: judge-human agreement of 80-85 % is what a good judge reaches
+N_BOOT = 2000
+
+
+# --- create ---------------------------------------------------------------------------------
+def stratified_sample(rows: list[dict], n: int, rng: random.Random, band_of) -> list[dict]:
+    """`n` rows drawn per stratum in proportion to its size, at least one from each stratum
+    (when `n` allows: with fewer than the strata, one from each of the largest).
+
+    >>> rows = [{"submission_id": i, "total": t} for i, t in enumerate([1] * 6 + [3] * 2 + [None] * 2)]
+    >>> s = stratified_sample(rows, 5, random.Random(0), lambda r: "undrafted" if r["total"] is None
+    ...                       else "low" if r["total"] < 2 else "high")
+    >>> sorted(x["stratum"] for x in s)
+    ['high', 'low', 'low', 'low', 'undrafted']
+    """
+    strata: dict[str, list[dict]] = {}
+    for r in rows:
+        strata.setdefault(band_of(r), []).append(r)
+    n = min(n, len(rows))
+    if n < len(strata):        # fewer items than strata: one from each of the largest
+        strata = dict(sorted(strata.items(), key=lambda kv: -len(kv[1]))[:n])
+    share = {k: max(1, round(n * len(v) / len(rows))) for k, v in strata.items()}
+    while sum(share.values()) > n:                       # rounding up for the small strata
+        biggest = max((k for k in share if share[k] > 1), key=lambda k: share[k])
+        share[biggest] -= 1
+    while sum(share.values()) < n:
+        room = [k for k in share if share[k] < len(strata[k])]
+        share[max(room, key=lambda k: len(strata[k]) - share[k])] += 1
+    out = []
+    for k in sorted(strata):
+        for r in rng.sample(strata[k], min(share[k], len(strata[k]))):
+            out.append({**r, "stratum": k})
+    return out
+
+
+def create(conn, *, course_id: int, variant_b: str, assignment_id: int | None = None,
+           sample_size: int = DEFAULT_SAMPLE, seed: int | None = None, provider: str | None = None,
+           actor: str) -> int:
+    """A comparison of the configuration in use (A) with a variant (B), its pairs ready to draft."""
+    if not 2 <= int(sample_size) <= 500:
+        raise FairMarkError("A comparison needs between 2 and 500 pairs (the seed suggests 100)")
+    provider = provider or default_provider()
+    variant = ai_config.load_variant(variant_b)
+    if not variant.name:
+        raise FairMarkError("Choose the variant to compare with (configuration B)")
+    defn_a, defn_b = ai_config.current(provider), ai_config.current(provider, variant=variant)
+    a, b = ai_config.config_hash(defn_a), ai_config.config_hash(defn_b)
+    if a == b:
+        raise FairMarkError(f"The variant {variant.name!r} does not change anything in the configuration in use: "
+                            "change a prompt file, a model or the temperature")
+    rows = cmp_db.candidates(conn, course_id, assignment_id)
+    if len(rows) < 2:
+        raise NotFound("This scope has fewer than 2 submissions with text: choose a larger one")
+    rubric = courses.assignment_rubric(conn, assignment_id) if assignment_id else None
+    seed = random.SystemRandom().randrange(1, 2**31) if seed is None else int(seed)
+    rng = random.Random(seed)
+
+    def band(r):
+        if r["total"] is None or r["status"] in ("uploaded", "failed"):
+            return "undrafted"
+        rb = rubric or courses.get_rubric(conn, _rubric_of(conn, r["submission_id"]))
+        return "low" if rb.low_band(r["total"] / len(rb.criteria)) else "high"
+
+    sample = stratified_sample(rows, int(sample_size), rng, band)
+    order = list(range(len(sample)))
+    rng.shuffle(order)
+    pairs = [{"submission_id": r["submission_id"], "stratum": r["stratum"], "position": pos,
+              "b_on_left": rng.random() < 0.5} for r, pos in zip(sample, order)]
+    with conn.atomic():
+        evals_db.record_config(conn, a, defn_a, used_by=actor, used_for="comparison (A)")
+        evals_db.record_config(conn, b, defn_b, variant=variant.name, used_by=actor, used_for="comparison (B)")
+        cid = cmp_db.create(conn, course_id=course_id, assignment_id=assignment_id, config_a=a, config_b=b,
+                            variant_b=variant.name, seed=seed, pairs=pairs, created_by=actor)
+        audit(conn, actor=actor, action="create_comparison", entity="comparisons", entity_id=cid,
+              after={"config_a": a, "config_b": b, "variant_b": variant.name, "pairs": len(pairs)})
+    return cid
+
+
+def _rubric_of(conn, submission_id: int) -> int:
+    return drafts_db.load_item(conn, submission_id)["rubric_id"]
+
+
+# --- draft ----------------------------------------------------------------------------------
+def judge_choice(judge_a: dict | None, judge_b: dict | None) -> str | None:
+    """The pedagogy judge's preference from its two verdicts (sum of the three criteria).
+
+    >>> judge_choice({"leads": 4, "level": 4, "next_step": 5}, {"leads": 2, "level": 4, "next_step": 5})
+    'A'
+    >>> judge_choice(None, {"leads": 2, "level": 4, "next_step": 5}) is None
+    True
+    """
+    if judge_a is None or judge_b is None:
+        return None
+    ta, tb = pedagogy_judge.total(judge_a), pedagogy_judge.total(judge_b)
+    return "A" if ta > tb else "B" if tb > ta else "tie"
+
+
+def _judge(llm, item: dict, comment: str) -> dict | None:
+    """The pedagogy judge of the configuration in use on one comment (None offline)."""
+    role = registry.get("pedagogy")
+    if role.needs_llm and llm.provider == "offline":
+        return None
+    job = Job(rubric=item["rubric"], text=item["text"] or "", ids=Ids(submission_id=item["id"]), comment=comment,
+              assignment={k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade", "answer_key",
+                                                   "answer_kind", "answer_tolerance", "source_text")})
+    try:
+        return role.run(llm, job).data.model_dump()
+    except LLMConfigFault:
+        raise
+    except LLMError as e:
+        log.warning("pedagogy judge failed on submission %s: %s", item["id"], e)
+        return None
+
+
+def draft(db_path, comparison_id: int, *, llm_a=None, llm_b=None, on_progress=None) -> dict:
+    """Draft every pair not drafted yet with A and B (in this thread); returns the progress.
+    A pair whose drafting fails is kept out with its error; a configuration fault stops."""
+    conn = db.connect(db_path)
+    try:
+        c = cmp_db.get(conn, comparison_id)
+        if c is None:
+            raise NotFound(f"comparison {comparison_id} does not exist")
+        defn_a = evals_db.get_config(conn, c["config_a"])["definition"]
+        variant = ai_config.load_variant(c["variant_b"])
+        provider = defn_a["provider"]
+        llm_a = llm_a or ai_config.llm_for(provider, db_path)
+        llm_b = llm_b or ai_config.llm_for(provider, db_path, variant)
+        cmp_db.set_status(conn, comparison_id, "drafting")
+        try:
+            for n, pair in enumerate(cmp_db.undrafted(conn, comparison_id), start=1):
+                item = drafts_db.load_item(conn, pair["submission_id"])
+                ids = Ids(submission_id=pair["submission_id"])
+                a = pipeline.build_draft(llm_a, item, ids)
+                b = pipeline.build_draft(llm_b, item, ids, variant=variant)
+                if a["status"] == "failed" or b["status"] == "failed":
+                    cmp_db.save_error(conn, pair["id"], a.get("error") or b.get("error") or "drafting failed")
+                    continue
+                ja, jb = _judge(llm_a, item, a["comment"]), _judge(llm_a, item, b["comment"])
+                with conn.atomic():
+                    cmp_db.save_drafts(conn, pair["id"], draft_a=a, draft_b=b, judge_a=ja, judge_b=jb,
+                                       judge_choice=judge_choice(ja, jb))
+                if on_progress:
+                    on_progress(n)
+        except BaseException as e:
+            cmp_db.set_status(conn, comparison_id, "failed", f"{type(e).__name__}: {e}"[:2000])
+            raise
+        cmp_db.set_status(conn, comparison_id, "ready")
+        return cmp_db.get(conn, comparison_id)
+    finally:
+        conn.close()
+
+
+_workers: dict[tuple[str, int], threading.Thread] = {}
+_lock = threading.Lock()
+
+
+def start(db_path, comparison_id: int) -> threading.Thread:
+    """Draft in a background thread (the page returns at once); one worker per comparison."""
+    key = (str(db_path), int(comparison_id))
+    with _lock:
+        t = _workers.get(key)
+        if t is not None and t.is_alive():
+            return t
+        t = threading.Thread(target=_background, args=(str(db_path), comparison_id), daemon=True,
+                             name=f"fairmark-comparison-{comparison_id}")
+        _workers[key] = t
+        t.start()
+    return t
+
+
+def _background(db_path: str, comparison_id: int) -> None:
+    try:
+        draft(db_path, comparison_id)
+    except BaseException:       # recorded on the comparison row by draft()
+        log.exception("comparison %s stopped", comparison_id)
+
+
+def is_drafting(db_path, comparison_id: int) -> bool:
+    t = _workers.get((str(db_path), int(comparison_id)))
+    return bool(t and t.is_alive())
+
+
+# --- teachers' choices ------------------------------------------------------------------------
+def next_pair(conn, comparison_id: int, teacher: str) -> dict | None:
+    """The next pair this teacher has not judged: {pair_id, position, submission, left_comment,
+    right_comment} (never which side is which configuration)."""
+    return cmp_db.pair_for_teacher(conn, comparison_id, teacher)
+
+
+def choose(conn, pair_id: int, *, teacher: str, level: str, pedagogy: str) -> dict:
+    """Record a teacher's two choices on a pair (left | tie | right), in one transaction."""
+    teacher = (teacher or "").strip()
+    if not teacher:
+        raise FairMarkError("Type your name in the sidebar first: each teacher's choices are counted separately")
+    picks = {"level": level, "pedagogy": pedagogy}
+    bad = {k: v for k, v in picks.items() if v not in CHOICES}
+    if bad:
+        raise FairMarkError("Choose left, equal or right for both questions")
+    try:
+        with db.write_transaction(conn):
+            stored = cmp_db.save_choices(conn, pair_id, teacher, picks)
+    except Exception as e:
+        if "UNIQUE" in str(e):
+            raise ConflictError("You have already judged this pair; here is the next one.") from None
+        raise
+    return stored
+
+
+# --- results ------------------------------------------------------------------------------------
+def _value(choice: str) -> float:
+    return {"B": 1.0, "tie": 0.5, "A": 0.0}[choice]
+
+
+def win_rate(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
+    """B's win rate over teacher choices {pair_id, choice}: (B wins + ties / 2) / n, with a
+    percentile bootstrap CI that resamples pairs.
+
+    >>> r = win_rate([{"pair_id": i, "choice": c} for i, c in enumerate(["B", "B", "B", "A", "tie"])])
+    >>> r["n"], r["b_wins"], r["ties"], r["win_rate"]
+    (5, 3, 1, 0.7)
+    >>> 0 <= r["ci"][0] < 0.7 < r["ci"][1] <= 1
+    True
+    """
+    n = len(rows)
+    out = {"n": n, "pairs": len({r["pair_id"] for r in rows}), "b_wins": sum(r["choice"] == "B" for r in rows),
+           "a_wins": sum(r["choice"] == "A" for r in rows), "ties": sum(r["choice"] == "tie" for r in rows),
+           "win_rate": None, "ci": None, "ci_note": None}
+    if not n:
+        out["ci_note"] = "no choices yet"
+        return out
+    by_pair: dict[int, list[float]] = {}
+    for r in rows:
+        by_pair.setdefault(r["pair_id"], []).append(_value(r["choice"]))
+    sums = np.array([sum(v) for v in by_pair.values()])
+    counts = np.array([len(v) for v in by_pair.values()])
+    out["win_rate"] = round(float(sums.sum() / counts.sum()), 4)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(sums), size=(n_boot, len(sums)))
+    reps = sums[idx].sum(axis=1) / counts[idx].sum(axis=1)
+    ci, note = percentile_ci(reps, len(sums))
+    out["ci"] = None if ci is None else [round(ci[0], 4), round(ci[1], 4)]
+    out["ci_note"] = note
+    return out
+
+
+def agreement(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
+    """How often the pedagogy judge chose as the teachers did (pedagogy choices with a judge verdict)."""
+    judged = [r for r in rows if r["judge_choice"] is not None]
+    out = {"n": len(judged), "not_run": len(rows) - len(judged), "agreement": None, "ci": None, "ci_note": None}
+    if not judged:
+        out["ci_note"] = "the judge did not run (offline baseline) or no pedagogy choices yet"
+        return out
+    by_pair: dict[int, list[float]] = {}
+    for r in judged:
+        by_pair.setdefault(r["pair_id"], []).append(float(r["choice"] == r["judge_choice"]))
+    sums = np.array([sum(v) for v in by_pair.values()])
+    counts = np.array([len(v) for v in by_pair.values()])
+    out["agreement"] = round(float(sums.sum() / counts.sum()), 4)
+    idx = np.random.default_rng(seed).integers(0, len(sums), size=(n_boot, len(sums)))
+    ci, note = percentile_ci(sums[idx].sum(axis=1) / counts[idx].sum(axis=1), len(sums))
+    out["ci"] = None if ci is None else [round(ci[0], 4), round(ci[1], 4)]
+    out["ci_note"] = note
+    return out
+
+
+def trust_threshold(conn) -> float:
+    return cmp_db.get_trust_threshold(conn, DEFAULT_TRUST)
+
+
+def set_trust_threshold(conn, value: float, *, actor: str) -> None:
+    """The admin's agreement threshold above which the pedagogy judge is trusted (audited)."""
+    value = float(value)
+    if not 0.5 <= value <= 1.0:
+        raise GateError("The agreement threshold must be between 0.5 (chance) and 1.0")
+    before = trust_threshold(conn)
+    with conn.atomic():
+        cmp_db.set_trust_threshold(conn, value)
+        audit(conn, actor=actor, action="set_judge_trust", entity="app_settings", before={"threshold": before},
+              after={"threshold": value})
+
+
+def results(conn, comparison_id: int) -> dict:
+    c = cmp_db.get(conn, comparison_id)
+    if c is None:
+        raise NotFound(f"comparison {comparison_id} does not exist")
+    rows = cmp_db.choices(conn, comparison_id)
+    by_dim = {d: win_rate([r for r in rows if r["dimension"] == d]) for d in DIMENSIONS}
+    teachers = sorted({r["teacher"] for r in rows})
+    by_teacher = [{"teacher": t, "dimension": d, **win_rate([r for r in rows if r["teacher"] == t
+                                                                and r["dimension"] == d])}
+                  for t in teachers for d in DIMENSIONS]
+    judge = agreement([r for r in rows if r["dimension"] == "pedagogy"])
+    threshold = trust_threshold(conn)
+    judge["threshold"] = threshold
+    judge["trusted"] = judge["agreement"] is not None and judge["agreement"] >= threshold
+    pairs = cmp_db.pairs(conn, comparison_id)
+    return {"comparison": c["id"], "config_a": c["config_a"], "config_b": c["config_b"], "variant_b": c["variant_b"],
+            "status": c["status"], "pairs": len(pairs), "failed_pairs": sum(bool(p["error"]) for p in pairs),
+            "strata": {s: sum(p["stratum"] == s for p in pairs) for s in sorted({p["stratum"] for p in pairs})},
+            "teachers": teachers, "by_dimension": by_dim, "by_teacher": by_teacher, "judge": judge}
+
+
+def judge_trust(conn) -> dict:
+    """Is the pedagogy judge trusted for later changes? Its agreement with the teachers in the
+    latest comparison they judged, against the admin's threshold."""
+    ids = cmp_db.latest_ready(conn)
+    if not ids:
+        return {"trusted": False, "agreement": None, "threshold": trust_threshold(conn), "comparison": None,
+                "why": "no blind comparison has been judged by teachers yet"}
+    r = results(conn, ids[0])
+    j = r["judge"]
+    why = (f"agreement {j['agreement']:.0%} with the teachers on {j['n']} choices in comparison {ids[0]} "
+           f"(threshold {j['threshold']:.0%})" if j["agreement"] is not None else
+           f"the judge did not run in comparison {ids[0]}")
+    return {"trusted": j["trusted"], "agreement": j["agreement"], "threshold": j["threshold"],
+            "comparison": ids[0], "why": why}

@@ -1,0 +1,107 @@
+"""The rule checks an eval case can ask for: free, deterministic, preferred over a judge
+wherever a rule can decide. Each takes (comment, case input, check) and returns
+(passed, detail).
+
+    leakage        the answer key is not in the comment (core.leakage, the seed's rule)
+    readability    Flesch-Kincaid grade at most `max` (default 2) above the case's level
+    sentence_length  no sentence longer than `max` words (default 20)
+    no_terms       none of `terms` (jargon the student has not met) occurs
+    next_step      the comment asks a question or gives a numbered / bulleted next step
+    specifics      no year, name or multi-digit number that neither the student's text, the
+                   source nor the question contains (invented facts the grounding judge
+                   would also catch, caught for free)
+
+>>> from types import SimpleNamespace as NS
+>>> inp = NS(reflection="I read about attention in transformers.", source="", question="", level=8, answer_key=None)
+>>> specifics("Vaswani introduced attention in 2017.", inp, NS())
+(False, 'not in the student’s text, the source or the question: Vaswani, 2017')
+>>> specifics("How does attention help the transformers you read about?", inp, NS())[0]
+True
+"""
+from __future__ import annotations
+
+import re
+
+from core import checks, leakage
+from core.text import words
+
+_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|\(\d\)\s*")
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_NUMBER = re.compile(r"(?<![\w.,])\d{2,}(?:[.,]\d+)?\b|\b\d+[.,]\d+\b")
+_CAPITALISED = re.compile(r"\b[A-ZÅÄÖÉÜ][a-zåäöéüß]+(?:[A-Z][a-z]+)*(?:[-'][A-Z][a-z]+)?\b")   # also McCarthy, Al-Farabi
+# Capitalised words that are not names of people, places or works.
+_NOT_NAMES = frozenset("""I You Your Yours We Our The This That These Those It Its A An And But Or So Next Then
+First Second Third Finally Also Try Keep Think Consider Add Write Ask Look Check Start Use Great Good Well
+Nice What Why How When Where Which Who Can Could Would Should Could Do Does Did Is Are Was Were Be Have Has
+If In On At For With From To Of As By Your Yes No Not Now Here There One Two Three Step Steps Hint Tip
+English Monday Tuesday Wednesday Thursday Friday Saturday Sunday""".split())
+
+
+def leakage_rule(comment: str, inp, check) -> tuple[bool, str]:
+    key = inp.answer_key
+    ak = leakage.AnswerKey(key.kind, key.value, key.tolerance / 100, inp.question)
+    found = leakage.leaks(comment, ak.answer, question=ak.question, tolerance=ak.tolerance)
+    return (not found, "answer key not in the comment" if not found
+            else "gives the answer away: " + ", ".join(f'"{f}"' for f in found))
+
+
+def readability(comment: str, inp, check) -> tuple[bool, str]:
+    grade = checks.fk_grade(comment)
+    limit = float(inp.level) + (check.max if getattr(check, "max", None) is not None else checks.READABILITY_TOLERANCE)
+    return grade <= limit, f"Flesch-Kincaid grade {grade} (at most {limit:g})"
+
+
+def sentence_length(comment: str, inp, check) -> tuple[bool, str]:
+    limit = int(check.max or 20)
+    longest = max((words(s) for s in _SENTENCE_END.split(comment or "") if s.strip()), default=0)
+    return longest <= limit, f"longest sentence {longest} words (at most {limit})"
+
+
+def no_terms(comment: str, inp, check) -> tuple[bool, str]:
+    low = (comment or "").lower()
+    found = [t for t in check.terms if re.search(rf"\b{re.escape(t.lower())}", low)]
+    return not found, ("uses " + ", ".join(f'"{t}"' for t in found)) if found else "no listed term used"
+
+
+def next_step(comment: str, inp, check) -> tuple[bool, str]:
+    asks = checks.check_question(comment)["passed"]
+    actions = len(re.findall(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S", comment or ""))
+    ok = asks or actions >= 1
+    return ok, ("asks a question" if asks else f"{actions} numbered step(s)" if actions
+                else "neither a question nor a concrete next step")
+
+
+_ATTRIBUTION = re.compile(r"^[\s\"'“(\-*\u2022\d.)]*([A-Z]\S*)\s+(?:[A-Z]|(?:first |also )?(?:introduced|invented|"
+                          r"wrote|said|showed|proposed|found|discovered|argued|developed|created|coined|described)\b)")
+
+
+def _sentences_without_first_word(comment: str) -> str:
+    """The comment with each sentence's first word dropped (it is capitalised anyway), unless
+    it reads as a name: followed by another capitalised word or by "introduced", "wrote", ..."""
+    parts = []
+    for s in _SENTENCE_END.split(comment or ""):
+        if not _ATTRIBUTION.match(s):
+            s = re.sub(r"^[\s\"'“(\-*\u2022\d.)]*\S+", " ", s)
+        parts.append(s)
+    return " ".join(parts)
+
+
+def specifics(comment: str, inp, check) -> tuple[bool, str]:
+    known = " ".join([inp.reflection or "", inp.source or "", inp.question or ""]).lower()
+    rest = _sentences_without_first_word(comment)
+    found: list[str] = []
+    for m in _CAPITALISED.finditer(rest):
+        w = m.group(0)
+        if w not in _NOT_NAMES and w.lower() not in known and w not in found:
+            found.append(w)
+    for rx in (_YEAR, _NUMBER):
+        for m in rx.finditer(comment or ""):
+            n = m.group(0)
+            if n not in known and n not in found:
+                found.append(n)
+    return (not found, "no unsupported name, year or number" if not found
+            else "not in the student’s text, the source or the question: " + ", ".join(found))
+
+
+RULES = {"leakage": leakage_rule, "readability": readability, "sentence_length": sentence_length,
+         "no_terms": no_terms, "next_step": next_step, "specifics": specifics}

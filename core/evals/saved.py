@@ -1,0 +1,77 @@
+""""Save as eval case": a teacher turns a corrected review item into an eval case.
+
+The case is pseudonymised (the student's name and e-mail become their pseudonym in every text
+it carries), keeps the AI's failed comment and the teacher's corrected one for the reader, and
+asks the configured agents to draft the comment again for the same input: the requirement is
+the teacher's reason. Saved cases live in the database until a coordinator exports them
+(`python -m core evals export-saved --out data/evals/saved.jsonl`, or the download on the AI
+quality page), reviews them and commits the file: then they are part of the versioned suite.
+"""
+from __future__ import annotations
+
+import json
+
+from core.errors import FairMarkError, NotFound
+from core.evals import DIMENSIONS
+from core.evals.cases import DEFAULT_CHECKS, Case
+from core.pseudonym import Pseudonymizer
+from db import audit
+from db import evals as evals_db
+
+
+def build_case(conn, submission_id: int, *, dimension: str, reason: str) -> dict:
+    """The case (suite format, validated) for this item, not yet saved."""
+    if dimension not in DIMENSIONS:
+        raise FairMarkError(f"Choose what went wrong: one of {', '.join(DIMENSIONS)}")
+    reason = (reason or "").strip()
+    if len(reason) < 5:
+        raise FairMarkError("Say what the AI's comment got wrong (the reason becomes the case's requirement)")
+    row = evals_db.case_source(conn, submission_id)
+    if row is None:
+        raise NotFound(f"submission {submission_id} does not exist")
+    if not (row["draft_comment"] or "").strip():
+        raise FairMarkError("This item has no AI comment to learn from: regenerate it first")
+    pz = Pseudonymizer(row["student_name"] or "", row["student_email"] or "", row["pseudonym"])
+    key = None
+    if (row["answer_key"] or "").strip():
+        from core import leakage
+
+        k = leakage.key_of(row)
+        key = {"kind": k.kind, "value": k.value, "tolerance": round(k.tolerance * 100, 6)}
+    checks = [c for c in DEFAULT_CHECKS[dimension] if key or c.get("rule") != "leakage"]
+    n = len(evals_db.saved_case_ids_of(conn, submission_id)) + 1
+    corrected = row["review_comment"] if row["edited"] else None
+    case = {
+        "id": f"saved-{submission_id}-{n}", "dimension": dimension,
+        "input": {"reflection": pz.hide(row["text"]), "question": row["prompt"] or "", "answer_key": key,
+                  "source": row["source_text"] or "", "level": float(row["target_grade"] or 10),
+                  "key_concepts": row["key_concepts"]},
+        "requirement": pz.hide(reason), "checks": checks,
+        "origin": f"saved by a teacher from a corrected review item ({dimension})",
+        "failed_comment": pz.hide(row["draft_comment"]),
+        "corrected_comment": pz.hide(corrected) if corrected else None,
+    }
+    Case.model_validate(case)
+    return case
+
+
+def save_case(conn, submission_id: int, *, dimension: str, reason: str, actor: str) -> int:
+    """Save the item as an eval case (one transaction with its audit row); returns its id."""
+    case = build_case(conn, submission_id, dimension=dimension, reason=reason)
+    row = evals_db.case_source(conn, submission_id)
+    with conn.atomic():
+        cid = evals_db.save_case(conn, submission_id=submission_id, draft_id=row["current_draft_id"],
+                                 dimension=dimension, reason=case["requirement"], case=case, saved_by=actor)
+        audit(conn, actor=actor, action="save_eval_case", entity="saved_eval_cases", entity_id=cid,
+              submission_id=submission_id, after={"case": case["id"], "dimension": dimension},
+              reason=case["requirement"])
+    return cid
+
+
+def cases_for_export(conn) -> list[dict]:
+    return [r["case"] for r in evals_db.saved_cases(conn)]
+
+
+def jsonl(conn) -> str:
+    """Every saved case as JSONL (the AI quality page's download)."""
+    return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases_for_export(conn))

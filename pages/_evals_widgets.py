@@ -1,0 +1,146 @@
+"""Widgets for issue 16 (evaluating the feedback) shared by several pages: the AI configuration
+in use and its eval gate (Settings, Assess, AI quality), and the review item's extras (the
+judges that did not run, the draft's configuration, "save as eval case", last week's next
+steps). Pages call one function each; the logic is in core.evals."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.agents import registry
+from core.errors import FairMarkError
+from core.evals import DIMENSIONS, gate, learning, saved
+from core.evals import config as ai_config
+from core.llm import default_provider
+from core.offline import LABEL as OFFLINE_LABEL
+from core.text import escape_markdown, format_timestamp
+from db import evals as evals_db
+from pages import _common
+
+STATE_BOX = {"passed": st.success, "failed": st.error, "unevaluated": st.warning, "offline": st.info}
+
+
+# --- the configuration in use and its gate --------------------------------------------------
+def _status_for(conn, provider: str) -> tuple[dict, dict]:
+    defn = ai_config.current(provider, _common.settings())
+    return defn, gate.status(conn, ai_config.config_hash(defn), provider)
+
+
+def config_status(conn, provider: str | None = None, *, key: str = "cfg") -> dict:
+    """The configuration in use, whether it passed its blocking eval cases, and the override."""
+    provider = provider or default_provider(_common.settings())
+    defn, s = _status_for(conn, provider)
+    box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
+    box(escape_markdown(f"AI configuration {s['hash']} ({provider}): {s['label']}. {s['message']}"))
+    with st.expander("What this configuration is (prompt, model and temperature per role)"):
+        st.dataframe(pd.DataFrame(ai_config.describe(defn)), hide_index=True, width="stretch")
+    if s["state"] in ("failed", "unevaluated"):
+        override_form(conn, s, defn, key=key)
+    return s
+
+
+def override_form(conn, s: dict, defn: dict, *, key: str) -> None:
+    if s["override"]:
+        return
+    with st.expander("Admin: let this configuration run without passing (audited)"):
+        st.caption("Only for an admin who knows why the eval cases do not apply. The override holds for exactly "
+                   "this configuration; any change to a prompt, model or temperature needs its own.")
+        with st.form(f"override_{key}_{s['hash']}"):
+            reason = st.text_area("Reason (goes to the audit log)", key=f"override_reason_{key}")
+            if st.form_submit_button("Override the gate"):
+                try:
+                    gate.override(conn, s["hash"], actor=_common.actor(), reason=reason, definition=defn)
+                except FairMarkError as e:
+                    st.error(str(e))
+                else:
+                    st.session_state["evals_flash"] = "Override recorded in the audit log."
+                    st.rerun()
+
+
+def assess_gate(conn, provider: str) -> bool:
+    """Assess page: warn before running a configuration that has not passed; True when it may run."""
+    if msg := st.session_state.pop("evals_flash", None):
+        st.success(msg)
+    defn, s = _status_for(conn, provider)
+    if s["state"] == "passed" or s["state"] == "offline":
+        st.caption(escape_markdown(f"AI configuration {s['hash']}: {s['label']}."))
+        return True
+    box = st.info if s["cleared"] else st.warning
+    box(escape_markdown(f"AI configuration {s['hash']}: {s['label']}. {s['message']}"))
+    if not s["cleared"]:
+        override_form(conn, s, defn, key="assess")
+    return s["cleared"]
+
+
+def eval_runs(conn) -> None:
+    runs = evals_db.eval_runs(conn)
+    if not runs:
+        st.caption("No eval run yet: `python -m core evals run` records one.")
+        return
+    st.dataframe(pd.DataFrame([{
+        "run": r["id"], "configuration": r["config_hash"], "provider": r["provider"], "cases": r["cases"],
+        "passed": r["passed"], "failed": r["failed"], "not run": r["not_run"],
+        "blocking failed": r["blocking_failed"], "blocking not run": r["blocking_not_run"],
+        "suite version": r["suite_version"], "when": format_timestamp(r["created_at"]), "by": r["created_by"]}
+        for r in runs]), hide_index=True, width="stretch")
+
+
+# --- the review item ----------------------------------------------------------------------
+def review_item(conn, data: dict) -> None:
+    """Below the AI details: judges not run, the draft's configuration, next steps, save as case."""
+    draft = data["draft"] or {}
+    not_run = [r.label for r in registry.roles() if r.needs_llm and r.name not in (draft.get("outputs") or {})]
+    if draft and not_run and draft.get("is_offline"):
+        st.caption(f"Not run ({OFFLINE_LABEL}): " + ", ".join(not_run) + " — their verdicts need a language model.")
+    if draft.get("ai_config"):
+        s = gate.status(conn, draft["ai_config"], draft.get("provider"))
+        st.caption(escape_markdown(f"Drafted by AI configuration {draft['ai_config']}: {s['label']}."))
+    sid = data["submission"]["id"]
+    _next_steps(conn, sid)
+    _save_as_case(conn, sid, draft)
+
+
+def _next_steps(conn, sid: int) -> None:
+    prev = learning.previous_next_steps(conn, sid)
+    if prev is None:
+        return
+    with st.expander(f"Last week's next steps (week {prev['week']}: {prev['title']})"
+                     + (f" · marked: {prev['acted']}" if prev["acted"] else "")):
+        st.text(prev["comment"])
+        options = list(learning.ACTED)
+        labels = {"yes": "Yes, acted on them", "partly": "Partly", "no": "No"}
+        with st.form(f"next_steps_{sid}"):
+            acted = st.radio("Did the student act on these next steps in this submission?", options,
+                             index=options.index(prev["acted"]) if prev["acted"] in options else None,
+                             format_func=labels.get, horizontal=True)
+            if st.form_submit_button("Save mark"):
+                try:
+                    learning.mark_next_steps(conn, sid, acted, actor=_common.actor())
+                except FairMarkError as e:
+                    st.error(str(e))
+                else:
+                    st.toast("Marked.")
+                    st.rerun()
+
+
+def _save_as_case(conn, sid: int, draft: dict) -> None:
+    if not (draft.get("comment") or "").strip():
+        return
+    n = len(evals_db.saved_case_ids_of(conn, sid))
+    with st.expander("Save as eval case" + (f" · {n} saved" if n else "")):
+        st.caption("When the AI's comment went wrong, save this item as an eval case: a future AI change must "
+                   "get it right before it is used. The student's name and e-mail are replaced by the pseudonym.")
+        with st.form(f"save_case_{sid}_{draft.get('id')}"):
+            dim = st.selectbox("What went wrong", DIMENSIONS, format_func={
+                "leakage": "It gave the answer away", "grounding": "It said something the text or source does not",
+                "level": "Language or depth did not fit the student",
+                "pedagogy": "It did not lead: no question, no next step, did the work"}.get)
+            reason = st.text_area("What should the comment do instead? (the case's requirement)")
+            if st.form_submit_button("Save as eval case"):
+                try:
+                    cid = saved.save_case(conn, sid, dimension=dim, reason=reason, actor=_common.actor())
+                except FairMarkError as e:
+                    st.error(str(e))
+                else:
+                    st.toast(f"Saved as eval case #{cid}.")
+                    st.rerun()

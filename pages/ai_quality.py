@@ -1,0 +1,112 @@
+"""AI quality: is the feedback AI good enough to use? The configuration in use and its eval
+gate, the eval runs, the cases teachers saved, and blind pairwise comparisons of a variant."""
+import pandas as pd
+import streamlit as st
+
+from core.errors import FairMarkError
+from core.evals import pairwise, saved
+from core.evals import config as ai_config
+from core.text import escape_markdown, format_timestamp
+from db import comparisons as cmp_db
+from db import evals as evals_db
+from pages import _common, _evals_widgets
+
+st.title("AI quality")
+st.caption("Seed 003: the feedback is judged on whether it gives the answer away, whether it is grounded, whether "
+           "it fits the student's level and whether it teaches — never on how much students like it.")
+conn = _common.get_db()
+db_path = _common.settings().db_path
+if msg := st.session_state.pop("evals_flash", None):
+    st.success(msg)
+
+tab_gate, tab_saved, tab_cmp = st.tabs(["Configuration and eval runs", "Saved eval cases", "Blind comparisons"])
+
+with tab_gate:
+    _evals_widgets.config_status(conn, key="quality")
+    st.subheader("Eval runs")
+    _evals_widgets.eval_runs(conn)
+    runs = evals_db.eval_runs(conn)
+    if runs:
+        rid = st.selectbox("Show the cases of eval run", [r["id"] for r in runs], key="q_eval_run")
+        cfg = next(r["config_hash"] for r in runs if r["id"] == rid)
+        report = evals_db.latest_eval_run(conn, cfg)
+        if report and report["id"] == rid:
+            st.dataframe(pd.DataFrame([{
+                "case": x["id"], "dimension": x["dimension"], "blocking": x["blocking"], "status": x["status"],
+                "comment": x["source"], "checks": "; ".join(f"{c['check']} {c['status']}: {c['detail']}"
+                                                            for c in x["checks"])}
+                for x in report["report"]["results"]]), hide_index=True, width="stretch")
+        else:
+            st.caption("Only the latest run of each configuration keeps its per-case report here; run "
+                       "`python -m core evals run` to see any run in full.")
+
+with tab_saved:
+    rows = evals_db.saved_cases(conn)
+    if not rows:
+        st.info("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page.")
+    else:
+        st.dataframe(pd.DataFrame([{"case": r["case"]["id"], "dimension": r["dimension"], "requirement": r["reason"],
+                                    "saved by": r["saved_by"], "when": format_timestamp(r["saved_at"])}
+                                   for r in rows]), hide_index=True, width="stretch")
+        st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", saved.jsonl(conn),
+                           file_name="saved.jsonl", mime="application/jsonl")
+
+with tab_cmp:
+    cid = _common.require_course()
+    if cid is not None:
+        aid = _common.assignment_id()
+        variants = ai_config.list_variants()
+        st.subheader("Start a comparison")
+        if not variants:
+            st.info("No variant to compare: put the changed prompt files (and optionally variant.json with models "
+                    "and temperature) in a folder under prompts/variants/.")
+        else:
+            with st.form("new_comparison"):
+                variant = st.selectbox("Configuration B (a folder under prompts/variants/)", variants)
+                scope = st.radio("Sample from", ["assignment", "course"], horizontal=True, disabled=aid is None,
+                                 format_func={"assignment": "This assignment", "course": "The whole course"}.get)
+                n = st.number_input("Pairs (stratified by score band)", min_value=2, max_value=500,
+                                    value=pairwise.DEFAULT_SAMPLE, step=10)
+                if st.form_submit_button("Draft the pairs"):
+                    try:
+                        new = pairwise.create(conn, course_id=cid, variant_b=variant, sample_size=int(n),
+                                              assignment_id=aid if scope == "assignment" else None,
+                                              actor=_common.actor())
+                        pairwise.start(db_path, new)
+                    except FairMarkError as e:
+                        st.error(str(e))
+                    else:
+                        st.session_state["evals_flash"] = (f"Comparison {new} is being drafted; teachers judge it on "
+                                                           "the Compare page.")
+                        st.rerun()
+        comps = cmp_db.list_for_course(conn, cid)
+        if comps:
+            st.subheader("Comparisons")
+            st.dataframe(pd.DataFrame([{"comparison": c["id"], "B (variant)": c["variant_b"], "status": c["status"],
+                                        "pairs drafted": f"{c['drafted']} of {c['sample_size']}",
+                                        "started": format_timestamp(c["created_at"]), "by": c["created_by"]}
+                                       for c in comps]), hide_index=True, width="stretch")
+            pick = st.selectbox("Results of", [c["id"] for c in comps], key="q_cmp_pick")
+            r = pairwise.results(conn, pick)
+            if r["status"] == "failed":
+                st.error(escape_markdown(next(c["error"] or "" for c in comps if c["id"] == pick)))
+            st.dataframe(pd.DataFrame([{"dimension": d, "choices": w["n"], "B's win rate": w["win_rate"],
+                                        "95 % CI": w["ci"] or w["ci_note"], "B better": w["b_wins"],
+                                        "A better": w["a_wins"], "equal": w["ties"]}
+                                       for d, w in r["by_dimension"].items()]), hide_index=True, width="stretch")
+            j = r["judge"]
+            st.caption(f"Pedagogy judge vs teachers: agreement {j['agreement']:.0%} on {j['n']} choices (CI {j['ci']})"
+                       if j["agreement"] is not None else f"Pedagogy judge vs teachers: {j['ci_note']}")
+        st.subheader("When the pedagogy judge is trusted")
+        trust = pairwise.judge_trust(conn)
+        st.caption(("Trusted" if trust["trusted"] else "Not trusted") + f" for later changes: {trust['why']}. "
+                   "A trusted judge's pedagogy cases block an AI change like leakage and grounding do.")
+        with st.form("judge_trust"):
+            value = st.slider("Agreement with the teachers needed (admin)", 0.5, 1.0, float(trust["threshold"]), 0.05)
+            if st.form_submit_button("Save threshold"):
+                try:
+                    pairwise.set_trust_threshold(conn, value, actor=_common.actor())
+                except FairMarkError as e:
+                    st.error(str(e))
+                else:
+                    st.rerun()

@@ -1,0 +1,117 @@
+"""AI configurations and the gate in front of a run: an unevaluated or failed configuration runs
+only on an admin's explicit, audited override; Settings, Assess and every draft show the state."""
+import pytest
+
+import factories as f
+from assess_script import RICH_TEXT
+from core import runs
+from core.errors import GateError
+from core.evals import config as ai_config
+from core.evals import gate
+from core.llm import LoggedLLM, OpenAICompatibleLLM
+from core.settings import Settings, load_settings
+from db import evals as evals_db
+
+
+@pytest.fixture
+def course_with_llm(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-test")
+    c = f.course(conn)
+    f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT)
+    return c
+
+
+def _report(blocking_failed=(), not_run_blocking=0, cases=3):
+    results = [{"id": f"C{i}", "blocking": True, "status": "not_run" if i < not_run_blocking else "passed"}
+               for i in range(cases)]
+    return {"cases": cases, "passed": cases, "failed": len(blocking_failed), "not_run": not_run_blocking,
+            "blocking_failed": list(blocking_failed), "results": results, "provider": "openai",
+            "suite_version": "abc123def456"}
+
+
+def _in_use(provider="openai"):
+    defn = ai_config.current(provider)
+    return defn, ai_config.config_hash(defn)
+
+
+def test_an_unevaluated_configuration_does_not_run_and_the_message_says_what_to_do(conn, course_with_llm):
+    with pytest.raises(GateError, match=r"has not been evaluated.*python -m core evals run.*override"):
+        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", created_by="Ms T")
+    defn, h = _in_use()
+    row = evals_db.get_config(conn, h)
+    assert row["first_used_by"] == "Ms T" and row["definition"] == defn     # recorded when first used
+    assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_a_failed_configuration_is_refused_and_a_passed_one_runs(conn, course_with_llm):
+    defn, h = _in_use()
+    evals_db.record_config(conn, h, defn)
+    evals_db.save_eval_run(conn, h, _report(blocking_failed=["L1"]), suite="data/evals")
+    assert gate.status(conn, h)["state"] == "failed"
+    with pytest.raises(GateError, match="failed blocking eval cases in eval run 1: L1"):
+        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai")
+    evals_db.save_eval_run(conn, h, _report(not_run_blocking=2), suite="data/evals")
+    assert gate.status(conn, h)["state"] == "unevaluated"      # blocking cases not run are not a pass
+    evals_db.save_eval_run(conn, h, _report(), suite="data/evals")
+    assert gate.status(conn, h)["state"] == "passed"
+    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai") > 0
+
+
+def test_an_admins_override_is_audited_and_holds_for_that_configuration_only(conn, course_with_llm, monkeypatch):
+    _, h = _in_use()
+    with pytest.raises(GateError):
+        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai")
+    with pytest.raises(GateError, match="at least 10 characters"):
+        gate.override(conn, h, actor="Admin A", reason="ok")
+    gate.override(conn, h, actor="Admin A", reason="Judges need the new endpoint; leakage rules passed offline.")
+    audit = next(conn.query("SELECT actor, action, reason FROM audit_log WHERE action = 'override_eval_gate'"))
+    assert audit["actor"] == "Admin A" and "leakage rules" in audit["reason"]
+    s = gate.status(conn, h)
+    assert s["cleared"] and s["state"] == "unevaluated" and "Admin A overrode the gate" in s["message"]
+    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai") > 0
+    monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "another-model")      # a change: a new configuration
+    other = f.course(conn, name="Another course")
+    f.submission(conn, other["assignment_id"], f.student(conn, other["course_id"]), RICH_TEXT)
+    with pytest.raises(GateError, match="has not been evaluated"):
+        runs.create(conn, course_id=other["course_id"], provider="openai")
+
+
+def test_the_offline_baseline_needs_no_gate(conn, course_with_llm):
+    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="offline") > 0
+    assert gate.status(conn, _in_use("offline")[1], "offline")["state"] == "offline"
+
+
+def test_the_configuration_of_a_run_and_of_its_llm_are_the_same(conn, course_with_llm, db_path):
+    settings = load_settings()
+    llm = LoggedLLM(OpenAICompatibleLLM(settings, transport=lambda r: None), db_path)
+    assert ai_config.of_llm(llm) == ai_config.definition("openai", settings)
+    offline = ai_config.llm_for("offline", db_path)
+    assert ai_config.of_llm(offline) == ai_config.definition("offline", Settings())
+
+
+def test_settings_assess_and_the_review_item_show_the_state(conn, course_with_llm, app_test, db_path):
+    from assess_script import good_llm
+    from core import pipeline
+
+    _, h = _in_use()
+    at = app_test("pages/assess.py").run()
+    assert not at.exception
+    assert any("not been evaluated" in w.value for w in at.warning)
+    def button(label):
+        return next(b for b in at.button if b.label == label)
+
+    assert button("Start assessment").disabled
+    at.text_area(key="override_reason_assess").input("The eval endpoint is down today; reviewed by hand.")
+    button("Override the gate").click().run()
+    assert not at.exception and not button("Start assessment").disabled      # the override lets it run
+    at = app_test("pages/settings.py").run()
+    assert any(h in i.value and "run allowed by an admin's override" in i.value for i in at.info)
+    sid = conn.execute("SELECT id FROM submissions").fetchone()[0]
+    draft_id = pipeline.assess_one(db_path, sid, llm=good_llm())
+    at = app_test("pages/review.py")
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception
+    draft_cfg = conn.execute("SELECT ai_config FROM drafts WHERE id = ?", [draft_id]).fetchone()[0]
+    shown = [c.value for c in at.caption if "Drafted by AI configuration" in c.value]
+    assert shown and draft_cfg in shown[0] and "not evaluated yet" in shown[0], [c.value for c in at.caption]

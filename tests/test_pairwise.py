@@ -1,0 +1,148 @@
+"""Blind pairwise comparison of two AI configurations: a stratified sample drafted with A and B
+(the submissions' own drafts untouched), pairs shown without labels on random sides, choices
+stored as A/B/tie, B's win rate with a CI per dimension and per teacher, and the pedagogy
+judge's agreement with the teachers against the admin's threshold."""
+import pytest
+
+import factories as f
+from assess_script import RICH_TEXT, good_llm
+from core import prompts
+from core.errors import ConflictError, FairMarkError
+from core.evals import pairwise
+from db import comparisons as cmp_db
+
+A_TEXT = "Version A: you explain temperature clearly. Next: (1) add bias, (2) add a question. What next?"
+B_TEXT = "Version B: your example from work is vivid. Next: (1) say why, (2) test it twice. What changed?"
+
+
+@pytest.fixture
+def variant_dir(tmp_path, monkeypatch):
+    root = tmp_path / "variants"
+    (root / "warmer").mkdir(parents=True)
+    text = (prompts.PROMPT_DIR / "aggregator.md").read_text().replace("Start with 1-2 specific strengths.",
+                                                                      "Start with 2 warm, specific strengths.")
+    (root / "warmer" / "aggregator.md").write_text(text)
+    from core.evals import config as ai_config
+
+    monkeypatch.setattr(ai_config, "VARIANTS_DIR", root)
+    return root / "warmer"
+
+
+def _course(conn, n=12):
+    c = f.course(conn)
+    subs = []
+    for i in range(n):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT + f" ({i})")
+        if i < 8:   # 8 drafted (half low, half high), 4 never drafted
+            f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 1 if i < 4 else 3))
+        subs.append(sid)
+    return c, subs
+
+
+def _llms(judge_a=None, judge_b=None):
+    a = good_llm().always("aggregator", {"comment": A_TEXT})
+    b = good_llm().always("aggregator", {"comment": B_TEXT})
+    if judge_a is not None:   # the judge of the configuration in use rates both comments
+        def rate(messages, schema):
+            return judge_a if "Version A" in messages[-1]["content"] else judge_b
+        a.always("pedagogy", rate)
+    return a, b
+
+
+def test_the_sample_is_stratified_and_the_sides_random(conn, variant_dir):
+    c, subs = _course(conn)
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=6, seed=7,
+                          provider="offline", actor="Coordinator C")
+    pairs = cmp_db.pairs(conn, cid)
+    assert len(pairs) == 6 and sorted(p["position"] for p in pairs) == list(range(6))
+    assert {p["stratum"] for p in pairs} == {"low", "high", "undrafted"}
+    assert 0 < sum(p["b_on_left"] for p in pairs) < 6
+    comp = cmp_db.get(conn, cid)
+    assert comp["config_a"] != comp["config_b"] and comp["variant_b"] == "warmer"
+    with pytest.raises(FairMarkError, match="does not change anything"):
+        (variant_dir / "aggregator.md").write_text((prompts.PROMPT_DIR / "aggregator.md").read_text())
+        pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", provider="offline", actor="C")
+
+
+def test_drafting_leaves_the_submissions_own_drafts_alone(conn, db_path, variant_dir):
+    c, subs = _course(conn)
+    before = list(conn.query("SELECT id, status, current_draft_id FROM submissions ORDER BY id"))
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=4, seed=1,
+                          provider="offline", actor="C")
+    a, b = _llms()
+    done = pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    assert done["status"] == "ready"
+    assert list(conn.query("SELECT id, status, current_draft_id FROM submissions ORDER BY id")) == before
+    b_prompts = [m for call in b.calls_for("aggregator") for m in call.messages if m["role"] == "system"]
+    assert b_prompts and all("2 warm, specific strengths" in m["content"] for m in b_prompts)   # B's prompt
+    assert all("2 warm" not in call.messages[0]["content"] for call in a.calls_for("aggregator"))
+
+
+def test_teachers_see_pairs_without_labels_and_the_results_count_b(conn, db_path, variant_dir):
+    c, _ = _course(conn)
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=8, seed=3,
+                          provider="offline", actor="C")
+    good = {"leads": 5, "level": 4, "next_step": 5, "justification": "x"}
+    weak = {"leads": 2, "level": 3, "next_step": 3, "justification": "y"}
+    a, b = _llms(judge_a=weak, judge_b=good)          # the judge prefers B's comments
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    b_left = {p["id"]: p["b_on_left"] for p in cmp_db.pairs(conn, cid)}
+    for teacher in ("Ms T", "Mr U"):
+        while (pair := pairwise.next_pair(conn, cid, teacher)) is not None:
+            assert set(pair) == {"pair_id", "position", "submission_id", "submission", "left_comment", "right_comment"}
+            assert {pair["left_comment"], pair["right_comment"]} == {A_TEXT, B_TEXT}
+            assert (pair["left_comment"] == B_TEXT) == bool(b_left[pair["pair_id"]])
+            # Ms T always prefers B's text (wherever it is); Mr U always picks the left side.
+            side = ("left" if pair["left_comment"] == B_TEXT else "right") if teacher == "Ms T" else "left"
+            pairwise.choose(conn, pair["pair_id"], teacher=teacher, level=side, pedagogy="tie" if teacher == "Mr U"
+                            else side)
+    r = pairwise.results(conn, cid)
+    lefts = sum(b_left.values())
+    level = r["by_dimension"]["level"]
+    assert level["n"] == 16 and level["b_wins"] == 8 + lefts and level["win_rate"] == (8 + lefts) / 16
+    assert level["ci"][0] <= level["win_rate"] <= level["ci"][1]
+    per = {(t["teacher"], t["dimension"]): t for t in r["by_teacher"]}
+    assert per[("Ms T", "level")]["win_rate"] == 1.0 and per[("Mr U", "pedagogy")]["win_rate"] == 0.5
+    assert per[("Mr U", "level")]["win_rate"] == lefts / 8
+    judge = r["judge"]       # judge chose B everywhere: agrees with Ms T (B) on 8, never with Mr U (tie)
+    assert (judge["n"], judge["agreement"], judge["trusted"]) == (16, 0.5, False)
+    pairwise.set_trust_threshold(conn, 0.5, actor="Admin A")
+    assert pairwise.judge_trust(conn)["trusted"] is True
+    with pytest.raises(ConflictError):
+        first = cmp_db.pairs(conn, cid)[0]["id"]
+        pairwise.choose(conn, first, teacher="Ms T", level="left", pedagogy="left")
+
+
+def test_offline_the_judge_does_not_run_and_agreement_says_so(conn, db_path, variant_dir):
+    c, _ = _course(conn)
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=3,
+                          provider="offline", actor="C")
+    pairwise.draft(db_path, cid)          # both configurations offline: judge not run
+    pair = pairwise.next_pair(conn, cid, "Ms T")
+    pairwise.choose(conn, pair["pair_id"], teacher="Ms T", level="tie", pedagogy="right")
+    j = pairwise.results(conn, cid)["judge"]
+    assert j["agreement"] is None and j["not_run"] == 1 and not j["trusted"]
+
+
+def test_the_compare_page_hides_the_sides_and_shows_the_results_at_the_end(conn, db_path, variant_dir, app_test):
+    c, _ = _course(conn)
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=5,
+                          provider="offline", actor="C")
+    a, b = _llms()
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    at = app_test("pages/compare.py")
+    at.session_state["actor"] = "Ms T"
+    at.run()
+    assert not at.exception
+    page_text = " ".join(str(e.value) for e in at.markdown) + " ".join(str(e.value) for e in at.caption)
+    assert "warmer" not in page_text and cmp_db.get(conn, cid)["config_b"] not in page_text
+    for _ in range(2):
+        pid = pairwise.next_pair(conn, cid, "Ms T")["pair_id"]
+        at.radio(key=f"cmp_level_{pid}").set_value("left")
+        at.radio(key=f"cmp_pedagogy_{pid}").set_value("right")
+        next(b for b in at.button if b.label == "Save and next pair").click().run()
+        assert not at.exception
+    assert any("judged all 2 pairs" in s.value for s in at.success)
+    assert [m.label for m in at.metric] == ["Level fit: B's win rate", "Pedagogy: B's win rate"]
+    assert all("95 % CI" in cap.value or "CI unavailable" in cap.value for cap in at.caption
+               if "n = " in cap.value)
