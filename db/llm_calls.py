@@ -180,14 +180,7 @@ LAST_TEST_KEY = "llm_last_connection_test"
 OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency")
 
 
-def _get_setting(conn: Database, key: str, default=None):
-    row = conn.execute("SELECT value FROM app_settings WHERE key = ?", [key]).fetchone()
-    return default if row is None else dbmod.loads(row[0], default)
-
-
-def _set_setting(conn: Database, key: str, value) -> None:
-    conn.execute("INSERT INTO app_settings (key, value) VALUES (?, ?) "
-               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, dbmod.dumps(value)])
+_get_setting, _set_setting = dbmod.get_setting, dbmod.set_setting
 
 
 def get_llm_overrides(conn: Database) -> dict:
