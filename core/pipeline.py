@@ -24,6 +24,7 @@ from concurrent.futures import ThreadPoolExecutor
 import db
 from core import checks, triage
 from core.agents import Ids, Job, registry
+from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.llm import default_provider, make_llm
 from core.pseudonym import Pseudonymizer
@@ -60,6 +61,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
     try:
         item = drafts_db.load_item(conn, submission_id)
         rubric: Rubric = item["rubric"]
+        item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], rubric)
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id))
         priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
                                    confidence=draft.get("confidence"))
@@ -92,7 +94,8 @@ def build_draft(llm, item: dict, ids: Ids) -> dict:
                 "models": {}}
     pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
     job = Job(rubric=rubric, text=pz.hide(text), ids=ids,
-              assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
+              assignment={**{k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")},
+                          "anchors": item.get("anchors") or []})
     step = _Step()
     try:
         result = _agents(llm, job, step)

@@ -23,9 +23,9 @@ SOURCES = ("blind", "upload")
 def pool(conn: Database, assignment_id: int) -> list[dict]:
     """Submissions that may join the calibration set: drafted (scores to compare), never opened
     by a teacher (so the score can still be blind), not in the set and not calibrated yet.
-    {submission_id, draft_id, draft_total, word_count, attributes (JSON)}."""
+    {submission_id, draft_id, scores (JSON), word_count, attributes (JSON)}."""
     return list(conn.query(
-        "SELECT s.id AS submission_id, d.id AS draft_id, d.total AS draft_total, s.word_count, "
+        "SELECT s.id AS submission_id, d.id AS draft_id, d.scores, s.word_count, "
         "st.attributes FROM submissions s JOIN students st ON st.id = s.student_id "
         "JOIN drafts d ON d.id = s.current_draft_id LEFT JOIN reviews r ON r.submission_id = s.id "
         "WHERE s.assignment_id = ? AND s.status IN ('drafted', 'needs_attention') AND d.status != 'failed' "
@@ -127,11 +127,14 @@ def anchor_rows(conn: Database, assignment_id: int, exclude_submission_id: int |
     """Blind-scored submissions of an assignment that can serve as the Evaluator's examples,
     one row per (submission, criterion) where every rater gave the same whole score:
     {submission_id, text, name, email, pseudonym, criterion, score}. The submission being
-    scored is left out (leave-one-out: an item is never its own example)."""
+    scored is left out (leave-one-out: an item is never its own example), and so is any text
+    whose draft was flagged for instructions aimed at the AI (it would speak to every prompt)."""
     return list(conn.query(
         "SELECT s.id AS submission_id, s.text, st.name, st.email, st.pseudonym, cs.criterion, "
         "MIN(cs.score) AS score FROM calibration_scores cs JOIN submissions s ON s.id = cs.submission_id "
         "JOIN students st ON st.id = s.student_id WHERE s.assignment_id = ? AND s.id IS NOT ? "
+        "AND NOT EXISTS (SELECT 1 FROM drafts d, json_each(d.flags) f WHERE d.id = s.current_draft_id "
+        " AND f.value = 'injection') "
         "GROUP BY s.id, cs.criterion HAVING MIN(cs.score) = MAX(cs.score) AND MIN(cs.score) = CAST(MIN(cs.score) AS INT) "
         "ORDER BY s.id, cs.criterion", [assignment_id, exclude_submission_id]))
 
