@@ -38,11 +38,13 @@ def pool(conn: Database, assignment_id: int) -> list[dict]:
 def add_items(conn: Database, assignment_id: int, picked: list[tuple[int, int, str]], *, actor: str,
               at: str) -> None:
     """Add (submission_id, draft_id, stratum) rows to the assignment's set, with one audit row."""
-    conn.conn.executemany(
-        "INSERT INTO calibration_items (assignment_id, submission_id, draft_id, stratum, drawn_by, drawn_at) "
-        "VALUES (?, ?, ?, ?, ?, ?)", [(assignment_id, sid, did, stratum, actor, at) for sid, did, stratum in picked])
-    audit(conn, actor=actor, action="draw_calibration", entity="calibration_items", entity_id=assignment_id,
-          after={"added": [sid for sid, _, _ in picked]}, reason="stratified calibration set")
+    with conn.atomic():  # a savepoint inside the caller's transaction, else its own
+        conn.conn.executemany(
+            "INSERT INTO calibration_items (assignment_id, submission_id, draft_id, stratum, drawn_by, drawn_at) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(assignment_id, sid, did, stratum, actor, at) for sid, did, stratum in picked])
+        audit(conn, actor=actor, action="draw_calibration", entity="calibration_items", entity_id=assignment_id,
+              after={"added": [sid for sid, _, _ in picked]}, reason="stratified calibration set")
 
 
 def remove_item(conn: Database, assignment_id: int, submission_id: int, *, actor: str) -> int:
@@ -103,11 +105,13 @@ def save_scores(conn: Database, submission_id: int, rater: str, scores: dict[str
                     [submission_id, rater]).fetchone():
         raise ConflictError(f"{rater} already saved blind scores for submission {submission_id}; blind scores "
                             "are final (a change after seeing the AI's draft would not be blind)")
-    conn.conn.executemany(
-        "INSERT INTO calibration_scores (submission_id, criterion, rater, score, source, scored_by, scored_at) "
-        "VALUES (?, ?, ?, ?, ?, ?, ?)", [(submission_id, k, rater, v, source, actor, at) for k, v in scores.items()])
-    audit(conn, actor=actor, action="calibration_score", entity="calibration_scores", submission_id=submission_id,
-          after={"rater": rater, "scores": scores, "source": source})
+    with conn.atomic():
+        conn.conn.executemany(
+            "INSERT INTO calibration_scores (submission_id, criterion, rater, score, source, scored_by, scored_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(submission_id, k, rater, v, source, actor, at) for k, v in scores.items()])
+        audit(conn, actor=actor, action="calibration_score", entity="calibration_scores",
+              submission_id=submission_id, after={"rater": rater, "scores": scores, "source": source})
 
 
 def rater_pairs(conn: Database, assignment_id: int) -> list[tuple]:

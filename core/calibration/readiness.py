@@ -108,10 +108,14 @@ def _criterion_row(key: str, title: str, pairs: pd.DataFrame, ceiling: pd.DataFr
         bands = metrics.band_report(pairs, lo, hi, n_boot=n_boot, seed=seed, min_n=1)
         row.update({s: a[s] for s in ("qwk", "mae", "bias")}, **{f"{s}_ci": ci[s] for s in ("qwk", "mae", "bias")},
                    delta_mae=bands["delta_mae"], delta_mae_ci=bands["delta_mae_ci"])
+        # Every resample gave the same QWK (e.g. perfect agreement): no interval to show, but its
+        # lower end is that value, not "unknown".
+        constant = "same value" in ci["notes"].get("qwk", "")
+        row["qwk_low"] = ci["qwk"][0] if ci["qwk"] else (a["qwk"] if constant else float("nan"))
     else:
         nan = float("nan")
         row.update(qwk=nan, mae=nan, bias=nan, qwk_ci=None, mae_ci=None, bias_ci=None, delta_mae=nan,
-                   delta_mae_ci=None)
+                   delta_mae_ci=None, qwk_low=nan)
     row["ceiling_students"] = int(ceiling["student"].nunique()) if len(ceiling) else 0
     if len(ceiling):
         c = metrics.agreement(ceiling, lo, hi)
@@ -124,25 +128,27 @@ def _criterion_row(key: str, title: str, pairs: pd.DataFrame, ceiling: pd.DataFr
     if not row["qwk"] >= bar.qwk_min:
         reasons.append(f"QWK {row['qwk']:.2f} below {bar.qwk_min:.2f}" if row["qwk"] == row["qwk"]
                        else "QWK not measurable yet")
-    if not (row["qwk_ci"] and row["qwk_ci"][0] >= bar.qwk_ci_low_min):
-        reasons.append(f"QWK interval's lower end {row['qwk_ci'][0]:.2f} below {bar.qwk_ci_low_min:.2f}"
-                       if row["qwk_ci"] else "no QWK interval yet")
+    if not row["qwk_low"] >= bar.qwk_ci_low_min:
+        reasons.append(f"QWK interval's lower end {row['qwk_low']:.2f} below {bar.qwk_ci_low_min:.2f}"
+                       if row["qwk_low"] == row["qwk_low"] else "no QWK interval yet")
     if not abs(row["bias"]) <= bar.max_abs_bias:
         reasons.append(f"bias {row['bias']:+.2f} beyond ±{bar.max_abs_bias:.2f}" if row["bias"] == row["bias"]
                        else "bias not measurable yet")
     row["ready"], row["reasons"] = not reasons, reasons
-    row["more_needed"] = more_needed(row["students"], row["qwk"], row["qwk_ci"], bar)
+    ci = row["qwk_ci"] or ([row["qwk_low"], row["qwk_low"]] if row["qwk_low"] == row["qwk_low"] else None)
+    row["more_needed"] = more_needed(row["students"], row["qwk"], ci, bar)
     return row
 
 
 def readiness(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> dict:
     """The gate for one assignment. {"assignment_id", "ready", "status" ("ready" | "not_ready" |
-    "no_calibration"), "students", "criteria" [per criterion: students, qwk/mae/bias and CIs,
+    "no_calibration"), "students", "criteria" [per criterion: students, qwk/mae/bias and CIs, qwk_low
+    (the interval's lower end; the QWK itself when every resample agrees),
     delta_mae and CI, ceiling_qwk, ceiling_mae, ceiling_students, ready, reasons, more_needed],
     "more_needed" (the largest over criteria; None if unknown), "bar", "message"}.
     Cached until the data change (and per bar)."""
     bar = get_bar(conn)
-    return analytics.memo(conn, ("readiness", assignment_id, asdict(bar), n_boot, seed),
+    return analytics.memo(conn, ("readiness", assignment_id, tuple(asdict(bar).items()), n_boot, seed),
                           lambda: _readiness(conn, assignment_id, bar, n_boot, seed))
 
 
