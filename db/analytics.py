@@ -232,9 +232,9 @@ def edit_counts(conn: Database, scope: Scope) -> dict:
     newest COMMENT_SAMPLE edited comments, "reason_codes": (code, n), "bulk_approved": int}.
     """
     where, args = scope.where()
-    joins = (f"FROM reviews r JOIN submissions s ON s.id = r.submission_id "
-             f"JOIN assignments a ON a.id = s.assignment_id "
-             f"JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) ")
+    joins = ("FROM reviews r JOIN submissions s ON s.id = r.submission_id "
+             "JOIN assignments a ON a.id = s.assignment_id "
+             "JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) ")
     bulk = conn.execute(f"SELECT COUNT(*) {joins} WHERE {where} AND r.status = 'approved' AND r.approved_in_bulk = 1",
                         args).fetchone()[0]
     base = f"{joins} WHERE {where} AND r.status IN ('approved', 'rejected') AND r.approved_in_bulk = 0"

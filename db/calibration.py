@@ -139,7 +139,8 @@ def anchor_rows(conn: Database, assignment_id: int, exclude_submission_id: int |
         "JOIN students st ON st.id = s.student_id WHERE s.assignment_id = ? AND s.id IS NOT ? "
         "AND NOT EXISTS (SELECT 1 FROM drafts d, json_each(d.flags) f WHERE d.id = s.current_draft_id "
         " AND f.value = 'injection') "
-        "GROUP BY s.id, cs.criterion HAVING MIN(cs.score) = MAX(cs.score) AND MIN(cs.score) = CAST(MIN(cs.score) AS INT) "
+        "GROUP BY s.id, cs.criterion "
+        "HAVING MIN(cs.score) = MAX(cs.score) AND MIN(cs.score) = CAST(MIN(cs.score) AS INT) "
         "ORDER BY s.id, cs.criterion", [assignment_id, exclude_submission_id]))
 
 

@@ -2,9 +2,9 @@
 the set-based writes that approve them all at once.
 
 A candidate is a drafted item whose Reviewer was CONFIDENT, with no failed blocking check, no
-flag, no attention reason, no teacher edit, and not waiting for a blind calibration score. core.signoff.bulk owns the rules around it (the
-band cut, which check severities block, the sample size, the gates) and passes the first two in
-as an `Eligibility`.
+flag, no attention reason, no teacher edit, and not waiting for a blind calibration score.
+core.signoff.bulk owns the rules around it (the band cut, which check severities block, the
+sample size, the gates) and passes the first two in as an `Eligibility`.
 """
 from __future__ import annotations
 

@@ -48,10 +48,12 @@ def scope_caption(scope: analytics.Scope) -> None:
 # Column headers people read (the data keep their short names in core/db).
 HEADERS = {
     "criterion": "Criterion", "title": "Title", "n": "n", "students": "Students",
-    "students_low": "Students (low band)", "students_high": "Students (high band)", "mae": "MAE", "bias": "Bias (AI − reference)",
+    "students_low": "Students (low band)", "students_high": "Students (high band)", "mae": "MAE",
+    "bias": "Bias (AI − reference)",
     "qwk": "QWK", "exact": "Exact agreement", "adjacent": "Within ±1", "n_low": "n (low band)",
     "mae_low": "MAE (low band)", "n_high": "n (high band)", "mae_high": "MAE (high band)", "delta_mae": "ΔMAE",
-    "code": "Reason code", "compared_with": "Compared with", "difference": "Difference", "p_value": "p-value", "submissions": "Reflections", "alpha": "Krippendorff's α", "model": "Model",
+    "compared_with": "Compared with", "difference": "Difference", "p_value": "p-value",
+    "code": "Reason code", "submissions": "Reflections", "alpha": "Krippendorff's α", "model": "Model",
     "agent": "Agent", "course": "Course", "run": "Run", "calls": "Calls", "tokens_in": "Tokens in",
     "tokens_out": "Tokens out", "tokens_cached": "Cached tokens", "tokens": "Tokens", "cost_usd": "Cost (US$)",
     "mean_latency_ms": "Mean latency (ms)", "max_latency_ms": "Max latency (ms)", "cache_hits": "Cache hits",

@@ -39,7 +39,8 @@ def _schema(rubric_json: str) -> type[BaseModel]:
         evidence_quote=(bounded_text(200), ...),
         reasoning=(bounded_text(400, min_chars=1), ...),
         score=(Literal[levels], ...),
-        areas_for_improvement=(Annotated[list[bounded_text(200)], Field(min_length=1, json_schema_extra={"maxItems": 2}),
+        areas_for_improvement=(Annotated[list[bounded_text(200)],
+                                         Field(min_length=1, json_schema_extra={"maxItems": 2}),
                                          AfterValidator(truncate(2))], ...),
     )
     return create_model(f"Evaluation_{suffix}", __config__=ConfigDict(extra="forbid"),

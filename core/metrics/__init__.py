@@ -18,8 +18,8 @@ Conventions (used everywhere, tested):
   permutation p-value (labels shuffled across students), `fairness.group_report`'s `tests`.
 
 Modules: `agreement` (n, MAE, bias, QWK, exact, adjacent, confusion), `bootstrap` (by student or
-by row), `permutation` (group tests), `fairness` (bands, groups), `length` (length bias), `edits` (what teachers changed),
-`judges` (Krippendorff's alpha between models).
+by row), `permutation` (group tests), `fairness` (bands, groups), `length` (length bias), `edits`
+(what teachers changed), `judges` (Krippendorff's alpha between models).
 """
 # Re-exported: the public API of the package.
 from core.metrics.agreement import (  # noqa: F401
@@ -36,6 +36,6 @@ from core.metrics.agreement import (  # noqa: F401
 from core.metrics.bootstrap import agreement_cis  # noqa: F401
 from core.metrics.edits import comment_similarity, edit_summary  # noqa: F401
 from core.metrics.fairness import band_report, by_key, group_report  # noqa: F401
-from core.metrics.permutation import permutation_p  # noqa: F401
 from core.metrics.judges import judge_alpha  # noqa: F401
 from core.metrics.length import length_bias  # noqa: F401
+from core.metrics.permutation import permutation_p  # noqa: F401

@@ -22,8 +22,16 @@ import numpy as np
 import pandas as pd
 
 from core.metrics.agreement import agreement, canonical, default_band_cut
-from core.metrics.bootstrap import (CLUSTER, DEFAULT_BOOT, STATS, agreement_cis, percentile_ci, resample,
-                                    stats_from_sums, unit_labels)
+from core.metrics.bootstrap import (
+    CLUSTER,
+    DEFAULT_BOOT,
+    STATS,
+    agreement_cis,
+    percentile_ci,
+    resample,
+    stats_from_sums,
+    unit_labels,
+)
 from core.metrics.permutation import DEFAULT_PERMUTATIONS, permutation_p
 
 MIN_N = 10  # below this a band or group is flagged as too small to judge (students when clustered)
