@@ -127,3 +127,20 @@ def test_settings_saves_the_bar(conn, app_test):
     at.button(key="FormSubmitter:cal_bar-Save the bar").click().run()
     assert not at.exception, at.exception
     assert readiness.get_bar(conn) == readiness.Bar(min_students=20, qwk_min=0.7)
+
+
+def test_upload_can_declare_the_scores_blind_calibration_scores(app_test, conn):
+    at = app_test("pages/upload.py").run()
+    at.text_input(key="up_new_course").set_value("Spring course")
+    at.text_input(key="up_new_title").set_value("Week 1")
+    at.session_state["upload_sources"] = [("week1.csv", b"student_id,name,text,clarity_rater1\n"
+                                                        b"s1,Ada,I learned about temperature.,2\n")]
+    at.run()
+    choice = next(r for r in at.radio if r.key and r.key.startswith("map_scores_are_"))
+    assert choice.value == "reference"  # the default keeps today's meaning
+    choice.set_value("calibration").run()
+    next(b for b in at.button if b.label == "Import").click().run()
+    assert not at.exception, at.exception
+    assert conn.execute("SELECT rater, criterion, score, source FROM calibration_scores").fetchall() == [
+        ("rater1", "clarity", 2.0, "upload")]
+    assert conn.execute("SELECT COUNT(*) FROM reference_scores").fetchone()[0] == 0
