@@ -235,14 +235,16 @@ def edit_counts(conn: Database, scope: Scope) -> dict:
     joins = ("FROM reviews r JOIN submissions s ON s.id = r.submission_id "
              "JOIN assignments a ON a.id = s.assignment_id "
              "JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) ")
-    bulk = conn.execute(f"SELECT COUNT(*) {joins} WHERE {where} AND r.status = 'approved' AND r.approved_in_bulk = 1",
-                        args).fetchone()[0]
     base = f"{joins} WHERE {where} AND r.status IN ('approved', 'rejected') AND r.approved_in_bulk = 0"
     changed = ("EXISTS (SELECT 1 FROM json_each(r.scores) j "
                "WHERE j.value IS NOT json_extract(d.scores, '$.\"' || j.key || '\"'))")
-    outcomes = pd.DataFrame(conn.execute(
-        f"SELECT r.status, {changed}, r.comment != d.comment, COUNT(*) {base} GROUP BY 1, 2, 3", args).fetchall(),
-        columns=["status", "scores_changed", "comment_changed", "n"])
+    # One scan for both: decisions one by one, and the bulk approvals (counted, nothing else).
+    decided = pd.DataFrame(conn.execute(
+        f"SELECT r.status, r.approved_in_bulk, {changed}, r.comment != d.comment, COUNT(*) {joins} "
+        f"WHERE {where} AND r.status IN ('approved', 'rejected') GROUP BY 1, 2, 3, 4", args).fetchall(),
+        columns=["status", "bulk", "scores_changed", "comment_changed", "n"])
+    bulk = int(decided.loc[(decided["bulk"] == 1) & (decided["status"] == "approved"), "n"].sum())
+    outcomes = decided[decided["bulk"] == 0].drop(columns="bulk").reset_index(drop=True)
     changes = pd.DataFrame(conn.execute(
         f"SELECT j.key, json_extract(d.scores, '$.\"' || j.key || '\"'), j.value, COUNT(*) "
         f"{base.replace('WHERE', ', json_each(r.scores) j WHERE')} AND r.status = 'approved' "

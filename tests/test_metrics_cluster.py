@@ -112,3 +112,24 @@ def test_the_cluster_bootstrap_is_seeded_and_independent_of_row_order():
     assert metrics.agreement_cis(t, 0, 3, seed=4) == metrics.agreement_cis(shuffled, 0, 3, seed=4)
     assert metrics.band_report(t, 0, 3, seed=4)["delta_mae_ci"] == metrics.band_report(shuffled, 0, 3,
                                                                                          seed=4)["delta_mae_ci"]
+
+
+def test_with_many_students_the_normal_limit_gives_the_same_intervals(monkeypatch):
+    """From NORMAL_FROM students on, resampled sums come from their normal limit (fast at
+    25,000 students); it must agree with drawing students (both computed here)."""
+    from core.metrics import bootstrap
+
+    rows = students(2500, np.random.default_rng(11), weeks=1)
+    t = counts(rows.assign(group=rows["student"].str[-1].isin(list("01234")).map({True: "A", False: "B"})),
+               ("student", "group"))
+    normal = metrics.group_report(t, 0, 3, n_boot=1000, seed=1, permutations=0)
+    assert bootstrap.NORMAL_FROM <= 2500
+    monkeypatch.setattr(bootstrap, "NORMAL_FROM", 10**9)
+    drawn = metrics.group_report(t, 0, 3, n_boot=1000, seed=1, permutations=0)
+    for block in ("overall",):
+        for stat in ("mae", "qwk", "bias"):
+            a, b = normal[block][f"{stat}_ci"], drawn[block][f"{stat}_ci"]
+            assert width(a) == pytest.approx(width(b), rel=0.12), stat
+            assert a[0] == pytest.approx(b[0], abs=0.25 * width(b)), stat
+    a, b = normal["difference"]["mae_ci"], drawn["difference"]["mae_ci"]
+    assert width(a) == pytest.approx(width(b), rel=0.12)

@@ -48,6 +48,7 @@ DEFAULT_BOOT = 1000
 STATS = ("mae", "bias", "qwk", "exact", "adjacent")
 CLUSTER = "student"   # the column that names a pair's cluster in every table FairMark builds
 CHUNK = 256           # resamples per weight matrix: bounds memory at 256 x units
+NORMAL_FROM = 2000    # students from which resampled sums come from their normal limit (replicate_sums)
 FEATURES = ("n", "abs", "diff", "exact", "adjacent", "a", "r", "aa", "rr", "dd")
 
 
@@ -65,7 +66,12 @@ def _weights(sizes: np.ndarray, strata, n_boot: int, seed: int, chunk: int = CHU
         b = min(chunk, n_boot - start)
         out = np.zeros((b, len(sizes)), dtype=np.int64)
         for idx, total, p in groups:
-            out[:, idx] = rng.multinomial(total, p, size=b)
+            k = len(idx)
+            if total == k:  # one draw per unit (students): k uniform draws, counted (O(b k), exact)
+                draws = rng.integers(0, k, size=(b, k)) + (np.arange(b) * k)[:, None]
+                out[:, idx] = np.bincount(draws.ravel(), minlength=b * k).reshape(b, k)
+            else:
+                out[:, idx] = rng.multinomial(total, p, size=b)
         yield out
 
 
@@ -116,12 +122,10 @@ def cell_features(cells: dict) -> np.ndarray:
 
 def unit_sums(cells: dict, units: Units, mask: np.ndarray | None = None) -> np.ndarray:
     """Sums of FEATURES per unit (units x FEATURES) over the cells in `mask`."""
-    f = cell_features(cells) * units.per_cell[:, None]
-    if mask is not None:
-        f = f * np.asarray(mask, dtype=float)[:, None]
-    out = np.zeros((units.count, f.shape[1]))
-    np.add.at(out, units.code, f)
-    return out
+    w = units.per_cell if mask is None else units.per_cell * np.asarray(mask, dtype=float)
+    f = cell_features(cells)
+    return np.column_stack([np.bincount(units.code, weights=f[:, j] * w, minlength=units.count)
+                            for j in range(f.shape[1])])
 
 
 def stats_from_sums(s: np.ndarray, which: tuple[str, ...] = STATS) -> dict[str, np.ndarray]:
@@ -143,14 +147,40 @@ def stats_from_sums(s: np.ndarray, which: tuple[str, ...] = STATS) -> dict[str, 
 def replicate_sums(units: Units, sums: dict[str, np.ndarray], n_boot: int, seed: int,
                    strata: np.ndarray | None = None) -> dict[str, np.ndarray]:
     """For each named (units x FEATURES) sum, its resampled sums (n_boot x FEATURES), all from
-    the same unit weights (so differences between them are resampled jointly)."""
+    the same unit weights (so differences between them are resampled jointly).
+
+    With NORMAL_FROM students or more the resampled sums are drawn from their normal limit
+    instead: the multinomial draws' exact mean (the observed sums) and covariance (K times the
+    covariance of the per-student sums, per stratum), jointly for all subsets. At that size
+    the two are indistinguishable (tested), and the cost no longer grows with the students."""
+    if units.clustered and units.count >= NORMAL_FROM:
+        return _normal_sums(units, sums, n_boot, seed, strata)
     out = {k: np.zeros((n_boot, len(FEATURES))) for k in sums}
     start = 0
     for w in _weights(units.size, strata, n_boot, seed):
+        w = w.astype(float)  # once per chunk, not once per subset
         for k, a in sums.items():
             out[k][start:start + len(w)] = w @ a
         start += len(w)
     return out
+
+
+def _normal_sums(units: Units, sums: dict[str, np.ndarray], n_boot: int, seed: int,
+                 strata: np.ndarray | None) -> dict[str, np.ndarray]:
+    """Resampled sums from the normal limit of the student bootstrap (see replicate_sums)."""
+    names = list(sums)
+    joint = np.hstack([sums[k] for k in names])  # units x (subsets * FEATURES)
+    labels = np.zeros(units.count, dtype=int) if strata is None else np.asarray(strata)
+    rng = np.random.default_rng(seed)
+    draws = np.zeros((n_boot, joint.shape[1]))
+    for s in sorted(set(labels.tolist()), key=str):
+        part = joint[labels == s]
+        k = len(part)
+        # Multinomial(k, 1/k) weights: mean sum = the observed sum, covariance = k * Cov(rows).
+        cov = np.cov(part, rowvar=False, bias=True) * k if k > 1 else np.zeros((joint.shape[1],) * 2)
+        draws += rng.multivariate_normal(part.sum(axis=0), np.atleast_2d(cov), size=n_boot, method="eigh")
+    width = len(FEATURES)
+    return {k: draws[:, i * width:(i + 1) * width] for i, k in enumerate(names)}
 
 
 def percentile_ci(values: np.ndarray, n: int, level: float = 0.95) -> tuple[list[float] | None, str | None]:

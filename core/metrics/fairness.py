@@ -231,13 +231,22 @@ def by_key(table: pd.DataFrame, key: str, lo: int, hi: int, *, n_boot: int = 0, 
     [['1', 2, 0.0, 1.0], ['2', 2, 0.5, 0.5]]
     """
     clustered = bool(cluster and cluster in table.columns)
-    rows = []
+    rows, cis = [], {}
+    if n_boot and clustered and len(table):
+        # One resample of the students serves every value (they share students): one set of weights.
+        table = canonical(table)
+        values = table[key].to_numpy()
+        res = resample(table, lo, hi, {v: values == v for v in sorted(set(values.tolist()))}, n_boot=n_boot,
+                       seed=seed, cluster=cluster)
+        cis = {v: {s: percentile_ci(r, res.ci_n(v))[0] for s, r in res.stats(v, ("mae", "qwk"))[1].items()}
+               for v in res.point}
     for value, part in table.groupby(key, sort=True):
-        a = agreement(part, lo, hi)
+        a = agreement(part.groupby(["ai", "reference"], as_index=False)["n"].sum(), lo, hi)
         row = {key: value, "n": a["n"], **({"students": int(part[cluster].nunique())} if clustered else {}),
                **{s: a[s] for s in STATS}}
         if n_boot:
-            ci = agreement_cis(part, lo, hi, n_boot=n_boot, seed=seed, which=("mae", "qwk"), cluster=cluster)
+            ci = cis.get(value) or agreement_cis(part, lo, hi, n_boot=n_boot, seed=seed, which=("mae", "qwk"),
+                                                 cluster=cluster)
             for s in ("mae", "qwk"):
                 row[f"{s}_lo"], row[f"{s}_hi"] = ci[s] if ci[s] else (np.nan, np.nan)
         rows.append(row)

@@ -25,8 +25,10 @@ CHUNK = 128
 
 
 def _stat(sums: np.ndarray, metric: str) -> np.ndarray:
+    if metric not in ("mae", "bias"):
+        raise ValueError(f"the permutation test compares MAE or bias, not {metric!r}")
     full = np.zeros(sums.shape[:-1] + (10,))
-    full[..., :sums.shape[-1]] = sums
+    full[..., :3] = sums[..., :3]
     return stats_from_sums(full, (metric,))[metric]
 
 
@@ -38,14 +40,15 @@ def permutation_p(unit_sums: np.ndarray, labels: np.ndarray, groups: list[str], 
     group of each unit; `groups` the groups tested (others only ever count as "rest").
     """
     labels = np.asarray(labels).astype(str)
-    code = np.full(len(labels), -1)
+    code = np.full(len(labels), -1, dtype=np.int16 if len(groups) < 32000 else np.int64)
     for i, g in enumerate(groups):
         code[labels == g] = i
+    unit_sums = np.asarray(unit_sums, dtype=float)[:, :3]  # n, |error|, error: all MAE and bias need
     total = unit_sums.sum(axis=0)
 
     def stats(codes: np.ndarray) -> tuple[dict, dict]:
         """Per metric: |group - rest| (..., groups) and max - min over groups (...)."""
-        by_group = np.stack([(codes == i).astype(float) @ unit_sums for i in range(len(groups))], axis=-2)
+        by_group = np.stack([(codes == i) @ unit_sums for i in range(len(groups))], axis=-2)
         rest = total - by_group
         vs_rest = {m: np.abs(_stat(by_group, m) - _stat(rest, m)) for m in metrics}
         with np.errstate(invalid="ignore"):

@@ -22,8 +22,13 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     {source: pairs}, "source_students" {source: students}, "students", "headline" (DataFrame
     per criterion + "All criteria", with students and CIs that resample students), "confusion"
     {criterion: DataFrame}, "cells" {criterion: (ai, reference, n) counts for the scatter},
-    "by_week", "by_version" (DataFrames), "edits" (edit_view)}.
+    "by_week", "by_version" (DataFrames), "edits" (edit_view)}. Cached until the data change.
     """
+    return analytics.memo(conn, ("agreement_view", scope, reference, n_boot, seed),
+                          lambda: _agreement_view(conn, scope, reference, n_boot, seed))
+
+
+def _agreement_view(conn: Database, scope: analytics.Scope, reference: str, n_boot: int, seed: int) -> dict:
     raw = analytics.pair_counts(conn, scope, reference=reference, by=("week", "version", "source", "student"))
     table, scale, notes = pick_scale(conn, raw)
     out = {"empty": table.empty, "message": empty_message(reference) if table.empty else "", "notes": notes,
@@ -47,8 +52,8 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
     out["cells"][ALL] = collapse(table, [])
     out["by_week"] = metrics.by_key(collapse(table, ["week", "student"]), "week", lo, hi)
-    out["by_version"] = metrics.by_key(collapse(table, ["version", "student"]).assign(
-        version=lambda t: t["version"].map(version_label)), "version", lo, hi)
+    by_version = metrics.by_key(collapse(table, ["version", "student"]), "version", lo, hi)
+    out["by_version"] = by_version.assign(version=by_version["version"].map(version_label))
     return out
 
 

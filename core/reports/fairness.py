@@ -25,8 +25,15 @@ def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "a
     the rest, with a CI and a permutation p-value). Returns {"empty", "message", "notes",
     "scale", "reference", "reference_label", "students", "bands" (band report),
     "bands_by_criterion" (DataFrame), "groups" {attribute: group report}, "length"
-    (length_bias), "length_cells"}.
+    (length_bias), "length_cells"}. Cached until the data change.
     """
+    key = ("fairness_view", scope, reference, criterion, cut, n_boot, seed, min_n, short_words)
+    return analytics.memo(conn, key, lambda: _fairness_view(conn, scope, reference, criterion, cut, n_boot, seed,
+                                                            min_n, short_words))
+
+
+def _fairness_view(conn: Database, scope: analytics.Scope, reference: str, criterion: str | None,
+                   cut: float | None, n_boot: int, seed: int, min_n: int, short_words: int) -> dict:
     # One scan for everything: word count for bands and length, the raw attributes JSON for groups.
     raw = analytics.pair_counts(conn, scope, reference=reference, by=("word_count", "student"), attributes=True,
                                 expand=False)

@@ -70,4 +70,4 @@ def pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict,
 
 def collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
     """Counts summed over every column but `keep`, ai and reference."""
-    return table.groupby(keep + ["ai", "reference"], as_index=False)["n"].sum()
+    return table.groupby(keep + ["ai", "reference"], as_index=False, sort=False)["n"].sum()
