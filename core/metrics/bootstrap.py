@@ -9,10 +9,11 @@ CSV given without --cluster) the unit is the row, the classic bootstrap.
 Both are one computation. Every statistic here (MAE, bias, exact, adjacent and QWK) is a
 ratio of sums of ten per-item quantities (`FEATURES`: count, |error|, error, exact, adjacent,
 and the level sums QWK needs), so a unit is summarised by its sums and a resample is a
-weighted sum: `weights (resamples x units) @ sums (units x 10)`. The weights are multinomial
-(exactly: how often each unit was drawn), drawn in chunks so memory stays small with 10,000
-students. Row units are the cells of the table: drawing n rows is a multinomial over the
-cells' counts, so the cost depends on the distinct cells, not on n.
+weighted sum: `weights (resamples x units) @ sums (units x 10)`. The weights are exactly how
+often each unit was drawn, in chunks so memory stays small. Row units are the cells of the
+table: drawing n rows is a multinomial over the cells' counts, so the cost depends on the
+distinct cells, not on n. From NORMAL_FROM students on, the resampled sums are drawn from
+their normal limit (same mean and covariance), so 25,000 students cost what 2,000 do.
 
 With strata (groups of students, or score bands in the row bootstrap) each stratum is
 resampled on its own with its size held fixed, as when comparing two samples.
@@ -53,7 +54,9 @@ FEATURES = ("n", "abs", "diff", "exact", "adjacent", "a", "r", "aa", "rr", "dd")
 
 
 def _weights(sizes: np.ndarray, strata, n_boot: int, seed: int, chunk: int = CHUNK):
-    """Chunks of multinomial unit weights (at most `chunk` resamples each), same seed same draws."""
+    """Chunks of unit weights (at most `chunk` resamples each): how often each unit was drawn.
+    Students (size 1 each) are drawn uniformly, k draws counted; row units by a multinomial over
+    their counts. Same seed, same draws."""
     rng = np.random.default_rng(seed)
     strata = np.zeros(len(sizes), dtype=int) if strata is None else np.asarray(strata)
     groups = []
@@ -103,13 +106,13 @@ def unit_labels(table: pd.DataFrame, column: str, units: Units) -> np.ndarray:
     values = table[column].astype(str).to_numpy()
     if not units.clustered:
         return values
-    out = np.empty(units.count, dtype=object)
-    for u, v in zip(units.code, values):
-        if out[u] is not None and out[u] != v:
-            raise MetricsInputError(f"a cluster has rows in more than one {column!r} ({out[u]!r} and {v!r}); "
-                                    "groups must be constant within a cluster (a student belongs to one group)")
-        out[u] = v
-    return out.astype(str)
+    by_unit = pd.Series(values).groupby(units.code)
+    if (by_unit.nunique() > 1).any():
+        u = int((by_unit.nunique() > 1).idxmax())
+        seen = sorted(set(values[units.code == u]))
+        raise MetricsInputError(f"a cluster has rows in more than one {column!r} ({seen[0]!r} and {seen[1]!r}); "
+                                "groups must be constant within a cluster (a student belongs to one group)")
+    return by_unit.first().reindex(range(units.count)).to_numpy(dtype=str)
 
 
 def cell_features(cells: dict) -> np.ndarray:

@@ -9,6 +9,11 @@ difference at least as large as the observed one, counting the observed labellin
 For the largest pair the statistic is the largest gap between any two groups (max - min), so
 its p-value accounts for having picked the most extreme pair after looking.
 
+Shuffles run in chunks and stop early once every statistic has been matched STOP_HITS times
+(Besag & Clifford's sequential p-value, k / shuffles so far): a clearly unremarkable
+difference is known after a hundred shuffles, and only small p-values, which need them,
+get all of them. At 25,000 students that is most of a fairness page's time saved.
+
 >>> sums = np.array([[1, 0, 0], [1, 0, 0], [1, 1, 1], [1, 1, 1]], dtype=float)   # n, |error|, error
 >>> p = permutation_p(sums, np.array(["a", "a", "b", "b"]), ["a", "b"], ("mae",), permutations=200, seed=0)
 >>> p["vs_rest"]["a"]["mae"] > 0.2   # 4 units cannot show anything: 1 in 3 shuffles is as extreme
@@ -22,6 +27,7 @@ from core.metrics.bootstrap import stats_from_sums
 
 DEFAULT_PERMUTATIONS = 1000
 CHUNK = 128
+STOP_HITS = 20
 
 
 def _stat(sums: np.ndarray, metric: str) -> np.ndarray:
@@ -60,12 +66,19 @@ def permutation_p(unit_sums: np.ndarray, labels: np.ndarray, groups: list[str], 
     hits_rest = {m: np.zeros(len(groups)) for m in metrics}
     hits_pair = {m: 0 for m in metrics}
     rng = np.random.default_rng(seed)
-    for start in range(0, permutations, CHUNK):
-        b = min(CHUNK, permutations - start)
+    done = 0
+    while done < permutations:
+        b = min(CHUNK, permutations - done)
         rest, pair = stats(rng.permuted(np.tile(code, (b, 1)), axis=1))
+        done += b
         for m in metrics:  # a tolerance, so ties with the observed value count as "as extreme"
             hits_rest[m] += (rest[m] >= observed_rest[m] - 1e-12).sum(axis=0)
             hits_pair[m] += int((pair[m] >= observed_pair[m] - 1e-12).sum())
-    p = lambda k: float((1 + k) / (1 + permutations))  # noqa: E731
+        if all(hits_pair[m] >= STOP_HITS and (hits_rest[m] >= STOP_HITS).all() for m in metrics):
+            break
+    if done < permutations:  # stopped early: every statistic matched STOP_HITS times or more
+        p = lambda k: float(k / done)  # noqa: E731
+    else:
+        p = lambda k: float((1 + k) / (1 + permutations))  # noqa: E731
     return {"vs_rest": {g: {m: p(hits_rest[m][i]) for m in metrics} for i, g in enumerate(groups)},
             "max_pair": {m: p(hits_pair[m]) for m in metrics}}
