@@ -133,3 +133,18 @@ def test_with_many_students_the_normal_limit_gives_the_same_intervals(monkeypatc
             assert a[0] == pytest.approx(b[0], abs=0.25 * width(b)), stat
     a, b = normal["difference"]["mae_ci"], drawn["difference"]["mae_ci"]
     assert width(a) == pytest.approx(width(b), rel=0.12)
+
+
+def test_permutations_stop_early_only_when_nothing_is_remarkable():
+    from core.metrics.permutation import permutation_p
+
+    rng = np.random.default_rng(0)
+    n = np.ones(400)
+    err = rng.random(400)
+    null = permutation_p(np.column_stack([n, err, err - 0.5]), np.array(["a", "b"] * 200), ["a", "b"], ("mae",),
+                         permutations=1000, seed=0)
+    assert null["permutations"] < 1000 and null["vs_rest"]["a"]["mae"] > 0.05
+    shifted = np.where(np.arange(400) % 2, err + 0.3, err)
+    real = permutation_p(np.column_stack([n, shifted, shifted - 0.5]), np.array(["a", "b"] * 200), ["a", "b"],
+                         ("mae",), permutations=1000, seed=0)
+    assert real["permutations"] == 1000 and real["vs_rest"]["a"]["mae"] == pytest.approx(1 / 1001)

@@ -40,7 +40,8 @@ def _stat(sums: np.ndarray, metric: str) -> np.ndarray:
 
 def permutation_p(unit_sums: np.ndarray, labels: np.ndarray, groups: list[str], metrics: tuple[str, ...], *,
                   permutations: int = DEFAULT_PERMUTATIONS, seed: int = 0) -> dict:
-    """Two-sided permutation p-values: {"vs_rest": {group: {metric: p}}, "max_pair": {metric: p}}.
+    """Two-sided permutation p-values: {"vs_rest": {group: {metric: p}}, "max_pair": {metric: p},
+    "permutations": shuffles run}.
 
     `unit_sums` (units x FEATURES, at least n, |error|, error) are per unit; `labels` the
     group of each unit; `groups` the groups tested (others only ever count as "rest").
@@ -81,4 +82,4 @@ def permutation_p(unit_sums: np.ndarray, labels: np.ndarray, groups: list[str], 
     else:
         p = lambda k: float((1 + k) / (1 + permutations))  # noqa: E731
     return {"vs_rest": {g: {m: p(hits_rest[m][i]) for m in metrics} for i, g in enumerate(groups)},
-            "max_pair": {m: p(hits_pair[m]) for m in metrics}}
+            "max_pair": {m: p(hits_pair[m]) for m in metrics}, "permutations": done}
