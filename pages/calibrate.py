@@ -43,8 +43,9 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
     with right:
         if not seen["scored"]:
             st.subheader("Your blind scores")
-            st.caption(f"Scoring as {rater}. The AI's scores and comment appear once you save; saved blind scores "
-                       "are final.")
+            st.caption(f"Scoring as {escape_markdown(rater)} (your name in the sidebar: each teacher's blind "
+                       "scores are kept apart). The AI's scores and comment appear once you save; saved blind "
+                       "scores are final.")
             picked = {c.key: st.selectbox(c.title, rubric.levels, index=None, key=f"cal_score_{sid}_{rater}_{c.key}",
                                           format_func=lambda lvl, c=c: f"{lvl} — {c.levels[lvl]}")
                       for c in rubric.criteria}
