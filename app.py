@@ -10,6 +10,7 @@ PAGES = {
     "Instructor": [
         st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:"),
         st.Page("pages/assess.py", title="Assess", icon=":material/smart_toy:"),
+        st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:"),
         st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
         st.Page("pages/release.py", title="Release", icon=":material/send:"),
         st.Page("pages/student.py", title="Students", icon=":material/person:"),

@@ -110,19 +110,35 @@ def band_chart(frame: pd.DataFrame, *, title: str = "Error by score band") -> go
 
 
 def group_frame(report: dict, metric: str = "mae") -> pd.DataFrame:
-    """One row per group: n, the metric and its CI bounds, warning."""
+    """One row per group: n, students (when known), the metric and its CI bounds, warning."""
     rows = []
     for g, b in report["by_group"].items():
         ci = b.get(f"{metric}_ci") or [np.nan, np.nan]
-        rows.append({"group": g, "n": b["n"], metric: b[metric], f"{metric}_lo": ci[0], f"{metric}_hi": ci[1],
-                     "warning": b.get("warning") or ""})
-    return pd.DataFrame(rows, columns=["group", "n", metric, f"{metric}_lo", f"{metric}_hi", "warning"])
+        rows.append({"group": g, "n": b["n"], "students": b.get("students"), metric: b[metric], f"{metric}_lo": ci[0],
+                     f"{metric}_hi": ci[1], "warning": b.get("warning") or ""})
+    return pd.DataFrame(rows, columns=["group", "n", "students", metric, f"{metric}_lo", f"{metric}_hi", "warning"])
+
+
+def group_tests_frame(tests: list[dict]) -> pd.DataFrame:
+    """Group tests as a table: group, compared with, metric, difference, CI bounds, p-value.
+
+    >>> group_tests_frame([{"group": "a", "vs": "rest", "metric": "mae", "diff": 0.2, "ci": [0.1, 0.3],
+    ...                     "p_value": 0.01}]).iloc[0, :3].tolist()
+    ['a', 'the rest', 'MAE']
+    """
+    rows = [{"group": t["group"], "compared_with": "the rest" if t["vs"] == "rest" else t["vs"],
+             "metric": t["metric"].upper(), "difference": t["diff"], "difference_lo": (t["ci"] or [np.nan])[0],
+             "difference_hi": (t["ci"] or [np.nan, np.nan])[1], "p_value": t["p_value"]} for t in tests]
+    return pd.DataFrame(rows, columns=["group", "compared_with", "metric", "difference", "difference_lo",
+                                       "difference_hi", "p_value"])
 
 
 def group_chart(frame: pd.DataFrame, *, metric: str = "mae", overall: float | None = None,
                 title: str = "Error by group") -> go.Figure:
     """The metric per group with CI error bars; small groups drawn grey; overall as a line."""
-    labels = [f"{g}<br>n={n}" for g, n in zip(frame["group"], frame["n"])]
+    students = frame["students"] if "students" in frame else [None] * len(frame)
+    labels = [f"{g}<br>n={n}" + (f", {k:g} students" if k == k and k is not None else "")
+              for g, n, k in zip(frame["group"], frame["n"], students)]
     colors = [_GREY if w else _ORANGE for w in frame["warning"]]
     fig = go.Figure(go.Bar(x=labels, y=frame[metric], name=metric.upper(), marker_color=colors,
                            error_y=_error_y(frame[metric], frame[f"{metric}_lo"], frame[f"{metric}_hi"])))

@@ -35,6 +35,9 @@ def register(sub) -> None:
     p.add_argument("--week", type=int, help="week number of a newly created assignment")
     p.add_argument("--skip-rejected", action="store_true",
                    help="import the good rows and list the rejected ones (default: reject the whole file)")
+    p.add_argument("--scores-are", choices=ingest.SCORES_ARE, default="reference",
+                   help="score columns are expert reference scores (default), or blind calibration scores "
+                        "a teacher gave without seeing any AI draft (they count for the readiness gate)")
     p.add_argument("--actor", help="name recorded in the audit log (default FAIRMARK_ACTOR)")
     add_db_arg(p)
     p.set_defaults(func=run_import)
@@ -66,8 +69,9 @@ def run_import(args) -> int:
     if preview.mapping_problems:
         raise IngestError("cannot map the columns: " + "; ".join(preview.mapping_problems))
     mode = "skip_rejected" if args.skip_rejected else "all_or_nothing"
-    result = ingest.commit(conn, preview, mode=mode, actor=args.actor or load_settings().actor)
+    result = ingest.commit(conn, preview, mode=mode, actor=args.actor or load_settings().actor,
+                           scores_are=args.scores_are)
     emit({"imported": result.imported, "duplicates": result.duplicates, "rejected": result.rejected,
           "refused": result.refused, "course_id": result.course_id, "assignment_ids": result.assignment_ids,
-          "skipped_files": preview.skipped_members})
+          "skipped_files": preview.skipped_members, "scores_are": args.scores_are})
     return 1 if result.imported == 0 and result.rejected else 0

@@ -30,6 +30,10 @@ from db import courses
 from db import submissions as subs
 
 MODES = ("all_or_nothing", "skip_rejected")
+# What uploaded score columns are: "reference" (expert scores the AI is measured against), or
+# "calibration" (blind scores a teacher gave without seeing any AI draft: they count for the
+# readiness gate and become the Evaluator's examples, core.calibration).
+SCORES_ARE = ("reference", "calibration")
 _WEEK = re.compile(r"^\s*(?:week|wk|w|module|unit)?\s*[-_ ]?\s*(\d{1,3})\s*$", re.I)
 _EMAIL = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
 
@@ -286,10 +290,14 @@ def _score(cell: str, rubric: Rubric) -> tuple[float | None, str | None]:
 
 
 # --- step 2: commit -----------------------------------------------------------------
-def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "teacher") -> ImportResult:
-    """Write the previewed rows in one transaction (see module docstring for the modes)."""
+def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "teacher",
+           scores_are: str = "reference") -> ImportResult:
+    """Write the previewed rows in one transaction (see module docstring for the modes);
+    the score columns as reference scores or as blind calibration scores (`SCORES_ARE`)."""
     if mode not in MODES:
         raise IngestError(f"Unknown import mode {mode!r}; use one of {', '.join(MODES)}")
+    if scores_are not in SCORES_ARE:
+        raise IngestError(f"Unknown kind of scores {scores_are!r}; use one of {', '.join(SCORES_ARE)}")
     if preview.mapping_problems:
         raise IngestError("The column mapping is incomplete: " + "; ".join(preview.mapping_problems))
     rejected = preview.rejected_table()
@@ -303,7 +311,8 @@ def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str =
         new_assignments=preview.new_assignments, rubric_by_assignment=preview.rubric_by_assignment,
         rows=preview.rows, summary={"files": preview.sources, "mode": mode, "rejected": len(rejected),
                                     "duplicates_in_preview": preview.duplicates,
-                                    "mapping": preview.mapping.to_dict()},
+                                    "mapping": preview.mapping.to_dict(), "scores_are": scores_are},
+        scores_are=scores_are,
     )
     return ImportResult(out["imported"], preview.duplicates + out["duplicates"], rejected,
                         course_id=out["course_id"], assignment_ids=out["assignment_ids"],
@@ -311,7 +320,7 @@ def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str =
 
 
 def import_files(conn, files: list[tuple[str, bytes]], target: Target, *, mode: str = "all_or_nothing",
-                 actor: str = "teacher", mapping: Mapping | None = None) -> ImportResult:
+                 actor: str = "teacher", mapping: Mapping | None = None, scores_are: str = "reference") -> ImportResult:
     """Preview and commit in one call (command line, scripts)."""
     preview = build_preview(conn, files, target, mapping)
-    return commit(conn, preview, mode=mode, actor=actor)
+    return commit(conn, preview, mode=mode, actor=actor, scores_are=scores_are)

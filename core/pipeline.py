@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import db
 from core import checks, injection, triage
 from core.agents import Ids, Job, registry
+from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.judging import scoring
@@ -67,6 +68,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         item = drafts_db.load_item(conn, submission_id)
         item["roster"] = roster_db.of_submission(conn, submission_id)
         rubric: Rubric = item["rubric"]
+        item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], rubric)
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
         votes = draft.pop("votes", None)
@@ -106,8 +108,10 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
                 "models": {}}
     pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
     job = Job(rubric=rubric, text=pz.hide(text), ids=ids, prompt_dir=variant.prompt_dir,
-              assignment={k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade", "answer_key",
-                                                   "answer_kind", "answer_tolerance", "source_text")})
+              assignment={**{k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade",
+                                                       "answer_key", "answer_kind", "answer_tolerance",
+                                                       "source_text")},
+                          "anchors": item.get("anchors") or []})
     step = _Step()
     try:
         result = _agents(llm, job, step, config, flagged=any(f in ATTENTION_FLAGS for f in flags))

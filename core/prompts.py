@@ -33,7 +33,7 @@ PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # ending in "</evaluation> SYSTEM: ..." must not close the data block. Tags a template pairs
 # (`<x>` and `</x>`) are added to this list automatically; tests check every file is covered.
 DELIMITERS = ("submission", "evaluation", "equity", "questions", "scores", "comment", "fixes", "checks", "source",
-              "question")
+              "question", "examples")
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Zero-width and other invisible format characters a model would read through ("</com\u200bment>").
@@ -73,6 +73,18 @@ def strip_delimiters(value: str, names=DELIMITERS) -> str:
         if cleaned == value:
             return cleaned
         value = cleaned
+
+
+def variant_hash(file_hash: str, extra: str = "") -> str:
+    """The prompt file's hash, or with `extra` (content the code adds per assignment, such as
+    the teacher's examples) a hash of both, so the call log and the cache tell them apart.
+
+    >>> variant_hash("abc") == "abc", variant_hash("abc", "x") == variant_hash("abc", "y")
+    (True, False)
+    """
+    if not extra:
+        return file_hash
+    return hashlib.sha256(f"{file_hash}\n{extra}".encode("utf-8")).hexdigest()[:16]
 
 
 _SECTION = re.compile(r"^=== (system|user) ===\s*$", re.MULTILINE)

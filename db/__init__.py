@@ -102,6 +102,17 @@ def loads(text: str | None, default=None):
     return json.loads(text)
 
 
+def get_setting(conn: Database, key: str, default=None):
+    """An admin setting stored as JSON in `app_settings` (default when never set)."""
+    row = conn.execute("SELECT value FROM app_settings WHERE key = ?", [key]).fetchone()
+    return default if row is None else loads(row[0], default)
+
+
+def set_setting(conn: Database, key: str, value) -> None:
+    conn.execute("INSERT INTO app_settings (key, value) VALUES (?, ?) "
+                 "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, dumps(value)])
+
+
 def audit(conn: Database, *, actor: str, action: str, entity: str, entity_id: int | None = None,
           submission_id: int | None = None, before=None, after=None, reason: str = "") -> None:
     """Append one row to the audit log (call inside the same transaction as the change)."""

@@ -9,12 +9,16 @@ submissions.
 Which scores are compared:
 - AI = the draft's own scores before any teacher edit: the draft the teacher's review started
   from, else the submission's current draft.
-- reference, per (submission, criterion), by `reference`:
-  "auto"    uploaded expert scores where present (mean of the raters), else the teacher's final
-            scores (review approved, or the submission released);
+- reference, per (submission, criterion), by `reference` — honest references first:
+  "auto"    uploaded expert scores where present (mean of the raters), else blind calibration
+            scores (mean of the raters; scored before seeing the AI's draft);
   "expert"  uploaded expert scores only (mean of the raters);
   "rater:NAME" one uploaded rater;
-  "teacher" the teacher's final scores only.
+  "blind"   blind calibration scores only (Calibrate page, or uploads declared as calibration);
+  "teacher" teachers' final scores given AFTER SEEING THE AI DRAFT (review approved one by one,
+            or the submission released), shown apart and labelled so: anchored on the AI.
+  Bulk approvals are never a reference: they copy the AI's scores.
+- `student` (a dimension) names each pair's student, so intervals can resample students.
 Scope: "assignment" (one assignment), "course" (one course) or "all" (every course).
 """
 from __future__ import annotations
@@ -29,7 +33,7 @@ from sqlite_utils import Database
 
 from db import file_of, loads
 
-REFERENCE_CHOICES = ("auto", "expert", "teacher")
+REFERENCE_CHOICES = ("auto", "expert", "blind", "teacher")
 COMMENT_SAMPLE = 300  # edited comments compared for edit distance (newest first)
 JUDGE_SAMPLE = 2000  # newest submissions scored by two or more model/prompt versions
 
@@ -48,16 +52,15 @@ class Scope:
         return "1", []
 
 
-def _reference_sql(reference: str) -> tuple[str, list]:
-    """(reference expression over the inner columns `expert`/`teacher`, expert-subquery args)."""
+def _reference_sql(reference: str) -> tuple[str, str, list]:
+    """(reference expression, its source expression over the inner columns `expert`/`blind`/
+    `teacher`, expert-subquery args)."""
     if reference == "auto":
-        return "COALESCE(expert, teacher)", []
-    if reference == "expert":
-        return "expert", []
-    if reference == "teacher":
-        return "teacher", []
+        return ("COALESCE(expert, blind)", "CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'blind' END", [])
+    if reference in ("expert", "blind", "teacher"):
+        return reference, f"'{reference}'", []
     if reference.startswith("rater:") and reference.removeprefix("rater:"):
-        return "expert", [reference.removeprefix("rater:")]
+        return "expert", "'expert'", [reference.removeprefix("rater:")]
     raise ValueError(f"reference must be one of {REFERENCE_CHOICES} or 'rater:NAME', not {reference!r}")
 
 
@@ -71,6 +74,7 @@ DIMENSIONS = {  # inner SELECT expressions; "source" and "attribute"/"group" are
     "week": "COALESCE(CAST(a.week AS TEXT), '(no week)')",
     "version": VERSION_SQL,
     "word_count": "s.word_count",
+    "student": "s.student_id",
 }
 NOT_RECORDED = "(not recorded)"
 
@@ -117,7 +121,8 @@ def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tu
                 attributes: bool = False, expand: bool = True) -> pd.DataFrame:
     """Counts of (rubric_id, criterion, *by, [attribute, group], ai, reference) in scope, aggregated in SQL.
 
-    `by` may hold "week", "version", "word_count" and "source" (expert | teacher). With
+    `by` may hold "week", "version", "word_count", "student" and "source" (expert | blind |
+    teacher). With
     `attributes=True` each pair appears once per student attribute (columns `attribute`,
     `group`; "(not recorded)" for students without it). With `expand=False` the raw attributes
     JSON stays one column (`attributes`), to be expanded later with `expand_attributes`.
@@ -132,11 +137,10 @@ def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tu
 
 
 def _pair_counts_sql(conn, scope, reference, by, attributes) -> pd.DataFrame:
-    ref_sql, ref_args = _reference_sql(reference)
+    ref_sql, source_sql, ref_args = _reference_sql(reference)
     where, args = scope.where()
     inner = [f"{DIMENSIONS[b]} AS {b}" for b in by if b in DIMENSIONS]
-    outer = [("CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'teacher' END AS source" if b == "source" else b)
-             for b in by]
+    outer = [(f"{source_sql} AS source" if b == "source" else b) for b in by]
     if attributes:  # the raw JSON: few distinct values, expanded per attribute in Python
         inner.append("st.attributes AS attributes")
         outer.append("attributes")
@@ -149,7 +153,10 @@ def _pair_counts_sql(conn, scope, reference, by, attributes) -> pd.DataFrame:
             SELECT a.rubric_id, j.key AS criterion, {''.join(d + ', ' for d in inner)} j.value AS ai,
                 (SELECT AVG(rs.score) FROM reference_scores rs
                  WHERE rs.submission_id = s.id AND rs.criterion = j.key{rater}) AS expert,
-                CASE WHEN r.status = 'approved' OR (s.status = 'released' AND r.status IS NOT 'rejected')
+                (SELECT AVG(cs.score) FROM calibration_scores cs
+                 WHERE cs.submission_id = s.id AND cs.criterion = j.key) AS blind,
+                CASE WHEN (r.status = 'approved' OR (s.status = 'released' AND r.status IS NOT 'rejected'))
+                          AND r.approved_in_bulk = 0
                      THEN json_extract(r.scores, '$."' || j.key || '"') END AS teacher
             FROM submissions s
             JOIN assignments a ON a.id = s.assignment_id
@@ -216,22 +223,28 @@ def _frame(conn: Database, sql: str, args: list) -> pd.DataFrame:
 
 # --- edit analytics ---------------------------------------------------------------------------
 def edit_counts(conn: Database, scope: Scope) -> dict:
-    """What teachers changed in decided reviews (approved/rejected), as counts.
+    """What teachers changed in reviews they decided one by one (approved/rejected), as counts.
 
+    Bulk approvals are left out (they copy the AI's draft: counting them as "approved
+    unchanged" would flatter it) and only counted, in "bulk_approved".
     {"outcomes": (status, scores_changed, comment_changed, n), "changes": (criterion, ai,
     teacher, n) for approved reviews, "comment_pairs": [(draft comment, final comment)] of the
-    newest COMMENT_SAMPLE edited comments, "reason_codes": (code, n)}.
+    newest COMMENT_SAMPLE edited comments, "reason_codes": (code, n), "bulk_approved": int}.
     """
     where, args = scope.where()
-    base = (f"FROM reviews r JOIN submissions s ON s.id = r.submission_id "
-            f"JOIN assignments a ON a.id = s.assignment_id "
-            f"JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) "
-            f"WHERE {where} AND r.status IN ('approved', 'rejected')")
+    joins = ("FROM reviews r JOIN submissions s ON s.id = r.submission_id "
+             "JOIN assignments a ON a.id = s.assignment_id "
+             "JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) ")
+    base = f"{joins} WHERE {where} AND r.status IN ('approved', 'rejected') AND r.approved_in_bulk = 0"
     changed = ("EXISTS (SELECT 1 FROM json_each(r.scores) j "
                "WHERE j.value IS NOT json_extract(d.scores, '$.\"' || j.key || '\"'))")
-    outcomes = pd.DataFrame(conn.execute(
-        f"SELECT r.status, {changed}, r.comment != d.comment, COUNT(*) {base} GROUP BY 1, 2, 3", args).fetchall(),
-        columns=["status", "scores_changed", "comment_changed", "n"])
+    # One scan for both: decisions one by one, and the bulk approvals (counted, nothing else).
+    decided = pd.DataFrame(conn.execute(
+        f"SELECT r.status, r.approved_in_bulk, {changed}, r.comment != d.comment, COUNT(*) {joins} "
+        f"WHERE {where} AND r.status IN ('approved', 'rejected') GROUP BY 1, 2, 3, 4", args).fetchall(),
+        columns=["status", "bulk", "scores_changed", "comment_changed", "n"])
+    bulk = int(decided.loc[(decided["bulk"] == 1) & (decided["status"] == "approved"), "n"].sum())
+    outcomes = decided[decided["bulk"] == 0].drop(columns="bulk").reset_index(drop=True)
     changes = pd.DataFrame(conn.execute(
         f"SELECT j.key, json_extract(d.scores, '$.\"' || j.key || '\"'), j.value, COUNT(*) "
         f"{base.replace('WHERE', ', json_each(r.scores) j WHERE')} AND r.status = 'approved' "
@@ -242,7 +255,8 @@ def edit_counts(conn: Database, scope: Scope) -> dict:
     codes = pd.DataFrame(conn.execute(
         f"SELECT j.value, COUNT(*) {base.replace('WHERE', ', json_each(r.reason_codes) j WHERE')} GROUP BY 1",
         args).fetchall(), columns=["code", "n"])
-    return {"outcomes": outcomes, "changes": changes, "comment_pairs": pairs, "reason_codes": codes}
+    return {"outcomes": outcomes, "changes": changes, "comment_pairs": pairs, "reason_codes": codes,
+            "bulk_approved": bulk}
 
 
 # --- judges: agreement between models / prompt versions ------------------------------------

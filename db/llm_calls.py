@@ -191,14 +191,7 @@ CASCADE_LABELS = {"cascade_min_confidence": "the lowest probability of a confide
 JUDGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
-def _get_setting(conn: Database, key: str, default=None):
-    row = conn.execute("SELECT value FROM app_settings WHERE key = ?", [key]).fetchone()
-    return default if row is None else dbmod.loads(row[0], default)
-
-
-def _set_setting(conn: Database, key: str, value) -> None:
-    conn.execute("INSERT INTO app_settings (key, value) VALUES (?, ?) "
-               "ON CONFLICT(key) DO UPDATE SET value = excluded.value", [key, dbmod.dumps(value)])
+_get_setting, _set_setting = dbmod.get_setting, dbmod.set_setting
 
 
 def get_llm_overrides(conn: Database) -> dict:

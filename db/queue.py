@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from db import loads
+from db.calibration import BLIND_PENDING
 from db.errors import NotFound
 from db.rubric_model import CRITERION_KEY
 
@@ -40,8 +41,9 @@ class QueueFilter:
     search: str = ""                  # in the text, the student's name or id
 
     def where(self) -> tuple[str, list]:
-        # priority 9 = not drafted yet: nothing to review.
-        sql, args = ["s.assignment_id = ?", "s.priority < 9"], []
+        # priority 9 = not drafted yet: nothing to review. A calibration item waiting for its
+        # blind score is not in the queue at all: its draft stays hidden (db.calibration).
+        sql, args = ["s.assignment_id = ?", "s.priority < 9", f"NOT {BLIND_PENDING}"], []
         if self.statuses:
             sql.append(f"s.status IN ({', '.join('?' * len(self.statuses))})")
             args += list(self.statuses)
@@ -127,7 +129,8 @@ def position(conn: Database, submission_id: int) -> tuple[int, int] | None:
 
 
 def group_counts(conn: Database, assignment_id: int) -> dict[int, int]:
-    """Submissions per queue group (core.triage priority): an index-only GROUP BY."""
+    """Submissions per queue group (core.triage priority), calibration items waiting for their
+    blind score left out (their group would hint at the hidden draft)."""
     return dict(conn.execute(
-        "SELECT priority, COUNT(*) FROM submissions WHERE assignment_id = ? GROUP BY priority",
-        [assignment_id]).fetchall())
+        f"SELECT priority, COUNT(*) FROM submissions s WHERE assignment_id = ? AND NOT {BLIND_PENDING} "
+        "GROUP BY priority", [assignment_id]).fetchall())

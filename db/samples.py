@@ -2,15 +2,17 @@
 the set-based writes that approve them all at once.
 
 A candidate is a drafted item whose Reviewer was CONFIDENT, with no failed blocking check, no
-flag, no attention reason and no teacher edit. core.signoff.bulk owns the rules around it (the
-band cut, which check severities block, the sample size, the gates) and passes the first two in
-as an `Eligibility`.
+flag, no attention reason, no teacher edit, and not waiting for a blind calibration score.
+core.signoff.bulk owns the rules around it (the band cut, which check severities block, the
+sample size, the gates) and passes the first two in as an `Eligibility`.
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from sqlite_utils import Database
+
+from db.calibration import BLIND_PENDING
 
 
 @dataclass(frozen=True)
@@ -35,6 +37,7 @@ def _candidates(rule: Eligibility, assignment_id: int) -> tuple[str, list]:
           AND NOT EXISTS (SELECT 1 FROM json_each(d.checks) c WHERE json_extract(c.value, '$.passed') = 0
                           AND json_extract(c.value, '$.severity') IN ({sev}))
           AND (r.id IS NULL OR (r.status = 'in_review' AND r.edited = 0 AND r.draft_id = d.id))
+          AND NOT {BLIND_PENDING}
     """
     return sql, [rule.divisor, rule.band_cut, assignment_id, *rule.blocking]
 

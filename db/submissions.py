@@ -12,7 +12,7 @@ import secrets
 
 from sqlite_utils import Database
 
-from db import audit, courses, dumps, loads
+from db import audit, courses, dumps, loads, now
 from db.errors import NotFound
 
 _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud without mistakes
@@ -38,13 +38,18 @@ def existing_keys(conn: Database, course_id: int) -> set[tuple[str, str, str]]:
 
 def write_import(conn: Database, *, actor: str, course_name: str, new_assignments: dict,
                  rubric_by_assignment: dict, rows: list, summary: dict, course_description: str = "",
-                 is_synthetic: bool = False, assignment_details: dict | None = None, rng=None) -> dict:
+                 is_synthetic: bool = False, assignment_details: dict | None = None, rng=None,
+                 scores_are: str = "reference") -> dict:
     """Write validated rows (core.ingest.ReadyRow) in ONE transaction; returns counts and ids.
 
     Rows already in the database (same student, assignment and text) are skipped and counted,
     so a re-run is harmless. `assignment_details` (title -> prompt, key_concepts, target_grade)
-    fills in assignments this import creates.
+    fills in assignments this import creates. The rows' scores go to `reference_scores`, or
+    with scores_are="calibration" to `calibration_scores` (blind scores, source 'upload').
     """
+    if scores_are not in ("reference", "calibration"):
+        raise ValueError("scores_are must be 'reference' or 'calibration'")
+    at = now()
     details = assignment_details or {}
     with conn.atomic():
         course_id = courses.ensure_course(conn, course_name, course_description, is_synthetic)
@@ -81,11 +86,16 @@ def write_import(conn: Database, *, actor: str, course_name: str, new_assignment
             imported += 1
             for rater, scores in r.scores.items():
                 for criterion, score in scores.items():
-                    conn.execute("INSERT INTO reference_scores (submission_id, rater, criterion, score) "
-                               "VALUES (?, ?, ?, ?)", [sub_id, rater, criterion, score])
+                    if scores_are == "calibration":
+                        conn.execute("INSERT INTO calibration_scores (submission_id, criterion, rater, score, source, "
+                                     "scored_by, scored_at) VALUES (?, ?, ?, ?, 'upload', ?, ?)",
+                                     [sub_id, criterion, rater, score, actor, at])
+                    else:
+                        conn.execute("INSERT INTO reference_scores (submission_id, rater, criterion, score) "
+                                     "VALUES (?, ?, ?, ?)", [sub_id, rater, criterion, score])
             audit(conn, actor=actor, action="import", entity="submissions", entity_id=sub_id, submission_id=sub_id,
                   after={"source_file": r.source, "source_row": r.row, "words": r.word_count,
-                         "reference_raters": sorted(r.scores)})
+                         f"{'calibration' if scores_are == 'calibration' else 'reference'}_raters": sorted(r.scores)})
         totals = {"imported": imported, "duplicates_at_commit": duplicates, "new_students": new_students,
                   "course_id": course_id, "assignment_ids": sorted(set(ids.values())), **summary}
         import_id = None

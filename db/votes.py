@@ -58,20 +58,12 @@ def expert_scores(conn: Database, scope) -> list[dict]:
         "GROUP BY r.submission_id, r.criterion", args))
 
 
-# Issue 12 adds teachers' blind calibration scores (scored before seeing the AI's draft). Until
-# its table exists this reads nothing; once merged, point BLIND_TABLE at it (columns
-# submission_id, criterion, score).
-BLIND_TABLE = "calibration_scores"
-
-
-def blind_scores(conn: Database, scope) -> list[dict] | None:
-    """Teachers' blind calibration scores per {submission_id, criterion, score} (mean of the
-    teachers), or None when this database has no table for them yet."""
-    if BLIND_TABLE not in conn.table_names():
-        return None
+def blind_scores(conn: Database, scope) -> list[dict]:
+    """Teachers' blind calibration scores (table calibration_scores: scored before seeing the AI's
+    draft) per {submission_id, criterion, score}, the mean of the teachers who scored it."""
     where, args = scope.where()
     return list(conn.query(
-        f"SELECT b.submission_id, b.criterion, AVG(b.score) AS score FROM {BLIND_TABLE} b "
+        "SELECT b.submission_id, b.criterion, AVG(b.score) AS score FROM calibration_scores b "
         f"JOIN submissions s ON s.id = b.submission_id JOIN assignments a ON a.id = s.assignment_id WHERE {where} "
         "GROUP BY b.submission_id, b.criterion", args))
 

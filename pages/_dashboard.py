@@ -7,7 +7,9 @@ import math
 import pandas as pd
 import streamlit as st
 
+from core import reports
 from core.errors import FairMarkError
+from core.text import escape_markdown
 from db import analytics
 from pages import _common
 
@@ -45,9 +47,12 @@ def scope_caption(scope: analytics.Scope) -> None:
 
 # Column headers people read (the data keep their short names in core/db).
 HEADERS = {
-    "criterion": "Criterion", "title": "Title", "n": "n", "mae": "MAE", "bias": "Bias (AI − reference)",
+    "criterion": "Criterion", "title": "Title", "n": "n", "students": "Students",
+    "students_low": "Students (low band)", "students_high": "Students (high band)", "mae": "MAE",
+    "bias": "Bias (AI − reference)",
     "qwk": "QWK", "exact": "Exact agreement", "adjacent": "Within ±1", "n_low": "n (low band)",
     "mae_low": "MAE (low band)", "n_high": "n (high band)", "mae_high": "MAE (high band)", "delta_mae": "ΔMAE",
+    "compared_with": "Compared with", "difference": "Difference", "p_value": "p-value",
     "code": "Reason code", "submissions": "Reflections", "alpha": "Krippendorff's α", "model": "Model",
     "agent": "Agent", "course": "Course", "run": "Run", "calls": "Calls", "tokens_in": "Tokens in",
     "tokens_out": "Tokens out", "tokens_cached": "Cached tokens", "tokens": "Tokens", "cost_usd": "Cost (US$)",
@@ -57,7 +62,7 @@ HEADERS = {
     "tier": "Tier", "what": "Step", "judge": "Judge", "items": "Items with 2+ votes", "verdict": "Verdict",
     "assignment": "Assignment", "votes": "Votes",
 }
-CI_NAMES = {"mae": "MAE", "qwk": "QWK", "delta": "ΔMAE", "bias": "Bias"}
+CI_NAMES = {"mae": "MAE", "qwk": "QWK", "delta": "ΔMAE", "bias": "Bias", "difference": "Difference"}
 
 
 def _header(col) -> str:
@@ -85,11 +90,21 @@ def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
 
 def reference_picker(conn, scope: analytics.Scope, key: str) -> str:
     choices = [*analytics.REFERENCE_CHOICES, *(f"rater:{r}" for r in analytics.raters(conn, scope))]
-    labels = {"auto": "Expert scores where uploaded, else the teacher's approved scores",
-              "expert": "Uploaded expert scores (mean of raters)", "teacher": "Teacher's approved scores only"}
     return st.selectbox("Reference scores", choices, key=key,
-                        format_func=lambda c: labels.get(c, f"Expert rater {c.removeprefix('rater:')} only"),
-                        help="What the AI's scores (before any teacher edit) are compared with.")
+                        format_func=lambda c: reports.reference_label(c)[:1].upper() + reports.reference_label(c)[1:],
+                        help="What the AI's scores (before any teacher edit) are compared with. Expert and blind "
+                             "calibration scores were given without seeing the AI's draft; teachers' approved scores "
+                             "were given after reading it and lean towards it. Bulk approvals never count.")
+
+
+def reference_caption(view: dict, what: str = "criterion scores") -> None:
+    """Which reference a dashboard rests on and how many students: said under every figure set."""
+    parts = [f"{n} {source} {what} from {view['source_students'].get(source, 0)} students"
+             for source, n in sorted(view.get("sources", {}).items())] if "sources" in view else []
+    st.caption(f"Reference: {escape_markdown(view['reference_label'])}"
+               + (f" — {'; '.join(parts)}" if parts else "")
+               + (f". Figures rest on {view['students']} students; intervals resample students." if view.get("students")
+                  else "."))
 
 
 def download_label(key: str, name: str | None = None) -> str:

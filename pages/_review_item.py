@@ -19,7 +19,7 @@ from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels
 from core.text import escape_markdown
 from db import courses, drafts, queue, reviews, votes
-from pages import _common, _evals_widgets
+from pages import _calibration, _common, _evals_widgets
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
@@ -285,6 +285,8 @@ def render(conn, aid: int, sid: int) -> None:
     loaded = st.session_state[vkey]
     _nav(conn, aid, data)
     show_flash()
+    _calibration.banner(conn, aid, short=True)
+    _calibration.offsets(conn, aid)
     if loaded != data["review"]["version"]:
         st.warning(f"This item changed since you opened it (you have version {loaded}, the latest is "
                    f"{data['review']['version']}). Saving is refused until you load the latest version.")

@@ -9,12 +9,13 @@ from __future__ import annotations
 import streamlit as st
 
 from core import triage
+from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import bulk, labels
 from core.text import escape_markdown
 from db import courses, queue
-from pages import _common
+from pages import _calibration, _common
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
 # The "no filter" choice of each selectbox. A real value, not None: keep_filters() writes the
@@ -123,6 +124,9 @@ def _bulk(conn, aid: int) -> None:
     if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
                      help="Drafts the Reviewer was CONFIDENT about, with no failed check and no flag."):
         return
+    if block := readiness.bulk_block(conn, aid):
+        st.info(block)
+        return
     state = bulk.sample_state(conn, aid)
     if state.candidates == 0:
         st.info("No drafts qualify for bulk approval right now.")
@@ -178,6 +182,7 @@ def _confirm(conn, aid: int, n: int) -> None:
 def render(conn, aid: int) -> None:
     rubric = courses.assignment_rubric(conn, aid)
     show_flash()
+    _calibration.queue_notice(conn, aid)
     counts = queue.group_counts(conn, aid)
     shown = [g for g in GROUPS if counts.get(g)]
     if not shown:

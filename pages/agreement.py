@@ -7,7 +7,7 @@ from pages import _common
 from pages import _dashboard as ui
 
 st.title("Agreement")
-st.caption("The AI's scores before any teacher edit, compared with the reference scores.")
+st.caption("The AI's scores before any teacher edit, compared with reference scores given without seeing them.")
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
@@ -15,17 +15,20 @@ view = ui.view_or_stop(lambda: reports.agreement_view(
     conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference")))
 if view is not None:
     lo, hi = view["scale"]["lo"], view["scale"]["hi"]
-    src = view["sources"]
-    st.caption(f"Scale {lo}–{hi}. Reference: {src.get('expert', 0)} expert-scored and {src.get('teacher', 0)} "
-               "teacher-approved criterion scores. Teacher scores were given after seeing the AI draft, so they "
-               "may lean towards it.")
+    st.caption(f"Scale {lo}–{hi}.")
+    ui.reference_caption(view)
+    if view["reference"] == "teacher":
+        st.warning("These teachers' scores were given after seeing the AI draft, so they lean towards it: agreement "
+                   "here overstates the AI. Bulk approvals never count.")
     overall = view["headline"].iloc[-1]
-    cols = st.columns(5)
+    cols = st.columns(6)
     cols[0].metric("Scored pairs (n)", int(overall["n"]))
-    cols[1].metric("MAE", ui.num(overall["mae"]), help="Mean absolute error in score points (lower is better).")
-    cols[2].metric("QWK", ui.num(overall["qwk"]), help="Quadratic weighted kappa over the full scale.")
-    cols[3].metric("Exact agreement", f"{overall['exact']:.0%}")
-    cols[4].metric("Within ±1", f"{overall['adjacent']:.0%}")
+    cols[1].metric("Students", int(overall["students"]), help="The intervals resample students: a student's "
+                   "criteria and weeks are not independent of each other.")
+    cols[2].metric("MAE", ui.num(overall["mae"]), help="Mean absolute error in score points (lower is better).")
+    cols[3].metric("QWK", ui.num(overall["qwk"]), help="Quadratic weighted kappa over the full scale.")
+    cols[4].metric("Exact agreement", f"{overall['exact']:.0%}")
+    cols[5].metric("Within ±1", f"{overall['adjacent']:.0%}")
     st.subheader("By criterion")
     ui.table(view["headline"], "agreement_by_criterion")
 
@@ -48,6 +51,17 @@ if view is not None:
     with right:
         ui.chart(charts.trend_chart(view["by_version"], "version", title="By model / prompt version"),
                  view["by_version"], "trend_by_version")
+
+anchored = reports.anchored_view(conn, scope)
+if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
+    st.subheader("After seeing the AI draft")
+    st.caption(f"Teachers' approved scores ({anchored['n']} criterion scores from {anchored['students']} students), "
+               "given after reading the AI's draft: they lean towards it, so this agreement overstates the AI. "
+               "Shown apart from the honest references above; bulk approvals never count.")
+    cols = st.columns(3)
+    cols[0].metric("MAE (after seeing the AI draft)", ui.num(anchored["mae"]))
+    cols[1].metric("QWK (after seeing the AI draft)", ui.num(anchored["qwk"]))
+    cols[2].metric("Exact (after seeing the AI draft)", f"{anchored['exact']:.0%}")
 
 judges = reports.judge_view(conn, scope)
 if judges["available"]:
@@ -80,12 +94,16 @@ if not edits["n_decided"]:
 else:
     cols = st.columns(3)
     cols[0].metric("Approved unchanged", ui.num(edits["share_unchanged"] * 100, 0) + "%",
-                   help=f"{edits['approved_unchanged']} of {edits['n_approved']} approved drafts.")
+                   help=f"{edits['approved_unchanged']} of {edits['n_approved']} drafts approved one by one "
+                        "(bulk approvals are not counted).")
     ce = edits["comment_edits"]
     cols[1].metric("Comment edit distance", ui.num(ce["mean_edit_distance"], 2),
                    help=f"1 − difflib similarity, mean over the newest {ce['n']} edited comments "
                         f"(at most {edits['comment_sample_limit']}); 0 = unchanged, 1 = rewritten.")
     cols[2].metric("Decided reviews", edits["n_decided"])
+    if edits["bulk_approved"]:
+        st.caption(f"{edits['bulk_approved']} bulk approval(s) are not counted: a bulk approval is the AI's draft "
+                   "as it stands, not a teacher's judgement of it.")
     if len(edits["by_criterion"]):
         ui.chart(charts.edit_chart(edits["by_criterion"]), edits["by_criterion"], "teacher_score_changes")
     if len(edits["reason_codes"]):

@@ -7,7 +7,8 @@ from pages import _common
 from pages import _dashboard as ui
 
 st.title("Fairness")
-st.caption("Error of the AI's scores by score band, by student group and by length, with 95% bootstrap CIs.")
+st.caption("Error of the AI's scores by score band, by student group and by length, with 95% bootstrap CIs that "
+           "resample students.")
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
@@ -31,12 +32,15 @@ def _build():
 
 view = ui.view_or_stop(_build)
 if view is not None:
+    ui.reference_caption(view)
     bands = view["bands"]
     delta = bands["delta_mae"]
     st.metric("ΔMAE = MAE(low band) − MAE(high band)", ui.num(delta),
               help="The published multi-agent study (Zhang & Luo 2025) reports 0.50: twice the error for "
                    "students scored 0–1.")
-    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3)}"
+    low, high = bands["bands"]["low"], bands["bands"]["high"]
+    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3)}; low band {low['students'] or 0} students, high band "
+               f"{high['students'] or 0} students"
                + (f" — {bands['delta_mae_note']}" if bands["delta_mae_note"] else ""))
     if delta == delta and delta > threshold:
         ci = bands["delta_mae_ci"]
@@ -57,8 +61,13 @@ if view is not None:
     for attr, rep in view["groups"].items():
         st.markdown(f"**{escape_markdown(attr)}**")  # a column name from the uploaded file
         diff = rep["difference"]
-        st.caption(f"Largest MAE gap between groups: {ui.num(diff['mae'])} (95% CI {ui.ci_text(diff['mae_ci'], 3)})"
-                   + (f" — {diff['notes']['mae']}" if "mae" in diff["notes"] else ""))
+        pair = " and ".join(escape_markdown(g) for g in diff.get("mae_pair", []))
+        st.caption(f"Largest MAE gap between groups: {ui.num(diff['mae'])}" + (f" ({pair})" if pair else "")
+                   + f", 95% CI {ui.ci_text(diff['mae_ci'], 3)}"
+                   + (f" — {diff['notes']['mae']}" if "mae" in diff["notes"] else "")
+                   + ". An interval that includes 0 is no evidence of a difference.")
+        if rep["tests"]:
+            ui.table(charts.group_tests_frame(rep["tests"]), f"group_tests_{attr}", f"group tests by {attr}")
         for w in rep["warnings"]:
             st.warning(w)
         gframe = charts.group_frame(rep)

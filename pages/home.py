@@ -4,7 +4,7 @@ import streamlit as st
 from core import demo
 from core.errors import FairMarkError
 from db import courses
-from pages import _common
+from pages import _calibration, _common
 
 conn = _common.get_db()
 st.title("FairMark")
@@ -55,6 +55,8 @@ for title, counts in (
     if extra:
         st.caption(f"Rejected and back in the queue: {extra['rejected']}")
 
+if cid:
+    _calibration.home(conn, cid)
 course = courses.get_course(conn, cid) if cid else None
 if course and course["is_synthetic"]:
     st.info("This is the synthetic demo course: the reflections were written for FairMark "

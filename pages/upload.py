@@ -36,6 +36,15 @@ def _imported_assignment(result, title: str | None) -> int | None:
     return (found or result.assignment_ids or [None])[0]
 
 
+def _scores_are(sig: str) -> str:
+    """What the uploaded score columns are: reference (expert) scores or blind calibration scores."""
+    return st.radio("These scores are", ingest.SCORES_ARE, key=f"map_scores_are_{sig}", horizontal=True,
+                    format_func={"reference": "Expert reference scores (the AI is measured against them)",
+                                 "calibration": "Blind calibration scores (given without seeing any AI draft)"}.get,
+                    help="Calibration scores count for the readiness gate and become the AI's examples of each "
+                         "level on this assignment; declare them only if nobody saw an AI draft before scoring.")
+
+
 @st.cache_data(max_entries=4, show_spinner="Reading the file…")
 def _read(sources, rubric_json):
     """Parsing a big workbook takes seconds: do it once per upload, not on every widget change."""
@@ -145,6 +154,7 @@ score_cols = st.multiselect(
     "Reference score columns (named `<criterion>` or `<criterion>_<rater>`, e.g. `clarity_rater1`)",
     free, default=[s.column for s in detected.scores if s.column in free], format_func=score_label.get,
     key=f"map_scores_{sig}")
+scores_are = _scores_are(sig) if score_cols else "reference"
 attr_cols = st.multiselect("Group attribute columns (e.g. section, ELL) for the fairness pages",
                            [c for c in free if c not in score_cols],
                            default=[c for c in detected.attributes if c in free and c not in score_cols],
@@ -199,7 +209,7 @@ else:
 
 if st.button("Import", type="primary", disabled=not preview.rows):
     try:
-        result = ingest.commit(conn, preview, mode=mode, actor=_common.actor())
+        result = ingest.commit(conn, preview, mode=mode, actor=_common.actor(), scores_are=scores_are)
     except FairMarkError as e:
         st.error(escape_markdown(str(e)))
     else:

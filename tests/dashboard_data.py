@@ -20,14 +20,18 @@ def review(conn, sid, did, teacher, status="approved", comment=None, reasons=())
 
 
 def item(conn, c, ai, *, expert=None, teacher=None, status="approved", attrs=None, words=150, assignment=0,
-         rater="expert"):
+         rater="expert", blind=None, bulk=False):
     st = f.student(conn, c["course_id"], attributes=attrs)
     sid = f.submission(conn, c["assignment_ids"][assignment], st, text=" ".join(["word"] * words) + f" {st}")
     did = f.draft(conn, sid, scores(ai))
     if expert is not None:
         f.reference(conn, sid, scores(expert), rater=rater)
+    if blind is not None:
+        f.blind(conn, sid, scores(blind))
     if teacher is not None:
         review(conn, sid, did, scores(teacher), status=status)
+        if bulk:
+            conn.execute("UPDATE reviews SET approved_in_bulk = 1 WHERE submission_id = ?", [sid])
     return sid, did
 
 
@@ -40,8 +44,10 @@ def mixed_course(conn):
         (1, 1, {"ell": "no"}, 120), (0, 2, {"section": "B"}, 90), (2, 3, {"ell": "yes", "section": "B"}, 300),
     ] * 3
     for i, (ai, ref, attrs, words) in enumerate(plan):
-        item(conn, c, ai, expert=ref, attrs=attrs, words=words, assignment=i % 2)
-        rows += [{"ai": ai, "reference": ref, "words": words, **{f"a_{k}": v for k, v in attrs.items()}}] * 4
+        sid, _ = item(conn, c, ai, expert=ref, attrs=attrs, words=words, assignment=i % 2)
+        student = conn.execute("SELECT student_id FROM submissions WHERE id = ?", [sid]).fetchone()[0]
+        rows += [{"ai": ai, "reference": ref, "words": words, "student": str(student),
+                  **{f"a_{k}": v for k, v in attrs.items()}}] * 4
     return c, pd.DataFrame(rows)
 
 

@@ -50,6 +50,13 @@ def reference(conn, submission_id: int, scores: dict[str, float], rater: str = "
                    [submission_id, rater, k, v])
 
 
+def blind(conn, submission_id: int, scores: dict[str, float], rater: str = "teacher", source: str = "blind") -> None:
+    """Blind calibration scores, as the Calibrate page saves them."""
+    for k, v in scores.items():
+        conn.execute("INSERT INTO calibration_scores (submission_id, criterion, rater, score, source, scored_by, "
+                     "scored_at) VALUES (?,?,?,?,?,?,?)", [submission_id, k, rater, v, source, rater, "2025-01-01"])
+
+
 def draft(conn, submission_id: int, scores: dict[str, int], *, rubric: Rubric | None = None,
           comment: str = "You explain temperature clearly. Next: (1) add an example, (2) proofread. "
                          "What would you test first?",

@@ -7,32 +7,44 @@ from db import analytics
 from db.analytics import Scope
 
 
-def test_reference_precedence_expert_then_approved_teacher(conn):
+def test_reference_precedence_expert_then_blind_and_teacher_only_apart(conn):
     c = f.course(conn)
-    item(conn, c, 2, expert=1, teacher=3)            # expert wins
-    item(conn, c, 2, teacher=3)                      # approved teacher
+    item(conn, c, 2, expert=1, blind=0, teacher=3)   # expert wins
+    item(conn, c, 2, blind=0, teacher=3)             # blind calibration score
+    item(conn, c, 2, teacher=3)                      # approved after seeing the draft: not in "auto"
     item(conn, c, 2, teacher=0, status="in_review")  # not final: no reference
     item(conn, c, 2, teacher=0, status="rejected")   # rejected: no reference
+    item(conn, c, 2, teacher=2, bulk=True)           # bulk approval: never a reference
     item(conn, c, 2)                                 # nothing
     t = analytics.pair_counts(conn, Scope("assignment", assignment_id=c["assignment_id"]), by=("source",))
     got = t.groupby(["source", "reference"])["n"].sum().to_dict()
-    assert got == {("expert", 1.0): 4, ("teacher", 3.0): 4}
-    teacher_only = analytics.pair_counts(conn, Scope("all"), reference="teacher")
-    assert teacher_only.groupby("reference")["n"].sum().to_dict() == {3.0: 8}
+    assert got == {("expert", 1.0): 4, ("blind", 0.0): 4}
+    teacher_only = analytics.pair_counts(conn, Scope("all"), reference="teacher", by=("source",))
+    assert teacher_only.groupby(["source", "reference"])["n"].sum().to_dict() == {("teacher", 3.0): 12}
+    blind_only = analytics.pair_counts(conn, Scope("all"), reference="blind")
+    assert blind_only.groupby("reference")["n"].sum().to_dict() == {0.0: 8}
+
+
+def test_pairs_name_their_student(conn):
+    c = f.course(conn)
+    sid, _ = item(conn, c, 2, expert=1)
+    student = conn.execute("SELECT student_id FROM submissions WHERE id = ?", [sid]).fetchone()[0]
+    t = analytics.pair_counts(conn, Scope("all"), by=("student",))
+    assert set(t["student"]) == {student} and t["n"].sum() == 4
 
 
 def test_released_submission_counts_as_final(conn):
     c = f.course(conn)
     sid, _ = item(conn, c, 2, teacher=1, status="in_review")
     conn.execute("UPDATE submissions SET status = 'released' WHERE id = ?", [sid])
-    assert analytics.pair_counts(conn, Scope("all"))["n"].sum() == 4
+    assert analytics.pair_counts(conn, Scope("all"), reference="teacher")["n"].sum() == 4
 
 
 def test_ai_is_the_draft_the_review_started_from_not_a_later_one(conn):
     c = f.course(conn)
     sid, did = item(conn, c, 3, teacher=3)
     f.draft(conn, sid, scores(0))  # a re-run later: becomes current_draft_id
-    t = analytics.pair_counts(conn, Scope("all"))
+    t = analytics.pair_counts(conn, Scope("all"), reference="teacher")
     assert t.groupby("ai")["n"].sum().to_dict() == {3.0: 4}
     # without a review, the current draft is the AI's
     sid2, _ = item(conn, c, 1, expert=1)
@@ -72,10 +84,10 @@ def test_cache_is_invalidated_by_any_write(conn):
     item(conn, c, 2, expert=2)
     before = analytics.data_version(conn)
     assert analytics.pair_counts(conn, Scope("all"))["n"].sum() == 4
-    item(conn, c, 1, teacher=1)
+    sid, _ = item(conn, c, 1, blind=1)
     assert analytics.data_version(conn) > before
     assert analytics.pair_counts(conn, Scope("all"))["n"].sum() == 8
-    conn.execute("UPDATE reviews SET status = 'in_review'")
+    conn.execute("DELETE FROM calibration_scores WHERE submission_id = ?", [sid])
     assert analytics.pair_counts(conn, Scope("all"))["n"].sum() == 4
 
 

@@ -48,7 +48,33 @@ def test_missing_rows_are_skipped_and_counted_and_groups_reported(capsys, csv):
     assert set(out["by_group"]) == {"A", "B"}
     assert out["by_group"]["A"]["n"] == 12 and out["by_group"]["A"]["mae"] == 0.5
     assert out["group_difference"]["groups"] == ["A", "B"]
-    assert out["bootstrap"] == {"resamples": 100, "seed": 3}
+    assert out["bootstrap"] == {"resamples": 100, "seed": 3, "unit": "items"}
+    assert {(t["group"], t["vs"], t["metric"]) for t in out["group_tests"]} == {
+        (g, "rest", m) for g in "AB" for m in ("mae", "bias")}
+    assert all({"group", "vs", "metric", "diff", "ci", "p_value"} == set(t) for t in out["group_tests"])
+
+
+def test_cluster_resamples_students_and_counts_them(capsys, csv):
+    """Four rows per student (criteria): --cluster makes the students the unit, so the
+    interval is wider than the row bootstrap's and the warnings count students."""
+    rows = ["student,ai,ref,section"]
+    for s in range(12):
+        shift = (s % 3) - 1
+        rows += [f"s{s},{min(3, max(0, r + shift))},{r},{'AB'[s % 2]}" for r in (0, 1, 2, 3)]
+    p = csv("\n".join(rows) + "\n")
+    common = (p, "--ai", "ai", "--reference", "ref", "--min", 0, "--max", 3, "--group", "section",
+              "--bootstrap", 500, "--permutations", 200)
+    _, by_row, _ = run(capsys, *common)
+    code, by_student, _ = run(capsys, *common, "--cluster", "student")
+    assert code == 0 and by_student["cluster"] == "student" and by_student["students"] == 12
+    assert by_student["bootstrap"]["unit"] == "students" and by_row["students"] is None
+    width = lambda out: out["ci"]["mae"][1] - out["ci"]["mae"][0]  # noqa: E731
+    assert width(by_student) > width(by_row)
+    assert by_student["by_group"]["A"]["students"] == 6
+    assert any("6 students (fewer than 10)" in w for w in by_student["warnings"])
+    assert by_student["mae"] == by_row["mae"]  # the point estimates do not change
+    code, out, _ = run(capsys, *common[:-6], "--cluster", "nope")
+    assert code == 2 and "--cluster: column 'nope'" in out["error"]
 
 
 def test_same_seed_same_output(capsys, csv):

@@ -81,6 +81,7 @@ def test_a_finished_run_applies_the_rule(conn, db_path):
 
 
 def test_judges_are_compared_with_expert_scores_and_blind_scores_are_awaited(conn):
+    """With no blind calibration score in scope yet, that column is empty and a note says why."""
     c, subs = voted_assignment(conn, [(2, 3), (1, 1), (0, 0), (3, 3), (2, 2)])
     factories.reference(conn, subs[0], {"clarity": 3.0})
     view = reports.judge_agreement_view(conn, analytics.Scope("assignment", assignment_id=c["assignment_id"]))
@@ -88,17 +89,22 @@ def test_judges_are_compared_with_expert_scores_and_blind_scores_are_awaited(con
     assert judges.loc["model-a", "expert_n"] == 1 and judges.loc["model-a", "expert_exact"] == 0.0
     assert judges.loc["model-b", "expert_exact"] == 1.0 and judges.loc["model-b", "blind_n"] == 0
     assert any("two or more votes (20 criterion scores here)" in n for n in view["notes"])
-    assert any("blind calibration scores are not recorded" in n for n in view["notes"])
+    assert any("No blind calibration scores in this scope yet" in n for n in view["notes"])
     clarity = view["alpha"].set_index("criterion").loc["clarity"]
     assert clarity["items"] == 5 and clarity["verdict"].startswith("fine")
 
 
-def test_blind_scores_are_read_once_their_table_exists(conn):
+def test_judges_are_compared_with_the_teachers_blind_scores(conn):
+    from db import calibration
+
     c, subs = voted_assignment(conn, [(2, 3)])
-    conn.execute(f"CREATE TABLE {votes.BLIND_TABLE} (submission_id INTEGER, criterion TEXT, score REAL)")
-    conn.execute(f"INSERT INTO {votes.BLIND_TABLE} VALUES (?, 'clarity', 3)", [subs[0]])
-    rows = votes.blind_scores(conn, analytics.Scope("assignment", assignment_id=c["assignment_id"]))
-    assert rows == [{"submission_id": subs[0], "criterion": "clarity", "score": 3.0}]
+    for rater, score in (("Ms A", 3), ("Mr B", 2)):
+        calibration.save_scores(conn, subs[0], rater, {"clarity": score}, source="blind", actor=rater,
+                                at="2026-11-30T10:00:00.000000Z")
+    scope = analytics.Scope("assignment", assignment_id=c["assignment_id"])
+    assert votes.blind_scores(conn, scope) == [{"submission_id": subs[0], "criterion": "clarity", "score": 2.5}]
+    judges = reports.judge_agreement_view(conn, scope)["judges"].set_index("judge")
+    assert judges.loc["model-a", "blind_n"] == 1
 
 
 def test_the_agreement_page_shows_the_judges_section(conn, app_test):

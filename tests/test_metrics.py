@@ -189,7 +189,7 @@ def test_group_report_has_the_metricframe_shape_and_hand_worked_values():
     ref = [1, 2, 2, 1] * 10 + [3, 3]
     grp = ["a", "a", "b", "b"] * 10 + ["c", "c"]
     g = metrics.group_report(pair_counts(ai, ref, keys={"group": grp}), 0, 3, n_boot=300)
-    assert set(g) == {"overall", "by_group", "difference", "warnings"}
+    assert set(g) == {"overall", "by_group", "difference", "tests", "warnings", "units"}
     assert g["by_group"]["a"]["mae"] == 0.0 and g["by_group"]["b"]["mae"] == 1.5
     assert g["by_group"]["c"]["n"] == 2 and "too few" in g["by_group"]["c"]["warning"]
     # c is too small: left out of the difference, and the warning says so

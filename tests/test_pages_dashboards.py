@@ -18,7 +18,8 @@ def _fill(conn, n=24):
         did = f.draft(conn, sid, dict.fromkeys(keys, ai))
         if i % 2:
             f.reference(conn, sid, dict.fromkeys(keys, ref))
-        else:
+        else:  # scored blind first, then approved (with edits) after seeing the draft
+            f.blind(conn, sid, dict.fromkeys(keys, ref))
             conn.execute("INSERT INTO reviews (submission_id, draft_id, scores, comment, status, reason_codes) "
                        "VALUES (?,?,?,?,?,?)", [sid, did, dumps(dict.fromkeys(keys, ref)), "Edited comment.",
                                                 "approved", dumps(["too_harsh"])])
@@ -66,8 +67,13 @@ def test_agreement_page_with_data(conn, app_test):
     at = _page(app_test, AGREEMENT, c)
     assert not at.exception, at.exception
     labels = {m.label: m.value for m in at.metric}
-    assert labels["Scored pairs (n)"] == "96"
+    assert labels["Scored pairs (n)"] == "96" and labels["Students"] == "24"
     assert {"MAE", "QWK", "Exact agreement", "Within ±1", "Approved unchanged"} <= set(labels)
+    # the approved scores, given after seeing the draft, are shown apart and labelled so
+    assert any(h.value == "After seeing the AI draft" for h in at.subheader)
+    assert "QWK (after seeing the AI draft)" in labels
+    captions = " ".join(c.value for c in at.caption)
+    assert "48 blind criterion scores from 12 students" in captions and "rest on 24 students" in captions
     charts = at.get("plotly_chart")
     assert len(charts) == 5  # confusion, scatter, 2 trends, teacher changes
     assert len(_downloads(at)) == len(charts) + 2  # + headline table and reason codes
@@ -90,7 +96,9 @@ def test_fairness_page_with_data_and_alert_threshold(conn, app_test):
     labels = [m.label for m in at.metric]
     assert "ΔMAE = MAE(low band) − MAE(high band)" in labels
     assert len(at.get("plotly_chart")) == 4  # bands, section, ell, length
-    assert len(_downloads(at)) == 5  # + ΔMAE per criterion table
+    assert len(_downloads(at)) == 7  # + ΔMAE per criterion table + group tests for section and ell
+    tests = [d.value for d in at.dataframe if "p-value" in d.value.columns]
+    assert len(tests) == 2 and set(tests[0]["Compared with"]) == {"the rest"}
     delta = float(next(m.value for m in at.metric if m.label.startswith("ΔMAE")))
     assert delta > 0.25  # this data: the AI over-scores the low band
     assert any("exceeds the alert threshold 0.25" in e.value for e in at.error)
@@ -106,7 +114,7 @@ def test_fairness_page_warns_about_small_groups(conn, app_test):
     f.reference(conn, sid, dict.fromkeys(c["rubric"].keys, 1))
     at = _page(app_test, FAIRNESS, c)
     assert not at.exception
-    assert any("'recent arrival': only 4 items" in w.value and "too few to judge" in w.value for w in at.warning)
+    assert any("'recent arrival': only 1 student " in w.value and "too few to judge" in w.value for w in at.warning)
 
 
 def test_fairness_page_one_criterion(conn, app_test):

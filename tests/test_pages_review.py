@@ -187,7 +187,10 @@ def test_previous_next_and_back_keep_place(app_test, seeded):
     assert open_buttons(at)
 
 
-def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, conn):
+def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, conn, monkeypatch):
+    from core.calibration import readiness
+
+    monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id: None)  # calibrated (see test_calibration)
     c = f.course(conn)
     aid = c["assignment_id"]
     ids = []

@@ -52,7 +52,7 @@ def test_empty_views_say_what_to_do(conn):
     c = f.course(conn)
     item(conn, c, 2)  # a draft but no reference
     for view in (reports.agreement_view(conn, Scope("all")), reports.fairness_view(conn, Scope("all"))):
-        assert view["empty"] and "upload expert scores or approve drafts" in view["message"]
+        assert view["empty"] and "upload expert scores, or score a calibration set blind" in view["message"]
     assert reports.costs_view(conn, Scope("all"))["empty"]
 
 

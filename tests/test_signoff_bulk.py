@@ -10,6 +10,15 @@ from db import reviews, submissions
 from signoff_items import HIGH, LOW, course, make_item  # noqa: F401  (course: a fixture)
 
 
+@pytest.fixture(autouse=True)
+def calibrated(monkeypatch):
+    """These tests are about the sample and the writes: the calibration gate is open here
+    (test_calibration.py tests that bulk approval is off below the bar)."""
+    from core.calibration import readiness
+
+    monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id: None)
+
+
 def test_bulk_approve_requires_opened_stratified_sample(conn, course):
     aid = course["assignment_id"]
     highs = [make_item(conn, course, HIGH) for _ in range(12)]

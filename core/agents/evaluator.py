@@ -1,8 +1,15 @@
-"""Evaluator: per criterion a score from the rubric's levels, reasoning, 1-2 areas for
-improvement and a short evidence quote from the student's text.
+"""Evaluator: per criterion a short evidence quote from the student's text, reasoning, a
+score from the rubric's levels and 1-2 areas for improvement.
 
-The score type is a Literal of the rubric's own levels, built at run time, so an answer of 12
-on a 0-3 scale fails validation (grammar-constrained servers ignore integer min/max).
+The order is the point: with strict JSON output a model writes the fields in schema order, so
+it quotes the evidence and reasons before it commits to a score (score first, and it would
+justify whatever it had already written). The score type is a Literal of the rubric's own
+levels, built at run time, so an answer of 12 on a 0-3 scale fails validation
+(grammar-constrained servers ignore integer min/max).
+
+Examples the teacher scored blind on this assignment (core.calibration.anchors) go into the
+prompt as few-shot anchors; they are part of the prompt hash the call is logged and cached
+under, so new anchors mean a new answer, never a stale cached one.
 """
 from __future__ import annotations
 
@@ -16,7 +23,9 @@ from core.agents.common import Job, as_data, bounded_text, call, compact, scale_
 from core.offline import heuristics
 from core.rubric import Rubric
 
-PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "submission"}))
+PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "anchors",
+                                             "submission"}))
+NO_ANCHORS = "(none yet)"
 
 # The second line of defence against prompt injection (core.injection): the Evaluator reports
 # whether the text holds instructions aimed at it. One top-level field, after the criteria.
@@ -37,11 +46,12 @@ def _schema(rubric_json: str) -> type[BaseModel]:
     criterion = create_model(
         f"CriterionEvaluation_{rubric.scale_min}_{rubric.scale_max}",
         __config__=ConfigDict(extra="forbid"),
-        score=(Literal[levels], ...),
-        reasoning=(bounded_text(400, min_chars=1), ...),
-        areas_for_improvement=(Annotated[list[bounded_text(200)], Field(min_length=1, json_schema_extra={"maxItems": 2}),
-                                         AfterValidator(truncate(2))], ...),
         evidence_quote=(bounded_text(200), ...),
+        reasoning=(bounded_text(400, min_chars=1), ...),
+        score=(Literal[levels], ...),
+        areas_for_improvement=(Annotated[list[bounded_text(200)],
+                                         Field(min_length=1, json_schema_extra={"maxItems": 2}),
+                                         AfterValidator(truncate(2))], ...),
     )
     return create_model(f"Evaluation_{suffix}", __config__=ConfigDict(extra="forbid"),
                         **{key: (criterion, ...) for key in rubric.keys},
@@ -63,14 +73,24 @@ def rubric_text(rubric: Rubric) -> str:
     return "\n".join(lines)
 
 
+def anchors_text(anchors: list[dict], rubric: Rubric) -> str:
+    """The teacher's blind-scored examples, one JSON object per line: the text stays a JSON
+    string, so words inside it cannot pose as another example or another score."""
+    if not anchors:
+        return NO_ANCHORS
+    return "\n".join(compact({"scores": {k: a["scores"][k] for k in rubric.keys if k in a["scores"]},
+                               "text": a["text"]}) for a in anchors)
+
+
 def prompt_values(rubric: Rubric, assignment: dict, text: str) -> dict:
-    """Everything the Evaluator's prompt is filled with (the run estimate renders it too)."""
+    """Everything the Evaluator's prompt is filled with (the run estimate renders it too).
+    `assignment["anchors"]` are the blind-scored examples (core.calibration.anchors)."""
     concepts = assignment.get("key_concepts") or []
     return dict(
         assignment=(assignment.get("prompt") or assignment.get("title") or "").strip() or "(not given)",
         key_concepts=", ".join(concepts) if concepts else "(none given)",
         scale=scale_text(rubric), rubric=rubric_text(rubric), keys=", ".join(rubric.keys),
-        submission=as_data(text))
+        anchors=anchors_text(assignment.get("anchors") or [], rubric), submission=as_data(text))
 
 
 # A scoring role answers at temperature 0 (the cascade's first judge; seed 001), whatever the
@@ -83,8 +103,10 @@ def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERAT
     """Score the submission. The judge cascade (core.judging.scoring) also asks other judges
     (`role`), at other temperatures and as numbered self-consistency `sample`s."""
     inputs = {"rubric": job.rubric, "key_concepts": job.key_concepts, "text": job.text}
+    values = prompt_values(job.rubric, job.assignment, job.text)
+    extra = values["anchors"] if values["anchors"] != NO_ANCHORS else ""
     return call(llm, PROMPT, schema_for(job.rubric), job, inputs=inputs, role=role, temperature=temperature,
-                tier=tier, sample=sample, **prompt_values(job.rubric, job.assignment, job.text))
+                tier=tier, sample=sample, hash_extra=extra, **values)
 
 
 def criteria(evaluation: dict) -> dict:

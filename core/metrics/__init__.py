@@ -11,12 +11,15 @@ Conventions (used everywhere, tested):
 - Kappa, the confusion matrix, exact and adjacent agreement need whole levels: a
   non-integer score is rounded to the nearest level, halves upwards (2.5 -> 3), see `to_level`.
 - QWK uses the rubric's full label range, so levels nobody used still count in the weights.
-- Bootstrap CIs resample the counts multinomially (the exact equivalent of resampling rows),
-  with a seeded numpy Generator: same seed, same interval.
+- Bootstrap CIs resample students (the `student` column: a student's criteria and weeks are not
+  independent) and, without one, rows; multinomial weights from a seeded numpy Generator: same
+  seed, same interval. Small-sample warnings count students when there are students.
+- Group differences: each group against the rest with a bootstrap CI that can include 0 and a
+  permutation p-value (labels shuffled across students), `fairness.group_report`'s `tests`.
 
-Modules: `agreement` (n, MAE, bias, QWK, exact, adjacent, confusion), `bootstrap`,
-`fairness` (bands, groups), `length` (length bias), `edits` (what teachers changed),
-`judges` (Krippendorff's alpha between models).
+Modules: `agreement` (n, MAE, bias, QWK, exact, adjacent, confusion), `bootstrap` (by student or
+by row), `permutation` (group tests), `fairness` (bands, groups), `length` (length bias), `edits`
+(what teachers changed), `judges` (Krippendorff's alpha between models).
 """
 # Re-exported: the public API of the package.
 from core.metrics.agreement import (  # noqa: F401
@@ -30,8 +33,9 @@ from core.metrics.agreement import (  # noqa: F401
     qwk_observed_labels,
     to_level,
 )
-from core.metrics.bootstrap import agreement_cis, bootstrap_strata  # noqa: F401
+from core.metrics.bootstrap import agreement_cis  # noqa: F401
 from core.metrics.edits import comment_similarity, edit_summary  # noqa: F401
 from core.metrics.fairness import band_report, by_key, group_report  # noqa: F401
 from core.metrics.judges import judge_alpha  # noqa: F401
 from core.metrics.length import length_bias  # noqa: F401
+from core.metrics.permutation import permutation_p  # noqa: F401

@@ -114,6 +114,13 @@ def cell_arrays(table: pd.DataFrame, lo: int, hi: int) -> dict[str, np.ndarray]:
     }
 
 
+def _confusion(c: dict) -> np.ndarray:
+    """(L, L) counts by (AI level, reference level) from cell arrays (bincount: fast on many cells)."""
+    L = c["L"]
+    flat = np.bincount(c["ai_i"] * L + c["ref_i"], weights=c["n"], minlength=L * L)
+    return flat.reshape(L, L)
+
+
 def confusion(table: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
     """Counts by (AI level, reference level) over the full scale: rows AI, columns reference.
 
@@ -121,8 +128,7 @@ def confusion(table: pd.DataFrame, lo: int, hi: int) -> pd.DataFrame:
     [[1, 0, 0, 0], [0, 1, 0, 1], [0, 0, 0, 0], [0, 0, 0, 0]]
     """
     c = cell_arrays(table, lo, hi)
-    m = np.zeros((c["L"], c["L"]), dtype=int)
-    np.add.at(m, (c["ai_i"], c["ref_i"]), c["n"].astype(int))
+    m = _confusion(c).astype(int)
     labels = list(range(lo, hi + 1))
     return pd.DataFrame(m, index=pd.Index(labels, name="ai"), columns=pd.Index(labels, name="reference"))
 
@@ -164,9 +170,7 @@ def agreement(table: pd.DataFrame, lo: int, hi: int) -> dict:
         nan = float("nan")
         return {"n": 0, "mae": nan, "bias": nan, "qwk": nan, "exact": nan, "adjacent": nan,
                 "notes": ["no pairs of AI and reference scores to compare"]}
-    m = np.zeros((c["L"], c["L"]))
-    np.add.at(m, (c["ai_i"], c["ref_i"]), c["n"])
-    k = float(qwk_from_confusions(m))
+    k = float(qwk_from_confusions(_confusion(c)))
     if math.isnan(k):
         level = lo + int(c["ai_i"][c["n"] > 0][0])
         notes.append(f"QWK undefined: every AI and reference score is the same level ({level}), so kappa "

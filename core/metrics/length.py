@@ -18,7 +18,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from core.metrics.bootstrap import DEFAULT_BOOT, bootstrap_strata, percentile_ci
+from core.metrics.agreement import canonical
+from core.metrics.bootstrap import CLUSTER, DEFAULT_BOOT, percentile_ci, resample, stats_from_sums
 
 SHORT_WORDS = 100
 
@@ -49,13 +50,15 @@ def _p_value(r: float, n: int) -> float:
 
 
 def length_bias(table: pd.DataFrame, lo: int, hi: int, *, short_words: int = SHORT_WORDS,
-                n_boot: int = DEFAULT_BOOT, seed: int = 0) -> dict:
+                n_boot: int = DEFAULT_BOOT, seed: int = 0, cluster: str | None = CLUSTER) -> dict:
     """Pearson and Spearman correlation of (AI - reference) with word count, and short vs rest.
 
-    Pearson comes with a p-value and a 95% CI (Fisher z); Spearman with a p-value (t
-    approximation, as scipy.stats.spearmanr). `short` is word_count < short_words.
+    Pearson comes with a p-value and a 95% CI (Fisher z, which treats pairs as independent:
+    read it as a description); Spearman with a p-value (t approximation, as
+    scipy.stats.spearmanr). `short` is word_count < short_words; its MAE gap's CI resamples
+    students when the table has them.
     """
-    table = table.sort_values(["word_count", "ai", "reference"], kind="mergesort")  # seed-stable order
+    table = canonical(table)  # seed-stable order
     wc = table["word_count"].to_numpy(dtype=float)
     diff = table["ai"].to_numpy(dtype=float) - table["reference"].to_numpy(dtype=float)
     w = table["n"].to_numpy(dtype=float)
@@ -78,20 +81,16 @@ def length_bias(table: pd.DataFrame, lo: int, hi: int, *, short_words: int = SHO
         nn = int(w[mask].sum())
         out[name] = {"n": nn, "mae": float(w[mask] @ np.abs(diff[mask]) / nn) if nn else float("nan"),
                      "bias": float(w[mask] @ diff[mask] / nn) if nn else float("nan")}
-    rep_mae = {}
+    rep_mae, res = {}, None
     if n:
-        # resample (short?, error) cells: few distinct values, so the cost does not grow with n
-        cells = (pd.DataFrame({"short": short, "abs": np.abs(diff), "n": w})
-                 .groupby(["short", "abs"], as_index=False)["n"].sum())
-        reps = bootstrap_strata(cells["n"].to_numpy(np.int64), cells["short"].to_numpy(int), n_boot, seed)
-        for name, flag in (("short", True), ("rest", False)):
-            m = (cells["short"] == flag).to_numpy()
-            with np.errstate(invalid="ignore", divide="ignore"):
-                rep_mae[name] = reps[:, m] @ cells["abs"].to_numpy()[m] / reps[:, m].sum(axis=1)
+        clustered = bool(cluster and cluster in table.columns)
+        res = resample(table, lo, hi, {"short": short, "rest": ~short}, n_boot=n_boot, seed=seed, cluster=cluster,
+                       strata=None if clustered else short.astype(int))
+        rep_mae = {k: stats_from_sums(res.reps[k], ("mae",))["mae"] for k in ("short", "rest")}
     if out["short"]["n"] and out["rest"]["n"]:
         out["short_minus_rest_mae"] = out["short"]["mae"] - out["rest"]["mae"]
         out["short_minus_rest_mae_ci"], why = percentile_ci(rep_mae["short"] - rep_mae["rest"],
-                                                            min(out["short"]["n"], out["rest"]["n"]))
+                                                            min(res.ci_n("short"), res.ci_n("rest")))
         if why:
             notes.append(why)
     else:

@@ -8,7 +8,7 @@ from sqlite_utils import Database
 from core import metrics
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.offline import LABEL as OFFLINE_LABEL
-from core.reports.pairs import EMPTY_MESSAGE, collapse, pick_scale
+from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
 from db import analytics
 
 ALL = "All criteria"
@@ -18,37 +18,62 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
                    seed: int = 0) -> dict:
     """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
 
-    Returns {"empty", "message", "notes", "scale", "sources", "headline" (DataFrame per
-    criterion + "All criteria"), "confusion" {criterion: DataFrame}, "cells" {criterion: (ai,
-    reference, n) counts for the scatter}, "by_week", "by_version" (DataFrames), "edits" (edit_view)}.
+    Returns {"empty", "message", "notes", "scale", "reference", "reference_label", "sources"
+    {source: pairs}, "source_students" {source: students}, "students", "headline" (DataFrame
+    per criterion + "All criteria", with students and CIs that resample students), "confusion"
+    {criterion: DataFrame}, "cells" {criterion: (ai, reference, n) counts for the scatter},
+    "by_week", "by_version" (DataFrames), "edits" (edit_view)}. Cached until the data change.
     """
-    raw = analytics.pair_counts(conn, scope, reference=reference, by=("week", "version", "source"))
+    return analytics.memo(conn, ("agreement_view", scope, reference, n_boot, seed),
+                          lambda: _agreement_view(conn, scope, reference, n_boot, seed))
+
+
+def _agreement_view(conn: Database, scope: analytics.Scope, reference: str, n_boot: int, seed: int) -> dict:
+    raw = analytics.pair_counts(conn, scope, reference=reference, by=("week", "version", "source", "student"))
     table, scale, notes = pick_scale(conn, raw)
-    out = {"empty": table.empty, "message": EMPTY_MESSAGE if table.empty else "", "notes": notes,
-           "scale": scale, "edits": edit_view(conn, scope)}
+    out = {"empty": table.empty, "message": empty_message(reference) if table.empty else "", "notes": notes,
+           "scale": scale, "edits": edit_view(conn, scope), "reference": reference,
+           "reference_label": reference_label(reference)}
     if table.empty:
         return out
     lo, hi = scale["lo"], scale["hi"]
     out["sources"] = table.groupby("source")["n"].sum().astype(int).to_dict()
-    cells = collapse(table, ["criterion"])
-    headline = metrics.by_key(cells, "criterion", lo, hi, n_boot=n_boot, seed=seed)
-    pooled = collapse(table, [])
+    out["source_students"] = table.groupby("source")["student"].nunique().astype(int).to_dict()
+    out["students"] = int(table["student"].nunique())
+    by_student = collapse(table, ["criterion", "student"])
+    headline = metrics.by_key(by_student, "criterion", lo, hi, n_boot=n_boot, seed=seed)
+    pooled = collapse(table, ["student"])
     overall = metrics.by_key(pooled.assign(criterion=ALL), "criterion", lo, hi, n_boot=n_boot, seed=seed)
     out["headline"] = pd.concat([headline, overall], ignore_index=True)
     out["headline"].insert(1, "title", out["headline"]["criterion"].map(lambda k: scale["titles"].get(k, k)))
+    cells = collapse(table, ["criterion"])
     out["confusion"] = {k: metrics.confusion(part, lo, hi) for k, part in cells.groupby("criterion")}
     out["confusion"][ALL] = metrics.confusion(pooled, lo, hi)
     out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
-    out["cells"][ALL] = pooled
-    out["by_week"] = metrics.by_key(collapse(table, ["week"]), "week", lo, hi)
-    out["by_version"] = metrics.by_key(collapse(table, ["version"]).assign(
-        version=lambda t: t["version"].map(version_label)), "version", lo, hi)
+    out["cells"][ALL] = collapse(table, [])
+    out["by_week"] = metrics.by_key(collapse(table, ["week", "student"]), "week", lo, hi)
+    by_version = metrics.by_key(collapse(table, ["version", "student"]), "version", lo, hi)
+    out["by_version"] = by_version.assign(version=by_version["version"].map(version_label))
     return out
 
 
+def anchored_view(conn: Database, scope: analytics.Scope) -> dict:
+    """The AI against teachers' scores given after seeing its draft (approved one by one; bulk
+    approvals never count): shown apart from the honest references, because a teacher who
+    read the draft first leans towards it. {"empty", "n", "students", "mae", "qwk", "exact"}."""
+    raw = analytics.pair_counts(conn, scope, reference="teacher", by=("student",))
+    table, scale, _ = pick_scale(conn, raw)
+    if table.empty:
+        return {"empty": True, "n": 0, "students": 0}
+    a = metrics.agreement(table, scale["lo"], scale["hi"])
+    return {"empty": False, "n": a["n"], "students": int(table["student"].nunique()),
+            **{k: a[k] for k in ("mae", "qwk", "exact", "bias")}}
+
+
 def edit_view(conn: Database, scope: analytics.Scope) -> dict:
-    """What teachers changed in decided reviews (approved/rejected): metrics.edit_summary of
-    db.analytics.edit_counts, plus "comment_sample_limit". Cached until the data change.
+    """What teachers changed in reviews they decided one by one (approved/rejected):
+    metrics.edit_summary of db.analytics.edit_counts, plus "comment_sample_limit" and
+    "bulk_approved" (left out: a bulk approval is the AI's draft). Cached until the data change.
 
     Comment edit distance uses the newest analytics.COMMENT_SAMPLE edited comments (difflib per pair).
     """
@@ -56,6 +81,7 @@ def edit_view(conn: Database, scope: analytics.Scope) -> dict:
         c = analytics.edit_counts(conn, scope)
         summary = metrics.edit_summary(c["outcomes"], c["changes"], c["comment_pairs"], c["reason_codes"])
         summary["comment_sample_limit"] = analytics.COMMENT_SAMPLE
+        summary["bulk_approved"] = c["bulk_approved"]
         return summary
 
     return analytics.memo(conn, ("edits", scope), compute)

@@ -11,8 +11,8 @@ from sqlite_utils import Database
 from core.judging import agreement
 from db import analytics, votes
 
-NO_BLIND = ("Teachers' blind calibration scores are not recorded in this database yet: that column stays "
-            "empty until they are.")
+NO_BLIND = ("No blind calibration scores in this scope yet (the Calibrate page): the judges' agreement with "
+            "the teachers' blind scores appears once there are some.")
 
 
 def judge_agreement_view(conn: Database, scope: analytics.Scope) -> dict:
@@ -33,7 +33,7 @@ def judge_agreement_view(conn: Database, scope: analytics.Scope) -> dict:
                               "items": a["items"], "alpha": a["alpha"],
                               "verdict": agreement.VERDICTS[agreement.verdict(a["alpha"], a["items"])]})
         blind = votes.blind_scores(conn, scope)
-        vs_blind = agreement.judges_vs_reference(rows, blind or [])
+        vs_blind = agreement.judges_vs_reference(rows, blind)
         vs_expert = agreement.judges_vs_reference(rows, votes.expert_scores(conn, scope))
         judges = []
         for judge in sorted({r["judge"] for r in rows}):
@@ -44,7 +44,7 @@ def judge_agreement_view(conn: Database, scope: analytics.Scope) -> dict:
         n_items = sum(n >= 2 for n in Counter((r["submission_id"], r["criterion"]) for r in rows).values())
         notes = [f"Krippendorff's alpha (ordinal) is computed on every item with two or more votes ({n_items} "
                  "criterion scores here): the items the first judge could not settle alone, so the hard ones."]
-        if blind is None:
+        if not blind:
             notes.append(NO_BLIND)
         return {"available": True, "message": "", "alpha": pd.DataFrame(table), "judges": pd.DataFrame(judges),
                 "marks": votes.agreement_marks(conn, scope), "notes": notes}

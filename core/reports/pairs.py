@@ -10,7 +10,29 @@ from sqlite_utils import Database
 
 from db import analytics, courses
 
-EMPTY_MESSAGE = "No reference scores yet — upload expert scores or approve drafts."
+EMPTY_MESSAGE = ("No reference scores yet — upload expert scores, or score a calibration set blind on the "
+                 "Calibrate page.")
+REFERENCE_LABELS = {
+    "auto": "expert scores where uploaded, else blind calibration scores",
+    "expert": "uploaded expert scores (mean of raters)",
+    "blind": "blind calibration scores (given before seeing the AI draft)",
+    "teacher": "teachers' approved scores, after seeing the AI draft (bulk approvals never count)",
+}
+
+
+def reference_label(reference: str) -> str:
+    """What a reference choice compares with, in a teacher's words."""
+    if reference.startswith("rater:"):
+        return f"expert rater {reference.removeprefix('rater:')} only"
+    return REFERENCE_LABELS.get(reference, reference)
+
+
+def empty_message(reference: str) -> str:
+    if reference == "teacher":
+        return "No teacher-approved scores yet (approvals one by one; bulk approvals never count)."
+    if reference == "blind":
+        return "No blind calibration scores yet — score a calibration set on the Calibrate page."
+    return EMPTY_MESSAGE
 
 
 def criteria(conn: Database, scope: analytics.Scope) -> list[str]:
@@ -48,4 +70,4 @@ def pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict,
 
 def collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
     """Counts summed over every column but `keep`, ai and reference."""
-    return table.groupby(keep + ["ai", "reference"], as_index=False)["n"].sum()
+    return table.groupby(keep + ["ai", "reference"], as_index=False, sort=False)["n"].sum()

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 from sqlite_utils import Database
 
 from core import triage
+from core.calibration import blind
 from core.errors import ConflictError, FairMarkError, NotFound
 from core.rubric import Rubric
 from core.text import escape_markdown
@@ -132,8 +133,10 @@ def _update_review(conn: Database, review: dict, loaded_version: int, fields: di
 def open_item(conn: Database, submission_id: int, *, actor: str) -> dict:
     """The teacher opens an item: create their review from the current draft the first time,
     and record when it was first opened (the bulk-approval sample counts opened items).
-    Idempotent: opening again changes nothing."""
+    Idempotent: opening again changes nothing. A calibration item nobody has scored blind yet
+    cannot be opened: its AI draft stays hidden until then (core.calibration.blind)."""
     with writing(conn):
+        blind.require_visible(conn, submission_id)
         sub = submissions.get_submission(conn, submission_id)
         review = reviews.get_review(conn, submission_id)
         if review is None:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from core import triage
+from core.calibration import readiness
 from core.errors import ConflictError, GateError
 from core.rubric import Rubric
 from core.signoff.actions import writing
@@ -96,9 +97,11 @@ def draw_sample(conn: Database, assignment_id: int, *, actor: str) -> SampleStat
 
 
 def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: str) -> int:
-    """Approve every bulk candidate at once, after the sample was opened. `expected` is the
-    count the teacher confirmed; if the set changed meanwhile nothing is approved."""
+    """Approve every bulk candidate at once, after the sample was opened, on an assignment where
+    the AI cleared the calibration bar. `expected` is the count the teacher confirmed; if the
+    set changed meanwhile nothing is approved."""
     with writing(conn):
+        readiness.require_ready(conn, assignment_id)  # below the calibration bar, bulk approval is off
         state = sample_state(conn, assignment_id)
         if state.candidates == 0:
             raise GateError("no items qualify for bulk approval (CONFIDENT, no failed check, no flag, not edited)")

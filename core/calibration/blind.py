@@ -1,0 +1,65 @@
+"""Blind scoring: a teacher scores a calibration item before seeing the AI's draft.
+
+An item is blind-pending while it is in a calibration set and nobody has saved a blind score
+for it. Until then its AI draft is hidden everywhere: the review queue leaves it out, the
+review item refuses to open it (`require_visible`, called by core.signoff.actions.open_item),
+so it can be neither approved nor bulk-approved, and what is never approved never reaches
+the Students view or an export. On the Calibrate page each teacher sees the AI's scores and
+comment (and other teachers' blind scores) only after saving their own.
+"""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from core.errors import GateError, NotFound
+from db import calibration, courses, drafts, now, write_transaction
+from db.submissions import get_submission
+
+HIDDEN = ("This reflection is in the calibration set: score it blind on the Calibrate page first. "
+          "Its AI draft stays hidden until a blind score is saved.")
+
+
+def is_hidden(conn: Database, submission_id: int) -> bool:
+    return calibration.is_blind_pending(conn, submission_id)
+
+
+def require_visible(conn: Database, submission_id: int) -> None:
+    """Raise GateError while the item's AI draft must stay hidden (blind-pending)."""
+    if is_hidden(conn, submission_id):
+        raise GateError(HIDDEN)
+
+
+def save(conn: Database, submission_id: int, scores: dict, *, actor: str) -> dict:
+    """Save `actor`'s blind scores of a calibration item (every criterion, whole levels).
+    Final once saved; returns what the teacher may now see (`for_rater`)."""
+    actor = (actor or "").strip()
+    if not actor:
+        raise GateError("enter your name in the sidebar first: blind scores are kept per teacher")
+    sub = get_submission(conn, submission_id)
+    if not calibration.in_set(conn, submission_id):
+        raise NotFound(f"submission {submission_id} is not in a calibration set; draw the set on the Calibrate page")
+    rubric = courses.assignment_rubric(conn, sub["assignment_id"])
+    clean = rubric.validate_scores({k: v for k, v in scores.items() if v is not None})
+    with write_transaction(conn):
+        calibration.save_scores(conn, submission_id, actor, clean, source="blind", actor=actor, at=now())
+    return for_rater(conn, submission_id, actor)
+
+
+def for_rater(conn: Database, submission_id: int, rater: str) -> dict:
+    """What the Calibrate page may show this teacher about one item.
+
+    {"submission" (text, word_count, ...), "scored" (this rater saved), "mine" {criterion:
+    score} | None, and only once scored: "ai" {"scores", "comment", "is_offline"} | None (no
+    draft), "others" {rater: scores}}. Before the teacher has scored, no AI output and no other
+    teacher's score is returned at all (so no page can show them by mistake)."""
+    sub = get_submission(conn, submission_id)
+    all_scores = calibration.scores_of(conn, submission_id)
+    mine = all_scores.get(rater)
+    out = {"submission": {k: sub[k] for k in ("id", "assignment_id", "text", "word_count")},
+           "scored": mine is not None, "mine": mine}
+    if mine is not None:
+        draft = drafts.get_draft(conn, sub["current_draft_id"]) if sub["current_draft_id"] else None
+        out["ai"] = ({"scores": draft["scores"], "comment": draft["comment"], "is_offline": draft["is_offline"]}
+                     if draft else None)
+        out["others"] = {r: s for r, s in all_scores.items() if r != rater}
+    return out

@@ -1,0 +1,43 @@
+"""A systematic offset, said plainly: where the AI scores higher or lower than the teacher's
+blind scores on one band of work, the item view says so ("on this assignment the AI scored
+0.6 higher than you on low-band work"). Nothing is corrected: the teacher decides.
+
+An offset is reported for a band (the teacher's blind score, low or high on the rubric's band
+cut; all criteria pooled) when at least MIN_STUDENTS students are in it and the bias's 95%
+interval, resampling students, excludes 0.
+"""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from core import metrics
+from db import analytics, courses
+
+MIN_STUDENTS = 5
+
+
+def offsets(conn: Database, assignment_id: int) -> list[dict]:
+    """[{"band", "range", "bias", "ci", "students", "message"}] for the bands with a systematic
+    offset against the blind scores (empty when there is none, or too few students)."""
+    def compute() -> list[dict]:
+        rubric = courses.assignment_rubric(conn, assignment_id)
+        pairs = analytics.pair_counts(conn, analytics.Scope("assignment", assignment_id=assignment_id),
+                                      reference="blind", by=("student",))
+        if pairs.empty:
+            return []
+        table = pairs.groupby(["student", "ai", "reference"], as_index=False)["n"].sum()
+        report = metrics.band_report(table, rubric.scale_min, rubric.scale_max, cut=rubric.band_cut, min_n=1)
+        out = []
+        for band, b in report["bands"].items():
+            # every resample the same (e.g. always one level high): as systematic as it gets
+            ci = b["bias_ci"] or ([b["bias"], b["bias"]] if "same value" in b["notes"].get("bias", "") else None)
+            if (b["students"] or 0) >= MIN_STUDENTS and ci and (ci[0] > 0 or ci[1] < 0):
+                way = "higher" if b["bias"] > 0 else "lower"
+                out.append({"band": band, "range": b["range"], "bias": b["bias"], "ci": ci, "students": b["students"],
+                            "message": f"On this assignment the AI scored {abs(b['bias']):.1f} {way} than your blind "
+                                       f"scores on {band}-band work (blind scores {b['range']}; {b['students']} "
+                                       f"students, 95% interval {ci[0]:+.1f} to {ci[1]:+.1f}). Nothing is corrected "
+                                       "automatically: check this draft's scores with that in mind."})
+        return out
+
+    return analytics.memo(conn, ("offsets", assignment_id), compute)

@@ -1,0 +1,101 @@
+"""UI helpers for calibration, shared by the Calibrate, Review and Home pages: the readiness
+banner and table, systematic offsets, and the notice shown instead of a hidden draft."""
+from __future__ import annotations
+
+import math
+
+import pandas as pd
+import streamlit as st
+
+from core.calibration import NOT_CALIBRATED, blind, offset, readiness
+from core.text import escape_markdown
+from db import calibration
+
+
+def _ci(ci, digits: int = 2) -> str:
+    return "—" if not ci else f"{ci[0]:.{digits}f} to {ci[1]:.{digits}f}"
+
+
+def _num(x, digits: int = 2, sign: bool = False) -> str:
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
+
+
+def banner(conn, aid: int, *, short: bool = False) -> dict:
+    """The assignment's readiness in one line (a warning below the bar); returns the readiness.
+    `short`: the drafts' version ("AI not yet calibrated for this assignment", and why)."""
+    r = readiness.readiness(conn, aid)
+    if r["ready"]:
+        st.caption(":material/verified: " + escape_markdown(r["message"]))
+    elif short:
+        st.warning(f"**{NOT_CALIBRATED}.** Treat its scores as a first guess: {r['students']} students scored "
+                   "blind so far (see Calibrate).", icon=":material/tune:")
+    else:
+        st.warning(escape_markdown(r["message"]), icon=":material/tune:")
+    return r
+
+
+def queue_notice(conn, aid: int) -> None:
+    """Above the review queue: readiness, and the calibration items it leaves out."""
+    banner(conn, aid, short=True)
+    waiting = calibration.pending_count(conn, aid)
+    if waiting:
+        st.caption(f"{waiting} item(s) of the calibration set wait for a blind score and are not in this queue: "
+                   "their AI drafts stay hidden until they are scored on the Calibrate page.")
+
+
+def offsets(conn, aid: int) -> None:
+    """Systematic offsets against the blind scores, said plainly (never corrected)."""
+    for o in offset.offsets(conn, aid):
+        st.info(escape_markdown(o["message"]), icon=":material/straighten:")
+
+
+def hidden(conn, sid: int) -> bool:
+    """For a calibration item nobody has scored blind: say why its draft is hidden, and where
+    to go instead. True when the caller must show nothing of the draft."""
+    if not blind.is_hidden(conn, sid):
+        return False
+    st.info(blind.HIDDEN, icon=":material/visibility_off:")
+    st.page_link("pages/calibrate.py", label="Score it blind on Calibrate", icon=":material/tune:")
+    return True
+
+
+def table(r: dict) -> pd.DataFrame:
+    """The readiness per criterion as a teacher reads it."""
+    rows = []
+    for c in r["criteria"]:
+        rows.append({
+            "Criterion": c["title"], "Students": c["students"],
+            "QWK": _num(c["qwk"]), "QWK 95% CI": _ci(c["qwk_ci"]),
+            "MAE": _num(c["mae"]), "MAE 95% CI": _ci(c["mae_ci"]),
+            "Bias (AI − blind)": _num(c["bias"], sign=True), "Bias 95% CI": _ci(c["bias_ci"]),
+            "ΔMAE (low − high band)": _num(c["delta_mae"], sign=True),
+            "Human ceiling QWK": _num(c["ceiling_qwk"]) + (f" ({c['ceiling_students']} double-scored)"
+                                                          if c["ceiling_students"] else ""),
+            "Ready": "yes" if c["ready"] else "no",
+            "What is missing": "; ".join(c["reasons"]) or "—",
+            "More students likely needed": "—" if c["more_needed"] is None else str(c["more_needed"]),
+        })
+    return pd.DataFrame(rows)
+
+
+STATUS = {"ready": "Ready", "not_ready": "Not yet", "no_calibration": "Not calibrated"}
+
+
+def home(conn, cid: int) -> None:
+    """Home: which assignments the AI is calibrated for, and how many more blind scores would
+    likely make the interval decisive."""
+    rows = readiness.course_overview(conn, cid)
+    if not rows:
+        return
+    st.subheader("Calibration")
+    st.caption("Is the AI ready for bulk approval on each assignment? It must clear the bar on teachers' blind "
+               "scores (Calibrate page); below it, drafts say so and bulk approval is off.")
+    st.dataframe(pd.DataFrame([{
+        "Assignment": (f"Week {r['week']}: " if r["week"] is not None else "") + r["title"],
+        "AI ready": STATUS[r["status"]], "Students scored blind": r["students"],
+        "Waiting for a blind score": r["pending"],
+        "More blind scores likely needed": ("—" if r["ready"] else
+                                            "unknown" if r["more_needed"] is None else str(r["more_needed"])),
+    } for r in rows]), hide_index=True, width="stretch")

@@ -1,0 +1,144 @@
+"""Calibrate: score a stratified set of this assignment's reflections blind, then see how the
+AI compares. Nothing of the AI's draft is shown for an item until you have saved your scores."""
+import streamlit as st
+
+from core.calibration import blind, draw, readiness
+from core.errors import FairMarkError
+from core.text import escape_markdown
+from db import analytics, courses
+from pages import _calibration, _common
+
+st.title("Calibrate")
+st.caption("Score a small, stratified set of reflections without seeing the AI's scores or comment. Your blind "
+           "scores show whether the AI can be trusted on this assignment, and become its examples of what each "
+           "level looks like here. A second teacher can score the same set: your agreement is the human ceiling.")
+conn = _common.get_db()
+aid = _common.require_assignment()
+
+
+def _flash(message: str, kind: str = "success") -> None:
+    st.session_state["cal_flash"] = (kind, message)
+
+
+def _open(sid: int | None) -> None:
+    st.session_state["cal_item"] = sid
+
+
+def _score(conn, aid: int, sid: int, rubric) -> None:
+    """One item: the text and score pickers before saving; after, the AI beside your scores."""
+    rater = _common.actor()
+    seen = blind.for_rater(conn, sid, rater)
+    if seen["submission"]["assignment_id"] != aid:  # the sidebar moved to another assignment
+        _open(None)
+        st.rerun()
+    if st.button("← Calibration set", key="cal_back"):
+        _open(None)
+        st.rerun()
+    left, right = st.columns([5, 4], gap="large")
+    with left:
+        st.subheader(f"Reflection · {seen['submission']['word_count']} words")
+        box = {"border": True, **({"height": 480} if seen["submission"]["word_count"] > 220 else {})}
+        with st.container(**box):
+            st.text(seen["submission"]["text"])
+    with right:
+        if not seen["scored"]:
+            st.subheader("Your blind scores")
+            st.caption(f"Scoring as {escape_markdown(rater)} (your name in the sidebar: each teacher's blind "
+                       "scores are kept apart). The AI's scores and comment appear once you save; saved blind "
+                       "scores are final.")
+            picked = {c.key: st.selectbox(c.title, rubric.levels, index=None, key=f"cal_score_{sid}_{rater}_{c.key}",
+                                          format_func=lambda lvl, c=c: f"{lvl} — {c.levels[lvl]}")
+                      for c in rubric.criteria}
+            if st.button("Save blind scores", type="primary", key=f"cal_save_{sid}",
+                         disabled=any(v is None for v in picked.values())):
+                try:
+                    blind.save(conn, sid, picked, actor=rater)
+                except FairMarkError as e:
+                    st.error(str(e))
+                else:
+                    _flash("Saved. Here is how the AI scored it.")
+                    st.rerun()
+            return
+        st.subheader("Your blind scores and the AI")
+        rows = [{"Criterion": c.title, "You (blind)": seen["mine"].get(c.key),
+                 "AI": (seen["ai"] or {}).get("scores", {}).get(c.key),
+                 **{f"{r} (blind)": s.get(c.key) for r, s in seen["others"].items()}} for c in rubric.criteria]
+        st.dataframe(rows, hide_index=True, width="stretch")
+        if seen["ai"]:
+            st.caption("The AI's draft comment" + (" · offline baseline — no LLM" if seen["ai"]["is_offline"] else ""))
+            st.text(seen["ai"]["comment"] or "(no comment drafted)")
+        else:
+            st.caption("This item has no AI draft to compare with.")
+
+
+def _set(conn, aid: int, rubric) -> None:
+    state = draw.state(conn, aid)
+    c1, c2, c3, c4 = st.columns(4)
+    c1.metric("In the set", len(state.items))
+    c2.metric("Scored blind", state.scored)
+    c3.metric("Waiting (draft hidden)", state.pending)
+    c4.metric("Double-scored", state.double_scored)
+    with st.form("cal_draw"):
+        attrs = analytics.attributes(conn, analytics.Scope("assignment", assignment_id=aid))
+        f1, f2 = st.columns(2)
+        size = f1.number_input("Set size", min_value=1, max_value=draw.MAX_SIZE,
+                               value=max(draw.DEFAULT_SIZE, len(state.items)), step=1, key="cal_size",
+                               help="Items already drawn stay; a larger size adds items.")
+        group_by = f2.selectbox("Also stratify by", [None, *attrs], key="cal_group",
+                                format_func=lambda a: "— no group —" if a is None else a)
+        st.caption(f"Strata: the AI's predicted band, length (shorter/longer half) and the group. "
+                   f"{state.available} drafted reflections nobody has opened yet can be drawn.")
+        if st.form_submit_button("Draw the calibration set" if not state.items else "Add items to the set"):
+            try:
+                after = draw.draw(conn, aid, size=int(size), group_by=group_by, actor=_common.actor())
+            except FairMarkError as e:
+                st.error(str(e))
+            else:
+                _flash(f"The set has {len(after.items)} items.")
+                st.rerun()
+    me = _common.actor()
+    for item in state.items:
+        raters = [r for r in (item["raters"] or "").split(", ") if r]
+        with st.container(border=True):
+            c1, c2, c3 = st.columns([4, 4, 2], vertical_alignment="center")
+            c1.markdown(f"**{escape_markdown(item['name'] or item['external_id'])}** · "
+                        f"{item['word_count']} words")
+            c1.caption(escape_markdown(item["stratum"]))
+            mine = me in raters
+            c2.caption(("You scored it" if mine else "Not scored by you yet")
+                       + (f" · scored by {escape_markdown(', '.join(raters))}" if raters else
+                          " · draft hidden until a blind score is saved"))
+            c3.button("Open" if mine else "Score blind", key=f"cal_open_{item['submission_id']}", on_click=_open,
+                      args=(item["submission_id"],))
+            if not raters:
+                if c3.button("Take out", key=f"cal_skip_{item['submission_id']}",
+                             help="Leave this item out (e.g. you know this student's work too well)."):
+                    try:
+                        draw.skip(conn, aid, item["submission_id"], actor=me)
+                    except FairMarkError as e:
+                        st.error(str(e))
+                    else:
+                        st.rerun()
+
+
+if aid is not None:
+    kind, message = st.session_state.pop("cal_flash", (None, None))
+    if message:
+        getattr(st, kind)(message)
+    rubric = courses.assignment_rubric(conn, aid)
+    sid = st.session_state.get("cal_item")
+    if sid is not None:
+        try:
+            _score(conn, aid, int(sid), rubric)
+        except FairMarkError as e:
+            st.error(str(e))
+            _open(None)
+    else:
+        r = _calibration.banner(conn, aid)
+        _calibration.offsets(conn, aid)
+        with st.expander("The AI against your blind scores, per criterion", expanded=r["students"] > 0):
+            st.dataframe(_calibration.table(r), hide_index=True, width="stretch")
+            st.caption(f"The bar (set by an admin in Settings): {readiness.Bar(**r['bar']).text()}. Intervals resample "
+                       "students. Items used as the AI's examples are never scored on themselves.")
+        st.subheader("Calibration set")
+        _set(conn, aid, rubric)
