@@ -6,7 +6,10 @@ from __future__ import annotations
 import re
 
 _WORD = re.compile(r"\S*[^\W_]\S*")
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&")
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&@")
+JOINER = "\u2060"  # WORD JOINER: invisible, no line break
+_JOIN_AFTER = set(":@")
+_WWW = re.compile(r"www(?=\\\.)", re.IGNORECASE)
 
 
 def words(text: str | None) -> int:
@@ -23,8 +26,23 @@ def words(text: str | None) -> int:
 
 
 def escape_markdown(text: str) -> str:
-    """Backslash-escape every Markdown/Streamlit special so student text renders as text."""
-    return "".join("\\" + ch if ch in _MD_SPECIAL else ch for ch in str(text))
+    r"""User text as Markdown that Streamlit shows as the same text, interpreting nothing.
+
+    Backslash escapes stop CommonMark (emphasis, links, headings, HTML, code, `$` maths), but
+    Streamlit's own shortcodes (`:material/delete:`, `:smile:`, `:red[...]`) and the bare-URL
+    and e-mail autolinks are matched on the text *after* escapes are resolved. An invisible
+    WORD JOINER (U+2060) after every `:` and `@` and inside `www.` breaks those patterns
+    without changing what the reader sees.
+
+    >>> escape_markdown("**Zoë** :material/delete: www.x.io")
+    '\\*\\*Zoë\\*\\* \\:\u2060material/delete\\:\u2060 www\u2060\\.x\\.io'
+    """
+    out = []
+    for ch in str(text):
+        out.append("\\" + ch if ch in _MD_SPECIAL else ch)
+        if ch in _JOIN_AFTER:
+            out.append(JOINER)
+    return _WWW.sub("www" + JOINER, "".join(out))
 
 
 def format_timestamp(value) -> str:
