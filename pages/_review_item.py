@@ -266,7 +266,8 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     if approved or rejected:
         pos = tuple(st.session_state.get("review_pos") or (sub["priority"], sid))
         d1, d2 = st.columns(2)
-        d1.button("Next item to decide →", key=f"ri_nextdecide_{k}", width="stretch", on_click=_next_to_decide,
+        d1.button("Next item to decide →", key=f"ri_nextdecide_{k}", type="primary", width="stretch",
+                  on_click=_next_to_decide,
                   args=(aid, sid, pos))
         if sub["status"] != "released":
             d2.button("Back to review", key=f"ri_undo_{k}", args=("back", aid, sid, loaded, name), **bound,

@@ -51,8 +51,8 @@ if view is not None:
 judges = reports.judge_view(conn, scope)
 if judges["available"]:
     st.subheader("Agreement between models")
-    st.caption("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
-               + " on the submissions they all scored (1 = identical, 0 = chance).")
+    st.caption(_common.md("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
+                          + " on the submissions they all scored (1 = identical, 0 = chance)."))
     ui.table(judges["alpha"], "judge_agreement", "agreement between models")
 
 edits = reports.edit_view(conn, scope)
