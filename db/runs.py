@@ -87,10 +87,24 @@ def pending_items(conn: Database, run_id: int) -> list[int]:
         "SELECT submission_id FROM run_items WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [run_id])]
 
 
+# A working period ends now while the worker is alive (heard from within this many seconds,
+# core.runs.STALE_AFTER_S); a period its worker never closed (it died) ends at its last
+# heartbeat, so the time a run stood stopped never counts as working time.
+SILENT_LIMIT_S = 60.0
+# Seconds of the open working period (resumed_at .. end), as SQL with one parameter (now);
+# SQLite reads the old row values throughout an UPDATE.
+_OPEN_PERIOD = ("CASE WHEN resumed_at IS NULL OR finished_at IS NOT NULL THEN 0 ELSE MAX(0, ("
+                "CASE WHEN heartbeat_at IS NULL OR (julianday(:now) - julianday(heartbeat_at)) * 86400 "
+                f"<= {SILENT_LIMIT_S} THEN julianday(:now) ELSE julianday(heartbeat_at) END "
+                "- julianday(resumed_at)) * 86400) END")
+
+
 def mark_started(conn: Database, run_id: int) -> None:
+    """Running from now: a new working period (an unclosed earlier one is closed first)."""
     t = now()
-    conn.execute("UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = ?, "
-               "started_at = COALESCE(started_at, ?), finished_at = NULL WHERE id = ?", [t, t, run_id])
+    conn.execute(f"UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = :now, "
+                 f"active_s = active_s + {_OPEN_PERIOD}, resumed_at = :now, "
+                 "started_at = COALESCE(started_at, :now), finished_at = NULL WHERE id = :id", {"now": t, "id": run_id})
 
 
 def heartbeat(conn: Database, run_id: int) -> None:
@@ -98,8 +112,11 @@ def heartbeat(conn: Database, run_id: int) -> None:
 
 
 def finish(conn: Database, run_id: int, status: str, error: str | None = None) -> None:
-    conn.execute("UPDATE runs SET status = ?, error = ?, finished_at = ?, heartbeat_at = ? WHERE id = ?",
-               [status, error, now(), now(), run_id])
+    """Done, failed or cancelled: the working period ends (its seconds go to active_s)."""
+    t = now()
+    conn.execute(f"UPDATE runs SET status = :status, error = :error, active_s = active_s + {_OPEN_PERIOD}, "
+                 "finished_at = :now, heartbeat_at = :now WHERE id = :id",
+                 {"status": status, "error": error, "now": t, "id": run_id})
 
 
 def request_cancel(conn: Database, run_id: int, actor: str = "") -> None:

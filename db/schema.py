@@ -332,3 +332,15 @@ def m008_judge_votes(conn: Database) -> None:
         " weight REAL NOT NULL DEFAULT 1,"
         " created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')))")
     conn.execute("CREATE INDEX idx_judge_votes_subject ON judge_votes (subject, subject_id, draft_id)")
+
+
+@migrations()
+def m010_run_active_time(conn: Database) -> None:
+    """A run's working time without the time it stood stopped (issue 11): `active_s` adds up the
+    closed working periods, `resumed_at` starts the open one (db.runs). Finished runs keep the
+    span they had; one that was stopped and resumed before this column cannot be told apart."""
+    conn.execute("ALTER TABLE runs ADD COLUMN active_s REAL NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE runs ADD COLUMN resumed_at TEXT")
+    conn.execute("UPDATE runs SET active_s = MAX(0, (julianday(finished_at) - julianday(started_at)) * 86400) "
+                 "WHERE started_at IS NOT NULL AND finished_at IS NOT NULL")
+

@@ -24,7 +24,14 @@ if cid is None:
 aid = _common.assignment_id()
 
 # --- configuration -----------------------------------------------------------------------
+# Streamlit forgets a widget's value when its page is left; keep the choices (issue 11 item 13).
+KEPT = ("assess_provider", "assess_scope", "assess_redo")
+for key in KEPT:
+    if key not in st.session_state and f"_kept_{key}" in st.session_state:
+        st.session_state[key] = st.session_state[f"_kept_{key}"]
 configured = _common.settings().llm_configured
+if st.session_state.get("assess_provider") not in (["openai", "offline"] if configured else ["offline"]):
+    st.session_state.pop("assess_provider", None)
 providers = ["openai", "offline"] if configured else ["offline"]
 labels = {"offline": "Offline baseline — no LLM (text features and templates)",
           "openai": "Configured language model"}
@@ -42,6 +49,8 @@ scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
 redo = c2.checkbox("Also re-draft items that already have a draft", key="assess_redo",
                    help="Never touches items a teacher approved, rejected or released.")
 target = aid if scope == "assignment" else None
+for key in KEPT:
+    st.session_state[f"_kept_{key}"] = st.session_state[key]
 
 try:
     config = runs.describe(provider)
@@ -138,6 +147,7 @@ def _covers(r: dict) -> bool:
 shown = [r["run_id"] for r in recent if _covers(r)]
 current = st.session_state.get("assess_run")
 current = current if current in shown else (shown[0] if shown else None)
+_common.set_address(run=current)
 if current is not None:
     live = any(r["run_id"] == current and r["status"] in ("queued", "running") and not r["resumable"]
                for r in recent)
