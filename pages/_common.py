@@ -181,9 +181,22 @@ def require_assignment() -> int | None:
     return aid
 
 
-def sidebar(conn) -> None:
-    """Course and assignment picker shared by every page."""
+def menu(pages: dict) -> None:
+    """The pages by role (app.py's PAGES), as links at the top of the sidebar."""
+    with st.sidebar.container(key="menu"):
+        for section, entries in pages.items():
+            if section:
+                st.caption(section)
+            for entry in entries:
+                st.page_link(entry, label=entry.title, icon=entry.icon)
+        st.divider()
+
+
+def sidebar(conn, pages: dict | None = None) -> None:
+    """The page menu, then the course and assignment picker shared by every page."""
     _apply_address(conn)
+    if pages:
+        menu(pages)
     with st.sidebar:
         all_courses = courses.list_courses(conn)
         if not all_courses:
