@@ -89,10 +89,12 @@ def new_page(browser, width: int = 1440, height: int = 1200, **kw):
 
 
 def idle(page) -> None:
-    """Wait until Streamlit has finished its current script run."""
-    page.wait_for_timeout(300)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid^=\"stStatusWidgetRunning\"]')", timeout=TIMEOUT_MS)
+    """Wait until Streamlit has finished its current script run: not running at two checks
+    0.3 s apart (a run can start a moment after the click that caused it, or rerun itself)."""
+    quiet = "() => !document.querySelector('[data-testid^=\"stStatusWidgetRunning\"]')"
+    for _ in range(2):
+        page.wait_for_timeout(300)
+        page.wait_for_function(quiet, timeout=TIMEOUT_MS)
 
 
 MENU = '[data-testid="stSidebar"] [data-testid="stPageLink"]'  # the app's own page menu (pages/_common.menu)

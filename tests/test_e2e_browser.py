@@ -16,7 +16,7 @@ import sqlite3
 
 import pytest
 
-from e2e_support import MENU, ROOT, TIMEOUT_MS, choose, chromium, idle, item_id, nav, streamlit_server
+from e2e_support import MENU, ROOT, TIMEOUT_MS, choose, chromium, idle, item_id, load, nav, streamlit_server
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
 SCREENSHOT = ROOT / "docs" / "review-page.png"
@@ -139,8 +139,7 @@ def test_deep_link_as_first_request_still_runs_through_the_app_shell(server, bro
     demo.load_demo(conn)
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
-    page.goto(f"{server}/review")
-    idle(page)
+    load(page, f"{server}/review")
     sidebar = page.locator('[data-testid="stSidebar"]')
     expect(sidebar.get_by_text("Course", exact=True)).to_be_visible()
     expect(sidebar.get_by_text("Coordinator")).to_be_visible()        # navigation grouped by role

@@ -147,7 +147,7 @@ def test_two_clicks_on_approve_approve_exactly_the_item_on_screen(world, browser
 # --- item 3 ---------------------------------------------------------------------------------
 def _buttons(page) -> set[str]:
     return set(page.evaluate("""() => [...document.querySelectorAll('[class*="st-key-ri_"] button')]
-        .map(b => b.closest('[class*="st-key-ri_"]').className.match(/st-key-(ri_[a-z]+)_/)[1])"""))
+        .map(b => (b.closest('[class*="st-key-ri_"]').className.match(/st-key-(ri_[a-z]+)/) || ['', ''])[1])"""))
 
 
 def test_a_refused_save_keeps_every_action_button(world, browser):
@@ -156,6 +156,7 @@ def test_a_refused_save_keeps_every_action_button(world, browser):
     sid = _undecided(world, 9)[-1]
     page = new_page(browser)
     load(page, f"{world['url']}/review?item={sid}")
+    page.wait_for_selector('[class*="st-key-ri_approve_"] button')
     assert {"ri_save", "ri_approve", "ri_reject", "ri_regen"} <= _buttons(page)
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text="(AI:").first
     ai = int(re.search(r"\(AI: (\d)\)", box.inner_text()).group(1))
@@ -166,21 +167,23 @@ def test_a_refused_save_keeps_every_action_button(world, browser):
     idle(page)
     expect(page.get_by_text("pick at least one reason")).to_be_visible()
     assert {"ri_save", "ri_approve", "ri_reject", "ri_regen"} <= _buttons(page)  # no other widget changed
-    # An edit conflict: a colleague saves meanwhile.
-    conn = _db(world)
-    r = reviews.get_review(conn, sid)
-    actions.save_edit(conn, sid, version=r["version"], scores=r["scores"], comment="A colleague's words. Why?",
-                      reasons=["tone"], actor="bob")
+    # An edit conflict: the teacher gives a reason, a colleague saves meanwhile, then Save.
     reasons = page.locator('[data-testid="stMultiSelect"]').filter(has_text="Why did you change it?")
     reasons.get_by_role("combobox").click()
     page.keyboard.type("Too harsh")
     page.keyboard.press("Enter")
     page.keyboard.press("Escape")
     idle(page)
+    conn = _db(world)
+    r = reviews.get_review(conn, sid)
+    actions.save_edit(conn, sid, version=r["version"], scores=r["scores"], comment="A colleague's words. Why?",
+                      reasons=["tone"], actor="bob")
     page.locator('[class*="st-key-ri_save_"] button').click()
     idle(page)
     expect(page.get_by_text("your change was not saved")).to_be_visible()
+    # Still all there; Save, Approve and Reject wait for "Load the latest version" (explained above them).
     assert {"ri_save", "ri_approve", "ri_reject", "ri_regen"} <= _buttons(page)
+    expect(page.get_by_role("button", name="Load the latest version")).to_be_visible()
     page.context.close()
 
 
@@ -197,7 +200,14 @@ def test_a_link_to_another_courses_item_switches_the_sidebar_and_f5_restores_it(
     assert "Pay :material/skull:" in _sidebar_course(page)
     expect(page.get_by_text("Your version")).to_be_visible()
     assert f"course={world['course']}" in page.url and f"assignment={world['assignment']}" in page.url
-    page.locator(".st-key-ri_next button").click()  # Next ↓ within that course
+    for button in (".st-key-ri_next button", ".st-key-ri_prev button"):  # another item of that course
+        page.locator(button).click()
+        try:
+            page.wait_for_function(f"() => !location.search.includes('item={world['item']}&')"
+                                   f" && !location.search.endsWith('item={world['item']}')", timeout=15_000)
+            break
+        except Exception:  # the first or last item: the other direction
+            continue
     idle(page)
     shown = item_id(page)
     assert shown != str(world["item"])
