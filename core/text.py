@@ -45,6 +45,35 @@ def escape_markdown(text: str) -> str:
     return _WWW.sub("www" + JOINER, "".join(out))
 
 
+_FILE_SPECIAL = set("\\`*_[]<>|~$&#")
+_LINE_START = re.compile(r"^([ \t]*)(?:([-+=])|(\d+)[.)])")
+
+
+def escape_commonmark(text: str) -> str:
+    r"""User text for a Markdown *file* (the feedback ZIP), read by any Markdown viewer: every
+    character that can start emphasis, a link or image, raw HTML, code, a table cell, maths, an
+    entity or a heading is backslash-escaped, and so is a list marker at a line start;
+    indentation becomes non-breaking spaces (never a code block). Unlike `escape_markdown` it
+    adds no invisible characters: the file also reads cleanly as plain text.
+
+    >>> escape_commonmark('<img src=x onerror=alert(1)> [x](javascript:alert(1)) Zoë')
+    '\\<img src=x onerror=alert(1)\\> \\[x\\](javascript:alert(1)) Zoë'
+    >>> escape_commonmark("- one\n  2. two")
+    '\\- one\n\xa0\xa02\\. two'
+    """
+    lines = []
+    for line in str(text).split("\n"):
+        body = "".join("\\" + ch if ch in _FILE_SPECIAL else ch for ch in line)
+        m = _LINE_START.match(body)
+        if m and m.group(2):
+            body = m.group(1) + "\\" + body[m.end(1):]
+        elif m:
+            body = body[:m.end(3)] + "\\" + body[m.end(3):]
+        stripped = body.lstrip(" \t")
+        lines.append("\u00a0" * (len(body) - len(stripped)) + stripped)
+    return "\n".join(lines)
+
+
 def format_timestamp(value) -> str:
     """A stored UTC timestamp ("2026-11-29T21:27:43.687677Z") as "2026-11-29 21:27 UTC".
     Empty for None or ""; text that is not a timestamp is returned unchanged."""
