@@ -189,7 +189,9 @@ if preview.rows:
     st.dataframe(pd.DataFrame(preview.rows_table(limit=500)), hide_index=True)  # plain data, never HTML
 if preview.rejected:
     st.markdown("**Rejected rows — what to fix**")
-    st.dataframe(pd.DataFrame(preview.rejected_table()), hide_index=True)
+    # A file that could not be read has no row: say so instead of "None".
+    st.dataframe(pd.DataFrame([{**r, "row": "whole file" if r["row"] is None else r["row"]}
+                               for r in preview.rejected_table()]), hide_index=True)
     mode = st.radio("This upload has rejected rows", ["all_or_nothing", "skip_rejected"], key="up_mode",
                     format_func={"all_or_nothing": "Reject the whole file (fix it and upload again)",
                                  "skip_rejected": "Import the good rows, leave out the rejected ones"}.get)
