@@ -166,6 +166,7 @@ def test_an_unreadable_zip_member_is_listed_as_a_whole_file_in_plain_words(app_t
     import io
     import zipfile
 
+    demo.load_demo(conn)
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("w1.csv", b"student_id,text\ns1,I learned about temperature and bias at work.\n")
