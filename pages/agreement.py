@@ -1,7 +1,8 @@
 """Agreement: does the AI score like the human reference? (issue #5)"""
 import streamlit as st
 
-from core import charts, reports
+from core import charts, export_analysis, reports
+from db import courses
 from pages import _common
 from pages import _dashboard as ui
 
@@ -73,3 +74,19 @@ else:
     if len(edits["reason_codes"]):
         st.caption("Reason codes given with edits")
         ui.table(edits["reason_codes"], "reason_codes")
+
+# --- data for analysis: every submission's AI, teacher and reference scores (issue 11) -----
+if _common.course_id() is not None and sum(courses.status_counts(conn, course_id=_common.course_id()).values()):
+    st.subheader("Data for your own analysis")
+    target = _common.assignment_id() if scope.kind == "assignment" else None
+
+    def _analysis() -> bytes:
+        return export_analysis.export(_common.connect(), _common.course_id(), target).data
+
+    st.caption("Every submission of " + ("this assignment" if target else "this course")
+               + ": the AI's scores, the teacher's approved scores (and whether they were edited, approved as "
+                 "drafted or bulk approved) and the mean of the uploaded reference scores. For analysis only — "
+                 "not for students.")
+    st.download_button(ui.download_label("analysis", "AI and teacher scores for analysis (not for students)"),
+                       _analysis,
+                       file_name="scores-for-analysis-NOT-for-students.csv", mime="text/csv", key="dl_analysis")

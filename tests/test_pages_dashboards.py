@@ -71,7 +71,7 @@ def test_agreement_page_with_data(conn, app_test):
     assert {"MAE", "QWK", "Exact agreement", "Within ±1", "Approved unchanged"} <= set(labels)
     charts = at.get("plotly_chart")
     assert len(charts) == 5  # confusion, scatter, 2 trends, teacher changes
-    assert len(_downloads(at)) == len(charts) + 2  # + headline table and reason codes
+    assert len(_downloads(at)) == len(charts) + 3  # + headline table, reason codes, scores for analysis
     at.selectbox(key="agreement_criterion").set_value("clarity").run()
     assert not at.exception
 
