@@ -183,6 +183,9 @@ if preview.new_assignments:
     notes.append("creates assignment(s) " + ", ".join(f"**{_common.md(t)}**" for t in preview.new_assignments))
 if preview.skipped_members:
     notes.append(f"ignores {len(preview.skipped_members)} system file(s) in the ZIP")
+if preview.ignored_columns:
+    notes.append("leaves out the column(s) " + ", ".join(f"**{_common.md(c)}**" for c in preview.ignored_columns)
+                 + " (no field, score or group uses them)")
 if notes:
     st.caption("This import " + "; ".join(notes) + ".")
 if preview.rows:
