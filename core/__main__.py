@@ -13,7 +13,8 @@ import sys
 
 from core.errors import FairMarkError
 
-COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assignment", "core.cli_assess", "core.cli_export", "core.cli_metrics")
+COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assignment", "core.cli_assess", "core.cli_export",
+                   "core.cli_metrics")
 
 
 def build_parser() -> argparse.ArgumentParser:

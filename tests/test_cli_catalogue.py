@@ -92,7 +92,8 @@ def test_import_maps_columns_from_the_command_line_and_lists_ignored_ones(capsys
     assert out["ignored_columns"] == ["overall"]
     assert conn.execute("SELECT COUNT(*) FROM reference_scores").fetchone()[0] == 4
     assert {r[0] for r in conn.execute("SELECT external_id FROM students")} == {"e1", "e2"}
-    assert conn.execute("SELECT attributes FROM students WHERE external_id = 'e1'").fetchone()[0] == '{"cohort": "2021"}'
+    attributes = conn.execute("SELECT attributes FROM students WHERE external_id = 'e1'").fetchone()[0]
+    assert attributes == '{"cohort": "2021"}'
 
 
 def test_a_wrong_map_says_what_to_write(capsys, tmp_path):
@@ -112,13 +113,14 @@ def test_assignment_set_changes_only_what_is_given_and_is_audited(capsys, conn):
     week1 = courses.list_assignments(conn, course["id"])[0]
     code, out = run(capsys, "assignment", "set", "--course", course["name"], "--assignment", week1["title"],
                     "--prompt", "What surprised you?", "--concepts", "token, temperature ,bias", "--target-grade", "8")
-    assert code == 0 and out["changed"] == {"prompt": "What surprised you?", "key_concepts": ["token", "temperature", "bias"],
-                                            "target_grade": 8.0}
+    assert code == 0 and out["changed"] == {"prompt": "What surprised you?", "target_grade": 8.0,
+                                            "key_concepts": ["token", "temperature", "bias"]}
     after = courses.get_assignment(conn, week1["id"])
     assert (after["prompt"], after["key_concepts"], after["target_grade"]) == (
         "What surprised you?", ["token", "temperature", "bias"], 8.0)
     assert after["title"] == week1["title"] and after["rubric_id"] == week1["rubric_id"]
-    row = conn.execute("SELECT actor, before FROM audit_log WHERE entity = 'assignments' AND action = 'edit'").fetchone()
+    row = conn.execute("SELECT actor, before FROM audit_log WHERE entity = 'assignments' "
+                       "AND action = 'edit'").fetchone()
     assert week1["prompt"][:20] in row[1]
     code, out = run(capsys, "assignment", "set", "--course", course["name"], "--assignment", week1["title"],
                     "--target-grade", "8")

@@ -75,7 +75,8 @@ def test_export_for_analysis_has_every_submission_with_ai_teacher_and_reference_
     for ext in ("edited", "as_drafted"):
         actions.open_item(conn, ids[ext], actor="t")
     r = actions.save_edit(conn, ids["edited"], version=1, scores=dict(SCORES, clarity=1),
-                          comment=reviews.get_review(conn, ids["edited"])["comment"], reasons=["too_lenient"], actor="t")
+                          comment=reviews.get_review(conn, ids["edited"])["comment"], reasons=["too_lenient"],
+                          actor="t")
     actions.approve(conn, ids["edited"], version=r["version"], actor="t")
     actions.approve(conn, ids["as_drafted"], version=1, actor="t")
     out = tmp_path / "analysis.csv"
@@ -85,11 +86,12 @@ def test_export_for_analysis_has_every_submission_with_ai_teacher_and_reference_
     rows = {r["student_id"]: r for r in csv.DictReader(io.StringIO(out.read_text(encoding="utf-8-sig")))}
     header = list(next(iter(rows.values())))
     assert header[:6] == ["marker", "student_id", "assignment", "week", "submission_id", "draft_id"]
-    assert header[6:9] == ["concept_understanding_ai", "concept_understanding_teacher", "concept_understanding_reference"]
+    assert header[6:9] == [f"concept_understanding_{part}" for part in ("ai", "teacher", "reference")]
     assert header[-5:] == ["teacher_kind", "status", "flags", "ell", "section"]
     assert all(r["marker"] == "analysis only — not for students" for r in rows.values())
     e = rows["edited"]
-    assert (e["clarity_ai"], e["clarity_teacher"], e["clarity_reference"], e["teacher_kind"]) == ("3", "1", "2.5", "edited")
+    assert (e["clarity_ai"], e["clarity_teacher"], e["clarity_reference"]) == ("3", "1", "2.5")
+    assert e["teacher_kind"] == "edited"
     assert e["section"] == "A" and e["status"] == "approved" and e["draft_id"]
     assert (rows["as_drafted"]["teacher_kind"], rows["as_drafted"]["clarity_teacher"]) == ("approved", "3")
     w = rows["waiting"]

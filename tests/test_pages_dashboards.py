@@ -184,5 +184,6 @@ def test_costs_in_offline_mode_say_no_llm_was_used_and_nothing_was_spent(conn, d
     info = " ".join(i.value for i in at.info)
     assert "No language model was used here, so nothing was spent" in info and "offline baseline" in info
     assert not at.metric and not at.get("plotly_chart")
-    shown = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "markdown", "info") for e in getattr(at, kind))
+    shown = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "markdown", "info")
+                     for e in getattr(at, kind))
     assert "Zhang & Luo" not in shown and "LLM calls" not in shown

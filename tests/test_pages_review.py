@@ -375,7 +375,8 @@ def test_why_an_item_needs_attention_is_at_the_top(app_test, conn):
     f.draft(conn, sid, HIGH, status="needs_attention", attention_reasons=["Under 100 words: **short**"])
     at = open_item(review_page(app_test, c), sid)
     order = [(n.type, getattr(n, "value", None)) for n in _walk(at.main)]
-    top = next(i for i, (kind, v) in enumerate(order) if kind == "warning" and "Why this item needs attention" in str(v))
+    top = next(i for i, (kind, v) in enumerate(order)
+               if kind == "warning" and "Why this item needs attention" in str(v))
     first_column = next(i for i, (kind, v) in enumerate(order) if kind == "subheader")
     assert top < first_column  # above the submission and the editor, not in a tab
     assert plain(order[top][1]).endswith("Under 100 words: **short**")  # shown as text, not bold

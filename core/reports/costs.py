@@ -52,5 +52,6 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
     }
     notes = ([f"{int(offline)} of the {int(total['calls'])} calls were steps of the {OFFLINE_LABEL} (US$0); "
               "they are counted in the totals."] if offline else [])
-    return {"empty": False, "message": "", "notes": notes, "summary": summary, "by_agent": t["by_agent"], "by_model": t["by_model"],
+    return {"empty": False, "message": "", "notes": notes, "summary": summary, "by_agent": t["by_agent"],
+            "by_model": t["by_model"],
             "by_run": by_run, "by_course": t["by_course"], "per_submission": per_submission}

@@ -200,9 +200,9 @@ def approve(conn: Database, submission_id: int, *, version: int, actor: str, sco
             raise _conflict(conn, submission_id, version, review)
         sub = submissions.get_submission(conn, submission_id)
         if review["status"] == "approved" and sub["status"] in ("approved", "released"):
+            by, when = review["approved_by"] or "someone", format_timestamp(review["approved_at"])
             raise AlreadyDecided(f"This item is already {label(STATUS_LABELS, sub['status']).lower()} "
-                                 f"(by {review['approved_by'] or 'someone'}, {format_timestamp(review['approved_at'])}); "
-                                 "nothing was done.")
+                                 f"(by {by}, {when}); nothing was done.")
         rubric = _rubric_for(conn, sub)
         rubric.validate_scores(review["scores"])
         if not review["comment"].strip():
