@@ -259,7 +259,8 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     c3.button("Rejected" if rejected else "Reject", key=f"ri_reject_{k}", args=("reject", aid, sid, loaded, name),
               **{**bound, "disabled": stale or rejected})
     offline = not _common.settings().llm_configured
-    regen = c4.button("Regenerate", key=f"ri_regen_{k}", width="stretch",
+    # Bound to the latest draft too: a second click after a new draft arrived is not a new request.
+    regen = c4.button("Regenerate", key=f"ri_regen_{k}_{data['latest_draft_id'] or 0}", width="stretch",
                       help=("The offline baseline is deterministic: it gives the same draft unless the assignment "
                             "or rubric changed. Your version stays." if offline
                             else "Ask for a new AI draft; your version stays."))
