@@ -183,7 +183,7 @@ def require_assignment() -> int | None:
 
 def menu(pages: dict) -> None:
     """The pages by role (app.py's PAGES), as links at the top of the sidebar."""
-    with st.sidebar.container(key="menu"):
+    with st.sidebar:
         for section, entries in pages.items():
             if section:
                 st.caption(section)
