@@ -1,9 +1,14 @@
 """FairMark: router. Page config, navigation grouped by role, the shared sidebar."""
+from pathlib import Path
+
 import streamlit as st
 
 from pages import _common
 
-st.set_page_config(page_title="FairMark", page_icon=":material/rate_review:", layout="wide")
+# A local image: emoji and :material/…: icons make the browser fetch the tab icon from a CDN or
+# font host, which fails offline.
+ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
+st.set_page_config(page_title="FairMark", page_icon=str(ICON), layout="wide")
 
 PAGES = {
     "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
@@ -26,7 +31,9 @@ PAGES = {
     "Admin": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }
 
-page = st.navigation(PAGES)
+# .streamlit/config.toml turns Streamlit's own sidebar menu off (client.showSidebarNavigation), so a
+# fresh server never lists the files in pages/; the sidebar draws this menu instead.
+page = st.navigation(PAGES, position="hidden")
 with _common.shell():
-    _common.sidebar(_common.get_db())
+    _common.sidebar(_common.get_db(), PAGES)
     page.run()

@@ -1,8 +1,8 @@
 """Command line: python -m core COMMAND … (each command prints a JSON summary on stdout).
 
 Commands are registered by small modules, one per area, so each stays readable:
-core.cli_catalogue (init, demo, import), core.cli_assess (assess), core.cli_export
-(export), core.cli_metrics (metrics), core.cli_evals (evals).
+core.cli_catalogue (init, demo, import), core.cli_assignment (assignment set), core.cli_assess
+(assess), core.cli_export (export), core.cli_metrics (metrics), core.cli_evals (evals).
 """
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ import sys
 
 from core.errors import FairMarkError
 
-COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assess", "core.cli_export", "core.cli_metrics", "core.cli_evals")
+COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assignment", "core.cli_assess", "core.cli_export",
+                   "core.cli_metrics", "core.cli_evals")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -20,8 +20,18 @@ def _error_y(values, lo, hi) -> dict:
                 arrayminus=np.nan_to_num(values - lo, nan=0.0), visible=bool(np.isfinite(lo).any()))
 
 
+def plain(text) -> str:
+    """User text (a course, group or criterion name) as Plotly shows it literally: Plotly reads
+    a few HTML tags (<b>, <a href>, <br>) in titles, labels and names, so &, < and > are escaped.
+
+    >>> plain("<b>A</b> & B")
+    '&lt;b&gt;A&lt;/b&gt; &amp; B'
+    """
+    return str(text).replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
-    fig.update_layout(title=title, xaxis_title=x, yaxis_title=y, margin=dict(l=10, r=10, t=50, b=10),
+    fig.update_layout(title=plain(title), xaxis_title=x, yaxis_title=y, margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", y=-0.2))
     return fig
 
@@ -137,7 +147,7 @@ def group_chart(frame: pd.DataFrame, *, metric: str = "mae", overall: float | No
                 title: str = "Error by group") -> go.Figure:
     """The metric per group with CI error bars; small groups drawn grey; overall as a line."""
     students = frame["students"] if "students" in frame else [None] * len(frame)
-    labels = [f"{g}<br>n={n}" + (f", {k:g} students" if k == k and k is not None else "")
+    labels = [f"{plain(g)}<br>n={n}" + (f", {k:g} students" if k == k and k is not None else "")
               for g, n, k in zip(frame["group"], frame["n"], students)]
     colors = [_GREY if w else _ORANGE for w in frame["warning"]]
     fig = go.Figure(go.Bar(x=labels, y=frame[metric], name=metric.upper(), marker_color=colors,
@@ -188,7 +198,7 @@ def edit_chart(by_criterion: pd.DataFrame, *, title: str = "Teacher changes to A
 
 # --- Costs ------------------------------------------------------------------------------------
 def bar_chart(frame: pd.DataFrame, x: str, y: str, *, title: str, y_title: str | None = None) -> go.Figure:
-    fig = go.Figure(go.Bar(x=frame[x].astype(str), y=frame[y], marker_color=_BLUE, name=y))
+    fig = go.Figure(go.Bar(x=frame[x].astype(str).map(plain), y=frame[y], marker_color=_BLUE, name=y))
     return _layout(fig, title, x.replace("_", " ").capitalize(), y_title or y.replace("_", " "))
 
 
@@ -222,7 +232,7 @@ def student_progress_chart(rows: list[dict], rubric, *, title: str = "Released s
         if not by_week:
             continue
         try:
-            name = rubric.criterion(key).title
+            name = plain(rubric.criterion(key).title)
         except RubricError:  # a criterion an older rubric had
             name = key.replace("_", " ").capitalize()
         x = [w for w in xs if w in by_week]

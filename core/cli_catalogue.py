@@ -7,6 +7,7 @@ from core import demo, ingest
 from core.__main__ import emit
 from core.cli_common import add_db_arg, open_db
 from core.errors import IngestError
+from core.ingest_mapping import apply_overrides
 from core.rubric import load_rubric_file
 from core.settings import load_settings
 from db import file_of
@@ -26,7 +27,7 @@ def register(sub) -> None:
         description="Import reflections. The course and assignment are created when missing (the assignment "
                     "with --rubric, else the default reflection rubric). A file with any rejected row imports "
                     "nothing unless --skip-rejected is given. Exit code 1 when nothing was imported because "
-                    "of errors.")
+                    "of rejected rows or unmappable columns (use --map); 2 when a file cannot be read.")
     p.add_argument("file", nargs="+", help="file(s) to import")
     p.add_argument("--course", required=True, help="course name (created if missing)")
     p.add_argument("--assignment", required=True,
@@ -38,6 +39,10 @@ def register(sub) -> None:
     p.add_argument("--scores-are", choices=ingest.SCORES_ARE, default="reference",
                    help="score columns are expert reference scores (default), or blind calibration scores "
                         "a teacher gave without seeing any AI draft (they count for the readiness gate)")
+    p.add_argument("--map", action="append", default=[], metavar="FIELD=COLUMN",
+                   help="use COLUMN for FIELD (repeatable): student_id, name, email, text or assignment; a "
+                        "criterion key for reference scores (criterion:rater for a named rater); attribute for "
+                        "a group attribute. E.g. --map student_id=essay_id --map text=essay")
     p.add_argument("--actor", help="name recorded in the audit log (default FAIRMARK_ACTOR)")
     add_db_arg(p)
     p.set_defaults(func=run_import)
@@ -65,13 +70,20 @@ def run_import(args) -> int:
     rubric = load_rubric_file(args.rubric) if args.rubric else None
     conn = open_db(args)
     target = ingest.Target(args.course, args.assignment, rubric=rubric, week=args.week)
-    preview = ingest.build_preview(conn, files, target)
+    scored_on = ingest.rubric_for(conn, target)
+    table, detected = ingest.read_and_detect(files, scored_on)  # an unreadable file: IngestError, exit 2
+    mapping = apply_overrides(detected, args.map, table.columns, scored_on)
+    preview = ingest.build_preview(conn, files, target, mapping, table=table)
     if preview.mapping_problems:
-        raise IngestError("cannot map the columns: " + "; ".join(preview.mapping_problems))
+        # The file was read; its columns could not be mapped: nothing imported (exit 1), and what to do.
+        emit({"imported": 0, "mapping_problems": preview.mapping_problems, "columns": table.columns,
+              "hint": "choose the columns with --map FIELD=COLUMN, e.g. --map student_id=essay_id --map text=essay"})
+        return 1
     mode = "skip_rejected" if args.skip_rejected else "all_or_nothing"
     result = ingest.commit(conn, preview, mode=mode, actor=args.actor or load_settings().actor,
                            scores_are=args.scores_are)
     emit({"imported": result.imported, "duplicates": result.duplicates, "rejected": result.rejected,
           "refused": result.refused, "course_id": result.course_id, "assignment_ids": result.assignment_ids,
-          "skipped_files": preview.skipped_members, "scores_are": args.scores_are})
+          "skipped_files": preview.skipped_members, "ignored_columns": preview.ignored_columns,
+          "scores_are": args.scores_are})
     return 1 if result.imported == 0 and result.rejected else 0

@@ -17,6 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import re
+import unicodedata
 import zipfile
 from dataclasses import dataclass
 
@@ -24,6 +25,7 @@ from sqlite_utils import Database
 
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
+from core.text import escape_commonmark
 from db import courses, exports
 
 MARKER = "AI-assisted, teacher-approved"
@@ -69,7 +71,7 @@ def export_items(conn: Database, course_id: int, assignment_id: int | None = Non
     return rows
 
 
-def _csv_bytes(rows: list[list], *, bom: bool) -> bytes:
+def csv_bytes(rows: list[list], *, bom: bool) -> bytes:
     buf = io.StringIO()
     writer = csv.writer(buf, lineterminator="\r\n")
     for row in rows:
@@ -95,7 +97,7 @@ def to_csv(items: list[dict]) -> bytes:
         rows.append([it["title"], it["week"], it["external_id"], it["name"], *[it["scores"].get(k, "") for k in keys],
                      _num(it["total"]), _num(it["max_total"]), it["comment"], marker(it["is_offline"]),
                      it["state"], it["version"], it["released_at"] or ""])
-    return _csv_bytes(rows, bom=True)
+    return csv_bytes(rows, bom=True)
 
 
 def _num(x: float):
@@ -119,15 +121,33 @@ def to_canvas(items: list[dict]) -> bytes:
     for ext in sorted(students):
         st = students[ext]
         rows.append([st["name"], "", ext, "", st["section"], *[st["totals"].get(a, "") for a in aids]])
-    return _csv_bytes(rows, bom=False)
+    return csv_bytes(rows, bom=False)
 
 
-def _safe_name(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9._-]+", "_", text).strip("._") or "student"
+_UNSAFE = re.compile(r"[^\w.-]+")  # \w is Unicode-aware: letters and digits of every script stay
+_RESERVED = {"con", "prn", "aux", "nul", *(f"com{i}" for i in range(10)), *(f"lpt{i}" for i in range(10))}
+
+
+def safe_name(text: str, fallback: str = "student", limit: int = 80) -> str:
+    """A file name part: Unicode letters and digits kept (NFC, so "Zoë" is one letter ë on every
+    system), anything that could leave the folder or confuse a file system replaced by "_".
+
+    >>> safe_name("Zoë Ñúñez"), safe_name("../../etc/passwd"), safe_name("con")
+    ('Zoë_Ñúñez', 'etc_passwd', '_con')
+    """
+    name = _UNSAFE.sub("_", unicodedata.normalize("NFC", str(text))).strip("._")[:limit].strip("._")
+    return ("_" + name if name.lower() in _RESERVED else name) or fallback
+
+
+def _cell(text) -> str:
+    """A Markdown table cell: escaped, on one line."""
+    return escape_commonmark(" ".join(str(text).split()))
 
 
 def to_zip(items: list[dict]) -> bytes:
-    """One Markdown file per student with every exported assignment of theirs."""
+    """One Markdown file per student with every exported assignment of theirs. Every name, title
+    and comment is escaped (core.text.escape_commonmark): no HTML, link or image from user text
+    works in any Markdown viewer."""
     by_student: dict[str, list[dict]] = {}
     for it in items:
         by_student.setdefault(it["external_id"], []).append(it)
@@ -135,16 +155,16 @@ def to_zip(items: list[dict]) -> bytes:
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         for ext, its in sorted(by_student.items()):
             name = its[0]["name"]
-            lines = [f"# Feedback for {name or ext}", "", f"Student ID: {ext}", ""]
+            lines = [f"# Feedback for {_cell(name or ext)}", "", f"Student ID: {_cell(ext)}", ""]
             for it in its:
                 week = f"Week {it['week']}: " if it["week"] is not None else ""
-                lines += [f"## {week}{it['title']}", "", "| Criterion | Score |", "|---|---|"]
+                lines += [f"## {_cell(week + it['title'])}", "", "| Criterion | Score |", "|---|---|"]
                 titles = it.get("titles") or {}
-                lines += [f"| {(titles.get(k) or k.replace('_', ' ')).replace('|', '/')} | {it['scores'].get(k, '')} |"
+                lines += [f"| {_cell(titles.get(k) or k.replace('_', ' '))} | {it['scores'].get(k, '')} |"
                           for k in it["criteria"]]
                 lines += [f"| **Total** | **{_num(it['total'])} / {_num(it['max_total'])}** |", "",
-                          "### Comment", "", it["comment"], "", f"_{marker(it['is_offline'])}_", ""]
-            zf.writestr(f"{_safe_name(ext)}-{_safe_name(name)}.md", "\n".join(lines))
+                          "### Comment", "", escape_commonmark(it["comment"]), "", f"_{marker(it['is_offline'])}_", ""]
+            zf.writestr(f"{safe_name(ext)}-{safe_name(name)}.md", "\n".join(lines))
     return buf.getvalue()
 
 
@@ -159,7 +179,8 @@ def export(conn: Database, course_id: int, assignment_id: int | None = None, *, 
         raise FairMarkError(f"nothing to export: no {what} items yet"
                             + ("" if include_approved else " (release them first, or export approved ones explicitly)"))
     course = courses.get_course(conn, course_id)
-    base = _safe_name(course["name"]) + (f"-{_safe_name(items[0]['title'])}" if assignment_id else "")
+    base = safe_name(course["name"], "course") + (f"-{safe_name(items[0]['title'], 'assignment')}" if assignment_id
+                                                  else "")
     if fmt == "csv":
         data, name, mime = to_csv(items), f"{base}.csv", "text/csv"
     elif fmt == "canvas":

@@ -82,6 +82,12 @@ class Preview:
     def ok(self) -> int:
         return len(self.rows)
 
+    @property
+    def ignored_columns(self) -> list[str]:
+        """Columns of the file no field, score or group attribute uses: they are not imported."""
+        used = set(self.mapping.used_columns())
+        return [c for c in self.columns if c not in used]
+
     def rows_table(self, limit: int | None = None) -> list[dict]:
         """Rows as plain data for a preview table (student text is data, never HTML)."""
         out = []
@@ -140,12 +146,7 @@ def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping:
         raise IngestError("Choose a course (or type the name of a new one)")
     course = courses.find_course(conn, target.course_name.strip())
     existing = courses.list_assignments(conn, course["id"]) if course else []
-    target_rubric = target.rubric
-    if target.assignment_title:
-        found = _match_title(existing, target.assignment_title)
-        if found:
-            target_rubric = courses.get_rubric(conn, found["rubric_id"])
-    target_rubric = target_rubric or default_rubric()
+    target_rubric = rubric_for(conn, target)
     table = table or read_files(files)
     if isinstance(mapping, dict):
         mapping = Mapping.from_dict(mapping)
@@ -175,6 +176,15 @@ def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping:
     p.new_assignments = {t: w for t, w in resolver.new.items() if t in used}
     p.rubric_by_assignment = {t: r for t, r in resolver.rubrics.items() if t in used}
     return p
+
+
+def rubric_for(conn, target: Target) -> Rubric:
+    """The rubric rows without a week/assignment value are scored on: the target assignment's
+    when it exists, else the rubric given for a new one, else the default."""
+    course = courses.find_course(conn, (target.course_name or "").strip())
+    found = _match_title(courses.list_assignments(conn, course["id"]), target.assignment_title) if (
+        course and target.assignment_title) else None
+    return courses.get_rubric(conn, found["rubric_id"]) if found else (target.rubric or default_rubric())
 
 
 def _match_title(assignments: list[dict], title: str) -> dict | None:

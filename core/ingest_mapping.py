@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from dataclasses import asdict, dataclass, field
 
+from core.errors import IngestError
 from core.rubric import Rubric
 
 DEFAULT_RATER = "expert"
@@ -133,3 +134,46 @@ def check_mapping(m: Mapping, columns: list[str]) -> list[str]:
     if twice:
         problems.append(f"Column(s) {', '.join(twice)} are mapped to more than one field; map each column once")
     return problems
+
+
+FIELDS = ("student_id", "name", "email", "text", "assignment")
+
+
+def apply_overrides(m: Mapping, overrides: list[str], columns: list[str], rubric: Rubric) -> Mapping:
+    """The detected mapping with the user's `FIELD=COLUMN` choices (the command line's --map, the
+    same choices the Upload page offers). FIELD is student_id, name, email, text or assignment; a
+    criterion key of the rubric (a reference-score column, rater "expert"; `criterion:rater` for
+    another rater); or `attribute` (a group attribute). A column chosen here leaves any other
+    role it was detected for.
+
+    >>> from core.rubric import default_rubric
+    >>> cols = ["essay_id", "essay", "clarity_score", "cohort"]
+    >>> m = apply_overrides(detect_mapping(cols, default_rubric()), ["student_id=essay_id", "text=essay",
+    ...                     "attribute=cohort"], cols, default_rubric())
+    >>> (m.student_id, m.text, [s.column for s in m.scores], m.attributes)
+    ('essay_id', 'essay', ['clarity_score'], ['cohort'])
+    """
+    m = Mapping.from_dict(m.to_dict())
+    for item in overrides or ():
+        field_, sep, column = (part.strip() for part in str(item).partition("="))
+        if not sep or not field_ or not column:
+            raise IngestError(f"--map {item!r}: write FIELD=COLUMN, e.g. --map text=essay")
+        if column not in columns:
+            raise IngestError(f"--map {item!r}: the file has no column {column!r} (columns: {', '.join(columns)})")
+        criterion, _, rater = field_.partition(":")
+        if field_ not in FIELDS and field_ != "attribute" and criterion not in rubric.keys:
+            raise IngestError(f"--map {item!r}: {field_!r} is not a field; use one of {', '.join(FIELDS)}, "
+                              f"attribute, or a criterion of the rubric ({', '.join(rubric.keys)})")
+        for f in FIELDS:  # the column leaves any role it had
+            if getattr(m, f) == column:
+                setattr(m, f, None)
+        m.scores = [s for s in m.scores if s.column != column]
+        m.attributes = [a for a in m.attributes if a != column]
+        if field_ in FIELDS:
+            setattr(m, field_, column)
+        elif field_ == "attribute":
+            m.attributes.append(column)
+        else:
+            m.scores.append(ScoreColumn(column, criterion, rater or DEFAULT_RATER))
+    return m
+

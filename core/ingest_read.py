@@ -119,7 +119,7 @@ def _read_zip(table: RawTable, name: str, data: bytes) -> None:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError) as e:
-        raise IngestError(f"{name} is not a valid ZIP file ({e}); re-create the archive") from e
+        raise IngestError(f"{name} is not a valid ZIP file (it is damaged or not a ZIP); re-create the archive") from e
     if len(infos) > MAX_ZIP_MEMBERS:
         raise IngestError(f"{name} holds {len(infos):,} entries; the limit is {MAX_ZIP_MEMBERS}. "
                           "Split it into several ZIP files.")
@@ -161,8 +161,9 @@ def _read_zip(table: RawTable, name: str, data: bytes) -> None:
             found = True
         except IngestError as e:
             table.problems.append(Problem(label, None, "file", str(e).removeprefix(f"{label}: ")))
-        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError) as e:
-            table.problems.append(Problem(label, None, "file", f"cannot be unpacked ({e}); re-create the ZIP"))
+        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError):
+            table.problems.append(Problem(label, None, "file", "cannot be unpacked: this part of the ZIP is "
+                                                              "damaged; re-create the ZIP"))
     if not found and len(table.problems) == problems_before:
         raise IngestError(f"{name} contains no CSV, XLSX, DOCX or TXT files")
 
@@ -261,8 +262,8 @@ def read_xlsx(data: bytes, name: str):
         # data_only=False: a formula cell gives its '=...' text; nothing is ever evaluated.
         wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
     except Exception as e:  # openpyxl raises many types for a broken file
-        raise IngestError(f"{name} could not be opened as an Excel workbook (.xlsx): {type(e).__name__}. "
-                          "Open it in Excel or LibreOffice and save it again as .xlsx or CSV.") from e
+        raise IngestError(f"{name} could not be opened as an Excel workbook (.xlsx): it is damaged or not really "
+                          "an .xlsx file. Open it in Excel or LibreOffice and save it again as .xlsx or CSV.") from e
     try:
         ws = wb.worksheets[0]
         it = ws.iter_rows(values_only=True)
@@ -301,8 +302,8 @@ def read_docx(data: bytes, name: str) -> str:
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as e:
-        raise IngestError(f"{name} could not be opened as a Word document (.docx): {type(e).__name__}. "
-                          "Save it again from Word as .docx, or as plain text.") from e
+        raise IngestError(f"{name} could not be opened as a Word document (.docx): it is damaged or not really "
+                          "a .docx file. Save it again from Word as .docx, or as plain text.") from e
     parts = [p.text for p in document.paragraphs]
     for t in document.tables:  # some students answer inside a template table
         for r in t.rows:

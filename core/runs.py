@@ -352,14 +352,23 @@ def cancel(db_path, run_id: int, actor: str = "") -> str:
 
 
 # --- progress ----------------------------------------------------------------------------
+def _working_seconds(run: dict) -> float:
+    """Time the run spent working: closed periods plus the open one (db.runs), never the time it
+    stood stopped before a resume."""
+    seconds = float(run.get("active_s") or 0.0)
+    if run.get("resumed_at") and not run.get("finished_at"):
+        since, silent = _age_s(run["resumed_at"]), _age_s(run.get("heartbeat_at")) or 0.0
+        seconds += max(0.0, since - (silent if silent > runs_db.SILENT_LIMIT_S else 0.0))
+    return seconds
+
+
 def progress(conn, run_id: int, db_path=None) -> dict:
     """Everything the Assess page and the command line show, read from the database."""
     run = runs_db.get_run(conn, run_id)
     counts = runs_db.item_counts(conn, run_id)
     totals = runs_db.call_totals(conn, run_id)
     finished = run["total"] - counts["pending"]
-    start_age, end_age = _age_s(run["started_at"]), _age_s(run["finished_at"])
-    seconds = round(start_age - (end_age or 0.0), 1) if start_age is not None else 0.0
+    seconds = round(_working_seconds(run), 1)
     out = {
         "run_id": run_id, "status": run["status"], "provider": run["provider"], "config": run["config"],
         "total": run["total"], "finished": finished, "fraction": finished / run["total"] if run["total"] else 1.0,

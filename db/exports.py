@@ -60,3 +60,36 @@ def exportable_count(conn: Database, assignment_id: int, *, include_approved: bo
     return released + conn.execute(
         "SELECT COUNT(*) FROM submissions s JOIN reviews r ON r.submission_id = s.id "
         "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.status = 'approved'", [assignment_id]).fetchone()[0]
+
+
+def analysis_rows(conn: Database, course_id: int, assignment_id: int | None = None) -> list[dict]:
+    """Every submission of a course or one assignment, for analysis (not for students): student,
+    assignment, the current AI draft's scores and flags, the teacher's review (scores, status,
+    edited, bulk), and the mean of the uploaded reference scores per criterion (`reference`)."""
+    scope = ("s.assignment_id = :assignment" if assignment_id is not None else
+             "s.assignment_id IN (SELECT id FROM assignments WHERE course_id = :course)")
+    rows = list(conn.query(f"""
+        SELECT st.external_id, st.attributes, a.id AS assignment_id, a.title, a.week, a.rubric_id,
+               s.id AS submission_id, s.status, s.current_draft_id AS draft_id,
+               d.scores AS ai_scores, d.flags, d.is_offline,
+               r.scores AS teacher_scores, r.status AS review_status, r.edited, r.approved_in_bulk
+        FROM submissions s
+        JOIN students st ON st.id = s.student_id
+        JOIN assignments a ON a.id = s.assignment_id
+        LEFT JOIN drafts d ON d.id = s.current_draft_id
+        LEFT JOIN reviews r ON r.submission_id = s.id
+        WHERE {scope}
+        ORDER BY a.week, a.title, st.external_id, s.id""", {"course": course_id, "assignment": assignment_id}))
+    means: dict[int, dict] = {}
+    for sid, criterion, mean in conn.execute(f"""
+            SELECT rs.submission_id, rs.criterion, AVG(rs.score) FROM reference_scores rs
+            JOIN submissions s ON s.id = rs.submission_id WHERE {scope}
+            GROUP BY rs.submission_id, rs.criterion""", {"course": course_id, "assignment": assignment_id}):
+        means.setdefault(sid, {})[criterion] = mean
+    for r in rows:
+        r["attributes"] = loads(r["attributes"], {})
+        r["ai_scores"] = loads(r["ai_scores"], {})
+        r["flags"] = loads(r["flags"], [])
+        r["teacher_scores"] = loads(r["teacher_scores"], {})
+        r["reference"] = means.get(r["submission_id"], {})
+    return rows

@@ -16,7 +16,8 @@ from db import loads
 @dataclass
 class ReleaseOverview:
     approved_unreleased: int = 0
-    released: int = 0
+    released: int = 0                 # items with a released version (what an export holds)
+    changed_since_release: int = 0    # of those, edited since: the new version awaits its own release
     pending: int = 0                  # drafted / rejected: a teacher has not approved them
     needs_attention: int = 0          # needs attention or failed and not decided
     not_drafted: int = 0
@@ -31,8 +32,11 @@ def release_overview(conn: Database, assignment_id: int) -> ReleaseOverview:
         "SELECT COUNT(*) FROM submissions s JOIN reviews r ON r.submission_id = s.id "
         "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.approved_in_bulk = 1",
         [assignment_id]).fetchone()[0]
+    released, changed = conn.execute(
+        "SELECT COUNT(*), COALESCE(SUM(s.status != 'released'), 0) FROM submissions s WHERE s.assignment_id = ? "
+        "AND EXISTS (SELECT 1 FROM release_items ri WHERE ri.submission_id = s.id)", [assignment_id]).fetchone()
     return ReleaseOverview(
-        approved_unreleased=counts.get("approved", 0), released=counts.get("released", 0),
+        approved_unreleased=counts.get("approved", 0), released=released, changed_since_release=changed,
         pending=counts.get("drafted", 0) + counts.get("rejected", 0),
         needs_attention=counts.get("needs_attention", 0) + counts.get("failed", 0),
         not_drafted=counts.get("uploaded", 0), bulk_approved_unreleased=bulk, counts=counts)

@@ -87,13 +87,26 @@ def pending_items(conn: Database, run_id: int) -> list[int]:
         "SELECT submission_id FROM run_items WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [run_id])]
 
 
+# A working period ends now while the worker is alive (heard from within this many seconds,
+# core.runs.STALE_AFTER_S); a period its worker never closed (it died) ends at its last
+# heartbeat, so the time a run stood stopped never counts as working time.
+SILENT_LIMIT_S = 60.0
+# Seconds of the open working period (resumed_at .. end), as SQL with one parameter (now);
+# SQLite reads the old row values throughout an UPDATE.
+_OPEN_PERIOD = ("CASE WHEN resumed_at IS NULL OR finished_at IS NOT NULL THEN 0 ELSE MAX(0, ("
+                "CASE WHEN heartbeat_at IS NULL OR (julianday(:now) - julianday(heartbeat_at)) * 86400 "
+                f"<= {SILENT_LIMIT_S} THEN julianday(:now) ELSE julianday(heartbeat_at) END "
+                "- julianday(resumed_at)) * 86400) END")
+
+
 def claim(conn: Database, run_id: int, *, worker: str, pid: int, host: str) -> None:
-    """Record the worker that now processes the run (call inside db.write_transaction, after
-    checking that no live worker holds it)."""
-    t = now()
-    conn.execute("UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = ?, "
-                 "started_at = COALESCE(started_at, ?), finished_at = NULL, worker = ?, worker_pid = ?, "
-                 "worker_host = ? WHERE id = ?", [t, t, worker, pid, host, run_id])
+    """Record the worker that now processes the run, from now on a new working period (an
+    unclosed earlier one is closed first). Call inside db.write_transaction, after checking that
+    no live worker holds it."""
+    conn.execute(f"UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = :now, "
+                 f"active_s = active_s + {_OPEN_PERIOD}, resumed_at = :now, started_at = COALESCE(started_at, :now), "
+                 "finished_at = NULL, worker = :worker, worker_pid = :pid, worker_host = :host WHERE id = :id",
+                 {"now": now(), "worker": worker, "pid": pid, "host": host, "id": run_id})
 
 
 def heartbeat(conn: Database, run_id: int, worker: str) -> bool:
@@ -103,12 +116,14 @@ def heartbeat(conn: Database, run_id: int, worker: str) -> bool:
 
 
 def finish(conn: Database, run_id: int, status: str, error: str | None = None, *, worker: str | None = None) -> bool:
-    """End the run; with `worker`, only while that worker still holds it. Returns whether it did."""
-    sql = "UPDATE runs SET status = ?, error = ?, finished_at = ?, heartbeat_at = ? WHERE id = ?"
-    args = [status, error, now(), now(), run_id]
+    """Done, failed or cancelled: the working period ends (its seconds go to active_s). With
+    `worker`, only while that worker still holds the run. Returns whether it did."""
+    sql = (f"UPDATE runs SET status = :status, error = :error, active_s = active_s + {_OPEN_PERIOD}, "
+           "finished_at = :now, heartbeat_at = :now WHERE id = :id")
+    args = {"status": status, "error": error, "now": now(), "id": run_id}
     if worker is not None:
-        sql += " AND worker = ?"
-        args.append(worker)
+        sql += " AND worker = :worker"
+        args["worker"] = worker
     return conn.execute(sql, args).rowcount == 1
 
 

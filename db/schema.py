@@ -346,6 +346,17 @@ def m009_run_worker(conn: Database) -> None:
 
 
 @migrations()
+def m010_run_active_time(conn: Database) -> None:
+    """A run's working time without the time it stood stopped (issue 11): `active_s` adds up the
+    closed working periods, `resumed_at` starts the open one (db.runs). Finished runs keep the
+    span they had; one that was stopped and resumed before this column cannot be told apart."""
+    conn.execute("ALTER TABLE runs ADD COLUMN active_s REAL NOT NULL DEFAULT 0")
+    conn.execute("ALTER TABLE runs ADD COLUMN resumed_at TEXT")
+    conn.execute("UPDATE runs SET active_s = MAX(0, (julianday(finished_at) - julianday(started_at)) * 86400) "
+                 "WHERE started_at IS NOT NULL AND finished_at IS NOT NULL")
+
+
+@migrations()
 def m011_calibration(conn: Database) -> None:
     """Issue #12: calibration. `calibration_items` is the stratified set a teacher scores blind
     per assignment (an item's AI draft stays hidden until a blind score is saved);

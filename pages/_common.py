@@ -1,7 +1,15 @@
-"""UI-side helpers shared by the pages: database handle, current selection, small widgets.
+"""UI-side helpers shared by the pages: database handle, current selection, the page's
+address (query parameters), small widgets, and showing user text safely.
 
 This is the only place pages get the database and settings from, so tests can point the
 whole app at a temporary SQLite file with the FAIRMARK_DB environment variable.
+
+The address: `?course=&assignment=&item=&run=` (ids) say what is on screen, so a refresh or a
+shared link shows exactly that. A new browser session takes its selection from the address
+once (`_apply_address`, which checks every id and follows an item or run to its course and
+assignment); after that the session state is the source and every run writes the address
+back (`set_address`, written when the page has run). All URL handling is here, so access
+checks (issue 13) have one place to go.
 """
 from __future__ import annotations
 
@@ -12,7 +20,10 @@ import streamlit as st
 
 import db
 from core.settings import Settings, load_settings
+from core.text import escape_markdown
 from db import courses
+
+ADDRESS_KEYS = ("course", "assignment", "item", "run")
 
 
 def settings() -> Settings:
@@ -24,12 +35,65 @@ _shell = threading.local()
 
 @contextlib.contextmanager
 def shell():
-    """app.py runs every page inside this, so a page can tell it was routed by app.py."""
-    _shell.active = True
+    """app.py runs every page inside this, so a page can tell it was routed by app.py. When the
+    page has run (or stopped), the address is written once with what it showed."""
+    _shell.active, _shell.address = True, {}
     try:
         yield
     finally:
         _shell.active = False
+        _write_address(_shell.address)
+
+
+def set_address(**values) -> None:
+    """What this run shows, for the address: course, assignment (the sidebar), item (Review),
+    run (Assess). None leaves a key out."""
+    address = getattr(_shell, "address", None)
+    if address is not None:
+        address.update({k: v for k, v in values.items() if k in ADDRESS_KEYS})
+
+
+def _write_address(values: dict) -> None:
+    wanted = {k: str(int(v)) for k, v in values.items() if v is not None}
+    if st.query_params.to_dict() != wanted:
+        st.query_params.from_dict(wanted)
+
+
+def address_value(key: str) -> int | None:
+    """An id from the address as the browser sent it (None when absent or not a number)."""
+    value = st.query_params.get(key, "")
+    return int(value) if str(value).isdigit() else None
+
+
+def _apply_address(conn) -> None:
+    """A new session (a refresh, a shared link): select what the address names. An item or a run
+    decides the course and assignment; ids that do not exist are dropped with a message."""
+    if st.session_state.get("_address_applied"):
+        return
+    st.session_state["_address_applied"] = True
+    found: dict[str, tuple] = {}
+    for kind in ADDRESS_KEYS:
+        value = address_value(kind)
+        if value is None:
+            continue
+        where = courses.locate(conn, kind, value)
+        if where is None:
+            st.toast(f"The link names a {kind} that does not exist (any more); showing what is there instead.")
+        else:
+            found[kind] = where
+    if not found:
+        return
+    # The most specific wins: item, then run, then assignment, then course.
+    kind = next(k for k in ("item", "run", "assignment", "course") if k in found)
+    cid, aid = found[kind]
+    if kind == "course" or aid is None:
+        aid = found["assignment"][1] if "assignment" in found and found["assignment"][0] == cid else None
+    select(cid, aid)
+    if "item" in found:
+        st.session_state["review_item"] = address_value("item")
+        st.session_state.pop("review_pos", None)
+    if "run" in found and found["run"][0] == cid:
+        st.session_state["assess_run"] = address_value("run")
 
 
 def _ensure_shell() -> None:
@@ -48,7 +112,23 @@ def _ensure_shell() -> None:
 def get_db():
     """A connection for this script run (cheap; migrations run once per process)."""
     _ensure_shell()
+    return connect()
+
+
+def connect():
+    """A connection for a widget callback (it runs before the script, outside the app shell)."""
     return db.connect(settings().db_path)
+
+
+def md(text) -> str:
+    """User text, or a message quoting it, as Markdown that shows exactly that text (line
+    breaks kept). Use it for every label, caption, message, option or header with user text."""
+    return escape_markdown(text).replace("\n", "  \n")
+
+
+def show_error(error) -> None:
+    """A FairMarkError (or its message) as st.error: its message may quote names and titles."""
+    st.error(md(str(error)))
 
 
 def actor() -> str:
@@ -101,8 +181,22 @@ def require_assignment() -> int | None:
     return aid
 
 
-def sidebar(conn) -> None:
-    """Course and assignment picker shared by every page."""
+def menu(pages: dict) -> None:
+    """The pages by role (app.py's PAGES), as links at the top of the sidebar."""
+    with st.sidebar:
+        for section, entries in pages.items():
+            if section:
+                st.caption(section)
+            for entry in entries:
+                st.page_link(entry, label=entry.title, icon=entry.icon)
+        st.divider()
+
+
+def sidebar(conn, pages: dict | None = None) -> None:
+    """The page menu, then the course and assignment picker shared by every page."""
+    _apply_address(conn)
+    if pages:
+        menu(pages)
     with st.sidebar:
         all_courses = courses.list_courses(conn)
         if not all_courses:
@@ -133,6 +227,7 @@ def sidebar(conn) -> None:
         else:
             st.caption("This course has no assignments yet.")
             st.session_state["assignment_id"] = None
+        set_address(course=cid, assignment=st.session_state["assignment_id"])
         scopes = {"assignment": "This assignment", "course": "This course", "all": "All courses"}
         cur_s = st.session_state.get("scope", "assignment")
         st.session_state["scope"] = st.radio(

@@ -22,13 +22,13 @@ def view_or_stop(build) -> dict | None:
     try:
         view = build()
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
         st.stop()
     if view["empty"]:
-        st.info(view["message"])
+        st.info(_common.md(view["message"]))
         return None
     for note in view.get("notes", []):
-        st.warning(note)
+        st.warning(_common.md(note))
     return view
 
 

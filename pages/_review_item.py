@@ -1,8 +1,13 @@
 """Review page, item half: the submission, the AI's draft and the teacher's version side by side.
 
-Widget keys carry the review version the teacher loaded, so a successful save (new version)
-refreshes the widgets, while someone else's save does not silently replace what this teacher
-is typing: their next save is refused with a conflict message instead.
+Every action is bound to the item and the review version it was drawn for: widget keys carry
+both (`<name>_<submission>_<version>`), and the buttons' callbacks get them as `args`. A click
+drawn for another item or an older version (a double click landing after the first one took
+effect) is refused, never applied to whatever is on screen now; core refuses a stale version
+too. After Approve or Reject the item stays on screen, marked, with "Next item to decide":
+the next item never appears under a second click. A successful save (new version) refreshes
+the widgets; someone else's save does not silently replace what this teacher is typing: their
+next save is refused with a conflict message instead.
 """
 from __future__ import annotations
 
@@ -17,88 +22,111 @@ from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels
-from core.text import escape_markdown
-from db import courses, drafts, queue, reviews, votes
+from core.text import format_timestamp
+from db import courses, queue, reviews, votes
 from pages import _calibration, _common, _evals_widgets
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
+RESULT = "ri_result"  # (submission id, kind, message) of the last action, shown under the buttons
 
 
 def current_item(conn, aid: int) -> int | None:
     sid = st.session_state.get("review_item")
-    if sid is None and st.query_params.get("item", "").isdigit():
-        sid = int(st.query_params["item"])
     if sid is None:
         return None
     row = queue.position(conn, sid)
     if row is None or row[0] != aid:
         close_item()
         return None
-    if st.session_state.get("review_item") != sid or not st.session_state.get("review_pos"):
+    if not st.session_state.get("review_pos"):
         open_item(sid, (row[1], sid))
     return sid
 
 
-def _go(conn, aid: int, forward: bool) -> bool:
-    pos = st.session_state.get("review_pos")
-    nxt = queue.neighbour(conn, aid, tuple(pos), current_filter(), forward=forward) if pos else None
+def _loaded_key(sid: int) -> str:
+    return f"review_loaded_{sid}"
+
+
+def _result(sid: int, kind: str, message: str) -> None:
+    st.session_state[RESULT] = (sid, kind, message)
+
+
+def _fresh(sid: int, version: int) -> bool:
+    """Whether a click belongs to what is on screen now: this item, at the version it was drawn
+    for. A stale click (the first click already changed the item) is dropped, not re-applied."""
+    return st.session_state.get("review_item") == sid and st.session_state.get(_loaded_key(sid)) == version
+
+
+# --- navigation ---------------------------------------------------------------------------
+def _go(aid: int, sid: int, pos: tuple, forward: bool) -> None:
+    """Previous / Next from the item the button was drawn on."""
+    if st.session_state.get("review_item") != sid:
+        return
+    conn = _common.connect()
+    nxt = queue.neighbour(conn, aid, tuple(pos), current_filter(), forward=forward)
     if nxt is None:
-        return False
+        st.toast("This is the last item." if forward else "This is the first item.")
+        return
     open_item(nxt, (queue.position(conn, nxt)[1], nxt))
-    return True
 
 
-def _next_undecided(conn, aid: int) -> int | None:
-    """After a decision: the next item still waiting for one (within the filters), from the
-    teacher's place onwards, then from the top of the queue; None when nothing is left."""
+def _next_to_decide(aid: int, sid: int, pos: tuple) -> None:
+    """The next item still waiting for a decision (within the filters), from the teacher's
+    place onwards, then from the top of the queue; back to the queue when none is left."""
+    if st.session_state.get("review_item") != sid:
+        return
+    conn = _common.connect()
     flt = current_filter()
     statuses = tuple(s for s in (flt.statuses or actions.UNDECIDED) if s in actions.UNDECIDED)
-    if not statuses:
-        return None
-    flt = dataclasses.replace(flt, statuses=statuses)
-    pos = st.session_state.get("review_pos")
-    nxt = queue.neighbour(conn, aid, tuple(pos), flt, forward=True) if pos else None
-    if nxt is None:
-        nxt = queue.neighbour(conn, aid, (-1, -1), flt, forward=True)
+    nxt = None
+    if statuses:
+        flt = dataclasses.replace(flt, statuses=statuses)
+        nxt = queue.neighbour(conn, aid, tuple(pos), flt, forward=True)
+        if nxt is None:
+            nxt = queue.neighbour(conn, aid, (-1, -1), flt, forward=True)
     if nxt is not None:
         open_item(nxt, (queue.position(conn, nxt)[1], nxt))
-    return nxt
-
-
-def _after_decision(conn, aid: int, done: str, kind: str = "success") -> None:
-    """Move on to the next undecided item, or back to the queue when none is left."""
-    if _next_undecided(conn, aid) is not None:
-        flash(f"{done} This is the next item to decide.", kind)
         return
     close_item()
     left = queue.queue(conn, aid, queue.QueueFilter(statuses=actions.UNDECIDED), page_size=1)["rows"]
-    flash(f"{done} " + ("Nothing left to decide in this assignment." if not left
-                        else "Nothing left to decide among the items your filters show."), kind)
+    flash("Nothing left to decide in this assignment." if not left
+          else "Nothing left to decide among the items your filters show.", "success")
 
 
-def _nav(conn, aid: int, data: dict) -> None:
+def _back_to_queue() -> None:
+    close_item()
+
+
+def _nav(aid: int, data: dict) -> None:
+    sid = data["submission"]["id"]
+    pos = tuple(st.session_state.get("review_pos") or (data["submission"]["priority"], sid))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 6], vertical_alignment="center")
-    if c1.button("← Queue", key="ri_back"):
-        close_item()
-        st.rerun()
-    if c2.button("↑ Previous", key="ri_prev"):
-        if _go(conn, aid, forward=False):
-            st.rerun()
-        st.toast("This is the first item.")
-    if c3.button("Next ↓", key="ri_next"):
-        if _go(conn, aid, forward=True):
-            st.rerun()
-        st.toast("This is the last item.")
+    c1.button("← Queue", key="ri_back", on_click=_back_to_queue)
+    c2.button("↑ Previous", key="ri_prev", on_click=_go, args=(aid, sid, pos, False))
+    c3.button("Next ↓", key="ri_next", on_click=_go, args=(aid, sid, pos, True))
     student = data["student"]
-    c4.markdown(f"**{escape_markdown(student['name'] or student['external_id'])}** · "
-                f"{escape_markdown(student['external_id'])} · status: "
+    c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
+                f"{_common.md(student['external_id'])} · status: "
                 f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
                 f" · review version {data['review']['version']}")
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
 
 
+def _attention(data: dict) -> None:
+    """Why the item needs a human, at the top (it used to be only in the Revisions tab)."""
+    reasons = (data["draft"] or {}).get("attention_reasons") or []
+    if not reasons:
+        return
+    text = "  \n".join(f"• {_common.md(r)}" for r in reasons)
+    if data["submission"]["status"] in actions.UNDECIDED:
+        st.warning(f"**Why this item needs attention**  \n{text}", icon=":material/flag:")
+    else:
+        st.caption("It needed attention because: " + "; ".join(_common.md(r) for r in reasons))
+
+
+# --- the item -------------------------------------------------------------------------------
 def _submission(data: dict, rubric) -> None:
     sub, draft = data["submission"], data["draft"] or {}
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
@@ -118,8 +146,8 @@ def _submission(data: dict, rubric) -> None:
             by_quote.setdefault(qt, []).append(labels.criterion_title(rubric, key))
     for qt, criteria in by_quote.items():
         found = bool(labels.find_quotes(sub["text"], [qt]))
-        st.caption("Evidence for " + ", ".join(criteria) + (": found in the text" if found
-                                                           else ": NOT found in the text (unfounded quote)"))
+        st.caption(_common.md("Evidence for " + ", ".join(criteria)
+                              + (": found in the text" if found else ": NOT found in the text (unfounded quote)")))
         st.text(f"“{qt}”")
 
 
@@ -131,103 +159,164 @@ def _checks(results: list[dict]) -> None:
         color = {"pass": "green", "warn": "orange"}.get(state, COLORS.get(c.get("severity"), "red"))
         icon = {"pass": ":material/check:", "warn": ":material/warning:"}.get(state, ":material/close:")
         word = {"pass": "passed", "warn": "warning"}.get(state, "failed")
-        chips.append(f":{color}-badge[{icon} {escape_markdown(c['label'])} ({word})]")
+        chips.append(f":{color}-badge[{icon} {_common.md(c['label'])} ({word})]")
     st.markdown(" ".join(chips))
     for c in results:
         if not c["passed"] and c.get("detail"):
-            st.caption(escape_markdown(f"{c['label']}: {c['detail']}"))
+            st.caption(_common.md(f"{c['label']}: {c['detail']}"))
+
+
+def _values(sid: int, version: int, rubric) -> dict:
+    """The editor's widget values as drawn for (item, version): read from their keys."""
+    ss, k = st.session_state, f"{sid}_{version}"
+    return {"scores": {c.key: ss.get(f"ri_score_{k}_{c.key}") for c in rubric.criteria},
+            "comment": ss.get(f"ri_comment_{k}", ""), "reasons": ss.get(f"ri_reasons_{k}") or [],
+            "note": ss.get(f"ri_note_{k}", "")}
+
+
+def _do(verb: str, aid: int, sid: int, version: int, name: str) -> None:
+    """Save / Approve / Reject / Back to review, bound to the item and version they were drawn for."""
+    if not _fresh(sid, version):
+        st.toast("That click was for an earlier state of this item, so nothing was done.")
+        return
+    conn, actor = _common.connect(), _common.actor()
+    rubric = courses.assignment_rubric(conn, aid)
+    v = _values(sid, version, rubric)
+    try:
+        if verb == "save":
+            out = actions.save_edit(conn, sid, version=version, actor=actor, **v)
+            message = (("success", f"Saved (version {out['version']}).") if out["version"] != version
+                       else ("info", "Nothing to save: your scores, comment and note are unchanged."))
+        elif verb == "approve":
+            out = actions.approve(conn, sid, version=version, actor=actor, **v)
+            message = ("success", f"Approved {name}.")
+        elif verb == "reject":
+            out = actions.reject(conn, sid, version=version, note=v["note"], actor=actor)
+            message = ("info", "Rejected: the item is back in the queue with your note.")
+        else:
+            out = actions.back_to_review(conn, sid, version=version, actor=actor)
+            message = ("success", "Back to review: the approval is withdrawn (recorded in the history).")
+    except FairMarkError as e:  # a conflict included: its message says what changed
+        _result(sid, "error", str(e))
+        return
+    st.session_state[_loaded_key(sid)] = out["version"]  # our own change: no conflict warning for it
+    _result(sid, *message)
+
+
+def _use_draft(sid: int, draft_id: int, version: int) -> None:
+    if not _fresh(sid, version):
+        return
+    try:
+        out = actions.use_draft(_common.connect(), sid, draft_id, version=version, actor=_common.actor())
+    except FairMarkError as e:
+        _result(sid, "error", str(e))
+        return
+    st.session_state[_loaded_key(sid)] = out["version"]
+    _result(sid, "success", f"Now using draft #{draft_id} (version {out['version']}).")
 
 
 def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
-    sid, rv, draft = data["submission"]["id"], data["review"], data["draft"] or {}
+    sub, rv, draft = data["submission"], data["review"], data["draft"] or {}
+    sid = sub["id"]
     k = f"{sid}_{loaded}"
+    stale = loaded != rv["version"]
+    approved = rv["status"] == "approved" and sub["status"] in ("approved", "released")
+    rejected = rv["status"] == "rejected"
     st.subheader("Your version")
-    if rv["status"] != "in_review" or data["submission"]["status"] in ("approved", "released"):
-        shown = data["submission"]["status"] if data["submission"]["status"] == "released" else rv["status"]
+    if rv["status"] != "in_review" or sub["status"] in ("approved", "released"):
+        shown = sub["status"] if sub["status"] == "released" else rv["status"]
         st.info(f"Status: **{labels.label(labels.STATUS_LABELS, shown)}**"
-                + (f" by {escape_markdown(rv['approved_by'])}" if rv["approved_by"] else "")
+                + (f" by {_common.md(rv['approved_by'])}" if rv["approved_by"] else "")
+                + (f", {format_timestamp(rv['approved_at'])}" if rv["approved_at"] else "")
                 + (" · released version locked; a change makes a new version that needs its own release"
-                   if data["submission"]["status"] == "released" else ""))
-    if rv["status"] == "rejected" and rv["note"]:
-        st.warning("Rejected: " + escape_markdown(rv["note"]))
-    scores = {}
+                   if sub["status"] == "released" else ""))
+    if rejected and rv["note"]:
+        st.warning("Rejected: " + _common.md(rv["note"]))
     for crit in rubric.criteria:
         ai = (draft.get("scores") or {}).get(crit.key)
         current = rv["scores"].get(crit.key)
-        scores[crit.key] = st.selectbox(
-            f"{crit.title} (AI: {'—' if ai is None else ai})", rubric.levels,
+        st.selectbox(
+            f"{_common.md(crit.title)} (AI: {'—' if ai is None else ai})", rubric.levels,
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
     comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
     st.caption(f"{checks.words(comment)} words (limit {checks.MAX_WORDS})")
-    _checks(actions.comment_checks(comment, submission_text=data["submission"]["text"],
-                                   evaluation=draft.get("outputs", {}).get("evaluator"), target_grade=data["assignment"]["target_grade"],
+    _checks(actions.comment_checks(comment, submission_text=sub["text"],
+                                   evaluation=draft.get("outputs", {}).get("evaluator"),
+                                   target_grade=data["assignment"]["target_grade"],
                                    answer_key=leakage.key_of(data["assignment"])))
-    reasons = st.multiselect("Why did you change it?", list(actions.REASONS), format_func=actions.REASONS.get,
-                             key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
-    note = st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
-    actor = _common.actor()
-    # Two rows of two: at 1440 px four buttons in this column cut "Regenerate" short.
+    st.multiselect("Why did you change it?", list(actions.REASONS), format_func=actions.REASONS.get,
+                   key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
+    st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
+    name = _common.md(data["student"]["name"] or data["student"]["external_id"])
+    # Every button is drawn on every run (a refused action never hides the others) and carries
+    # (item, version). Two rows of two: at 1440 px four buttons in this column cut "Regenerate".
     c1, c2 = st.columns(2)
     c3, c4 = st.columns(2)
-    clean = {kk: v for kk, v in scores.items()}
-    try:
-        if c1.button("Save", key=f"ri_save_{k}", width="stretch"):
-            saved = actions.save_edit(conn, sid, version=loaded, scores=clean, comment=comment, reasons=reasons,
-                                     note=note, actor=actor)
-            st.session_state[f"review_loaded_{sid}"] = saved["version"]
-            flash(f"Saved (version {saved['version']}).")
-            st.rerun()
-        if c2.button("Approve", type="primary", key=f"ri_approve_{k}", width="stretch"):
-            out = actions.approve(conn, sid, version=loaded, scores=clean, comment=comment, reasons=reasons,
-                                 note=note, actor=actor)
-            st.session_state[f"review_loaded_{sid}"] = out["version"]
-            name = escape_markdown(data["student"]["name"] or data["student"]["external_id"])
-            _after_decision(conn, aid, f"Approved {name}.")
-            st.rerun()
-        if c3.button("Reject", key=f"ri_reject_{k}", width="stretch"):
-            out = actions.reject(conn, sid, version=loaded, note=note, actor=actor)
-            # Our own change: without this, coming back to the item warns of a conflict.
-            st.session_state[f"review_loaded_{sid}"] = out["version"]
-            _after_decision(conn, aid, "Rejected: the item is back in the queue with your note.", "info")
-            st.rerun()
-        if c4.button("Regenerate", key=f"ri_regen_{k}", width="stretch",
-                     help="Ask for a new AI draft; your version stays."):
-            with st.spinner("Drafting again…"):
-                new_id = actions.regenerate(conn, sid, actor=actor)
-            flash(f"New draft #{new_id} is ready below. Your version is unchanged unless you choose it.", "info")
-            st.rerun()
-    except FairMarkError as e:  # ConflictError included: its message says what changed
-        st.error(str(e))
+    bound = {"on_click": _do, "width": "stretch", "disabled": stale}
+    c1.button("Save", key=f"ri_save_{k}", args=("save", aid, sid, loaded, name), **bound)
+    c2.button("Approved" if approved else "Approve", type="primary", key=f"ri_approve_{k}",
+              args=("approve", aid, sid, loaded, name), **{**bound, "disabled": stale or approved},
+              help="Already approved: send it back to review first to change the decision." if approved else None)
+    c3.button("Rejected" if rejected else "Reject", key=f"ri_reject_{k}", args=("reject", aid, sid, loaded, name),
+              **{**bound, "disabled": stale or rejected})
+    offline = not _common.settings().llm_configured
+    # Bound to the latest draft too: a second click after a new draft arrived is not a new request.
+    regen = c4.button("Regenerate", key=f"ri_regen_{k}_{data['latest_draft_id'] or 0}", width="stretch",
+                      help=("The offline baseline is deterministic: it gives the same draft unless the assignment "
+                            "or rubric changed. Your version stays." if offline
+                            else "Ask for a new AI draft; your version stays."))
+    if approved or rejected:
+        pos = tuple(st.session_state.get("review_pos") or (sub["priority"], sid))
+        d1, d2 = st.columns(2)
+        d1.button("Next item to decide →", key=f"ri_nextdecide_{k}", type="primary", width="stretch",
+                  on_click=_next_to_decide,
+                  args=(aid, sid, pos))
+        if sub["status"] != "released":
+            d2.button("Back to review", key=f"ri_undo_{k}", args=("back", aid, sid, loaded, name), **bound,
+                      help="Withdraw the decision before release; recorded in the history.")
+    result = st.session_state.pop(RESULT, None)  # shown once, like a flash
+    if result and result[0] == sid:
+        kind, message = result[1], result[2]
+        st.error(_common.md(message)) if kind == "error" else getattr(st, kind)(message)
+    if regen:
+        with st.spinner("Drafting again…"):
+            try:
+                out = actions.regenerate(conn, sid, actor=_common.actor())
+            except FairMarkError as e:
+                _result(sid, "error", str(e))
+            else:
+                if out.same and out.offline:
+                    _result(sid, "info", "The offline baseline gives the same draft: it is deterministic, so "
+                                         "regenerating changes nothing unless the assignment or rubric changed. "
+                                         "Your version is unchanged.")
+                elif out.same:
+                    _result(sid, "info", "The new AI draft is the same as the current one. Your version is unchanged.")
+                else:
+                    _result(sid, "info", f"New draft #{out.draft_id} is ready below. Your version is unchanged "
+                                         "unless you choose it.")
+        st.rerun()
 
 
 def _new_draft(conn, data: dict, loaded: int, rubric) -> None:
-    latest = data["latest_draft_id"]
-    if not latest or latest == data["review"]["draft_id"]:
+    new = actions.newer_draft(conn, data["submission"]["id"])
+    if new is None:
         return
-    new = drafts.get_draft(conn, latest)
     with st.container(border=True):
-        st.markdown(f"**A newer AI draft (#{latest}) exists.** Your version stays unless you choose this one.")
+        st.markdown(f"**A newer AI draft (#{new['id']}) exists.** Your version stays unless you choose this one.")
         st.text(labels.scores_text(new["scores"], rubric) + f" · total {new['total']:g}")
         st.text(new["comment"])
-        if st.button("Use this draft as my version", key=f"ri_use_{latest}_{loaded}"):
-            try:
-                out = actions.use_draft(conn, data["submission"]["id"], latest, version=loaded, actor=_common.actor())
-            except FairMarkError as e:
-                st.error(str(e))
-            else:
-                st.session_state[f"review_loaded_{data['submission']['id']}"] = out["version"]
-                flash(f"Now using draft #{latest} (version {out['version']}).")
-                st.rerun()
+        st.button("Use this draft as my version", key=f"ri_use_{new['id']}_{loaded}", on_click=_use_draft,
+                  args=(data["submission"]["id"], new["id"], loaded))
 
 
 def _blocks(blocks: list[tuple[str, str]]) -> None:
     """A role's output as plain text (AI and student words are never rendered as Markdown)."""
     for kind, text in blocks:
         if kind == "heading":
-            st.markdown(f"**{escape_markdown(text)}**")
+            st.markdown(f"**{_common.md(text)}**")
         elif kind == "warning":
-            st.warning(escape_markdown(text))
+            st.warning(_common.md(text))
         else:
             st.text(text)
 
@@ -253,19 +342,25 @@ def _ai_details(conn, data: dict, rubric) -> None:
                 st.dataframe(pd.DataFrame(cast)[["criterion", "judge", "tier", "score", "confidence", "weight"]],
                              hide_index=True, width="stretch")
     with tabs[-2]:
-        st.markdown(f"Verdict: **{draft.get('verdict') or '—'}** after {draft.get('rounds', 0)} revision round(s)")
+        st.markdown(f"Verdict: **{_common.md(draft.get('verdict') or '—')}** after {draft.get('rounds', 0)} "
+                    "revision round(s)")
         for reason in draft.get("attention_reasons") or []:
-            st.warning(escape_markdown(reason))
+            st.warning(_common.md(reason))
         for rev in draft.get("revisions") or []:
             with st.expander(f"Round {rev.get('round')}"):
                 st.text(rev.get("comment", ""))
                 if rev.get("failed_checks"):
                     names = {c.get("name"): c.get("label") for c in draft.get("checks") or [] if isinstance(c, dict)}
-                    st.caption("Failed checks: " + escape_markdown(", ".join(
+                    st.caption("Failed checks: " + _common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"])))
     with tabs[-1]:
         rows = labels.history_rows(reviews.history(conn, data["submission"]["id"]), rubric)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+
+
+def _reload(sid: int, version: int) -> None:
+    st.session_state[_loaded_key(sid)] = version
+    st.session_state.pop(RESULT, None)
 
 
 def render(conn, aid: int, sid: int) -> None:
@@ -273,26 +368,25 @@ def render(conn, aid: int, sid: int) -> None:
         actions.open_item(conn, sid, actor=_common.actor())
         data = reviews.item(conn, sid)
     except FairMarkError as e:
-        st.error(str(e))
-        if st.button("← Queue", key="ri_back_err"):
-            close_item()
-            st.rerun()
+        _common.show_error(e)
+        st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
         return
+    _common.set_address(item=sid)
     rubric = courses.get_rubric(conn, data["assignment"]["rubric_id"])
-    vkey = f"review_loaded_{sid}"
+    vkey = _loaded_key(sid)
     if vkey not in st.session_state:
         st.session_state[vkey] = data["review"]["version"]
     loaded = st.session_state[vkey]
-    _nav(conn, aid, data)
+    _nav(aid, data)
     show_flash()
+    _attention(data)
     _calibration.banner(conn, aid, short=True)
     _calibration.offsets(conn, aid)
     if loaded != data["review"]["version"]:
         st.warning(f"This item changed since you opened it (you have version {loaded}, the latest is "
                    f"{data['review']['version']}). Saving is refused until you load the latest version.")
-        if st.button("Load the latest version", key=f"ri_reload_{sid}"):
-            st.session_state[vkey] = data["review"]["version"]
-            st.rerun()
+        st.button("Load the latest version", key=f"ri_reload_{sid}", on_click=_reload,
+                  args=(sid, data["review"]["version"]))
     left, right = st.columns([5, 4], gap="large")
     with left:
         _submission(data, rubric)

@@ -1,7 +1,7 @@
 """Review page, queue half: group counts, filters, one page of items, bulk approval.
 
-Navigation state lives in st.session_state (and the open item also in the URL, so a refresh
-keeps it): `review_item`, `review_pos` (the item's queue position when it was opened, so
+Navigation state lives in st.session_state (and the open item also in the address, so a
+refresh keeps it: pages/_common.py): `review_item`, `review_pos` (the item's queue position when it was opened, so
 "next" continues from there even after approval moved it), `review_page`, and the filters.
 """
 from __future__ import annotations
@@ -13,7 +13,6 @@ from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import bulk, labels
-from core.text import escape_markdown
 from db import courses, queue
 from pages import _calibration, _common
 
@@ -59,16 +58,14 @@ def current_filter() -> queue.QueueFilter:
 
 
 def open_item(submission_id: int, position) -> None:
+    """Show this item (the page puts it in the address: pages/_common.set_address)."""
     st.session_state["review_item"] = int(submission_id)
     st.session_state["review_pos"] = [int(position[0]), int(position[1])]
-    st.query_params["item"] = str(submission_id)
 
 
 def close_item() -> None:
     st.session_state.pop("review_item", None)
     st.session_state.pop("review_pos", None)
-    if "item" in st.query_params:
-        del st.query_params["item"]
 
 
 def flash(message: str, kind: str = "success") -> None:
@@ -106,8 +103,8 @@ def _filters(rubric) -> None:
 def _row(row: dict, rubric) -> None:
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns([3, 3, 6, 1], vertical_alignment="center")
-        c1.markdown(f"**{escape_markdown(row['student_name'] or row['external_id'])}**  \n"
-                    f"{escape_markdown(row['external_id'])} · {row['word_count']} words")
+        c1.markdown(f"**{_common.md(row['student_name'] or row['external_id'])}**  \n"
+                    f"{_common.md(row['external_id'])} · {row['word_count']} words")
         c1.caption(triage.LABELS.get(row["priority"], "") + (" · opened" if row["opened_at"] else ""))
         scores = row["scores"] or {}
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None
@@ -115,7 +112,7 @@ def _row(row: dict, rubric) -> None:
                     + (" · edited" if row["edited"] else ""))
         tags = ([row["verdict"] or "no verdict", *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])]
                 + ([OFFLINE_LABEL] if row["is_offline"] else []))
-        c2.caption(" · ".join(escape_markdown(str(t)) for t in tags))
+        c2.caption(" · ".join(_common.md(str(t)) for t in tags))
         c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
         c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
 
@@ -144,8 +141,7 @@ def _bulk(conn, aid: int) -> None:
     for s in state.sample:
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
         mark = ":green[:material/check_box:] opened" if s["opened_at"] else ":gray[:material/check_box_outline_blank:]"
-        c1.markdown(f"{mark} {escape_markdown(s['student_name'])} "
-                    f"({s['band']} band)")
+        c1.markdown(f"{mark} {_common.md(s['student_name'])} ({s['band']} band)")
         c2.button("Open", key=f"sample_{s['submission_id']}", on_click=open_item,
                   args=(s["submission_id"], (0, s["submission_id"])))
     if state.unopened:
@@ -170,7 +166,7 @@ def _confirm(conn, aid: int, n: int) -> None:
         try:
             done = bulk.bulk_approve(conn, aid, expected=n, actor=_common.actor())
         except FairMarkError as e:
-            flash(escape_markdown(str(e)), "error")
+            flash(_common.md(str(e)), "error")
         else:
             flash(f"Approved {done} items.")
         st.rerun()
@@ -186,7 +182,9 @@ def render(conn, aid: int) -> None:
     counts = queue.group_counts(conn, aid)
     shown = [g for g in GROUPS if counts.get(g)]
     if not shown:
-        st.info("Nothing to review yet: run the assessment on the Assess page first.")
+        st.info("Nothing to review yet: " + ("run the assessment on the Assess page first."
+                                             if courses.status_counts(conn, assignment_id=aid)["uploaded"]
+                                             else "no reflections were uploaded for this assignment (Upload page)."))
         return
     for col, g in zip(st.columns(len(shown)), shown):
         col.metric(triage.LABELS[g], counts[g])
@@ -197,7 +195,7 @@ def render(conn, aid: int) -> None:
     try:
         result = queue.queue(conn, aid, current_filter(), page=page)
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
         return
     if not result["rows"]:
         st.info("No items match these filters.")

@@ -14,7 +14,7 @@ NEW = -1
 def _flash(key: str) -> None:
     msg = st.session_state.pop(key, None)
     if msg:
-        st.success(msg)
+        st.success(_common.md(msg))  # quotes course, assignment and rubric names
 
 
 def courses_and_assignments(conn) -> None:
@@ -34,7 +34,7 @@ def courses_and_assignments(conn) -> None:
                 try:
                     catalogue.create_course(conn, name, description, actor=_common.actor())
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.session_state["cat_flash"] = f"Created the course {name.strip()!r}."
                     st.rerun()
@@ -47,7 +47,7 @@ def courses_and_assignments(conn) -> None:
             try:
                 catalogue.edit_course(conn, cid, name=name, description=description, actor=_common.actor())
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 st.session_state["cat_flash"] = "Saved the course."
                 st.rerun()
@@ -105,10 +105,29 @@ def courses_and_assignments(conn) -> None:
                 else:
                     catalogue.edit_assignment(conn, aid, actor=_common.actor(), **fields, **key_fields)
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 st.session_state["cat_flash"] = f"Saved the assignment {title.strip()!r}."
                 st.rerun()
+
+
+def _rubric_columns(rubric) -> dict:
+    """Headers a teacher understands for the rubric table (the stored names stay its columns)."""
+    config = {
+        "key": st.column_config.TextColumn("Short name (used in files)", required=True,
+                                           help="A stable id such as clarity: score columns in uploads and "
+                                                "exports are named after it."),
+        "title": st.column_config.TextColumn("Criterion"),
+        "description": st.column_config.TextColumn("What it looks at"),
+        "weight": st.column_config.NumberColumn("Weight (optional)", min_value=0.0,
+                                                help="Empty: every criterion counts the same."),
+        "veto_below": st.column_config.NumberColumn("Fails below (optional)", step=1,
+                                                    help="A score below this fails the whole item; empty: no veto."),
+        "improvement_hint": st.column_config.TextColumn("Advice when weak"),
+    }
+    for lvl in rubric.levels:
+        config[f"{catalogue.LEVEL_PREFIX}{lvl}"] = st.column_config.TextColumn(f"Level {lvl}")
+    return config
 
 
 def rubrics(conn) -> None:
@@ -120,7 +139,7 @@ def rubrics(conn) -> None:
             for p in bundled:
                 catalogue.save_rubric_version(conn, load_rubric_file(p), actor=_common.actor())
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
         else:
             st.session_state["rub_flash"] = "Bundled rubrics are saved (unchanged ones are not duplicated)."
             st.rerun()
@@ -133,14 +152,17 @@ def rubrics(conn) -> None:
         rubric = courses.get_rubric(conn, rid)
         st.caption(f"Scale {rubric.scale_min}–{rubric.scale_max}; {len(rubric.criteria)} criteria. "
                    "Saving an edit creates a new version; scores given under this one keep their meaning.")
-        edited = st.data_editor(pd.DataFrame(catalogue.rubric_to_rows(rubric)), num_rows="dynamic",
-                                hide_index=True, key=f"rubric_table_{rid}")
+        table = pd.DataFrame(catalogue.rubric_to_rows(rubric))
+        for col in ("weight", "veto_below"):  # empty, not "None", where a criterion has no weight or veto
+            table[col] = pd.to_numeric(table[col], errors="coerce")
+        edited = st.data_editor(table, num_rows="dynamic", hide_index=True, key=f"rubric_table_{rid}",
+                                column_config=_rubric_columns(rubric))
         if st.button("Save as a new version", key=f"save_rubric_{rid}"):
             try:
                 new = catalogue.rows_to_rubric(rubric, edited.to_dict("records"))
                 new_id, version = catalogue.save_rubric_version(conn, new, actor=_common.actor())
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 st.session_state["rub_flash"] = ("Nothing changed: same as an existing version." if new_id == rid
                                                  else f"Saved {_common.rubric_label(new.name)} version {version}.")
@@ -153,7 +175,7 @@ def rubrics(conn) -> None:
         try:
             new_id, version = catalogue.save_rubric_version(conn, up.getvalue(), actor=_common.actor())
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
         else:
             st.session_state["rub_flash"] = f"Saved the uploaded rubric as version {version}."
             st.rerun()

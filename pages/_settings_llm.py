@@ -7,6 +7,7 @@ import db
 from core import llm
 from core.agents import registry
 from core.errors import FairMarkError
+from core.text import format_timestamp
 from db import llm_calls
 from pages import _common
 
@@ -14,7 +15,7 @@ from pages import _common
 def render(conn) -> None:
     msg = st.session_state.pop("llm_flash", None)
     if msg:
-        st.success(msg)
+        st.success(_common.md(msg))
     base = _common.settings()                 # environment / secrets.toml
     eff = llm.effective_settings(base, conn)  # plus this page's overrides
     _endpoint(conn, eff)
@@ -31,16 +32,22 @@ def _endpoint(conn, eff) -> None:
                 "no LLM**. To use a model, set `FAIRMARK_LLM_BASE_URL` (any OpenAI-compatible server) "
                 "and/or `FAIRMARK_LLM_API_KEY` in the environment or `.streamlit/secrets.toml`, then "
                 "restart the app.")
-    st.markdown(f"**Base URL:** `{eff.llm_base_url or 'https://api.openai.com/v1 (OpenAI default)'}`  \n"
-                f"**API key:** {'set' if eff.llm_api_key else 'not set'} "
-                "(read from the environment or secrets only; never shown or stored)")
+    if eff.llm_configured:
+        base_url = (f"`{eff.llm_base_url.replace('`', '')}`" if eff.llm_base_url
+                    else "`https://api.openai.com/v1` (OpenAI's default: no base URL is set)")
+        st.markdown(f"**Base URL:** {base_url}  \n"
+                    f"**API key:** {'set' if eff.llm_api_key else 'not set'} "
+                    "(read from the environment or secrets only; never shown or stored)")
+    else:
+        st.markdown("**Base URL:** none: no language model is used (offline baseline)  \n**API key:** not set")
     last = llm_calls.get_last_connection_test(conn)
     if last:
+        when = format_timestamp(last["at"])
         if last.get("ok"):
-            st.caption(f"Last test {last['at']}: reachable — model `{last.get('model')}`, "
-                       f"{last.get('latency_ms')} ms, structured output via {last.get('mode')}.")
+            st.caption(_common.md(f"Last test {when}: reachable — model {last.get('model')}, "
+                                  f"{last.get('latency_ms')} ms, structured output via {last.get('mode')}."))
         else:
-            st.caption(f"Last test {last['at']}: failed — {last.get('error')}")
+            st.caption(_common.md(f"Last test {when}: failed — {last.get('error')}"))
     if st.button("Test connection", key="llm_test_connection", disabled=not eff.llm_configured,
                  help="Makes one tiny call with the Evaluator's model (logged, not cached)."):
         with st.spinner("Calling the model…"):
@@ -48,18 +55,18 @@ def _endpoint(conn, eff) -> None:
                 result = llm.test_connection(eff, eff.db_path)
             except FairMarkError as e:
                 llm_calls.save_last_connection_test(conn, {"at": db.now(), "ok": False, "error": str(e)})
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 llm_calls.save_last_connection_test(conn, {"at": db.now(), "ok": True, **result})
-                st.success(f"Reachable: model `{result['model']}` answered in {result['latency_ms']} ms "
-                           f"({result['tokens_in']} tokens in, {result['tokens_out']} out).")
+                st.success(_common.md(f"Reachable: model {result['model']} answered in {result['latency_ms']} ms "
+                                      f"({result['tokens_in']} tokens in, {result['tokens_out']} out)."))
 
 
 def _models_and_limits(conn, base, eff) -> None:
     st.subheader("Models and limits")
     reviewer, aggregator = eff.model_for("reviewer"), eff.model_for("aggregator")
     if eff.llm_configured and reviewer == aggregator:  # the offline baseline has no model to compare
-        st.warning(f"The Reviewer uses the same model as the Aggregator (`{reviewer}`). A judge from a "
+        st.warning(f"The Reviewer uses the same model as the Aggregator ({_common.md(reviewer)}). A judge from a "
                    "different model family catches more: models prefer their own writing "
                    "(self-preference bias of +10% to +25% in the published multi-agent study, "
                    "Zhang & Luo 2025). Choose another model for the Reviewer if your endpoint offers one.")
@@ -93,7 +100,7 @@ def _models_and_limits(conn, base, eff) -> None:
         try:
             llm_calls.save_llm_overrides(conn, over, actor=_common.actor())
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
         else:
             st.session_state["llm_flash"] = "Saved the model settings. New runs use them."
             st.rerun()
@@ -107,8 +114,8 @@ def _prices(conn) -> None:
     st.subheader("Prices (US$ per million tokens)")
     unpriced = llm_calls.unpriced_models(conn)
     if unpriced:
-        st.warning("Calls to these models were counted at $0 because they have no price: "
-                   + ", ".join(f"`{m}`" for m in unpriced) + ". Add them below.")
+        st.warning(_common.md("Calls to these models were counted at $0 because they have no price: "
+                              + ", ".join(unpriced) + ". Add them below."))
     df = pd.DataFrame(llm_calls.list_prices(conn),
                       columns=["model", "input_per_mtok", "cached_input_per_mtok", "output_per_mtok"])
     edited = st.data_editor(
@@ -123,6 +130,6 @@ def _prices(conn) -> None:
         try:
             n = llm_calls.replace_prices(conn, edited.to_dict("records"), actor=_common.actor())
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
         else:
             st.success(f"Saved {n} prices. They apply to calls from now on.")

@@ -1,8 +1,9 @@
 """Agreement: does the AI score like the human reference? (issue #5)"""
 import streamlit as st
 
-from core import charts, reports
+from core import charts, export_analysis, reports
 from core.text import escape_markdown
+from db import courses
 from pages import _common
 from pages import _dashboard as ui
 
@@ -66,8 +67,8 @@ if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
 judges = reports.judge_view(conn, scope)
 if judges["available"]:
     st.subheader("Agreement between models")
-    st.caption("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
-               + " on the submissions they all scored (1 = identical, 0 = chance).")
+    st.caption(_common.md("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
+                          + " on the submissions they all scored (1 = identical, 0 = chance)."))
     ui.table(judges["alpha"], "judge_agreement", "agreement between models")
 
 judging = reports.judge_agreement_view(conn, scope)
@@ -109,3 +110,19 @@ else:
     if len(edits["reason_codes"]):
         st.caption("Reason codes given with edits")
         ui.table(edits["reason_codes"], "reason_codes")
+
+# --- data for analysis: every submission's AI, teacher and reference scores (issue 11) -----
+if _common.course_id() is not None and sum(courses.status_counts(conn, course_id=_common.course_id()).values()):
+    st.subheader("Data for your own analysis")
+    target = _common.assignment_id() if scope.kind == "assignment" else None
+
+    def _analysis() -> bytes:
+        return export_analysis.export(_common.connect(), _common.course_id(), target).data
+
+    st.caption("Every submission of " + ("this assignment" if target else "this course")
+               + ": the AI's scores, the teacher's approved scores (and whether they were edited, approved as "
+                 "drafted or bulk approved) and the mean of the uploaded reference scores. For analysis only — "
+                 "not for students.")
+    st.download_button(ui.download_label("analysis", "AI and teacher scores for analysis (not for students)"),
+                       _analysis,
+                       file_name="scores-for-analysis-NOT-for-students.csv", mime="text/csv", key="dl_analysis")

@@ -24,7 +24,14 @@ if cid is None:
 aid = _common.assignment_id()
 
 # --- configuration -----------------------------------------------------------------------
+# Streamlit forgets a widget's value when its page is left; keep the choices (issue 11 item 13).
+KEPT = ("assess_provider", "assess_scope", "assess_redo")
+for key in KEPT:
+    if key not in st.session_state and f"_kept_{key}" in st.session_state:
+        st.session_state[key] = st.session_state[f"_kept_{key}"]
 configured = _common.settings().llm_configured
+if st.session_state.get("assess_provider") not in (["openai", "offline"] if configured else ["offline"]):
+    st.session_state.pop("assess_provider", None)
 providers = ["openai", "offline"] if configured else ["offline"]
 labels = {"offline": "Offline baseline — no LLM (text features and templates)",
           "openai": "Configured language model"}
@@ -36,21 +43,23 @@ course_name = courses.get_course(conn, cid)["name"]
 assignment = courses.get_assignment(conn, aid) if aid is not None else None
 a_name = _assignment_name(assignment["title"], assignment["week"]) if assignment else "no assignment yet"
 scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
-                 format_func={"assignment": f"This assignment: {a_name} ({course_name})",
-                              "course": f"Every assignment of {course_name}"}.get,
+                 format_func={"assignment": f"This assignment: {_common.md(a_name)} ({_common.md(course_name)})",
+                              "course": f"Every assignment of {_common.md(course_name)}"}.get,
                  disabled=aid is None, help="Change the course and assignment in the sidebar.")
 redo = c2.checkbox("Also re-draft items that already have a draft", key="assess_redo",
                    help="Never touches items a teacher approved, rejected or released.")
 target = aid if scope == "assignment" else None
+for key in KEPT:
+    st.session_state[f"_kept_{key}"] = st.session_state[key]
 
 try:
     config = runs.describe(provider)
     estimate = estimates.for_run(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo)
 except FairMarkError as e:
-    st.error(str(e))
+    _common.show_error(e)
     st.stop()
 
-with st.expander(f"Configuration: {config['label']}", expanded=False):
+with st.expander(f"Configuration: {_common.md(config['label'])}", expanded=False):
     st.dataframe(pd.DataFrame({"role": list(config["models"]), "model": list(config["models"].values())}),
                  hide_index=True)
     st.caption(f"Temperature {config['temperature']}, {config['concurrency']} submissions at a time, "
@@ -62,7 +71,7 @@ m2.metric("Estimated tokens (in / out)",
           "none (no LLM)" if provider == "offline" else f"{estimate['tokens_in']:,} / {estimate['tokens_out']:,}")
 m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${estimate['cost_usd']:.4f}")
 if estimate.get("unpriced"):
-    st.warning("No price for " + ", ".join(estimate["unpriced"]) + ": add it on the Settings page.")
+    st.warning(_common.md("No price for " + ", ".join(estimate["unpriced"]) + ": add it on the Settings page."))
 
 recent = runs.history(conn, db_path, cid, None, limit=10)
 active = next((r for r in recent if r["status"] in ("queued", "running") and not r["resumable"]), None)
@@ -77,7 +86,7 @@ if st.button("Start assessment", type="primary",
         st.session_state["assess_run"] = run_id
         st.rerun()
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
 if estimate["submissions"] == 0 and active is None:
     st.caption("Nothing to assess here: every submission has a draft or a teacher's decision.")
 
@@ -93,7 +102,7 @@ def show_run(run_id: int) -> None:
     what = (_assignment_name(p["assignment_title"], p["assignment_week"]) if p["assignment_id"] is not None
             else "every assignment of the course")
     st.subheader(f"Run {run_id}: {state}")
-    st.caption(f"Assessed: {what} · {label}")
+    st.caption(_common.md(f"Assessed: {what} · {label}"))
     st.progress(p["fraction"], text=f"{p['finished']} of {p['total']} submissions")
     a, b, c, d = st.columns(4)
     a.metric("Drafted", p["done"])
@@ -105,7 +114,7 @@ def show_run(run_id: int) -> None:
     c.metric("Tokens in / out", f"{p['tokens_in']:,} / {p['tokens_out']:,}")
     d.metric("Cost / time", f"${p['cost_usd']:.4f} / {p['seconds']:.0f} s")
     if p["error"]:
-        st.error(f"Run stopped: {p['error']}")
+        _common.show_error(f"Run stopped: {p['error']}")
     if p["failures"]:
         with st.expander(f"{p['failed']} submission(s) failed: they are in the review queue to regenerate "
                          "or mark by hand"):
@@ -120,7 +129,7 @@ def show_run(run_id: int) -> None:
             try:
                 runs.resume(db_path, run_id)
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             st.rerun()
     if p["status"] in ("cancelled", "failed", "done") or p["resumable"]:
         # A run that ended since the last full rerun: refresh the whole page once.
@@ -140,13 +149,15 @@ def _covers(r: dict) -> bool:
 shown = [r["run_id"] for r in recent if _covers(r)]
 current = st.session_state.get("assess_run")
 current = current if current in shown else (shown[0] if shown else None)
+_common.set_address(run=current)
 if current is not None:
     live = any(r["run_id"] == current and r["status"] in ("queued", "running") and not r["resumable"]
                for r in recent)
     st.fragment(show_run, run_every=1.0 if live else None)(current)
 elif active is not None:
-    st.info(f"Run {active['run_id']} of {_assignment_name(active['assignment_title'], active['assignment_week'])} "
-            "is still running (see Recent runs); a new run can start when it ends.")
+    st.info(_common.md(f"Run {active['run_id']} of "
+                       f"{_assignment_name(active['assignment_title'], active['assignment_week'])} "
+                       "is still running (see Recent runs); a new run can start when it ends."))
 
 if recent:
     st.subheader("Recent runs")

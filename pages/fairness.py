@@ -2,7 +2,6 @@
 import streamlit as st
 
 from core import charts, reports
-from core.text import escape_markdown
 from pages import _common
 from pages import _dashboard as ui
 
@@ -48,7 +47,7 @@ if view is not None:
         st.error(f"ΔMAE {delta:.2f} exceeds the alert threshold {threshold:.2f}{sure}: the AI errs more for "
                  "weaker students. Review low-band drafts with extra care.")
     for w in bands["warnings"]:
-        st.warning(w)
+        st.warning(_common.md(w))
     frame = charts.band_frame(bands)
     ui.chart(charts.band_chart(frame), frame, "error_by_band")
     if len(view["bands_by_criterion"]):
@@ -59,17 +58,17 @@ if view is not None:
     if not view["groups"]:
         st.info("No student attributes (section, ELL status, …) were uploaded with the students.")
     for attr, rep in view["groups"].items():
-        st.markdown(f"**{escape_markdown(attr)}**")  # a column name from the uploaded file
+        st.markdown(f"**{_common.md(attr)}**")  # a column name from the uploaded file
         diff = rep["difference"]
-        pair = " and ".join(escape_markdown(g) for g in diff.get("mae_pair", []))
-        st.caption(f"Largest MAE gap between groups: {ui.num(diff['mae'])}" + (f" ({pair})" if pair else "")
-                   + f", 95% CI {ui.ci_text(diff['mae_ci'], 3)}"
-                   + (f" — {diff['notes']['mae']}" if "mae" in diff["notes"] else "")
-                   + ". An interval that includes 0 is no evidence of a difference.")
+        pair = " and ".join(str(g) for g in diff.get("mae_pair", []))
+        st.caption(_common.md(f"Largest MAE gap between groups: {ui.num(diff['mae'])}" + (f" ({pair})" if pair else "")
+                              + f", 95% CI {ui.ci_text(diff['mae_ci'], 3)}"
+                              + (f" — {diff['notes']['mae']}" if "mae" in diff["notes"] else "")
+                              + ". An interval that includes 0 is no evidence of a difference."))
         if rep["tests"]:
             ui.table(charts.group_tests_frame(rep["tests"]), f"group_tests_{attr}", f"group tests by {attr}")
         for w in rep["warnings"]:
-            st.warning(w)
+            st.warning(_common.md(w))
         gframe = charts.group_frame(rep)
         ui.chart(charts.group_chart(gframe, overall=rep["overall"]["mae"], title=f"MAE by {attr}"), gframe,
                  f"error_by_{attr}")
@@ -85,6 +84,6 @@ if view is not None:
                    help=f"n = {lb['short']['n']} vs {lb['rest']['n']}; difference CI "
                         f"{ui.ci_text(lb['short_minus_rest_mae_ci'], 3)}")
     for note in lb["notes"]:
-        st.caption(note)
+        st.caption(_common.md(note))
     lframe = charts.length_frame(view["length_cells"])
     ui.chart(charts.length_chart(lframe, short_words=lb["short_words"]), lframe, "error_by_length")

@@ -27,7 +27,7 @@ if courses.is_empty(conn):
         try:
             summary = demo.load_demo(conn)
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
         else:
             # Shown after the rerun (a message written just before st.rerun() would vanish).
             st.session_state["home_flash"] = (f"Loaded the demo course: {summary['submissions']} reflections from "

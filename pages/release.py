@@ -14,35 +14,50 @@ conn = _common.get_db()
 aid = _common.require_assignment()
 if aid is not None:
     assignment = courses.get_assignment(conn, aid)
-    flash = st.session_state.pop("release_flash", None)
-    if flash:
+    if flash := st.session_state.pop("release_flash", None):
         st.success(flash)
     ov = releases.release_overview(conn, aid)
-    for col, (label, value) in zip(st.columns(5), [
-            ("Approved, not released", ov.approved_unreleased), ("Released", ov.released),
-            ("Pending review", ov.pending), ("Needs attention", ov.needs_attention),
-            ("Not drafted", ov.not_drafted)]):
-        col.metric(label, value)
+    for col, (label, value, help_) in zip(st.columns(5), [
+            ("Approved, not released", ov.approved_unreleased, None),
+            ("Released", ov.released, "Items with a released version (what the exports hold)."
+             + (f" {ov.changed_since_release} of them were changed since: the new version needs its own release."
+                if ov.changed_since_release else "")),
+            ("Pending review", ov.pending, None), ("Needs attention", ov.needs_attention, None),
+            ("Not drafted", ov.not_drafted, None)]):
+        col.metric(label, value, help=help_)
+    if ov.changed_since_release:
+        st.caption(f"{ov.changed_since_release} released item(s) were changed after their release. Students keep "
+                   "the released version until the new one is approved and released.")
 
     st.subheader("Release gates")
     gates = release.release_gates(conn, aid)
     for g in gates:
         mark = ":green[:material/check_circle:]" if g.ok else ":red[:material/cancel:]"
         st.markdown(f"{mark} **{g.name}** — {g.detail}")
+    if not ov.approved_unreleased:
+        st.info("Nothing waits for release: " + ("every approved item is released." if ov.released
+                                                  else "approve items on the Review page first."))
     if st.session_state.pop("release_clear_note", False):
         st.session_state["release_note"] = ""  # a release happened: the next one starts with an empty note
-    note = st.text_input("Release note (optional)", key="release_note")
-    if st.button(f"Release {ov.approved_unreleased} approved item(s)", type="primary",
-                 disabled=not all(g.ok for g in gates), key="release_go"):
+    st.text_input("Release note (optional)", key="release_note")
+
+    def _release(n: int) -> None:
+        """Bound to the count on the button: if it changed meanwhile, nothing is released."""
         try:
-            out = release.release(conn, aid, actor=_common.actor(), note=note)
+            out = release.release(_common.connect(), aid, actor=_common.actor(),
+                                  note=st.session_state.get("release_note", ""), expected=n)
         except FairMarkError as e:
-            st.error(str(e))
+            st.session_state["release_error"] = str(e)
         else:
             st.session_state["release_clear_note"] = True
             st.session_state["release_flash"] = (f"Released {out['n_items']} item(s). Those versions are locked: "
                                                  "a later edit makes a new version that needs its own release.")
-            st.rerun()
+
+    st.button(f"Release {ov.approved_unreleased} approved item(s)", type="primary",
+              disabled=not ov.approved_unreleased or not all(g.ok for g in gates), key="release_go",
+              on_click=_release, args=(ov.approved_unreleased,))
+    if err := st.session_state.pop("release_error", None):
+        _common.show_error(err)
 
     st.subheader("Export")
     include = st.checkbox("Also include approved items that are not released yet", key="release_include_approved")

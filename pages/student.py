@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import charts, export
 from core.signoff import labels
-from core.text import escape_markdown, format_timestamp
+from core.text import format_timestamp
 from db import courses, releases
 from pages import _common
 
@@ -33,7 +33,7 @@ if cid is not None:
         rows = releases.student_released(conn, sid)
         name = by_id[sid]["name"] or by_id[sid]["external_id"]
         if not rows:
-            st.info(f"Nothing released for {escape_markdown(name)} yet. Only released (teacher-approved) "
+            st.info(f"Nothing released for {_common.md(name)} yet. Only released (teacher-approved) "
                     "work shows here; their drafts appear once a teacher approves and releases them on the "
                     "Release page."
                     + ("" if released else " Nobody in this course has released work yet."))
@@ -45,7 +45,7 @@ if cid is not None:
             st.dataframe(pd.DataFrame(labels.student_score_rows(rows, rubric)), hide_index=True, width="stretch")
             for r in rows:
                 week = f"Week {r['week']}: " if r["week"] is not None else ""
-                st.subheader(week + r["title"])
+                st.subheader(week + _common.md(r["title"]))
                 st.text(labels.scores_text(r["scores"], rubrics[r["rubric_id"]]))
                 st.text(r["comment"])
                 st.caption(export.marker(r["is_offline"]) + f" · released {format_timestamp(r['released_at'])}")

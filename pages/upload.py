@@ -12,7 +12,7 @@ from core.errors import FairMarkError
 from core.ingest_mapping import Mapping, parse_score_column
 from core.ingest_read import MAX_FILE_BYTES, MAX_TEXT_CHARS
 from core.rubric import RUBRIC_DIR, load_rubric_file, parse_rubric
-from core.text import escape_markdown, format_timestamp
+from core.text import format_timestamp
 from db import courses, submissions
 from pages import _common
 
@@ -134,7 +134,7 @@ if st.button("Clear the staged file(s)"):
 try:
     table, detected = _read(sources, rubric.to_json())
 except FairMarkError as e:
-    st.error(escape_markdown(str(e)))  # names the file, a column or a row value
+    st.error(_common.md(str(e)))  # names the file, a column or a row value
     st.stop()
 
 # --- 3. column mapping -------------------------------------------------------------------------
@@ -163,9 +163,8 @@ scores = []
 for c in score_cols:
     parsed = parse_score_column(c, rubric)
     if parsed is None:
-        st.warning(f"Column {escape_markdown(repr(c))} names no criterion of the rubric '{_common.rubric_label(rubric.name)}' "
-                   f"({', '.join(rubric.keys)}); "
-                   "it is left out. Rename it to `<criterion>_<rater>`.")
+        st.warning(_common.md(f"Column {c!r} names no criterion of the rubric '{_common.rubric_label(rubric.name)}' "
+                              f"({', '.join(rubric.keys)}); it is left out. Rename it to <criterion>_<rater>."))
     else:
         scores.append(parsed)
 mapping = Mapping(**chosen, scores=scores, attributes=attr_cols)
@@ -175,10 +174,10 @@ target = ingest.Target(course_name or "", title or None, rubric=rubric, week=Non
 try:
     preview = ingest.build_preview(conn, sources, target, mapping, table=table)
 except FairMarkError as e:
-    st.error(escape_markdown(str(e)))
+    st.error(_common.md(str(e)))
     st.stop()
 for problem in preview.mapping_problems:
-    st.warning(escape_markdown(problem[0].upper() + problem[1:]))
+    st.warning(_common.md(problem[0].upper() + problem[1:]))
 if preview.mapping_problems:
     st.stop()
 
@@ -189,18 +188,23 @@ m2.metric("Rejected rows", len(preview.rejected))
 m3.metric("Duplicates (skipped)", preview.duplicates)
 notes = []
 if preview.new_course:
-    notes.append(f"creates the course **{escape_markdown(course_name)}**")
+    notes.append(f"creates the course **{_common.md(course_name)}**")
 if preview.new_assignments:
-    notes.append("creates assignment(s) " + ", ".join(f"**{escape_markdown(t)}**" for t in preview.new_assignments))
+    notes.append("creates assignment(s) " + ", ".join(f"**{_common.md(t)}**" for t in preview.new_assignments))
 if preview.skipped_members:
     notes.append(f"ignores {len(preview.skipped_members)} system file(s) in the ZIP")
+if preview.ignored_columns:
+    notes.append("leaves out the column(s) " + ", ".join(f"**{_common.md(c)}**" for c in preview.ignored_columns)
+                 + " (no field, score or group uses them)")
 if notes:
     st.caption("This import " + "; ".join(notes) + ".")
 if preview.rows:
     st.dataframe(pd.DataFrame(preview.rows_table(limit=500)), hide_index=True)  # plain data, never HTML
 if preview.rejected:
     st.markdown("**Rejected rows — what to fix**")
-    st.dataframe(pd.DataFrame(preview.rejected_table()), hide_index=True)
+    # A file that could not be read has no row: say so instead of "None".
+    st.dataframe(pd.DataFrame([{**r, "row": "whole file" if r["row"] is None else r["row"]}
+                               for r in preview.rejected_table()]), hide_index=True)
     mode = st.radio("This upload has rejected rows", ["all_or_nothing", "skip_rejected"], key="up_mode",
                     format_func={"all_or_nothing": "Reject the whole file (fix it and upload again)",
                                  "skip_rejected": "Import the good rows, leave out the rejected ones"}.get)
@@ -211,7 +215,7 @@ if st.button("Import", type="primary", disabled=not preview.rows):
     try:
         result = ingest.commit(conn, preview, mode=mode, actor=_common.actor(), scores_are=scores_are)
     except FairMarkError as e:
-        st.error(escape_markdown(str(e)))
+        st.error(_common.md(str(e)))
     else:
         if result.refused:
             st.error(f"Nothing was imported: {len(result.rejected)} row(s) were rejected. Fix them and upload "
@@ -225,4 +229,4 @@ if st.button("Import", type="primary", disabled=not preview.rows):
                 f"Imported {result.imported} reflection(s); {result.duplicates} duplicate(s) skipped"
                 + (f"; {len(result.rejected)} rejected row(s) left out" if result.rejected else "") + ".")
             st.rerun()
-st.caption(f"Files: {escape_markdown(', '.join(Path(n).name for n, _ in sources))}")
+st.caption(f"Files: {_common.md(', '.join(Path(n).name for n, _ in sources))}")

@@ -136,3 +136,18 @@ def test_student_progress_chart_averages_a_week_and_orders_weeks():
             {"week": 3, "scores": {"clarity": 3}}]
     (clarity,) = charts.student_progress_chart(rows, rubric).data
     assert clarity.name == "Clarity" and list(clarity.x) == [1, 3] and list(clarity.y) == [1.5, 3.0]
+
+
+def test_user_names_are_shown_literally_not_as_plotly_html():
+    """Issue 11 item 7's sibling: Plotly reads <b>, <a href> and <br> in labels and titles."""
+    import pandas as pd
+
+    from core import charts
+
+    fig = charts.bar_chart(pd.DataFrame({"course": ["<b>Bold</b> & co"], "cost_usd": [1.0]}), "course", "cost_usd",
+                           title="Cost by <a href='https://evil.example'>course</a>")
+    assert list(fig.data[0].x) == ["&lt;b&gt;Bold&lt;/b&gt; &amp; co"]
+    assert "<a" not in fig.layout.title.text
+    frame = pd.DataFrame({"group": ["<i>x</i>"], "n": [3], "mae": [0.5], "mae_lo": [0.1], "mae_hi": [0.9],
+                          "warning": [""]})
+    assert charts.group_chart(frame).data[0].x[0].startswith("&lt;i&gt;x&lt;/i&gt;<br>")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import csv
 import io
+import re
 import zipfile
 
 import pytest
@@ -164,3 +165,29 @@ def test_csv_criterion_columns_are_the_rubric_keys(conn, setup):
     c, items = setup
     header = next(csv.reader(io.StringIO(export.export(conn, c["course_id"], fmt="csv").data.decode("utf-8-sig"))))
     assert header[4:8] == ["concept_understanding", "real_world_application", "reflection_depth", "clarity"]
+
+
+def test_zip_markdown_is_escaped_and_file_names_keep_accents(conn):
+    """Issue 11 item 8: `<img src=x onerror=…>` and `[x](javascript:…)` were written as they are, and
+    "Zoë Ñúñez" became `Zo_ez.md`."""
+    import unicodedata
+
+    c = f.course(conn, name="Écriture")
+    name = unicodedata.normalize("NFD", "Zoë Ñúñez")  # as some systems send it: e + combining diaeresis
+    st = f.student(conn, c["course_id"], external_id="s/../9", name=name)
+    sid = f.submission(conn, c["assignment_id"], st, text="text")
+    evil = "Great start <img src=x onerror=alert(1)> [x](javascript:alert(1)) **bold**\n- not a list. What next?"
+    f.draft(conn, sid, HIGH, comment=evil)
+    actions.open_item(conn, sid, actor="ann")
+    actions.approve(conn, sid, version=1, actor="ann")
+    release.release(conn, c["assignment_id"], actor="ann")
+    out = export.export(conn, c["course_id"], c["assignment_id"], fmt="zip")
+    with zipfile.ZipFile(io.BytesIO(out.data)) as zf:
+        [member] = zf.namelist()
+        body = zf.read(member).decode()
+    assert member == "s_.._9-Zoë_Ñúñez.md" and member == unicodedata.normalize("NFC", member)
+    assert out.file_name == "Écriture-Week_1-feedback.zip"
+    assert not re.search(r"(?<!\\)<img", body) and "\\<img src=x onerror=alert(1)\\>" in body
+    assert "[x](javascript" not in body and "\\[x\\](javascript:alert(1))" in body
+    assert "\\*\\*bold\\*\\*" in body and "\n\\- not a list" in body
+    assert f"# Feedback for {name}" in body  # the name itself is kept as written

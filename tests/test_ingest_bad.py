@@ -1,6 +1,7 @@
 """Every kind of bad upload: a specific message (row, field, fix) and the database unchanged."""
 import csv
 import io
+import re
 import zipfile
 
 import docx
@@ -184,6 +185,8 @@ def test_zip_with_junk_and_a_broken_member_reports_the_member_by_name(unchanged)
     problems = {p.source: p.message for p in preview.rejected}
     assert set(problems) == {"class.zip/s2_Bo.docx", "class.zip/inner.zip", "class.zip/photo.png"}
     assert "could not be opened as a Word document" in problems["class.zip/s2_Bo.docx"]
+    # Issue 11 item 13: an exception class name ("BadZipFile", "PackageNotFoundError") told a teacher nothing.
+    assert not [m for m in problems.values() if re.search(r"[a-z][A-Z][a-z]+(Error|File)\b", m)], problems
     assert "ZIP inside a ZIP" in problems["class.zip/inner.zip"]
     result = ingest.commit(unchanged, preview, mode="all_or_nothing")
     assert result.refused and len(result.rejected) == 3

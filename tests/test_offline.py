@@ -1,4 +1,6 @@
 """The offline baseline: deterministic, feature-based, templated, labelled, within limits."""
+import json
+
 import pytest
 
 import factories
@@ -170,3 +172,24 @@ def test_a_short_text_stays_in_the_low_band_on_any_scale(lo, hi):
     ev = offline.evaluate(short, rubric, ["temperature", "tokens"])
     assert all(rubric.low_band(v["score"]) for v in ev.values()), {k: v["score"] for k, v in ev.items()}
     assert max(v["score"] for v in ev.values()) == int(rubric.band_cut)
+
+
+def test_offline_comments_read_at_the_target_grade_with_capitalised_actions(conn, db_path):
+    """Issue 11 item 11: every offline comment carried a "Reads at grade 10 ±2" warning (it read
+    at grade 5-7) and its numbered actions started in lower case."""
+    import re
+
+    from core import demo, runs
+    from db import courses
+
+    summary = demo.load_demo(conn)
+    week1 = courses.list_assignments(conn, summary["course_id"])[0]
+    runs.execute(db_path, runs.create(conn, course_id=summary["course_id"], assignment_id=week1["id"],
+                                      provider="offline"))
+    rows = conn.execute("SELECT comment, checks FROM drafts WHERE is_offline = 1").fetchall()
+    assert len(rows) == 28
+    readable = [c for _, checks_json in rows for c in json.loads(checks_json) if c["name"] == "readability"]
+    assert sum(c["passed"] for c in readable) >= 26, [c["detail"] for c in readable if not c["passed"]]
+    for comment, _ in rows:
+        items = re.findall(r"\(\d\) (\S)", comment)
+        assert len(items) >= 2 and all(first.isupper() for first in items), comment

@@ -4,6 +4,7 @@ import time
 import factories
 from assess_script import RICH_TEXT
 from db import runs as runs_db
+from shown import plain
 
 PAGE = "pages/assess.py"
 
@@ -112,15 +113,15 @@ def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_t
     runs_db.finish(conn, run_id, "done")
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
-    options = at.radio(key="assess_scope").options
+    options = [plain(o) for o in at.radio(key="assess_scope").options]
     assert options == ["This assignment: Week 1: Week 1 (Spring course)", "Every assignment of Spring course"]
     assert any(f"Run {run_id}:" in s.value for s in at.subheader)
-    assert any("Assessed: Week 1: Week 1" in cap.value for cap in at.caption)
+    assert any("Assessed: Week 1: Week 1" in plain(cap.value) for cap in at.caption)
     # Another assignment selected in the sidebar: the old run's panel goes, the history names it.
     at.sidebar.selectbox(key="_pick_assignment").set_value(a2).run()
     assert not at.exception, at.exception
     assert at.session_state["assignment_id"] == a2
-    assert at.radio(key="assess_scope").options[0] == "This assignment: Week 2: Week 2 (Spring course)"
+    assert plain(at.radio(key="assess_scope").options[0]) == "This assignment: Week 2: Week 2 (Spring course)"
     assert not any(s.value.startswith("Run ") for s in at.subheader)
     table = at.dataframe[-1].value
     assert list(table["run"]) == [run_id] and list(table["assignment"]) == ["Week 1: Week 1"]
@@ -140,3 +141,24 @@ def test_course_wide_run_is_named_in_recent_runs(app_test, conn):
     assert not at.exception, at.exception
     assert list(at.dataframe[-1].value["assignment"]) == ["Every assignment of Test course"]
     assert runs.progress(conn, run_id)["assignment_title"] is None
+
+
+def test_assess_choices_survive_leaving_the_page(app_test, conn):
+    """Issue 11 item 13: the scope radio reset when the teacher visited another page."""
+    c = make_course(conn)
+    at = assess_page(app_test, c)
+    at.radio(key="assess_scope").set_value("course").run()
+    at.checkbox(key="assess_redo").check().run()
+    at.switch_page("pages/home.py").run()
+    at.switch_page("pages/assess.py").run()
+    assert not at.exception, at.exception
+    assert at.radio(key="assess_scope").value == "course" and at.checkbox(key="assess_redo").value
+
+
+def test_course_names_in_the_scope_labels_are_not_markdown(app_test, conn):
+    """Issue 11 item 7: `**Course**` in a course name rendered bold in the Assess labels."""
+    c = factories.course(conn, name="**Course** :material/delete:")
+    at = assess_page(app_test, c)
+    label = at.radio(key="assess_scope").options[1]
+    assert "\\*\\*Course\\*\\*" in label and ":material/delete:" not in label
+    assert plain(label) == "Every assignment of **Course** :material/delete:"

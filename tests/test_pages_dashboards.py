@@ -3,6 +3,7 @@ import pytest
 
 import factories as f
 from db import dumps
+from shown import plain
 
 AGREEMENT, FAIRNESS, COSTS = "pages/agreement.py", "pages/fairness.py", "pages/costs.py"
 
@@ -76,7 +77,7 @@ def test_agreement_page_with_data(conn, app_test):
     assert "48 blind criterion scores from 12 students" in captions and "rest on 24 students" in captions
     charts = at.get("plotly_chart")
     assert len(charts) == 5  # confusion, scatter, 2 trends, teacher changes
-    assert len(_downloads(at)) == len(charts) + 2  # + headline table and reason codes
+    assert len(_downloads(at)) == len(charts) + 3  # + headline table, reason codes, scores for analysis
     at.selectbox(key="agreement_criterion").set_value("clarity").run()
     assert not at.exception
 
@@ -114,7 +115,8 @@ def test_fairness_page_warns_about_small_groups(conn, app_test):
     f.reference(conn, sid, dict.fromkeys(c["rubric"].keys, 1))
     at = _page(app_test, FAIRNESS, c)
     assert not at.exception
-    assert any("'recent arrival': only 1 student " in w.value and "too few to judge" in w.value for w in at.warning)
+    assert any("'recent arrival': only 1 student " in plain(w.value) and "too few to judge" in plain(w.value)
+               for w in at.warning)
 
 
 def test_fairness_page_one_criterion(conn, app_test):
@@ -174,3 +176,22 @@ def test_costs_page_names_calls_outside_runs_and_the_study(conn, app_test):
     assert "Regenerate (outside runs)" in chart.proto.spec and "(no run)" not in chart.proto.spec
     page = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "metric") for e in getattr(at, kind))
     assert "Zhang & Luo 2025" in page and "seed" not in page.lower()
+
+
+def test_costs_in_offline_mode_say_no_llm_was_used_and_nothing_was_spent(conn, db_path, app_test):
+    """Issue 11 item 12: "LLM calls 695", a green "−0.00150 vs the published study" and empty charts."""
+    from core import runs
+
+    c = f.course(conn)
+    for i in range(3):
+        f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]),
+                     text="I learned about temperature and bias at work. " * 15 + str(i))
+    runs.execute(db_path, runs.create(conn, course_id=c["course_id"], provider="offline"))
+    at = _page(app_test, COSTS, c)
+    assert not at.exception, at.exception
+    info = " ".join(i.value for i in at.info)
+    assert "No language model was used here, so nothing was spent" in info and "offline baseline" in info
+    assert not at.metric and not at.get("plotly_chart")
+    shown = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "markdown", "info")
+                     for e in getattr(at, kind))
+    assert "Zhang & Luo" not in shown and "LLM calls" not in shown

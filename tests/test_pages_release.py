@@ -48,7 +48,7 @@ def test_release_locks_versions_and_offers_exports(app_test, conn):
     c, ids = seed(conn, attention=False)
     at = release_page(app_test, c)
     lines = gate_lines(at)
-    assert len(lines) == 3 and all(line.startswith(":green[") for line in lines)
+    assert len(lines) == 2 and all(line.startswith(":green[") for line in lines)
     at.text_input(key="release_note").set_value("week 1 feedback")
     at.button(key="release_go").click().run()
     assert not at.exception, at.exception
@@ -59,11 +59,50 @@ def test_release_locks_versions_and_offers_exports(app_test, conn):
     assert releases.releases_of(conn, c["assignment_id"])[0]["note"] == "week 1 feedback"
     labels = [b.proto.label for b in at.get("download_button")]
     assert labels == ["Download CSV", "Download Canvas gradebook CSV", "Download feedback ZIP (Markdown per student)"]
-    # Nothing left to release: the button is disabled until another approval.
+    # Nothing left to release: the button is disabled until another approval, and no gate is red
+    # for it (issue 11 item 13: a red "Something to release" right after a release).
     assert at.button(key="release_go").disabled
+    assert not [line for line in gate_lines(at) if line.startswith(":red[")]
+    assert any("Nothing waits for release: every approved item is released" in i.value for i in at.info)
     # The note belongs to that release: the field is empty for the next one.
     assert at.text_input(key="release_note").value == ""
     history = at.dataframe[0].value
     assert list(history.columns) == ["Release", "Released at", "Released by", "Items", "Note"]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", history["Released at"][0])
     assert history["Note"][0] == "week 1 feedback"
+
+
+def test_released_count_matches_the_export_after_editing_a_released_item(app_test, conn):
+    """Issue 11 item 13: after an edit of a released item the page said "Released 25" while the
+    export held 26 (the locked versions)."""
+    from core import export
+    from core.signoff import release
+
+    c, ids = seed(conn, attention=False)
+    actions.open_item(conn, ids[1], actor="ann")
+    actions.approve(conn, ids[1], version=1, actor="ann")
+    release.release(conn, c["assignment_id"], actor="ann")
+    r = reviews.get_review(conn, ids[1])
+    actions.save_edit(conn, ids[1], version=r["version"], scores=dict(SCORES, clarity=0), comment=r["comment"],
+                      reasons=["too_lenient"], actor="ann")
+    at = release_page(app_test, c)
+    assert not at.exception, at.exception
+    shown = {m.label: m.value for m in at.metric}["Released"]
+    exported = export.export(conn, c["course_id"], c["assignment_id"], fmt="csv").summary["items"]
+    assert shown == str(exported) == "2"
+    assert any("changed after their release" in cap.value for cap in at.caption)
+
+
+def test_release_is_bound_to_the_count_on_the_button(conn):
+    """A colleague approves one more between drawing and clicking: nothing is released."""
+    import pytest
+
+    from core.errors import ConflictError
+    from core.signoff import release
+
+    c, ids = seed(conn, attention=False)
+    actions.open_item(conn, ids[1], actor="bob")
+    actions.approve(conn, ids[1], version=1, actor="bob")
+    with pytest.raises(ConflictError, match="changed from 1 to 2"):
+        release.release(conn, c["assignment_id"], actor="ann", expected=1)
+    assert not releases.releases_of(conn, c["assignment_id"])

@@ -2,11 +2,14 @@
 the teacher's version, version conflicts, bulk approval preconditions."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 import factories as f
 from core.signoff import actions, bulk
 from db import drafts, releases, reviews, submissions
+from shown import plain
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -88,7 +91,7 @@ def test_student_text_is_never_html(app_test, seeded, conn):
                      for e in getattr(at, kind))
 
     at.button(key=f"ri_approve_{sid}_1").click().run()  # refused: Bob saved first
-    assert any("Nothing was saved" in e.value for e in at.error)
+    assert any("your change was not saved" in e.value for e in at.error)
     collect()
     at.button(key=f"ri_reload_{sid}").click().run()
     at.button(key=f"ri_approve_{sid}_2").click().run()
@@ -113,9 +116,13 @@ def test_edit_needs_reason_then_approve_moves_to_next(app_test, seeded, conn):
     rv = reviews.get_review(conn, sid)
     assert rv["status"] == "approved" and rv["scores"]["clarity"] == 1 and rv["reason_codes"] == ["too_lenient"]
     assert [h["action"] for h in reviews.history(conn, sid)] == ["open", "edit", "approve"]
-    # Place kept: the next item in the queue after "unsure" is "low".
-    assert at.session_state["review_item"] == ids["low"]
     assert any("Approved Name unsure" in s.value for s in at.success)
+    # The approved item stays on screen (a second click cannot land on the next one), marked.
+    assert at.session_state["review_item"] == sid
+    assert at.button(key=f"ri_approve_{sid}_3").disabled and at.button(key=f"ri_approve_{sid}_3").label == "Approved"
+    # Place kept: the next item in the queue after "unsure" is "low".
+    at.button(key=f"ri_nextdecide_{sid}_3").click().run()
+    assert at.session_state["review_item"] == ids["low"]
 
 
 def test_reject_needs_note(app_test, seeded, conn):
@@ -140,8 +147,11 @@ def test_second_reviewer_conflict_is_refused_and_explained(app_test, seeded, con
     at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(0)
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"])
     at.button(key=f"ri_save_{sid}_1").click().run()
-    errors = " ".join(e.value for e in at.error)
-    assert "bob" in errors and "score: clarity: 3 -> 2" in errors and "Nothing was saved" in errors
+    errors = " ".join(plain(e.value) for e in at.error)
+    # In a teacher's words: who, a readable time, criterion titles, no codes or version numbers.
+    assert "bob saved this item at " in errors and "UTC" in errors and "your change was not saved" in errors
+    assert "Clarity: 3 → 2" in errors and "score: clarity" not in errors and "Reasons: — → Tone" in errors
+    assert "reason_codes" not in errors and "T" not in errors.split(" at ")[1][:12]  # no raw ISO timestamp
     assert reviews.get_review(conn, sid)["scores"]["clarity"] == 2
     assert any("Load the latest version" == b.label for b in at.button)
     at.button(key=f"ri_reload_{sid}").click().run()
@@ -159,7 +169,8 @@ def test_regenerate_keeps_teachers_version_until_chosen(app_test, seeded, conn):
     mine = reviews.get_review(conn, sid)
     assert mine["version"] == 2 and mine["comment"] == "My own comment. What next?"
     drafts_before = len(drafts.drafts_of(conn, sid))
-    at.button(key=f"ri_regen_{sid}_2").click().run()  # the real pipeline, offline provider
+    regen = next(b for b in at.button if b.key and b.key.startswith(f"ri_regen_{sid}_2_"))
+    regen.click().run()  # the real pipeline, offline provider
     assert not at.exception, at.exception
     assert len(drafts.drafts_of(conn, sid)) == drafts_before + 1
     assert actions.snapshot(reviews.get_review(conn, sid)) == actions.snapshot(mine)
@@ -297,6 +308,7 @@ def test_approving_the_last_undecided_item_goes_back_to_the_queue(app_test, seed
     at = open_item(review_page(app_test, c), sid)
     at.button(key=f"ri_approve_{sid}_1").click().run()
     assert not at.exception, at.exception
+    at.button(key=f"ri_nextdecide_{sid}_2").click().run()
     assert "review_item" not in at.session_state  # not an already-approved item
     assert any("Nothing left to decide in this assignment" in s.value for s in at.success)
     assert open_buttons(at)
@@ -307,13 +319,11 @@ def test_approving_the_last_item_in_order_moves_to_an_earlier_undecided_one(app_
     sid = ids["rest"]  # last in queue order; "attention", "unsure", "low" still wait
     at = open_item(review_page(app_test, c), sid)
     at.button(key=f"ri_approve_{sid}_1").click().run()
+    at.button(key=f"ri_nextdecide_{sid}_2").click().run()
     assert at.session_state["review_item"] == ids["attention"]
-    assert any("next item to decide" in s.value for s in at.success)
 
 
 def test_teachers_see_labels_not_internal_codes(app_test, seeded, conn):
-    import re
-
     c, ids = seeded
     at = review_page(app_test, c)
     captions = " ".join(x.value for x in at.caption)
@@ -334,5 +344,73 @@ def test_teachers_see_labels_not_internal_codes(app_test, seeded, conn):
     assert edit["Reason"] == "Tone, Too harsh: kinder"
     assert "Real-world application: 2 → 1" in edit["Change"] and "real_world" not in edit["Change"]
     assert "Reasons: — → Tone, Too harsh" in edit["Change"]
-    assert all(b.key.endswith(f"_{sid}_2") for b in at.button
+    assert all(f"_{sid}_2" in b.key for b in at.button
                if b.key and b.key.startswith(("ri_save", "ri_approve", "ri_reject", "ri_regen")))
+
+
+def _actions_shown(at, sid, version):
+    return sorted(re.match(r"(ri_[a-z]+)_", b.key).group(1) for b in at.button
+                  if b.key and f"_{sid}_{version}" in b.key and b.key.startswith("ri_"))
+
+
+def test_a_refused_action_keeps_every_button(app_test, seeded, conn):
+    """Issue 11 item 3: after Save without a reason (or a conflict) Approve, Reject and Regenerate
+    disappeared until another widget changed."""
+    c, ids = seeded
+    sid = ids["unsure"]
+    at = open_item(review_page(app_test, c), sid)
+    full = _actions_shown(at, sid, 1)
+    assert {"ri_save", "ri_approve", "ri_reject", "ri_regen"} <= set(full)
+    at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(1)
+    at.button(key=f"ri_save_{sid}_1").click().run()
+    assert any("pick at least one reason" in e.value for e in at.error)
+    assert _actions_shown(at, sid, 1) == full
+    actions.save_edit(conn, sid, version=1, scores=HIGH, comment="Bob's.", reasons=["tone"], actor="bob")
+    at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"])
+    at.button(key=f"ri_save_{sid}_1").click().run()
+    assert any("not saved" in e.value for e in at.error)
+    assert set(_actions_shown(at, sid, 1)) >= {"ri_save", "ri_approve", "ri_reject", "ri_regen"}
+
+
+def test_why_an_item_needs_attention_is_at_the_top(app_test, conn):
+    """Issue 11 item 9: the reason was only in the fourth tab."""
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text=TEXT)
+    f.draft(conn, sid, HIGH, status="needs_attention", attention_reasons=["Under 100 words: **short**"])
+    at = open_item(review_page(app_test, c), sid)
+    order = [(n.type, getattr(n, "value", None)) for n in _walk(at.main)]
+    top = next(i for i, (kind, v) in enumerate(order)
+               if kind == "warning" and "Why this item needs attention" in str(v))
+    first_column = next(i for i, (kind, v) in enumerate(order) if kind == "subheader")
+    assert top < first_column  # above the submission and the editor, not in a tab
+    assert plain(order[top][1]).endswith("Under 100 words: **short**")  # shown as text, not bold
+
+
+def _walk(node):
+    for child in getattr(node, "children", {}).values():
+        yield child
+        yield from _walk(child)
+
+
+def test_back_to_review_from_the_item_view(app_test, seeded, conn):
+    c, ids = seeded
+    sid = ids["low"]
+    at = open_item(review_page(app_test, c), sid)
+    at.button(key=f"ri_approve_{sid}_1").click().run()
+    assert submissions.get_submission(conn, sid)["status"] == "approved"
+    at.button(key=f"ri_undo_{sid}_2").click().run()
+    assert not at.exception, at.exception
+    assert reviews.get_review(conn, sid)["status"] == "in_review"
+    assert [h["action"] for h in reviews.history(conn, sid)][-1] == "back_to_review"
+    assert not at.button(key=f"ri_approve_{sid}_3").disabled
+
+
+
+def test_an_assignment_without_uploads_says_upload_not_assess(app_test, conn):
+    """Issue 11 item 13: an empty assignment said "run the assessment first"."""
+    c = f.course(conn)
+    at = review_page(app_test, c)
+    assert any("no reflections were uploaded for this assignment" in i.value for i in at.info)
+    f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]))
+    at.run()
+    assert any("run the assessment on the Assess page first" in i.value for i in at.info)

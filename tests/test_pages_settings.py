@@ -88,3 +88,18 @@ def test_bundled_rubric_is_shown_by_its_study_not_the_internal_seed_tag(app_test
     shown = at.selectbox(key="set_rubric").options
     assert any("Reflection rubric (Zhang & Luo 2025)" in o for o in shown) and not any("seed" in o for o in shown)
     assert {r["name"] for r in courses.list_rubrics(conn)} >= {"Reflection rubric (seed 000)"}  # stored name kept
+
+
+def test_rubric_table_has_readable_headers_and_no_none(app_test, conn):
+    """Issue 11 item 13: the rubric editor showed raw keys as headers and "None" for no weight/veto."""
+    import json
+
+    at = app_test("pages/settings.py").run()
+    _button(at, "Add the bundled rubrics").click().run()
+    table = at.dataframe[0]
+    headers = {k: v.get("label") for k, v in json.loads(table.proto.columns).items() if k in table.value.columns}
+    assert headers["veto_below"] == "Fails below (optional)" and headers["level_3"] == "Level 3"
+    assert all("_" not in label for label in headers.values())
+    frame = table.value
+    assert str(frame["weight"].dtype).startswith("float") and frame["weight"].isna().all()
+    assert "None" not in frame.astype(str).to_string()

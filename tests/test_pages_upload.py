@@ -5,6 +5,7 @@ import re
 import db as dbmod
 from core import demo
 from db import submissions
+from shown import plain
 
 CSV = (b"student_id,name,text,clarity_rater1,section\n"
        b"s1,Ada,<script>alert(1)</script> I learned about temperature.,2,A\n"
@@ -128,7 +129,7 @@ def test_import_into_a_new_assignment_selects_it_and_clears_the_new_fields(app_t
     # Assess then runs the imported assignment, not the one selected before.
     at.switch_page("pages/assess.py").run()
     assert not at.exception, at.exception
-    assert "Week 9: Week 9 essay" in at.radio(key="assess_scope").options[0]
+    assert "Week 9: Week 9 essay" in plain(at.radio(key="assess_scope").options[0])
     assert {m.label: m.value for m in at.metric}["Submissions to assess"] == "1"
     at.switch_page("pages/upload.py").run()
     # "+ New assignment" starts empty again.
@@ -158,3 +159,21 @@ def test_recent_imports_show_readable_times_and_zero_rejected(app_test, conn):
     when = recent["when"].iloc[0]
     assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", when), when
     assert recent["rejected rows left out"].tolist() == [0]
+
+
+def test_an_unreadable_zip_member_is_listed_as_a_whole_file_in_plain_words(app_test, conn):
+    """Issue 11 item 13: rejected ZIP members showed row "None" and an exception class name."""
+    import io
+    import zipfile
+
+    demo.load_demo(conn)
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        zf.writestr("w1.csv", b"student_id,text\ns1,I learned about temperature and bias at work.\n")
+        zf.writestr("broken.xlsx", b"not a workbook")
+    at = _staged(app_test, buf.getvalue(), "class.zip")
+    assert not at.exception, at.exception
+    rejected = at.dataframe[-1].value
+    row = rejected[rejected["file"] == "class.zip/broken.xlsx"].iloc[0]
+    assert row["row"] == "whole file" and "None" not in rejected.astype(str).to_string()
+    assert "damaged or not really an .xlsx file" in row["message"] and "Error" not in row["message"]

@@ -1,4 +1,5 @@
-"""README and CI stay in step: CI runs exactly the README's test command."""
+"""README and CI stay in step: CI runs exactly the README's test command, and that command alone
+gives a portable llama.cpp build (issue 11 item 17)."""
 import re
 import subprocess
 from pathlib import Path
@@ -11,11 +12,21 @@ def _commands():
     return re.findall(r"```\n(.+?)\n```", text.split("## Configuration")[0])
 
 
-def test_readme_has_exactly_two_setup_commands():
+def _test_command():
+    [cmd] = [c for c in _commands() if "python -m pytest" in c]
+    return cmd
+
+
+def test_readme_has_a_virtualenv_an_app_and_a_test_command():
     cmds = _commands()
-    assert len(cmds) == 2
-    assert "streamlit run app.py" in cmds[0]
-    assert "python -m pytest" in cmds[1]
+    assert any("-m venv" in c for c in cmds)
+    assert sum("streamlit run app.py" in c for c in cmds) == 1
+    assert sum("python -m pytest" in c for c in cmds) == 1
+
+
+def test_readme_names_the_supported_python():
+    setup = (ROOT / "README.md").read_text().split("## Set up")[1].split("## Configuration")[0]
+    assert "Python 3.11" in setup and "virtual environment" in setup
 
 
 def test_ci_extracts_the_readme_test_command():
@@ -23,4 +34,28 @@ def test_ci_extracts_the_readme_test_command():
     line = next(l for l in script.splitlines() if l.startswith("TEST_CMD="))
     out = subprocess.run(["bash", "-c", line + '; printf %s "$TEST_CMD"'], cwd=ROOT,
                          capture_output=True, text=True, check=True).stdout
-    assert out == _commands()[1]
+    assert out == _test_command()
+
+
+def test_ci_sets_nothing_before_the_command():
+    """.ci/run used to export CMAKE_ARGS first, so CI passed while the README's command, run
+    verbatim, built llama.cpp for the build machine's CPU."""
+    script = (ROOT / ".ci" / "run").read_text()
+    assert not re.search(r"^\s*export\s", script, re.M)
+    assert re.findall(r"^\s*([A-Z_]+)=", script, re.M) == ["TEST_CMD"]  # its own variable, not the environment
+
+
+def test_the_test_command_builds_llama_cpp_portably_and_never_from_a_cached_wheel():
+    cmd = _test_command()
+    install = next(part for part in cmd.split("&&") if "requirements-dev.txt" in part)
+    assert 'CMAKE_ARGS="-DGGML_NATIVE=OFF"' in install  # for any x86-64 CPU
+    assert "--no-cache-dir" in install and "--no-binary llama-cpp-python" in install
+
+
+def test_every_requirement_is_bounded_below_its_next_major_version():
+    for name in ("requirements.txt", "requirements-dev.txt"):
+        for line in (ROOT / name).read_text().splitlines():
+            line = line.split("#")[0].strip()
+            if not line or line.startswith("-r"):
+                continue
+            assert "==" in line or re.search(r"<\d", line), f"{name}: {line} has no upper bound"

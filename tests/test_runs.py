@@ -138,8 +138,12 @@ def test_a_run_left_running_by_a_dead_worker_is_resumable_once_its_heartbeat_is_
         runs.resume(db_path, run_id, good_llm(), background=False)
     conn.execute("UPDATE runs SET heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?", [run_id])
     assert runs.is_resumable(conn, db_path, runs_db.get_run(conn, run_id))
+    conn.execute("UPDATE runs SET resumed_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?", [run_id])
     p = runs.resume(db_path, run_id, good_llm(), background=False)
     assert p["status"] == "done" and p["done"] == 3
+    # Worked from resumed_at to its last heartbeat (the same instant here), then the resumed period:
+    # the months it lay dead are not run time.
+    assert 0 <= p["seconds"] < 60
     with pytest.raises(ConflictError, match="nothing left"):
         runs.resume(db_path, run_id, good_llm(), background=False)
 
@@ -157,9 +161,12 @@ def test_cancel_stops_between_items_and_resume_finishes(conn, db_path):
     llm.script("evaluator", evaluate)
     p = runs.execute(db_path, run_id, llm)
     assert p["status"] == "cancelled" and p["done"] == 1 and p["pending"] == 4
+    # It stood stopped for a day before the resume (issue 11 item 13: that day counted as run time).
+    conn.execute("UPDATE runs SET started_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?", [run_id])
     p = runs.resume(db_path, run_id, good_llm(), background=False)
     assert p["status"] == "done" and p["done"] == 5 and not p["cancel_requested"]
     assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
+    assert 0 <= p["seconds"] < 60
 
 
 def test_cancel_of_a_run_without_a_worker_marks_it_cancelled_at_once(conn, db_path):

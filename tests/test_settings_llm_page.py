@@ -6,6 +6,7 @@ import socket
 
 import db as dbmod
 from db import llm_calls
+from shown import plain
 
 PAGE = "pages/settings.py"
 SECRET = "sk-page-SECRET-abcdef0123456789"
@@ -31,6 +32,8 @@ def test_unconfigured_endpoint_says_offline_and_disables_the_test(app_test):
     assert any("offline baseline" in i.value for i in at.info)
     assert at.button(key="llm_test_connection").disabled
     assert "API key:** not set" in _texts(at)
+    # Issue 11 item 13: it said the base URL was OpenAI's while running offline.
+    assert "openai.com" not in _texts(at) and "Base URL:** none" in _texts(at)
 
 
 def test_key_is_never_shown_and_failed_connection_test_is_a_clear_error(app_test, conn, monkeypatch):
@@ -87,7 +90,7 @@ def test_price_table_is_shown_and_unpriced_models_are_warned(app_test, conn):
                           input_hash="i", temperature=0.3, cache_key="k", status="ok", tokens_in=10)
     at = app_test(PAGE).run()
     assert not at.exception, at.exception
-    assert any("mystery-7b" in w.value for w in at.warning)
+    assert any("mystery-7b" in plain(w.value) for w in at.warning)
     at.button(key="llm_save_prices").click().run()         # unchanged table saves cleanly
     assert any("Saved 4 prices" in s.value for s in at.success)
     assert {p["model"] for p in llm_calls.list_prices(conn)} == {"gpt-4o-mini", "gpt-4o", "gpt-4.1-mini", "offline"}

@@ -32,7 +32,7 @@ def run(llm, job: Job):
     evaluation = job.outputs["evaluator"]
     flags = (job.outputs.get("equity") or {}).get("flags", [])
     questions = (job.outputs.get("coach") or {}).get("questions", [])
-    inputs = {"rubric": job.rubric, "evaluation": evaluation, "questions": questions}
+    inputs = {"rubric": job.rubric, "evaluation": evaluation, "questions": questions, "target_grade": job.target_grade}
     return call(llm, PROMPT, Comment, job, inputs=inputs, target_grade=f"{job.target_grade:g}",
                 scale=scale_text(job.rubric), evaluation=evaluation_notes(job.rubric, evaluation),
                 equity=compact(flags), questions=compact(questions), answer_key=answer_key_text(job.answer_key),
@@ -40,4 +40,5 @@ def run(llm, job: Job):
 
 
 def offline(inputs: dict) -> dict:
-    return {"comment": heuristics.compose_comment(inputs["rubric"], inputs["evaluation"], inputs["questions"])}
+    return {"comment": heuristics.compose_comment(inputs["rubric"], inputs["evaluation"], inputs["questions"],
+                                                  inputs.get("target_grade"))}

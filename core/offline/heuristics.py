@@ -150,13 +150,27 @@ def instructions_report(text: str) -> dict:
 
 
 # --- the comment -----------------------------------------------------------------------
-def _sentence_case(s: str) -> str:
+def _action(s: str) -> str:
+    """An action as a numbered item starts: with a capital ("(1) Explain …")."""
     s = s.strip().rstrip(".")
-    return s[:1].lower() + s[1:] if s[:2] != s[:2].upper() else s
+    return s[:1].upper() + s[1:]
 
 
-def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str]) -> str:
-    scores = {k: evaluation[k]["score"] for k in rubric.keys}
+# Ways to lay out the same comment, from short sentences to long ones. Flesch-Kincaid grade
+# grows with words per sentence, so they read at about grade 6, 8, 10 and 12 on the rubric's
+# hints; `compose_comment` takes the one nearest the assignment's target reading level.
+def _layouts(opening: str, actions: list[str], question: str) -> list[str]:
+    listed = "; ".join(f"({i}) {_action(a)}" for i, a in enumerate(actions, 1))
+    return [
+        f"{opening} Next steps: " + " ".join(f"({i}) {_action(a)}." for i, a in enumerate(actions, 1)) + f" {question}",
+        f"{opening} Next steps: {listed}. {question}",
+        f"{opening} To build on it, your next steps are: {listed}. {question}",
+        f"{opening.rstrip('.')}, and these next steps build on it: {listed}. {question}",
+    ]
+
+
+def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str], target_grade: float | None = None) -> str:
+    scores = {k: evaluation[k]["score"] for k in rubric.keys}   # not its report on instructions
     # Strengths: the (at most two) best criteria above the low band. Actions: the weakest
     # other criteria with room to improve, so the comment never praises what it then fixes.
     strong = sorted((k for k in rubric.keys if not rubric.low_band(scores[k])),
@@ -180,13 +194,22 @@ def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str]) -> s
             break
         actions.append(generic)
     question = (questions or [QUESTION_BANK["default"]])[0]
-    body = " ".join(f"({i}) {_sentence_case(a)}." for i, a in enumerate(actions[:3], 1))
-    comment = f"{opening} Next steps: {body} {question}"
-    while checks.words(comment) > checks.MAX_WORDS and len(actions) > 2:
+    actions = actions[:3]
+    while len(actions) > 2 and checks.words(_layouts(opening, actions, question)[0]) > checks.MAX_WORDS:
         actions.pop()
-        body = " ".join(f"({i}) {_sentence_case(a)}." for i, a in enumerate(actions, 1))
-        comment = f"{opening} Next steps: {body} {question}"
-    return _trim(comment)
+    layouts = [_trim(c) for c in _layouts(opening, actions, question)]
+    if target_grade is None:
+        return layouts[0]
+    return _nearest_grade(layouts, float(target_grade))
+
+
+def _nearest_grade(layouts: list[str], target: float) -> str:
+    """The layout reading nearest the target grade: one within the checks' tolerance if any;
+    otherwise rather simpler than harder (harder than target + tolerance fails the check)."""
+    graded = [(checks.fk_grade(c), c) for c in layouts]
+    ok = [g for g in graded if abs(g[0] - target) <= checks.READABILITY_TOLERANCE]
+    easier = [g for g in graded if g[0] <= target + checks.READABILITY_TOLERANCE]
+    return min(ok or easier or graded, key=lambda g: abs(g[0] - target))[1]
 
 
 def _trim(comment: str) -> str:

@@ -5,6 +5,8 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
+from core.offline import LABEL as OFFLINE_LABEL
+from core.offline import MODEL as OFFLINE_MODEL
 from db import analytics
 
 SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
@@ -24,6 +26,15 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
     totals, per_sub, by_run = t["totals"], t["per_submission"], t["by_run"]
     if totals.empty or not totals.loc[0, "calls"]:
         return {"empty": True, "message": "No LLM calls logged yet — run an assessment first."}
+    offline = t["by_model"].loc[t["by_model"]["model"] == OFFLINE_MODEL, "calls"].sum()
+    if offline == totals.loc[0, "calls"]:
+        # The offline baseline logs its steps like calls, at $0: no comparison with the study's
+        # spending and no charts of nothing (issue 11).
+        n = int(totals.loc[0, "submissions"] or 0)
+        return {"empty": True, "offline_only": True,
+                "message": f"No language model was used here, so nothing was spent: every draft ({n} reflection(s)) "
+                           f"came from the {OFFLINE_LABEL} (text features and templates). Costs, tokens and times "
+                           "appear here once a run uses a language model."}
     by_run["run"] = by_run["run"].map(lambda r: OUTSIDE_RUNS if pd.isna(r) else f"run {int(r)}")
     by_run["cost_per_submission"] = by_run["cost_usd"] / by_run["submissions"].replace(0, np.nan)
     total = {k: (v.item() if hasattr(v, "item") else v) for k, v in totals.to_dict("records")[0].items()}
@@ -39,7 +50,10 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
         "p95_cost": float(per_sub["cost_usd"].quantile(0.95)) if len(per_sub) else nan,
         "mean_latency_s": float(per_sub["latency_ms"].mean() / 1000) if len(per_sub) else nan,
     }
-    return {"empty": False, "message": "", "summary": summary, "by_agent": t["by_agent"], "by_model": t["by_model"],
+    notes = ([f"{int(offline)} of the {int(total['calls'])} calls were steps of the {OFFLINE_LABEL} (US$0); "
+              "they are counted in the totals."] if offline else [])
+    return {"empty": False, "message": "", "notes": notes, "summary": summary, "by_agent": t["by_agent"],
+            "by_model": t["by_model"],
             "by_run": by_run, "by_course": t["by_course"], "per_submission": per_submission,
             "tiers": judge_tiers(t["by_tier"], t["judged"])}
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import sqlite3
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from sqlite_utils import Database
 
@@ -13,17 +14,13 @@ from core import triage
 from core.calibration import blind
 from core.errors import ConflictError, FairMarkError, NotFound
 from core.rubric import Rubric
-from core.text import escape_markdown
+from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
+from core.text import format_timestamp
 from db import audit, courses, drafts, file_of, now, reviews, submissions, write_transaction
 
-REASONS = {
-    "too_harsh": "Too harsh",
-    "too_lenient": "Too lenient",
-    "inaccurate": "Inaccurate",
-    "generic": "Generic",
-    "tone": "Tone",
-    "other": "Other (add a note)",
-}
+__all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",
+           "reject", "back_to_review", "regenerate", "Regenerated", "newer_draft", "use_draft", "comment_checks",
+           "snapshot", "changes"]
 # Statuses of items still waiting for the teacher's decision (Approve/Reject moves on to these).
 UNDECIDED = ("drafted", "needs_attention", "failed")
 
@@ -34,6 +31,10 @@ class VersionConflict(ConflictError):
     def __init__(self, message: str, changes: list[dict]):
         super().__init__(message)
         self.changes = changes
+
+
+class AlreadyDecided(ConflictError):
+    """The action was already done (approving an approved item): refused, nothing written."""
 
 
 # --- shared by every sign-off write ---------------------------------------------------------
@@ -54,25 +55,6 @@ def writing(conn: Database):
 def snapshot(review: dict) -> dict:
     """What the audit log records about a review (before/after of every change)."""
     return {k: review.get(k) for k in ("version", "status", "scores", "comment", "reason_codes", "note", "draft_id")}
-
-
-def changes(before: dict | None, after: dict | None) -> list[dict]:
-    """Field-by-field differences between two audit snapshots (scores per criterion)."""
-    before, after, out = before or {}, after or {}, []
-    for key in [k for k in (*before, *after) if k != "scores"]:
-        if key not in [c["field"] for c in out] and before.get(key) != after.get(key):
-            out.append({"field": key, "before": before.get(key), "after": after.get(key)})
-    b, a = before.get("scores") or {}, after.get("scores") or {}
-    for crit in sorted(set(b) | set(a)):
-        if b.get(crit) != a.get(crit):
-            out.append({"field": f"score: {crit}", "before": b.get(crit), "after": a.get(crit)})
-    return out
-
-
-def shorten(value, limit: int = 60) -> str:
-    """A value as one short line ("—" for none), cut with "…" past `limit` characters."""
-    text = "—" if value is None else str(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 # --- helpers ----------------------------------------------------------------------------
@@ -109,16 +91,9 @@ def _require_review(conn: Database, submission_id: int) -> dict:
 
 def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict) -> VersionConflict:
     diff = changes(reviews.review_at_version(conn, submission_id, loaded_version), snapshot(current))
-    who = reviews.last_change(conn, submission_id) or {}
-    # Pages show this with st.error (Markdown): the values are teachers' and AI text, which may
-    # quote a student's link or image syntax, so they are escaped; `changes` keeps the raw text.
-    lines = [f"- {c['field']}: {escape_markdown(shorten(c['before']))} -> {escape_markdown(shorten(c['after']))}"
-             for c in diff]
-    msg = (f"This item was changed by {escape_markdown(who.get('actor', 'someone else'))} at {who.get('at', '?')} "
-           f"after you opened it (your version {loaded_version}, now version {current['version']}). "
-           "Nothing was saved. What changed:\n" + ("\n".join(lines) or "- (no visible fields)") +
-           "\nLoad the latest version and make your change again.")
-    return VersionConflict(msg, diff)
+    rubric = _rubric_for(conn, submissions.get_submission(conn, submission_id))
+    # Plain text (pages escape it for Markdown); `changes` keeps the raw values for code.
+    return VersionConflict(conflict_message(reviews.last_change(conn, submission_id), diff, rubric), diff)
 
 
 def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:
@@ -187,8 +162,8 @@ def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict,
         comment = (comment or "").strip()
         reasons = check_reasons(reasons, note)
         changed = scores != review["scores"] or comment != review["comment"]
-        if not changed and not reasons and (note or "") == review["note"]:
-            return review
+        if not changed and (note or "") == review["note"]:
+            return review  # nothing to save: no new version, no audit row (reasons alone change nothing)
         draft = _draft(conn, review["draft_id"])
         # A reason says what was wrong with the AI's work; marking an item whose AI
         # assessment failed (no scores) by hand needs none.
@@ -229,7 +204,9 @@ def approve(conn: Database, submission_id: int, *, version: int, actor: str, sco
             raise _conflict(conn, submission_id, version, review)
         sub = submissions.get_submission(conn, submission_id)
         if review["status"] == "approved" and sub["status"] in ("approved", "released"):
-            return review
+            by, when = review["approved_by"] or "someone", format_timestamp(review["approved_at"])
+            raise AlreadyDecided(f"This item is already {label(STATUS_LABELS, sub['status']).lower()} "
+                                 f"(by {by}, {when}); nothing was done.")
         rubric = _rubric_for(conn, sub)
         rubric.validate_scores(review["scores"])
         if not review["comment"].strip():
@@ -260,8 +237,55 @@ def reject(conn: Database, submission_id: int, *, version: int, note: str, actor
     return after
 
 
+def back_to_review(conn: Database, submission_id: int, *, version: int, actor: str, note: str = "") -> dict:
+    """Undo an approval (or a rejection) before release: the item is back "to review", with the
+    teacher's scores and comment kept. A released item is locked in its release: edit it instead
+    (the edit makes a new version that needs its own release)."""
+    with writing(conn):
+        review = _require_review(conn, submission_id)
+        if review["version"] != version:
+            raise _conflict(conn, submission_id, version, review)
+        sub = submissions.get_submission(conn, submission_id)
+        if sub["status"] == "released":
+            raise AlreadyDecided("This item is already released, so its approval cannot be withdrawn. Edit it "
+                                 "instead: the change makes a new version that needs its own release.")
+        if review["status"] not in ("approved", "rejected"):
+            raise AlreadyDecided("This item is already waiting for review; nothing was done.")
+        after = _update_review(conn, review, version, {"status": "in_review", "approved_by": None,
+                                                       "approved_at": None, "approved_in_bulk": 0}, actor=actor)
+        current = _draft(conn, sub["current_draft_id"])
+        _set_status(conn, sub, _reopen_status(sub, current), _rubric_for(conn, sub), current)
+        audit(conn, actor=actor, action="back_to_review", entity="reviews", entity_id=review["id"],
+              submission_id=submission_id, before=snapshot(review), after=snapshot(after),
+              reason=(note or "").strip() or f"{label(STATUS_LABELS, review['status']).lower()} before release; "
+                                             "back to review")
+    return after
+
+
 # --- regenerate ---------------------------------------------------------------------------
-def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, assess_one=None) -> int:
+@dataclass
+class Regenerated:
+    draft_id: int
+    same: bool      # the new draft has the scores and comment of the one the teacher's version is based on
+    offline: bool   # drafted by the offline baseline (deterministic: same inputs, same draft)
+
+
+def _same_content(a: dict | None, b: dict | None) -> bool:
+    return a is not None and b is not None and (a["scores"], a["comment"]) == (b["scores"], b["comment"])
+
+
+def newer_draft(conn: Database, submission_id: int) -> dict | None:
+    """The latest AI draft when it says something new: not the draft the teacher's version is
+    based on, and not an identical copy of it (a deterministic offline re-run)."""
+    review = reviews.get_review(conn, submission_id)
+    latest_id = drafts.latest_draft_id(conn, submission_id)
+    if review is None or not latest_id or latest_id == review["draft_id"]:
+        return None
+    latest = drafts.get_draft(conn, latest_id)
+    return None if _same_content(latest, _draft(conn, review["draft_id"])) else latest
+
+
+def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, assess_one=None) -> Regenerated:
     """Ask the pipeline for a new draft of this item. The teacher's review is not touched: the
     new draft is offered next to it and replaces it only through `use_draft`."""
     if assess_one is None:
@@ -272,14 +296,19 @@ def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, asse
     if path is None:
         raise FairMarkError("regenerate needs a database file (not an in-memory database)")
     before = drafts.latest_draft_id(conn, submission_id)
+    review = reviews.get_review(conn, submission_id)
+    base = _draft(conn, (review or {}).get("draft_id") or before)
     # The pipeline never writes `reviews` (db.drafts.save_draft), so the teacher's version is
     # untouched by construction; a colleague's save meanwhile is theirs, not the pipeline's.
     draft_id = assess_one(path, submission_id, llm=llm)
+    new = drafts.get_draft(conn, draft_id)
+    same = _same_content(new, base)
     with writing(conn):
         audit(conn, actor=actor, action="regenerate", entity="drafts", entity_id=draft_id, submission_id=submission_id,
               before={"draft_id": before}, after={"draft_id": draft_id},
-              reason="new draft requested; the teacher's version is kept")
-    return draft_id
+              reason="new draft requested; the teacher's version is kept"
+                     + ("; it is the same as the previous draft" if same else ""))
+    return Regenerated(draft_id, same, bool(new["is_offline"]))
 
 
 def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int, actor: str) -> dict:

@@ -6,8 +6,16 @@ from __future__ import annotations
 
 from core.errors import RubricError
 from core.rubric import Rubric
-from core.signoff.actions import REASONS, changes, shorten
 from core.text import escape_markdown, format_timestamp
+
+REASONS = {
+    "too_harsh": "Too harsh",
+    "too_lenient": "Too lenient",
+    "inaccurate": "Inaccurate",
+    "generic": "Generic",
+    "tone": "Tone",
+    "other": "Other (add a note)",
+}
 
 STATUS_LABELS = {
     "uploaded": "Not drafted yet",
@@ -37,9 +45,29 @@ ACTION_LABELS = {
     "bulk_approve": "Bulk approved",
     "draw_sample": "Drew the sample",
     "release": "Released",
+    "back_to_review": "Sent back to review",
 }
 _FIELD_LABELS = {"version": "Version", "status": "Status", "comment": "Comment", "reason_codes": "Reasons",
                  "note": "Note", "draft_id": "AI draft", "opened_at": "Opened"}
+
+
+def changes(before: dict | None, after: dict | None) -> list[dict]:
+    """Field-by-field differences between two audit snapshots (scores per criterion)."""
+    before, after, out = before or {}, after or {}, []
+    for key in [k for k in (*before, *after) if k != "scores"]:
+        if key not in [c["field"] for c in out] and before.get(key) != after.get(key):
+            out.append({"field": key, "before": before.get(key), "after": after.get(key)})
+    b, a = before.get("scores") or {}, after.get("scores") or {}
+    for crit in sorted(set(b) | set(a)):
+        if b.get(crit) != a.get(crit):
+            out.append({"field": f"score: {crit}", "before": b.get(crit), "after": a.get(crit)})
+    return out
+
+
+def shorten(value, limit: int = 60) -> str:
+    """A value as one short line ("—" for none), cut with "…" past `limit` characters."""
+    text = "—" if value is None else str(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 def label(mapping: dict, code) -> str:
@@ -86,20 +114,36 @@ def _value_text(field_name: str, value) -> str:
     return str(value)
 
 
+def _change_line(c: dict, rubric: Rubric | None) -> str:
+    fld = c["field"]
+    if fld.startswith("score: "):
+        name = criterion_title(rubric, fld[len("score: "):])
+    else:
+        name = _FIELD_LABELS.get(fld, label({}, fld))
+    before, after = _value_text(fld, c["before"]), _value_text(fld, c["after"])
+    if fld == "opened_at":
+        before, after = format_timestamp(c["before"]) or "—", format_timestamp(c["after"]) or "—"
+    if fld == "comment":
+        before, after = f"“{shorten(before)}”", f"“{shorten(after)}”"
+    return f"{name}: {shorten(before, 64)} → {shorten(after, 64)}"
+
+
 def change_text(diff: list[dict], rubric: Rubric | None) -> str:
-    """`actions.changes()` output as teachers read it: criterion titles, status and reason labels."""
-    out = []
-    for c in diff:
-        fld = c["field"]
-        if fld.startswith("score: "):
-            name = criterion_title(rubric, fld[len("score: "):])
-        else:
-            name = _FIELD_LABELS.get(fld, label({}, fld))
-        before, after = _value_text(fld, c["before"]), _value_text(fld, c["after"])
-        if fld == "opened_at":
-            before, after = format_timestamp(c["before"]) or "—", format_timestamp(c["after"]) or "—"
-        out.append(f"{name}: {shorten(before)} → {shorten(after)}")
-    return "; ".join(out)
+    """`changes()` output as teachers read it: criterion titles, status and reason labels."""
+    return "; ".join(_change_line(c, rubric) for c in diff)
+
+
+def conflict_message(who: dict | None, diff: list[dict], rubric: Rubric | None) -> str:
+    """Why a save was refused, in a teacher's words: who saved first and when, what they changed
+    (criterion titles, labels, readable times; no codes, no version numbers). Plain text: pages
+    escape it when they show it as Markdown."""
+    who = who or {}
+    when = format_timestamp(who.get("at"))
+    lines = [f"- {_change_line(c, rubric)}" for c in diff if c["field"] != "version"]
+    return (f"{who.get('actor') or 'Someone else'} saved this item"
+            + (f" at {when}" if when else "") + " after you opened it, so your change was not saved. "
+            "What they changed:\n" + ("\n".join(lines) or "- nothing you can see (the item was only reopened)")
+            + "\nLoad the latest version, then make your change again.")
 
 
 def history_rows(history: list[dict], rubric: Rubric | None) -> list[dict]:

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from sqlite_utils import Database
 
 from core import triage
-from core.errors import GateError
+from core.errors import ConflictError, GateError
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state
 from db import audit, now, releases, submissions
@@ -21,11 +21,11 @@ class Gate:
 
 
 def release_gates(conn: Database, assignment_id: int) -> list[Gate]:
+    """The conditions a release must meet. Having nothing approved to release is not a gate
+    that failed (right after a release there is simply nothing left): `release` refuses it and
+    the page says so plainly."""
     ov = releases.release_overview(conn, assignment_id)
     gates = [
-        Gate("Something to release", ov.approved_unreleased > 0,
-             f"{ov.approved_unreleased} approved item(s) not yet released" if ov.approved_unreleased
-             else "no approved item waits for release"),
         Gate("No item needing attention left unreviewed", ov.needs_attention == 0,
              "all items that needed attention were approved or rejected" if ov.needs_attention == 0
              else f"{ov.needs_attention} item(s) needing attention still wait for a decision"),
@@ -41,9 +41,18 @@ def release_gates(conn: Database, assignment_id: int) -> list[Gate]:
     return gates
 
 
-def release(conn: Database, assignment_id: int, *, actor: str, note: str = "") -> dict:
-    """Release every approved, unreleased item of the assignment and lock those versions."""
+def release(conn: Database, assignment_id: int, *, actor: str, note: str = "", expected: int | None = None) -> dict:
+    """Release every approved, unreleased item of the assignment and lock those versions.
+    `expected` is the number the teacher saw on the button: if it changed meanwhile (a colleague
+    approved or reopened an item) nothing is released."""
     with writing(conn):
+        waiting = releases.release_overview(conn, assignment_id).approved_unreleased
+        if not waiting:
+            raise GateError("nothing to release: no approved item waits for release (approve items on the "
+                            "Review page first)")
+        if expected is not None and expected != waiting:
+            raise ConflictError(f"the number of approved items changed from {expected} to {waiting} since the page "
+                                "was shown; nothing was released. Check the list and release again.")
         failed = [g for g in release_gates(conn, assignment_id) if not g.ok]
         if failed:
             raise GateError("release refused: " + "; ".join(f"{g.name} — {g.detail}" for g in failed))

@@ -1,0 +1,127 @@
+"""Plumbing for the end-to-end tests: `streamlit run app.py` on a free port against a given
+database, Debian's chromium driven by Playwright (never a downloaded browser), and waits for
+Streamlit's script runs. A missing chromium is a failure, not a skip: CI installs it (the
+README's test command)."""
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+        "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+TIMEOUT_MS = 60_000
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(db_path, log_dir: Path):
+    """A fresh server process (its first request is a fresh server's first request)."""
+    port = free_port()
+    # Never a real key or the developer's settings, even from a module-scoped fixture (set up
+    # before conftest's per-test environment isolation).
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
+    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_ACTOR="e2e teacher",
+               FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"))
+    log_path = Path(log_dir) / f"streamlit-{port}.log"
+    log = open(log_path, "w")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.time() + 60
+        while time.time() < deadline:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
+                    break
+            except OSError:
+                time.sleep(0.3)
+            if proc.poll() is not None:
+                pytest.fail(f"streamlit exited early:\n{log_path.read_text()}")
+        else:
+            pytest.fail("streamlit did not become healthy within 60 s")
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+@contextlib.contextmanager
+def chromium():
+    if not Path(CHROMIUM).exists():
+        pytest.fail(f"Chromium is required for the end-to-end tests but {CHROMIUM} is missing: "
+                    "install Debian's package with `apt-get install -y chromium` (the README's test command does).")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            yield b
+        finally:
+            b.close()
+
+
+def new_page(browser, width: int = 1440, height: int = 1200, **kw):
+    page = browser.new_context(viewport={"width": width, "height": height}, **kw).new_page()
+    page.set_default_timeout(TIMEOUT_MS)
+    return page
+
+
+def idle(page) -> None:
+    """Wait until Streamlit has finished its current script run: not running at two checks
+    0.3 s apart (a run can start a moment after the click that caused it, or rerun itself)."""
+    quiet = "() => !document.querySelector('[data-testid^=\"stStatusWidgetRunning\"]')"
+    for _ in range(2):
+        page.wait_for_timeout(300)
+        page.wait_for_function(quiet, timeout=TIMEOUT_MS)
+
+
+MENU = '[data-testid="stSidebar"] [data-testid="stPageLink"]'  # the app's own page menu (pages/_common.menu)
+
+
+def nav(page, label: str) -> None:
+    page.locator(MENU).get_by_text(label, exact=True).click()
+    idle(page)
+
+
+def choose(page, widget, option_prefix: str) -> None:
+    widget.get_by_role("combobox").click()
+    page.locator('[role="option"]').filter(has_text=re.compile("^" + re.escape(option_prefix))).first.click()
+    idle(page)
+
+
+def item_id(page) -> str:
+    return re.search(r"[?&]item=(\d+)", page.url).group(1)
+
+
+def load(page, url: str) -> None:
+    """Open an address (or reload when url is None) and wait until the app has rendered it: the
+    first run starts up to a second after the page loads, so `idle` alone can return too early."""
+    if url is None:
+        page.reload()
+    else:
+        page.goto(url)
+    page.wait_for_selector(MENU, timeout=TIMEOUT_MS)
+    page.wait_for_selector('[data-testid="stMain"] h1', timeout=TIMEOUT_MS)
+    idle(page)
