@@ -38,6 +38,11 @@ class Settings(BaseModel):
     max_retries: int = 3
     concurrency: int = 8
     actor: str = "teacher"
+    # Lesson review: a completions endpoint that echoes the prompt's token logprobs (llama.cpp's
+    # server does), for the entropy of the lesson text. Unset: that check is skipped with a note.
+    lesson_logprobs_base_url: str | None = None
+    lesson_logprobs_model: str | None = None
+    lesson_logprobs_api_key: str | None = Field(default=None, repr=False)
 
     @property
     def llm_configured(self) -> bool:
@@ -86,4 +91,7 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         max_retries=int(get("MAX_RETRIES", 3)),
         concurrency=int(get("CONCURRENCY", 8)),
         actor=str(get("ACTOR", "teacher")),
+        lesson_logprobs_base_url=get("LESSON_LOGPROBS_BASE_URL") or None,
+        lesson_logprobs_model=get("LESSON_LOGPROBS_MODEL") or None,
+        lesson_logprobs_api_key=get("LESSON_LOGPROBS_API_KEY") or None,
     )

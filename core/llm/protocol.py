@@ -36,6 +36,7 @@ class CallContext:
     prompt_hash: str
     run_id: int | None = None
     submission_id: int | None = None
+    lesson_id: int | None = None    # lesson review (core.lessons): costs per lesson come from the log
     # The call's facts in structured form (rubric, text, earlier agents' outputs), for
     # providers that do not read prompts (the offline baseline). Not part of the cache key:
     # the rendered messages already are.
@@ -59,6 +60,9 @@ class LLMResponse(Generic[T]):
     # (e.g. "no price for model X").
     response_mode: str | None = None
     note: str = ""
+    # The answer's own token logprobs ([{token, logprob, top_logprobs}]) when the server
+    # returned them; never cached (the lesson judge's confidence reads them).
+    logprobs: list[dict] | None = field(default=None, repr=False)
 
 
 class LLM(Protocol):
