@@ -74,7 +74,17 @@ def _result(name: str, label: str, passed: bool, detail: str, severity: str, **d
 
 
 def _stem(word: str) -> str:
-    return word.lower()[:5]
+    """A crude English stem, enough to match "heating" with "heats" and "causes" with "cause".
+
+    >>> [_stem(w) for w in ("heating", "heats", "causes", "cause", "speed", "evaporation")]
+    ['heat', 'heat', 'caus', 'caus', 'speed', 'evapo']
+    """
+    w = word.lower()
+    for suffix in ("ing", "ed", "es", "s", "e"):
+        if w.endswith(suffix) and len(w) - len(suffix) >= 4:
+            w = w[:-len(suffix)]
+            break
+    return w[:5]
 
 
 def objective_terms(objective: str, title: str = "", others: list[str] = ()) -> list[str]:
