@@ -2,7 +2,7 @@
 
 Commands are registered by small modules, one per area, so each stays readable:
 core.cli_catalogue (init, demo, import), core.cli_assess (assess), core.cli_export
-(export), core.cli_metrics (metrics).
+(export), core.cli_metrics (metrics), core.cli_lessons (lessons).
 """
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import sys
 
 from core.errors import FairMarkError
 
-COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assess", "core.cli_export", "core.cli_metrics")
+COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assess", "core.cli_export", "core.cli_metrics", "core.cli_lessons")
 
 
 def build_parser() -> argparse.ArgumentParser:

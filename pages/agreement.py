@@ -4,6 +4,7 @@ import streamlit as st
 from core import charts, reports
 from pages import _common
 from pages import _dashboard as ui
+from pages import _lessons_agreement
 
 st.title("Agreement")
 st.caption("The AI's scores before any teacher edit, compared with the reference scores.")
@@ -73,3 +74,5 @@ else:
     if len(edits["reason_codes"]):
         st.caption("Reason codes given with edits")
         ui.table(edits["reason_codes"], "reason_codes")
+
+_lessons_agreement.render(conn, ui.current_scope())

@@ -237,7 +237,8 @@ def cancel(db_path, run_id: int, actor: str = "") -> None:
 def progress(conn, run_id: int, db_path=None) -> dict:
     run = runs_db.get_run(conn, run_id)
     counts = lessons_db.item_counts(conn, run_id)
-    out = {"run_id": run_id, "status": run["status"], "provider": run["provider"], "config": run["config"],
+    out = {"run_id": run_id, "course_id": run["course_id"], "status": run["status"], "provider": run["provider"],
+           "config": run["config"],
            "total": run["total"], "finished": run["total"] - counts["pending"], **counts,
            **lessons_db.run_tiers(conn, run_id), **runs_db.call_totals(conn, run_id), "error": run["error"],
            "created_at": run["created_at"]}

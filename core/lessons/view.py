@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.lessons import rubric, tiers
+from core.lessons import rubric, sections, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from db import lessons as lessons_db
 from db import votes as votes_db
@@ -59,3 +59,23 @@ def lesson_view(conn, lesson_id: int) -> dict:
         "fixes": lessons_db.fixes(conn, review["id"]) if review else [],
         "history": lessons_db.history(conn, lesson_id),
     }
+
+
+def fix_diff(before: str, after: str) -> str:
+    """A unified diff of a fix, one sentence per line, so a changed sentence shows as one
+    `-` line and one `+` line instead of a whole rewritten paragraph.
+
+    >>> print(fix_diff("It rains. Water falls.", "It rains. Drops fall."))
+    --- before
+    +++ after
+    @@ -1,2 +1,2 @@
+     It rains.
+    -Water falls.
+    +Drops fall.
+    """
+    import difflib
+
+    def lines(text: str) -> list[str]:
+        return [s.text for s in sections.sentences(text)] or [text]
+
+    return "\n".join(difflib.unified_diff(lines(before), lines(after), "before", "after", lineterm="", n=2))
