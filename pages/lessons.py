@@ -116,9 +116,10 @@ st.fragment(show_run, run_every=1.0 if active else None)()
 # --- the queue ----------------------------------------------------------------------------------
 st.subheader("Queue")
 counts = lessons_db.tier_counts(conn, cid)
-cols = st.columns(5)
-for col, key in zip(cols, ("needs_review", "sampled", "ready", "approved", "uploaded")):
-    col.metric({"uploaded": "Not reviewed", "approved": "Approved"}.get(key, tiers.LABELS[key]), counts.get(key, 0))
+QUEUE_METRICS = {"needs_review": tiers.LABELS["needs_review"], "sampled": tiers.LABELS["sampled"],
+                 "ready": tiers.LABELS["ready"], "approved": "Approved", "uploaded": "Not reviewed"}
+for col, (key, label) in zip(st.columns(len(QUEUE_METRICS)), QUEUE_METRICS.items()):
+    col.metric(label, counts.get(key, 0))
 st.caption("Every lesson needs your approval before export. Needs a full review first; then the 10 % sample of the "
            "spot-check tier; lessons ready to publish still get a look from you.")
 for lesson in queue:

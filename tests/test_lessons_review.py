@@ -239,3 +239,19 @@ def test_the_judges_answer_is_shown_with_a_made_up_quote_marked(conn, db_path):
     v = view.lesson_view(conn, lid)
     assert [(i["quote"][:12], i["found"]) for i in v["issues"]] == [("Millions of ", True), ("Water boils ", False)]
     assert json.loads(json.dumps(v["record"]))["first"]["votes"][0]["judge"] == "deepseek-chat"
+
+
+def test_a_failing_echo_endpoint_is_logged_and_the_review_goes_on(conn, db_path):
+    from core.errors import LLMConnectionError
+
+    lid = add_lesson(conn)
+
+    def down(request):
+        raise LLMConnectionError("Cannot reach the language model at http://x/v1.")
+    fake = ScriptedLLM(models=ONE_JUDGE).script("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
+    out = review.review_lesson(db_path, lid, logged(fake, db_path),
+                               options=Options(echo=echo.Endpoint("http://x/v1", "m"), echo_transport=down))
+    assert out["tier"] == "ready"
+    assert "Cannot reach" in lessons_db.review(conn, out["review_id"])["record"]["entropy"]["skipped"]
+    call = next(conn.query("SELECT * FROM llm_calls WHERE agent = 'lesson_logprobs'"))
+    assert call["status"] == "error" and call["lesson_id"] == lid and "LLMConnectionError" in call["error"]
