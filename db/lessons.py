@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from db import audit, courses, dumps, loads, now
+from db import audit, courses, dumps, loads, now, write_transaction
+from db import votes as votes_db
 from db.errors import ConflictError, IngestError, NotFound
 
 ELIGIBLE = ("uploaded", "failed")
@@ -33,7 +34,7 @@ def write_import(conn: Database, *, actor: str, course_name: str, rows: list[dic
     lesson (its review starts over); an approved lesson is never replaced."""
     counts = {"imported": 0, "replaced": 0, "unchanged": 0}
     ids = []
-    with conn.atomic():
+    with write_transaction(conn):
         course_id = courses.ensure_course(conn, course_name, course_description, is_synthetic)
         for r in rows:
             old = next(conn.query("SELECT * FROM lessons WHERE course_id = ? AND title = ?", [course_id, r["title"]]),
@@ -132,9 +133,7 @@ def save_review(conn: Database, lesson_id: int, *, loaded_version: int, review: 
                 run_id: int | None, item_status: str) -> int | None:
     """The review, its fixes and votes, the lesson's tier and the run item, in ONE transaction.
     None (nothing written) when the lesson changed since the review started or was approved."""
-    from db import votes as votes_db
-
-    with conn.atomic():
+    with write_transaction(conn):     # read-then-write while the run's other workers write too
         cur = conn.execute("SELECT version, status FROM lessons WHERE id = ?", [lesson_id]).fetchone()
         if cur is None or cur[0] != loaded_version or cur[1] == "approved":
             return None
@@ -217,7 +216,7 @@ def decide_fix(conn: Database, fix_id: int, *, lesson_id: int, loaded_version: i
                new_text: str | None = None) -> None:
     """Mark a proposed fix accepted (the lesson takes `new_text`) or rejected (the text stays)."""
     status = "accepted" if accepted else "rejected"
-    with conn.atomic():
+    with write_transaction(conn):
         fix = get_fix(conn, fix_id)
         if fix["lesson_id"] != lesson_id:
             raise NotFound(f"fix {fix_id} is not a fix of lesson {lesson_id}")
@@ -233,7 +232,7 @@ def decide_fix(conn: Database, fix_id: int, *, lesson_id: int, loaded_version: i
 
 def approve(conn: Database, lesson_id: int, *, loaded_version: int, actor: str, priority: int,
             reference: dict | None, note: str = "") -> None:
-    with conn.atomic():
+    with write_transaction(conn):
         at = now()
         _bump(conn, lesson_id, loaded_version, {"status": "approved", "approved_by": actor, "approved_at": at,
                                                 "priority": priority})

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Annotated, Literal
 
-from pydantic import AfterValidator, BaseModel, Field
+from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
 from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
@@ -27,19 +27,30 @@ CLEAR_PASS, CLEAR_FAIL = 0.85, 0.50
 FIRST_TEMPERATURE, CONSENSUS_TEMPERATURE = 0.0, 0.15
 
 Dim = Literal["factual_integrity", "pedagogical_alignment", "clarity_structure", "engagement_tone"]
+# Scores on a 0.05 grid, as an enum in the schema: grammar-constrained servers (llama.cpp) do not
+# enforce a number's minimum/maximum, but they do enforce an enum. An answer between two steps
+# (an API model writing 0.83) is rounded to the nearest step rather than re-asked.
+SCORE_STEPS = tuple(round(i * 0.05, 2) for i in range(21))
+
+
+def _on_grid(v):
+    return round(float(v) * 20) / 20 if isinstance(v, (int, float)) and 0 <= v <= 1 else v
+
+
+Score = Annotated[Literal[SCORE_STEPS], BeforeValidator(_on_grid)]
 
 
 class DimensionScore(BaseModel):
-    reasoning: bounded_text(400)
-    score: float = Field(ge=0, le=1)
+    reasoning: bounded_text(300)
+    score: Score
 
 
 class Issue(BaseModel):
     dimension: Dim
     severity: Literal["critical", "major", "minor"]
-    location: bounded_text(120)
-    quote: bounded_text(300)
-    fix: bounded_text(300)
+    location: bounded_text(80)
+    quote: bounded_text(200)
+    fix: bounded_text(200)
 
 
 class LessonVerdict(BaseModel):
@@ -49,9 +60,9 @@ class LessonVerdict(BaseModel):
     pedagogical_alignment: DimensionScore
     clarity_structure: DimensionScore
     engagement_tone: DimensionScore
-    strengths: Annotated[list[bounded_text(200)], AfterValidator(truncate(3))] = Field(
+    strengths: Annotated[list[bounded_text(120)], AfterValidator(truncate(3))] = Field(
         default_factory=list, json_schema_extra={"maxItems": 3})
-    fix_recommendation: bounded_text(300) = ""
+    fix_recommendation: bounded_text(200) = ""
 
     def scores(self) -> dict[str, float]:
         return {k: getattr(self, k).score for k in rubric.KEYS}

@@ -92,10 +92,10 @@ def _judged(db_path, llm, job: LessonJob, options: Options, record: dict, review
     members, panel_notes = roles.panel(llm, generated_by=job.spec.generated_by, judges=options.judges)
     record["panel"] = [m.name for m in members]
     record["notes"] += panel_notes
+    measured = _entropy(db_path, job, options, record)     # first: it is kept even if the judge fails
     first = judge(members, job)
     record["first"] = first.record()
-
-    flags, flag_note = _entropy(db_path, llm, job, options, record)
+    flags, flag_note = _fact_check(llm, job, measured, record)
     rounds = refine.refine(job.text, first, rejudge=lambda t: _rejudge(members, job, t),
                            fix=refine.fixer(llm, job))
     final_text, final = refine.final(job.text, first, rounds)
@@ -132,13 +132,13 @@ def _judge_critical(j: Judgment) -> list[str]:
             for i in j.issues() if i["dimension"] == "factual_integrity" and i["severity"] == "critical"]
 
 
-def _entropy(db_path, llm, job: LessonJob, options: Options, record: dict) -> tuple[list[dict], str]:
-    """Entropy per sentence of the lesson text and the fact check of the flagged ones; skipped
-    with a note when no echo endpoint is configured or it fails (the review goes on)."""
+def _entropy(db_path, job: LessonJob, options: Options, record: dict) -> dict | None:
+    """Entropy per sentence of the lesson text; skipped with a note when no echo endpoint is
+    configured or it fails (the review goes on)."""
     if options.echo is None:
         record["entropy"] = {"skipped": "No completions endpoint with prompt logprobs is configured "
                                         "(FAIRMARK_LESSON_LOGPROBS_BASE_URL): the lesson's own entropy was not measured."}
-        return [], ""
+        return None
     try:
         data = echo.prompt_logprobs(options.echo, job.text, db_path=db_path, transport=options.echo_transport,
                                     ctx=job.ctx(roles.LOGPROBS_AGENT, _EchoPrompt))
@@ -146,13 +146,18 @@ def _entropy(db_path, llm, job: LessonJob, options: Options, record: dict) -> tu
         raise
     except LLMError as exc:
         record["entropy"] = {"skipped": f"The prompt-logprobs call failed: {exc}"}
-        return [], ""
-    measured = entropy.lesson_entropy(job.text, data)
-    checked, spend, note = factcheck.check(llm, job, measured["flags"])
-    measured["flags"] = checked
-    measured["model"] = options.echo.model
-    measured["spend"] = vars(spend)
+        return None
+    measured = {**entropy.lesson_entropy(job.text, data), "model": options.echo.model}
     record["entropy"] = measured
+    return measured
+
+
+def _fact_check(llm, job: LessonJob, measured: dict | None, record: dict) -> tuple[list[dict], str]:
+    """Conditional retrieval: only the flagged sentences are checked against the sources."""
+    if measured is None:
+        return [], ""
+    checked, spend, note = factcheck.check(llm, job, measured["flags"])
+    measured.update(flags=checked, spend=vars(spend))
     return checked, note
 
 
