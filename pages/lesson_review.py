@@ -16,8 +16,16 @@ cid = _common.course_id()
 if flash := st.session_state.pop("lesson_flash", None):
     st.success(flash)
 
-queue = lessons_db.queue(conn, cid) if cid is not None else []
 wanted = st.query_params.get("lesson", "")
+if wanted.isdigit():
+    try:
+        home = lessons_db.get(conn, int(wanted))["course_id"]
+    except FairMarkError:
+        home = None
+    if home is not None and home != cid:      # a deep link into another course: follow it
+        _common.select(home, None)
+        st.rerun()
+queue = lessons_db.queue(conn, cid) if cid is not None else []
 ids = [lesson["id"] for lesson in queue]
 if not ids:
     st.info("No lessons in this course: upload them on the Lessons page.")
@@ -56,6 +64,9 @@ if data["offline_label"]:
     st.warning(f"Reviewed by the {data['offline_label']}: only the Stage 1 checks ran.")
 if review and review["error"]:
     st.error(f"The review failed: {review['error']}")
+if lesson["status"] == "reviewed" and any(f["status"] == "proposed" for f in data["fixes"]):
+    st.caption("The tier is for the lesson with the proposed fixes below: accept or reject each one before you "
+               "approve.")
 for reason in record.get("tier_reasons", []):
     st.caption(escape_markdown(reason))
 for note in record.get("notes", []):

@@ -119,3 +119,12 @@ def test_the_agreement_page_shows_judge_expert_agreement_on_lessons(app_test, co
     assert "Lessons: judge and human verdicts" in texts(at)
     metric = next(m for m in at.metric if m.label == "Agreement with the expert")
     assert metric.value.endswith("%")
+
+
+def test_a_deep_link_to_a_lesson_of_another_course_switches_the_course(app_test, conn, db_path):
+    first = add_lesson(conn, course="Science")
+    other = add_lesson(conn, course="History", name="h.md")
+    at = page(app_test, "pages/lesson_review.py", lessons_db.get(conn, first)["course_id"], other)
+    assert not at.exception, at.exception
+    assert at.session_state["course_id"] == lessons_db.get(conn, other)["course_id"]
+    assert at.selectbox(key="lesson_pick").value == other

@@ -32,8 +32,8 @@ FIX_COST_LIMIT = 5.0       # fixing may cost at most this many times the first j
 SAMPLE_SHARE = 0.10
 
 TIERS = ("ready", "sampled", "needs_review")
-LABELS = {"ready": "Ready to publish (after your approval)", "sampled": "Spot-check tier",
-          "needs_review": "Needs a full review", None: "Not reviewed yet"}
+LABELS = {"ready": "Ready to publish", "sampled": "Spot-check tier", "needs_review": "Needs a full review",
+          None: "Not reviewed yet"}
 # Queue groups, lower first: what needs a teacher most comes first.
 PRIORITY = {"needs_review": 0, "sample": 1, "sampled": 2, "ready": 3, "failed": 0, "uploaded": 9, "approved": 7}
 

@@ -46,10 +46,15 @@ def lesson_view(conn, lesson_id: int) -> dict:
     review = lessons_db.review(conn, lesson["current_review_id"])
     record = (review or {}).get("record") or {}
     judged = record.get("first") or {}
-    issues = []
+    issues, seen = [], {}
     for a in judged.get("votes", []):
         for i in a["verdict"]["issues"]:
-            issues.append({**i, "judge": a["judge"], "found": find(i["quote"], lesson["original_text"]) is not None})
+            key = (i["dimension"], " ".join(i["quote"].lower().split()))
+            if key in seen:                      # the same quote from another judge: one row, both names
+                seen[key]["judge"] += f", {a['judge']}"
+                continue
+            seen[key] = {**i, "judge": a["judge"], "found": find(i["quote"], lesson["original_text"]) is not None}
+            issues.append(seen[key])
     return {
         "lesson": lesson, "review": review, "record": record, "issues": issues,
         "tier_label": tiers.LABELS.get(lesson["tier"] if lesson["status"] != "uploaded" else None),
