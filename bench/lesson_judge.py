@@ -3,8 +3,8 @@ judge_script.json): each judge model answers each demo lesson with the verdict w
 the fixer with the section rewrite written for it, and the judges answer the fixed lesson with
 the verdict written for after the fix. Used by bench/lessons.py and the tests.
 
-Token counts are estimates (4 characters per token, the messages in and the JSON answer out),
-so the call log prices the demo at a realistic size; real token counts come from a real server.
+Token counts are estimates (4 characters per token, the messages in and the JSON answer out)
+unless a `count` function is given (bench/lessons.py --tokenizer passes SmolLM2's tokenizer).
 """
 from __future__ import annotations
 
@@ -26,7 +26,8 @@ class DemoJudge:
     provider = "demo"
     temperature = 0.0
 
-    def __init__(self, models: dict[str, str] | None = None):
+    def __init__(self, models: dict[str, str] | None = None, count=None):
+        self.count = count or estimate_tokens
         self.script = json.loads(SCRIPT.read_text(encoding="utf-8"))
         a, b = self.script["judges"]
         self.models = {"lesson_judge": a, "lesson_judge_2": b, "lesson_judge_3": a, "lesson_fixer": a,
@@ -57,6 +58,6 @@ class DemoJudge:
             raise LLMBadRequest(f"the demo judge has no answer for role {role}")
         self.calls.append((role, title))
         raw = json.dumps(answer, ensure_ascii=False)
-        usage = Usage(tokens_in=sum(estimate_tokens(m["content"]) for m in messages), tokens_out=estimate_tokens(raw))
+        usage = Usage(tokens_in=sum(self.count(m["content"]) for m in messages), tokens_out=self.count(raw))
         return LLMResponse(data=schema.model_validate(answer), model=self.model_for(role), raw=raw, usage=usage,
                            response_mode="demo")

@@ -1,13 +1,14 @@
 """Lesson review on the synthetic demo course: what Stage 1 alone finds, what the demo's
 scripted judge adds, judge-expert agreement, and the cost per lesson from the call log.
 
-    python -m bench.lessons
+    python -m bench.lessons [--tokenizer]
 
 Two real lesson runs (core.lessons.runs) on a temporary database: the offline baseline (Stage 1
 only) and the scripted judge (bench.lesson_judge.DemoJudge: two judge models, the fixer, the
 re-judgment), wrapped in the real LoggedLLM and priced at seed 001's DeepSeek prices ($0.27 /
 $1.10 / $0.07 cached per million tokens) and gpt-4o-mini's for the second judge. Token counts of
-the scripted judge are estimates (4 characters per token of the real prompts and answers).
+the scripted judge are estimates (4 characters per token of the real prompts and answers), or
+with --tokenizer counted by SmolLM2's tokenizer (bench.tokens.Tokenizer, plus the chat framing).
 The demo, its verdicts and the scripted judge were written together: agreement checks the
 plumbing, not the judge. Prints one JSON line.
 """
@@ -55,7 +56,17 @@ def _summary(db_path: str, course_id: int, progress: dict) -> dict:
 
 
 def main(argv: list[str] | None = None) -> dict:
-    argparse.ArgumentParser(description=__doc__.splitlines()[0]).parse_args(argv)
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tokenizer", action="store_true", help="count tokens with SmolLM2's tokenizer")
+    args = parser.parse_args(argv)
+    count = None
+    if args.tokenizer:
+        from bench.tokens import MESSAGE_OVERHEAD, Tokenizer
+
+        tok = Tokenizer()
+
+        def count(text: str) -> int:
+            return tok.count(text) + MESSAGE_OVERHEAD
     import db
     from bench.lesson_judge import DemoJudge
     from core.lessons import costs, demo
@@ -67,13 +78,14 @@ def main(argv: list[str] | None = None) -> dict:
         course_id = demo.load_demo(conn)["course_id"]
         conn.close()
         offline = _summary(db_path, course_id, _run(db_path, course_id, None))
-        judge = DemoJudge()
-        judged = _summary(db_path, course_id, _run(db_path, course_id, LoggedLLM(judge, db_path, prices=PRICES)))
-        rerun = _run(db_path, course_id, LoggedLLM(DemoJudge(), db_path, prices=PRICES))
+        judged = _summary(db_path, course_id,
+                          _run(db_path, course_id, LoggedLLM(DemoJudge(count=count), db_path, prices=PRICES)))
+        rerun = _run(db_path, course_id, LoggedLLM(DemoJudge(count=count), db_path, prices=PRICES))
     out = {"lessons": 8, "offline": offline, "scripted_judge": judged,
            "rerun_cache_hits": rerun["cache_hits"], "rerun_cost_usd": rerun["cost_usd"],
            "seed_per_lesson_usd": costs.SEED_PER_LESSON_USD, "seed_per_course_usd": costs.SEED_PER_COURSE_USD,
-           "note": "scripted judge written with the demo: plumbing check, not validity; tokens estimated"}
+           "tokens": "SmolLM2 tokenizer" if args.tokenizer else "estimated at 4 characters per token",
+           "note": "scripted judge written with the demo: plumbing check, not validity"}
     print(json.dumps(out))
     return out
 
