@@ -82,6 +82,8 @@ def queue(conn: Database, course_id: int) -> list[dict]:
 
 
 def eligible(conn: Database, course_id: int, *, redo: bool = False, lesson_ids: list[int] | None = None) -> list[int]:
+    if lesson_ids is not None and not lesson_ids:
+        return []
     statuses = ELIGIBLE_REDO if redo else ELIGIBLE
     sql = f"SELECT id FROM lessons WHERE course_id = ? AND status IN ({', '.join('?' * len(statuses))})"
     args: list = [course_id, *statuses]

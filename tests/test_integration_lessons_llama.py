@@ -38,8 +38,12 @@ In summary, the sun makes water evaporate. Remember the puddle next time.
 
 def test_a_lesson_is_judged_and_its_own_entropy_measured_by_a_real_server(llama_server, conn, db_path):
     lid = add_lesson(conn, SHORT)
-    settings = llama_server.settings(db_path, lesson_logprobs_base_url=llama_server.base_url, max_retries=1)
-    llm = from_settings(settings, db_path, logprobs=True, max_tokens=1500)
+    settings = llama_server.settings(db_path, lesson_logprobs_base_url=llama_server.base_url, max_retries=0,
+                                     timeout_s=600.0)
+    llm = from_settings(settings, db_path, logprobs=True, max_tokens=900)
+    sent = []
+    transport = llm.inner.transport
+    llm.inner.transport = lambda request: (sent.append(request), transport(request))[1]
     endpoint = echo.endpoint(settings)
     assert endpoint.model == llama_server.model and endpoint.api_key == llama_server.api_key
 
@@ -47,26 +51,27 @@ def test_a_lesson_is_judged_and_its_own_entropy_measured_by_a_real_server(llama_
 
     rv = lessons_db.review(conn, out["review_id"])
     assert rv is not None, llama_server.log()
-    calls = list(conn.query("SELECT * FROM llm_calls WHERE lesson_id = ? ORDER BY id", [lid]))
-    assert calls and all(c["model"] == llama_server.model for c in calls)
-    judge_calls = [c for c in calls if c["agent"] == "lesson_judge"]
-    assert judge_calls and all(c["tokens_in"] > 300 for c in judge_calls if c["status"] == "ok")
-    if out["status"] == "failed":
-        # A tiny model may not manage the verdict schema: the lesson says why, nothing half-written.
-        assert rv["error"] and lessons_db.get(conn, lid)["status"] == "failed"
-        assert all(c["error"] for c in judge_calls if c["status"] == "error")
-        return
     record = rv["record"]
-    # The lesson's own logprobs, through the completions endpoint with echo.
+    calls = {c["agent"]: c for c in conn.query("SELECT * FROM llm_calls WHERE lesson_id = ? ORDER BY id", [lid])}
+    assert all(c["model"] == llama_server.model for c in calls.values())
+    # The lesson's own logprobs, through the completions endpoint with echo: every sentence scored.
     ent = record["entropy"]
     assert "skipped" not in ent, ent
-    echo_call = next(c for c in calls if c["agent"] == "lesson_logprobs")
-    assert echo_call["status"] == "ok" and echo_call["tokens_in"] > 50
-    assert ent["sentences"] and all(s["bits"] is not None and s["bits"] >= 0 for s in ent["sentences"])
-    assert ent["threshold"] >= 2.0
-    # The judge's own answer came with token logprobs: its confidence is known.
+    assert calls["lesson_logprobs"]["status"] == "ok" and calls["lesson_logprobs"]["tokens_in"] > 50
+    assert len(ent["sentences"]) == 7 and all(s["bits"] is not None and s["bits"] >= 0 for s in ent["sentences"])
+    assert ent["threshold"] >= 2.0 and all(f["bits"] >= ent["threshold"] for f in ent["flags"])
+    # The judge was asked over real HTTP for a verdict with token logprobs.
+    assert sent and all(r["logprobs"] is True and r["temperature"] == 0.0 for r in sent)
+    judge_call = calls["lesson_judge"]
+    assert judge_call["tokens_in"] > 300 and judge_call["tokens_out"] > 0
+    print(f"\nlesson judge over real HTTP: {out['status']} ({rv['error'] or out['tier']}); judge call "
+          f"{judge_call['tokens_in']} tokens in, {judge_call['tokens_out']} out, {judge_call['latency_ms'] / 1000:.0f} s; "
+          f"echo call {calls['lesson_logprobs']['latency_ms'] / 1000:.0f} s")
+    if out["status"] == "failed":
+        # A 135M model may not finish the verdict: the lesson says why, and nothing is half-written.
+        assert rv["error"] and judge_call["status"] == "error" and judge_call["error"]
+        assert lessons_db.get(conn, lid)["status"] == "failed" and lessons_db.fixes(conn, rv["id"]) == []
+        return
     votes = record["first"]["votes"]
-    assert votes and all(v["confidence"] is not None for v in votes), votes
+    assert votes and all(v["confidence"] is not None for v in votes), votes      # from the answer's logprobs
     assert out["tier"] in ("ready", "sampled", "needs_review")
-    assert set(record["first"]["scores"]) == {"factual_integrity", "pedagogical_alignment", "clarity_structure",
-                                              "engagement_tone"}

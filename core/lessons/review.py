@@ -21,7 +21,7 @@ import db
 from core.errors import LLMConfigFault, LLMError
 from core.ingest import text_hash
 from core.lessons import entropy, factcheck, heuristics, refine, roles, tiers
-from core.lessons.judge import Judgment, LessonJob, judge
+from core.lessons.judge import Judgment, LessonJob, Spend, judge
 from core.lessons.spec import LessonSpec
 from core.llm import echo
 from core.offline import LABEL as OFFLINE_LABEL
@@ -101,7 +101,7 @@ def _judged(db_path, llm, job: LessonJob, options: Options, record: dict, review
     final_text, final = refine.final(job.text, first, rounds)
     record["rounds"] = [r.record() for r in rounds]
     record["final"] = final.record()
-    fix_spend = sum((r.spend for r in rounds), start=refine.Spend())
+    fix_spend = sum((r.spend for r in rounds), start=Spend())
     record["spend"] = {"first": vars(first.spend), "fixes": vars(fix_spend)}
 
     critical_first = _judge_critical(first) + factcheck.critical(flags)
