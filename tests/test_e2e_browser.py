@@ -3,7 +3,8 @@
 Load the demo course, run the offline assessment, open the first item in Review, change a score
 with a reason, approve (and decide the other items that need attention, which the release gate
 requires), release, download the CSV and check it. Saves docs/review-page.png for the README.
-A missing chromium is a failure, not a skip: CI installs it (README test command).
+The lesson review's flow (issue 17: upload to approved export) is the last test; it saves
+docs/lesson-page.png. A missing chromium is a failure, not a skip: CI installs it (README test command).
 """
 from __future__ import annotations
 
