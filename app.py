@@ -20,6 +20,8 @@ PAGES = {
         st.Page("pages/release.py", title="Release", icon=":material/send:"),
         st.Page("pages/student.py", title="Students", icon=":material/person:"),
         st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
+        st.Page("pages/lessons.py", title="Lessons", icon=":material/menu_book:"),
+        st.Page("pages/lesson_review.py", title="Lesson", icon=":material/article:"),
     ],
     "Coordinator": [
         st.Page("pages/agreement.py", title="Agreement", icon=":material/balance:"),

@@ -2,7 +2,8 @@
 
 Commands are registered by small modules, one per area, so each stays readable:
 core.cli_catalogue (init, demo, import), core.cli_assignment (assignment set), core.cli_assess
-(assess), core.cli_export (export), core.cli_metrics (metrics), core.cli_evals (evals).
+(assess), core.cli_export (export), core.cli_metrics (metrics), core.cli_evals (evals),
+core.cli_lessons (lessons).
 """
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import sys
 from core.errors import FairMarkError
 
 COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assignment", "core.cli_assess", "core.cli_export",
-                   "core.cli_metrics", "core.cli_evals")
+                   "core.cli_metrics", "core.cli_evals", "core.cli_lessons")
 
 
 def build_parser() -> argparse.ArgumentParser:

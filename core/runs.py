@@ -7,13 +7,10 @@ refresh, another tab or the command line all see the same numbers.
 Lifecycle:
     create() -> queued --start()/execute()--> running --> done | cancelled | failed
 One unfinished run per course: `create` checks and inserts in ONE write transaction, so two
-processes starting at the same instant make one run. One worker per run: a worker claims the
-run atomically and records its token, pid and host (core.run_worker); its heartbeat every few
-seconds is conditional on that token. A run whose worker died (server restart, crash, kill -9)
-stays "running"; `resume()` takes it over at once when the worker's process is gone from this
-host, else when its heartbeat is a minute old, and processes only the items still pending.
-Every finished item is one transaction (db.drafts.save_draft), so an interruption never leaves
-a half-written item: it is either finished or still pending.
+processes starting at the same instant make one run. Claiming, the worker, heartbeats, resume
+and cancel are core.run_engine's (shared with lesson runs); this module is what a reflection
+run does with one submission (`KIND`). Every finished item is one transaction
+(db.drafts.save_draft), so an interruption never leaves a half-written item.
 
 A fault of the configuration stops the run (status failed, error "stopped: <what to fix>"),
 leaving the rest pending for a resume: a refused key at once, an unknown model or an
@@ -25,22 +22,18 @@ rerun of the page never starts a second worker for the same run.
 from __future__ import annotations
 
 import logging
-import queue
-import threading
-import time
-from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 from typing import Callable
 
 import db
-from core import pipeline, run_worker
+from core import pipeline, run_engine
 from core.agents import registry
-from core.errors import ConfigError, ConflictError, FairMarkError, LLMConfigFault
+from core.errors import ConfigError, ConflictError, LLMConfigFault
 from core.judging import agreement as judge_agreement
 from core.evals import config as ai_config
 from core.evals import gate
 from core.llm import check_provider, default_provider, effective_settings, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
+from core.run_engine import RunStopped, is_alive, wait_for  # noqa: F401  (this module's API)
 from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
 from core.run_worker import age_s as _age_s
 from core.run_worker import worker_gone
@@ -49,19 +42,6 @@ from db import runs as runs_db
 from db.drafts import PIPELINE_OWNED
 
 log = logging.getLogger(__name__)
-
-
-class RunStopped(FairMarkError):
-    """A fault that every further item would hit too (e.g. the key is refused): the run stops
-    instead of burning through its items (they stay pending; fix the setting and resume).
-    `fault` is the message saying what to fix."""
-
-    def __init__(self, message: str, fault: str = ""):
-        super().__init__(message)
-        self.fault = fault or message
-
-
-HEARTBEAT_S = 2.0
 
 
 def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
@@ -125,104 +105,13 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     return run_id
 
 
-# --- execute ---------------------------------------------------------------------------
-def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None) -> dict:
-    """Claim the run and process its pending items now (in this thread, items concurrently);
-    returns the final progress. Item faults are recorded per item; a configuration fault stops
-    the run (RunStopped); a fault of the worker itself marks the run failed (resumable) and is
-    re-raised. Refused (ConflictError) while another live worker holds the run."""
-    conn = db.connect(str(db_path))
-    try:
-        token = run_worker.claim(conn, run_id)
-    finally:
-        conn.close()
-    return _work(str(db_path), run_id, token, llm, on_progress)
-
-
-def _work(db_path: str, run_id: int, token: str, llm, on_progress) -> dict:
-    conn = db.connect(db_path)
-    try:
-        run = runs_db.get_run(conn, run_id)
-        guard = None
-        try:
-            if llm is None:
-                llm = make_llm(run["provider"], db_path)
-            guard = ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT)
-            kept = _process(conn, db_path, run_id, guard, int(run["config"].get("concurrency") or 4),
-                            on_progress, token)
-            judge_agreement.review_run(conn, run_id)   # seed 001's rule on the judges' agreement
-        except RunStopped as e:
-            # The items the fault had already failed wait with the rest: the resume retries them.
-            runs_db.reopen_items(conn, run_id, guard.held_items() if guard else [])
-            runs_db.finish(conn, run_id, "failed", error=f"stopped: {e.fault}"[:2000], worker=token)
-            raise
-        except BaseException as e:
-            runs_db.finish(conn, run_id, "failed", error=f"worker stopped: {type(e).__name__}: {e}"[:2000],
-                           worker=token)
-            raise
-        if kept:
-            counts = runs_db.item_counts(conn, run_id)
-            if counts["pending"] and runs_db.cancel_requested(conn, run_id):
-                runs_db.finish(conn, run_id, "cancelled", worker=token)
-            elif counts["pending"]:
-                runs_db.finish(conn, run_id, "failed", error=f"{counts['pending']} item(s) were not processed; "
-                               "resume the run", worker=token)
-            else:
-                runs_db.finish(conn, run_id, "done", worker=token)
-        return progress(conn, run_id)
-    finally:
-        run_worker.release(token)
-        conn.close()
-
-
-def _process(conn, db_path: str, run_id: int, llm, concurrency: int, on_progress, token: str) -> bool:
-    """Run the pending items; False when another worker took the run over meanwhile (this one
-    then stops starting items and leaves the run to it)."""
-    pending = runs_db.pending_items(conn, run_id)
-    pool = ThreadPoolExecutor(max_workers=max(1, concurrency), thread_name_prefix=f"run-{run_id}")
-    stop = threading.Event()  # set by an item whose fault ends the run: no new item starts
-    finished: queue.Queue = queue.Queue()
-    kept = True
-    try:
-        futures = [pool.submit(_one, db_path, run_id, sid, llm, stop) for sid in pending]
-        for f in futures:
-            f.add_done_callback(finished.put)   # once per item: no rescan of every future per wake-up
-        left, beat = len(futures), time.monotonic()
-        while left:
-            try:
-                done = [finished.get(timeout=HEARTBEAT_S)]
-            except queue.Empty:
-                done = []
-            while True:
-                try:
-                    done.append(finished.get_nowait())
-                except queue.Empty:
-                    break
-            left -= len(done)
-            for f in done:
-                f.result()  # an item never raises, except a fault of the worker itself
-            if kept and (time.monotonic() - beat >= HEARTBEAT_S or not done):
-                kept = runs_db.heartbeat(conn, run_id, token)   # at most every HEARTBEAT_S, not per item
-                beat = time.monotonic()
-                if not kept:
-                    log.warning("run %s was taken over by another worker; this one stops", run_id)
-                    stop.set()
-            if done and on_progress is not None:
-                on_progress(progress(conn, run_id))
-    finally:
-        # On a fault, queued items stay pending (resume picks them up); running ones finish.
-        pool.shutdown(wait=True, cancel_futures=True)
-    return kept
-
-
-def _one(db_path: str, run_id: int, submission_id: int, llm, stop: threading.Event) -> None:
-    if stop.is_set():
-        return
-    try:
-        _assess_item(db_path, run_id, submission_id, llm)
-    except BaseException:
-        stop.set()
-        raise
+# --- execute: what a reflection run does with one submission (core.run_engine runs it) ---
+def _prepare(run: dict, db_path: str, llm):
+    """The run's LLM (the configured provider unless the caller gave one), watched for
+    configuration faults that hit several submissions in a row (core.run_guard)."""
+    if llm is None:
+        llm = make_llm(run["provider"], db_path)
+    return ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT)
 
 
 def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
@@ -249,106 +138,30 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
         conn.close()
 
 
-# --- background workers ------------------------------------------------------------------
-_workers: dict[tuple[str, int], threading.Thread] = {}
-_workers_lock = threading.Lock()
+# --- the run's API (core.run_engine with this kind) ------------------------------------------
+def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None) -> dict:
+    """Claim the run and draft its pending submissions now (items concurrently); returns the
+    final progress. A configuration fault stops the run (RunStopped)."""
+    return run_engine.execute(KIND, db_path, run_id, llm, on_progress=on_progress)
 
 
-def _key(db_path, run_id: int) -> tuple[str, int]:
-    return (str(Path(db_path).resolve()), int(run_id))
-
-
-def is_alive(db_path, run_id: int) -> bool:
-    """Is a worker for this run running in this process?"""
-    t = _workers.get(_key(db_path, run_id))
-    return bool(t and t.is_alive())
-
-
-def start(db_path, run_id: int, llm=None, *, stale_after_s: float | None = None) -> threading.Thread:
-    """Claim the run and execute it in a background thread; a second call while it runs returns
-    the same thread. Refused (ConflictError) while a worker in another process holds the run."""
-    key = _key(db_path, run_id)
-    with _workers_lock:
-        t = _workers.get(key)
-        if t is not None and t.is_alive():
-            return t
-        # Claimed (status running) before the thread exists, so the page never shows a started
-        # run as queued, and a second process cannot take it meanwhile.
-        conn = db.connect(db_path)
-        try:
-            token = run_worker.claim(conn, run_id, stale_after_s=stale_after_s)
-        finally:
-            conn.close()
-        t = threading.Thread(target=_background, args=(str(db_path), run_id, token, llm), daemon=True,
-                             name=f"fairmark-run-{run_id}")
-        _workers[key] = t
-        t.start()
-    return t
-
-
-def _background(db_path: str, run_id: int, token: str, llm) -> None:
-    try:
-        _work(db_path, run_id, token, llm, None)
-    except RunStopped as e:   # recorded on the run row; the page shows it
-        log.warning("run %s stopped: %s", run_id, e.fault)
-    except BaseException:  # already recorded on the run row by _work()
-        log.exception("run %s stopped", run_id)
-
-
-def wait_for(db_path, run_id: int, timeout: float = 60.0) -> bool:
-    """Block until this process's worker for the run has finished (tests, command line)."""
-    t = _workers.get(_key(db_path, run_id))
-    if t is not None:
-        t.join(timeout)
-        return not t.is_alive()
-    return True
-
-
-# --- resume / cancel ------------------------------------------------------------------------
-def is_resumable(conn, db_path, run: dict, stale_after_s: float | None = None) -> bool:
-    if is_alive(db_path, run["id"]) or not runs_db.item_counts(conn, run["id"])["pending"]:
-        return False
-    return run["status"] in ("cancelled", "failed") or worker_gone(run, stale_after_s)
+def start(db_path, run_id: int, llm=None, *, stale_after_s: float | None = None):
+    """Claim the run and execute it in a background thread (one per run in this process)."""
+    return run_engine.start(KIND, db_path, run_id, llm, stale_after_s=stale_after_s)
 
 
 def resume(db_path, run_id: int, llm=None, *, background: bool = True, stale_after_s: float | None = None,
            on_progress: Callable[[dict], None] | None = None):
-    """Continue a cancelled, failed or interrupted run with only its pending items.
-    Returns the worker thread (background) or the final progress."""
-    conn = db.connect(db_path)
-    try:
-        run = runs_db.get_run(conn, run_id)
-        if is_alive(db_path, run_id):
-            return _workers[_key(db_path, run_id)] if background else progress(conn, run_id)
-        if not is_resumable(conn, db_path, run, stale_after_s):
-            pending = runs_db.item_counts(conn, run_id)["pending"]
-            if not pending:
-                raise ConflictError(f"Run {run_id} has nothing left to do.")
-            raise ConflictError(f"Run {run_id} is still {run['status']} (its worker was heard from "
-                                f"{_age_s(run['heartbeat_at']) or 0:.0f} s ago); wait or cancel it.")
-        if background:
-            return start(db_path, run_id, llm, stale_after_s=stale_after_s)
-        # The claim re-checks inside one write transaction: of two resumes at once, one wins.
-        token = run_worker.claim(conn, run_id, stale_after_s=stale_after_s)
-    finally:
-        conn.close()
-    return _work(str(db_path), run_id, token, llm, on_progress)
+    """Continue a cancelled, failed or interrupted run with only its pending submissions."""
+    return run_engine.resume(KIND, db_path, run_id, llm, background=background, stale_after_s=stale_after_s,
+                             on_progress=on_progress)
 
 
-def cancel(db_path, run_id: int, actor: str = "") -> str:
-    """Ask the worker to stop after the items in flight; a run without a live worker is
-    marked cancelled at once (its pending items stay resumable). Returns the run's status."""
-    conn = db.connect(db_path)
-    try:
-        run = runs_db.get_run(conn, run_id)
-        if run["status"] not in runs_db.ACTIVE:
-            return run["status"]
-        runs_db.request_cancel(conn, run_id, actor)
-        if not is_alive(db_path, run_id) and (run["status"] == "queued" or worker_gone(run)):
-            runs_db.finish(conn, run_id, "cancelled")
-        return runs_db.get_run(conn, run_id)["status"]
-    finally:
-        conn.close()
+def is_resumable(conn, db_path, run: dict, stale_after_s: float | None = None) -> bool:
+    return run_engine.is_resumable(KIND, conn, db_path, run, stale_after_s)
+
+
+cancel = run_engine.cancel
 
 
 # --- progress ----------------------------------------------------------------------------
@@ -402,6 +215,13 @@ def summary(p: dict) -> dict:
     return {"drafted": p["done"], "needs_attention": p["needs_attention"], "failed": p["failed"],
             "calls": p["calls"], "cache_hits": p["cache_hits"], "tokens_in": p["tokens_in"],
             "tokens_out": p["tokens_out"], "cost_usd": round(p["cost_usd"], 6), "seconds": p["seconds"]}
+
+
+KIND = run_engine.Kind(
+    name="reflections", pending=runs_db.pending_items, counts=runs_db.item_counts, prepare=_prepare,
+    process=_assess_item, progress=lambda conn, run_id: progress(conn, run_id),
+    after=judge_agreement.review_run,   # seed 001's rule on the judges' agreement
+    held=lambda guard: guard.held_items(), reopen=runs_db.reopen_items)
 
 
 __all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "describe", "history",

@@ -70,6 +70,11 @@ class Settings(BaseModel):
     cascade_ev_tolerance: float = 0.3      # ... and its expected score this close to it
     cascade_band_margin: float = 0.3       # the expected mean score at least this far from the band cut
     cascade_samples: int = 2               # self-consistency samples where the model gives no logprobs
+    # Lesson review: a completions endpoint that echoes the prompt's token logprobs (llama.cpp's
+    # server does), for the entropy of the lesson text. Unset: that check is skipped with a note.
+    lesson_logprobs_base_url: str | None = None
+    lesson_logprobs_model: str | None = None
+    lesson_logprobs_api_key: str | None = Field(default=None, repr=False)
 
     @property
     def llm_configured(self) -> bool:
@@ -153,6 +158,9 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         concurrency=int(get("CONCURRENCY", 8)),
         stop_after_faults=int(get("STOP_AFTER_FAULTS", 3)),
         actor=str(get("ACTOR", "teacher")),
+        lesson_logprobs_base_url=get("LESSON_LOGPROBS_BASE_URL") or None,
+        lesson_logprobs_model=get("LESSON_LOGPROBS_MODEL") or None,
+        lesson_logprobs_api_key=get("LESSON_LOGPROBS_API_KEY") or None,
     )
 
 

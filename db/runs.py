@@ -67,8 +67,9 @@ def get_run(conn: Database, run_id: int) -> dict:
     return row
 
 
-def list_runs(conn: Database, course_id: int, assignment_id: int | None = None, limit: int = 20) -> list[dict]:
-    sql, args = "SELECT id FROM runs WHERE course_id = ?", [course_id]
+def list_runs(conn: Database, course_id: int, assignment_id: int | None = None, limit: int = 20,
+              kind: str = "reflections") -> list[dict]:
+    sql, args = "SELECT id FROM runs WHERE course_id = ? AND kind = ?", [course_id, kind]
     if assignment_id is not None:
         sql += " AND (assignment_id = ? OR assignment_id IS NULL)"
         args.append(assignment_id)
@@ -76,9 +77,10 @@ def list_runs(conn: Database, course_id: int, assignment_id: int | None = None, 
     return [get_run(conn, r[0]) for r in conn.execute(sql, [*args, limit]).fetchall()]
 
 
-def unfinished_runs(conn: Database, course_id: int) -> list[dict]:
-    rows = conn.execute(f"SELECT id FROM runs WHERE course_id = ? AND status IN ({', '.join('?' for _ in ACTIVE)}) "
-                      "ORDER BY id", [course_id, *ACTIVE]).fetchall()
+def unfinished_runs(conn: Database, course_id: int, kind: str = "reflections") -> list[dict]:
+    """Queued or running runs of one workflow (reflections | lessons: their items never overlap)."""
+    rows = conn.execute(f"SELECT id FROM runs WHERE course_id = ? AND kind = ? AND status IN "
+                        f"({', '.join('?' for _ in ACTIVE)}) ORDER BY id", [course_id, kind, *ACTIVE]).fetchall()
     return [get_run(conn, r[0]) for r in rows]
 
 

@@ -6,6 +6,7 @@ from core.text import escape_markdown
 from db import courses
 from pages import _common
 from pages import _dashboard as ui
+from pages import _lessons_agreement
 
 st.title("Agreement")
 st.caption("The AI's scores before any teacher edit, compared with reference scores given without seeing them.")
@@ -110,6 +111,8 @@ else:
     if len(edits["reason_codes"]):
         st.caption("Reason codes given with edits")
         ui.table(edits["reason_codes"], "reason_codes")
+
+_lessons_agreement.render(conn, ui.current_scope())
 
 # --- data for analysis: every submission's AI, teacher and reference scores (issue 11) -----
 if _common.course_id() is not None and sum(courses.status_counts(conn, course_id=_common.course_id()).values()):

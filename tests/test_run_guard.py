@@ -8,7 +8,7 @@ import pytest
 
 import factories
 from assess_script import RICH_TEXT, evaluation_for, good_llm
-from core import run_worker, runs
+from core import run_engine, run_worker, runs
 from core.errors import ConflictError, LLMConnectionError, LLMNotFound
 from core.run_guard import ConfigFaultGuard
 from db import runs as runs_db
@@ -164,7 +164,7 @@ def test_a_worker_whose_process_died_is_taken_over_at_once(conn, db_path):
 
 
 def test_a_worker_that_lost_its_claim_stops_and_leaves_the_run_to_the_new_one(conn, db_path, monkeypatch):
-    monkeypatch.setattr(runs, "HEARTBEAT_S", 0.05)
+    monkeypatch.setattr(run_engine, "HEARTBEAT_S", 0.05)
     c, subs = course_with(conn, 4)
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", concurrency=1)
     llm = good_llm()

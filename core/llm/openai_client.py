@@ -423,7 +423,7 @@ class OpenAICompatibleLLM:
                 return LLMResponse(
                     data=data, model=model, raw=text, usage=usage,
                     latency_ms=(time.perf_counter() - t0) * 1000, request_id=raw.request_id,
-                    attempts=counter[0], response_mode=mode,
+                    attempts=counter[0], response_mode=mode, logprobs=raw.logprobs,
                     score_probs=score_probs_from_logprobs(text, raw.logprobs, bounded_int_fields(js)))
             raise LLMInvalidOutput(
                 f"Model '{model}' did not return valid {schema.__name__} JSON, even after being "
@@ -435,3 +435,35 @@ class OpenAICompatibleLLM:
             exc.usage = usage
             exc.latency_ms = (time.perf_counter() - t0) * 1000
             raise
+
+
+# ----------------------------------------------------------------------------------------
+# Prompt logprobs (lesson review): a separate, self-contained call to the completions endpoint
+# ----------------------------------------------------------------------------------------
+def echo_transport(*, base_url: str | None, api_key: str | None, timeout_s: float = 60.0) -> Callable[[dict], dict]:
+    """A transport for the completions endpoint asked to echo the prompt with its own token
+    logprobs (`echo=True, logprobs=k, max_tokens=1`): llama.cpp's server answers it; chat-only
+    APIs do not. request dict -> {tokens, text_offset, token_logprobs, top_logprobs, tokens_in,
+    tokens_out, request_id}, or a core.errors.LLMError saying what to do."""
+    import openai
+
+    client = openai.OpenAI(api_key=api_key or NO_KEY, base_url=base_url or None, timeout=timeout_s, max_retries=0)
+
+    def send(request: dict) -> dict:
+        try:
+            resp = client.completions.create(**request)
+        except openai.OpenAIError as exc:
+            raise map_sdk_error(exc, base_url=base_url, model=request.get("model", ""), api_key=api_key) from None
+        lp = getattr(resp.choices[0], "logprobs", None) if resp.choices else None
+        if lp is None or not lp.tokens or not lp.text_offset:
+            raise LLMBadRequest(f"The completions endpoint at {base_url or 'OpenAI'} returned no prompt logprobs "
+                                f"for model '{request.get('model')}': it does not echo them. Point "
+                                "FAIRMARK_LESSON_LOGPROBS_BASE_URL at a server that does (llama.cpp's) or unset it.")
+        usage = resp.usage
+        return {"tokens": list(lp.tokens), "text_offset": [int(o) for o in lp.text_offset],
+                "token_logprobs": list(lp.token_logprobs or []),
+                "top_logprobs": [dict(t) if t else None for t in (lp.top_logprobs or [])],
+                "tokens_in": getattr(usage, "prompt_tokens", 0) or 0,
+                "tokens_out": getattr(usage, "completion_tokens", 0) or 0, "request_id": getattr(resp, "id", None)}
+
+    return send

@@ -40,6 +40,7 @@ class CallContext:
     # index of a self-consistency sample (part of the cache key, so samples differ; 0 = none).
     tier: int | None = None
     sample: int = 0
+    lesson_id: int | None = None    # lesson review (core.lessons): costs per lesson come from the log
     # The call's facts in structured form (rubric, text, earlier agents' outputs), for
     # providers that do not read prompts (the offline baseline). Not part of the cache key:
     # the rendered messages already are.
@@ -63,6 +64,9 @@ class LLMResponse(Generic[T]):
     # (e.g. "no price for model X").
     response_mode: str | None = None
     note: str = ""
+    # The answer's own token logprobs ([{token, logprob, top_logprobs}]) when the server
+    # returned them; never cached (the lesson judge's confidence reads them).
+    logprobs: list[dict] | None = field(default=None, repr=False)
 
 
 class LLM(Protocol):

@@ -1,0 +1,119 @@
+"""An approved lesson out, as Markdown (with its specification as YAML front matter) or DOCX,
+followed by its review record: who and what reviewed it, the tier and scores, the Stage 1
+checks, every fix and its decision, and the teacher's approval. Only approved lessons leave."""
+from __future__ import annotations
+
+import io
+import re
+from pathlib import Path
+
+import yaml
+
+from core.errors import ConflictError
+from core.lessons import rubric, tiers
+from core.offline import LABEL as OFFLINE_LABEL
+from core.text import format_timestamp
+from db import lessons as lessons_db
+
+FORMATS = ("md", "docx")
+
+
+def _approved(conn, lesson_id: int) -> dict:
+    lesson = lessons_db.get(conn, lesson_id)
+    if lesson["status"] != "approved":
+        raise ConflictError(f"Lesson '{lesson['title']}' is not approved yet: only approved lessons are exported. "
+                            "Open it on the Lesson page, decide its fixes and approve it.")
+    return lesson
+
+
+def review_record(conn, lesson_id: int) -> list[str]:
+    """The review record as lines of plain text (one fact each)."""
+    lesson = lessons_db.get(conn, lesson_id)
+    review = lessons_db.review(conn, lesson["current_review_id"]) or {}
+    record = review.get("record") or {}
+    final = record.get("final") or {}
+    lines = [f"Approved by {lesson['approved_by']} on {format_timestamp(lesson['approved_at'])}"
+             if lesson["status"] == "approved" else "Not approved"]
+    if review.get("is_offline"):
+        lines.append(f"Reviewed by the {OFFLINE_LABEL} (Stage 1 checks only)")
+    elif record.get("panel"):
+        lines.append("Judged by " + ", ".join(record["panel"]))
+    lines.append(f"Tier: {tiers.LABELS.get(lesson['tier'])}"
+                 + (f", weighted score {lesson['score']:.2f}" if lesson["score"] is not None else ""))
+    for key, score in (final.get("scores") or {}).items():
+        lines.append(f"{rubric.BY_KEY[key].label}: {score:.2f}")
+    lines += [f"Why: {r}" for r in record.get("tier_reasons", [])]
+    for c in record.get("heuristics", []):
+        state = "passed" if c["passed"] else ("skipped" if c["severity"] == "info" else "not passed")
+        lines.append(f"Stage 1 - {c['label']}: {state} ({c['detail']})")
+    flags = (record.get("entropy") or {}).get("flags", [])
+    lines += [f"Entropy flag ({f.get('verdict', 'unchecked')}): {f['sentence']}" for f in flags]
+    if (record.get("entropy") or {}).get("skipped"):
+        lines.append(record["entropy"]["skipped"])
+    for f in lessons_db.fixes(conn, review["id"]) if review else []:
+        by = f" by {f['decided_by']}" if f["decided_by"] else ""
+        lines.append(f"Fix, round {f['round']}, {rubric.BY_KEY[f['dimension']].label} in '{f['section']}': "
+                     f"{f['status']}{by}")
+    return lines
+
+
+def to_markdown(conn, lesson_id: int) -> str:
+    lesson = _approved(conn, lesson_id)
+    front = {"title": lesson["title"], **{k: v for k, v in lesson["spec"].items() if v not in ("", [], None)},
+             "status": "approved", "approved_by": lesson["approved_by"], "approved_at": lesson["approved_at"],
+             "tier": lesson["tier"], "score": lesson["score"]}
+    body = "\n".join(f"- {line}" for line in review_record(conn, lesson_id))
+    return (f"---\n{yaml.safe_dump(front, sort_keys=False, allow_unicode=True)}---\n\n{lesson['text'].rstrip()}\n\n"
+            f"---\n\n## Review record\n\n{body}\n")
+
+
+def to_docx(conn, lesson_id: int) -> bytes:
+    import docx
+
+    lesson = _approved(conn, lesson_id)
+    document = docx.Document()
+    document.add_heading(lesson["title"], level=0)
+    for block in re.split(r"\n\s*\n", lesson["text"]):
+        for line in block.splitlines():
+            head = re.match(r"(#{1,6})\s+(.*)", line)
+            if head:
+                document.add_heading(head.group(2).strip(), level=min(len(head.group(1)), 4))
+            elif re.match(r"\s*[-*+]\s+", line):
+                document.add_paragraph(re.sub(r"^\s*[-*+]\s+", "", line), style="List Bullet")
+            elif line.strip():
+                document.add_paragraph(line.strip())
+    document.add_heading("Review record", level=1)
+    for line in review_record(conn, lesson_id):
+        document.add_paragraph(line, style="List Bullet")
+    out = io.BytesIO()
+    document.save(out)
+    return out.getvalue()
+
+
+def file_name(title: str, fmt: str) -> str:
+    """A safe file name from the title.
+
+    >>> file_name("Wind & Weather: part 1", "md")
+    'wind-weather-part-1.md'
+    """
+    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "lesson"
+    return f"{slug}.{fmt}"
+
+
+def render(conn, lesson_id: int, fmt: str) -> bytes:
+    if fmt not in FORMATS:
+        raise ConflictError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+    return to_markdown(conn, lesson_id).encode("utf-8") if fmt == "md" else to_docx(conn, lesson_id)
+
+
+def export_course(conn, course_id: int, out_dir, fmt: str = "md") -> list[str]:
+    """Every approved lesson of a course into `out_dir`; returns the files written."""
+    out = Path(out_dir)
+    out.mkdir(parents=True, exist_ok=True)
+    written = []
+    for lesson in lessons_db.queue(conn, course_id):
+        if lesson["status"] == "approved":
+            path = out / file_name(lesson["title"], fmt)
+            path.write_bytes(render(conn, lesson["id"], fmt))
+            written.append(str(path))
+    return written

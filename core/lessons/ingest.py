@@ -1,0 +1,138 @@
+"""Lesson files in: Markdown, TXT, DOCX, or a ZIP of them; each may carry its specification as
+YAML front matter. read -> build every specification -> ONE transaction, so a bad file (its name
+and the field to fix in the message) changes nothing.
+
+>>> [(f.title, f.body) for f in read_files([("rain.md", b"---\\ntarget_grade: 5\\n---\\n# Rain\\nIt rains.")])]
+[('Rain', '# Rain\\nIt rains.')]
+"""
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import PurePosixPath
+
+from core.errors import IngestError
+from core.ingest import clean_text, text_hash
+from core.ingest_read import _JUNK, MAX_FILE_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_RATIO, MAX_ZIP_TOTAL_BYTES, decode_text
+from core.lessons.spec import LessonSpec, split_front_matter
+from db import lessons as lessons_db
+
+LESSON_TYPES = ("md", "markdown", "txt", "docx")
+
+
+@dataclass(frozen=True)
+class LessonFile:
+    name: str
+    meta: dict
+    body: str
+
+    @property
+    def title(self) -> str:
+        """Front matter's title, else the first heading, else the file name."""
+        if self.meta.get("title"):
+            return str(self.meta["title"]).strip()
+        m = re.search(r"^#{1,6}[ \t]+(.+?)[ \t#]*$", self.body, re.MULTILINE)
+        if m:
+            return m.group(1).strip()
+        return PurePosixPath(self.name).stem.replace("_", " ").replace("-", " ").strip().capitalize()
+
+
+def _ext(name: str) -> str:
+    return PurePosixPath(name).suffix.lower().lstrip(".")
+
+
+def read_docx(data: bytes, name: str) -> str:
+    """A Word document as Markdown: Heading styles become '#' headings, list paragraphs '- ' items."""
+    import docx
+
+    try:
+        document = docx.Document(io.BytesIO(data))
+    except Exception as e:
+        raise IngestError(f"{name} could not be opened as a Word document (.docx): {type(e).__name__}. "
+                          "Save it again from Word as .docx, or as Markdown or plain text.") from e
+    lines = []
+    for p in document.paragraphs:
+        style = (p.style.name if p.style is not None else "") or ""
+        level = re.match(r"Heading (\d)", style)
+        if style == "Title" or level:
+            lines += [f"{'#' * (int(level.group(1)) if level else 1)} {p.text.strip()}", ""]
+        elif "List" in style:
+            lines.append(f"- {p.text.strip()}")
+        else:
+            lines += [p.text, ""]
+    return "\n".join(lines)
+
+
+def _one(name: str, data: bytes) -> LessonFile:
+    text = read_docx(data, name) if _ext(name) == "docx" else decode_text(data, name)
+    meta, body = split_front_matter(clean_text(text), file=name)
+    body = clean_text(body)
+    if not body:
+        raise IngestError(f"{name} has no lesson text (only front matter, or nothing at all).")
+    return LessonFile(name, meta, body)
+
+
+def read_files(files: list[tuple[str, bytes]]) -> list[LessonFile]:
+    out: list[LessonFile] = []
+    for name, data in files:
+        ext = _ext(name)
+        if ext == "zip":
+            out += _read_zip(name, data)
+        elif ext in LESSON_TYPES:
+            out.append(_one(name, data))
+        else:
+            raise IngestError(f"{name}: .{ext or '?'} files are not lessons; upload Markdown (.md), text (.txt), "
+                              "Word (.docx) or a ZIP of them.")
+    if not out:
+        raise IngestError("No lesson files were given.")
+    return out
+
+
+def _read_zip(name: str, data: bytes) -> list[LessonFile]:
+    try:
+        zf = zipfile.ZipFile(io.BytesIO(data))
+        infos = [i for i in zf.infolist() if not i.is_dir() and not _JUNK.search(i.filename)]
+    except (zipfile.BadZipFile, OSError) as e:
+        raise IngestError(f"{name} is not a valid ZIP file ({e}); re-create the archive.") from e
+    if len(infos) > MAX_ZIP_MEMBERS or sum(i.file_size for i in infos) > MAX_ZIP_TOTAL_BYTES:
+        raise IngestError(f"{name} is too large ({len(infos)} files); split it into several ZIP files.")
+    out = []
+    for info in infos:
+        label = f"{name}/{info.filename}"
+        if _ext(info.filename) not in LESSON_TYPES:
+            raise IngestError(f"{label}: .{_ext(info.filename) or '?'} is not a lesson file; keep only .md, .txt "
+                              "and .docx files in the ZIP.")
+        if info.file_size > MAX_FILE_BYTES or (info.file_size > 1024 * 1024
+                                               and info.file_size > MAX_ZIP_RATIO * max(info.compress_size, 1)):
+            raise IngestError(f"{label} is too large (or compressed suspiciously well) to be a lesson; split it.")
+        with zf.open(info) as fh:
+            out.append(_one(label, fh.read(MAX_FILE_BYTES + 1)))
+    if not out:
+        raise IngestError(f"{name} contains no lesson files (.md, .txt, .docx).")
+    return out
+
+
+def prepare(files: list[LessonFile], defaults: dict | None = None) -> list[dict]:
+    """Rows ready to store; every lesson is checked before anything is written."""
+    rows, titles = [], {}
+    for f in files:
+        spec = LessonSpec.build({**f.meta, "title": f.title}, defaults, file=f.name)
+        if spec.title.casefold() in titles:
+            raise IngestError(f"{f.name} and {titles[spec.title.casefold()]} are both titled '{spec.title}'; "
+                              "give each lesson its own title (front matter `title:`).")
+        titles[spec.title.casefold()] = f.name
+        rows.append({"title": spec.title, "text": f.body, "text_hash": text_hash(f.body), "spec": spec.stored(),
+                     "sources": spec.sources, "source_file": f.name})
+    return rows
+
+
+def import_lessons(conn, files: list[tuple[str, bytes]], *, course_name: str, defaults: dict | None = None,
+                   actor: str = "", course_description: str = "", is_synthetic: bool = False) -> dict:
+    """Read, check and store lesson files in one transaction; returns counts and the lesson ids."""
+    if not (course_name or "").strip():
+        raise IngestError("Lessons belong to a course: give the course's name.")
+    rows = prepare(read_files(files), defaults)
+    return lessons_db.write_import(conn, actor=actor or "unknown", course_name=course_name.strip(), rows=rows,
+                                   course_description=course_description, is_synthetic=is_synthetic)

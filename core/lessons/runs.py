@@ -1,0 +1,162 @@
+"""Lesson runs: the lesson review in the background, on the runs table the reflections use
+(kind 'lessons', items in lesson_run_items) and the same call log and cache.
+
+The run itself (claim, worker, heartbeat, resume, cancel) is core.run_engine's, the same as a
+reflection run's; this module is what a lesson run does: which lessons are pending (`KIND`),
+reviewing one (one transaction), and at the end drawing the sampled tier's 10 % sample.
+"""
+from __future__ import annotations
+
+import logging
+from typing import Callable
+
+import db
+from core import run_engine
+from core.errors import ConfigError, ConflictError, LLMConfigFault
+from core.lessons import review, roles, tiers
+from core.llm import check_provider, default_provider, echo, effective_settings, from_settings
+from core.offline import LABEL as OFFLINE_LABEL
+from core.run_worker import worker_gone
+from core.settings import Settings, load_settings
+from db import lessons as lessons_db
+from db import runs as runs_db
+
+log = logging.getLogger(__name__)
+RunStopped = run_engine.RunStopped
+
+
+def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
+    """What the run records about its configuration (never a key)."""
+    if provider == "offline":
+        return {"provider": provider, "models": {}, "endpoint": None, "logprobs_endpoint": None,
+                "concurrency": 1, "label": OFFLINE_LABEL}
+    ep = echo.endpoint(settings)
+    names = [*roles.JUDGE_SEATS, roles.FIXER.name, roles.FACTCHECK.name]
+    return {"provider": provider, "endpoint": settings.llm_base_url or "https://api.openai.com/v1",
+            "models": {n: settings.model_for(n) for n in names},
+            "logprobs_endpoint": {"base_url": ep.base_url, "model": ep.model} if ep else None,
+            "concurrency": int(concurrency or min(settings.concurrency, 4)), "max_retries": settings.max_retries}
+
+
+def create(conn, *, course_id: int, provider: str | None = None, redo: bool = False,
+           lesson_ids: list[int] | None = None, created_by: str = "", settings: Settings | None = None,
+           concurrency: int | None = None) -> int:
+    """A queued run over the course's lessons that need a review (`redo`: reviewed ones too;
+    never an approved one). Refused while another lesson run of the course is unfinished."""
+    settings = effective_settings(settings)
+    provider = provider or default_provider(settings)
+    check_provider(provider, settings)
+    if concurrency is not None and not 1 <= int(concurrency) <= 16:
+        raise ConfigError("concurrency must be between 1 and 16")
+    for other in runs_db.unfinished_runs(conn, course_id, kind="lessons"):
+        if not worker_gone(other):
+            raise ConflictError(f"Lesson run {other['id']} of this course is still running: wait for it or cancel it.")
+        raise ConflictError(f"Lesson run {other['id']} of this course was interrupted: resume it or cancel it first.")
+    ids = lessons_db.eligible(conn, course_id, redo=redo, lesson_ids=lesson_ids)
+    hashes = {} if provider == "offline" else roles.prompt_hashes()
+    return lessons_db.insert_run(conn, course_id=course_id, provider=provider, config=run_config(provider, settings,
+                                 concurrency), prompt_hashes=hashes, lesson_ids=ids, created_by=created_by)
+
+
+def _llm_for(provider: str, db_path: str):
+    """The run's LLM: None for the offline baseline (Stage 1 only); otherwise the logged,
+    cached endpoint, asked for logprobs (the judge's confidence reads them)."""
+    if provider == "offline":
+        return None
+    return from_settings(load_settings(), db_path, logprobs=True, max_tokens=2000)
+
+
+def _prepare(run: dict, db_path: str, given) -> tuple:
+    """(llm, options) for the run's reviews: the caller's, else the configured provider's (None
+    for the offline baseline: Stage 1 only) and the echo endpoint for the lesson text's entropy."""
+    llm, options = given if given is not None else (None, None)
+    if llm is None:
+        llm = _llm_for(run["provider"], db_path)
+    if options is None:
+        options = review.Options(echo=None if llm is None else echo.endpoint(load_settings()))
+    return llm, options
+
+
+def _review_item(db_path: str, run_id: int, lesson_id: int, context: tuple) -> None:
+    llm, options = context
+    conn = db.connect(db_path)
+    try:
+        if runs_db.cancel_requested(conn, run_id):
+            return
+        status = lessons_db.lesson_status(conn, lesson_id)
+        if status in (None, "approved"):
+            lessons_db.finish_item(conn, run_id, lesson_id, "skipped",
+                                   "lesson deleted" if status is None else "a teacher has approved it")
+            return
+        try:
+            out = review.review_lesson(db_path, lesson_id, llm, run_id=run_id, options=options)
+        except LLMConfigFault as e:
+            raise RunStopped(f"Lesson run stopped at lesson {lesson_id}: {e} The remaining lessons are still "
+                             "waiting: fix the setting, then resume the run.") from e
+        except Exception as e:    # not already stored as a failed review (e.g. a database error)
+            log.exception("lesson run %s: lesson %s failed", run_id, lesson_id)
+            lessons_db.finish_item(conn, run_id, lesson_id, "failed", f"{type(e).__name__}: {e}"[:2000])
+            return
+        if out["review_id"] is None:
+            lessons_db.finish_item(conn, run_id, lesson_id, "skipped", "the lesson changed while it was reviewed")
+    finally:
+        conn.close()
+
+
+def _draw_sample(conn, run_id: int) -> None:
+    ids = lessons_db.sampled_in_run(conn, run_id)
+    lessons_db.mark_sample(conn, tiers.draw_sample(ids, seed=run_id), tiers.priority("reviewed", "sampled", True))
+
+
+# --- the run's API (core.run_engine with this kind) ------------------------------------------
+def execute(db_path, run_id: int, llm=None, *, options: review.Options | None = None,
+            on_progress: Callable[[dict], None] | None = None) -> dict:
+    """Review the run's pending lessons now (in this thread, `concurrency` at a time)."""
+    return run_engine.execute(KIND, db_path, run_id, (llm, options), on_progress=on_progress)
+
+
+def start(db_path, run_id: int, llm=None, options: review.Options | None = None):
+    return run_engine.start(KIND, db_path, run_id, (llm, options))
+
+
+def resume(db_path, run_id: int, llm=None, *, background: bool = True, options: review.Options | None = None,
+           on_progress: Callable[[dict], None] | None = None):
+    return run_engine.resume(KIND, db_path, run_id, (llm, options), background=background, on_progress=on_progress)
+
+
+def is_resumable(conn, db_path, run: dict) -> bool:
+    return run_engine.is_resumable(KIND, conn, db_path, run)
+
+
+is_alive, wait_for, cancel = run_engine.is_alive, run_engine.wait_for, run_engine.cancel
+
+
+def progress(conn, run_id: int, db_path=None) -> dict:
+    run = runs_db.get_run(conn, run_id)
+    counts = lessons_db.item_counts(conn, run_id)
+    out = {"run_id": run_id, "course_id": run["course_id"], "status": run["status"], "provider": run["provider"],
+           "config": run["config"],
+           "total": run["total"], "finished": run["total"] - counts["pending"], **counts,
+           **lessons_db.run_tiers(conn, run_id), **runs_db.call_totals(conn, run_id), "error": run["error"],
+           "created_at": run["created_at"]}
+    out["fraction"] = out["finished"] / run["total"] if run["total"] else 1.0
+    if db_path is not None:
+        out["alive"] = is_alive(db_path, run_id)
+        out["resumable"] = is_resumable(conn, db_path, run)
+    return out
+
+
+def latest(conn, db_path, course_id: int) -> dict | None:
+    found = runs_db.list_runs(conn, course_id, limit=1, kind="lessons")
+    return progress(conn, found[0]["id"], db_path) if found else None
+
+
+def summary(p: dict) -> dict:
+    """The command line's JSON summary (issue 17)."""
+    return {"lessons": p["total"], "ready": p["ready"], "sampled": p["sampled"], "needs_review": p["needs_review"],
+            "failed": p["failed"], "calls": p["calls"], "cost_usd": round(p["cost_usd"], 6)}
+
+
+KIND = run_engine.Kind(name="lessons", pending=lessons_db.pending_items, counts=lessons_db.item_counts,
+                       prepare=_prepare, process=_review_item, progress=lambda conn, run_id: progress(conn, run_id),
+                       after=_draw_sample)

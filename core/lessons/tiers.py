@@ -1,0 +1,108 @@
+"""Seed 001's human-in-the-loop tiers, the lessons queue order, and the 10 % sample.
+
+    ready         > 0.85 with high confidence: publish after a teacher's approval
+    sampled       0.75-0.85: a 10 % sample of these is queued for a teacher's review
+    needs_review  < 0.75 after fixes, a veto, low confidence in every vote, judges who could
+                  not agree, a critical factual flag, fixes that cost more than 5x the first
+                  judgment, a clear Stage 1 failure, or no judge at all (the offline baseline)
+
+Every lesson still needs a teacher's approval before export; the tier says how closely to look.
+
+>>> decide(Evidence(score=0.9, confidences=[0.95])).tier
+'ready'
+>>> decide(Evidence(score=0.8)).tier, decide(Evidence(score=0.9, confidences=[0.6])).tier
+('sampled', 'sampled')
+>>> d = decide(Evidence(score=0.95, vetoed=["factual_integrity"]))
+>>> d.tier, d.reasons
+('needs_review', ['Factual integrity is under its veto threshold: the lesson fails whatever its total.'])
+"""
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+from core.lessons.rubric import BY_KEY, PASS_MARK
+from core.offline import LABEL as OFFLINE_LABEL
+
+READY_ABOVE = 0.85
+HIGH_CONFIDENCE = 0.8      # the seed: "if confidence > 0.8 -> accept"
+LOW_CONFIDENCE = 0.5
+FIX_COST_LIMIT = 5.0       # fixing may cost at most this many times the first judgment
+SAMPLE_SHARE = 0.10
+
+TIERS = ("ready", "sampled", "needs_review")
+LABELS = {"ready": "Ready to publish", "sampled": "Spot-check tier", "needs_review": "Needs a full review",
+          None: "Not reviewed yet"}
+# Queue groups, lower first: what needs a teacher most comes first.
+PRIORITY = {"needs_review": 0, "sample": 1, "sampled": 2, "ready": 3, "failed": 0, "uploaded": 9, "approved": 7}
+
+
+@dataclass
+class Evidence:
+    """What the tier is decided from (all of it is stored with the review)."""
+    score: float | None = None               # weighted score of the final version; None: no judge ran
+    vetoed: list[str] = field(default_factory=list)
+    confidences: list[float | None] = field(default_factory=list)   # one per vote
+    unsure: list[str] = field(default_factory=list)                 # dimensions the judges split on
+    critical_flags: list[str] = field(default_factory=list)
+    first_cost: float = 0.0                  # the first judgment's cost (dollars, or tokens unpriced)
+    fix_cost: float = 0.0                    # every refinement round's cost, same unit
+    clear_failures: list[str] = field(default_factory=list)        # Stage 1 clear failures
+    offline: bool = False
+
+
+@dataclass(frozen=True)
+class Decision:
+    tier: str
+    reasons: list[str]
+
+
+def decide(e: Evidence) -> Decision:
+    reasons: list[str] = []
+    if e.offline:
+        reasons.append(f"{OFFLINE_LABEL}: only the Stage 1 checks ran; facts, alignment and engagement "
+                       "were not judged.")
+    reasons += [f"Stage 1: {f}" for f in e.clear_failures]
+    if e.score is None and not reasons:
+        reasons.append("No judge gave a verdict.")
+    reasons += [f"{BY_KEY[k].label} is under its veto threshold: the lesson fails whatever its total." for k in e.vetoed]
+    if e.score is not None and e.score < PASS_MARK:
+        reasons.append(f"Score {e.score:.2f} is under {PASS_MARK} after the fixes.")
+    known = [c for c in e.confidences if c is not None]
+    if known and len(known) == len(e.confidences) and all(c < LOW_CONFIDENCE for c in known):
+        reasons.append("Every judge's answer had low confidence (high token entropy).")
+    reasons += [f"The judges could not agree on {BY_KEY[k].label.lower()}." for k in e.unsure]
+    reasons += [f"Critical factual flag: {f}" for f in e.critical_flags]
+    if e.fix_cost > FIX_COST_LIMIT * e.first_cost > 0:
+        reasons.append(f"Fixing cost {e.fix_cost / e.first_cost:.1f}x the first judgment (limit {FIX_COST_LIMIT:g}x).")
+    if reasons:
+        return Decision("needs_review", reasons)
+    confident = not known or min(known) >= HIGH_CONFIDENCE
+    if e.score > READY_ABOVE and confident:
+        return Decision("ready", [])
+    why = [f"Score {e.score:.2f} is in the spot-check band ({PASS_MARK}-{READY_ABOVE})."] if e.score <= READY_ABOVE \
+        else ["A judge's answer had only moderate confidence."]
+    return Decision("sampled", why)
+
+
+def priority(status: str, tier: str | None, in_sample: bool = False) -> int:
+    """The queue group of a lesson (lower = look first)."""
+    if status in ("approved", "failed", "uploaded"):
+        return PRIORITY[status]
+    if tier == "sampled" and in_sample:
+        return PRIORITY["sample"]
+    return PRIORITY.get(tier or "uploaded", 9)
+
+
+def draw_sample(lesson_ids: list[int], seed: int, share: float = SAMPLE_SHARE) -> list[int]:
+    """The sampled tier's lessons a teacher reviews: ceil(10 %), at least one when there are any,
+    drawn reproducibly (the run's id is the seed).
+
+    >>> len(draw_sample(list(range(25)), seed=1)), draw_sample([], seed=1)
+    (3, [])
+    """
+    if not lesson_ids:
+        return []
+    k = max(1, math.ceil(share * len(lesson_ids)))
+    return sorted(random.Random(seed).sample(sorted(lesson_ids), k))

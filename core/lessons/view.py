@@ -1,0 +1,86 @@
+"""What the lesson page shows, gathered in one read: the lesson, its current review, the
+judges' votes, the issues with their quoted spans located in the text, the entropy flags, the
+fixes and the audit trail.
+
+>>> [(t, i) for t, i in segments("The sun is cold. Rain falls.", [{"quote": "sun is  COLD"}])]
+[('The ', None), ('sun is cold', 0), ('. Rain falls.', None)]
+"""
+from __future__ import annotations
+
+import re
+
+from core.lessons import rubric, sections, tiers
+from core.offline import LABEL as OFFLINE_LABEL
+from db import lessons as lessons_db
+from db import votes as votes_db
+
+
+def find(quote: str, text: str) -> tuple[int, int] | None:
+    """Where a quote occurs in the text, ignoring case and spacing (None: not found, which may
+    mean the judge made it up)."""
+    words = re.findall(r"\S+", (quote or "").strip().strip("\"'“”…."))
+    if not words:
+        return None
+    m = re.search(r"\s+".join(re.escape(w) for w in words), text, re.IGNORECASE)
+    return (m.start(), m.end()) if m else None
+
+
+def segments(text: str, issues: list[dict]) -> list[tuple[str, int | None]]:
+    """The text cut into plain pieces and quoted spans (with the index of their issue)."""
+    spans = sorted((pos[0], pos[1], i) for i, issue in enumerate(issues) if (pos := find(issue.get("quote", ""), text)))
+    out, at = [], 0
+    for start, end, i in spans:
+        if start < at:          # overlapping quotes: the first one wins
+            continue
+        if start > at:
+            out.append((text[at:start], None))
+        out.append((text[start:end], i))
+        at = end
+    if at < len(text):
+        out.append((text[at:], None))
+    return out
+
+
+def lesson_view(conn, lesson_id: int) -> dict:
+    lesson = lessons_db.get(conn, lesson_id)
+    review = lessons_db.review(conn, lesson["current_review_id"])
+    record = (review or {}).get("record") or {}
+    judged = record.get("first") or {}
+    issues, seen = [], {}
+    for a in judged.get("votes", []):
+        for i in a["verdict"]["issues"]:
+            key = (i["dimension"], " ".join(i["quote"].lower().split()))
+            if key in seen:                      # the same quote from another judge: one row, both names
+                seen[key]["judge"] += f", {a['judge']}"
+                continue
+            seen[key] = {**i, "judge": a["judge"], "found": find(i["quote"], lesson["original_text"]) is not None}
+            issues.append(seen[key])
+    return {
+        "lesson": lesson, "review": review, "record": record, "issues": issues,
+        "tier_label": tiers.LABELS.get(lesson["tier"] if lesson["status"] != "uploaded" else None),
+        "offline_label": OFFLINE_LABEL if review and review["is_offline"] else None,
+        "votes": votes_db.of(conn, "lesson", lesson_id, draft_id=review["id"]) if review else [],
+        "dimensions": {d.key: d.label for d in rubric.DIMENSIONS},
+        "fixes": lessons_db.fixes(conn, review["id"]) if review else [],
+        "history": lessons_db.history(conn, lesson_id),
+    }
+
+
+def fix_diff(before: str, after: str) -> str:
+    """A unified diff of a fix, one sentence per line, so a changed sentence shows as one
+    `-` line and one `+` line instead of a whole rewritten paragraph.
+
+    >>> print(fix_diff("It rains. Water falls.", "It rains. Drops fall."))
+    --- before
+    +++ after
+    @@ -1,2 +1,2 @@
+     It rains.
+    -Water falls.
+    +Drops fall.
+    """
+    import difflib
+
+    def lines(text: str) -> list[str]:
+        return [s.text for s in sections.sentences(text)] or [text]
+
+    return "\n".join(difflib.unified_diff(lines(before), lines(after), "before", "after", lineterm="", n=2))

@@ -1,0 +1,29 @@
+"""The Agreement page's lesson section (issue 17): judge-expert and judge-teacher agreement on
+lesson verdicts, and which planted problems the review found."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.lessons import agreement
+
+
+def render(conn, scope) -> None:
+    course_id = None if scope.kind == "all" else scope.course_id
+    view = agreement.lesson_agreement(conn, course_id)
+    if not view["raters"]:
+        return
+    st.subheader("Lessons: judge and human verdicts")
+    st.caption("The review's verdict on each lesson as uploaded (publish or revise) against the expert's and the "
+               "approving teacher's. On the synthetic demo the lessons and verdicts were written together: a check "
+               "of the plumbing, not evidence that the judge is right. Seed 001 reports 80-85 %.")
+    cols = st.columns(len(view["raters"]))
+    for col, (kind, r) in zip(cols, view["raters"].items()):
+        kappa = "undefined" if pd.isna(r["kappa"]) else f"{r['kappa']:.2f}"
+        col.metric(f"Agreement with the {kind}", f"{r['agreement']:.0%}",
+                   help=f"n = {r['n']} lessons; Cohen's kappa {kappa}"
+                        + (f"; {r['offline']} reviewed by the offline baseline only" if r["offline"] else ""))
+    st.dataframe(pd.DataFrame(view["rows"]), hide_index=True)
+    if view["planted"]:
+        st.caption(f"Planted problems found: {view['found']} of {view['n_planted']}")
+        st.dataframe(pd.DataFrame(view["planted"]).fillna({"found_by": "not found"}), hide_index=True)

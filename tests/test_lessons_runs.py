@@ -1,0 +1,110 @@
+"""Lesson runs on the shared runs table (kind 'lessons'): create, execute, the sample, skip
+approved lessons, stop on a refused key and resume, cancel; and the `lessons` command line."""
+import json
+
+import pytest
+
+from core import __main__ as cli
+from core.errors import ConfigError, ConflictError, LLMAuthError
+from core.lessons import demo, runs
+from db import lessons as lessons_db
+from db import runs as runs_db
+from fake_llm import ScriptedLLM
+from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
+
+
+def demo_course(conn) -> int:
+    return demo.load_demo(conn)["course_id"]
+
+
+def test_an_offline_run_reviews_every_lesson_and_reports_the_issues_summary(conn, db_path):
+    cid = demo_course(conn)
+    run_id = runs.create(conn, course_id=cid, provider="offline", created_by="t")
+    assert runs_db.get_run(conn, run_id)["kind"] == "lessons"
+    assert runs_db.list_runs(conn, cid) == [] and [r["id"] for r in runs_db.list_runs(conn, cid, kind="lessons")] == [run_id]
+    summary = runs.summary(runs.execute(db_path, run_id))
+    assert summary == {"lessons": 8, "ready": 0, "sampled": 0, "needs_review": 8, "failed": 0, "calls": 0,
+                       "cost_usd": 0}
+    assert runs.progress(conn, run_id)["status"] == "done"
+
+
+def test_openai_needs_a_configured_endpoint_and_one_lesson_run_at_a_time(conn):
+    cid = demo_course(conn)
+    with pytest.raises(ConfigError, match="No language model is configured"):
+        runs.create(conn, course_id=cid, provider="openai")
+    runs.create(conn, course_id=cid, provider="offline")
+    with pytest.raises(ConflictError, match="still running"):
+        runs.create(conn, course_id=cid, provider="offline")
+
+
+def test_the_sampled_tier_gets_its_ten_percent_sample_and_approved_lessons_are_skipped(conn, db_path):
+    ids = [add_lesson(conn, LESSON.replace(b"The water cycle", f"Water {i}".encode()), name=f"w{i}.md")
+           for i in range(3)]
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline")
+    conn.execute("UPDATE lessons SET status = 'approved' WHERE id = ?", [ids[2]])
+    fake = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.85, 0.8, 0.8, 0.8))    # 0.8125: sampled
+    progress = runs.execute(db_path, run_id, fake)
+    assert progress["sampled"] == 2 and progress["skipped"] == 1
+    lessons = [lessons_db.get(conn, i) for i in ids[:2]]
+    assert sorted(lesson["in_sample"] for lesson in lessons) == [0, 1]
+    assert sorted(lesson["priority"] for lesson in lessons) == [1, 2]
+
+
+def test_a_refused_key_stops_the_run_and_resume_finishes_the_rest(conn, db_path):
+    ids = [add_lesson(conn, LESSON.replace(b"The water cycle", f"Water {i}".encode()), name=f"w{i}.md")
+           for i in range(2)]
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline")
+    broken = ScriptedLLM(models=ONE_JUDGE).script("lesson_judge", LLMAuthError("The key was refused."))
+    with pytest.raises(runs.RunStopped, match="fix the setting, then resume"):
+        runs.execute(db_path, run_id, broken)
+    assert runs_db.get_run(conn, run_id)["status"] == "failed"
+    assert lessons_db.item_counts(conn, run_id)["pending"] == 2
+    good = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
+    final = runs.resume(db_path, run_id, good, background=False)
+    assert final["status"] == "done" and final["ready"] == 2
+    with pytest.raises(ConflictError, match="nothing left to do"):
+        runs.resume(db_path, run_id, good, background=False)
+
+
+def test_a_queued_run_without_a_worker_is_cancelled_at_once(conn, db_path):
+    cid = demo_course(conn)
+    run_id = runs.create(conn, course_id=cid, provider="offline")
+    runs.cancel(db_path, run_id, actor="t")
+    assert runs_db.get_run(conn, run_id)["status"] == "cancelled"
+    assert runs.progress(conn, run_id, db_path)["resumable"]
+
+
+def test_a_background_run_finishes(conn, db_path):
+    cid = demo_course(conn)
+    run_id = runs.create(conn, course_id=cid, provider="offline")
+    runs.start(db_path, run_id)
+    assert runs.wait_for(db_path, run_id, timeout=60)
+    assert runs.progress(conn, run_id)["status"] == "done"
+
+
+def _cli(capsys, *argv) -> tuple[int, dict]:
+    code = cli.main(list(argv))
+    return code, json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+
+
+def test_the_command_line_imports_reviews_and_exports(conn, db_path, tmp_path, capsys):
+    lesson = tmp_path / "water.md"
+    lesson.write_bytes(LESSON)
+    sources = tmp_path / "sources.txt"
+    sources.write_text("The sun heats water.")
+    code, out = _cli(capsys, "--db", str(db_path), "lessons", "import", str(lesson), "--course", "Science",
+                     "--target-grade", "6", "--objective", "Name the water cycle's steps", "--sources", str(sources))
+    assert code == 0 and out["imported"] == 1
+    code, out = _cli(capsys, "--db", str(db_path), "lessons", "review", "--course", "Science", "--provider", "offline")
+    assert code == 0 and {"lessons", "ready", "sampled", "needs_review", "calls", "cost_usd"} <= set(out)
+    assert out["lessons"] == 1 and out["needs_review"] == 1 and out["cost_usd"] == 0
+    lid = next(conn.query("SELECT id FROM lessons"))["id"]
+    conn.execute("UPDATE lessons SET status = 'approved', approved_by = 'ana', approved_at = '2026-01-01T00:00:00Z' "
+                 "WHERE id = ?", [lid])
+    code, out = _cli(capsys, "--db", str(db_path), "lessons", "export", "--course", "Science", "--out",
+                     str(tmp_path / "out"))
+    assert code == 0 and out["exported"] == 1 and (tmp_path / "out" / "the-water-cycle.md").read_text().startswith("---")
+    code, out = _cli(capsys, "--db", str(db_path), "lessons", "demo")
+    assert out["lessons"] == 8 and out["expert_verdicts"] == 8
+    code, out = _cli(capsys, "--db", str(db_path), "lessons", "review", "--course", "Nope")
+    assert code == 2 and "no course named" in out["error"]
