@@ -62,7 +62,12 @@ class Settings(BaseModel):
     # A run stops when an unknown model or an unreachable endpoint fails this many
     # submissions in a row (core.run_guard); a refused key stops it at once.
     stop_after_faults: int = 3
-    actor: str = "teacher"
+    # Sign-in (core/accounts.py): a session ends after this long without a click, and after
+    # session_max_hours whatever happens; a name is locked after signin_lock_after failures in a row.
+    session_idle_minutes: float = 60.0
+    session_max_hours: float = 12.0
+    signin_lock_after: int = 5
+    signin_lock_minutes: float = 15.0
     # Seed 001's cascade on the scores (core.judging.scoring): the judges of the consensus step
     # and when the first judge's answer is confident enough to stand alone.
     judges: list[JudgeSpec] = Field(default_factory=list)
@@ -157,7 +162,10 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         max_retries=int(get("MAX_RETRIES", 3)),
         concurrency=int(get("CONCURRENCY", 8)),
         stop_after_faults=int(get("STOP_AFTER_FAULTS", 3)),
-        actor=str(get("ACTOR", "teacher")),
+        session_idle_minutes=float(get("SESSION_IDLE_MINUTES", 60)),
+        session_max_hours=float(get("SESSION_MAX_HOURS", 12)),
+        signin_lock_after=int(get("SIGNIN_LOCK_AFTER", 5)),
+        signin_lock_minutes=float(get("SIGNIN_LOCK_MINUTES", 15)),
         lesson_logprobs_base_url=get("LESSON_LOGPROBS_BASE_URL") or None,
         lesson_logprobs_model=get("LESSON_LOGPROBS_MODEL") or None,
         lesson_logprobs_api_key=get("LESSON_LOGPROBS_API_KEY") or None,

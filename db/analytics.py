@@ -43,12 +43,16 @@ class Scope:
     kind: str = "all"  # assignment | course | all
     course_id: int | None = None
     assignment_id: int | None = None
+    courses: tuple[int, ...] | None = None  # "all" limited to these (a user's granted courses)
 
     def where(self, sub: str = "s", asg: str = "a") -> tuple[str, list]:
         if self.kind == "assignment":
             return (f"{sub}.assignment_id = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
         if self.kind == "course":
             return (f"{asg}.course_id = ?", [self.course_id]) if self.course_id else ("0", [])
+        if self.courses is not None:
+            return (f"{asg}.course_id IN ({', '.join('?' * len(self.courses))})", list(self.courses)) \
+                if self.courses else ("0", [])
         return "1", []
 
 

@@ -33,6 +33,15 @@ class ConflictError(FairMarkError):
     """Someone else changed the item since it was loaded (optimistic locking)."""
 
 
+class Forbidden(FairMarkError):
+    """The signed-in person's role or grants do not allow this (core/access.py says which and
+    whom to ask)."""
+
+
+class NotSignedIn(FairMarkError):
+    """A sign-in failed, was locked or has expired; the message never says which part was wrong."""
+
+
 class GateError(FairMarkError):
     """A release or bulk action is refused because a precondition does not hold."""
 

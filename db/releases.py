@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from sqlite_utils import Database
 
 from db import loads
+from db.actors import audit_fields
 
 
 @dataclass
@@ -64,11 +65,11 @@ def lock_approved(conn: Database, assignment_id: int, *, actor: str, at: str, no
         [rel_id, assignment_id]).rowcount
     conn.execute("UPDATE releases SET n_items = ? WHERE id = ?", [n, rel_id])
     conn.execute(
-        "INSERT INTO audit_log (at, actor, action, entity, entity_id, submission_id, before, after, reason) "
-        "SELECT ?, ?, 'release', 'release_items', ri.release_id, ri.submission_id, "
+        "INSERT INTO audit_log (at, actor, user_id, role, action, entity, entity_id, submission_id, before, after, "
+        "reason) SELECT ?, ?, ?, ?, 'release', 'release_items', ri.release_id, ri.submission_id, "
         "json_object('status', 'approved', 'version', ri.review_version), "
         "json_object('status', 'released', 'version', ri.review_version, 'release_id', ri.release_id), ? "
-        "FROM release_items ri WHERE ri.release_id = ?", [at, actor, note, rel_id])
+        "FROM release_items ri WHERE ri.release_id = ?", [at, *audit_fields(actor), note, rel_id])
     ids = [r[0] for r in conn.execute("SELECT submission_id FROM release_items WHERE release_id = ?",
                                       [rel_id]).fetchall()]
     return rel_id, ids

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from db.actors import audit_fields
 from db.calibration import BLIND_PENDING
 
 
@@ -122,9 +123,10 @@ def approve_candidates(conn: Database, assignment_id: int, rule: Eligibility, *,
                  "approved_in_bulk = 1, updated_by = ?, updated_at = ? "
                  "WHERE submission_id IN (SELECT submission_id FROM temp.bulk_items)", [actor, at, actor, at])
     conn.execute(
-        "INSERT INTO audit_log (at, actor, action, entity, entity_id, submission_id, before, after, reason) "
-        f"SELECT ?, ?, 'bulk_approve', 'reviews', r.id, b.submission_id, b.before, {_SNAPSHOT}, ? "
-        "FROM temp.bulk_items b JOIN reviews r ON r.submission_id = b.submission_id", [at, actor, reason])
+        "INSERT INTO audit_log (at, actor, user_id, role, action, entity, entity_id, submission_id, before, after, "
+        f"reason) SELECT ?, ?, ?, ?, 'bulk_approve', 'reviews', r.id, b.submission_id, b.before, {_SNAPSHOT}, ? "
+        "FROM temp.bulk_items b JOIN reviews r ON r.submission_id = b.submission_id",
+        [at, *audit_fields(actor), reason])
     ids = [r[0] for r in conn.execute("SELECT submission_id FROM temp.bulk_items ORDER BY submission_id").fetchall()]
     conn.execute("DROP TABLE temp.bulk_items")
     return ids

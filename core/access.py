@@ -1,0 +1,148 @@
+"""Who may do what (issue 13): roles, the permission table, and the check every public core
+function that reads or writes a course's data makes FIRST, before any other validation.
+
+Roles: admin (users, settings, LLM, prices, judges, readiness bars, every course); coordinator
+(dashboards and read-only items of the courses or departments granted; student names only where
+a grant says so); instructor (upload, assess, review, calibrate, compare, approve lessons,
+release, in the courses granted); teaching assistant (review, edit, approve single items and
+blind calibration scoring in the courses granted; no release, no bulk approval).
+
+The command line is an operator's tool with the database file in hand: `command_line()` is an
+admin named "command line (<OS user>)"; `python -m core --as USER` acts as that FairMark user.
+The pages pass the signed-in Actor and only hide what core would refuse anyway.
+
+    >>> ta = Actor("tom", role="ta", user_id=2, courses={1: True})
+    >>> require(ta, "review", course_id=1)
+    >>> require(ta, "release", course_id=1)
+    Traceback (most recent call last):
+    ...
+    db.errors.Forbidden: Your role (teaching assistant) may not release feedback in this course; ask the course's instructor.
+    >>> require(ta, "read", course_id=2)
+    Traceback (most recent call last):
+    ...
+    db.errors.Forbidden: You have no access to course 2; ask an admin to grant it.
+"""
+from __future__ import annotations
+
+import getpass
+from dataclasses import dataclass, replace
+
+from db import ownership
+from db.actors import ROLE_LABELS, ROLES, Actor
+from db.analytics import Scope
+from db.errors import Forbidden, NotFound
+
+__all__ = ["Actor", "ROLES", "ROLE_LABELS", "ACTIONS", "Forbidden", "require", "check", "check_all",
+           "scope_for", "sees_names", "command_line", "may", "table"]
+
+ALL = frozenset(ROLES)
+TEACHERS = frozenset({"admin", "instructor", "ta"})
+STAFF = frozenset({"admin", "instructor"})
+
+
+@dataclass(frozen=True)
+class Action:
+    words: str              # "... may not <words> in this course"
+    roles: frozenset
+    ask: str = "the course's instructor"
+    course: bool = True     # about one course's data (False: the whole installation)
+
+
+ACTIONS: dict[str, Action] = {
+    "read": Action("see this course's work", ALL),
+    "dashboards": Action("see the dashboards", frozenset({"admin", "coordinator", "instructor"})),
+    "review": Action("edit, reject or approve feedback", TEACHERS),
+    "calibrate": Action("score blind for calibration", TEACHERS),
+    "bulk_approve": Action("approve feedback in bulk", STAFF),
+    "release": Action("release feedback", STAFF),
+    "upload": Action("upload or edit course material", STAFF),
+    "assess": Action("start, resume or cancel AI runs", STAFF),
+    "compare": Action("run or judge blind comparisons", STAFF),
+    "lessons": Action("review or approve lessons", STAFF),
+    "create_course": Action("create a course", STAFF, ask="an admin", course=False),
+    "settings": Action("change settings, models, prices, judges or readiness bars", frozenset({"admin"}),
+                       ask="an admin", course=False),
+    "users": Action("manage users and grants", frozenset({"admin"}), ask="an admin", course=False),
+    "data_care": Action("back up, restore or delete data", frozenset({"admin"}), ask="an admin", course=False),
+}
+
+
+def may(actor: Actor, action: str, course_id: int | None = None) -> bool:
+    """Whether `require` would let it through (pages use it to hide what would be refused)."""
+    try:
+        require(actor, action, course_id=course_id)
+    except Forbidden:
+        return False
+    return True
+
+
+def require(actor: Actor, action: str, *, course_id: int | None = None) -> None:
+    """Refuse (Forbidden, saying whom to ask) unless the actor's role may do `action` and,
+    for a course's data, the course is granted."""
+    if not isinstance(actor, Actor):
+        raise TypeError(f"expected the signed-in Actor, got {type(actor).__name__} {actor!r}")
+    rule = ACTIONS[action]
+    if actor.role not in rule.roles:
+        where = " in this course" if rule.course else ""
+        raise Forbidden(f"Your role ({actor.role_label}) may not {rule.words}{where}; ask {rule.ask}.")
+    if course_id is not None and not actor.has_course(course_id):
+        raise Forbidden(f"You have no access to course {course_id}; ask an admin to grant it.")
+
+
+def check(conn, actor: Actor, action: str, **ident) -> int:
+    """`require` for the course an id belongs to (one keyword: course=, assignment=,
+    submission=, student=, draft=, run=, lesson=, fix=, comparison=, pair=). Returns the
+    course id. The role is checked before the id is looked up, so a refusal says nothing about
+    what exists; an id that does not exist is NotFound."""
+    (kind, value), = ident.items()
+    require(actor, action)
+    course_id = ownership.course_of(conn, kind, value)
+    if course_id is None:
+        raise NotFound(f"{kind} {value} does not exist")
+    require(actor, action, course_id=course_id)
+    return course_id
+
+
+def check_all(conn, actor: Actor, action: str, kind: str, idents) -> None:
+    """`check` for several ids of one kind (bulk reads)."""
+    require(actor, action)
+    for course_id in ownership.courses_of(conn, kind, idents):
+        if course_id is not None:
+            require(actor, action, course_id=course_id)
+
+
+def scope_for(conn, actor: Actor, scope: Scope, action: str = "dashboards") -> Scope:
+    """A dashboard scope the actor may see: one assignment or course is checked; "all courses"
+    becomes the courses granted (an admin's stays every course)."""
+    require(actor, action)
+    if scope.kind == "assignment" and scope.assignment_id:
+        check(conn, actor, action, assignment=scope.assignment_id)
+    elif scope.kind == "course" and scope.course_id:
+        check(conn, actor, action, course=scope.course_id)
+    elif scope.kind == "all" and not actor.all_courses:
+        return replace(scope, courses=tuple(actor.course_ids()))
+    return scope
+
+
+def sees_names(actor: Actor, course_id: int) -> bool:
+    """Student names, or only pseudonyms: a coordinator sees names only where a grant says so."""
+    if actor.role != "coordinator":
+        return True
+    return bool((actor.courses or {}).get(int(course_id)))
+
+
+def command_line(as_user: Actor | None = None) -> Actor:
+    """Who the command line acts as: the FairMark user given with --as, else the operator, an
+    admin named after the OS account (it has the database file in hand anyway)."""
+    if as_user is not None:
+        return as_user
+    try:
+        who = getpass.getuser()
+    except (KeyError, OSError):
+        who = "unknown"
+    return Actor(f"command line ({who})", role="admin", display_name=f"command line ({who})", via="cli")
+
+
+def table() -> list[dict]:
+    """What each role may do (README's table, the Settings page)."""
+    return [{"action": a.words, **{ROLE_LABELS[r]: r in a.roles for r in ROLES}} for a in ACTIONS.values()]
