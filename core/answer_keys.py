@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from core import catalogue, leakage
 from core.errors import ConfigError
+from core import access
+from core.access import Actor
 
 MAX_SOURCE_CHARS = 20_000
 
@@ -57,10 +59,11 @@ def _tolerance(tolerance) -> float:
 
 
 def set_answer_key(conn, assignment_id: int, *, kind: str | None, value: str | None,
-                   tolerance: float | str | None = None, source: str | None = None, actor: str) -> dict:
+                   tolerance: float | str | None = None, source: str | None = None, actor: Actor) -> dict:
     """Set (or with kind None, clear) the answer key and, when given, the source text of an
     assignment; one transaction with its audit row. `tolerance` is in percent (default 1).
     Returns what changed."""
+    access.check(conn, actor, "upload", assignment=assignment_id)
     return catalogue.edit_assignment(conn, assignment_id, actor=actor, **fields(kind, value, tolerance, source))
 
 

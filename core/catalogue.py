@@ -8,12 +8,34 @@ from __future__ import annotations
 
 from core.errors import NotFound, RubricError
 from core.rubric import Rubric, parse_rubric
+from core import access
+from core.access import Actor
 from db import audit, courses
+from db import users as users_db
 
 LEVEL_PREFIX = "level_"
 
 
-def create_course(conn, name: str, description: str = "", *, actor: str) -> int:
+def check_course_name(conn, actor: Actor, name: str) -> int | None:
+    """Before writing into the course named `name` (an upload, the demo): an existing course
+    needs the upload grant, a new one the right to create courses. Returns the existing id."""
+    found = courses.find_course(conn, (name or "").strip())
+    if found is None:
+        access.require(actor, "create_course")
+        return None
+    access.check(conn, actor, "upload", course=found["id"])
+    return found["id"]
+
+
+def grant_creator(conn, actor: Actor, course_id: int) -> None:
+    """Whoever creates a course without access to every course is granted it (call in the
+    creating transaction)."""
+    if actor.user_id is not None and not actor.all_courses:
+        users_db.grant(conn, actor.user_id, course_id=course_id, actor=actor)
+
+
+def create_course(conn, name: str, description: str = "", *, actor: Actor) -> int:
+    access.require(actor, "create_course")
     name = (name or "").strip()
     if not name:
         raise NotFound("Type a name for the new course")
@@ -22,10 +44,12 @@ def create_course(conn, name: str, description: str = "", *, actor: str) -> int:
     with conn.atomic():
         cid = courses.ensure_course(conn, name, description)
         audit(conn, actor=actor, action="create", entity="courses", entity_id=cid, after={"name": name})
+        grant_creator(conn, actor, cid)
     return cid
 
 
-def edit_course(conn, course_id: int, *, name: str, description: str, actor: str) -> None:
+def edit_course(conn, course_id: int, *, name: str, description: str, actor: Actor) -> None:
+    access.check(conn, actor, "upload", course=course_id)
     before = courses.get_course(conn, course_id)
     name = (name or "").strip()
     if not name:
@@ -40,9 +64,10 @@ def edit_course(conn, course_id: int, *, name: str, description: str, actor: str
               after={"name": name, "description": description})
 
 
-def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor: str, week: int | None = None,
+def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor: Actor, week: int | None = None,
                       prompt: str = "", key_concepts: list[str] | None = None, target_grade: float = 10,
                       answer_key: str | None = None) -> int:
+    access.check(conn, actor, "upload", course=course_id)
     title = (title or "").strip()
     if not title:
         raise NotFound("Type a title for the new assignment")
@@ -58,8 +83,9 @@ def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor
     return aid
 
 
-def edit_assignment(conn, assignment_id: int, *, actor: str, **fields) -> dict:
+def edit_assignment(conn, assignment_id: int, *, actor: Actor, **fields) -> dict:
     """Update title/week/prompt/key_concepts/target_grade/answer_key/rubric_id; returns what changed."""
+    access.check(conn, actor, "upload", assignment=assignment_id)
     before = courses.get_assignment(conn, assignment_id)
     if "title" in fields:
         fields["title"] = (fields["title"] or "").strip()
@@ -84,11 +110,12 @@ def edit_assignment(conn, assignment_id: int, *, actor: str, **fields) -> dict:
     return changed
 
 
-def save_rubric_version(conn, rubric: Rubric | dict | str | bytes, *, actor: str) -> tuple[int, int]:
+def save_rubric_version(conn, rubric: Rubric | dict | str | bytes, *, actor: Actor) -> tuple[int, int]:
     """Validate and store a rubric; a changed definition under an existing name is a new version.
 
     Returns (rubric_id, version). Identical content returns the existing row.
     """
+    access.require(actor, "upload")
     rubric = rubric if isinstance(rubric, Rubric) else parse_rubric(rubric)
     with conn.atomic():
         known = {r["id"] for r in courses.list_rubrics(conn)}

@@ -7,6 +7,8 @@ from core.agents import evaluator, registry
 from core.llm import effective_settings
 from core.runs import run_config
 from core.settings import Settings
+from core import access
+from core.access import Actor
 from db import courses, llm_calls
 from db import runs as runs_db
 
@@ -14,8 +16,9 @@ TOKENS_PER_WORD = 1.35   # of student text (English; the prompts' own text is ch
 
 
 def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
-            redo: bool = False, limit: int | None = None, settings: Settings | None = None) -> dict:
+            redo: bool = False, limit: int | None = None, settings: Settings | None = None, actor: Actor) -> dict:
     """Tokens and cost a run with these options (as for core.runs.create) would take."""
+    access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
     settings = effective_settings(settings)
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)

@@ -26,6 +26,8 @@ from sqlite_utils import Database
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_commonmark
+from core import access
+from core.access import Actor
 from db import courses, exports
 
 MARKER = "AI-assisted, teacher-approved"
@@ -54,8 +56,9 @@ class Export:
 
 
 def export_items(conn: Database, course_id: int, assignment_id: int | None = None, *,
-                 include_approved: bool = False) -> list[dict]:
+                 include_approved: bool = False, actor: Actor) -> list[dict]:
     """Released (and optionally approved) items of a course or one assignment, with rubric info."""
+    access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     rows = exports.items(conn, course_id, assignment_id, include_approved=include_approved)
     rubrics: dict[int, tuple] = {}
     for r in rows:
@@ -169,8 +172,9 @@ def to_zip(items: list[dict]) -> bytes:
 
 
 def export(conn: Database, course_id: int, assignment_id: int | None = None, *, fmt: str,
-           include_approved: bool = False) -> Export:
+           include_approved: bool = False, actor: Actor) -> Export:
     """Build one export file; raises FairMarkError when there is nothing released to export."""
+    access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if fmt not in FORMATS:
         raise FairMarkError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
     items = export_items(conn, course_id, assignment_id, include_approved=include_approved)

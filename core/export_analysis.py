@@ -17,6 +17,8 @@ from sqlite_utils import Database
 
 from core.errors import FairMarkError
 from core.export import Export, csv_bytes, safe_name
+from core import access
+from core.access import Actor
 from db import courses, exports
 
 MARKER = "analysis only — not for students"
@@ -36,7 +38,8 @@ def _number(value):
     return int(value) if float(value).is_integer() else round(float(value), 3)
 
 
-def analysis_table(conn: Database, course_id: int, assignment_id: int | None = None) -> list[list]:
+def analysis_table(conn: Database, course_id: int, assignment_id: int | None = None, *, actor: Actor) -> list[list]:
+    access.check(conn, actor, "dashboards", course=course_id, assignment=assignment_id)
     rows = exports.analysis_rows(conn, course_id, assignment_id)
     keys: list[str] = []
     for rid in dict.fromkeys(r["rubric_id"] for r in rows):
@@ -59,7 +62,8 @@ def analysis_table(conn: Database, course_id: int, assignment_id: int | None = N
     return table
 
 
-def export(conn: Database, course_id: int, assignment_id: int | None = None) -> Export:
+def export(conn: Database, course_id: int, assignment_id: int | None = None, *, actor: Actor) -> Export:
+    access.check(conn, actor, "dashboards", course=course_id, assignment=assignment_id)
     table = analysis_table(conn, course_id, assignment_id)
     if len(table) == 1:
         raise FairMarkError("nothing to export: no submissions here yet (import reflections first)")

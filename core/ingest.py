@@ -21,6 +21,9 @@ import hashlib
 import re
 from dataclasses import asdict, dataclass, field
 
+import db
+from core import catalogue
+from core.access import Actor
 from core.errors import IngestError
 from core.ingest_mapping import Mapping, check_mapping, detect_mapping, norm
 from core.ingest_read import MAX_TEXT_CHARS, Problem, RawRow, RawTable, read_files
@@ -140,13 +143,14 @@ def read_and_detect(files: list[tuple[str, bytes]], rubric: Rubric | None = None
 
 
 def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping: Mapping | dict | None = None,
-                  *, table: RawTable | None = None) -> Preview:
+                  *, table: RawTable | None = None, actor: Actor) -> Preview:
     """Read, map and validate; writes nothing. File-level faults raise IngestError."""
+    catalogue.check_course_name(conn, actor, target.course_name)
     if not target.course_name or not target.course_name.strip():
         raise IngestError("Choose a course (or type the name of a new one)")
     course = courses.find_course(conn, target.course_name.strip())
     existing = courses.list_assignments(conn, course["id"]) if course else []
-    target_rubric = rubric_for(conn, target)
+    target_rubric = rubric_for(conn, target, actor=actor)
     table = table or read_files(files)
     if isinstance(mapping, dict):
         mapping = Mapping.from_dict(mapping)
@@ -178,9 +182,10 @@ def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping:
     return p
 
 
-def rubric_for(conn, target: Target) -> Rubric:
+def rubric_for(conn, target: Target, *, actor: Actor) -> Rubric:
     """The rubric rows without a week/assignment value are scored on: the target assignment's
     when it exists, else the rubric given for a new one, else the default."""
+    catalogue.check_course_name(conn, actor, target.course_name)
     course = courses.find_course(conn, (target.course_name or "").strip())
     found = _match_title(courses.list_assignments(conn, course["id"]), target.assignment_title) if (
         course and target.assignment_title) else None
@@ -300,10 +305,11 @@ def _score(cell: str, rubric: Rubric) -> tuple[float | None, str | None]:
 
 
 # --- step 2: commit -----------------------------------------------------------------
-def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str = "teacher",
+def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: Actor,
            scores_are: str = "reference") -> ImportResult:
     """Write the previewed rows in one transaction (see module docstring for the modes);
     the score columns as reference scores or as blind calibration scores (`SCORES_ARE`)."""
+    existing = catalogue.check_course_name(conn, actor, preview.target.course_name)
     if mode not in MODES:
         raise IngestError(f"Unknown import mode {mode!r}; use one of {', '.join(MODES)}")
     if scores_are not in SCORES_ARE:
@@ -316,21 +322,25 @@ def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: str =
     if not preview.rows:
         return ImportResult(0, preview.duplicates, rejected)
     t = preview.target
-    out = subs.write_import(
-        conn, actor=actor, course_name=t.course_name.strip(),
-        new_assignments=preview.new_assignments, rubric_by_assignment=preview.rubric_by_assignment,
-        rows=preview.rows, summary={"files": preview.sources, "mode": mode, "rejected": len(rejected),
-                                    "duplicates_in_preview": preview.duplicates,
-                                    "mapping": preview.mapping.to_dict(), "scores_are": scores_are},
-        scores_are=scores_are,
-    )
+    with db.write_transaction(conn):
+        out = subs.write_import(
+            conn, actor=actor, course_name=t.course_name.strip(),
+            new_assignments=preview.new_assignments, rubric_by_assignment=preview.rubric_by_assignment,
+            rows=preview.rows, summary={"files": preview.sources, "mode": mode, "rejected": len(rejected),
+                                        "duplicates_in_preview": preview.duplicates,
+                                        "mapping": preview.mapping.to_dict(), "scores_are": scores_are},
+            scores_are=scores_are,
+        )
+        if existing is None:
+            catalogue.grant_creator(conn, actor, out["course_id"])
     return ImportResult(out["imported"], preview.duplicates + out["duplicates"], rejected,
                         course_id=out["course_id"], assignment_ids=out["assignment_ids"],
                         new_students=out["new_students"], import_id=out["import_id"])
 
 
 def import_files(conn, files: list[tuple[str, bytes]], target: Target, *, mode: str = "all_or_nothing",
-                 actor: str = "teacher", mapping: Mapping | None = None, scores_are: str = "reference") -> ImportResult:
+                 actor: Actor, mapping: Mapping | None = None, scores_are: str = "reference") -> ImportResult:
     """Preview and commit in one call (command line, scripts)."""
-    preview = build_preview(conn, files, target, mapping)
+    catalogue.check_course_name(conn, actor, target.course_name)
+    preview = build_preview(conn, files, target, mapping, actor=actor)
     return commit(conn, preview, mode=mode, actor=actor, scores_are=scores_are)

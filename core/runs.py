@@ -24,8 +24,10 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from core import access
 import db
 from core import pipeline, run_engine
+from core.access import Actor
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, LLMConfigFault
 from core.judging import agreement as judge_agreement
@@ -71,13 +73,14 @@ def judging_config(provider: str, settings: Settings) -> dict:
 # --- create ----------------------------------------------------------------------------
 def create(conn, *, course_id: int, assignment_id: int | None = None, provider: str | None = None,
            concurrency: int | None = None, limit: int | None = None, redo: bool = False,
-           created_by: str = "", settings: Settings | None = None) -> int:
+           created_by: str = "", settings: Settings | None = None, actor: Actor) -> int:
     """A queued run over the course's (or one assignment's) submissions that need a draft.
 
     `redo` also re-drafts drafted / needs-attention items (never a teacher's approved,
     rejected or released one). Refused while another run of the course is unfinished, so two
     runs never work on the same submission.
     """
+    access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
     settings = effective_settings(settings)
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
@@ -139,20 +142,23 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
 
 
 # --- the run's API (core.run_engine with this kind) ------------------------------------------
-def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None) -> dict:
+def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None, actor: Actor) -> dict:
     """Claim the run and draft its pending submissions now (items concurrently); returns the
     final progress. A configuration fault stops the run (RunStopped)."""
+    access.check_path(db_path, actor, "assess", run=run_id)
     return run_engine.execute(KIND, db_path, run_id, llm, on_progress=on_progress)
 
 
-def start(db_path, run_id: int, llm=None, *, stale_after_s: float | None = None):
+def start(db_path, run_id: int, llm=None, *, stale_after_s: float | None = None, actor: Actor):
     """Claim the run and execute it in a background thread (one per run in this process)."""
+    access.check_path(db_path, actor, "assess", run=run_id)
     return run_engine.start(KIND, db_path, run_id, llm, stale_after_s=stale_after_s)
 
 
 def resume(db_path, run_id: int, llm=None, *, background: bool = True, stale_after_s: float | None = None,
-           on_progress: Callable[[dict], None] | None = None):
+           on_progress: Callable[[dict], None] | None = None, actor: Actor):
     """Continue a cancelled, failed or interrupted run with only its pending submissions."""
+    access.check_path(db_path, actor, "assess", run=run_id)
     return run_engine.resume(KIND, db_path, run_id, llm, background=background, stale_after_s=stale_after_s,
                              on_progress=on_progress)
 
@@ -175,8 +181,9 @@ def _working_seconds(run: dict) -> float:
     return seconds
 
 
-def progress(conn, run_id: int, db_path=None) -> dict:
+def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
     """Everything the Assess page and the command line show, read from the database."""
+    access.check(conn, actor, "read", run=run_id)
     run = runs_db.get_run(conn, run_id)
     counts = runs_db.item_counts(conn, run_id)
     totals = runs_db.call_totals(conn, run_id)
@@ -197,8 +204,9 @@ def progress(conn, run_id: int, db_path=None) -> dict:
     return out
 
 
-def history(conn, db_path, course_id: int, assignment_id: int | None = None, limit: int = 10) -> list[dict]:
+def history(conn, db_path, course_id: int, assignment_id: int | None = None, limit: int = 10, *, actor: Actor) -> list[dict]:
     """Progress and totals of the most recent runs of a course (newest first)."""
+    access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
     return [progress(conn, r["id"], db_path) for r in runs_db.list_runs(conn, course_id, assignment_id, limit)]
 
 

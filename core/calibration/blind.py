@@ -12,6 +12,8 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from core.errors import GateError, NotFound
+from core import access
+from core.access import Actor
 from db import calibration, courses, drafts, now, write_transaction
 from db.submissions import get_submission
 
@@ -19,7 +21,8 @@ HIDDEN = ("This reflection is in the calibration set: score it blind on the Cali
           "Its AI draft stays hidden until a blind score is saved.")
 
 
-def is_hidden(conn: Database, submission_id: int) -> bool:
+def is_hidden(conn: Database, submission_id: int, *, actor: Actor) -> bool:
+    access.check(conn, actor, "read", submission=submission_id)
     return calibration.is_blind_pending(conn, submission_id)
 
 
@@ -29,12 +32,10 @@ def require_visible(conn: Database, submission_id: int) -> None:
         raise GateError(HIDDEN)
 
 
-def save(conn: Database, submission_id: int, scores: dict, *, actor: str) -> dict:
+def save(conn: Database, submission_id: int, scores: dict, *, actor: Actor) -> dict:
     """Save `actor`'s blind scores of a calibration item (every criterion, whole levels).
     Final once saved; returns what the teacher may now see (`for_rater`)."""
-    actor = (actor or "").strip()
-    if not actor:
-        raise GateError("enter your name in the sidebar first: blind scores are kept per teacher")
+    access.check(conn, actor, "calibrate", submission=submission_id)
     sub = get_submission(conn, submission_id)
     if not calibration.in_set(conn, submission_id):
         raise NotFound(f"submission {submission_id} is not in a calibration set; draw the set on the Calibrate page")
@@ -42,18 +43,20 @@ def save(conn: Database, submission_id: int, scores: dict, *, actor: str) -> dic
     clean = rubric.validate_scores({k: v for k, v in scores.items() if v is not None})
     with write_transaction(conn):
         calibration.save_scores(conn, submission_id, actor, clean, source="blind", actor=actor, at=now())
-    return for_rater(conn, submission_id, actor)
+    return for_rater(conn, submission_id, actor=actor)
 
 
-def for_rater(conn: Database, submission_id: int, rater: str) -> dict:
+def for_rater(conn: Database, submission_id: int, actor: Actor) -> dict:
     """What the Calibrate page may show this teacher about one item.
 
     {"submission" (text, word_count, ...), "scored" (this rater saved), "mine" {criterion:
     score} | None, and only once scored: "ai" {"scores", "comment", "is_offline"} | None (no
     draft), "others" {rater: scores}}. Before the teacher has scored, no AI output and no other
     teacher's score is returned at all (so no page can show them by mistake)."""
+    access.check(conn, actor, "calibrate", submission=submission_id)
     sub = get_submission(conn, submission_id)
     all_scores = calibration.scores_of(conn, submission_id)
+    rater = str(actor)  # blind scores are kept per signed-in user
     mine = all_scores.get(rater)
     out = {"submission": {k: sub[k] for k in ("id", "assignment_id", "text", "word_count")},
            "scored": mine is not None, "mine": mine}

@@ -18,6 +18,8 @@ from sqlite_utils import Database
 
 from core.errors import GateError
 from core.signoff.actions import writing
+from core import access
+from core.access import Actor
 from db import calibration, courses, loads, now
 
 DEFAULT_SIZE = 16
@@ -33,15 +35,17 @@ class SetState:
     available: int           # items that could still be drawn
 
 
-def state(conn: Database, assignment_id: int) -> SetState:
+def state(conn: Database, assignment_id: int, *, actor: Actor) -> SetState:
+    access.check(conn, actor, "read", assignment=assignment_id)
     rows = calibration.items(conn, assignment_id)
     raters = [len(r["raters"].split(", ")) if r["raters"] else 0 for r in rows]
     return SetState(rows, sum(1 for k in raters if k == 0), sum(1 for k in raters if k),
                     sum(1 for k in raters if k >= 2), len(calibration.pool(conn, assignment_id)))
 
 
-def strata(conn: Database, assignment_id: int, group_by: str | None = None) -> dict[str, list[tuple[int, int]]]:
+def strata(conn: Database, assignment_id: int, group_by: str | None = None, *, actor: Actor) -> dict[str, list[tuple[int, int]]]:
     """The drawable items by stratum: {"low band · shorter half · ell: yes": [(submission_id, draft_id)]}."""
+    access.check(conn, actor, "assess", assignment=assignment_id)
     rubric = courses.assignment_rubric(conn, assignment_id)
     rows = calibration.pool(conn, assignment_id)
     if not rows:
@@ -95,8 +99,9 @@ def _spread(items: list[tuple[int, int]]) -> list[tuple[int, int]]:
 
 
 def draw(conn: Database, assignment_id: int, *, size: int = DEFAULT_SIZE, group_by: str | None = None,
-         actor: str) -> SetState:
+         actor: Actor) -> SetState:
     """Grow the assignment's calibration set to `size` items (items already drawn stay)."""
+    access.check(conn, actor, "assess", assignment=assignment_id)
     if not 1 <= int(size) <= MAX_SIZE:
         raise GateError(f"the calibration set size must be between 1 and {MAX_SIZE}, not {size}")
     with writing(conn):
@@ -114,9 +119,10 @@ def draw(conn: Database, assignment_id: int, *, size: int = DEFAULT_SIZE, group_
     return state(conn, assignment_id)
 
 
-def skip(conn: Database, assignment_id: int, submission_id: int, *, actor: str) -> None:
+def skip(conn: Database, assignment_id: int, submission_id: int, *, actor: Actor) -> None:
     """Take a not-yet-scored item out of the set (e.g. the teacher knows the student's work
     too well to score it blind); its draft becomes visible again."""
+    access.check(conn, actor, "calibrate", assignment=assignment_id, submission=submission_id)
     with writing(conn):
         if not calibration.remove_item(conn, assignment_id, submission_id, actor=actor):
             raise GateError(f"submission {submission_id} is not a pending item of this calibration set "

@@ -11,14 +11,17 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from core import metrics
+from core import access
+from core.access import Actor
 from db import analytics, courses
 
 MIN_STUDENTS = 5
 
 
-def offsets(conn: Database, assignment_id: int) -> list[dict]:
+def offsets(conn: Database, assignment_id: int, *, actor: Actor) -> list[dict]:
     """[{"band", "range", "bias", "ci", "students", "message"}] for the bands with a systematic
     offset against the blind scores (empty when there is none, or too few students)."""
+    access.check(conn, actor, "read", assignment=assignment_id)
     def compute() -> list[dict]:
         rubric = courses.assignment_rubric(conn, assignment_id)
         pairs = analytics.pair_counts(conn, analytics.Scope("assignment", assignment_id=assignment_id),

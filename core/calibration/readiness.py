@@ -26,6 +26,8 @@ from core import metrics
 from core.calibration import NOT_CALIBRATED
 from core.errors import ConfigError, GateError
 from core.metrics.bootstrap import DEFAULT_BOOT
+from core import access
+from core.access import Actor
 from db import analytics, calibration, courses
 
 MORE_CAP = 500  # beyond this the estimate says "many more"
@@ -62,8 +64,9 @@ def get_bar(conn: Database) -> Bar:
     return Bar(**{k: v for k, v in saved.items() if k in Bar.__dataclass_fields__})
 
 
-def save_bar(conn: Database, bar: Bar, *, actor: str) -> Bar:
+def save_bar(conn: Database, bar: Bar, *, actor: Actor) -> Bar:
     """An admin's new bar (validated; audited)."""
+    access.require(actor, "settings")
     bar = Bar(int(bar.min_students), float(bar.qwk_min), float(bar.qwk_ci_low_min), float(bar.max_abs_bias)).checked()
     calibration.save_bar(conn, asdict(bar), actor=actor)
     return bar
@@ -140,13 +143,14 @@ def _criterion_row(key: str, title: str, pairs: pd.DataFrame, ceiling: pd.DataFr
     return row
 
 
-def readiness(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> dict:
+def readiness(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT, seed: int = 0, actor: Actor) -> dict:
     """The gate for one assignment. {"assignment_id", "ready", "status" ("ready" | "not_ready" |
     "no_calibration"), "students", "criteria" [per criterion: students, qwk/mae/bias and CIs, qwk_low
     (the interval's lower end; the QWK itself when every resample agrees),
     delta_mae and CI, ceiling_qwk, ceiling_mae, ceiling_students, ready, reasons, more_needed],
     "more_needed" (the largest over criteria; None if unknown), "bar", "message"}.
     Cached until the data change (and per bar)."""
+    access.check(conn, actor, "read", assignment=assignment_id)
     bar = get_bar(conn)
     return analytics.memo(conn, ("readiness", assignment_id, tuple(asdict(bar).items()), n_boot, seed),
                           lambda: _readiness(conn, assignment_id, bar, n_boot, seed))
@@ -182,12 +186,14 @@ def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: 
             "criteria": rows, "more_needed": more, "bar": asdict(bar), "message": message}
 
 
-def is_ready(conn: Database, assignment_id: int) -> bool:
+def is_ready(conn: Database, assignment_id: int, *, actor: Actor) -> bool:
+    access.check(conn, actor, "read", assignment=assignment_id)
     return readiness(conn, assignment_id)["ready"]
 
 
-def bulk_block(conn: Database, assignment_id: int) -> str | None:
+def bulk_block(conn: Database, assignment_id: int, *, actor: Actor) -> str | None:
     """Why bulk approval is off on this assignment (None when the AI cleared the bar)."""
+    access.check(conn, actor, "read", assignment=assignment_id)
     r = readiness(conn, assignment_id)
     if r["ready"]:
         return None
@@ -196,16 +202,18 @@ def bulk_block(conn: Database, assignment_id: int) -> str | None:
             "set blind on the Calibrate page, or approve items one by one.")
 
 
-def require_ready(conn: Database, assignment_id: int) -> None:
+def require_ready(conn: Database, assignment_id: int, *, actor: Actor) -> None:
     """Bulk approval's gate: GateError below the bar, saying what is missing."""
+    access.check(conn, actor, "read", assignment=assignment_id)
     block = bulk_block(conn, assignment_id)
     if block:
         raise GateError(block)
 
 
-def course_overview(conn: Database, course_id: int) -> list[dict]:
+def course_overview(conn: Database, course_id: int, *, actor: Actor) -> list[dict]:
     """Readiness of each assignment of a course (Home): {assignment_id, title, week, status,
     students, more_needed, message}."""
+    access.check(conn, actor, "read", course=course_id)
     out = []
     for a in courses.list_assignments(conn, course_id):
         r = readiness(conn, a["id"])

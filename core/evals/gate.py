@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from core.errors import GateError, NotFound
 from core.evals import config as ai_config
+from core import access
+from core.access import Actor
 from db import audit
 from db import evals as evals_db
 
@@ -80,16 +82,15 @@ def require(conn, defn: dict, *, actor: str = "", used_for: str = "", variant: s
     return s
 
 
-def override(conn, config_hash: str, *, actor: str, reason: str, definition: dict | None = None) -> int:
+def override(conn, config_hash: str, *, actor: Actor, reason: str, definition: dict | None = None) -> int:
     """An admin lets a configuration that has not passed run anyway; the reason is required and
     the override goes to the audit log in the same transaction. With its `definition`, a
     configuration not used yet is recorded first (the override is its first use)."""
+    access.require(actor, "settings")
     reason = (reason or "").strip()
     if len(reason) < 10:
         raise GateError("Say why this configuration may run without passing its eval cases (at least 10 "
                         "characters): the reason goes to the audit log.")
-    if not (actor or "").strip():
-        raise GateError("An override needs the admin's name (sidebar: Your name).")
     if definition is not None and ai_config.config_hash(definition) == config_hash:
         evals_db.record_config(conn, config_hash, definition, used_by=actor, used_for="gate override")
     if evals_db.get_config(conn, config_hash) is None:

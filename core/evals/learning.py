@@ -17,6 +17,8 @@ import numpy as np
 
 from core.errors import FairMarkError
 from core.metrics.bootstrap import percentile_ci
+from core import access
+from core.access import Actor
 from db import audit
 from db import learning as learning_db
 
@@ -48,9 +50,10 @@ def _mean_ci(values: list[float], seed: int = 0) -> dict:
     return out
 
 
-def growth(conn, course_id: int) -> dict:
+def growth(conn, course_id: int, *, actor: Actor) -> dict:
     """{criteria, weeks, cohort: [{week, criterion, mean, n}], slopes: {criterion: mean slope
     with CI}, students: [{student_id, name, criterion, weeks, slope, first, last}]}."""
+    access.check(conn, actor, "dashboards", course=course_id)
     rows = learning_db.released_scores(conn, course_id)
     criteria: list[str] = []
     for r in rows:
@@ -78,13 +81,15 @@ def growth(conn, course_id: int) -> dict:
             "released": len(rows)}
 
 
-def student_growth(conn, course_id: int, student_id: int) -> list[dict]:
+def student_growth(conn, course_id: int, student_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", course=course_id, student=student_id)
     return [s for s in growth(conn, course_id)["students"] if s["student_id"] == student_id]
 
 
-def after_config(conn, course_id: int) -> list[dict]:
+def after_config(conn, course_id: int, *, actor: Actor) -> list[dict]:
     """Per AI configuration: the mean change of a student's mean score from the week its
     feedback was released to the student's next released week, with a CI over transitions."""
+    access.check(conn, actor, "dashboards", course=course_id)
     rows = learning_db.released_scores(conn, course_id)
     by_student: dict[int, list[dict]] = {}
     for r in rows:
@@ -105,9 +110,10 @@ def after_config(conn, course_id: int) -> list[dict]:
             for cfg, v in sorted(gains.items(), key=lambda kv: first_week[kv[0]])]
 
 
-def next_steps(conn, course_id: int) -> dict:
+def next_steps(conn, course_id: int, *, actor: Actor) -> dict:
     """The teachers' marks: counts of yes / partly / no overall, per week and per configuration
     of the feedback acted on (or not)."""
+    access.check(conn, actor, "dashboards", course=course_id)
     marks = learning_db.marks(conn, course_id)
 
     def counts(ms):
@@ -122,8 +128,9 @@ def next_steps(conn, course_id: int) -> dict:
                           for cfg in sorted({m["ai_config"] for m in marks}, key=str)]}
 
 
-def previous_next_steps(conn, submission_id: int) -> dict | None:
+def previous_next_steps(conn, submission_id: int, *, actor: Actor) -> dict | None:
     """Last week's released feedback for this submission's student, with the teacher's mark."""
+    access.check(conn, actor, "read", submission=submission_id)
     prev = learning_db.previous_released(conn, submission_id)
     if prev is None:
         return None
@@ -131,8 +138,9 @@ def previous_next_steps(conn, submission_id: int) -> dict | None:
     return {**prev, "acted": mark["acted"] if mark else None, "marked_by": mark["marked_by"] if mark else None}
 
 
-def mark_next_steps(conn, submission_id: int, acted: str, *, actor: str) -> None:
+def mark_next_steps(conn, submission_id: int, acted: str, *, actor: Actor) -> None:
     """A teacher marks whether the student acted on last week's next steps (audited)."""
+    access.check(conn, actor, "review", submission=submission_id)
     if acted not in ACTED:
         raise FairMarkError(f"Mark one of {', '.join(ACTED)}")
     prev = learning_db.previous_released(conn, submission_id)

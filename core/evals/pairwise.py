@@ -23,8 +23,10 @@ import threading
 
 import numpy as np
 
+from core import access
 import db
 from core import pipeline
+from core.access import Actor
 from core.agents import Ids, Job, registry
 from core.agents import pedagogy as pedagogy_judge
 from core.errors import ConflictError, FairMarkError, GateError, LLMConfigFault, LLMError, NotFound
@@ -80,8 +82,9 @@ def stratified_sample(rows: list[dict], n: int, rng: random.Random, band_of) -> 
 
 def create(conn, *, course_id: int, variant_b: str, assignment_id: int | None = None,
            sample_size: int = DEFAULT_SAMPLE, seed: int | None = None, provider: str | None = None,
-           actor: str) -> int:
+           actor: Actor) -> int:
     """A comparison of the configuration in use (A) with a variant (B), its pairs ready to draft."""
+    access.check(conn, actor, "compare", course=course_id, assignment=assignment_id)
     if not 2 <= int(sample_size) <= 500:
         raise FairMarkError("A comparison needs between 2 and 500 pairs (the seed suggests 100)")
     provider = provider or default_provider()
@@ -157,9 +160,10 @@ def _judge(llm, item: dict, comment: str) -> dict | None:
         return None
 
 
-def draft(db_path, comparison_id: int, *, llm_a=None, llm_b=None, on_progress=None) -> dict:
+def draft(db_path, comparison_id: int, *, llm_a=None, llm_b=None, on_progress=None, actor: Actor) -> dict:
     """Draft every pair not drafted yet with A and B (in this thread); returns the progress.
     A pair whose drafting fails is kept out with its error; a configuration fault stops."""
+    access.check_path(db_path, actor, "compare", comparison=comparison_id)
     conn = db.connect(db_path)
     try:
         c = cmp_db.get(conn, comparison_id)
@@ -199,8 +203,9 @@ _workers: dict[tuple[str, int], threading.Thread] = {}
 _lock = threading.Lock()
 
 
-def start(db_path, comparison_id: int) -> threading.Thread:
+def start(db_path, comparison_id: int, *, actor: Actor) -> threading.Thread:
     """Draft in a background thread (the page returns at once); one worker per comparison."""
+    access.check_path(db_path, actor, "compare", comparison=comparison_id)
     key = (str(db_path), int(comparison_id))
     with _lock:
         t = _workers.get(key)
@@ -220,23 +225,24 @@ def _background(db_path: str, comparison_id: int) -> None:
         log.exception("comparison %s stopped", comparison_id)
 
 
-def is_drafting(db_path, comparison_id: int) -> bool:
+def is_drafting(db_path, comparison_id: int, *, actor: Actor) -> bool:
+    access.check_path(db_path, actor, "read", comparison=comparison_id)
     t = _workers.get((str(db_path), int(comparison_id)))
     return bool(t and t.is_alive())
 
 
 # --- teachers' choices ------------------------------------------------------------------------
-def next_pair(conn, comparison_id: int, teacher: str) -> dict | None:
+def next_pair(conn, comparison_id: int, *, actor: Actor) -> dict | None:
     """The next pair this teacher has not judged: {pair_id, position, submission, left_comment,
     right_comment} (never which side is which configuration)."""
-    return cmp_db.pair_for_teacher(conn, comparison_id, teacher)
+    access.check(conn, actor, "compare", comparison=comparison_id)
+    return cmp_db.pair_for_teacher(conn, comparison_id, str(actor))
 
 
-def choose(conn, pair_id: int, *, teacher: str, level: str, pedagogy: str) -> dict:
+def choose(conn, pair_id: int, *, actor: Actor, level: str, pedagogy: str) -> dict:
     """Record a teacher's two choices on a pair (left | tie | right), in one transaction."""
-    teacher = (teacher or "").strip()
-    if not teacher:
-        raise FairMarkError("Type your name in the sidebar first: each teacher's choices are counted separately")
+    access.check(conn, actor, "compare", pair=pair_id)
+    teacher = str(actor)  # each signed-in teacher's choices are counted separately
     picks = {"level": level, "pedagogy": pedagogy}
     bad = {k: v for k, v in picks.items() if v not in CHOICES}
     if bad:
@@ -312,8 +318,9 @@ def trust_threshold(conn) -> float:
     return cmp_db.get_trust_threshold(conn, DEFAULT_TRUST)
 
 
-def set_trust_threshold(conn, value: float, *, actor: str) -> None:
+def set_trust_threshold(conn, value: float, *, actor: Actor) -> None:
     """The admin's agreement threshold above which the pedagogy judge is trusted (audited)."""
+    access.require(actor, "settings")
     value = float(value)
     if not 0.5 <= value <= 1.0:
         raise GateError("The agreement threshold must be between 0.5 (chance) and 1.0")
@@ -324,7 +331,8 @@ def set_trust_threshold(conn, value: float, *, actor: str) -> None:
               after={"threshold": value})
 
 
-def results(conn, comparison_id: int) -> dict:
+def results(conn, comparison_id: int, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", comparison=comparison_id)
     c = cmp_db.get(conn, comparison_id)
     if c is None:
         raise NotFound(f"comparison {comparison_id} does not exist")

@@ -15,12 +15,15 @@ from core.errors import FairMarkError, NotFound
 from core.evals import DIMENSIONS
 from core.evals.cases import DEFAULT_CHECKS, Case
 from core.pseudonym import Pseudonymizer
+from core import access
+from core.access import Actor
 from db import audit
 from db import evals as evals_db
 
 
-def build_case(conn, submission_id: int, *, dimension: str, reason: str) -> dict:
+def build_case(conn, submission_id: int, *, dimension: str, reason: str, actor: Actor) -> dict:
     """The case (suite format, validated) for this item, not yet saved."""
+    access.check(conn, actor, "review", submission=submission_id)
     if dimension not in DIMENSIONS:
         raise FairMarkError(f"Choose what went wrong: one of {', '.join(DIMENSIONS)}")
     reason = (reason or "").strip()
@@ -55,8 +58,9 @@ def build_case(conn, submission_id: int, *, dimension: str, reason: str) -> dict
     return case
 
 
-def save_case(conn, submission_id: int, *, dimension: str, reason: str, actor: str) -> int:
+def save_case(conn, submission_id: int, *, dimension: str, reason: str, actor: Actor) -> int:
     """Save the item as an eval case (one transaction with its audit row); returns its id."""
+    access.check(conn, actor, "review", submission=submission_id)
     case = build_case(conn, submission_id, dimension=dimension, reason=reason)
     row = evals_db.case_source(conn, submission_id)
     with conn.atomic():

@@ -30,6 +30,8 @@ from sqlite_utils import Database
 
 from core import metrics, triage
 from core.rubric import Rubric
+from core import access
+from core.access import Actor
 from db import analytics, courses, drafts, now, votes
 
 FINE, FLAGGED = 0.80, 0.67
@@ -77,9 +79,10 @@ def worst(verdicts: list[str]) -> str:
     return min(verdicts, key=_ORDER.index) if verdicts else "not_enough_votes"
 
 
-def review_assignment(conn: Database, assignment_id: int, *, actor: str = "judge agreement") -> dict:
+def review_assignment(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
     """Apply the seed's rule to one assignment's current votes: store its mark and send every
     item whose judges disagreed on a poorly agreed criterion to a teacher. Returns the mark."""
+    access.check(conn, actor, "assess", assignment=assignment_id)
     rows = votes.current(conn, analytics.Scope("assignment", assignment_id=assignment_id))
     per = alpha_by_criterion(rows)
     rubric = courses.assignment_rubric(conn, assignment_id)

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from core.metrics.agreement import agreement_from_rows
 from core.offline import LABEL as OFFLINE_LABEL
+from core import access
+from core.access import Actor
 from db import lessons as lessons_db
 
 LEVEL = {"revise": 0, "publish": 1}
@@ -41,7 +43,8 @@ def found_by(problem: str, record: dict) -> str | None:
     return None
 
 
-def lesson_agreement(conn, course_id: int | None = None) -> dict:
+def lesson_agreement(conn, course_id: int | None = None, *, actor: Actor) -> dict:
+    access.check(conn, actor, "dashboards", course=course_id)
     pairs = lessons_db.reference_pairs(conn, course_id)
     by_rater: dict[str, list[dict]] = {}
     for p in pairs:

@@ -2,6 +2,8 @@
 figures: $0.0007 per lesson on the happy path and $0.014 per 20-lesson course."""
 from __future__ import annotations
 
+from core import access
+from core.access import Actor
 from db import lessons as lessons_db
 
 SEED_PER_LESSON_USD = 0.0007
@@ -9,9 +11,10 @@ SEED_PER_COURSE_USD = 0.014        # a 20-lesson course
 SEED_COURSE_LESSONS = 20
 
 
-def course_costs(conn, course_id: int) -> dict:
+def course_costs(conn, course_id: int, *, actor: Actor) -> dict:
     """Calls, tokens and dollars per lesson and for the course; per-lesson figures average over
     the lessons that made at least one call (offline and Stage 1-settled lessons cost $0)."""
+    access.check(conn, actor, "read", course=course_id)
     rows = lessons_db.spend(conn, course_id)
     called = [r for r in rows if r["calls"]]
     total = {k: sum(r[k] for r in rows) for k in ("calls", "cache_hits", "tokens_in", "tokens_out", "cost_usd")}

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from core.access import Actor
 from core.lessons import ingest
 from db import lessons as lessons_db
 
@@ -24,7 +25,7 @@ def verdicts() -> dict:
     return json.loads((DEMO_DIR / "verdicts.json").read_text(encoding="utf-8"))
 
 
-def load_demo(conn, actor: str = "demo loader") -> dict:
+def load_demo(conn, *, actor: Actor) -> dict:
     out = ingest.import_lessons(conn, demo_files(), course_name=COURSE, actor=actor, course_description=DESCRIPTION,
                                 is_synthetic=True)
     expert = verdicts()

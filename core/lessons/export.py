@@ -13,6 +13,8 @@ from core.errors import ConflictError
 from core.lessons import rubric, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
+from core import access
+from core.access import Actor
 from db import lessons as lessons_db
 
 FORMATS = ("md", "docx")
@@ -26,8 +28,9 @@ def _approved(conn, lesson_id: int) -> dict:
     return lesson
 
 
-def review_record(conn, lesson_id: int) -> list[str]:
+def review_record(conn, lesson_id: int, *, actor: Actor) -> list[str]:
     """The review record as lines of plain text (one fact each)."""
+    access.check(conn, actor, "read", lesson=lesson_id)
     lesson = lessons_db.get(conn, lesson_id)
     review = lessons_db.review(conn, lesson["current_review_id"]) or {}
     record = review.get("record") or {}
@@ -57,7 +60,8 @@ def review_record(conn, lesson_id: int) -> list[str]:
     return lines
 
 
-def to_markdown(conn, lesson_id: int) -> str:
+def to_markdown(conn, lesson_id: int, *, actor: Actor) -> str:
+    access.check(conn, actor, "read", lesson=lesson_id)
     lesson = _approved(conn, lesson_id)
     front = {"title": lesson["title"], **{k: v for k, v in lesson["spec"].items() if v not in ("", [], None)},
              "status": "approved", "approved_by": lesson["approved_by"], "approved_at": lesson["approved_at"],
@@ -67,7 +71,8 @@ def to_markdown(conn, lesson_id: int) -> str:
             f"---\n\n## Review record\n\n{body}\n")
 
 
-def to_docx(conn, lesson_id: int) -> bytes:
+def to_docx(conn, lesson_id: int, *, actor: Actor) -> bytes:
+    access.check(conn, actor, "read", lesson=lesson_id)
     import docx
 
     lesson = _approved(conn, lesson_id)
@@ -100,14 +105,16 @@ def file_name(title: str, fmt: str) -> str:
     return f"{slug}.{fmt}"
 
 
-def render(conn, lesson_id: int, fmt: str) -> bytes:
+def render(conn, lesson_id: int, fmt: str, *, actor: Actor) -> bytes:
+    access.check(conn, actor, "read", lesson=lesson_id)
     if fmt not in FORMATS:
         raise ConflictError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
     return to_markdown(conn, lesson_id).encode("utf-8") if fmt == "md" else to_docx(conn, lesson_id)
 
 
-def export_course(conn, course_id: int, out_dir, fmt: str = "md") -> list[str]:
+def export_course(conn, course_id: int, out_dir, fmt: str = "md", *, actor: Actor) -> list[str]:
     """Every approved lesson of a course into `out_dir`; returns the files written."""
+    access.check(conn, actor, "read", course=course_id)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     written = []

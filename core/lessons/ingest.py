@@ -13,6 +13,9 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+import db
+from core import catalogue
+from core.access import Actor
 from core.errors import IngestError
 from core.ingest import clean_text, text_hash
 from core.ingest_read import _JUNK, MAX_FILE_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_RATIO, MAX_ZIP_TOTAL_BYTES, decode_text
@@ -129,10 +132,15 @@ def prepare(files: list[LessonFile], defaults: dict | None = None) -> list[dict]
 
 
 def import_lessons(conn, files: list[tuple[str, bytes]], *, course_name: str, defaults: dict | None = None,
-                   actor: str = "", course_description: str = "", is_synthetic: bool = False) -> dict:
+                   actor: Actor, course_description: str = "", is_synthetic: bool = False) -> dict:
     """Read, check and store lesson files in one transaction; returns counts and the lesson ids."""
+    existing = catalogue.check_course_name(conn, actor, course_name)
     if not (course_name or "").strip():
         raise IngestError("Lessons belong to a course: give the course's name.")
     rows = prepare(read_files(files), defaults)
-    return lessons_db.write_import(conn, actor=actor or "unknown", course_name=course_name.strip(), rows=rows,
-                                   course_description=course_description, is_synthetic=is_synthetic)
+    with db.write_transaction(conn):
+        out = lessons_db.write_import(conn, actor=actor, course_name=course_name.strip(), rows=rows,
+                                      course_description=course_description, is_synthetic=is_synthetic)
+        if existing is None:
+            catalogue.grant_creator(conn, actor, out["course_id"])
+    return out

@@ -10,8 +10,10 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
+from core import access
 import db
 from core import run_engine
+from core.access import Actor
 from core.errors import ConfigError, ConflictError, LLMConfigFault
 from core.lessons import review, roles, tiers
 from core.llm import check_provider, default_provider, echo, effective_settings, from_settings
@@ -40,9 +42,10 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
 
 def create(conn, *, course_id: int, provider: str | None = None, redo: bool = False,
            lesson_ids: list[int] | None = None, created_by: str = "", settings: Settings | None = None,
-           concurrency: int | None = None) -> int:
+           concurrency: int | None = None, actor: Actor) -> int:
     """A queued run over the course's lessons that need a review (`redo`: reviewed ones too;
     never an approved one). Refused while another lesson run of the course is unfinished."""
+    access.check(conn, actor, "lessons", course=course_id)
     settings = effective_settings(settings)
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
@@ -110,17 +113,20 @@ def _draw_sample(conn, run_id: int) -> None:
 
 # --- the run's API (core.run_engine with this kind) ------------------------------------------
 def execute(db_path, run_id: int, llm=None, *, options: review.Options | None = None,
-            on_progress: Callable[[dict], None] | None = None) -> dict:
+            on_progress: Callable[[dict], None] | None = None, actor: Actor) -> dict:
     """Review the run's pending lessons now (in this thread, `concurrency` at a time)."""
+    access.check_path(db_path, actor, "lessons", run=run_id)
     return run_engine.execute(KIND, db_path, run_id, (llm, options), on_progress=on_progress)
 
 
-def start(db_path, run_id: int, llm=None, options: review.Options | None = None):
+def start(db_path, run_id: int, llm=None, options: review.Options | None = None, *, actor: Actor):
+    access.check_path(db_path, actor, "lessons", run=run_id)
     return run_engine.start(KIND, db_path, run_id, (llm, options))
 
 
 def resume(db_path, run_id: int, llm=None, *, background: bool = True, options: review.Options | None = None,
-           on_progress: Callable[[dict], None] | None = None):
+           on_progress: Callable[[dict], None] | None = None, actor: Actor):
+    access.check_path(db_path, actor, "lessons", run=run_id)
     return run_engine.resume(KIND, db_path, run_id, (llm, options), background=background, on_progress=on_progress)
 
 
@@ -131,7 +137,8 @@ def is_resumable(conn, db_path, run: dict) -> bool:
 is_alive, wait_for, cancel = run_engine.is_alive, run_engine.wait_for, run_engine.cancel
 
 
-def progress(conn, run_id: int, db_path=None) -> dict:
+def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", run=run_id)
     run = runs_db.get_run(conn, run_id)
     counts = lessons_db.item_counts(conn, run_id)
     out = {"run_id": run_id, "course_id": run["course_id"], "status": run["status"], "provider": run["provider"],
@@ -146,7 +153,8 @@ def progress(conn, run_id: int, db_path=None) -> dict:
     return out
 
 
-def latest(conn, db_path, course_id: int) -> dict | None:
+def latest(conn, db_path, course_id: int, *, actor: Actor) -> dict | None:
+    access.check(conn, actor, "read", course=course_id)
     found = runs_db.list_runs(conn, course_id, limit=1, kind="lessons")
     return progress(conn, found[0]["id"], db_path) if found else None
 

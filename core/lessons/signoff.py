@@ -14,12 +14,15 @@ from __future__ import annotations
 
 from core.errors import ConflictError, FairMarkError
 from core.lessons import tiers
+from core import access
+from core.access import Actor
 from db import lessons as lessons_db
 
 VERDICTS = {"publish": "Publishable as uploaded", "revise": "Needed changes before publishing"}
 
 
-def accept_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: str) -> None:
+def accept_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: Actor) -> None:
+    access.check(conn, actor, "lessons", lesson=lesson_id, fix=fix_id)
     lesson, fix = lessons_db.get(conn, lesson_id), lessons_db.get_fix(conn, fix_id)
     _same_version(lesson, version)
     at = lesson["text"].find(fix["before"])
@@ -34,12 +37,14 @@ def accept_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: str) -
                           new_text=new_text)
 
 
-def reject_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: str) -> None:
+def reject_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: Actor) -> None:
+    access.check(conn, actor, "lessons", lesson=lesson_id, fix=fix_id)
     _same_version(lessons_db.get(conn, lesson_id), version)
     lessons_db.decide_fix(conn, fix_id, lesson_id=lesson_id, loaded_version=version, accepted=False, actor=actor)
 
 
-def approve(conn, lesson_id: int, *, version: int, actor: str, verdict: str | None = None, note: str = "") -> None:
+def approve(conn, lesson_id: int, *, version: int, actor: Actor, verdict: str | None = None, note: str = "") -> None:
+    access.check(conn, actor, "lessons", lesson=lesson_id)
     lesson = lessons_db.get(conn, lesson_id)
     _same_version(lesson, version)
     if lesson["status"] == "approved":

@@ -11,6 +11,8 @@ import re
 
 from core.lessons import rubric, sections, tiers
 from core.offline import LABEL as OFFLINE_LABEL
+from core import access
+from core.access import Actor
 from db import lessons as lessons_db
 from db import votes as votes_db
 
@@ -41,7 +43,8 @@ def segments(text: str, issues: list[dict]) -> list[tuple[str, int | None]]:
     return out
 
 
-def lesson_view(conn, lesson_id: int) -> dict:
+def lesson_view(conn, lesson_id: int, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", lesson=lesson_id)
     lesson = lessons_db.get(conn, lesson_id)
     review = lessons_db.review(conn, lesson["current_review_id"])
     record = (review or {}).get("record") or {}

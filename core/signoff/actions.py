@@ -16,6 +16,8 @@ from core.errors import ConflictError, FairMarkError, NotFound
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
 from core.text import format_timestamp
+from core import access
+from core.access import Actor
 from db import audit, courses, drafts, file_of, now, reviews, submissions, write_transaction
 
 __all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",
@@ -105,11 +107,12 @@ def _update_review(conn: Database, review: dict, loaded_version: int, fields: di
 
 
 # --- open -------------------------------------------------------------------------------
-def open_item(conn: Database, submission_id: int, *, actor: str) -> dict:
+def open_item(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     """The teacher opens an item: create their review from the current draft the first time,
     and record when it was first opened (the bulk-approval sample counts opened items).
     Idempotent: opening again changes nothing. A calibration item nobody has scored blind yet
     cannot be opened: its AI draft stays hidden until then (core.calibration.blind)."""
+    access.check(conn, actor, "read", submission=submission_id)
     with writing(conn):
         blind.require_visible(conn, submission_id)
         sub = submissions.get_submission(conn, submission_id)
@@ -145,10 +148,11 @@ def check_reasons(reasons, note: str) -> list[str]:
 
 
 def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict, comment: str,
-              reasons=(), note: str = "", actor: str) -> dict:
+              reasons=(), note: str = "", actor: Actor) -> dict:
     """Save the teacher's scores and comment. Scores must be within the rubric; a reason code is
     required when scores or comment changed. Editing an approved, rejected or released item puts
     it back in review (a released version stays locked in its release)."""
+    access.check(conn, actor, "review", submission=submission_id)
     with writing(conn):
         sub = submissions.get_submission(conn, submission_id)
         rubric = _rubric_for(conn, sub)
@@ -189,9 +193,10 @@ def _reason_text(reasons, note: str) -> str:
     return ", ".join(reasons) + (f": {note.strip()}" if (note or "").strip() else "")
 
 
-def approve(conn: Database, submission_id: int, *, version: int, actor: str, scores: dict | None = None,
+def approve(conn: Database, submission_id: int, *, version: int, actor: Actor, scores: dict | None = None,
             comment: str | None = None, reasons=(), note: str = "") -> dict:
     """Approve the teacher's version (saving any edits first, with their reasons)."""
+    access.check(conn, actor, "review", submission=submission_id)
     with writing(conn):
         review = _require_review(conn, submission_id)
         if scores is not None or comment is not None:
@@ -219,8 +224,9 @@ def approve(conn: Database, submission_id: int, *, version: int, actor: str, sco
     return after
 
 
-def reject(conn: Database, submission_id: int, *, version: int, note: str, actor: str) -> dict:
+def reject(conn: Database, submission_id: int, *, version: int, note: str, actor: Actor) -> dict:
     """Reject the draft: the item goes back to the queue (Rejected group) with the teacher's note."""
+    access.check(conn, actor, "review", submission=submission_id)
     if not (note or "").strip():
         raise FairMarkError("Say why you reject it: the note goes back to the queue with the item.")
     with writing(conn):
@@ -237,10 +243,11 @@ def reject(conn: Database, submission_id: int, *, version: int, note: str, actor
     return after
 
 
-def back_to_review(conn: Database, submission_id: int, *, version: int, actor: str, note: str = "") -> dict:
+def back_to_review(conn: Database, submission_id: int, *, version: int, actor: Actor, note: str = "") -> dict:
     """Undo an approval (or a rejection) before release: the item is back "to review", with the
     teacher's scores and comment kept. A released item is locked in its release: edit it instead
     (the edit makes a new version that needs its own release)."""
+    access.check(conn, actor, "review", submission=submission_id)
     with writing(conn):
         review = _require_review(conn, submission_id)
         if review["version"] != version:
@@ -274,9 +281,10 @@ def _same_content(a: dict | None, b: dict | None) -> bool:
     return a is not None and b is not None and (a["scores"], a["comment"]) == (b["scores"], b["comment"])
 
 
-def newer_draft(conn: Database, submission_id: int) -> dict | None:
+def newer_draft(conn: Database, submission_id: int, *, actor: Actor) -> dict | None:
     """The latest AI draft when it says something new: not the draft the teacher's version is
     based on, and not an identical copy of it (a deterministic offline re-run)."""
+    access.check(conn, actor, "read", submission=submission_id)
     review = reviews.get_review(conn, submission_id)
     latest_id = drafts.latest_draft_id(conn, submission_id)
     if review is None or not latest_id or latest_id == review["draft_id"]:
@@ -285,9 +293,10 @@ def newer_draft(conn: Database, submission_id: int) -> dict | None:
     return None if _same_content(latest, _draft(conn, review["draft_id"])) else latest
 
 
-def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, assess_one=None) -> Regenerated:
+def regenerate(conn: Database, submission_id: int, *, actor: Actor, llm=None, assess_one=None) -> Regenerated:
     """Ask the pipeline for a new draft of this item. The teacher's review is not touched: the
     new draft is offered next to it and replaces it only through `use_draft`."""
+    access.check(conn, actor, "review", submission=submission_id)
     if assess_one is None:
         from core import pipeline  # lazy: the pipeline pulls in the agents and the LLM client
 
@@ -311,8 +320,9 @@ def regenerate(conn: Database, submission_id: int, *, actor: str, llm=None, asse
     return Regenerated(draft_id, same, bool(new["is_offline"]))
 
 
-def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int, actor: str) -> dict:
+def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int, actor: Actor) -> dict:
     """The teacher chooses a (regenerated) draft as their version: scores and comment replaced."""
+    access.check(conn, actor, "review", submission=submission_id, draft=draft_id)
     with writing(conn):
         review = _require_review(conn, submission_id)
         if review["version"] != version:

@@ -16,6 +16,8 @@ from core.calibration import readiness
 from core.errors import ConflictError, GateError
 from core.rubric import Rubric
 from core.signoff.actions import writing
+from core import access
+from core.access import Actor
 from db import audit, courses, now, samples, submissions
 
 # Checks that, when not passed, keep a draft out of bulk approval. "info" results are advisory.
@@ -53,7 +55,8 @@ class SampleState:
         return self.candidates > 0 and not self.missing and not self.unopened
 
 
-def sample_state(conn: Database, assignment_id: int) -> SampleState:
+def sample_state(conn: Database, assignment_id: int, *, actor: Actor) -> SampleState:
+    access.check(conn, actor, "read", assignment=assignment_id)
     rule = _rule(conn, assignment_id)
     by_band = samples.candidates_by_band(conn, assignment_id, rule)
     # A row counts only while the sampled draft is still current (`live`).
@@ -74,10 +77,11 @@ def sample_state(conn: Database, assignment_id: int) -> SampleState:
     return SampleState(sum(by_band.values()), by_band, sample, missing, unopened, stale)
 
 
-def draw_sample(conn: Database, assignment_id: int, *, actor: str) -> SampleState:
+def draw_sample(conn: Database, assignment_id: int, *, actor: Actor) -> SampleState:
     """Add items to the stratified sample until every band present among the bulk-approval
     candidates has its share (at least one). Already drawn items stay while their draft is
     current: the sample is stable; items with a new draft since (stale) are dropped and replaced."""
+    access.check(conn, actor, "bulk_approve", assignment=assignment_id)
     with writing(conn):
         state = sample_state(conn, assignment_id)
         rule = _rule(conn, assignment_id)
@@ -96,10 +100,11 @@ def draw_sample(conn: Database, assignment_id: int, *, actor: str) -> SampleStat
         return sample_state(conn, assignment_id)
 
 
-def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: str) -> int:
+def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Actor) -> int:
     """Approve every bulk candidate at once, after the sample was opened, on an assignment where
     the AI cleared the calibration bar. `expected` is the count the teacher confirmed; if the
     set changed meanwhile nothing is approved."""
+    access.check(conn, actor, "bulk_approve", assignment=assignment_id)
     with writing(conn):
         readiness.require_ready(conn, assignment_id)  # below the calibration bar, bulk approval is off
         state = sample_state(conn, assignment_id)

@@ -10,6 +10,8 @@ from core import triage
 from core.errors import ConflictError, GateError
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state
+from core import access
+from core.access import Actor
 from db import audit, now, releases, submissions
 
 
@@ -20,10 +22,11 @@ class Gate:
     detail: str
 
 
-def release_gates(conn: Database, assignment_id: int) -> list[Gate]:
+def release_gates(conn: Database, assignment_id: int, *, actor: Actor) -> list[Gate]:
     """The conditions a release must meet. Having nothing approved to release is not a gate
     that failed (right after a release there is simply nothing left): `release` refuses it and
     the page says so plainly."""
+    access.check(conn, actor, "read", assignment=assignment_id)
     ov = releases.release_overview(conn, assignment_id)
     gates = [
         Gate("No item needing attention left unreviewed", ov.needs_attention == 0,
@@ -41,10 +44,11 @@ def release_gates(conn: Database, assignment_id: int) -> list[Gate]:
     return gates
 
 
-def release(conn: Database, assignment_id: int, *, actor: str, note: str = "", expected: int | None = None) -> dict:
+def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None) -> dict:
     """Release every approved, unreleased item of the assignment and lock those versions.
     `expected` is the number the teacher saw on the button: if it changed meanwhile (a colleague
     approved or reopened an item) nothing is released."""
+    access.check(conn, actor, "release", assignment=assignment_id)
     with writing(conn):
         waiting = releases.release_overview(conn, assignment_id).approved_unreleased
         if not waiting:
