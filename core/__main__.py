@@ -25,6 +25,9 @@ def build_parser() -> argparse.ArgumentParser:
                     "The database is FAIRMARK_DB (default ./fairmark.db) unless --db is given.",
     )
     parser.add_argument("--db", help="SQLite file to use (overrides FAIRMARK_DB)")
+    parser.add_argument("--as", dest="as_user", metavar="USER",
+                        help="act as this FairMark user (their role and courses); default: the command line, "
+                             'recorded as "command line (<OS user>)" with an admin\'s rights')
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)

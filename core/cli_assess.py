@@ -21,7 +21,7 @@ from functools import partial
 
 from core import runs
 from core.__main__ import emit
-from core.cli_common import add_db_arg, open_db
+from core.cli_common import actor, add_db_arg, open_db
 from core.errors import ConfigError
 from core.llm import PROVIDERS
 from core.offline import LABEL as OFFLINE_LABEL
@@ -61,14 +61,15 @@ STOPPED = 3   # exit code: a configuration fault stopped the run
 def run(args) -> int:
     conn = open_db(args)
     db_path = file_of(conn)
+    who = actor(args, conn)
     if args.cancel is not None:
         conn.close()
-        emit({"run_id": args.cancel, "status": runs.cancel(db_path, args.cancel, actor="command line")})
+        emit({"run_id": args.cancel, "status": runs.cancel(db_path, args.cancel, actor=who)})
         return 0
     try:
         if args.resume is not None:
             run_id = args.resume
-            start = partial(runs.resume, db_path, run_id, background=False, on_progress=_print_progress)
+            start = partial(runs.resume, db_path, run_id, background=False, on_progress=_print_progress, actor=who)
         elif not args.course:
             raise ConfigError("assess needs --course NAME (or --resume RUN_ID)")
         else:
@@ -78,9 +79,9 @@ def run(args) -> int:
                 assignment_id = courses.assignment_by_title(conn, course["id"], args.assignment)["id"]
             run_id = runs.create(conn, course_id=course["id"], assignment_id=assignment_id, provider=args.provider,
                                  concurrency=args.concurrency, limit=args.limit, redo=args.redo,
-                                 created_by="command line")
-            start = partial(runs.execute, db_path, run_id, on_progress=_print_progress)
-        p = runs.progress(conn, run_id)
+                                 actor=who)
+            start = partial(runs.execute, db_path, run_id, on_progress=_print_progress, actor=who)
+        p = runs.progress(conn, run_id, actor=who)
         label = OFFLINE_LABEL if p["provider"] == "offline" else "openai-compatible endpoint"
         print(f"run {run_id}: {p['total']} submission(s), {label}", file=sys.stderr, flush=True)
         stopped = False
@@ -90,7 +91,7 @@ def run(args) -> int:
             # Recorded on the run (status failed, resumable); still report what was done.
             stopped = True
             print(f"error: {e} Resume with: python -m core assess --resume {run_id}", file=sys.stderr)
-            final = runs.progress(conn, run_id)
+            final = runs.progress(conn, run_id, actor=who)
     finally:
         conn.close()
     out = {"run_id": run_id, "provider": final["provider"], "status": final["status"], **runs.summary(final)}

@@ -11,9 +11,8 @@ from typing import Callable
 
 from core import catalogue
 from core.__main__ import emit
-from core.cli_common import add_db_arg, open_db
+from core.cli_common import actor, add_db_arg, open_db
 from core.errors import FairMarkError
-from core.settings import load_settings
 from db import courses
 
 
@@ -53,7 +52,6 @@ def register(sub) -> None:
     s.add_argument("--assignment", required=True, help="assignment title")
     for setting in SETTINGS:
         s.add_argument(setting.option, dest=setting.field, help=setting.help)
-    s.add_argument("--actor", help="name recorded in the audit log (default FAIRMARK_ACTOR)")
     add_db_arg(s)
     s.set_defaults(func=run_set)
 
@@ -66,7 +64,7 @@ def run_set(args) -> int:
     conn = open_db(args)
     course = courses.course_by_name(conn, args.course)
     assignment = courses.assignment_by_title(conn, course["id"], args.assignment)
-    changed = catalogue.edit_assignment(conn, assignment["id"], actor=args.actor or load_settings().actor, **given)
+    changed = catalogue.edit_assignment(conn, assignment["id"], actor=actor(args, conn), **given)
     emit({"command": "assignment set", "course": course["name"], "assignment": assignment["title"],
           "changed": changed, "unchanged": sorted(set(given) - set(changed))})
     return 0

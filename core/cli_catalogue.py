@@ -5,11 +5,10 @@ from pathlib import Path
 
 from core import demo, ingest
 from core.__main__ import emit
-from core.cli_common import add_db_arg, open_db
+from core.cli_common import actor, add_db_arg, open_db
 from core.errors import IngestError
 from core.ingest_mapping import apply_overrides
 from core.rubric import load_rubric_file
-from core.settings import load_settings
 from db import file_of
 
 
@@ -43,7 +42,6 @@ def register(sub) -> None:
                    help="use COLUMN for FIELD (repeatable): student_id, name, email, text or assignment; a "
                         "criterion key for reference scores (criterion:rater for a named rater); attribute for "
                         "a group attribute. E.g. --map student_id=essay_id --map text=essay")
-    p.add_argument("--actor", help="name recorded in the audit log (default FAIRMARK_ACTOR)")
     add_db_arg(p)
     p.set_defaults(func=run_import)
 
@@ -56,7 +54,8 @@ def run_init(args) -> int:
 
 
 def run_demo(args) -> int:
-    emit(demo.load_demo(open_db(args)))
+    conn = open_db(args)
+    emit(demo.load_demo(conn, actor=actor(args, conn)))
     return 0
 
 
@@ -69,18 +68,19 @@ def run_import(args) -> int:
         files.append((path.name, path.read_bytes()))
     rubric = load_rubric_file(args.rubric) if args.rubric else None
     conn = open_db(args)
+    who = actor(args, conn)
     target = ingest.Target(args.course, args.assignment, rubric=rubric, week=args.week)
-    scored_on = ingest.rubric_for(conn, target)
+    scored_on = ingest.rubric_for(conn, target, actor=who)
     table, detected = ingest.read_and_detect(files, scored_on)  # an unreadable file: IngestError, exit 2
     mapping = apply_overrides(detected, args.map, table.columns, scored_on)
-    preview = ingest.build_preview(conn, files, target, mapping, table=table)
+    preview = ingest.build_preview(conn, files, target, mapping, table=table, actor=who)
     if preview.mapping_problems:
         # The file was read; its columns could not be mapped: nothing imported (exit 1), and what to do.
         emit({"imported": 0, "mapping_problems": preview.mapping_problems, "columns": table.columns,
               "hint": "choose the columns with --map FIELD=COLUMN, e.g. --map student_id=essay_id --map text=essay"})
         return 1
     mode = "skip_rejected" if args.skip_rejected else "all_or_nothing"
-    result = ingest.commit(conn, preview, mode=mode, actor=args.actor or load_settings().actor,
+    result = ingest.commit(conn, preview, mode=mode, actor=who,
                            scores_are=args.scores_are)
     emit({"imported": result.imported, "duplicates": result.duplicates, "rejected": result.rejected,
           "refused": result.refused, "course_id": result.course_id, "assignment_ids": result.assignment_ids,

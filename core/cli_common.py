@@ -1,7 +1,10 @@
 """Helpers shared by the command modules."""
 from __future__ import annotations
 
+import sys
+
 import db
+from core import access
 from core.settings import load_settings
 
 
@@ -11,7 +14,21 @@ def open_db(args):
 
 
 def add_db_arg(parser) -> None:
-    """Let --db also follow the command name (python -m core demo --db x.db)."""
+    """Let --db and --as also follow the command name (python -m core demo --db x.db)."""
     import argparse
 
     parser.add_argument("--db", default=argparse.SUPPRESS, help="SQLite file to use (overrides FAIRMARK_DB)")
+    parser.add_argument("--as", dest="as_user", metavar="USER", default=argparse.SUPPRESS,
+                        help="act as this FairMark user (their role and courses), not as the command line")
+
+
+def actor(args, conn) -> access.Actor:
+    """Who this command acts as, said on stderr: the FairMark user of --as USER (their role
+    and grants apply), else the operator with the database file in hand, recorded as
+    "command line (<OS user>)" with an admin's rights."""
+    from core import accounts  # lazy: argon2 is only needed when a command acts
+
+    name = getattr(args, "as_user", None)
+    who = access.command_line(accounts.actor_of(conn, name) if name else None)
+    print(f"acting as {who} ({who.role_label})", file=sys.stderr, flush=True)
+    return who

@@ -3,7 +3,7 @@ export the cases teachers saved.
 
     python -m core evals run [--suite DIR] [--provider offline|openai] [--variant NAME]
     python -m core evals status [--provider offline|openai] [--variant NAME]
-    python -m core evals override --config HASH --reason TEXT [--actor NAME]
+    python -m core evals override --config HASH --reason TEXT [--as USER]
     python -m core evals export-saved --out FILE
 
 `run` prints {"cases", "passed", "failed", "not_run", "by_dimension", "blocking_failed",
@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from core.__main__ import emit
-from core.cli_common import add_db_arg, open_db
+from core.cli_common import actor, add_db_arg, open_db
 from core.evals import config as ai_config
 from core.evals import gate, pairwise, runner, saved
 from core.evals.cases import dumps_case, load_suite
@@ -38,7 +38,6 @@ def register(sub) -> None:
     r.add_argument("--provider", choices=PROVIDERS, help="default: openai when configured, else offline")
     r.add_argument("--variant", help="evaluate configuration B: a folder under prompts/variants/ (name or path)")
     r.add_argument("--concurrency", type=int, default=4, help="cases evaluated at once (default 4)")
-    r.add_argument("--actor", help="name recorded with the eval run (default FAIRMARK_ACTOR)")
     add_db_arg(r)
     r.set_defaults(func=run_evals)
 
@@ -51,7 +50,6 @@ def register(sub) -> None:
     o = verbs.add_parser("override", help="admin: let a configuration run without passing (audited)")
     o.add_argument("--config", required=True, help="the configuration's hash (from `evals status`)")
     o.add_argument("--reason", required=True, help="why it may run anyway (goes to the audit log)")
-    o.add_argument("--actor", help="the admin's name (default FAIRMARK_ACTOR)")
     add_db_arg(o)
     o.set_defaults(func=run_override)
 
@@ -76,13 +74,13 @@ def run_evals(args) -> int:
         suite = load_suite(args.suite)
         defn = ai_config.current(provider, variant=variant)
         h = ai_config.config_hash(defn)
-        actor = args.actor or load_settings().actor
-        evals_db.record_config(conn, h, defn, variant=variant.name, used_by=actor, used_for="eval suite")
+        who = actor(args, conn)
+        evals_db.record_config(conn, h, defn, variant=variant.name, used_by=who, used_for="eval suite")
         llm = ai_config.llm_for(provider, file_of(conn), variant)
         trusted = frozenset({"pedagogy"}) if pairwise.judge_trust(conn)["trusted"] else frozenset()
         report = runner.run_suite(suite, llm, variant=variant, concurrency=args.concurrency, config=h,
                                   trusted=trusted)
-        evals_db.save_eval_run(conn, h, report, suite=suite.path, created_by=actor)
+        evals_db.save_eval_run(conn, h, report, suite=suite.path, created_by=who)
     finally:
         conn.close()
     emit(report)
@@ -107,7 +105,7 @@ def run_status(args) -> int:
 def run_override(args) -> int:
     conn = open_db(args)
     try:
-        oid = gate.override(conn, args.config, actor=args.actor or load_settings().actor, reason=args.reason)
+        oid = gate.override(conn, args.config, actor=actor(args, conn), reason=args.reason)
         s = gate.status(conn, args.config)
     finally:
         conn.close()
@@ -118,7 +116,7 @@ def run_override(args) -> int:
 def run_export(args) -> int:
     conn = open_db(args)
     try:
-        cases = saved.cases_for_export(conn)
+        cases = saved.cases_for_export(conn, actor=actor(args, conn))
     finally:
         conn.close()
     out = Path(args.out)

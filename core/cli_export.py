@@ -7,7 +7,7 @@ from pathlib import Path
 from core import export as exporter
 from core import export_analysis
 from core.__main__ import emit
-from core.cli_common import add_db_arg, open_db
+from core.cli_common import actor, add_db_arg, open_db
 from db import courses
 
 
@@ -30,12 +30,13 @@ def register(sub) -> None:
 
 def run(args) -> int:
     conn = open_db(args)
+    who = actor(args, conn)
     course = courses.course_by_name(conn, args.course)
     aid = courses.assignment_by_title(conn, course["id"], args.assignment)["id"] if args.assignment else None
     if args.fmt == "analysis":
-        result = export_analysis.export(conn, course["id"], aid)
+        result = export_analysis.export(conn, course["id"], aid, actor=who)
     else:
-        result = exporter.export(conn, course["id"], aid, fmt=args.fmt, include_approved=args.approved)
+        result = exporter.export(conn, course["id"], aid, fmt=args.fmt, include_approved=args.approved, actor=who)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(result.data)

@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from core.__main__ import emit
-from core.cli_common import add_db_arg, open_db
+from core.cli_common import actor, add_db_arg, open_db
 from core.errors import ConfigError, IngestError
 from core.lessons import costs, demo, export, ingest, runs
 from core.llm import PROVIDERS
@@ -72,7 +72,7 @@ def run_import(args) -> int:
                 "sources": Path(args.sources).read_text(encoding="utf-8") if args.sources else None}
     conn = open_db(args)
     try:
-        out = ingest.import_lessons(conn, files, course_name=args.course, defaults=defaults, actor="command line")
+        out = ingest.import_lessons(conn, files, course_name=args.course, defaults=defaults, actor=actor(args, conn))
     finally:
         conn.close()
     emit({"command": "lessons import", "course": args.course, **out})
@@ -88,24 +88,25 @@ def _progress(p: dict) -> None:
 def run_review(args) -> int:
     conn = open_db(args)
     db_path = file_of(conn)
+    who = actor(args, conn)
     try:
         if args.resume is not None:
             run_id = args.resume
-            final = runs.resume(db_path, run_id, background=False, on_progress=_progress)
+            final = runs.resume(db_path, run_id, background=False, on_progress=_progress, actor=who)
             course_id = final["course_id"]
         elif not args.course:
             raise ConfigError("lessons review needs --course NAME (or --resume RUN_ID)")
         else:
             course_id = courses.course_by_name(conn, args.course)["id"]
             run_id = runs.create(conn, course_id=course_id, provider=args.provider, redo=args.redo,
-                                 created_by="command line")
-            p = runs.progress(conn, run_id)
+                                 actor=who)
+            p = runs.progress(conn, run_id, actor=who)
             print(f"lesson run {run_id}: {p['total']} lesson(s), "
                   f"{OFFLINE_LABEL if p['provider'] == 'offline' else 'openai-compatible endpoint'}",
                   file=sys.stderr, flush=True)
-            final = runs.execute(db_path, run_id, on_progress=_progress)
+            final = runs.execute(db_path, run_id, on_progress=_progress, actor=who)
         out = {"run_id": run_id, "status": final["status"], "provider": final["provider"], **runs.summary(final)}
-        spent = costs.course_costs(conn, course_id)
+        spent = costs.course_costs(conn, course_id, actor=who)
         out.update(cost_per_lesson_usd=spent["per_lesson_usd"], course_cost_usd=spent["cost_usd"])
         if final["error"]:
             out["error"] = final["error"]
@@ -122,7 +123,7 @@ def run_export(args) -> int:
     conn = open_db(args)
     try:
         course = courses.course_by_name(conn, args.course)
-        files = export.export_course(conn, course["id"], args.out, args.fmt)
+        files = export.export_course(conn, course["id"], args.out, args.fmt, actor=actor(args, conn))
     finally:
         conn.close()
     emit({"command": "lessons export", "course": course["name"], "format": args.fmt, "exported": len(files),
@@ -133,7 +134,7 @@ def run_export(args) -> int:
 def run_demo(args) -> int:
     conn = open_db(args)
     try:
-        out = demo.load_demo(conn)
+        out = demo.load_demo(conn, actor=actor(args, conn))
     finally:
         conn.close()
     emit({"command": "lessons demo", **out})

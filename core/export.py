@@ -177,7 +177,7 @@ def export(conn: Database, course_id: int, assignment_id: int | None = None, *, 
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if fmt not in FORMATS:
         raise FairMarkError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
-    items = export_items(conn, course_id, assignment_id, include_approved=include_approved)
+    items = export_items(conn, course_id, assignment_id, include_approved=include_approved, actor=actor)
     if not items:
         what = "released or approved" if include_approved else "released"
         raise FairMarkError(f"nothing to export: no {what} items yet"

@@ -64,7 +64,7 @@ def analysis_table(conn: Database, course_id: int, assignment_id: int | None = N
 
 def export(conn: Database, course_id: int, assignment_id: int | None = None, *, actor: Actor) -> Export:
     access.check(conn, actor, "dashboards", course=course_id, assignment=assignment_id)
-    table = analysis_table(conn, course_id, assignment_id)
+    table = analysis_table(conn, course_id, assignment_id, actor=actor)
     if len(table) == 1:
         raise FairMarkError("nothing to export: no submissions here yet (import reflections first)")
     course = courses.get_course(conn, course_id)

@@ -73,7 +73,7 @@ def judging_config(provider: str, settings: Settings) -> dict:
 # --- create ----------------------------------------------------------------------------
 def create(conn, *, course_id: int, assignment_id: int | None = None, provider: str | None = None,
            concurrency: int | None = None, limit: int | None = None, redo: bool = False,
-           created_by: str = "", settings: Settings | None = None, actor: Actor) -> int:
+           settings: Settings | None = None, actor: Actor) -> int:
     """A queued run over the course's (or one assignment's) submissions that need a draft.
 
     `redo` also re-drafts drafted / needs-attention items (never a teacher's approved,
@@ -89,7 +89,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     # An AI configuration that has not passed its blocking eval cases runs only on an admin's
     # override. Checked (and the configuration recorded as used) before the run's transaction, so
     # a refusal still leaves the record of what was tried.
-    gate.require(conn, ai_config.definition(provider, settings), actor=created_by, used_for="assessment run")
+    gate.require(conn, ai_config.definition(provider, settings), actor=actor, used_for="assessment run")
     # Check and insert in one write transaction (BEGIN IMMEDIATE): two processes starting at
     # the same instant are serialised here, and the second sees the first's run.
     with db.write_transaction(conn):
@@ -103,7 +103,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
         run_id = runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
                                     config=run_config(provider, settings, concurrency),
                                     prompt_hashes=registry.prompt_hashes(), submission_ids=ids,
-                                    created_by=created_by)
+                                    created_by=actor)
         runs_db.supersede_pending(conn, course_id, run_id)
     return run_id
 
@@ -167,7 +167,10 @@ def is_resumable(conn, db_path, run: dict, stale_after_s: float | None = None) -
     return run_engine.is_resumable(KIND, conn, db_path, run, stale_after_s)
 
 
-cancel = run_engine.cancel
+def cancel(db_path, run_id: int, *, actor: Actor) -> str:
+    """Ask the run to stop after the items in flight; returns the run's status."""
+    access.check_path(db_path, actor, "assess", run=run_id)
+    return run_engine.cancel(db_path, run_id, actor=actor)
 
 
 # --- progress ----------------------------------------------------------------------------
@@ -184,6 +187,10 @@ def _working_seconds(run: dict) -> float:
 def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
     """Everything the Assess page and the command line show, read from the database."""
     access.check(conn, actor, "read", run=run_id)
+    return _progress(conn, run_id, db_path)
+
+
+def _progress(conn, run_id: int, db_path=None) -> dict:
     run = runs_db.get_run(conn, run_id)
     counts = runs_db.item_counts(conn, run_id)
     totals = runs_db.call_totals(conn, run_id)
@@ -207,7 +214,7 @@ def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
 def history(conn, db_path, course_id: int, assignment_id: int | None = None, limit: int = 10, *, actor: Actor) -> list[dict]:
     """Progress and totals of the most recent runs of a course (newest first)."""
     access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
-    return [progress(conn, r["id"], db_path) for r in runs_db.list_runs(conn, course_id, assignment_id, limit)]
+    return [_progress(conn, r["id"], db_path) for r in runs_db.list_runs(conn, course_id, assignment_id, limit)]
 
 
 def describe(provider: str, settings: Settings | None = None) -> dict:
@@ -227,7 +234,7 @@ def summary(p: dict) -> dict:
 
 KIND = run_engine.Kind(
     name="reflections", pending=runs_db.pending_items, counts=runs_db.item_counts, prepare=_prepare,
-    process=_assess_item, progress=lambda conn, run_id: progress(conn, run_id),
+    process=_assess_item, progress=lambda conn, run_id: _progress(conn, run_id),
     after=judge_agreement.review_run,   # seed 001's rule on the judges' agreement
     held=lambda guard: guard.held_items(), reopen=runs_db.reopen_items)
 

@@ -27,8 +27,9 @@ def is_hidden(conn: Database, submission_id: int, *, actor: Actor) -> bool:
 
 
 def require_visible(conn: Database, submission_id: int) -> None:
-    """Raise GateError while the item's AI draft must stay hidden (blind-pending)."""
-    if is_hidden(conn, submission_id):
+    """Raise GateError while the item's AI draft must stay hidden (blind-pending). Called by
+    core.signoff.actions.open_item after its own check."""
+    if calibration.is_blind_pending(conn, submission_id):
         raise GateError(HIDDEN)
 
 

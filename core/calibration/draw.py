@@ -108,7 +108,7 @@ def draw(conn: Database, assignment_id: int, *, size: int = DEFAULT_SIZE, group_
         have = len(calibration.items(conn, assignment_id))
         need = int(size) - have
         if need > 0:
-            by_stratum = strata(conn, assignment_id, group_by)
+            by_stratum = strata(conn, assignment_id, group_by, actor=actor)
             if not by_stratum and not have:
                 raise GateError("nothing to draw: the calibration set needs drafted reflections no teacher has "
                                 "opened yet. Run Assess first (or upload scores declared as calibration)")
@@ -116,7 +116,7 @@ def draw(conn: Database, assignment_id: int, *, size: int = DEFAULT_SIZE, group_
             picked = [(sid, did, k) for k, n in take.items() for sid, did in _spread(by_stratum[k])[:n]]
             if picked:
                 calibration.add_items(conn, assignment_id, picked, actor=actor, at=now())
-    return state(conn, assignment_id)
+    return state(conn, assignment_id, actor=actor)
 
 
 def skip(conn: Database, assignment_id: int, submission_id: int, *, actor: Actor) -> None:

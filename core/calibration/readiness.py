@@ -188,13 +188,13 @@ def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: 
 
 def is_ready(conn: Database, assignment_id: int, *, actor: Actor) -> bool:
     access.check(conn, actor, "read", assignment=assignment_id)
-    return readiness(conn, assignment_id)["ready"]
+    return readiness(conn, assignment_id, actor=actor)["ready"]
 
 
 def bulk_block(conn: Database, assignment_id: int, *, actor: Actor) -> str | None:
     """Why bulk approval is off on this assignment (None when the AI cleared the bar)."""
     access.check(conn, actor, "read", assignment=assignment_id)
-    r = readiness(conn, assignment_id)
+    r = readiness(conn, assignment_id, actor=actor)
     if r["ready"]:
         return None
     missing = "; ".join(f"{row['title']}: {', '.join(row['reasons'])}" for row in r["criteria"] if not row["ready"])
@@ -205,7 +205,7 @@ def bulk_block(conn: Database, assignment_id: int, *, actor: Actor) -> str | Non
 def require_ready(conn: Database, assignment_id: int, *, actor: Actor) -> None:
     """Bulk approval's gate: GateError below the bar, saying what is missing."""
     access.check(conn, actor, "read", assignment=assignment_id)
-    block = bulk_block(conn, assignment_id)
+    block = bulk_block(conn, assignment_id, actor=actor)
     if block:
         raise GateError(block)
 
@@ -216,7 +216,7 @@ def course_overview(conn: Database, course_id: int, *, actor: Actor) -> list[dic
     access.check(conn, actor, "read", course=course_id)
     out = []
     for a in courses.list_assignments(conn, course_id):
-        r = readiness(conn, a["id"])
+        r = readiness(conn, a["id"], actor=actor)
         out.append({"assignment_id": a["id"], "title": a["title"], "week": a["week"], "status": r["status"],
                     "ready": r["ready"], "students": r["students"], "more_needed": r["more_needed"],
                     "pending": calibration.pending_count(conn, a["id"]), "message": r["message"]})

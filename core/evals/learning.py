@@ -83,7 +83,7 @@ def growth(conn, course_id: int, *, actor: Actor) -> dict:
 
 def student_growth(conn, course_id: int, student_id: int, *, actor: Actor) -> list[dict]:
     access.check(conn, actor, "read", course=course_id, student=student_id)
-    return [s for s in growth(conn, course_id)["students"] if s["student_id"] == student_id]
+    return [s for s in growth(conn, course_id, actor=actor)["students"] if s["student_id"] == student_id]
 
 
 def after_config(conn, course_id: int, *, actor: Actor) -> list[dict]:

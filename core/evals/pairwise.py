@@ -211,16 +211,16 @@ def start(db_path, comparison_id: int, *, actor: Actor) -> threading.Thread:
         t = _workers.get(key)
         if t is not None and t.is_alive():
             return t
-        t = threading.Thread(target=_background, args=(str(db_path), comparison_id), daemon=True,
+        t = threading.Thread(target=_background, args=(str(db_path), comparison_id, actor), daemon=True,
                              name=f"fairmark-comparison-{comparison_id}")
         _workers[key] = t
         t.start()
     return t
 
 
-def _background(db_path: str, comparison_id: int) -> None:
+def _background(db_path: str, comparison_id: int, actor: Actor) -> None:
     try:
-        draft(db_path, comparison_id)
+        draft(db_path, comparison_id, actor=actor)
     except BaseException:       # recorded on the comparison row by draft()
         log.exception("comparison %s stopped", comparison_id)
 
@@ -333,6 +333,10 @@ def set_trust_threshold(conn, value: float, *, actor: Actor) -> None:
 
 def results(conn, comparison_id: int, *, actor: Actor) -> dict:
     access.check(conn, actor, "read", comparison=comparison_id)
+    return _results(conn, comparison_id)
+
+
+def _results(conn, comparison_id: int) -> dict:
     c = cmp_db.get(conn, comparison_id)
     if c is None:
         raise NotFound(f"comparison {comparison_id} does not exist")
@@ -360,7 +364,7 @@ def judge_trust(conn) -> dict:
     if not ids:
         return {"trusted": False, "agreement": None, "threshold": trust_threshold(conn), "comparison": None,
                 "why": "no blind comparison has been judged by teachers yet"}
-    r = results(conn, ids[0])
+    r = _results(conn, ids[0])  # only the judge's agreement leaves this function
     j = r["judge"]
     why = (f"agreement {j['agreement']:.0%} with the teachers on {j['n']} choices in comparison {ids[0]} "
            f"(threshold {j['threshold']:.0%})" if j["agreement"] is not None else

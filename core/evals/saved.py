@@ -61,7 +61,7 @@ def build_case(conn, submission_id: int, *, dimension: str, reason: str, actor: 
 def save_case(conn, submission_id: int, *, dimension: str, reason: str, actor: Actor) -> int:
     """Save the item as an eval case (one transaction with its audit row); returns its id."""
     access.check(conn, actor, "review", submission=submission_id)
-    case = build_case(conn, submission_id, dimension=dimension, reason=reason)
+    case = build_case(conn, submission_id, dimension=dimension, reason=reason, actor=actor)
     row = evals_db.case_source(conn, submission_id)
     with conn.atomic():
         cid = evals_db.save_case(conn, submission_id=submission_id, draft_id=row["current_draft_id"],

@@ -83,6 +83,10 @@ def review_assignment(conn: Database, assignment_id: int, *, actor: Actor) -> di
     """Apply the seed's rule to one assignment's current votes: store its mark and send every
     item whose judges disagreed on a poorly agreed criterion to a teacher. Returns the mark."""
     access.check(conn, actor, "assess", assignment=assignment_id)
+    return _review_assignment(conn, assignment_id, actor)
+
+
+def _review_assignment(conn: Database, assignment_id: int, actor) -> dict:
     rows = votes.current(conn, analytics.Scope("assignment", assignment_id=assignment_id))
     per = alpha_by_criterion(rows)
     rubric = courses.assignment_rubric(conn, assignment_id)
@@ -103,8 +107,9 @@ def review_assignment(conn: Database, assignment_id: int, *, actor: Actor) -> di
 
 
 def review_run(conn: Database, run_id: int) -> dict[int, dict]:
-    """The rule on every assignment a run drafted (core.runs calls it when a run ends)."""
-    return {aid: review_assignment(conn, aid) for aid in votes.assignments_of_run(conn, run_id)}
+    """The rule on every assignment a run drafted (core.runs calls it when a run ends, for the
+    run its creator was allowed to start; the audit names the rule, not a person)."""
+    return {aid: _review_assignment(conn, aid, "judge agreement") for aid in votes.assignments_of_run(conn, run_id)}
 
 
 def _reason(rubric: Rubric, criterion: str, a: dict) -> str:

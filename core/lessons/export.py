@@ -66,7 +66,7 @@ def to_markdown(conn, lesson_id: int, *, actor: Actor) -> str:
     front = {"title": lesson["title"], **{k: v for k, v in lesson["spec"].items() if v not in ("", [], None)},
              "status": "approved", "approved_by": lesson["approved_by"], "approved_at": lesson["approved_at"],
              "tier": lesson["tier"], "score": lesson["score"]}
-    body = "\n".join(f"- {line}" for line in review_record(conn, lesson_id))
+    body = "\n".join(f"- {line}" for line in review_record(conn, lesson_id, actor=actor))
     return (f"---\n{yaml.safe_dump(front, sort_keys=False, allow_unicode=True)}---\n\n{lesson['text'].rstrip()}\n\n"
             f"---\n\n## Review record\n\n{body}\n")
 
@@ -88,7 +88,7 @@ def to_docx(conn, lesson_id: int, *, actor: Actor) -> bytes:
             elif line.strip():
                 document.add_paragraph(line.strip())
     document.add_heading("Review record", level=1)
-    for line in review_record(conn, lesson_id):
+    for line in review_record(conn, lesson_id, actor=actor):
         document.add_paragraph(line, style="List Bullet")
     out = io.BytesIO()
     document.save(out)
@@ -109,7 +109,7 @@ def render(conn, lesson_id: int, fmt: str, *, actor: Actor) -> bytes:
     access.check(conn, actor, "read", lesson=lesson_id)
     if fmt not in FORMATS:
         raise ConflictError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
-    return to_markdown(conn, lesson_id).encode("utf-8") if fmt == "md" else to_docx(conn, lesson_id)
+    return to_markdown(conn, lesson_id, actor=actor).encode("utf-8") if fmt == "md" else to_docx(conn, lesson_id, actor=actor)
 
 
 def export_course(conn, course_id: int, out_dir, fmt: str = "md", *, actor: Actor) -> list[str]:
@@ -121,6 +121,6 @@ def export_course(conn, course_id: int, out_dir, fmt: str = "md", *, actor: Acto
     for lesson in lessons_db.queue(conn, course_id):
         if lesson["status"] == "approved":
             path = out / file_name(lesson["title"], fmt)
-            path.write_bytes(render(conn, lesson["id"], fmt))
+            path.write_bytes(render(conn, lesson["id"], fmt, actor=actor))
             written.append(str(path))
     return written

@@ -41,7 +41,7 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
 
 
 def create(conn, *, course_id: int, provider: str | None = None, redo: bool = False,
-           lesson_ids: list[int] | None = None, created_by: str = "", settings: Settings | None = None,
+           lesson_ids: list[int] | None = None, settings: Settings | None = None,
            concurrency: int | None = None, actor: Actor) -> int:
     """A queued run over the course's lessons that need a review (`redo`: reviewed ones too;
     never an approved one). Refused while another lesson run of the course is unfinished."""
@@ -58,7 +58,7 @@ def create(conn, *, course_id: int, provider: str | None = None, redo: bool = Fa
     ids = lessons_db.eligible(conn, course_id, redo=redo, lesson_ids=lesson_ids)
     hashes = {} if provider == "offline" else roles.prompt_hashes()
     return lessons_db.insert_run(conn, course_id=course_id, provider=provider, config=run_config(provider, settings,
-                                 concurrency), prompt_hashes=hashes, lesson_ids=ids, created_by=created_by)
+                                 concurrency), prompt_hashes=hashes, lesson_ids=ids, created_by=actor)
 
 
 def _llm_for(provider: str, db_path: str):
@@ -134,11 +134,21 @@ def is_resumable(conn, db_path, run: dict) -> bool:
     return run_engine.is_resumable(KIND, conn, db_path, run)
 
 
-is_alive, wait_for, cancel = run_engine.is_alive, run_engine.wait_for, run_engine.cancel
+is_alive, wait_for = run_engine.is_alive, run_engine.wait_for
+
+
+def cancel(db_path, run_id: int, *, actor: Actor) -> str:
+    """Ask the run to stop (it finishes the lessons under way); returns the run's status."""
+    access.check_path(db_path, actor, "lessons", run=run_id)
+    return run_engine.cancel(db_path, run_id, actor=actor)
 
 
 def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
     access.check(conn, actor, "read", run=run_id)
+    return _progress(conn, run_id, db_path)
+
+
+def _progress(conn, run_id: int, db_path=None) -> dict:
     run = runs_db.get_run(conn, run_id)
     counts = lessons_db.item_counts(conn, run_id)
     out = {"run_id": run_id, "course_id": run["course_id"], "status": run["status"], "provider": run["provider"],
@@ -156,7 +166,7 @@ def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
 def latest(conn, db_path, course_id: int, *, actor: Actor) -> dict | None:
     access.check(conn, actor, "read", course=course_id)
     found = runs_db.list_runs(conn, course_id, limit=1, kind="lessons")
-    return progress(conn, found[0]["id"], db_path) if found else None
+    return _progress(conn, found[0]["id"], db_path) if found else None
 
 
 def summary(p: dict) -> dict:
@@ -166,5 +176,5 @@ def summary(p: dict) -> dict:
 
 
 KIND = run_engine.Kind(name="lessons", pending=lessons_db.pending_items, counts=lessons_db.item_counts,
-                       prepare=_prepare, process=_review_item, progress=lambda conn, run_id: progress(conn, run_id),
+                       prepare=_prepare, process=_review_item, progress=lambda conn, run_id: _progress(conn, run_id),
                        after=_draw_sample)

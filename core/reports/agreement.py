@@ -9,13 +9,15 @@ from core import metrics
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.offline import LABEL as OFFLINE_LABEL
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
+from core import access
+from core.access import Actor
 from db import analytics
 
 ALL = "All criteria"
 
 
 def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "auto", n_boot: int = DEFAULT_BOOT,
-                   seed: int = 0) -> dict:
+                   seed: int = 0, actor: Actor) -> dict:
     """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
 
     Returns {"empty", "message", "notes", "scale", "reference", "reference_label", "sources"
@@ -24,6 +26,7 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     {criterion: DataFrame}, "cells" {criterion: (ai, reference, n) counts for the scatter},
     "by_week", "by_version" (DataFrames), "edits" (edit_view)}. Cached until the data change.
     """
+    scope = access.scope_for(conn, actor, scope)
     return analytics.memo(conn, ("agreement_view", scope, reference, n_boot, seed),
                           lambda: _agreement_view(conn, scope, reference, n_boot, seed))
 
@@ -32,7 +35,7 @@ def _agreement_view(conn: Database, scope: analytics.Scope, reference: str, n_bo
     raw = analytics.pair_counts(conn, scope, reference=reference, by=("week", "version", "source", "student"))
     table, scale, notes = pick_scale(conn, raw)
     out = {"empty": table.empty, "message": empty_message(reference) if table.empty else "", "notes": notes,
-           "scale": scale, "edits": edit_view(conn, scope), "reference": reference,
+           "scale": scale, "edits": _edit_view(conn, scope), "reference": reference,
            "reference_label": reference_label(reference)}
     if table.empty:
         return out
@@ -57,10 +60,11 @@ def _agreement_view(conn: Database, scope: analytics.Scope, reference: str, n_bo
     return out
 
 
-def anchored_view(conn: Database, scope: analytics.Scope) -> dict:
+def anchored_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """The AI against teachers' scores given after seeing its draft (approved one by one; bulk
     approvals never count): shown apart from the honest references, because a teacher who
     read the draft first leans towards it. {"empty", "n", "students", "mae", "qwk", "exact"}."""
+    scope = access.scope_for(conn, actor, scope)
     raw = analytics.pair_counts(conn, scope, reference="teacher", by=("student",))
     table, scale, _ = pick_scale(conn, raw)
     if table.empty:
@@ -70,13 +74,17 @@ def anchored_view(conn: Database, scope: analytics.Scope) -> dict:
             **{k: a[k] for k in ("mae", "qwk", "exact", "bias")}}
 
 
-def edit_view(conn: Database, scope: analytics.Scope) -> dict:
+def edit_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """What teachers changed in reviews they decided one by one (approved/rejected):
     metrics.edit_summary of db.analytics.edit_counts, plus "comment_sample_limit" and
     "bulk_approved" (left out: a bulk approval is the AI's draft). Cached until the data change.
 
     Comment edit distance uses the newest analytics.COMMENT_SAMPLE edited comments (difflib per pair).
     """
+    return _edit_view(conn, access.scope_for(conn, actor, scope))
+
+
+def _edit_view(conn: Database, scope: analytics.Scope) -> dict:
     def compute() -> dict:
         c = analytics.edit_counts(conn, scope)
         summary = metrics.edit_summary(c["outcomes"], c["changes"], c["comment_pairs"], c["reason_codes"])
@@ -93,12 +101,14 @@ def version_label(version: str) -> str:
     return f"{OFFLINE_LABEL}{sep}{rest}" if head == analytics.OFFLINE_VERSION else str(version)
 
 
-def judge_view(conn: Database, scope: analytics.Scope) -> dict:
+def judge_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """Krippendorff's alpha (ordinal) between model/prompt versions that scored the same submissions.
 
     Uses each version's latest successful draft per submission, over the newest
     analytics.JUDGE_SAMPLE submissions that at least two versions scored. Cached until the data change.
     """
+    scope = access.scope_for(conn, actor, scope)
+
     def compute() -> dict:
         long = analytics.judge_scores(conn, scope)
         if long.empty:

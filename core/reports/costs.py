@@ -7,18 +7,21 @@ from sqlite_utils import Database
 
 from core.offline import LABEL as OFFLINE_LABEL
 from core.offline import MODEL as OFFLINE_MODEL
+from core import access
+from core.access import Actor
 from db import analytics
 
 SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
 OUTSIDE_RUNS = "Regenerate (outside runs)"  # calls with no run (a draft regenerated on its own)
 
 
-def costs_view(conn: Database, scope: analytics.Scope) -> dict:
+def costs_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
 
     Calls are attributed through their submission, else through their run. Cached until the
     data change.
     """
+    scope = access.scope_for(conn, actor, scope)
     return analytics.memo(conn, ("costs", scope), lambda: _costs_view(analytics.cost_tables(conn, scope)))
 
 

@@ -11,12 +11,14 @@ from core.metrics.fairness import MIN_N
 from core.metrics.length import SHORT_WORDS
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
 from core.reports.table import summary
+from core import access
+from core.access import Actor
 from db import analytics
 
 
 def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "auto", criterion: str | None = None,
                   cut: float | None = None, n_boot: int = DEFAULT_BOOT, seed: int = 0, min_n: int = MIN_N,
-                  short_words: int = SHORT_WORDS) -> dict:
+                  short_words: int = SHORT_WORDS, actor: Actor) -> dict:
     """Bands (with ΔMAE), groups for every student attribute, and length bias.
 
     `criterion` None pools all criteria (each (submission, criterion) pair is one item).
@@ -27,6 +29,7 @@ def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "a
     "bands_by_criterion" (DataFrame), "groups" {attribute: group report}, "length"
     (length_bias), "length_cells"}. Cached until the data change.
     """
+    scope = access.scope_for(conn, actor, scope)
     key = ("fairness_view", scope, reference, criterion, cut, n_boot, seed, min_n, short_words)
     return analytics.memo(conn, key, lambda: _fairness_view(conn, scope, reference, criterion, cut, n_boot, seed,
                                                             min_n, short_words))

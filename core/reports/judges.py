@@ -9,16 +9,20 @@ import pandas as pd
 from sqlite_utils import Database
 
 from core.judging import agreement
+from core import access
+from core.access import Actor
 from db import analytics, votes
 
 NO_BLIND = ("No blind calibration scores in this scope yet (the Calibrate page): the judges' agreement with "
             "the teachers' blind scores appears once there are some.")
 
 
-def judge_agreement_view(conn: Database, scope: analytics.Scope) -> dict:
+def judge_agreement_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """{"available", "message", "alpha" (assignment x criterion: items, alpha, verdict), "judges"
     (per judge: votes and agreement with blind and expert scores), "marks" (the stored rule per
     assignment), "notes"}. Cached until the data change."""
+    scope = access.scope_for(conn, actor, scope)
+
     def compute() -> dict:
         rows = votes.current(conn, scope)
         if not rows:

@@ -8,6 +8,8 @@ from __future__ import annotations
 import pandas as pd
 from sqlite_utils import Database
 
+from core import access
+from core.access import Actor
 from db import analytics, courses
 
 EMPTY_MESSAGE = ("No reference scores yet — upload expert scores, or score a calibration set blind on the "
@@ -35,8 +37,9 @@ def empty_message(reference: str) -> str:
     return EMPTY_MESSAGE
 
 
-def criteria(conn: Database, scope: analytics.Scope) -> list[str]:
+def criteria(conn: Database, scope: analytics.Scope, *, actor: Actor) -> list[str]:
     """Criterion keys of the rubrics used by the assignments in scope, in rubric order."""
+    scope = access.scope_for(conn, actor, scope)
     keys: list[str] = []
     for rid in analytics.rubric_ids(conn, scope):
         keys += [k for k in courses.get_rubric(conn, rid).keys if k not in keys]

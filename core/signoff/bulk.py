@@ -83,7 +83,7 @@ def draw_sample(conn: Database, assignment_id: int, *, actor: Actor) -> SampleSt
     current: the sample is stable; items with a new draft since (stale) are dropped and replaced."""
     access.check(conn, actor, "bulk_approve", assignment=assignment_id)
     with writing(conn):
-        state = sample_state(conn, assignment_id)
+        state = sample_state(conn, assignment_id, actor=actor)
         rule = _rule(conn, assignment_id)
         if state.stale:
             samples.drop_from_sample(conn, assignment_id, state.stale)
@@ -97,7 +97,7 @@ def draw_sample(conn: Database, assignment_id: int, *, actor: Actor) -> SampleSt
                   before={"stale": state.stale} if state.stale else None, after=drawn,
                   reason="stratified sample for bulk approval"
                          + ("; items with a new draft since they were drawn were replaced" if state.stale else ""))
-        return sample_state(conn, assignment_id)
+        return sample_state(conn, assignment_id, actor=actor)
 
 
 def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Actor) -> int:
@@ -106,8 +106,8 @@ def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Ac
     set changed meanwhile nothing is approved."""
     access.check(conn, actor, "bulk_approve", assignment=assignment_id)
     with writing(conn):
-        readiness.require_ready(conn, assignment_id)  # below the calibration bar, bulk approval is off
-        state = sample_state(conn, assignment_id)
+        readiness.require_ready(conn, assignment_id, actor=actor)  # below the calibration bar, bulk approval is off
+        state = sample_state(conn, assignment_id, actor=actor)
         if state.candidates == 0:
             raise GateError("no items qualify for bulk approval (CONFIDENT, no failed check, no flag, not edited)")
         if state.missing:

@@ -34,7 +34,7 @@ def release_gates(conn: Database, assignment_id: int, *, actor: Actor) -> list[G
              else f"{ov.needs_attention} item(s) needing attention still wait for a decision"),
     ]
     if ov.bulk_approved_unreleased:
-        state = sample_state(conn, assignment_id)
+        state = sample_state(conn, assignment_id, actor=actor)
         ok = bool(state.sample) and not state.unopened
         gates.append(Gate("Bulk-approval sample checked", ok,
                           f"{len(state.sample)} sampled item(s) opened before {ov.bulk_approved_unreleased} "
@@ -57,7 +57,7 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         if expected is not None and expected != waiting:
             raise ConflictError(f"the number of approved items changed from {expected} to {waiting} since the page "
                                 "was shown; nothing was released. Check the list and release again.")
-        failed = [g for g in release_gates(conn, assignment_id) if not g.ok]
+        failed = [g for g in release_gates(conn, assignment_id, actor=actor) if not g.ok]
         if failed:
             raise GateError("release refused: " + "; ".join(f"{g.name} — {g.detail}" for g in failed))
         at = now()
