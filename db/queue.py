@@ -73,7 +73,7 @@ class QueueFilter:
 
 _QUEUE_COLUMNS = """
     s.id, s.status, s.priority, s.word_count, substr(s.text, 1, 140) AS excerpt,
-    st.name AS student_name, st.external_id,
+    st.name AS student_name, st.email AS student_email, st.pseudonym, st.external_id,
     d.id AS draft_id, d.scores AS draft_scores, d.total AS draft_total, d.verdict, d.flags,
     d.is_offline, d.confidence, d.attention_reasons,
     r.scores AS review_scores, r.status AS review_status, r.version, r.opened_at, r.edited

@@ -19,6 +19,7 @@ from core import access
 from core.access import Actor
 from db import audit
 from db import evals as evals_db
+from db import ownership
 
 
 def build_case(conn, submission_id: int, *, dimension: str, reason: str, actor: Actor) -> dict:
@@ -72,10 +73,18 @@ def save_case(conn, submission_id: int, *, dimension: str, reason: str, actor: A
     return cid
 
 
-def cases_for_export(conn) -> list[dict]:
-    return [r["case"] for r in evals_db.saved_cases(conn)]
+def saved_cases(conn, *, actor: Actor) -> list[dict]:
+    """The saved cases of the courses the actor may see the dashboards of (pseudonymised, but
+    still a student's reflection: they stay in their course)."""
+    access.require(actor, "dashboards")
+    return [r for r in evals_db.saved_cases(conn)
+            if actor.all_courses or ownership.course_of(conn, "submission", r["submission_id"]) in actor.courses]
 
 
-def jsonl(conn) -> str:
-    """Every saved case as JSONL (the AI quality page's download)."""
-    return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases_for_export(conn))
+def cases_for_export(conn, *, actor: Actor) -> list[dict]:
+    return [r["case"] for r in saved_cases(conn, actor=actor)]
+
+
+def jsonl(conn, *, actor: Actor) -> str:
+    """Every saved case the actor may see, as JSONL (the AI quality page's download)."""
+    return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases_for_export(conn, actor=actor))

@@ -1,0 +1,29 @@
+"""The admin's settings writes (issue 13: admin alone sets models, prices, judges and their
+thresholds): the Settings page calls these, never db/ directly, so the role is checked where
+the write happens. The readiness bar (core.calibration.readiness.save_bar), the judge-trust
+threshold (core.evals.pairwise.set_trust_threshold) and gate overrides check the same way."""
+from __future__ import annotations
+
+from core import access
+from core.access import Actor
+from db import llm_calls
+
+
+def save_llm_overrides(conn, overrides: dict, *, actor: Actor) -> dict:
+    access.require(actor, "settings")
+    return llm_calls.save_llm_overrides(conn, overrides, actor=actor)
+
+
+def save_judging_overrides(conn, overrides: dict, *, actor: Actor) -> dict:
+    access.require(actor, "settings")
+    return llm_calls.save_judging_overrides(conn, overrides, actor=actor)
+
+
+def replace_prices(conn, rows: list[dict], *, actor: Actor) -> int:
+    access.require(actor, "settings")
+    return llm_calls.replace_prices(conn, rows, actor=actor)
+
+
+def save_connection_test(conn, result: dict, *, actor: Actor) -> None:
+    access.require(actor, "settings")
+    llm_calls.save_last_connection_test(conn, result)

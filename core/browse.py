@@ -1,0 +1,225 @@
+"""What the pages read about courses, each read checked against the signed-in actor (issue 13).
+
+Pages never read a course's data from db/ themselves: they call these (or the other core
+functions that take `actor`), so a URL with another course's id, a crafted query parameter or a
+download link meets the same check as a button. Where a coordinator's grant does not show
+student names, rows and texts carry the student's pseudonym instead (`core.access.sees_names`).
+"""
+from __future__ import annotations
+
+from core import access
+from core.access import Actor
+from core.pseudonym import Pseudonymizer
+from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
+from db import comparisons as cmp_db
+from db import evals as evals_db
+from db.analytics import Scope
+
+
+# --- courses and assignments (the sidebar) ----------------------------------------------
+def list_courses(conn, *, actor: Actor) -> list[dict]:
+    """The courses the actor may open (an admin: every course)."""
+    access.require(actor, "read")
+    return [c for c in courses.list_courses(conn) if actor.has_course(c["id"])]
+
+
+def any_course(conn) -> bool:
+    """Whether the database has a course at all (Home's first-run hint; says nothing else)."""
+    return not courses.is_empty(conn)
+
+
+def get_course(conn, course_id: int, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", course=course_id)
+    return courses.get_course(conn, course_id)
+
+
+def list_assignments(conn, course_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", course=course_id)
+    return courses.list_assignments(conn, course_id)
+
+
+def get_assignment(conn, assignment_id: int, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return courses.get_assignment(conn, assignment_id)
+
+
+def assignment_rubric(conn, assignment_id: int, *, actor: Actor):
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return courses.assignment_rubric(conn, assignment_id)
+
+
+def status_counts(conn, *, course_id: int | None = None, assignment_id: int | None = None, actor: Actor) -> dict:
+    if course_id is None and assignment_id is None:
+        raise ValueError("status counts of a course or an assignment")
+    access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
+    return courses.status_counts(conn, course_id=course_id, assignment_id=assignment_id)
+
+
+def locate(conn, kind: str, ident: int, *, actor: Actor) -> tuple[int, int | None] | None:
+    """Where a linked course, assignment, item or run lives, only when the actor may open it
+    (None otherwise: a link to another course's item shows nothing of it)."""
+    where = courses.locate(conn, kind, ident)
+    return where if where is not None and access.may(actor, "read", where[0]) else None
+
+
+def list_students(conn, course_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", course=course_id)
+    rows = courses.list_students(conn, course_id)
+    if not access.sees_names(actor, course_id):
+        rows = [{**r, "name": r["pseudonym"], "email": ""} for r in rows]
+    return rows
+
+
+def recent_imports(conn, course_id: int, *, actor: Actor, limit: int = 10) -> list[dict]:
+    access.check(conn, actor, "read", course=course_id)
+    return submissions.recent_imports(conn, course_id=course_id, limit=limit)
+
+
+# --- the review queue and item ---------------------------------------------------------
+def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str):
+    """A function hiding the student's name in a text, or None when the actor sees names."""
+    if access.sees_names(actor, course_id):
+        return None
+    pz = Pseudonymizer(name or "", email or "", pseudonym)
+    return lambda text: pz.hide(text) if isinstance(text, str) else text
+
+
+def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
+               page: int = 0, page_size: int = 50) -> dict:
+    course_id = access.check(conn, actor, "read", assignment=assignment_id)
+    out = queue.queue(conn, assignment_id, flt, page=page, page_size=page_size)
+    if not access.sees_names(actor, course_id):
+        rows = []
+        for r in out["rows"]:
+            hide = _masker(actor, course_id, r["student_name"], r.get("student_email"), r["pseudonym"])
+            rows.append({**r, "student_name": r["pseudonym"], "excerpt": hide(r["excerpt"])})
+        out = {**out, "rows": rows}
+    return out
+
+
+def queue_group_counts(conn, assignment_id: int, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return queue.group_counts(conn, assignment_id)
+
+
+def queue_position(conn, submission_id: int, *, actor: Actor):
+    access.check(conn, actor, "read", submission=submission_id)
+    return queue.position(conn, submission_id)
+
+
+def queue_neighbour(conn, assignment_id: int, position: tuple, flt: queue.QueueFilter | None = None, *,
+                    actor: Actor, forward: bool = True) -> int | None:
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return queue.neighbour(conn, assignment_id, position, flt, forward=forward)
+
+
+def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
+    """Everything the review item shows (db.reviews.item), names hidden where the grant says so."""
+    course_id = access.check(conn, actor, "read", submission=submission_id)
+    data = reviews.item(conn, submission_id)
+    student = data["student"]
+    hide = _masker(actor, course_id, student["name"], "", student["pseudonym"])
+    if hide is None:
+        return data
+    out = dict(data)
+    out["student"] = {**student, "name": student["pseudonym"]}
+    out["submission"] = {**data["submission"], "text": hide(data["submission"]["text"])}
+    for key in ("draft", "current_draft"):
+        if data.get(key):
+            out[key] = {**data[key], "comment": hide(data[key].get("comment"))}
+    if data.get("review"):
+        out["review"] = {**data["review"], "comment": hide(data["review"].get("comment"))}
+    return out
+
+
+def item_history(conn, submission_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", submission=submission_id)
+    return reviews.history(conn, submission_id)
+
+
+def item_votes(conn, submission_id: int, *, draft_id: int | None = None, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", submission=submission_id)
+    return votes.of(conn, "submission", submission_id, draft_id=draft_id)
+
+
+def saved_case_count(conn, submission_id: int, *, actor: Actor) -> int:
+    access.check(conn, actor, "read", submission=submission_id)
+    return len(evals_db.saved_case_ids_of(conn, submission_id))
+
+
+def calibration_pending(conn, assignment_id: int, *, actor: Actor) -> int:
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return calibration.pending_count(conn, assignment_id)
+
+
+# --- dashboards' pickers ------------------------------------------------------------------
+def raters(conn, scope: Scope, *, actor: Actor) -> list[str]:
+    return analytics.raters(conn, access.scope_for(conn, actor, scope))
+
+
+def attributes(conn, scope: Scope, *, actor: Actor) -> list[str]:
+    return analytics.attributes(conn, access.scope_for(conn, actor, scope, action="read"))
+
+
+# --- release and students -------------------------------------------------------------
+def release_overview(conn, assignment_id: int, *, actor: Actor):
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return releases.release_overview(conn, assignment_id)
+
+
+def releases_of(conn, assignment_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return releases.releases_of(conn, assignment_id)
+
+
+def exportable_count(conn, assignment_id: int, *, include_approved: bool = False, actor: Actor) -> int:
+    access.check(conn, actor, "read", assignment=assignment_id)
+    return exports.exportable_count(conn, assignment_id, include_approved=include_approved)
+
+
+def students_with_releases(conn, course_id: int, *, actor: Actor) -> set[int]:
+    access.check(conn, actor, "read", course=course_id)
+    return releases.students_with_releases(conn, course_id)
+
+
+def student_released(conn, student_id: int, *, actor: Actor) -> list[dict]:
+    course_id = access.check(conn, actor, "read", student=student_id)
+    rows = releases.student_released(conn, student_id)
+    if not access.sees_names(actor, course_id):
+        person = next((s for s in courses.list_students(conn, course_id) if s["id"] == student_id), None)
+        if person:
+            hide = _masker(actor, course_id, person["name"], person["email"], person["pseudonym"])
+            rows = [{**r, "comment": hide(r["comment"])} for r in rows]
+    return rows
+
+
+# --- comparisons and lessons -------------------------------------------------------------
+def comparisons_of(conn, course_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", course=course_id)
+    return cmp_db.list_for_course(conn, course_id)
+
+
+def comparison_progress(conn, comparison_id: int, *, actor: Actor) -> dict:
+    """Pairs drafted, and judged by this teacher."""
+    access.check(conn, actor, "read", comparison=comparison_id)
+    return cmp_db.progress(conn, comparison_id, str(actor))
+
+
+def lesson(conn, lesson_id: int, *, actor: Actor) -> dict:
+    access.check(conn, actor, "read", lesson=lesson_id)
+    return lessons.get(conn, lesson_id)
+
+
+def lesson_queue(conn, course_id: int, *, actor: Actor) -> list[dict]:
+    access.check(conn, actor, "read", course=course_id)
+    return lessons.queue(conn, course_id)
+
+
+def lessons_waiting(conn, course_id: int, *, redo: bool = False, actor: Actor) -> int:
+    access.check(conn, actor, "read", course=course_id)
+    return len(lessons.eligible(conn, course_id, redo=redo))
+
+
+def lesson_tiers(conn, course_id: int, *, actor: Actor) -> dict[str, int]:
+    access.check(conn, actor, "read", course=course_id)
+    return lessons.tier_counts(conn, course_id)

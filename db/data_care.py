@@ -1,0 +1,159 @@
+"""Deleting a student's or a course's data, and the backup copy (issue 13). Every statement
+about removing data is here, children before parents (foreign keys are on), so one call is one
+transaction that leaves nothing behind. The rules (who may, what is audited) are
+core/data_care.py's."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from sqlite_utils import Database
+
+# What hangs on a set of submissions (temp table doomed_subs), in deletion order: (label, statement).
+_SUBMISSION_DATA = (
+    ("pair_choices", "DELETE FROM pair_choices WHERE pair_id IN (SELECT id FROM comparison_pairs "
+                     "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
+    ("comparison_pairs", "DELETE FROM comparison_pairs WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("next_step_marks", "DELETE FROM next_step_marks WHERE submission_id IN (SELECT id FROM temp.doomed_subs) "
+                        "OR previous_submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("saved_eval_cases", "DELETE FROM saved_eval_cases WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("calibration_scores", "DELETE FROM calibration_scores WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("calibration_items", "DELETE FROM calibration_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("review_samples", "DELETE FROM review_samples WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("release_items", "DELETE FROM release_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("reviews", "DELETE FROM reviews WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("judge_votes", "DELETE FROM judge_votes WHERE subject = 'submission' "
+                    "AND subject_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("run_items", "DELETE FROM run_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("llm_calls", "DELETE FROM llm_calls WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("audit_log", "DELETE FROM audit_log WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("reference_scores", "DELETE FROM reference_scores WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("submissions.current_draft", "UPDATE submissions SET current_draft_id = NULL "
+                                  "WHERE id IN (SELECT id FROM temp.doomed_subs)"),
+    ("drafts", "DELETE FROM drafts WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("submissions", "DELETE FROM submissions WHERE id IN (SELECT id FROM temp.doomed_subs)"),
+)
+
+# What else belongs to a course (temp tables doomed_course, doomed_lessons), after its submissions.
+_COURSE_DATA = (
+    ("lesson_run_items", "DELETE FROM lesson_run_items WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("lesson_fixes", "DELETE FROM lesson_fixes WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("lesson_references", "DELETE FROM lesson_references WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("judge_votes", "DELETE FROM judge_votes WHERE subject = 'lesson' AND subject_id IN "
+                    "(SELECT id FROM lesson_reviews WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons))"),
+    ("lessons.current_review", "UPDATE lessons SET current_review_id = NULL "
+                               "WHERE id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("lesson_reviews", "DELETE FROM lesson_reviews WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("llm_calls", "DELETE FROM llm_calls WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons) "
+                  "OR run_id IN (SELECT id FROM runs WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("lessons", "DELETE FROM lessons WHERE id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("pair_choices", "DELETE FROM pair_choices WHERE comparison_id IN "
+                     "(SELECT id FROM comparisons WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("comparison_pairs", "DELETE FROM comparison_pairs WHERE comparison_id IN "
+                         "(SELECT id FROM comparisons WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("comparisons", "DELETE FROM comparisons WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("judge_votes", "DELETE FROM judge_votes WHERE run_id IN "
+                    "(SELECT id FROM runs WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("run_items", "DELETE FROM run_items WHERE run_id IN "
+                  "(SELECT id FROM runs WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("drafts.run", "UPDATE drafts SET run_id = NULL WHERE run_id IN "
+                   "(SELECT id FROM runs WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("runs", "DELETE FROM runs WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("judge_agreement", "DELETE FROM judge_agreement WHERE assignment_id IN "
+                        "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("release_items", "DELETE FROM release_items WHERE release_id IN (SELECT id FROM releases WHERE assignment_id IN "
+                      "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course)))"),
+    ("releases", "DELETE FROM releases WHERE assignment_id IN "
+                 "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("assignments", "DELETE FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("students", "DELETE FROM students WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("grants", "DELETE FROM grants WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("audit_log", "DELETE FROM audit_log WHERE entity = 'courses' AND entity_id = (SELECT id FROM temp.doomed_course)"),
+    ("courses", "DELETE FROM courses WHERE id = (SELECT id FROM temp.doomed_course)"),
+)
+
+
+def _run(conn: Database, statements, counts: dict) -> None:
+    for label, sql in statements:
+        n = conn.execute(sql).rowcount
+        if n and "." not in label:  # "table.column" statements only unlink rows
+            counts[label] = counts.get(label, 0) + n
+
+
+def _doomed(conn: Database, name: str, select: str, args: list) -> None:
+    conn.execute(f"DROP TABLE IF EXISTS temp.{name}")
+    conn.execute(f"CREATE TEMP TABLE {name} (id INTEGER PRIMARY KEY)")
+    conn.execute(f"INSERT INTO temp.{name} {select}", args)
+
+
+def delete_student(conn: Database, student_id: int) -> dict[str, int]:
+    """Every row about one student; returns {table: rows deleted}. Call inside a transaction."""
+    _doomed(conn, "doomed_subs", "SELECT id FROM submissions WHERE student_id = ?", [student_id])
+    counts: dict[str, int] = {}
+    _run(conn, _SUBMISSION_DATA, counts)
+    counts["students"] = conn.execute("DELETE FROM students WHERE id = ?", [student_id]).rowcount
+    conn.execute("DROP TABLE temp.doomed_subs")
+    return counts
+
+
+def delete_course(conn: Database, course_id: int) -> dict[str, int]:
+    """Every row of one course (its students' work, runs, lessons, comparisons, releases, grants);
+    returns {table: rows deleted}. Call inside a transaction."""
+    _doomed(conn, "doomed_subs", "SELECT s.id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
+                                 "WHERE a.course_id = ?", [course_id])
+    _doomed(conn, "doomed_lessons", "SELECT id FROM lessons WHERE course_id = ?", [course_id])
+    _doomed(conn, "doomed_course", "SELECT ?", [course_id])
+    counts: dict[str, int] = {}
+    _run(conn, _SUBMISSION_DATA, counts)
+    _run(conn, _COURSE_DATA, counts)
+    for name in ("doomed_subs", "doomed_lessons", "doomed_course"):
+        conn.execute(f"DROP TABLE temp.{name}")
+    return counts
+
+
+def last_activity(conn: Database) -> list[dict]:
+    """Each course with the time of its latest work (creation, upload, run, release, lesson)."""
+    return list(conn.query(
+        """SELECT c.id, c.name, MAX(COALESCE(t, c.created_at)) AS last_activity FROM courses c LEFT JOIN (
+               SELECT a.course_id, s.created_at AS t FROM submissions s JOIN assignments a ON a.id = s.assignment_id
+               UNION ALL SELECT course_id, created_at FROM runs
+               UNION ALL SELECT a.course_id, r.released_at FROM releases r JOIN assignments a ON a.id = r.assignment_id
+               UNION ALL SELECT course_id, created_at FROM lessons
+           ) x ON x.course_id = c.id GROUP BY c.id ORDER BY c.id"""))
+
+
+def backup_to(conn: Database, dest: str | Path) -> None:
+    """A consistent copy of the whole database while others keep working (SQLite's online backup)."""
+    target = sqlite3.connect(str(dest))
+    try:
+        conn.conn.backup(target)
+    finally:
+        target.close()
+
+
+def restore_from(conn: Database, source: str | Path) -> None:
+    """Overwrite this database with a backup file, page by page, under SQLite's lock."""
+    src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+    try:
+        src.backup(conn.conn)
+    finally:
+        src.close()
+
+
+def check_backup(source: str | Path) -> list[str]:
+    """What is wrong with a file offered for restore ([] when it is a sound FairMark database)."""
+    try:
+        src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+    except sqlite3.Error as e:
+        return [f"cannot open it ({e})"]
+    try:
+        ok = src.execute("PRAGMA integrity_check").fetchone()[0]
+        tables = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        problems = [] if ok == "ok" else [f"integrity check: {ok}"]
+        if not {"_sqlite_migrations", "courses", "submissions"} <= tables:
+            problems.append("it is not a FairMark database (no courses or migrations table)")
+        return problems
+    except sqlite3.DatabaseError as e:
+        return [f"it is not an SQLite database ({e})"]
+    finally:
+        src.close()
