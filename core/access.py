@@ -27,12 +27,13 @@ from __future__ import annotations
 import getpass
 from dataclasses import dataclass, replace
 
+import db
 from db import ownership
 from db.actors import ROLE_LABELS, ROLES, Actor
 from db.analytics import Scope
 from db.errors import Forbidden, NotFound
 
-__all__ = ["Actor", "ROLES", "ROLE_LABELS", "ACTIONS", "Forbidden", "require", "check", "check_all",
+__all__ = ["Actor", "ROLES", "ROLE_LABELS", "ACTIONS", "Forbidden", "require", "check", "check_path", "check_all",
            "scope_for", "sees_names", "command_line", "may", "table"]
 
 ALL = frozenset(ROLES)
@@ -89,18 +90,32 @@ def require(actor: Actor, action: str, *, course_id: int | None = None) -> None:
         raise Forbidden(f"You have no access to course {course_id}; ask an admin to grant it.")
 
 
-def check(conn, actor: Actor, action: str, **ident) -> int:
-    """`require` for the course an id belongs to (one keyword: course=, assignment=,
-    submission=, student=, draft=, run=, lesson=, fix=, comparison=, pair=). Returns the
-    course id. The role is checked before the id is looked up, so a refusal says nothing about
-    what exists; an id that does not exist is NotFound."""
-    (kind, value), = ident.items()
+def check(conn, actor: Actor, action: str, **ids) -> int | None:
+    """`require` for the course each id belongs to (keywords: course=, assignment=,
+    submission=, student=, draft=, run=, lesson=, fix=, comparison=, pair=; None values are
+    skipped). Returns the course of the first id. The role is checked before any id is looked
+    up, so a refusal says nothing about what exists; an id that does not exist is NotFound."""
     require(actor, action)
-    course_id = ownership.course_of(conn, kind, value)
-    if course_id is None:
-        raise NotFound(f"{kind} {value} does not exist")
-    require(actor, action, course_id=course_id)
-    return course_id
+    first = None
+    for kind, value in ids.items():
+        if value is None:
+            continue
+        course_id = ownership.course_of(conn, kind, value)
+        if course_id is None:
+            raise NotFound(f"{kind} {value} does not exist")
+        require(actor, action, course_id=course_id)
+        first = course_id if first is None else first
+    return first
+
+
+def check_path(db_path, actor: Actor, action: str, **ids) -> int | None:
+    """`check` for functions that open their own connection (background work)."""
+    require(actor, action)
+    conn = db.connect(db_path)
+    try:
+        return check(conn, actor, action, **ids)
+    finally:
+        conn.close()
 
 
 def check_all(conn, actor: Actor, action: str, kind: str, idents) -> None:
