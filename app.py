@@ -1,4 +1,4 @@
-"""FairMark: router. Page config, navigation grouped by role, the shared sidebar."""
+"""FairMark: router. Page config, the sign-in gate, navigation grouped by role, the shared sidebar."""
 from pathlib import Path
 
 import streamlit as st
@@ -33,9 +33,18 @@ PAGES = {
     "Admin": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }
 
+# What a role must be allowed (core.access) to see a page in the menu and open it; the other
+# pages need "read". Only a hint: every core function the page calls checks again.
+NEEDS = {"Upload": "upload", "Assess": "assess", "Calibrate": "calibrate", "Release": "release",
+         "Compare": "compare", "Agreement": "dashboards", "Fairness": "dashboards", "Costs": "dashboards",
+         "AI quality": "dashboards", "Learning": "dashboards", "Settings": "upload"}
+
 # .streamlit/config.toml turns Streamlit's own sidebar menu off (client.showSidebarNavigation), so a
 # fresh server never lists the files in pages/; the sidebar draws this menu instead.
 page = st.navigation(PAGES, position="hidden")
 with _common.shell():
-    _common.sidebar(_common.get_db(), PAGES)
+    conn = _common.get_db()
+    _common.sign_in(conn)  # signed out: only the sign-in form, on every page
+    _common.sidebar(conn, PAGES, NEEDS)
+    _common.refuse_unless(NEEDS.get(page.title, "read"))
     page.run()

@@ -27,3 +27,28 @@ def replace_prices(conn, rows: list[dict], *, actor: Actor) -> int:
 def save_connection_test(conn, result: dict, *, actor: Actor) -> None:
     access.require(actor, "settings")
     llm_calls.save_last_connection_test(conn, result)
+
+
+def llm_overrides(conn, *, actor: Actor) -> dict:
+    access.require(actor, "settings")
+    return llm_calls.get_llm_overrides(conn)
+
+
+def judging_overrides(conn, *, actor: Actor) -> dict:
+    access.require(actor, "settings")
+    return llm_calls.get_judging_overrides(conn)
+
+
+def last_connection_test(conn, *, actor: Actor) -> dict | None:
+    access.require(actor, "settings")
+    return llm_calls.get_last_connection_test(conn)
+
+
+def prices(conn, *, actor: Actor) -> list[dict]:
+    access.require(actor, "settings")
+    return llm_calls.list_prices(conn)
+
+
+def unpriced_models(conn, *, actor: Actor) -> list[str]:
+    access.require(actor, "settings")
+    return llm_calls.unpriced_models(conn)

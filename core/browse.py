@@ -13,7 +13,8 @@ from core.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
 from db import evals as evals_db
-from db.analytics import Scope
+from db.analytics import Scope  # noqa: F401  (the pages' names for these shapes)
+from db.queue import STATUS_FILTERS, QueueFilter  # noqa: F401
 
 
 # --- courses and assignments (the sidebar) ----------------------------------------------
@@ -66,7 +67,7 @@ def list_students(conn, course_id: int, *, actor: Actor) -> list[dict]:
     access.check(conn, actor, "read", course=course_id)
     rows = courses.list_students(conn, course_id)
     if not access.sees_names(actor, course_id):
-        rows = [{**r, "name": r["pseudonym"], "email": ""} for r in rows]
+        rows = [{**r, "name": r["pseudonym"], "email": "", "external_id": ""} for r in rows]
     return rows
 
 
@@ -77,11 +78,21 @@ def recent_imports(conn, course_id: int, *, actor: Actor, limit: int = 10) -> li
 
 # --- the review queue and item ---------------------------------------------------------
 def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str):
-    """A function hiding the student's name in a text, or None when the actor sees names."""
+    """A function hiding the student's name in a text (or in every string of a dict or list:
+    agents' answers, revisions, audit rows), or None when the actor sees names."""
     if access.sees_names(actor, course_id):
         return None
     pz = Pseudonymizer(name or "", email or "", pseudonym)
-    return lambda text: pz.hide(text) if isinstance(text, str) else text
+
+    def hide(value):
+        if isinstance(value, str):
+            return pz.hide(value)
+        if isinstance(value, dict):
+            return {k: hide(v) for k, v in value.items()}
+        if isinstance(value, list):
+            return [hide(v) for v in value]
+        return value
+    return hide
 
 
 def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
@@ -124,17 +135,20 @@ def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
     out = dict(data)
     out["student"] = {**student, "name": student["pseudonym"]}
     out["submission"] = {**data["submission"], "text": hide(data["submission"]["text"])}
-    for key in ("draft", "current_draft"):
+    for key in ("draft", "current_draft", "review"):
         if data.get(key):
-            out[key] = {**data[key], "comment": hide(data[key].get("comment"))}
-    if data.get("review"):
-        out["review"] = {**data["review"], "comment": hide(data["review"].get("comment"))}
+            out[key] = hide(data[key])
     return out
 
 
 def item_history(conn, submission_id: int, *, actor: Actor) -> list[dict]:
-    access.check(conn, actor, "read", submission=submission_id)
-    return reviews.history(conn, submission_id)
+    course_id = access.check(conn, actor, "read", submission=submission_id)
+    rows = reviews.history(conn, submission_id)
+    if not access.sees_names(actor, course_id):
+        student = reviews.item(conn, submission_id)["student"]
+        hide = _masker(actor, course_id, student["name"], "", student["pseudonym"])
+        rows = [{**r, "before": hide(r["before"]), "after": hide(r["after"]), "reason": hide(r["reason"])} for r in rows]
+    return rows
 
 
 def item_votes(conn, submission_id: int, *, draft_id: int | None = None, actor: Actor) -> list[dict]:
@@ -223,3 +237,25 @@ def lessons_waiting(conn, course_id: int, *, redo: bool = False, actor: Actor) -
 def lesson_tiers(conn, course_id: int, *, actor: Actor) -> dict[str, int]:
     access.check(conn, actor, "read", course=course_id)
     return lessons.tier_counts(conn, course_id)
+
+
+# --- AI configurations' eval runs (the installation's, not a course's) ---------------------
+def eval_runs(conn, *, actor: Actor) -> list[dict]:
+    access.require(actor, "read")
+    return evals_db.eval_runs(conn)
+
+
+def latest_eval_run(conn, config_hash: str, *, actor: Actor) -> dict | None:
+    access.require(actor, "read")
+    return evals_db.latest_eval_run(conn, config_hash)
+
+
+# --- rubrics (the installation's catalogue, shared by courses) -----------------------------
+def get_rubric(conn, rubric_id: int, *, actor: Actor):
+    access.require(actor, "read")
+    return courses.get_rubric(conn, rubric_id)
+
+
+def list_rubrics(conn, *, actor: Actor) -> list[dict]:
+    access.require(actor, "read")
+    return courses.list_rubrics(conn)

@@ -9,7 +9,8 @@ import streamlit as st
 
 from core.calibration import NOT_CALIBRATED, blind, offset, readiness
 from core.text import escape_markdown
-from db import calibration
+from core import browse
+from pages import _common
 
 
 def _ci(ci, digits: int = 2) -> str:
@@ -25,7 +26,7 @@ def _num(x, digits: int = 2, sign: bool = False) -> str:
 def banner(conn, aid: int, *, short: bool = False) -> dict:
     """The assignment's readiness in one line (a warning below the bar); returns the readiness.
     `short`: the drafts' version ("AI not yet calibrated for this assignment", and why)."""
-    r = readiness.readiness(conn, aid)
+    r = readiness.readiness(conn, aid, actor=_common.actor())
     if r["ready"]:
         st.caption(":material/verified: " + escape_markdown(r["message"]))
     elif short:
@@ -39,7 +40,7 @@ def banner(conn, aid: int, *, short: bool = False) -> dict:
 def queue_notice(conn, aid: int) -> None:
     """Above the review queue: readiness, and the calibration items it leaves out."""
     banner(conn, aid, short=True)
-    waiting = calibration.pending_count(conn, aid)
+    waiting = browse.calibration_pending(conn, aid, actor=_common.actor())
     if waiting:
         st.caption(f"{waiting} item(s) of the calibration set wait for a blind score and are not in this queue: "
                    "their AI drafts stay hidden until they are scored on the Calibrate page.")
@@ -47,14 +48,14 @@ def queue_notice(conn, aid: int) -> None:
 
 def offsets(conn, aid: int) -> None:
     """Systematic offsets against the blind scores, said plainly (never corrected)."""
-    for o in offset.offsets(conn, aid):
+    for o in offset.offsets(conn, aid, actor=_common.actor()):
         st.info(escape_markdown(o["message"]), icon=":material/straighten:")
 
 
 def hidden(conn, sid: int) -> bool:
     """For a calibration item nobody has scored blind: say why its draft is hidden, and where
     to go instead. True when the caller must show nothing of the draft."""
-    if not blind.is_hidden(conn, sid):
+    if not blind.is_hidden(conn, sid, actor=_common.actor()):
         return False
     st.info(blind.HIDDEN, icon=":material/visibility_off:")
     st.page_link("pages/calibrate.py", label="Score it blind on Calibrate", icon=":material/tune:")
@@ -86,7 +87,7 @@ STATUS = {"ready": "Ready", "not_ready": "Not yet", "no_calibration": "Not calib
 def home(conn, cid: int) -> None:
     """Home: which assignments the AI is calibrated for, and how many more blind scores would
     likely make the interval decisive."""
-    rows = readiness.course_overview(conn, cid)
+    rows = readiness.course_overview(conn, cid, actor=_common.actor())
     if not rows:
         return
     st.subheader("Calibration")

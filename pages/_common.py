@@ -8,8 +8,11 @@ The address: `?course=&assignment=&item=&run=` (ids) say what is on screen, so a
 shared link shows exactly that. A new browser session takes its selection from the address
 once (`_apply_address`, which checks every id and follows an item or run to its course and
 assignment); after that the session state is the source and every run writes the address
-back (`set_address`, written when the page has run). All URL handling is here, so access
-checks (issue 13) have one place to go.
+back (`set_address`, written when the page has run). All URL handling is here: an id the
+signed-in user may not open is dropped like one that does not exist (core.browse.locate).
+
+Who is signed in: `actor()`, the Actor app.py's sign-in gate resolved for this run (a widget
+callback, which runs before the script, resolves it again so an expired session acts on nothing).
 """
 from __future__ import annotations
 
@@ -19,9 +22,11 @@ import threading
 import streamlit as st
 
 import db
+from core import access, browse
+from core.access import Actor
+from core.errors import NotSignedIn
 from core.settings import Settings, load_settings
 from core.text import escape_markdown
-from db import courses
 
 ADDRESS_KEYS = ("course", "assignment", "item", "run")
 
@@ -37,12 +42,14 @@ _shell = threading.local()
 def shell():
     """app.py runs every page inside this, so a page can tell it was routed by app.py. When the
     page has run (or stopped), the address is written once with what it showed."""
-    _shell.active, _shell.address = True, {}
+    _shell.active, _shell.address, _shell.actor = True, {}, None
     try:
         yield
     finally:
         _shell.active = False
-        _write_address(_shell.address)
+        if _shell.actor is not None:  # signed out: the address stays as the link gave it
+            _write_address(_shell.address)
+        _shell.actor = None
 
 
 def set_address(**values) -> None:
@@ -65,9 +72,10 @@ def address_value(key: str) -> int | None:
     return int(value) if str(value).isdigit() else None
 
 
-def _apply_address(conn) -> None:
+def _apply_address(conn, me: Actor) -> None:
     """A new session (a refresh, a shared link): select what the address names. An item or a run
-    decides the course and assignment; ids that do not exist are dropped with a message."""
+    decides the course and assignment; ids that do not exist, or that this user may not open,
+    are dropped with a message (the same one: it says nothing about what exists)."""
     if st.session_state.get("_address_applied"):
         return
     st.session_state["_address_applied"] = True
@@ -76,9 +84,10 @@ def _apply_address(conn) -> None:
         value = address_value(kind)
         if value is None:
             continue
-        where = courses.locate(conn, kind, value)
+        where = browse.locate(conn, kind, value, actor=me)
         if where is None:
-            st.toast(f"The link names a {kind} that does not exist (any more); showing what is there instead.")
+            st.toast(f"The link names a {kind} that does not exist or that you have no access to; showing what "
+                     "is there instead.")
         else:
             found[kind] = where
     if not found:
@@ -131,8 +140,39 @@ def show_error(error) -> None:
     st.error(md(str(error)))
 
 
-def actor() -> str:
-    return st.session_state.get("actor") or settings().actor
+def sign_in(conn) -> Actor:
+    """app.py's gate: the signed-in Actor for this run, else the sign-in form (and the page stops)."""
+    from pages import _signin
+
+    me = _signin.current(conn)
+    _signin.cookie_sync()  # after a sign-in or sign-out: the browser's cookie follows
+    if me is None:
+        _signin.form(conn)
+    st.session_state["_actor"] = me
+    _shell.actor = me
+    return me
+
+
+def actor() -> Actor:
+    """The signed-in user (core functions take it as `actor=`)."""
+    if getattr(_shell, "active", False) and getattr(_shell, "actor", None) is not None:
+        return _shell.actor
+    from pages import _signin  # a widget callback: check the session again
+
+    me = _signin.current(connect())
+    if me is None:
+        raise NotSignedIn("Your session has ended: sign in again.")
+    return me
+
+
+def refuse_unless(action: str, course_id: int | None = None) -> None:
+    """Stop the page with core's refusal when the signed-in role may not do `action` at all
+    (a page opened by its address; the menu does not list it)."""
+    try:
+        access.require(actor(), action, course_id=course_id)
+    except access.Forbidden as e:
+        show_error(e)
+        st.stop()
 
 
 def course_id() -> int | None:
@@ -181,26 +221,32 @@ def require_assignment() -> int | None:
     return aid
 
 
-def menu(pages: dict) -> None:
-    """The pages by role (app.py's PAGES), as links at the top of the sidebar."""
+def menu(pages: dict, needs: dict | None = None) -> None:
+    """The pages by role (app.py's PAGES) the signed-in role may use (`needs`: page title ->
+    action of core.access), as links at the top of the sidebar."""
+    me = actor()
     with st.sidebar:
         for section, entries in pages.items():
-            if section:
+            shown = [e for e in entries if access.may(me, (needs or {}).get(e.title, "read"))]
+            if section and shown:
                 st.caption(section)
-            for entry in entries:
+            for entry in shown:
                 st.page_link(entry, label=entry.title, icon=entry.icon)
         st.divider()
 
 
-def sidebar(conn, pages: dict | None = None) -> None:
-    """The page menu, then the course and assignment picker shared by every page."""
-    _apply_address(conn)
+def sidebar(conn, pages: dict | None = None, needs: dict | None = None) -> None:
+    """The page menu, then the course and assignment picker shared by every page (only the
+    courses granted to the signed-in user), then who is signed in."""
+    me = actor()
+    _apply_address(conn, me)
     if pages:
-        menu(pages)
+        menu(pages, needs)
     with st.sidebar:
-        all_courses = courses.list_courses(conn)
+        _who(me)
+        all_courses = browse.list_courses(conn, actor=me)
         if not all_courses:
-            st.caption("No courses yet.")
+            st.caption("No courses yet." if me.all_courses else "No course is granted to you yet: ask an admin.")
             st.session_state["course_id"] = None
             st.session_state["assignment_id"] = None
             return
@@ -214,7 +260,7 @@ def sidebar(conn, pages: dict | None = None) -> None:
             st.session_state["_pick_course"], idx = current, 0  # the state wins; 0 avoids a duplicate default
         cid = st.selectbox("Course", ids, index=idx, format_func=names.get, key="_pick_course")
         st.session_state["course_id"] = cid
-        assignments = courses.list_assignments(conn, cid)
+        assignments = browse.list_assignments(conn, cid, actor=me)
         if assignments:
             aids = [a["id"] for a in assignments]
             titles = {a["id"]: (f"Week {a['week']}: " if a["week"] is not None else "") + a["title"] for a in assignments}
@@ -232,5 +278,11 @@ def sidebar(conn, pages: dict | None = None) -> None:
         cur_s = st.session_state.get("scope", "assignment")
         st.session_state["scope"] = st.radio(
             "Dashboards show", list(scopes), index=list(scopes).index(cur_s), format_func=scopes.get,
-            key="_pick_scope", help="Scope of the Agreement, Fairness and Costs pages.")
-        st.text_input("Your name (for the audit log)", key="actor", placeholder=settings().actor)
+            key="_pick_scope", help="Scope of the Agreement, Fairness and Costs pages (all courses: yours).")
+
+
+def _who(me: Actor) -> None:
+    from pages import _signin
+
+    st.caption(md(f"Signed in as {me.display_name} ({me.role_label})"))
+    st.button("Sign out", key="sign_out", on_click=_signin.sign_out, args=(me,))

@@ -7,10 +7,9 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core import reports
+from core import browse, reports
 from core.errors import FairMarkError
 from core.text import escape_markdown
-from db import analytics
 from pages import _common
 
 SCOPE_LABELS = {"assignment": "this assignment", "course": "this course", "all": "all courses"}
@@ -32,11 +31,11 @@ def view_or_stop(build) -> dict | None:
     return view
 
 
-def current_scope() -> analytics.Scope:
-    return analytics.Scope(_common.scope(), _common.course_id(), _common.assignment_id())
+def current_scope() -> reports.Scope:
+    return reports.Scope(_common.scope(), _common.course_id(), _common.assignment_id())
 
 
-def scope_caption(scope: analytics.Scope) -> None:
+def scope_caption(scope: reports.Scope) -> None:
     """Which data the page shows; with no course at all there is no picker to point at: say what
     to do instead and stop the page."""
     if _common.course_id() is None:
@@ -88,8 +87,9 @@ def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
     return out.rename(columns={c: _header(c) for c in out.columns if c in HEADERS or "_" in str(c)})
 
 
-def reference_picker(conn, scope: analytics.Scope, key: str) -> str:
-    choices = [*analytics.REFERENCE_CHOICES, *(f"rater:{r}" for r in analytics.raters(conn, scope))]
+def reference_picker(conn, scope: reports.Scope, key: str) -> str:
+    choices = [*reports.REFERENCE_CHOICES,
+               *(f"rater:{r}" for r in browse.raters(conn, scope, actor=_common.actor()))]
     return st.selectbox("Reference scores", choices, key=key,
                         format_func=lambda c: reports.reference_label(c)[:1].upper() + reports.reference_label(c)[1:],
                         help="What the AI's scores (before any teacher edit) are compared with. Expert and blind "

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from core import access, browse
 from core.agents import registry
 from core.errors import FairMarkError
 from core.evals import DIMENSIONS, gate, learning, saved
@@ -14,7 +15,6 @@ from core.evals import config as ai_config
 from core.llm import default_provider
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_markdown, format_timestamp
-from db import evals as evals_db
 from pages import _common
 
 STATE_BOX = {"passed": st.success, "failed": st.error, "unevaluated": st.warning, "offline": st.info}
@@ -40,7 +40,7 @@ def config_status(conn, provider: str | None = None, *, key: str = "cfg") -> dic
 
 
 def override_form(conn, s: dict, defn: dict, *, key: str) -> None:
-    if s["override"]:
+    if s["override"] or not access.may(_common.actor(), "settings"):
         return
     with st.expander("Admin: let this configuration run without passing (audited)"):
         st.caption("Only for an admin who knows why the eval cases do not apply. The override holds for exactly "
@@ -73,7 +73,7 @@ def assess_gate(conn, provider: str) -> bool:
 
 
 def eval_runs(conn) -> None:
-    runs = evals_db.eval_runs(conn)
+    runs = browse.eval_runs(conn, actor=_common.actor())
     if not runs:
         st.caption("No eval run yet: `python -m core evals run` records one.")
         return
@@ -101,7 +101,7 @@ def review_item(conn, data: dict) -> None:
 
 
 def _next_steps(conn, sid: int) -> None:
-    prev = learning.previous_next_steps(conn, sid)
+    prev = learning.previous_next_steps(conn, sid, actor=_common.actor())
     if prev is None:
         return
     with st.expander(f"Last week's next steps (week {prev['week']}: {prev['title']})"
@@ -126,7 +126,7 @@ def _next_steps(conn, sid: int) -> None:
 def _save_as_case(conn, sid: int, draft: dict) -> None:
     if not (draft.get("comment") or "").strip():
         return
-    n = len(evals_db.saved_case_ids_of(conn, sid))
+    n = browse.saved_case_count(conn, sid, actor=_common.actor())
     with st.expander("Save as eval case" + (f" · {n} saved" if n else "")):
         st.caption("When the AI's comment went wrong, save this item as an eval case: a future AI change must "
                    "get it right before it is used. The student's name and e-mail are replaced by the pseudonym.")

@@ -6,11 +6,12 @@ import pandas as pd
 import streamlit as st
 
 from core.lessons import agreement
+from pages import _common
 
 
 def render(conn, scope) -> None:
     course_id = None if scope.kind == "all" else scope.course_id
-    view = agreement.lesson_agreement(conn, course_id)
+    view = agreement.lesson_agreement(conn, course_id, actor=_common.actor())
     if not view["raters"]:
         return
     st.subheader("Lessons: judge and human verdicts")

@@ -16,14 +16,13 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core import checks, leakage, triage
+from core import access, browse, checks, leakage, triage
 from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels
 from core.text import format_timestamp
-from db import courses, queue, reviews, votes
 from pages import _calibration, _common, _evals_widgets
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
@@ -35,7 +34,10 @@ def current_item(conn, aid: int) -> int | None:
     sid = st.session_state.get("review_item")
     if sid is None:
         return None
-    row = queue.position(conn, sid)
+    try:
+        row = browse.queue_position(conn, sid, actor=_common.actor())
+    except FairMarkError:  # another course's item (a crafted address): shown as no item at all
+        row = None
     if row is None or row[0] != aid:
         close_item()
         return None
@@ -63,12 +65,12 @@ def _go(aid: int, sid: int, pos: tuple, forward: bool) -> None:
     """Previous / Next from the item the button was drawn on."""
     if st.session_state.get("review_item") != sid:
         return
-    conn = _common.connect()
-    nxt = queue.neighbour(conn, aid, tuple(pos), current_filter(), forward=forward)
+    conn, me = _common.connect(), _common.actor()
+    nxt = browse.queue_neighbour(conn, aid, tuple(pos), current_filter(), forward=forward, actor=me)
     if nxt is None:
         st.toast("This is the last item." if forward else "This is the first item.")
         return
-    open_item(nxt, (queue.position(conn, nxt)[1], nxt))
+    open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
 
 
 def _next_to_decide(aid: int, sid: int, pos: tuple) -> None:
@@ -76,20 +78,20 @@ def _next_to_decide(aid: int, sid: int, pos: tuple) -> None:
     place onwards, then from the top of the queue; back to the queue when none is left."""
     if st.session_state.get("review_item") != sid:
         return
-    conn = _common.connect()
+    conn, me = _common.connect(), _common.actor()
     flt = current_filter()
     statuses = tuple(s for s in (flt.statuses or actions.UNDECIDED) if s in actions.UNDECIDED)
     nxt = None
     if statuses:
         flt = dataclasses.replace(flt, statuses=statuses)
-        nxt = queue.neighbour(conn, aid, tuple(pos), flt, forward=True)
+        nxt = browse.queue_neighbour(conn, aid, tuple(pos), flt, forward=True, actor=me)
         if nxt is None:
-            nxt = queue.neighbour(conn, aid, (-1, -1), flt, forward=True)
+            nxt = browse.queue_neighbour(conn, aid, (-1, -1), flt, forward=True, actor=me)
     if nxt is not None:
-        open_item(nxt, (queue.position(conn, nxt)[1], nxt))
+        open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
         return
     close_item()
-    left = queue.queue(conn, aid, queue.QueueFilter(statuses=actions.UNDECIDED), page_size=1)["rows"]
+    left = browse.queue_page(conn, aid, browse.QueueFilter(statuses=actions.UNDECIDED), page_size=1, actor=me)["rows"]
     flash("Nothing left to decide in this assignment." if not left
           else "Nothing left to decide among the items your filters show.", "success")
 
@@ -109,7 +111,7 @@ def _nav(aid: int, data: dict) -> None:
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
                 f"{_common.md(student['external_id'])} · status: "
                 f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
-                f" · review version {data['review']['version']}")
+                + (f" · review version {data['review']['version']}" if data["review"] else ""))
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
 
@@ -180,7 +182,7 @@ def _do(verb: str, aid: int, sid: int, version: int, name: str) -> None:
         st.toast("That click was for an earlier state of this item, so nothing was done.")
         return
     conn, actor = _common.connect(), _common.actor()
-    rubric = courses.assignment_rubric(conn, aid)
+    rubric = browse.assignment_rubric(conn, aid, actor=actor)
     v = _values(sid, version, rubric)
     try:
         if verb == "save":
@@ -299,7 +301,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
 
 
 def _new_draft(conn, data: dict, loaded: int, rubric) -> None:
-    new = actions.newer_draft(conn, data["submission"]["id"])
+    new = actions.newer_draft(conn, data["submission"]["id"], actor=_common.actor())
     if new is None:
         return
     with st.container(border=True):
@@ -337,7 +339,7 @@ def _ai_details(conn, data: dict, rubric) -> None:
     if judged:
         with tabs[len(shown)]:
             _blocks(scoring.describe(draft["judging"], rubric))
-            cast = votes.of(conn, "submission", data["submission"]["id"], draft_id=draft["id"])
+            cast = browse.item_votes(conn, data["submission"]["id"], draft_id=draft["id"], actor=_common.actor())
             if cast:
                 st.dataframe(pd.DataFrame(cast)[["criterion", "judge", "tier", "score", "confidence", "weight"]],
                              hide_index=True, width="stretch")
@@ -354,7 +356,7 @@ def _ai_details(conn, data: dict, rubric) -> None:
                     st.caption("Failed checks: " + _common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"])))
     with tabs[-1]:
-        rows = labels.history_rows(reviews.history(conn, data["submission"]["id"]), rubric)
+        rows = labels.history_rows(browse.item_history(conn, data["submission"]["id"], actor=_common.actor()), rubric)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
@@ -364,25 +366,29 @@ def _reload(sid: int, version: int) -> None:
 
 
 def render(conn, aid: int, sid: int) -> None:
+    me = _common.actor()
     try:
-        actions.open_item(conn, sid, actor=_common.actor())
-        data = reviews.item(conn, sid)
+        actions.open_item(conn, sid, actor=me)
+        data = browse.review_item(conn, sid, actor=me)
     except FairMarkError as e:
         _common.show_error(e)
         st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
         return
     _common.set_address(item=sid)
-    rubric = courses.get_rubric(conn, data["assignment"]["rubric_id"])
+    rubric = browse.get_rubric(conn, data["assignment"]["rubric_id"], actor=me)
+    editable = access.may(me, "review", data["assignment"]["course_id"]) and data["review"] is not None
     vkey = _loaded_key(sid)
-    if vkey not in st.session_state:
+    if editable and vkey not in st.session_state:
         st.session_state[vkey] = data["review"]["version"]
-    loaded = st.session_state[vkey]
+    loaded = st.session_state.get(vkey)
     _nav(aid, data)
+    if not editable:
+        st.caption(_common.md(f"Read only: your role ({me.role_label}) may look at this item but not change it."))
     show_flash()
     _attention(data)
     _calibration.banner(conn, aid, short=True)
     _calibration.offsets(conn, aid)
-    if loaded != data["review"]["version"]:
+    if editable and loaded != data["review"]["version"]:
         st.warning(f"This item changed since you opened it (you have version {loaded}, the latest is "
                    f"{data['review']['version']}). Saving is refused until you load the latest version.")
         st.button("Load the latest version", key=f"ri_reload_{sid}", on_click=_reload,
@@ -391,7 +397,13 @@ def render(conn, aid: int, sid: int) -> None:
     with left:
         _submission(data, rubric)
     with right:
-        _editor(conn, aid, data, rubric, loaded)
-        _new_draft(conn, data, loaded, rubric)
+        if editable:
+            _editor(conn, aid, data, rubric, loaded)
+            _new_draft(conn, data, loaded, rubric)
+        elif data["draft"]:
+            st.subheader("The AI's draft")
+            st.text(labels.scores_text(data["draft"]["scores"], rubric))
+            st.text(data["draft"]["comment"] or "")
     _ai_details(conn, data, rubric)
-    _evals_widgets.review_item(conn, data)
+    if editable:
+        _evals_widgets.review_item(conn, data)

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import triage
+from core import access, browse, triage
 from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import bulk, labels
-from db import courses, queue
 from pages import _calibration, _common
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
@@ -44,11 +43,11 @@ def _chosen(key: str):
     return None if value in (None, ALL) else value
 
 
-def current_filter() -> queue.QueueFilter:
+def current_filter() -> browse.QueueFilter:
     ss = st.session_state
     status, criterion = _chosen("rq_status"), _chosen("rq_criterion")
-    return queue.QueueFilter(
-        statuses=queue.STATUS_FILTERS.get(status) if status else None,
+    return browse.QueueFilter(
+        statuses=browse.STATUS_FILTERS.get(status) if status else None,
         group=_chosen("rq_group"),
         criterion=criterion,
         score=ss.get("rq_score") if criterion else None,
@@ -121,10 +120,11 @@ def _bulk(conn, aid: int) -> None:
     if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
                      help="Drafts the Reviewer was CONFIDENT about, with no failed check and no flag."):
         return
-    if block := readiness.bulk_block(conn, aid):
+    me = _common.actor()
+    if block := readiness.bulk_block(conn, aid, actor=me):
         st.info(block)
         return
-    state = bulk.sample_state(conn, aid)
+    state = bulk.sample_state(conn, aid, actor=me)
     if state.candidates == 0:
         st.info("No drafts qualify for bulk approval right now.")
         return
@@ -136,7 +136,7 @@ def _bulk(conn, aid: int) -> None:
                    "longer count: draw the sample again and open the new items.")
     if state.missing:
         if st.button("Draw the sample", key="rq_draw"):
-            bulk.draw_sample(conn, aid, actor=_common.actor())
+            bulk.draw_sample(conn, aid, actor=me)
             st.rerun()
     for s in state.sample:
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
@@ -176,24 +176,26 @@ def _confirm(conn, aid: int, n: int) -> None:
 
 
 def render(conn, aid: int) -> None:
-    rubric = courses.assignment_rubric(conn, aid)
+    me = _common.actor()
+    rubric = browse.assignment_rubric(conn, aid, actor=me)
     show_flash()
     _calibration.queue_notice(conn, aid)
-    counts = queue.group_counts(conn, aid)
+    counts = browse.queue_group_counts(conn, aid, actor=me)
     shown = [g for g in GROUPS if counts.get(g)]
     if not shown:
         st.info("Nothing to review yet: " + ("run the assessment on the Assess page first."
-                                             if courses.status_counts(conn, assignment_id=aid)["uploaded"]
+                                             if browse.status_counts(conn, assignment_id=aid, actor=me)["uploaded"]
                                              else "no reflections were uploaded for this assignment (Upload page)."))
         return
     for col, g in zip(st.columns(len(shown)), shown):
         col.metric(triage.LABELS[g], counts[g])
-    with st.container(border=True):
-        _bulk(conn, aid)
+    if access.may(me, "bulk_approve", browse.get_assignment(conn, aid, actor=me)["course_id"]):
+        with st.container(border=True):
+            _bulk(conn, aid)
     _filters(rubric)
     page = st.session_state.get("review_page", 0)
     try:
-        result = queue.queue(conn, aid, current_filter(), page=page)
+        result = browse.queue_page(conn, aid, current_filter(), page=page, actor=me)
     except FairMarkError as e:
         _common.show_error(e)
         return

@@ -2,10 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from core import answer_keys, catalogue, leakage
+from core import access, answer_keys, browse, catalogue, leakage
 from core.errors import FairMarkError
 from core.rubric import RUBRIC_DIR, load_rubric_file
-from db import courses
 from pages import _common
 
 NEW = -1
@@ -19,8 +18,12 @@ def _flash(key: str) -> None:
 
 def courses_and_assignments(conn) -> None:
     _flash("cat_flash")
-    all_courses = courses.list_courses(conn)
-    ids = [c["id"] for c in all_courses] + [NEW]
+    me = _common.actor()
+    all_courses = [c for c in browse.list_courses(conn, actor=me) if access.may(me, "upload", c["id"])]
+    ids = [c["id"] for c in all_courses] + ([NEW] if access.may(me, "create_course") else [])
+    if not ids:
+        st.info("No course of yours to edit.")
+        return
     names = {c["id"]: c["name"] + (" (synthetic demo)" if c["is_synthetic"] else "") for c in all_courses}
     names[NEW] = "+ New course"
     cur = _common.course_id()
@@ -39,7 +42,7 @@ def courses_and_assignments(conn) -> None:
                     st.session_state["cat_flash"] = f"Created the course {name.strip()!r}."
                     st.rerun()
         return
-    course = courses.get_course(conn, cid)
+    course = browse.get_course(conn, cid, actor=me)
     with st.form(f"course_{cid}"):
         name = st.text_input("Name", course["name"])
         description = st.text_area("Description", course["description"])
@@ -53,8 +56,8 @@ def courses_and_assignments(conn) -> None:
                 st.rerun()
 
     st.subheader("Assignments")
-    assignments = courses.list_assignments(conn, cid)
-    rubric_rows = courses.list_rubrics(conn)
+    assignments = browse.list_assignments(conn, cid, actor=me)
+    rubric_rows = browse.list_rubrics(conn, actor=me)
     if assignments:
         st.dataframe(pd.DataFrame([{"week": a["week"], "title": a["title"], "rubric id": a["rubric_id"],
                                     "key concepts": ", ".join(a["key_concepts"]),
@@ -132,7 +135,7 @@ def _rubric_columns(rubric) -> dict:
 
 def rubrics(conn) -> None:
     _flash("rub_flash")
-    rows = courses.list_rubrics(conn)
+    rows = browse.list_rubrics(conn, actor=_common.actor())
     bundled = sorted(RUBRIC_DIR.glob("*.yaml"))
     if st.button("Add the bundled rubrics", help=", ".join(p.name for p in bundled)):
         try:
@@ -149,7 +152,7 @@ def rubrics(conn) -> None:
         ids = [r["id"] for r in rows]
         labels = {r["id"]: f"{_common.rubric_label(r['name'])} — version {r['version']}" for r in rows}
         rid = st.selectbox("Rubric", ids, format_func=labels.get, index=len(ids) - 1, key="set_rubric")
-        rubric = courses.get_rubric(conn, rid)
+        rubric = browse.get_rubric(conn, rid, actor=_common.actor())
         st.caption(f"Scale {rubric.scale_min}–{rubric.scale_max}; {len(rubric.criteria)} criteria. "
                    "Saving an edit creates a new version; scores given under this one keep their meaning.")
         table = pd.DataFrame(catalogue.rubric_to_rows(rubric))

@@ -4,10 +4,9 @@ scores are confident enough to stand alone."""
 import pandas as pd
 import streamlit as st
 
-from core import llm
+from core import admin, llm
 from core.errors import FairMarkError
 from core.settings import judge_endpoint
-from db import llm_calls
 from pages import _common
 
 
@@ -26,8 +25,8 @@ def render(conn) -> None:
     _judges(conn, eff)
     st.divider()
     _thresholds(conn, base, eff)
-    if llm_calls.get_judging_overrides(conn) and st.button("Reset judges to environment settings", key="judging_reset"):
-        llm_calls.save_judging_overrides(conn, {}, actor=_common.actor())
+    if admin.judging_overrides(conn, actor=_common.actor()) and st.button("Reset judges to environment settings", key="judging_reset"):
+        admin.save_judging_overrides(conn, {}, actor=_common.actor())
         st.session_state["judging_flash"] = "Back to the environment's judges and thresholds."
         st.rerun()
 
@@ -85,14 +84,14 @@ def _thresholds(conn, base, eff) -> None:
         saved = st.form_submit_button("Save thresholds")
     if saved:
         changed = {k: v for k, v in values.items() if v != getattr(base, k)}
-        keep = {k: v for k, v in llm_calls.get_judging_overrides(conn).items() if k == "judges"}
+        keep = {k: v for k, v in admin.judging_overrides(conn, actor=_common.actor()).items() if k == "judges"}
         _save(conn, {**keep, **changed}, "Saved the thresholds. New runs use them.", replace=True)
 
 
 def _save(conn, values: dict, flash: str, *, replace: bool = False) -> None:
-    current = {} if replace else llm_calls.get_judging_overrides(conn)
+    current = {} if replace else admin.judging_overrides(conn, actor=_common.actor())
     try:
-        llm_calls.save_judging_overrides(conn, {**current, **values}, actor=_common.actor())
+        admin.save_judging_overrides(conn, {**current, **values}, actor=_common.actor())
     except FairMarkError as e:
         st.error(str(e))
     else:

@@ -4,11 +4,10 @@ import pandas as pd
 import streamlit as st
 
 import db
-from core import llm
+from core import admin, llm
 from core.agents import registry
 from core.errors import FairMarkError
 from core.text import format_timestamp
-from db import llm_calls
 from pages import _common
 
 
@@ -40,7 +39,7 @@ def _endpoint(conn, eff) -> None:
                     "(read from the environment or secrets only; never shown or stored)")
     else:
         st.markdown("**Base URL:** none: no language model is used (offline baseline)  \n**API key:** not set")
-    last = llm_calls.get_last_connection_test(conn)
+    last = admin.last_connection_test(conn, actor=_common.actor())
     if last:
         when = format_timestamp(last["at"])
         if last.get("ok"):
@@ -54,10 +53,10 @@ def _endpoint(conn, eff) -> None:
             try:
                 result = llm.test_connection(eff, eff.db_path)
             except FairMarkError as e:
-                llm_calls.save_last_connection_test(conn, {"at": db.now(), "ok": False, "error": str(e)})
+                admin.save_connection_test(conn, {"at": db.now(), "ok": False, "error": str(e)}, actor=_common.actor())
                 _common.show_error(e)
             else:
-                llm_calls.save_last_connection_test(conn, {"at": db.now(), "ok": True, **result})
+                admin.save_connection_test(conn, {"at": db.now(), "ok": True, **result}, actor=_common.actor())
                 st.success(_common.md(f"Reachable: model {result['model']} answered in {result['latency_ms']} ms "
                                       f"({result['tokens_in']} tokens in, {result['tokens_out']} out)."))
 
@@ -98,25 +97,25 @@ def _models_and_limits(conn, base, eff) -> None:
         if role_models:
             over["models"] = role_models
         try:
-            llm_calls.save_llm_overrides(conn, over, actor=_common.actor())
+            admin.save_llm_overrides(conn, over, actor=_common.actor())
         except FairMarkError as e:
             _common.show_error(e)
         else:
             st.session_state["llm_flash"] = "Saved the model settings. New runs use them."
             st.rerun()
-    if llm_calls.get_llm_overrides(conn) and st.button("Reset to environment settings", key="llm_reset"):
-        llm_calls.save_llm_overrides(conn, {}, actor=_common.actor())
+    if admin.llm_overrides(conn, actor=_common.actor()) and st.button("Reset to environment settings", key="llm_reset"):
+        admin.save_llm_overrides(conn, {}, actor=_common.actor())
         st.session_state["llm_flash"] = "Back to the environment's settings."
         st.rerun()
 
 
 def _prices(conn) -> None:
     st.subheader("Prices (US$ per million tokens)")
-    unpriced = llm_calls.unpriced_models(conn)
+    unpriced = admin.unpriced_models(conn, actor=_common.actor())
     if unpriced:
         st.warning(_common.md("Calls to these models were counted at $0 because they have no price: "
                               + ", ".join(unpriced) + ". Add them below."))
-    df = pd.DataFrame(llm_calls.list_prices(conn),
+    df = pd.DataFrame(admin.prices(conn, actor=_common.actor()),
                       columns=["model", "input_per_mtok", "cached_input_per_mtok", "output_per_mtok"])
     edited = st.data_editor(
         df, num_rows="dynamic", hide_index=True, key="llm_prices",
@@ -128,7 +127,7 @@ def _prices(conn) -> None:
         })
     if st.button("Save prices", key="llm_save_prices"):
         try:
-            n = llm_calls.replace_prices(conn, edited.to_dict("records"), actor=_common.actor())
+            n = admin.replace_prices(conn, edited.to_dict("records"), actor=_common.actor())
         except FairMarkError as e:
             _common.show_error(e)
         else:

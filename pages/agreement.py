@@ -1,9 +1,8 @@
 """Agreement: does the AI score like the human reference? (issue #5)"""
 import streamlit as st
 
-from core import charts, export_analysis, reports
+from core import browse, charts, export_analysis, reports
 from core.text import escape_markdown
-from db import courses
 from pages import _common
 from pages import _dashboard as ui
 from pages import _lessons_agreement
@@ -11,10 +10,11 @@ from pages import _lessons_agreement
 st.title("Agreement")
 st.caption("The AI's scores before any teacher edit, compared with reference scores given without seeing them.")
 conn = _common.get_db()
+me = _common.actor()
 scope = ui.current_scope()
 ui.scope_caption(scope)
 view = ui.view_or_stop(lambda: reports.agreement_view(
-    conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference")))
+    conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference"), actor=me))
 if view is not None:
     lo, hi = view["scale"]["lo"], view["scale"]["hi"]
     st.caption(f"Scale {lo}–{hi}.")
@@ -54,7 +54,7 @@ if view is not None:
         ui.chart(charts.trend_chart(view["by_version"], "version", title="By model / prompt version"),
                  view["by_version"], "trend_by_version")
 
-anchored = reports.anchored_view(conn, scope)
+anchored = reports.anchored_view(conn, scope, actor=me)
 if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     st.subheader("After seeing the AI draft")
     st.caption(f"Teachers' approved scores ({anchored['n']} criterion scores from {anchored['students']} students), "
@@ -65,14 +65,14 @@ if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     cols[1].metric("QWK (after seeing the AI draft)", ui.num(anchored["qwk"]))
     cols[2].metric("Exact (after seeing the AI draft)", f"{anchored['exact']:.0%}")
 
-judges = reports.judge_view(conn, scope)
+judges = reports.judge_view(conn, scope, actor=me)
 if judges["available"]:
     st.subheader("Agreement between models")
     st.caption(_common.md("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
                           + " on the submissions they all scored (1 = identical, 0 = chance)."))
     ui.table(judges["alpha"], "judge_agreement", "agreement between models")
 
-judging = reports.judge_agreement_view(conn, scope)
+judging = reports.judge_agreement_view(conn, scope, actor=me)
 st.subheader("Agreement between judges")
 if not judging["available"]:
     st.caption(judging["message"])
@@ -89,7 +89,7 @@ else:
                "(exact agreement and MAE over the scores both have).")
     ui.table(judging["judges"], "judges_vs_reference", "judges against teachers and experts")
 
-edits = reports.edit_view(conn, scope)
+edits = reports.edit_view(conn, scope, actor=me)
 st.subheader("What teachers changed")
 if not edits["n_decided"]:
     st.info("No approved or rejected reviews yet: edit analytics appear once teachers decide on drafts.")
@@ -115,12 +115,12 @@ else:
 _lessons_agreement.render(conn, ui.current_scope())
 
 # --- data for analysis: every submission's AI, teacher and reference scores (issue 11) -----
-if _common.course_id() is not None and sum(courses.status_counts(conn, course_id=_common.course_id()).values()):
+if _common.course_id() is not None and sum(browse.status_counts(conn, course_id=_common.course_id(), actor=me).values()):
     st.subheader("Data for your own analysis")
     target = _common.assignment_id() if scope.kind == "assignment" else None
 
     def _analysis() -> bytes:
-        return export_analysis.export(_common.connect(), _common.course_id(), target).data
+        return export_analysis.export(_common.connect(), _common.course_id(), target, actor=me).data
 
     st.caption("Every submission of " + ("this assignment" if target else "this course")
                + ": the AI's scores, the teacher's approved scores (and whether they were edited, approved as "

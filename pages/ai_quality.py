@@ -3,18 +3,18 @@ gate, the eval runs, the cases teachers saved, and blind pairwise comparisons of
 import pandas as pd
 import streamlit as st
 
+from core import access, browse
 from core.errors import FairMarkError
 from core.evals import pairwise, saved
 from core.evals import config as ai_config
 from core.text import escape_markdown, format_timestamp
-from db import comparisons as cmp_db
-from db import evals as evals_db
 from pages import _common, _evals_widgets
 
 st.title("AI quality")
 st.caption("Seed 003: the feedback is judged on whether it gives the answer away, whether it is grounded, whether "
            "it fits the student's level and whether it teaches — never on how much students like it.")
 conn = _common.get_db()
+me = _common.actor()
 db_path = _common.settings().db_path
 if msg := st.session_state.pop("evals_flash", None):
     st.success(msg)
@@ -25,11 +25,11 @@ with tab_gate:
     _evals_widgets.config_status(conn, key="quality")
     st.subheader("Eval runs")
     _evals_widgets.eval_runs(conn)
-    runs = evals_db.eval_runs(conn)
+    runs = browse.eval_runs(conn, actor=me)
     if runs:
         rid = st.selectbox("Show the cases of eval run", [r["id"] for r in runs], key="q_eval_run")
         cfg = next(r["config_hash"] for r in runs if r["id"] == rid)
-        report = evals_db.latest_eval_run(conn, cfg)
+        report = browse.latest_eval_run(conn, cfg, actor=me)
         if report and report["id"] == rid:
             st.dataframe(pd.DataFrame([{
                 "case": x["id"], "dimension": x["dimension"], "blocking": x["blocking"], "status": x["status"],
@@ -41,14 +41,14 @@ with tab_gate:
                        "`python -m core evals run` to see any run in full.")
 
 with tab_saved:
-    rows = evals_db.saved_cases(conn)
+    rows = saved.saved_cases(conn, actor=me)
     if not rows:
         st.info("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page.")
     else:
         st.dataframe(pd.DataFrame([{"case": r["case"]["id"], "dimension": r["dimension"], "requirement": r["reason"],
                                     "saved by": r["saved_by"], "when": format_timestamp(r["saved_at"])}
                                    for r in rows]), hide_index=True, width="stretch")
-        st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", saved.jsonl(conn),
+        st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", saved.jsonl(conn, actor=me),
                            file_name="saved.jsonl", mime="application/jsonl")
 
 with tab_cmp:
@@ -71,15 +71,15 @@ with tab_cmp:
                     try:
                         new = pairwise.create(conn, course_id=cid, variant_b=variant, sample_size=int(n),
                                               assignment_id=aid if scope == "assignment" else None,
-                                              actor=_common.actor())
-                        pairwise.start(db_path, new)
+                                              actor=me)
+                        pairwise.start(db_path, new, actor=me)
                     except FairMarkError as e:
                         st.error(str(e))
                     else:
                         st.session_state["evals_flash"] = (f"Comparison {new} is being drafted; teachers judge it on "
                                                            "the Compare page.")
                         st.rerun()
-        comps = cmp_db.list_for_course(conn, cid)
+        comps = browse.comparisons_of(conn, cid, actor=me)
         if comps:
             st.subheader("Comparisons")
             st.dataframe(pd.DataFrame([{"comparison": c["id"], "B (variant)": c["variant_b"], "status": c["status"],
@@ -87,7 +87,7 @@ with tab_cmp:
                                         "started": format_timestamp(c["created_at"]), "by": c["created_by"]}
                                        for c in comps]), hide_index=True, width="stretch")
             pick = st.selectbox("Results of", [c["id"] for c in comps], key="q_cmp_pick")
-            r = pairwise.results(conn, pick)
+            r = pairwise.results(conn, pick, actor=me)
             if r["status"] == "failed":
                 st.error(escape_markdown(next(c["error"] or "" for c in comps if c["id"] == pick)))
             st.dataframe(pd.DataFrame([{"dimension": d, "choices": w["n"], "B's win rate": w["win_rate"],
@@ -101,11 +101,11 @@ with tab_cmp:
         trust = pairwise.judge_trust(conn)
         st.caption(("Trusted" if trust["trusted"] else "Not trusted") + f" for later changes: {trust['why']}. "
                    "A trusted judge's pedagogy cases block an AI change like leakage and grounding do.")
-        with st.form("judge_trust"):
+        with st.form("judge_trust") if access.may(me, "settings") else st.container():
             value = st.slider("Agreement with the teachers needed (admin)", 0.5, 1.0, float(trust["threshold"]), 0.05)
-            if st.form_submit_button("Save threshold"):
+            if access.may(me, "settings") and st.form_submit_button("Save threshold"):
                 try:
-                    pairwise.set_trust_threshold(conn, value, actor=_common.actor())
+                    pairwise.set_trust_threshold(conn, value, actor=me)
                 except FairMarkError as e:
                     st.error(str(e))
                 else:

@@ -2,12 +2,12 @@
 import pandas as pd
 import streamlit as st
 
+from core import browse
 from core import estimate as estimates
 from core import runs
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
-from db import courses
 from pages import _common, _evals_widgets
 
 
@@ -17,6 +17,7 @@ def _assignment_name(title: str | None, week) -> str:
 
 st.title("Assess")
 conn = _common.get_db()
+me = _common.actor()
 db_path = _common.settings().db_path
 cid = _common.require_course()
 if cid is None:
@@ -39,8 +40,8 @@ c1, c2 = st.columns(2)
 provider = c1.radio("Provider", providers, format_func=labels.get, key="assess_provider")
 if not configured:
     c1.caption("No language model is configured (Settings page), so only the offline baseline is available.")
-course_name = courses.get_course(conn, cid)["name"]
-assignment = courses.get_assignment(conn, aid) if aid is not None else None
+course_name = browse.get_course(conn, cid, actor=me)["name"]
+assignment = browse.get_assignment(conn, aid, actor=me) if aid is not None else None
 a_name = _assignment_name(assignment["title"], assignment["week"]) if assignment else "no assignment yet"
 scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
                  format_func={"assignment": f"This assignment: {_common.md(a_name)} ({_common.md(course_name)})",
@@ -54,7 +55,8 @@ for key in KEPT:
 
 try:
     config = runs.describe(provider)
-    estimate = estimates.for_run(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo)
+    estimate = estimates.for_run(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
+                                   actor=me)
 except FairMarkError as e:
     _common.show_error(e)
     st.stop()
@@ -73,7 +75,7 @@ m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${est
 if estimate.get("unpriced"):
     st.warning(_common.md("No price for " + ", ".join(estimate["unpriced"]) + ": add it on the Settings page."))
 
-recent = runs.history(conn, db_path, cid, None, limit=10)
+recent = runs.history(conn, db_path, cid, None, limit=10, actor=me)
 active = next((r for r in recent if r["status"] in ("queued", "running") and not r["resumable"]), None)
 
 cleared = _evals_widgets.assess_gate(conn, provider)   # has this AI configuration passed its eval cases?
@@ -81,8 +83,8 @@ if st.button("Start assessment", type="primary",
              disabled=estimate["submissions"] == 0 or active is not None or not cleared):
     try:
         run_id = runs.create(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
-                             created_by=_common.actor())
-        runs.start(db_path, run_id)
+                             actor=me)
+        runs.start(db_path, run_id, actor=me)
         st.session_state["assess_run"] = run_id
         st.rerun()
     except FairMarkError as e:
@@ -93,7 +95,7 @@ if estimate["submissions"] == 0 and active is None:
 
 # --- the current run ----------------------------------------------------------------------
 def show_run(run_id: int) -> None:
-    p = runs.progress(conn, run_id, db_path)
+    p = runs.progress(_common.connect(), run_id, db_path, actor=_common.actor())
     state = {"queued": "waiting to start", "running": "running", "done": "finished", "cancelled": "cancelled",
              "failed": "stopped"}[p["status"]]
     if p["status"] in ("queued", "running") and p["resumable"]:
@@ -127,7 +129,7 @@ def show_run(run_id: int) -> None:
     if p["resumable"]:
         if b2.button("Resume run", key=f"resume_{run_id}"):
             try:
-                runs.resume(db_path, run_id)
+                runs.resume(db_path, run_id, actor=_common.actor())
             except FairMarkError as e:
                 _common.show_error(e)
             st.rerun()

@@ -2,10 +2,10 @@
 AI compares. Nothing of the AI's draft is shown for an item until you have saved your scores."""
 import streamlit as st
 
+from core import access, browse
 from core.calibration import blind, draw, readiness
 from core.errors import FairMarkError
 from core.text import escape_markdown
-from db import analytics, courses
 from pages import _calibration, _common
 
 st.title("Calibrate")
@@ -27,7 +27,7 @@ def _open(sid: int | None) -> None:
 def _score(conn, aid: int, sid: int, rubric) -> None:
     """One item: the text and score pickers before saving; after, the AI beside your scores."""
     rater = _common.actor()
-    seen = blind.for_rater(conn, sid, rater)
+    seen = blind.for_rater(conn, sid, actor=rater)
     if seen["submission"]["assignment_id"] != aid:  # the sidebar moved to another assignment
         _open(None)
         st.rerun()
@@ -43,7 +43,7 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
     with right:
         if not seen["scored"]:
             st.subheader("Your blind scores")
-            st.caption(f"Scoring as {escape_markdown(rater)} (your name in the sidebar: each teacher's blind "
+            st.caption(f"Scoring as {escape_markdown(rater.display_name)} (each teacher's blind "
                        "scores are kept apart). The AI's scores and comment appear once you save; saved blind "
                        "scores are final.")
             picked = {c.key: st.selectbox(c.title, rubric.levels, index=None, key=f"cal_score_{sid}_{rater}_{c.key}",
@@ -72,14 +72,15 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
 
 
 def _set(conn, aid: int, rubric) -> None:
-    state = draw.state(conn, aid)
+    me = _common.actor()
+    state = draw.state(conn, aid, actor=me)
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("In the set", len(state.items))
     c2.metric("Scored blind", state.scored)
     c3.metric("Waiting (draft hidden)", state.pending)
     c4.metric("Double-scored", state.double_scored)
-    with st.form("cal_draw"):
-        attrs = analytics.attributes(conn, analytics.Scope("assignment", assignment_id=aid))
+    with st.form("cal_draw") if access.may(me, "assess") else st.container():
+        attrs = browse.attributes(conn, browse.Scope("assignment", assignment_id=aid), actor=me)
         f1, f2 = st.columns(2)
         size = f1.number_input("Set size", min_value=1, max_value=draw.MAX_SIZE,
                                value=max(draw.DEFAULT_SIZE, len(state.items)), step=1, key="cal_size",
@@ -88,15 +89,15 @@ def _set(conn, aid: int, rubric) -> None:
                                 format_func=lambda a: "— no group —" if a is None else a)
         st.caption(f"Strata: the AI's predicted band, length (shorter/longer half) and the group. "
                    f"{state.available} drafted reflections nobody has opened yet can be drawn.")
-        if st.form_submit_button("Draw the calibration set" if not state.items else "Add items to the set"):
+        if access.may(me, "assess") and st.form_submit_button(
+                "Draw the calibration set" if not state.items else "Add items to the set"):
             try:
-                after = draw.draw(conn, aid, size=int(size), group_by=group_by, actor=_common.actor())
+                after = draw.draw(conn, aid, size=int(size), group_by=group_by, actor=me)
             except FairMarkError as e:
                 st.error(str(e))
             else:
                 _flash(f"The set has {len(after.items)} items.")
                 st.rerun()
-    me = _common.actor()
     for item in state.items:
         raters = [r for r in (item["raters"] or "").split(", ") if r]
         with st.container(border=True):
@@ -125,7 +126,7 @@ if aid is not None:
     kind, message = st.session_state.pop("cal_flash", (None, None))
     if message:
         getattr(st, kind)(message)
-    rubric = courses.assignment_rubric(conn, aid)
+    rubric = browse.assignment_rubric(conn, aid, actor=_common.actor())
     sid = st.session_state.get("cal_item")
     if sid is not None:
         try:

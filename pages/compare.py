@@ -4,17 +4,17 @@ and no label; the choices are stored per teacher. When all pairs are judged, the
 import pandas as pd
 import streamlit as st
 
+from core import browse
 from core.errors import FairMarkError
 from core.evals import pairwise
 from core.text import format_timestamp
-from db import comparisons as cmp_db
 from pages import _common
 
 SIDE = {"left": "Response 1", "tie": "Equally good", "right": "Response 2"}
 
 
 def show_results(conn, comparison_id: int) -> None:
-    r = pairwise.results(conn, comparison_id)
+    r = pairwise.results(conn, comparison_id, actor=_common.actor())
     st.subheader("Results: how often configuration B was better")
     st.caption(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
                f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI resampling pairs.")
@@ -46,7 +46,7 @@ conn = _common.get_db()
 cid = _common.require_course()
 if cid is None:
     st.stop()
-ready = [c for c in cmp_db.list_for_course(conn, cid) if c["drafted"]]
+ready = [c for c in browse.comparisons_of(conn, cid, actor=_common.actor()) if c["drafted"]]
 if not ready:
     st.info("No comparison to judge in this course yet. A coordinator starts one on the AI quality page.")
     st.stop()
@@ -54,12 +54,12 @@ ids = [c["id"] for c in ready]
 names = {c["id"]: f"Comparison {c['id']} · {c['drafted']} pairs · {format_timestamp(c['created_at'])}" for c in ready}
 comparison_id = st.selectbox("Comparison", ids, format_func=names.get, key="cmp_pick")
 teacher = _common.actor()
-st.caption(f"Judging as {teacher} (your name in the sidebar). Two AI configurations wrote a comment for the same "
+st.caption(_common.md(f"Judging as {teacher.display_name}.") + " Two AI configurations wrote a comment for the same "
            "student; which one wrote which, and on which side, is hidden and drawn at random for every pair.")
-prog = cmp_db.progress(conn, comparison_id, teacher)
+prog = browse.comparison_progress(conn, comparison_id, actor=teacher)
 st.progress(prog["judged"] / prog["pairs"] if prog["pairs"] else 0.0,
             text=f"{prog['judged']} of {prog['pairs']} pairs judged")
-pair = pairwise.next_pair(conn, comparison_id, teacher)
+pair = pairwise.next_pair(conn, comparison_id, actor=teacher)
 if pair is None:
     st.success(f"You have judged all {prog['pairs']} pairs. Thank you.")
     show_results(conn, comparison_id)
@@ -83,7 +83,7 @@ def _save(pair_id: int) -> None:
     """Saved in the button's callback, before the page runs again: the next run draws the next
     pair at once (no second run in which a quick click could be lost). Bound to this pair's id."""
     try:
-        pairwise.choose(conn, pair_id, teacher=teacher, level=st.session_state.get(f"cmp_level_{pair_id}"),
+        pairwise.choose(_common.connect(), pair_id, actor=_common.actor(), level=st.session_state.get(f"cmp_level_{pair_id}"),
                         pedagogy=st.session_state.get(f"cmp_pedagogy_{pair_id}"))
     except FairMarkError as e:
         st.session_state["cmp_error"] = str(e)

@@ -9,7 +9,7 @@ st.title("Costs")
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
-view = ui.view_or_stop(lambda: reports.costs_view(conn, scope))
+view = ui.view_or_stop(lambda: reports.costs_view(conn, scope, actor=_common.actor()))
 if view is not None:
     s, per = view["summary"], view["per_submission"]
     cols = st.columns(5)

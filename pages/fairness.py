@@ -24,9 +24,10 @@ def _build():
     with c1:
         reference = ui.reference_picker(conn, scope, key="fairness_reference")
     with c2:
-        criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope)], key="fairness_criterion",
+        criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope, actor=_common.actor())], key="fairness_criterion",
                                  format_func=lambda c: "All criteria (pooled)" if c is None else c)
-    return reports.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
+    return reports.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n),
+                                 actor=_common.actor())
 
 
 view = ui.view_or_stop(_build)

@@ -1,19 +1,22 @@
 """Home: where things stand, and the way in for a new user."""
 import streamlit as st
 
-from core import demo
+from core import access, browse, demo
 from core.errors import FairMarkError
-from db import courses
 from pages import _calibration, _common
 
 conn = _common.get_db()
+me = _common.actor()
 st.title("FairMark")
 if flash := st.session_state.pop("home_flash", None):
     st.success(flash)
 st.caption("AI-drafted rubric scores and feedback for written reflections. "
            "A teacher approves every word before a student sees it.")
 
-if courses.is_empty(conn):
+if not browse.list_courses(conn, actor=me):
+    if not access.may(me, "create_course"):
+        st.info("No course is granted to you yet: ask an admin (or the course's instructor) to give you access.")
+        st.stop()
     st.subheader("Get started")
     st.markdown(
         "1. **Try it with the demo course**: synthetic reflections from an AI-literacy course, "
@@ -25,7 +28,7 @@ if courses.is_empty(conn):
     )
     if st.button("Load demo course", type="primary"):
         try:
-            summary = demo.load_demo(conn)
+            summary = demo.load_demo(conn, actor=me)
         except FairMarkError as e:
             _common.show_error(e)
         else:
@@ -41,8 +44,8 @@ aid = _common.assignment_id()
 labels = {"uploaded": "Uploaded", "drafted": "Drafted", "needs_attention": "Needs attention",
           "approved": "Approved", "released": "Released"}
 for title, counts in (
-    ("This assignment", courses.status_counts(conn, assignment_id=aid) if aid else None),
-    ("This course", courses.status_counts(conn, course_id=cid) if cid else None),
+    ("This assignment", browse.status_counts(conn, assignment_id=aid, actor=me) if aid else None),
+    ("This course", browse.status_counts(conn, course_id=cid, actor=me) if cid else None),
 ):
     if counts is None:
         continue
@@ -57,7 +60,7 @@ for title, counts in (
 
 if cid:
     _calibration.home(conn, cid)
-course = courses.get_course(conn, cid) if cid else None
+course = browse.get_course(conn, cid, actor=me) if cid else None
 if course and course["is_synthetic"]:
     st.info("This is the synthetic demo course: the reflections were written for FairMark "
             "and belong to no real student.")

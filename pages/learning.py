@@ -4,23 +4,23 @@ figure is shown: liked feedback is often feedback that did the work for the stud
 import pandas as pd
 import streamlit as st
 
-from core import charts
+from core import browse, charts
 from core.evals import learning
-from db import courses
 from pages import _common
 
 st.title("Learning over time")
 st.caption("From released, teacher-approved scores only. No satisfaction measure is shown as success: students "
            "often like best the feedback that did the work for them (seed 003).")
 conn = _common.get_db()
+me = _common.actor()
 cid = _common.require_course()
 if cid is None:
     st.stop()
-g = learning.growth(conn, cid)
+g = learning.growth(conn, cid, actor=me)
 if not g["released"]:
     st.info("Nothing released in this course's weekly assignments yet: growth appears once work is released.")
     st.stop()
-rubric = courses.assignment_rubric(conn, courses.list_assignments(conn, cid)[-1]["id"])
+rubric = browse.assignment_rubric(conn, browse.list_assignments(conn, cid, actor=me)[-1]["id"], actor=me)
 cohort_rows = [{"week": w, "scores": {c["criterion"]: c["mean"] for c in g["cohort"] if c["week"] == w}}
                for w in g["weeks"]]
 st.plotly_chart(charts.student_progress_chart(cohort_rows, rubric, title="Cohort: mean released score by week"),
@@ -38,12 +38,12 @@ if names:
 st.subheader("After each AI configuration's feedback")
 st.caption("Mean change of a student's score from the week of the feedback to their next week, by the configuration "
            "that drafted that feedback. Observational, no control group: a difference is a question, not a proof.")
-after = learning.after_config(conn, cid)
+after = learning.after_config(conn, cid, actor=me)
 st.dataframe(pd.DataFrame([{"configuration": a["config"], "from week": a["from_week"], "transitions": a["n"],
                             "mean change": a["mean"], "95 % CI": a["ci"] or a["ci_note"]} for a in after]),
              hide_index=True, width="stretch")
 st.subheader("Did students act on last week's next steps?")
-ns = learning.next_steps(conn, cid)
+ns = learning.next_steps(conn, cid, actor=me)
 if not ns["overall"]["n"]:
     st.caption("No teacher has marked it yet (on the Review page, under 'Last week's next steps').")
 else:

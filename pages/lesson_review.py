@@ -4,14 +4,15 @@ export and the audit trail. Every button is bound to the lesson version it was d
 import pandas as pd
 import streamlit as st
 
+from core import browse
 from core.errors import FairMarkError
 from core.lessons import export, signoff, view
 from core.text import escape_markdown, format_timestamp
-from db import lessons as lessons_db
 from pages import _common
 
 st.title("Lesson")
 conn = _common.get_db()
+me = _common.actor()
 cid = _common.course_id()
 if flash := st.session_state.pop("lesson_flash", None):
     st.success(flash)
@@ -19,13 +20,14 @@ if flash := st.session_state.pop("lesson_flash", None):
 wanted = st.query_params.get("lesson", "")
 if wanted.isdigit():
     try:
-        home = lessons_db.get(conn, int(wanted))["course_id"]
-    except FairMarkError:
+        home = browse.lesson(conn, int(wanted), actor=me)["course_id"]
+    except FairMarkError:  # no such lesson, or another course's: nothing of it is shown
         home = None
+        st.toast("The link names a lesson that does not exist or that you have no access to.")
     if home is not None and home != cid:      # a deep link into another course: follow it
         _common.select(home, None)
         st.rerun()
-queue = lessons_db.queue(conn, cid) if cid is not None else []
+queue = browse.lesson_queue(conn, cid, actor=me) if cid is not None else []
 ids = [lesson["id"] for lesson in queue]
 if not ids:
     st.info("No lessons in this course: upload them on the Lessons page.")
@@ -35,7 +37,7 @@ start = ids.index(int(wanted)) if wanted.isdigit() and int(wanted) in ids else 0
 titles = {lesson["id"]: lesson["title"] for lesson in queue}
 lesson_id = st.selectbox("Lesson (in queue order)", ids, index=start, format_func=titles.get, key="lesson_pick")
 st.query_params["lesson"] = str(lesson_id)
-data = view.lesson_view(conn, lesson_id)
+data = view.lesson_view(conn, lesson_id, actor=me)
 lesson, record, review = data["lesson"], data["record"], data["review"]
 version = lesson["version"]
 
@@ -156,7 +158,7 @@ if lesson["status"] == "approved":
     d1, d2 = st.columns(2)
     for col, fmt, mime in ((d1, "md", "text/markdown"),
                            (d2, "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")):
-        col.download_button(f"Download {fmt.upper()}", export.render(conn, lesson_id, fmt),
+        col.download_button(f"Download {fmt.upper()}", export.render(conn, lesson_id, fmt, actor=me),
                             file_name=export.file_name(lesson["title"], fmt), mime=mime, key=f"dl_{fmt}_{lesson_id}")
 elif lesson["status"] == "reviewed":
     verdict = st.radio("Your verdict on the lesson as it was uploaded", list(signoff.VERDICTS),

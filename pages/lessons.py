@@ -3,66 +3,67 @@ background (seed 001's judge, or the offline baseline), and work through the que
 import pandas as pd
 import streamlit as st
 
+from core import access, browse
 from core.errors import FairMarkError
 from core.lessons import costs, demo, ingest, runs, spec, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_markdown
-from db import courses
-from db import lessons as lessons_db
 from pages import _common
 
 st.title("Lessons")
 st.caption("Review lesson texts before they are published: free Stage 1 checks, an AI judge on a weighted rubric "
            "with vetoes, targeted fixes you accept or reject, and your approval before any export.")
 conn = _common.get_db()
+me = _common.actor()
 db_path = _common.settings().db_path
 if flash := st.session_state.pop("lessons_flash", None):
     st.success(flash)
 
 cid = _common.course_id()
-course = courses.get_course(conn, cid) if cid is not None else None
+course = browse.get_course(conn, cid, actor=me) if cid is not None else None
 
 # --- upload ---------------------------------------------------------------------------------
-with st.expander("Upload lessons", expanded=course is None or not lessons_db.queue(conn, cid)):
-    with st.form("lesson_upload", clear_on_submit=True):
-        files = st.file_uploader("Lesson files (Markdown, text, Word or a ZIP of them)",
-                                 type=["md", "markdown", "txt", "docx", "zip"], accept_multiple_files=True,
-                                 key="lesson_files")
-        course_name = st.text_input("Course", value=course["name"] if course else "",
-                                    help="The lessons go into this course (created if it is new).")
-        st.caption("The specification below fills in what a file's YAML front matter (title, target_grade, "
-                   "objectives, archetype, sources) leaves out.")
-        c1, c2 = st.columns(2)
-        grade = c1.number_input("Target reading grade (Flesch-Kincaid)", 1.0, 18.0, 8.0, 0.5)
-        archetype = c2.selectbox("Content archetype", spec.ARCHETYPES)
-        audience = c1.text_input("Audience", placeholder="e.g. grade 5 science class")
-        objectives = c2.text_area("Learning objectives (one per line)")
-        sources = st.text_area("Source material for fact checks (optional)",
-                               help="Only sentences flagged as uncertain are checked against it.")
-        submitted = st.form_submit_button("Import lessons", type="primary")
-    if submitted:
-        try:
-            out = ingest.import_lessons(
-                conn, [(f.name, f.getvalue()) for f in files or []], course_name=course_name, actor=_common.actor(),
-                defaults={"target_grade": grade, "archetype": archetype, "audience": audience,
-                          "objectives": objectives, "sources": sources})
-        except FairMarkError as e:
-            st.error(str(e))
-        else:
+if access.may(me, "lessons"):  # instructors and admins: upload and the demo
+    with st.expander("Upload lessons", expanded=course is None or not browse.lesson_queue(conn, cid, actor=me)):
+        with st.form("lesson_upload", clear_on_submit=True):
+            files = st.file_uploader("Lesson files (Markdown, text, Word or a ZIP of them)",
+                                     type=["md", "markdown", "txt", "docx", "zip"], accept_multiple_files=True,
+                                     key="lesson_files")
+            course_name = st.text_input("Course", value=course["name"] if course else "",
+                                        help="The lessons go into this course (created if it is new).")
+            st.caption("The specification below fills in what a file's YAML front matter (title, target_grade, "
+                       "objectives, archetype, sources) leaves out.")
+            c1, c2 = st.columns(2)
+            grade = c1.number_input("Target reading grade (Flesch-Kincaid)", 1.0, 18.0, 8.0, 0.5)
+            archetype = c2.selectbox("Content archetype", spec.ARCHETYPES)
+            audience = c1.text_input("Audience", placeholder="e.g. grade 5 science class")
+            objectives = c2.text_area("Learning objectives (one per line)")
+            sources = st.text_area("Source material for fact checks (optional)",
+                                   help="Only sentences flagged as uncertain are checked against it.")
+            submitted = st.form_submit_button("Import lessons", type="primary")
+        if submitted:
+            try:
+                out = ingest.import_lessons(
+                    conn, [(f.name, f.getvalue()) for f in files or []], course_name=course_name, actor=me,
+                    defaults={"target_grade": grade, "archetype": archetype, "audience": audience,
+                              "objectives": objectives, "sources": sources})
+            except FairMarkError as e:
+                st.error(str(e))
+            else:
+                _common.select(out["course_id"], None)
+                st.session_state["lessons_flash"] = (f"Imported {out['imported']} lesson(s), replaced {out['replaced']}, "
+                                                     f"{out['unchanged']} unchanged.")
+                st.rerun()
+        if st.button("Load the demo lessons (synthetic)", key="lessons_demo"):
+            out = demo.load_demo(conn, actor=me)
             _common.select(out["course_id"], None)
-            st.session_state["lessons_flash"] = (f"Imported {out['imported']} lesson(s), replaced {out['replaced']}, "
-                                                 f"{out['unchanged']} unchanged.")
+            st.session_state["lessons_flash"] = f"Loaded {out['lessons']} demo lessons into '{out['course']}'."
             st.rerun()
-    if st.button("Load the demo lessons (synthetic)", key="lessons_demo"):
-        out = demo.load_demo(conn, actor=_common.actor())
-        _common.select(out["course_id"], None)
-        st.session_state["lessons_flash"] = f"Loaded {out['lessons']} demo lessons into '{out['course']}'."
-        st.rerun()
 
 if course is None:
     st.info("No course yet: upload lessons above (or load the demo lessons).")
     st.stop()
-queue = lessons_db.queue(conn, cid)
+queue = browse.lesson_queue(conn, cid, actor=me)
 if not queue:
     st.info(f"'{course['name']}' has no lessons yet: upload some above.")
     st.stop()
@@ -79,20 +80,21 @@ if not configured:
     c1.caption("No language model is configured (Settings page): only the Stage 1 checks can run.")
 redo = c2.checkbox("Also review lessons reviewed before", key="lessons_redo",
                    help="Never touches an approved lesson.")
-waiting = len(lessons_db.eligible(conn, cid, redo=redo))
-last = runs.latest(conn, db_path, cid)
+waiting = browse.lessons_waiting(conn, cid, redo=redo, actor=me)
+last = runs.latest(conn, db_path, cid, actor=me)
 active = last is not None and last["status"] in ("queued", "running") and not last["resumable"]
-if st.button(f"Start review ({waiting} lesson(s))", type="primary", disabled=not waiting or active):
+if st.button(f"Start review ({waiting} lesson(s))", type="primary",
+             disabled=not waiting or active or not access.may(me, "lessons", cid)):
     try:
-        run_id = runs.create(conn, course_id=cid, provider=provider, redo=redo, created_by=_common.actor())
-        runs.start(db_path, run_id)
+        run_id = runs.create(conn, course_id=cid, provider=provider, redo=redo, actor=me)
+        runs.start(db_path, run_id, actor=me)
         st.rerun()
     except FairMarkError as e:
         st.error(str(e))
 
 
 def show_run() -> None:
-    p = runs.latest(conn, db_path, cid)
+    p = runs.latest(_common.connect(), db_path, cid, actor=_common.actor())
     if p is None:
         return
     who = OFFLINE_LABEL if p["provider"] == "offline" else "AI judge"
@@ -101,7 +103,7 @@ def show_run() -> None:
     if p["error"]:
         st.error(f"Run stopped: {p['error']}")
     if p["resumable"] and st.button("Resume the run", key=f"lessons_resume_{p['run_id']}"):
-        runs.resume(db_path, p["run_id"])
+        runs.resume(db_path, p["run_id"], actor=_common.actor())
         st.rerun()
     live = p["status"] in ("queued", "running") and not p["resumable"]
     if not live and st.session_state.get("lessons_live") == p["run_id"]:
@@ -115,7 +117,7 @@ st.fragment(show_run, run_every=1.0 if active else None)()
 
 # --- the queue ----------------------------------------------------------------------------------
 st.subheader("Queue")
-counts = lessons_db.tier_counts(conn, cid)
+counts = browse.lesson_tiers(conn, cid, actor=me)
 QUEUE_METRICS = {"needs_review": tiers.LABELS["needs_review"], "sampled": tiers.LABELS["sampled"],
                  "ready": tiers.LABELS["ready"], "approved": "Approved", "uploaded": "Not reviewed"}
 for col, (key, label) in zip(st.columns(len(QUEUE_METRICS)), QUEUE_METRICS.items()):
@@ -132,7 +134,7 @@ for lesson in queue:
                  label=f"{escape_markdown(lesson['title'])} — {state}{extra}{score}{offline}",
                  icon=":material/article:")
 
-spent = costs.course_costs(conn, cid)
+spent = costs.course_costs(conn, cid, actor=me)
 st.subheader("Cost")
 m1, m2, m3 = st.columns(3)
 m1.metric("Calls", spent["calls"], help=f"{spent['cache_hits']} answered from the cache at $0.")

@@ -2,21 +2,21 @@
 import pandas as pd
 import streamlit as st
 
-from core import export
+from core import browse, export
 from core.errors import FairMarkError
 from core.signoff import release
 from core.text import format_timestamp
-from db import courses, exports, releases
 from pages import _common
 
 st.title("Release")
 conn = _common.get_db()
+me = _common.actor()
 aid = _common.require_assignment()
 if aid is not None:
-    assignment = courses.get_assignment(conn, aid)
+    assignment = browse.get_assignment(conn, aid, actor=me)
     if flash := st.session_state.pop("release_flash", None):
         st.success(flash)
-    ov = releases.release_overview(conn, aid)
+    ov = browse.release_overview(conn, aid, actor=me)
     for col, (label, value, help_) in zip(st.columns(5), [
             ("Approved, not released", ov.approved_unreleased, None),
             ("Released", ov.released, "Items with a released version (what the exports hold)."
@@ -30,7 +30,7 @@ if aid is not None:
                    "the released version until the new one is approved and released.")
 
     st.subheader("Release gates")
-    gates = release.release_gates(conn, aid)
+    gates = release.release_gates(conn, aid, actor=me)
     for g in gates:
         mark = ":green[:material/check_circle:]" if g.ok else ":red[:material/cancel:]"
         st.markdown(f"{mark} **{g.name}** — {g.detail}")
@@ -61,7 +61,7 @@ if aid is not None:
 
     st.subheader("Export")
     include = st.checkbox("Also include approved items that are not released yet", key="release_include_approved")
-    available = exports.exportable_count(conn, aid, include_approved=include)
+    available = browse.exportable_count(conn, aid, include_approved=include, actor=me)
     if not available:
         st.caption("Nothing to export yet: only released items are exported"
                    + ("." if include else " (tick the box to include approved ones)."))
@@ -70,7 +70,7 @@ if aid is not None:
 
         def build(fmt: str):
             # Deferred: the file is built only when the teacher clicks download.
-            return lambda: export.export(conn, cid, aid, fmt=fmt, include_approved=include).data
+            return lambda: export.export(conn, cid, aid, fmt=fmt, include_approved=include, actor=me).data
 
         st.caption(f"{available} item(s). Every file marks them “{export.MARKER}”; drafts from the offline "
                    "baseline say so.")
@@ -82,7 +82,7 @@ if aid is not None:
         c3.download_button("Download feedback ZIP (Markdown per student)", build("zip"),
                            file_name=f"{assignment['title']}-feedback.zip", mime="application/zip", key="dl_zip")
 
-    history = releases.releases_of(conn, aid)
+    history = browse.releases_of(conn, aid, actor=me)
     if history:
         st.subheader("Releases")
         st.dataframe(pd.DataFrame([{"Release": h["id"], "Released at": format_timestamp(h["released_at"]),

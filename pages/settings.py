@@ -1,13 +1,23 @@
-"""Admin settings: courses and assignments, rubrics, the language model and prices, the judges."""
+"""Settings: courses and assignments, rubrics (instructors and admins); the language model and
+prices, the judges, the calibration bar, the AI configuration, users and data care (admins)."""
 import streamlit as st
 
-from pages import _common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_judges, _settings_llm
+from core import access
+from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
+                   _settings_judges, _settings_llm, _settings_users)
 
 st.title("Settings")
 conn = _common.get_db()
-tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai = st.tabs(
+if not access.may(_common.actor(), "settings"):
+    tab_catalogue, tab_rubrics = st.tabs(["Courses & assignments", "Rubrics"])
+    with tab_catalogue:
+        _settings_catalogue.courses_and_assignments(conn)
+    with tab_rubrics:
+        _settings_catalogue.rubrics(conn)
+    st.stop()
+tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai, tab_users, tab_data = st.tabs(
     ["Courses & assignments", "Rubrics", "Language model & prices", "Judges & confidence", "Calibration bar",
-     "AI configuration"])
+     "AI configuration", "Users", "Data"])
 with tab_catalogue:
     _settings_catalogue.courses_and_assignments(conn)
 with tab_rubrics:
@@ -21,3 +31,7 @@ with tab_ai:
     _evals_widgets.eval_runs(conn)
 with tab_bar:
     _settings_calibration.render(conn)
+with tab_users:
+    _settings_users.render(conn)
+with tab_data:
+    _settings_data.render(conn)

@@ -7,13 +7,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core import ingest
+from core import access, browse, ingest
 from core.errors import FairMarkError
 from core.ingest_mapping import Mapping, parse_score_column
 from core.ingest_read import MAX_FILE_BYTES, MAX_TEXT_CHARS
 from core.rubric import RUBRIC_DIR, load_rubric_file, parse_rubric
 from core.text import format_timestamp
-from db import courses, submissions
 from pages import _common
 
 NEW = -1
@@ -31,7 +30,7 @@ def _imported_assignment(result, title: str | None) -> int | None:
     """The assignment the import went to: the one chosen or created here, else the first one
     the rows named (a week/assignment column)."""
     wanted = (title or "").strip().casefold()  # the import matches titles case-insensitively
-    found = [a["id"] for a in courses.list_assignments(conn, result.course_id)
+    found = [a["id"] for a in browse.list_assignments(conn, result.course_id, actor=_common.actor())
              if wanted and a["title"].casefold() == wanted and a["id"] in result.assignment_ids]
     return (found or result.assignment_ids or [None])[0]
 
@@ -53,6 +52,7 @@ def _read(sources, rubric_json):
 
 st.title("Upload reflections")
 conn = _common.get_db()
+me = _common.actor()
 
 if done := st.session_state.pop("up_reset", None):
     # After an import: point the pickers at where the reflections went and empty the "new
@@ -69,15 +69,15 @@ if flash:
 
 # --- 1. where the reflections go ---------------------------------------------------------
 c1, c2 = st.columns(2)
-all_courses = courses.list_courses(conn)
-course_ids = [c["id"] for c in all_courses] + [NEW]
+all_courses = [c for c in browse.list_courses(conn, actor=me) if access.may(me, "upload", c["id"])]
+course_ids = [c["id"] for c in all_courses] + ([NEW] if access.may(me, "create_course") else [])
 course_names = {c["id"]: c["name"] for c in all_courses} | {NEW: "+ New course"}
 current = _common.course_id()
 cid = c1.selectbox("Course", course_ids, format_func=course_names.get,
                    index=course_ids.index(current) if current in course_ids else 0, key="up_course")
 course_name = c1.text_input("New course name", key="up_new_course") if cid == NEW else course_names[cid]
 
-existing = courses.list_assignments(conn, cid) if cid != NEW else []
+existing = browse.list_assignments(conn, cid, actor=me) if cid != NEW else []
 a_ids = [a["id"] for a in existing] + [NEW]
 a_titles = {a["id"]: a["title"] for a in existing} | {NEW: "+ New assignment"}
 cur_a = _common.assignment_id()
@@ -88,17 +88,17 @@ if aid == NEW:
     title = c2.text_input("New assignment title", key="up_new_title")
     week = c2.number_input("Week", min_value=0, max_value=99, value=None, step=1, key="up_week")
     saved = {f"saved:{r['id']}": f"{_common.rubric_label(r['name'])} (v{r['version']})"
-             for r in courses.list_rubrics(conn)}
+             for r in browse.list_rubrics(conn, actor=me)}
     bundled = {f"file:{p.name}": f"{_common.rubric_label(load_rubric_file(p).name)} (bundled file)"
                for p in sorted(RUBRIC_DIR.glob("*.yaml"))}
     choices = saved | bundled
     pick = c2.selectbox("Rubric", list(choices), format_func=choices.get, key="up_rubric",
                         index=list(choices).index("file:reflection.yaml") if "file:reflection.yaml" in choices else 0)
-    rubric = (courses.get_rubric(conn, int(pick.split(":")[1])) if pick.startswith("saved:")
+    rubric = (browse.get_rubric(conn, int(pick.split(":")[1]), actor=me) if pick.startswith("saved:")
               else load_rubric_file(RUBRIC_DIR / pick.split(":", 1)[1]))
 else:
     title = a_titles[aid]
-    rubric = courses.get_rubric(conn, existing[a_ids.index(aid)]["rubric_id"])
+    rubric = browse.get_rubric(conn, existing[a_ids.index(aid)]["rubric_id"], actor=me)
 st.caption("Rows with a week/assignment column go to the matching assignment (a new one is created for an "
            "unknown week); all other rows go to the assignment chosen here.")
 
@@ -117,7 +117,7 @@ sources = st.session_state.get("upload_sources")
 
 if not sources:
     st.subheader("Recent imports")
-    recent = submissions.recent_imports(conn, limit=10)
+    recent = browse.recent_imports(conn, cid, actor=me, limit=10) if cid != NEW else []
     if recent:
         st.dataframe(pd.DataFrame([{"when": format_timestamp(r["at"]), "who": r["actor"], "files": r["reason"],
                                     "imported": r["after"].get("imported"),
@@ -172,7 +172,7 @@ mapping = Mapping(**chosen, scores=scores, attributes=attr_cols)
 # --- 4. preview ----------------------------------------------------------------------------------
 target = ingest.Target(course_name or "", title or None, rubric=rubric, week=None if week is None else int(week))
 try:
-    preview = ingest.build_preview(conn, sources, target, mapping, table=table)
+    preview = ingest.build_preview(conn, sources, target, mapping, table=table, actor=me)
 except FairMarkError as e:
     st.error(_common.md(str(e)))
     st.stop()
@@ -213,7 +213,7 @@ else:
 
 if st.button("Import", type="primary", disabled=not preview.rows):
     try:
-        result = ingest.commit(conn, preview, mode=mode, actor=_common.actor(), scores_are=scores_are)
+        result = ingest.commit(conn, preview, mode=mode, actor=me, scores_are=scores_are)
     except FairMarkError as e:
         st.error(_common.md(str(e)))
     else:

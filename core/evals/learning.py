@@ -19,7 +19,7 @@ from core.errors import FairMarkError
 from core.metrics.bootstrap import percentile_ci
 from core import access
 from core.access import Actor
-from db import audit
+from db import audit, courses
 from db import learning as learning_db
 
 N_BOOT = 2000
@@ -55,6 +55,8 @@ def growth(conn, course_id: int, *, actor: Actor) -> dict:
     with CI}, students: [{student_id, name, criterion, weeks, slope, first, last}]}."""
     access.check(conn, actor, "dashboards", course=course_id)
     rows = learning_db.released_scores(conn, course_id)
+    pseudonyms = (None if access.sees_names(actor, course_id)
+                  else {s["id"]: s["pseudonym"] for s in courses.list_students(conn, course_id)})
     criteria: list[str] = []
     for r in rows:
         criteria += [k for k in r["scores"] if k not in criteria]
@@ -71,7 +73,8 @@ def growth(conn, course_id: int, *, actor: Actor) -> dict:
             if not mine:
                 continue
             sl = slope([r["week"] for r in mine], [r["scores"][k] for r in mine])
-            students.append({"student_id": sid, "name": mine[0]["student_name"] or mine[0]["external_id"],
+            name = pseudonyms[sid] if pseudonyms else mine[0]["student_name"] or mine[0]["external_id"]
+            students.append({"student_id": sid, "name": name,
                              "criterion": k, "weeks": len(mine), "first": mine[0]["scores"][k],
                              "last": mine[-1]["scores"][k], "slope": sl})
             if sl is not None:

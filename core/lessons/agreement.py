@@ -46,6 +46,8 @@ def found_by(problem: str, record: dict) -> str | None:
 def lesson_agreement(conn, course_id: int | None = None, *, actor: Actor) -> dict:
     access.check(conn, actor, "dashboards", course=course_id)
     pairs = lessons_db.reference_pairs(conn, course_id)
+    if course_id is None and not actor.all_courses:  # every course: the ones granted
+        pairs = [p for p in pairs if actor.has_course(p["course_id"])]
     by_rater: dict[str, list[dict]] = {}
     for p in pairs:
         by_rater.setdefault("expert" if p["rater"] == "expert" else "teacher", []).append(p)

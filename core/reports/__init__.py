@@ -10,3 +10,4 @@ from core.reports.fairness import fairness_view  # noqa: F401
 from core.reports.judges import judge_agreement_view  # noqa: F401
 from core.reports.pairs import criteria, reference_label  # noqa: F401
 from core.reports.table import summary  # noqa: F401
+from db.analytics import REFERENCE_CHOICES, Scope  # noqa: F401  (what the pages pass)

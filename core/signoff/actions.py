@@ -112,7 +112,10 @@ def open_item(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     and record when it was first opened (the bulk-approval sample counts opened items).
     Idempotent: opening again changes nothing. A calibration item nobody has scored blind yet
     cannot be opened: its AI draft stays hidden until then (core.calibration.blind)."""
-    access.check(conn, actor, "read", submission=submission_id)
+    course_id = access.check(conn, actor, "read", submission=submission_id)
+    if not access.may(actor, "review", course_id):  # a coordinator looks without opening it
+        blind.require_visible(conn, submission_id)
+        return reviews.get_review(conn, submission_id)
     with writing(conn):
         blind.require_visible(conn, submission_id)
         sub = submissions.get_submission(conn, submission_id)

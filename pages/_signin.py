@@ -1,0 +1,157 @@
+"""Sign-in (issue 13): the only thing a signed-out visitor sees, on every page.
+
+The session lives server-side (core.accounts); the browser keeps only its random token in a
+cookie, set and deleted through extra-streamlit-components' CookieManager (Streamlit reads
+cookies, st.context.cookies, but cannot set one) and read back with st.context.cookies when a
+refresh or a deep link opens a new Streamlit session. Institutional sign-in is Streamlit's own
+st.login (OpenID Connect, .streamlit/secrets.toml [auth]); its identity's e-mail is mapped to a
+FairMark user by core.accounts.oidc_actor.
+"""
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+import streamlit as st
+
+from core import accounts
+from core.access import Actor
+from core.errors import FairMarkError
+from pages import _common
+
+COOKIE = "fairmark_session"
+TOKEN = "_session_token"
+
+
+def providers() -> list[str | None]:
+    """The OpenID Connect providers configured for st.login ([auth] alone: one unnamed provider)."""
+    try:
+        auth = st.secrets.get("auth", {})
+    except (FileNotFoundError, KeyError, AttributeError, ValueError):
+        return []
+    if not auth:
+        return []
+    named = [name for name, value in auth.items() if hasattr(value, "items")]
+    return named or ([None] if "client_id" in auth else [])
+
+
+def _oidc_claims() -> dict | None:
+    try:
+        user = st.user
+        return user.to_dict() if user.get("is_logged_in") else None
+    except (AttributeError, KeyError, FairMarkError):
+        return None
+
+
+def current(conn) -> Actor | None:
+    """The signed-in Actor of this browser session, read fresh (role, grants, expiry): the
+    session's token (this Streamlit session's, else the cookie a refresh sent), else the
+    institution's identity from st.login."""
+    token = st.session_state.get(TOKEN)
+    if token is None and not st.session_state.get("_signed_out"):
+        token = st.context.cookies.get(COOKIE)
+    actor = accounts.resume(conn, token)
+    if actor is not None:
+        st.session_state[TOKEN] = token
+        return actor
+    st.session_state.pop(TOKEN, None)
+    claims = _oidc_claims()
+    if claims is not None:
+        try:
+            return accounts.oidc_actor(conn, accounts.Claims.of(claims))
+        except FairMarkError as e:
+            st.session_state["_signin_error"] = str(e)
+    return None
+
+
+def form(conn) -> None:
+    """The sign-in form (or, on a fresh database, the first admin's), then stop the page."""
+    st.title("FairMark")
+    error = st.session_state.pop("_signin_error", None)
+    if error:
+        _common.show_error(error)
+    if accounts.needs_first_admin(conn):
+        _first_admin(conn)
+    else:
+        _password_form(conn)
+        for provider in providers():
+            label = "Sign in with your institution" + (f" ({provider})" if provider else "")
+            if st.button(label, key=f"oidc_{provider or 'default'}"):
+                st.login(provider) if provider else st.login()
+    st.stop()
+
+
+def _password_form(conn) -> None:
+    st.caption("Sign in to see your courses.")
+    with st.form("signin"):
+        name = st.text_input("User name", key="signin_name")
+        password = st.text_input("Password", type="password", key="signin_password")
+        pressed = st.form_submit_button("Sign in", type="primary")
+    if pressed:
+        try:
+            _, token = accounts.sign_in(conn, name, password)
+        except FairMarkError as e:
+            _common.show_error(e)
+            return
+        _signed_in(token)
+
+
+def _first_admin(conn) -> None:
+    st.info("Welcome. This database has no users yet: create the first admin account. The admin adds "
+            "everyone else (Settings → Users, or `python -m core user add`).")
+    with st.form("first_admin"):
+        name = st.text_input("User name", key="first_name", placeholder="e.g. anna.berg")
+        display = st.text_input("Your name as shown", key="first_display")
+        password = st.text_input(f"Password (at least {accounts.MIN_PASSWORD} characters)", type="password",
+                                 key="first_password")
+        again = st.text_input("Password again", type="password", key="first_again")
+        pressed = st.form_submit_button("Create the admin account", type="primary")
+    if pressed:
+        if password != again:
+            st.error("The two passwords differ.")
+            return
+        try:
+            _, token = accounts.first_admin(conn, username=name, password=password, display_name=display)
+        except FairMarkError as e:
+            _common.show_error(e)
+            return
+        _signed_in(token)
+
+
+def _signed_in(token: str) -> None:
+    for key in ("signin_password", "first_password", "first_again"):
+        st.session_state.pop(key, None)
+    st.session_state[TOKEN] = token
+    st.session_state["_set_cookie"] = token
+    st.session_state.pop("_signed_out", None)
+    st.rerun()
+
+
+def cookie_sync() -> None:
+    """Set or delete the browser's cookie after a sign-in or sign-out (the component has to be
+    drawn on a run that is not cut short, so this runs when the page is done)."""
+    token = st.session_state.pop("_set_cookie", None)
+    delete = st.session_state.pop("_delete_cookie", False)
+    if token is None and not delete:
+        return
+    import extra_streamlit_components as stx  # only when a cookie changes: its component is an iframe
+
+    with st.sidebar:
+        cookies = stx.CookieManager(key="fm_cookie_manager")
+        if token is not None:
+            cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict",
+                        expires_at=datetime.now(timezone.utc) + timedelta(hours=_common.settings().session_max_hours))
+        elif COOKIE in (cookies.cookies or {}):
+            cookies.delete(COOKIE, key="fm_cookie_delete")
+
+
+def sign_out(actor: Actor) -> None:
+    """The sidebar's Sign out (a button callback): end the server-side session, forget this
+    browser session's state, and delete the cookie (even if that fails, its token opens nothing
+    any more)."""
+    accounts.sign_out(_common.connect(), st.session_state.get(TOKEN))
+    for key in list(st.session_state):
+        st.session_state.pop(key, None)
+    st.session_state["_signed_out"] = True
+    st.session_state["_delete_cookie"] = True
+    if actor.via == "oidc":
+        st.logout()
