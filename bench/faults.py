@@ -30,6 +30,7 @@ import db  # noqa: E402
 from bench import let_configuration_run  # noqa: E402
 from core import ingest, runs  # noqa: E402
 from core.llm import openai_client  # noqa: E402
+from core.access import Actor
 
 TEXT = ("This week I learned how a large language model predicts the next token and how temperature changes "
         "the randomness of its answers. For example, at work I used a chatbot to draft e-mails, and with a "
@@ -67,12 +68,12 @@ def _run(args) -> int:
         w.writerow(["student_id", "name", "text"])
         w.writerows([f"s{i:03d}", f"Student {i}", TEXT.format(i=i)] for i in range(args.n))
         conn = db.connect(db_path)
-        ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("Faults", "Week 1"))
+        ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("Faults", "Week 1"), actor=Actor("test", role="admin"))
         course_id = conn.execute("SELECT id FROM courses").fetchone()[0]
         let_configuration_run(conn, why="bench.faults measures fault handling, not the AI's quality")
-        run_id = runs.create(conn, course_id=course_id, provider="openai", concurrency=8)
+        run_id = runs.create(conn, course_id=course_id, provider="openai", concurrency=8, actor=Actor("test", role="admin"))
         t0 = time.perf_counter()
-        p = runs.execute(db_path, run_id)
+        p = runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
         seconds = time.perf_counter() - t0
         answered = {r[0] for r in conn.execute(
             "SELECT submission_id FROM llm_calls WHERE agent = 'evaluator' AND status = 'ok'")}

@@ -26,6 +26,7 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
+from core.access import Actor
 
 
 def demo_pairs(db_path: str) -> pd.DataFrame:
@@ -36,9 +37,9 @@ def demo_pairs(db_path: str) -> pd.DataFrame:
     from db import analytics
 
     conn = db.connect(db_path)
-    info = demo.load_demo(conn)
-    run_id = runs.create(conn, course_id=info["course_id"], provider="offline", created_by="bench")
-    runs.execute(db_path, run_id, make_llm("offline", db_path))
+    info = demo.load_demo(conn, actor=Actor("test", role="admin"))
+    run_id = runs.create(conn, course_id=info["course_id"], provider="offline", actor=Actor("bench", role="admin"))
+    runs.execute(db_path, run_id, make_llm("offline", db_path), actor=Actor("test", role="admin"))
     scope = analytics.Scope("course", info["course_id"])
     return analytics.pair_counts(conn, scope, reference="expert", by=("student",), attributes=True)
 

@@ -31,6 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from core.access import Actor
 
 NAIVE_BUDGET_S = 20.0   # default naive subset: about this many seconds of sleeping
 
@@ -49,12 +50,12 @@ def assess_run(db_path: str, info: dict, llm, concurrency: int, *, redo: bool = 
     conn = db.connect(db_path)
     try:
         run_id = runs.create(conn, course_id=info["course_id"], assignment_id=info["assignment_id"],
-                             provider="offline", concurrency=concurrency, redo=redo, created_by="bench",
+                             provider="offline", concurrency=concurrency, redo=redo, actor=Actor("bench", role="admin"),
                              settings=_settings(db_path))
     finally:
         conn.close()
     t0 = time.perf_counter()
-    p = runs.execute(db_path, run_id, llm)
+    p = runs.execute(db_path, run_id, llm, actor=Actor("test", role="admin"))
     wall = time.perf_counter() - t0
     if p["status"] != "done" or p["failed"] or p["pending"]:
         raise SystemExit(f"bench: run {run_id} did not finish cleanly: {json.dumps(p, default=str)[:800]}")

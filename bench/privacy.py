@@ -29,6 +29,7 @@ from fake_openai_server import FakeOpenAI  # noqa: E402
 import db  # noqa: E402
 from bench import let_configuration_run  # noqa: E402
 from core import ingest, runs  # noqa: E402
+from core.access import Actor
 
 ROSTER = [("s1", "Ana López", "ana.lopez@uni.es"), ("s2", "Zoë O'Connor", "zoe.oconnor@uni.ie"),
           ("s3", "José Núñez", "jnunez@uni.mx"), ("s4", "Ana Silva", "ana.silva@uni.pt"),
@@ -95,12 +96,12 @@ def _run() -> int:
             name, email = next((n, e) for x, n, e in ROSTER if x == ext)
             w.writerow([ext, name, email, 1, f"{text} {FILLER}"])
         conn = db.connect(db_path)
-        ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("Privacy", "Week 1"))
+        ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("Privacy", "Week 1"), actor=Actor("test", role="admin"))
         course_id = conn.execute("SELECT id FROM courses").fetchone()[0]
         assignment_id = conn.execute("SELECT id FROM assignments WHERE week = 1").fetchone()[0]
         let_configuration_run(conn, why="bench.privacy measures masking, not the AI's quality")
-        run_id = runs.create(conn, course_id=course_id, assignment_id=assignment_id, provider="openai")
-        p = runs.execute(db_path, run_id)
+        run_id = runs.create(conn, course_id=course_id, assignment_id=assignment_id, provider="openai", actor=Actor("test", role="admin"))
+        p = runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
         conn.close()
     found = leaks(server.bodies)
     print(f"{len(REFLECTIONS)} reflections, run {p['status']}, {len(server.bodies)} requests to the model")

@@ -39,6 +39,7 @@ import typing
 from pathlib import Path
 
 from bench.fake import certain_probs
+from core.access import Actor
 
 PRICE_IN, PRICE_OUT = 0.15, 0.60          # gpt-4o-mini, $ per million tokens
 SEED_USD = 0.0015                          # the seed's reported cost per reflection
@@ -216,7 +217,7 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict]]:
 
     conn = db.connect(path)
     try:
-        load_demo(conn)
+        load_demo(conn, actor=Actor("test", role="admin"))
         ids = [r[0] for r in conn.execute("SELECT id FROM submissions ORDER BY id").fetchall()]
         items = [drafts_db.load_item(conn, sid) for sid in ids[:limit] if sid]
     finally:

@@ -40,15 +40,34 @@ def conn(db_path):
     dbmod.forget_migrated(db_path)
 
 
+@pytest.fixture(autouse=True)
+def _cheap_password_hashing(monkeypatch):
+    """Argon2id at the product's cost takes ~0.1 s a hash; tests sign in hundreds of times, so they
+    hash with the same algorithm at the lowest cost (the product's parameters are untouched)."""
+    from argon2 import PasswordHasher
+
+    from core import accounts
+
+    monkeypatch.setattr(accounts, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
+
+
 @pytest.fixture
-def app_test():
-    """Build an AppTest for app.py (absolute path) switched to a given page."""
+def app_test(db_path):
+    """Build an AppTest for app.py (absolute path) switched to a given page, signed in as a real
+    user of the test database (an admin unless `role` says otherwise; `courses` are granted;
+    `signed_in=False`: a visitor who has not signed in)."""
     from streamlit.testing.v1 import AppTest
 
-    def make(page: str | None = None, timeout: float = 30):
+    import factories
+
+    def make(page: str | None = None, timeout: float = 30, *, role: str = "admin", user: str | None = None,
+             courses=(), names: bool = False, signed_in: bool = True):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
         if page:
             at.switch_page(page)
+        if signed_in:
+            at.session_state["_session_token"] = factories.session(db_path, user or f"test-{role}", role=role,
+                                                                   courses=courses, names=names)
         return at
 
     return make

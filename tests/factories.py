@@ -7,9 +7,41 @@ from __future__ import annotations
 import hashlib
 import itertools
 
-from core import triage
+import db as dbmod
+from core import accounts, triage
+from core.access import Actor
 from core.rubric import Rubric, default_rubric
 from db import courses, dumps
+from db import users as users_db
+
+PASSWORD = "correct horse battery"
+
+
+def actor(name: str = "ann", role: str = "admin", courses: dict | None = None) -> Actor:
+    """Someone acting in a test without signing in: an admin by default (every course); another
+    role gets `courses` ({course id: may see names})."""
+    return Actor(name, role=role, user_id=None, courses=None if role == "admin" else (courses or {}))
+
+
+def user(conn, name: str, role: str = "instructor", courses=(), names: bool = False,
+         password: str = PASSWORD) -> Actor:
+    """A real account with grants, as the app's admin would make it; returns its Actor."""
+    found = users_db.find(conn, name)
+    uid = found["id"] if found else accounts.add_user(conn, username=name, role=role, password=password,
+                                                      actor=actor("test setup"))
+    for cid in courses:
+        accounts.grant(conn, uid, course_id=cid, sees_names=names, actor=actor("test setup"))
+    return users_db.actor_for(conn, uid)
+
+
+def session(db_path, name: str, role: str = "admin", courses=(), names: bool = False) -> str:
+    """A signed-in session of a (new or existing) user: the token the browser's cookie would hold."""
+    conn = dbmod.connect(db_path)
+    try:
+        user(conn, name, role, courses, names)
+        return accounts.sign_in(conn, name, PASSWORD)[1]
+    finally:
+        conn.close()
 
 _seq = itertools.count(1)
 

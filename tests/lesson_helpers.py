@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from core.lessons import ingest
+from core.access import Actor
 
 LESSON = b"""---
 title: The water cycle
@@ -49,4 +50,4 @@ def issue(dimension: str, quote: str, severity: str = "major", location: str = "
 
 
 def add_lesson(conn, text: bytes = LESSON, course: str = "Science", name: str = "water.md") -> int:
-    return ingest.import_lessons(conn, [(name, text)], course_name=course, actor="test")["lesson_ids"][0]
+    return ingest.import_lessons(conn, [(name, text)], course_name=course, actor=Actor("test", role="admin"))["lesson_ids"][0]

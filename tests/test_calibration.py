@@ -13,6 +13,7 @@ from core.signoff import actions, bulk
 from dashboard_data import KEYS, scores
 from db import analytics, calibration, queue
 from db.analytics import Scope
+from core.access import Actor
 
 TEXT = ("This week I learned how temperature changes a language model's answers. For example, at work I drafted "
         "emails and saw invented deadlines at a high temperature, so I now keep it low and check the facts. ")
@@ -41,18 +42,18 @@ def blind_all(conn, c, sids, score=lambda i: 2, rater="ann"):
 # --- the set ---------------------------------------------------------------------------------
 def test_draw_is_stratified_stable_and_only_takes_items_nobody_opened(conn):
     c, sids = course_with_drafts(conn, 30, ai=lambda i: 0 if i % 3 == 0 else 3)
-    actions.open_item(conn, sids[1], actor="ann")  # seen by a teacher: can no longer be scored blind
-    by_stratum = draw.strata(conn, c["assignment_id"], group_by="section")
+    actions.open_item(conn, sids[1], actor=Actor("ann", role="admin"))  # seen by a teacher: can no longer be scored blind
+    by_stratum = draw.strata(conn, c["assignment_id"], group_by="section", actor=Actor("test", role="admin"))
     assert len(by_stratum) == 8 and sids[1] not in {s for items in by_stratum.values() for s, _ in items}
-    state = draw.draw(conn, c["assignment_id"], size=10, group_by="section", actor="ann")
+    state = draw.draw(conn, c["assignment_id"], size=10, group_by="section", actor=Actor("ann", role="admin"))
     assert len(state.items) == 10 and state.pending == 10 and state.available == 19
     assert {i["stratum"] for i in state.items} == set(by_stratum)  # every stratum represented
     assert all(i["stratum"].startswith(("low band", "high band")) for i in state.items)
-    again = draw.draw(conn, c["assignment_id"], size=10, actor="ann")
+    again = draw.draw(conn, c["assignment_id"], size=10, actor=Actor("ann", role="admin"))
     assert [i["submission_id"] for i in again.items] == [i["submission_id"] for i in state.items]
-    assert len(draw.draw(conn, c["assignment_id"], size=16, actor="ann").items) == 16  # grows, keeps the first 10
+    assert len(draw.draw(conn, c["assignment_id"], size=16, actor=Actor("ann", role="admin")).items) == 16  # grows, keeps the first 10
     with pytest.raises(GateError, match="between 1 and"):
-        draw.draw(conn, c["assignment_id"], size=0, actor="ann")
+        draw.draw(conn, c["assignment_id"], size=0, actor=Actor("ann", role="admin"))
 
 
 def test_allocation_gives_every_stratum_one_then_by_size():
@@ -64,45 +65,45 @@ def test_allocation_gives_every_stratum_one_then_by_size():
 def test_nothing_to_draw_says_what_to_do(conn):
     c = f.course(conn)
     with pytest.raises(GateError, match="Run Assess first"):
-        draw.draw(conn, c["assignment_id"], actor="ann")
+        draw.draw(conn, c["assignment_id"], actor=Actor("ann", role="admin"))
 
 
 # --- hidden until a blind score is saved -----------------------------------------------------
 def test_a_pending_item_is_hidden_from_queue_open_and_bulk_until_scored_blind(conn):
     c, sids = course_with_drafts(conn, 6)
     aid, hidden = c["assignment_id"], sids[0]
-    calibration.add_items(conn, aid, [(hidden, None, "test")], actor="ann", at="2025-01-01")
+    calibration.add_items(conn, aid, [(hidden, None, "test")], actor=Actor("ann", role="admin"), at="2025-01-01")
     rows = queue.queue(conn, aid)["rows"]
     assert hidden not in {r["id"] for r in rows} and len(rows) == 5
     assert sum(queue.group_counts(conn, aid).values()) == 5
     assert queue.neighbour(conn, aid, (-1, -1)) != hidden
     with pytest.raises(GateError, match="score it blind on the Calibrate page"):
-        actions.open_item(conn, hidden, actor="ann")
-    assert bulk.sample_state(conn, aid).candidates == 5
+        actions.open_item(conn, hidden, actor=Actor("ann", role="admin"))
+    assert bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).candidates == 5
     seen = blind.for_rater(conn, hidden, "ann")
     assert not seen["scored"] and "ai" not in seen and "others" not in seen  # nothing of the AI, not even keys
-    blind.save(conn, hidden, scores(1), actor="ann")
+    blind.save(conn, hidden, scores(1), actor=Actor("ann", role="admin"))
     assert hidden in {r["id"] for r in queue.queue(conn, aid)["rows"]}
-    assert actions.open_item(conn, hidden, actor="ann")["scores"] == scores(2)
+    assert actions.open_item(conn, hidden, actor=Actor("ann", role="admin"))["scores"] == scores(2)
     seen = blind.for_rater(conn, hidden, "ann")
     assert seen["mine"] == scores(1) and seen["ai"]["comment"] == "AI COMMENT 0" and seen["others"] == {}
 
 
 def test_blind_scores_are_final_complete_and_per_teacher(conn):
     c, sids = course_with_drafts(conn, 2)
-    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor="ann", at="2025-01-01")
+    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor=Actor("ann", role="admin"), at="2025-01-01")
     with pytest.raises(RubricError, match="missing"):
-        blind.save(conn, sids[0], {"clarity": 2}, actor="ann")
+        blind.save(conn, sids[0], {"clarity": 2}, actor=Actor("ann", role="admin"))
     assert calibration.scores_of(conn, sids[0]) == {}  # bad input changes nothing
-    blind.save(conn, sids[0], scores(2), actor="ann")
+    blind.save(conn, sids[0], scores(2), actor=Actor("ann", role="admin"))
     with pytest.raises(ConflictError, match="final"):
-        blind.save(conn, sids[0], scores(3), actor="ann")
+        blind.save(conn, sids[0], scores(3), actor=Actor("ann", role="admin"))
     bob = blind.for_rater(conn, sids[0], "bob")
     assert not bob["scored"] and "others" not in bob  # a second teacher does not see Ann's scores first
-    blind.save(conn, sids[0], scores(3), actor="bob")
+    blind.save(conn, sids[0], scores(3), actor=Actor("bob", role="admin"))
     assert blind.for_rater(conn, sids[0], "bob")["others"] == {"ann": scores(2)}
     with pytest.raises(Exception, match="not in a calibration set"):
-        blind.save(conn, sids[1], scores(2), actor="ann")
+        blind.save(conn, sids[1], scores(2), actor=Actor("ann", role="admin"))
     assert [h["action"] for h in calibration_audit(conn)] == ["draw_calibration", "calibration_score",
                                                              "calibration_score"]
 
@@ -113,48 +114,48 @@ def calibration_audit(conn):
 
 def test_skipping_a_pending_item_makes_its_draft_visible_again(conn):
     c, sids = course_with_drafts(conn, 3)
-    draw.draw(conn, c["assignment_id"], size=1, actor="ann")
-    sid = draw.state(conn, c["assignment_id"]).items[0]["submission_id"]
-    assert blind.is_hidden(conn, sid)
-    draw.skip(conn, c["assignment_id"], sid, actor="ann")
-    assert not blind.is_hidden(conn, sid) and not draw.state(conn, c["assignment_id"]).items
+    draw.draw(conn, c["assignment_id"], size=1, actor=Actor("ann", role="admin"))
+    sid = draw.state(conn, c["assignment_id"], actor=Actor("test", role="admin")).items[0]["submission_id"]
+    assert blind.is_hidden(conn, sid, actor=Actor("test", role="admin"))
+    draw.skip(conn, c["assignment_id"], sid, actor=Actor("ann", role="admin"))
+    assert not blind.is_hidden(conn, sid, actor=Actor("test", role="admin")) and not draw.state(conn, c["assignment_id"], actor=Actor("test", role="admin")).items
     with pytest.raises(GateError):
-        draw.skip(conn, c["assignment_id"], sid, actor="ann")
+        draw.skip(conn, c["assignment_id"], sid, actor=Actor("ann", role="admin"))
 
 
 # --- readiness ------------------------------------------------------------------------------
 def test_readiness_needs_the_bar_and_gates_bulk_approval(conn):
     c, sids = course_with_drafts(conn, 24, ai=lambda i: i % 4)
     aid = c["assignment_id"]
-    r = readiness.readiness(conn, aid)
+    r = readiness.readiness(conn, aid, actor=Actor("test", role="admin"))
     assert r["status"] == "no_calibration" and not r["ready"] and r["more_needed"] == 16
     assert "AI not yet calibrated for this assignment" in r["message"]
     with pytest.raises(GateError, match="Bulk approval is off: AI not yet calibrated"):
-        bulk.bulk_approve(conn, aid, expected=24, actor="ann")
+        bulk.bulk_approve(conn, aid, expected=24, actor=Actor("ann", role="admin"))
     blind_all(conn, c, sids[:8], score=lambda i: i % 4)
-    r = readiness.readiness(conn, aid)
+    r = readiness.readiness(conn, aid, actor=Actor("test", role="admin"))
     assert r["status"] == "not_ready" and r["students"] == 8
     assert all("8 of 16 students" in row["reasons"][0] for row in r["criteria"])
     blind_all(conn, c, sids[8:20], score=lambda i: (i + 8) % 4)
-    r = readiness.readiness(conn, aid)
+    r = readiness.readiness(conn, aid, actor=Actor("test", role="admin"))
     assert r["ready"] and r["students"] == 20 and r["criteria"][0]["qwk"] == 1.0
-    assert readiness.bulk_block(conn, aid) is None
+    assert readiness.bulk_block(conn, aid, actor=Actor("test", role="admin")) is None
     # the admin raises the bar: not ready again
-    readiness.save_bar(conn, readiness.Bar(min_students=30), actor="admin")
-    assert not readiness.readiness(conn, aid)["ready"]
+    readiness.save_bar(conn, readiness.Bar(min_students=30), actor=Actor("admin", role="admin"))
+    assert not readiness.readiness(conn, aid, actor=Actor("test", role="admin"))["ready"]
     with pytest.raises(Exception, match="cannot be required above"):
-        readiness.save_bar(conn, readiness.Bar(qwk_min=0.5, qwk_ci_low_min=0.6), actor="admin")
+        readiness.save_bar(conn, readiness.Bar(qwk_min=0.5, qwk_ci_low_min=0.6), actor=Actor("admin", role="admin"))
 
 
 def test_readiness_flags_bias_and_shows_the_human_ceiling(conn):
     c, sids = course_with_drafts(conn, 20, ai=lambda i: min(3, i % 3 + 1))
     blind_all(conn, c, sids, score=lambda i: i % 3)          # the AI is one level high
     blind_all(conn, c, sids[:10], score=lambda i: i % 3, rater="bob")  # a second teacher agrees
-    r = readiness.readiness(conn, c["assignment_id"])
+    r = readiness.readiness(conn, c["assignment_id"], actor=Actor("test", role="admin"))
     row = r["criteria"][0]
     assert not row["ready"] and row["bias"] == pytest.approx(1.0) and any("bias +1.00" in x for x in row["reasons"])
     assert row["ceiling_students"] == 10 and row["ceiling_qwk"] == 1.0
-    found = offset.offsets(conn, c["assignment_id"])
+    found = offset.offsets(conn, c["assignment_id"], actor=Actor("test", role="admin"))
     assert found and "the AI scored 1.0 higher than your blind scores on low-band work" in found[0]["message"]
 
 
@@ -173,33 +174,33 @@ def test_bulk_approved_items_change_no_agreement_figure(conn, monkeypatch):
         f.reference(conn, sid, scores((i + 1) % 4))                  # expert scores
     blind_all(conn, c, sids[10:16], score=lambda i: 3 - i % 4)     # blind scores
     for sid in sids[16:18]:                                         # one-by-one approvals, one edited
-        actions.open_item(conn, sid, actor="ann")
+        actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
     actions.approve(conn, sids[16], version=1, scores=scores(0), comment="Edited.", reasons=["too_lenient"],
-                    actor="ann")
-    actions.approve(conn, sids[17], version=1, scores=None, comment=None, actor="ann")
+                    actor=Actor("ann", role="admin"))
+    actions.approve(conn, sids[17], version=1, scores=None, comment=None, actor=Actor("ann", role="admin"))
     scope = Scope("assignment", assignment_id=aid)
 
     def figures():
         analytics.clear_cache()
-        a = reports.agreement_view(conn, scope, n_boot=200)
-        fv = reports.fairness_view(conn, scope, n_boot=200)
-        e = reports.edit_view(conn, scope)
+        a = reports.agreement_view(conn, scope, n_boot=200, actor=Actor("test", role="admin"))
+        fv = reports.fairness_view(conn, scope, n_boot=200, actor=Actor("test", role="admin"))
+        e = reports.edit_view(conn, scope, actor=Actor("test", role="admin"))
         return (a["headline"].drop(columns="title").to_dict("records"), a["sources"],
-                reports.anchored_view(conn, scope), fv["bands"]["delta_mae"], fv["bands"]["delta_mae_ci"],
+                reports.anchored_view(conn, scope, actor=Actor("test", role="admin")), fv["bands"]["delta_mae"], fv["bands"]["delta_mae_ci"],
                 {k: {g: v["mae"] for g, v in rep["by_group"].items()} for k, rep in fv["groups"].items()},
                 e["n_approved"], e["approved_unchanged"], e["share_unchanged"],
-                readiness.readiness(conn, aid)["criteria"][0]["qwk"])
+                readiness.readiness(conn, aid, actor=Actor("test", role="admin"))["criteria"][0]["qwk"])
 
     before = figures()
     monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id: None)  # the gate is tested above
-    state = bulk.draw_sample(conn, aid, actor="ann")
+    state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))
     for s in state.sample:
-        actions.open_item(conn, s["submission_id"], actor="ann")
-    n = bulk.bulk_approve(conn, aid, expected=bulk.sample_state(conn, aid).candidates, actor="ann")
+        actions.open_item(conn, s["submission_id"], actor=Actor("ann", role="admin"))
+    n = bulk.bulk_approve(conn, aid, expected=bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).candidates, actor=Actor("ann", role="admin"))
     assert n >= 8
     after = figures()
     assert after == before
-    assert reports.edit_view(conn, scope)["bulk_approved"] == n
+    assert reports.edit_view(conn, scope, actor=Actor("test", role="admin"))["bulk_approved"] == n
     assert before[6] == 2 and before[7] == 1  # "approved unchanged" counts only one-by-one approvals
 
 
@@ -216,7 +217,7 @@ def test_anchors_one_per_level_and_criterion_pseudonymised_never_the_item_itself
     assert "Pupil" not in text and "Student-" in text  # each example's own student is pseudonymised
     assert all(len(a["text"].split()) <= anchors.ANCHOR_WORDS + 1 for a in got)
     # an item scored by two teachers who disagree is no example for that criterion
-    blind.save(conn, sids[1], scores(3), actor="bob")
+    blind.save(conn, sids[1], scores(3), actor=Actor("bob", role="admin"))
     again = anchors.for_submission(conn, sids[0], c["assignment_id"], rubric)
     assert sids[1] not in {a["submission_id"] for a in again}
 

@@ -2,6 +2,7 @@
 import pytest
 
 from core import checks
+from core.access import Actor
 
 SUBMISSION = "I learned that “temperature” changes   how random the answers are.\nAt work I tried it twice."
 KEYS = {"name", "label", "passed", "detail", "severity"}
@@ -233,7 +234,7 @@ def test_the_short_text_flag_and_the_stored_word_count_agree_around_100_words(co
         tokens.append(tricky[len(tokens) % len(tricky)])
     buf = io.StringIO()
     csv.writer(buf).writerows([["student_id", "name", "text"], ["s1", "Ana", " ".join(tokens)]])
-    ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("C", "W1"))
+    ingest.import_files(conn, [("r.csv", buf.getvalue().encode())], ingest.Target("C", "W1"), actor=Actor("test", role="admin"))
     text, stored = conn.execute("SELECT text, word_count FROM submissions").fetchone()
     assert stored == n and len(text.split()) > n           # the dashes are not words
     assert ("short_text" in checks.submission_flags(text)) == (n < 100)

@@ -7,6 +7,7 @@ from pathlib import Path
 import factories
 from assess_script import RICH_TEXT
 from core.__main__ import main
+from core.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"drafted", "needs_attention", "failed", "calls", "cache_hits", "tokens_in", "tokens_out", "cost_usd",
@@ -71,8 +72,8 @@ def test_resume_continues_an_interrupted_run(conn, db_path, capsys):
     from core import runs
 
     c = make_course(conn, n=2)
-    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
-    runs.cancel(db_path, run_id)  # no worker: cancelled at once, all items still waiting
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
+    runs.cancel(db_path, run_id, actor=Actor("test", role="admin"))  # no worker: cancelled at once, all items still waiting
     code, summary, err = run_cli(capsys, "--resume", str(run_id))
     assert code == 0 and summary["run_id"] == run_id and summary["status"] == "done"
     assert summary["drafted"] + summary["needs_attention"] == 4 and "4/4" in err

@@ -10,6 +10,7 @@ import sys
 import factories as f
 from core.signoff import actions, release
 from core.__main__ import main
+from core.access import Actor
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 1, "clarity": 3}
@@ -20,10 +21,10 @@ def seed(conn):
     for ext in ("a1", "a2"):
         sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id=ext), text=ext)
         f.draft(conn, sid, SCORES)
-        actions.open_item(conn, sid, actor="t")
-        actions.approve(conn, sid, version=1, actor="t")
+        actions.open_item(conn, sid, actor=Actor("t", role="admin"))
+        actions.approve(conn, sid, version=1, actor=Actor("t", role="admin"))
         if ext == "a1":
-            release.release(conn, c["assignment_id"], actor="t")
+            release.release(conn, c["assignment_id"], actor=Actor("t", role="admin"))
     return c
 
 
@@ -73,12 +74,12 @@ def test_export_for_analysis_has_every_submission_with_ai_teacher_and_reference_
     f.reference(conn, ids["edited"], {"clarity": 2}, rater="r1")
     f.reference(conn, ids["edited"], {"clarity": 3}, rater="r2")
     for ext in ("edited", "as_drafted"):
-        actions.open_item(conn, ids[ext], actor="t")
+        actions.open_item(conn, ids[ext], actor=Actor("t", role="admin"))
     r = actions.save_edit(conn, ids["edited"], version=1, scores=dict(SCORES, clarity=1),
                           comment=reviews.get_review(conn, ids["edited"])["comment"], reasons=["too_lenient"],
-                          actor="t")
-    actions.approve(conn, ids["edited"], version=r["version"], actor="t")
-    actions.approve(conn, ids["as_drafted"], version=1, actor="t")
+                          actor=Actor("t", role="admin"))
+    actions.approve(conn, ids["edited"], version=r["version"], actor=Actor("t", role="admin"))
+    actions.approve(conn, ids["as_drafted"], version=1, actor=Actor("t", role="admin"))
     out = tmp_path / "analysis.csv"
     rc = main(["export", "--course", "Course Y", "--format", "analysis", "--out", str(out)])
     summary = json.loads(capsys.readouterr().out)
@@ -112,5 +113,5 @@ def test_analysis_download_on_the_agreement_page(conn, app_test):
     assert not at.exception, at.exception
     [button] = [b for b in at.get("download_button") if "analysis" in b.proto.label]
     assert "not for students" in button.proto.label
-    data = export_analysis.export(conn, c["course_id"], c["assignment_id"])
+    data = export_analysis.export(conn, c["course_id"], c["assignment_id"], actor=Actor("test", role="admin"))
     assert data.file_name == "Course_Z-Week_1-analysis-NOT-for-students.csv"

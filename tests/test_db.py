@@ -7,6 +7,7 @@ import db as dbmod
 from core.ingest import ReadyRow, text_hash
 from core.rubric import default_rubric
 from db import submissions
+from core.access import Actor
 
 EXPECTED_COLUMNS = {
     "courses": {"id", "name", "description", "is_synthetic", "created_at"},
@@ -96,7 +97,7 @@ def _row(sid="s1", text="I learned how temperature changes sampling.", scores=No
 
 def _write(conn, rows):
     rubric = default_rubric()
-    return submissions.write_import(conn, actor="t", course_name="C", new_assignments={"Week 1": 1},
+    return submissions.write_import(conn, actor=Actor("t", role="admin"), course_name="C", new_assignments={"Week 1": 1},
                                     rubric_by_assignment={"Week 1": rubric}, rows=rows, summary={"files": ["f.csv"]})
 
 

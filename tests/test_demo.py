@@ -9,6 +9,7 @@ from collections import Counter
 from core import demo
 from core.rubric import default_rubric
 from db import courses, submissions
+from core.access import Actor
 
 
 def _fingerprint(conn) -> str:
@@ -21,7 +22,7 @@ def _fingerprint(conn) -> str:
 
 
 def test_demo_loads_a_labelled_synthetic_course(conn):
-    summary = demo.load_demo(conn)
+    summary = demo.load_demo(conn, actor=Actor("test", role="admin"))
     assert summary["created"] is True
     assert (summary["assignments"], summary["students"], summary["submissions"]) == (4, 28, 112)
     course = courses.get_course(conn, summary["course_id"])
@@ -31,16 +32,16 @@ def test_demo_loads_a_labelled_synthetic_course(conn):
 
 
 def test_loading_twice_changes_nothing(conn):
-    first = demo.load_demo(conn)
+    first = demo.load_demo(conn, actor=Actor("test", role="admin"))
     counts, fingerprint = submissions.table_counts(conn), _fingerprint(conn)
-    second = demo.load_demo(conn)
+    second = demo.load_demo(conn, actor=Actor("test", role="admin"))
     assert second["created"] is False and second["course_id"] == first["course_id"]
     assert submissions.table_counts(conn) == counts
     assert _fingerprint(conn) == fingerprint
 
 
 def test_every_band_on_every_criterion_has_expert_scores(conn):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     rubric = default_rubric()
     n = conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0]
     for key in rubric.keys:
@@ -52,7 +53,7 @@ def test_every_band_on_every_criterion_has_expert_scores(conn):
 
 
 def test_demo_includes_the_hard_cases(conn):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     texts = [r[0] for r in conn.execute("SELECT text FROM submissions")]
     assert any("client.chat.completions.create" in t for t in texts)  # code
     injection = [t for t in texts if "ignore the rubric" in t.lower()]
@@ -63,7 +64,7 @@ def test_demo_includes_the_hard_cases(conn):
 
 
 def test_group_attributes_and_pseudonyms(conn):
-    summary = demo.load_demo(conn)
+    summary = demo.load_demo(conn, actor=Actor("test", role="admin"))
     students = courses.list_students(conn, summary["course_id"])
     sections = {s["attributes"].get("section") for s in students}
     ell = [s["attributes"].get("ell") for s in students]

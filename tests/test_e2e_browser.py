@@ -155,7 +155,7 @@ def test_deep_link_as_first_request_still_runs_through_the_app_shell(server, bro
 
     from core import demo
 
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
     load(page, f"{server}/review")
@@ -199,17 +199,17 @@ def world(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("e2e_signoff")
     path = tmp / "fairmark.db"
     conn = dbmod.connect(path)
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     first = courses.list_courses(conn)[0]["id"]
-    run_demo = runs.create(conn, course_id=first, provider="offline")
-    runs.execute(path, run_demo)
+    run_demo = runs.create(conn, course_id=first, provider="offline", actor=Actor("test", role="admin"))
+    runs.execute(path, run_demo, actor=Actor("test", role="admin"))
     rows = [{"student_id": f"p{i}", "name": NAME if i == 0 else f"Student {i}", "text": TEXT + f" ({i})",
              "section": "A" if i % 2 else "B", "clarity": 2, "concept_understanding": 1} for i in range(4)]
     result = ingest.import_files(conn, [("payload.csv", _csv(rows))], ingest.Target(COURSE, ASSIGNMENT),
                                  actor=NAME)
     cid, aid = result.course_id, result.assignment_ids[0]
-    run_pay = runs.create(conn, course_id=cid, provider="offline")
-    runs.execute(path, run_pay)
+    run_pay = runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
+    runs.execute(path, run_pay, actor=Actor("test", role="admin"))
     subs = {r[1]: r[0] for r in conn.execute(
         "SELECT s.id, st.external_id FROM submissions s JOIN students st ON st.id = s.student_id "
         "WHERE s.assignment_id = ?", [aid]).fetchall()}
@@ -318,7 +318,7 @@ def test_a_refused_save_keeps_every_action_button(world, shared_browser):
     conn = _db(world)
     r = reviews.get_review(conn, sid)
     actions.save_edit(conn, sid, version=r["version"], scores=r["scores"], comment="A colleague's words. Why?",
-                      reasons=["tone"], actor="bob")
+                      reasons=["tone"], actor=Actor("bob", role="admin"))
     page.locator('[class*="st-key-ri_save_"] button').click()
     idle(page)
     expect(page.get_by_text("your change was not saved")).to_be_visible()
@@ -418,7 +418,7 @@ def test_user_text_is_shown_as_text_on_every_page(world, shared_browser, path):
 # --- item 14 --------------------------------------------------------------------------------
 def test_a_fresh_server_shows_no_file_list_no_deploy_and_fetches_nothing_elsewhere(shared_browser, tmp_path):
     path = tmp_path / "fresh.db"
-    demo.load_demo(dbmod.connect(path))
+    demo.load_demo(dbmod.connect(path), actor=Actor("test", role="admin"))
     with streamlit_server(path, tmp_path) as url:
         page = new_page(shared_browser)
         requests: list[str] = []
@@ -448,8 +448,8 @@ def test_a_calibration_item_stays_hidden_until_scored_blind_in_chromium(server, 
     from test_pages_calibrate import SCORES, TEXT, seeded
 
     c, sids = seeded(conn, 4)
-    draw.draw(conn, c["assignment_id"], size=2, actor="e2e teacher")
-    sid = draw.state(conn, c["assignment_id"]).items[0]["submission_id"]
+    draw.draw(conn, c["assignment_id"], size=2, actor=Actor("e2e teacher", role="admin"))
+    sid = draw.state(conn, c["assignment_id"], actor=Actor("test", role="admin")).items[0]["submission_id"]
     secret = f"SECRET AI COMMENT {sids.index(sid)}"
     page = browser.new_context(viewport={"width": 1440, "height": 1200}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
@@ -486,6 +486,7 @@ from core import prompts  # noqa: E402
 from core.evals import config as ai_config  # noqa: E402
 from core.evals import pairwise  # noqa: E402
 from db import comparisons as cmp_db  # noqa: E402
+from core.access import Actor
 
 N = 10
 
@@ -517,8 +518,8 @@ def comparison(conn, db_path, tmp_path, monkeypatch):
     a = good_llm().always("aggregator", writer("steps"))
     b = good_llm().always("aggregator", writer("questions"))
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="socratic", sample_size=N, seed=11,
-                          provider="offline", actor="Coordinator C")
-    pairwise.draft(str(db_path), cid, llm_a=a, llm_b=b)
+                          provider="offline", actor=Actor("Coordinator C", role="admin"))
+    pairwise.draft(str(db_path), cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     pairs = cmp_db.pairs(conn, cid)
     assert len(pairs) == N and 0 < sum(p["b_on_left"] for p in pairs) < N      # sides really vary
     return cid
@@ -567,7 +568,7 @@ def test_a_teacher_completes_a_blind_10_pair_comparison(comparison, server, brow
     expect(level).to_contain_text(rate)
     expect(page.locator('[data-testid="stMetric"]').filter(has_text="Pedagogy: B's win rate")).to_contain_text(rate)
     expect(page.get_by_text(re.compile(r"95 % CI \d+%–\d+% · n = 10")).first).to_be_visible()
-    stored = pairwise.results(conn, comparison)["by_dimension"]["level"]
+    stored = pairwise.results(conn, comparison, actor=Actor("test", role="admin"))["by_dimension"]["level"]
     assert stored["win_rate"] == b_picked / N and stored["n"] == N and stored["ci"] is not None
     assert 0 < b_picked < N                          # the teacher's "always left" was not "always B"
 
@@ -629,8 +630,8 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     from core.llm import LoggedLLM
     from db import lessons as lessons_db
 
-    cid = demo.load_demo(conn)["course_id"]
-    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline"), LoggedLLM(DemoJudge(), db_path))
+    cid = demo.load_demo(conn, actor=Actor("test", role="admin"))["course_id"]
+    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin")), LoggedLLM(DemoJudge(), db_path), actor=Actor("test", role="admin"))
     storms = next(x["id"] for x in lessons_db.queue(conn, cid) if x["title"] == "Storms and staying safe")
     page.goto(f"{server}/lesson_review?lesson={storms}")    # a deep link into the other course
     idle(page)

@@ -11,6 +11,7 @@ from core.evals import gate
 from core.llm import LoggedLLM, OpenAICompatibleLLM
 from core.settings import Settings, load_settings
 from db import evals as evals_db
+from core.access import Actor
 
 
 @pytest.fixture
@@ -36,7 +37,7 @@ def _in_use(provider="openai"):
 
 def test_an_unevaluated_configuration_does_not_run_and_the_message_says_what_to_do(conn, course_with_llm):
     with pytest.raises(GateError, match=r"has not been evaluated.*python -m core evals run.*override"):
-        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", created_by="Ms T")
+        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("Ms T", role="admin"))
     defn, h = _in_use()
     row = evals_db.get_config(conn, h)
     assert row["first_used_by"] == "Ms T" and row["definition"] == defn     # recorded when first used
@@ -49,35 +50,35 @@ def test_a_failed_configuration_is_refused_and_a_passed_one_runs(conn, course_wi
     evals_db.save_eval_run(conn, h, _report(blocking_failed=["L1"]), suite="data/evals")
     assert gate.status(conn, h)["state"] == "failed"
     with pytest.raises(GateError, match="failed blocking eval cases in eval run 1: L1"):
-        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai")
+        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("test", role="admin"))
     evals_db.save_eval_run(conn, h, _report(not_run_blocking=2), suite="data/evals")
     assert gate.status(conn, h)["state"] == "unevaluated"      # blocking cases not run are not a pass
     evals_db.save_eval_run(conn, h, _report(), suite="data/evals")
     assert gate.status(conn, h)["state"] == "passed"
-    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai") > 0
+    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("test", role="admin")) > 0
 
 
 def test_an_admins_override_is_audited_and_holds_for_that_configuration_only(conn, course_with_llm, monkeypatch):
     _, h = _in_use()
     with pytest.raises(GateError):
-        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai")
+        runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("test", role="admin"))
     with pytest.raises(GateError, match="at least 10 characters"):
-        gate.override(conn, h, actor="Admin A", reason="ok")
-    gate.override(conn, h, actor="Admin A", reason="Judges need the new endpoint; leakage rules passed offline.")
+        gate.override(conn, h, actor=Actor("Admin A", role="admin"), reason="ok")
+    gate.override(conn, h, actor=Actor("Admin A", role="admin"), reason="Judges need the new endpoint; leakage rules passed offline.")
     audit = next(conn.query("SELECT actor, action, reason FROM audit_log WHERE action = 'override_eval_gate'"))
     assert audit["actor"] == "Admin A" and "leakage rules" in audit["reason"]
     s = gate.status(conn, h)
     assert s["cleared"] and s["state"] == "unevaluated" and "Admin A overrode the gate" in s["message"]
-    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai") > 0
+    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("test", role="admin")) > 0
     monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "another-model")      # a change: a new configuration
     other = f.course(conn, name="Another course")
     f.submission(conn, other["assignment_id"], f.student(conn, other["course_id"]), RICH_TEXT)
     with pytest.raises(GateError, match="has not been evaluated"):
-        runs.create(conn, course_id=other["course_id"], provider="openai")
+        runs.create(conn, course_id=other["course_id"], provider="openai", actor=Actor("test", role="admin"))
 
 
 def test_the_offline_baseline_needs_no_gate(conn, course_with_llm):
-    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="offline") > 0
+    assert runs.create(conn, course_id=course_with_llm["course_id"], provider="offline", actor=Actor("test", role="admin")) > 0
     assert gate.status(conn, _in_use("offline")[1], "offline")["state"] == "offline"
 
 

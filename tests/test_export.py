@@ -13,6 +13,7 @@ from core import export
 from core.signoff import actions, release
 from core.errors import FairMarkError
 from db import exports, reviews
+from core.access import Actor
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -36,18 +37,18 @@ def setup(conn):
         f.draft(conn, sid, scores, is_offline=offline, comment="-1 point: add an example. What next?")
         items[ext] = sid
     for ext in ("s1", "s2"):
-        actions.open_item(conn, items[ext], actor="ann")
-        actions.approve(conn, items[ext], version=1, actor="ann")
-    release.release(conn, aid, actor="ann")
-    actions.open_item(conn, items["s4"], actor="ann")
-    actions.approve(conn, items["s4"], version=1, actor="ann")
-    actions.open_item(conn, items["s3"], actor="ann")  # opened, never approved
+        actions.open_item(conn, items[ext], actor=Actor("ann", role="admin"))
+        actions.approve(conn, items[ext], version=1, actor=Actor("ann", role="admin"))
+    release.release(conn, aid, actor=Actor("ann", role="admin"))
+    actions.open_item(conn, items["s4"], actor=Actor("ann", role="admin"))
+    actions.approve(conn, items["s4"], version=1, actor=Actor("ann", role="admin"))
+    actions.open_item(conn, items["s3"], actor=Actor("ann", role="admin"))  # opened, never approved
     return c, items
 
 
 def test_csv_has_only_released_items_with_markers_and_neutralised_cells(conn, setup):
     c, items = setup
-    out = export.export(conn, c["course_id"], c["assignment_id"], fmt="csv")
+    out = export.export(conn, c["course_id"], c["assignment_id"], fmt="csv", actor=Actor("test", role="admin"))
     rows = read_csv(out.data)
     assert [r["student_id"] for r in rows] == ["s1", "s2"]
     s1, s2 = rows
@@ -64,7 +65,7 @@ def test_csv_has_only_released_items_with_markers_and_neutralised_cells(conn, se
 
 def test_approved_flag_adds_approved_but_never_unapproved(conn, setup):
     c, items = setup
-    rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=True).data)
+    rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=True, actor=Actor("test", role="admin")).data)
     assert sorted(r["student_id"] for r in rows) == ["s1", "s2", "s4"]
     assert {r["student_id"]: r["status"] for r in rows}["s4"] == "approved"
 
@@ -73,16 +74,16 @@ def test_released_version_is_locked_against_later_edits(conn, setup):
     c, items = setup
     r = reviews.get_review(conn, items["s1"])
     actions.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited after release",
-                     reasons=["too_lenient"], actor="ann")
+                     reasons=["too_lenient"], actor=Actor("ann", role="admin"))
     for approved in (False, True):
-        rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=approved).data)
+        rows = read_csv(export.export(conn, c["course_id"], fmt="csv", include_approved=approved, actor=Actor("test", role="admin")).data)
         s1 = next(r for r in rows if r["student_id"] == "s1")
         assert s1["total"] == "11" and "Edited" not in s1["comment"]
 
 
 def test_canvas_gradebook_format(conn, setup):
     c, items = setup
-    data = export.export(conn, c["course_id"], fmt="canvas").data.decode("utf-8")
+    data = export.export(conn, c["course_id"], fmt="canvas", actor=Actor("test", role="admin")).data.decode("utf-8")
     rows = list(csv.reader(io.StringIO(data)))
     assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Week 1"]
     assert rows[1] == ["Points Possible", "", "", "", "", "12"]
@@ -93,7 +94,7 @@ def test_canvas_gradebook_format(conn, setup):
 
 def test_zip_has_one_markdown_file_per_student(conn, setup):
     c, items = setup
-    data = export.export(conn, c["course_id"], c["assignment_id"], fmt="zip").data
+    data = export.export(conn, c["course_id"], c["assignment_id"], fmt="zip", actor=Actor("test", role="admin")).data
     with zipfile.ZipFile(io.BytesIO(data)) as zf:
         names = sorted(zf.namelist())
         assert len(names) == 2 and all(n.endswith(".md") for n in names)
@@ -109,9 +110,9 @@ def test_nothing_to_export_is_an_error(conn):
     sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]))
     f.draft(conn, sid, HIGH)
     with pytest.raises(FairMarkError, match="nothing to export"):
-        export.export(conn, c["course_id"], fmt="csv")
+        export.export(conn, c["course_id"], fmt="csv", actor=Actor("test", role="admin"))
     with pytest.raises(FairMarkError, match="unknown export format"):
-        export.export(conn, c["course_id"], fmt="xlsx")
+        export.export(conn, c["course_id"], fmt="xlsx", actor=Actor("test", role="admin"))
 
 
 @pytest.mark.parametrize("value,expected", [("=1+1", "'=1+1"), ("+a", "'+a"), ("-a", "'-a"), ("@x", "'@x"),
@@ -124,9 +125,9 @@ def test_exportable_count_matches_the_export(conn, setup):
     c, items = setup
     r = reviews.get_review(conn, items["s1"])  # edited after release: still exported in its released version
     actions.save_edit(conn, items["s1"], version=r["version"], scores=LOW, comment="Edited", reasons=["tone"],
-                     actor="ann")
+                     actor=Actor("ann", role="admin"))
     for include in (False, True):
-        n = len(export.export_items(conn, c["course_id"], c["assignment_id"], include_approved=include))
+        n = len(export.export_items(conn, c["course_id"], c["assignment_id"], include_approved=include, actor=Actor("test", role="admin")))
         assert exports.exportable_count(conn, c["assignment_id"], include_approved=include) == n
     assert n == 3
 
@@ -139,31 +140,31 @@ def test_released_totals_keep_the_rubric_they_were_released_under(conn):
     scores = {"concept_understanding": 3, "real_world_application": 0, "reflection_depth": 0, "clarity": 0}
     sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text="x")
     f.draft(conn, sid, scores)
-    actions.open_item(conn, sid, actor="ann")
-    actions.approve(conn, sid, version=1, actor="ann")
-    release.release(conn, c["assignment_id"], actor="ann")
+    actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
+    actions.approve(conn, sid, version=1, actor=Actor("ann", role="admin"))
+    release.release(conn, c["assignment_id"], actor=Actor("ann", role="admin"))
 
     def released():
-        it = export.export_items(conn, c["course_id"], c["assignment_id"])[0]
+        it = export.export_items(conn, c["course_id"], c["assignment_id"], actor=Actor("test", role="admin"))[0]
         return it["total"], it["max_total"]
 
     assert released() == (3, 12)
     r = default_rubric()
     weighted = [cr.model_copy(update={"weight": 5.0 if cr.key == "concept_understanding" else 1.0})
                 for cr in r.criteria]
-    rid, _ = catalogue.save_rubric_version(conn, r.model_copy(update={"criteria": weighted}), actor="admin")
-    catalogue.edit_assignment(conn, c["assignment_id"], rubric_id=rid, actor="admin")
+    rid, _ = catalogue.save_rubric_version(conn, r.model_copy(update={"criteria": weighted}), actor=Actor("admin", role="admin"))
+    catalogue.edit_assignment(conn, c["assignment_id"], rubric_id=rid, actor=Actor("admin", role="admin"))
     assert released() == (3, 12)
-    row = read_csv(export.export(conn, c["course_id"], c["assignment_id"], fmt="csv").data)[0]
+    row = read_csv(export.export(conn, c["course_id"], c["assignment_id"], fmt="csv", actor=Actor("test", role="admin")).data)[0]
     assert (row["total"], row["max_total"]) == ("3", "12")
-    canvas = export.export(conn, c["course_id"], c["assignment_id"], fmt="canvas").data.decode()
+    canvas = export.export(conn, c["course_id"], c["assignment_id"], fmt="canvas", actor=Actor("test", role="admin")).data.decode()
     assert canvas.splitlines()[1].endswith(",12") and canvas.splitlines()[2].endswith(",3")
 
 
 def test_csv_criterion_columns_are_the_rubric_keys(conn, setup):
     """CSV criterion columns are stable ids (the rubric's keys); titles are for the Markdown."""
     c, items = setup
-    header = next(csv.reader(io.StringIO(export.export(conn, c["course_id"], fmt="csv").data.decode("utf-8-sig"))))
+    header = next(csv.reader(io.StringIO(export.export(conn, c["course_id"], fmt="csv", actor=Actor("test", role="admin")).data.decode("utf-8-sig"))))
     assert header[4:8] == ["concept_understanding", "real_world_application", "reflection_depth", "clarity"]
 
 
@@ -178,10 +179,10 @@ def test_zip_markdown_is_escaped_and_file_names_keep_accents(conn):
     sid = f.submission(conn, c["assignment_id"], st, text="text")
     evil = "Great start <img src=x onerror=alert(1)> [x](javascript:alert(1)) **bold**\n- not a list. What next?"
     f.draft(conn, sid, HIGH, comment=evil)
-    actions.open_item(conn, sid, actor="ann")
-    actions.approve(conn, sid, version=1, actor="ann")
-    release.release(conn, c["assignment_id"], actor="ann")
-    out = export.export(conn, c["course_id"], c["assignment_id"], fmt="zip")
+    actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
+    actions.approve(conn, sid, version=1, actor=Actor("ann", role="admin"))
+    release.release(conn, c["assignment_id"], actor=Actor("ann", role="admin"))
+    out = export.export(conn, c["course_id"], c["assignment_id"], fmt="zip", actor=Actor("test", role="admin"))
     with zipfile.ZipFile(io.BytesIO(out.data)) as zf:
         [member] = zf.namelist()
         body = zf.read(member).decode()

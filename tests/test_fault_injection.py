@@ -23,6 +23,7 @@ from assess_script import RICH_TEXT
 from core.__main__ import main
 from core.llm import openai_client
 from fake_openai_server import FAULTS, FakeOpenAI
+from core.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent
 # Phrases a message that says what to do contains (core.errors messages end with the action).
@@ -141,7 +142,7 @@ def test_cancel_prints_the_run_and_its_status(conn, capfd):
     c, _ = course(conn, 2)
     from core import runs
 
-    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     assert main(["assess", "--cancel", str(run_id)]) == 0
     assert json.loads(capfd.readouterr().out) == {"run_id": run_id, "status": "cancelled"}
 
@@ -204,8 +205,8 @@ def test_two_resumes_at_once_one_worker_processes_the_run(conn, db_path, monkeyp
 
     with FakeOpenAI(latency=0.02) as server:
         use_server(monkeypatch, server)
-        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
-        runs.cancel(db_path, run_id)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=Actor("test", role="admin"))
+        runs.cancel(db_path, run_id, actor=Actor("test", role="admin"))
         procs = [cli(db_path, server, "--resume", str(run_id)) for _ in range(2)]
         results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
     assert sorted(code for code, _, _ in results) == [0, 2], results

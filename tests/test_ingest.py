@@ -13,6 +13,7 @@ from core.ingest_read import document_row, read_files
 from core.rubric import default_rubric, load_rubric_file
 from core.rubric import RUBRIC_DIR
 from db import courses, submissions
+from core.access import Actor
 
 TEXT_A = "Temperature changes how random the next token is, so I use a low value for policy emails."
 TEXT_B = "Prompting is giving context: role, audience, format. I tried it on meeting notes."
@@ -56,7 +57,7 @@ ROWS = [HEADER, ["s1", "Ada Lovelace", TEXT_A, "2", "3", "A"], ["s2", "Grace Hop
 
 
 def _import(conn, files, course="Course", assignment="Week 1", mode="all_or_nothing", **kw):
-    return ingest.import_files(conn, files, ingest.Target(course, assignment, **kw), mode=mode)
+    return ingest.import_files(conn, files, ingest.Target(course, assignment, **kw), mode=mode, actor=Actor("test", role="admin"))
 
 
 def _texts(conn):
@@ -125,10 +126,10 @@ def test_zip_of_mixed_files_skips_junk(conn):
         "__MACOSX/class/._week1.csv": b"\x00\x05junk",
         "class/.DS_Store": b"\x00\x00junk",
     })
-    preview = ingest.build_preview(conn, [("upload.zip", data)], ingest.Target("Course", "Week 1"))
+    preview = ingest.build_preview(conn, [("upload.zip", data)], ingest.Target("Course", "Week 1"), actor=Actor("test", role="admin"))
     assert preview.ok == 4 and not preview.rejected
     assert sorted(preview.skipped_members) == ["__MACOSX/class/._week1.csv", "class/.DS_Store"]
-    result = ingest.commit(conn, preview)
+    result = ingest.commit(conn, preview, actor=Actor("test", role="admin"))
     assert result.imported == 4
     sources = {r[0] for r in conn.execute("SELECT source_file FROM submissions")}
     assert sources == {"upload.zip/class/week1.csv", "upload.zip/class/s3_Alan_Turing.docx", "upload.zip/class/s4.txt"}
@@ -148,7 +149,7 @@ def test_week_column_routes_rows_to_existing_and_new_assignments(conn):
 
 def test_without_a_target_a_row_without_week_is_rejected(conn):
     rows = [["student_id", "text", "week"], ["s1", TEXT_A, "1"], ["s2", TEXT_B, ""]]
-    preview = ingest.build_preview(conn, [("a.csv", csv_bytes(rows))], ingest.Target("Course", None))
+    preview = ingest.build_preview(conn, [("a.csv", csv_bytes(rows))], ingest.Target("Course", None), actor=Actor("test", role="admin"))
     assert preview.ok == 1
     assert [(p.row, p.field) for p in preview.rejected] == [(3, "week")]
 
@@ -185,7 +186,7 @@ def test_student_identified_by_email_when_there_is_no_id_column(conn):
 
 def test_preview_writes_nothing_and_lists_rows_as_plain_data(conn):
     before = submissions.table_counts(conn)
-    preview = ingest.build_preview(conn, [("a.csv", csv_bytes(ROWS))], ingest.Target("New course", "Week 1"))
+    preview = ingest.build_preview(conn, [("a.csv", csv_bytes(ROWS))], ingest.Target("New course", "Week 1"), actor=Actor("test", role="admin"))
     assert submissions.table_counts(conn) == before
     assert preview.new_course and preview.new_assignments == {"Week 1": None}
     table = preview.rows_table()

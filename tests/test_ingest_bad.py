@@ -12,6 +12,7 @@ from core import ingest, ingest_read
 from core.errors import IngestError
 from core.ingest_read import MAX_FILE_BYTES
 from db import submissions
+from core.access import Actor
 
 TEXT = "Temperature changes how random the next token is, so I keep it low for policy emails."
 
@@ -43,20 +44,20 @@ def zip_bytes(members, compression=zipfile.ZIP_DEFLATED):
 def unchanged(conn):
     """Seed a course with one reflection, then assert the whole database is the same after the test."""
     ingest.import_files(conn, [("seed.csv", csv_bytes([["student_id", "text"], ["s0", "An earlier reflection."]]))],
-                        ingest.Target("Course", "Week 1"))
+                        ingest.Target("Course", "Week 1"), actor=Actor("test", role="admin"))
     before = submissions.table_counts(conn)
     yield conn
     assert submissions.table_counts(conn) == before
 
 
 def _preview(conn, name, data, assignment="Week 1"):
-    return ingest.build_preview(conn, [(name, data)], ingest.Target("Course", assignment))
+    return ingest.build_preview(conn, [(name, data)], ingest.Target("Course", assignment), actor=Actor("test", role="admin"))
 
 
 def _refused(conn, name, data):
     """all_or_nothing: rejected rows mean nothing is written; returns the rejections."""
     preview = _preview(conn, name, data)
-    result = ingest.commit(conn, preview, mode="all_or_nothing")
+    result = ingest.commit(conn, preview, mode="all_or_nothing", actor=Actor("test", role="admin"))
     assert result.refused and result.imported == 0
     return result.rejected
 
@@ -90,7 +91,7 @@ def test_missing_text_column_stops_the_import(unchanged):
     preview = _preview(unchanged, "a.csv", csv_bytes([["student_id", "notes"], ["s1", "hello"]]))
     assert any("reflection text" in p for p in preview.mapping_problems)
     with pytest.raises(IngestError, match="column mapping is incomplete"):
-        ingest.commit(unchanged, preview)
+        ingest.commit(unchanged, preview, actor=Actor("test", role="admin"))
 
 
 def test_missing_student_column_stops_the_import(unchanged):
@@ -110,7 +111,7 @@ def test_empty_text_and_empty_student_are_rejected_by_row_and_field(unchanged):
 def test_skip_rejected_imports_only_the_good_rows(conn):
     rows = [["student_id", "text"], ["s1", TEXT], ["s2", ""]]
     result = ingest.import_files(conn, [("a.csv", csv_bytes(rows))], ingest.Target("Course", "Week 1"),
-                                 mode="skip_rejected")
+                                 mode="skip_rejected", actor=Actor("test", role="admin"))
     assert result.imported == 1 and [r["row"] for r in result.rejected] == [3]
     assert submissions.table_counts(conn)["submissions"] == 1
 
@@ -135,7 +136,7 @@ def test_duplicate_rows_in_the_file_and_in_the_database_are_counted(unchanged):
 def test_only_duplicates_imports_nothing_and_reports_them(unchanged):
     result = ingest.import_files(unchanged, [("again.csv", csv_bytes([["student_id", "text"],
                                                                      ["s0", "An earlier reflection."]]))],
-                                 ingest.Target("Course", "Week 1"))
+                                 ingest.Target("Course", "Week 1"), actor=Actor("test", role="admin"))
     assert (result.imported, result.duplicates, result.rejected) == (0, 1, [])
 
 
@@ -188,7 +189,7 @@ def test_zip_with_junk_and_a_broken_member_reports_the_member_by_name(unchanged)
     # Issue 11 item 13: an exception class name ("BadZipFile", "PackageNotFoundError") told a teacher nothing.
     assert not [m for m in problems.values() if re.search(r"[a-z][A-Z][a-z]+(Error|File)\b", m)], problems
     assert "ZIP inside a ZIP" in problems["class.zip/inner.zip"]
-    result = ingest.commit(unchanged, preview, mode="all_or_nothing")
+    result = ingest.commit(unchanged, preview, mode="all_or_nothing", actor=Actor("test", role="admin"))
     assert result.refused and len(result.rejected) == 3
 
 
@@ -213,7 +214,7 @@ def test_zip_with_nothing_usable_is_refused(unchanged):
 def test_unknown_mode_is_refused(unchanged):
     preview = _preview(unchanged, "a.csv", csv_bytes([["student_id", "text"], ["s1", TEXT]]))
     with pytest.raises(IngestError, match="Unknown import mode"):
-        ingest.commit(unchanged, preview, mode="some")
+        ingest.commit(unchanged, preview, mode="some", actor=Actor("test", role="admin"))
 
 
 def test_a_failure_inside_the_commit_leaves_nothing_behind(unchanged, monkeypatch):
@@ -229,7 +230,7 @@ def test_a_failure_inside_the_commit_leaves_nothing_behind(unchanged, monkeypatc
 
     monkeypatch.setattr(submissions, "audit", failing_audit)
     with pytest.raises(RuntimeError):
-        ingest.commit(unchanged, preview)
+        ingest.commit(unchanged, preview, actor=Actor("test", role="admin"))
 
 
 def test_docx_without_text_is_rejected(unchanged):

@@ -11,12 +11,13 @@ import json
 
 from core import demo, llm as llmmod, runs
 from db import courses
+from core.access import Actor
 
 N_ITEMS = 2
 
 
 def test_demo_submissions_go_through_the_whole_pipeline(llama_server, conn, db_path):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     course = courses.list_courses(conn)[0]
     week1 = courses.list_assignments(conn, course["id"])[0]
     # Three ordinary reflections (no injection or code: those would be routed to a human anyway).
@@ -31,10 +32,10 @@ def test_demo_submissions_go_through_the_whole_pipeline(llama_server, conn, db_p
     transport = model.inner.transport
     model.inner.transport = lambda request: (sent.append(json.dumps(request)), transport(request))[1]
     run_id = runs.create(conn, course_id=course["id"], assignment_id=week1["id"], provider="openai",
-                         concurrency=2, limit=N_ITEMS, created_by="integration-test", settings=settings)
+                         concurrency=2, limit=N_ITEMS, actor=Actor("integration-test", role="admin"), settings=settings)
     # create() picks submissions by its own order; make sure the run covers exactly ours.
     picked = {r["submission_id"] for r in conn.query("SELECT submission_id FROM run_items WHERE run_id = ?", [run_id])}
-    result = runs.execute(db_path, run_id, llm=model)
+    result = runs.execute(db_path, run_id, llm=model, actor=Actor("test", role="admin"))
 
     run = next(conn.query("SELECT * FROM runs WHERE id = ?", [run_id]))
     assert run["status"] == "done", (run, llama_server.log())

@@ -7,13 +7,14 @@ from core.agents import Job, grounding, pedagogy, registry
 from core.evals import config as ai_config
 from core.rubric import default_rubric
 from db import drafts
+from core.access import Actor
 
 SOURCE = "Lesson 2: temperature scales the logits before sampling; higher values spread the probability."
 
 
 def _item(conn, source: str = SOURCE):
     c = f.course(conn)
-    answer_keys.set_answer_key(conn, c["assignment_id"], kind="text", value="softmax", source=source, actor="Ms T")
+    answer_keys.set_answer_key(conn, c["assignment_id"], kind="text", value="softmax", source=source, actor=Actor("Ms T", role="admin"))
     text = "I am Ana Silva. " + RICH_TEXT
     return c, f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name="Ana Silva"), text)
 
@@ -70,8 +71,8 @@ def test_the_verdicts_describe_themselves_for_the_review_item():
 
 def test_the_offline_baseline_does_not_run_the_judges_and_never_passes_them(conn, db_path):
     c, sid = _item(conn)
-    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
-    runs.execute(db_path, run_id)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
+    runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
     d = drafts.get_draft(conn, drafts.latest_draft_id(conn, sid))
     assert d["is_offline"] == 1 and d["comment"]
     assert "grounding" not in d["outputs"] and "pedagogy" not in d["outputs"]

@@ -14,6 +14,7 @@ from core.settings import JudgeSpec
 from core.signoff import bulk
 from db import drafts, votes
 from fake_llm import WithProbs
+from core.access import Actor
 
 B, C = JudgeSpec(name="b", model="model-b"), JudgeSpec(name="c", model="model-c", weight=1.0)
 
@@ -221,7 +222,7 @@ def test_a_veto_sends_the_item_to_a_teacher_and_out_of_bulk_approval(conn, db_pa
     assert d["status"] == "needs_attention" and row["priority"] == triage.NEEDS_ATTENTION
     assert judged(d)["vetoed"] == ["concept_understanding"]
     assert any(r.startswith("Veto: Concept understanding scored 1, below its veto level 2") for r in d["attention_reasons"])
-    assert bulk.sample_state(conn, c["assignment_id"]).candidates == 0
+    assert bulk.sample_state(conn, c["assignment_id"], actor=Actor("test", role="admin")).candidates == 0
 
 
 def test_a_made_up_evidence_quote_sends_the_item_to_a_teacher_without_revising_the_comment(conn, db_path):
@@ -235,7 +236,7 @@ def test_a_made_up_evidence_quote_sends_the_item_to_a_teacher_without_revising_t
                                                     for r in d["attention_reasons"])
     assert not llm.calls_for("reviser") and d["rounds"] == 0            # nothing a revision could fix
     assert "evidence" not in str(llm.calls_for("reviewer")[0].messages[1]["content"]).lower().split("<checks>")[1]
-    assert bulk.sample_state(conn, c["assignment_id"]).candidates == 0
+    assert bulk.sample_state(conn, c["assignment_id"], actor=Actor("test", role="admin")).candidates == 0
     # A real quote passes and leaves the item drafted.
     llm2 = good_llm()
     llm2.script("evaluator", lambda m, s: evaluation_for(s, quote="how bias enters the training data"))

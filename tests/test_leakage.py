@@ -7,6 +7,7 @@ from assess_script import RICH_TEXT, good_llm
 from core import answer_keys, checks, leakage, pipeline
 from core.errors import ConfigError
 from db import courses, drafts
+from core.access import Actor
 
 Q = "Starting at w = 4.0 with gradient 2.0 and learning rate 0.5, what is w after one step?"
 
@@ -60,7 +61,7 @@ def test_the_answer_key_setter_validates_and_audits(conn):
     c = f.course(conn)
     aid = c["assignment_id"]
     changed = answer_keys.set_answer_key(conn, aid, kind="number", value="3,0", tolerance="0.5",
-                                         source="Lesson 3: gradient descent.", actor="Ms T")
+                                         source="Lesson 3: gradient descent.", actor=Actor("Ms T", role="admin"))
     a = courses.get_assignment(conn, aid)
     assert changed and (a["answer_key"], a["answer_kind"], a["answer_tolerance"]) == ("3,0", "number", 0.005)
     assert a["source_text"] == "Lesson 3: gradient descent."
@@ -68,11 +69,11 @@ def test_the_answer_key_setter_validates_and_audits(conn):
     row = next(conn.query("SELECT actor, action FROM audit_log WHERE entity = 'assignments' ORDER BY id DESC"))
     assert row == {"actor": "Ms T", "action": "edit"}
     with pytest.raises(ConfigError, match="not a number"):
-        answer_keys.set_answer_key(conn, aid, kind="number", value="three", actor="Ms T")
+        answer_keys.set_answer_key(conn, aid, kind="number", value="three", actor=Actor("Ms T", role="admin"))
     with pytest.raises(ConfigError, match="between 0 and 50"):
-        answer_keys.set_answer_key(conn, aid, kind="number", value="3", tolerance="80", actor="Ms T")
+        answer_keys.set_answer_key(conn, aid, kind="number", value="3", tolerance="80", actor=Actor("Ms T", role="admin"))
     assert courses.get_assignment(conn, aid)["answer_key"] == "3,0"          # bad input changed nothing
-    answer_keys.set_answer_key(conn, aid, kind=None, value="", actor="Ms T")
+    answer_keys.set_answer_key(conn, aid, kind=None, value="", actor=Actor("Ms T", role="admin"))
     assert leakage.key_of(courses.get_assignment(conn, aid)) is None
 
 
@@ -93,7 +94,7 @@ FIXED = ("You explain temperature clearly. Check the sign of the step. Next: (1)
 
 def _with_key(conn):
     c = f.course(conn)
-    answer_keys.set_answer_key(conn, c["assignment_id"], kind="number", value="3", actor="Ms T")
+    answer_keys.set_answer_key(conn, c["assignment_id"], kind="number", value="3", actor=Actor("Ms T", role="admin"))
     return f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT)
 
 

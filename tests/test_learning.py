@@ -4,6 +4,7 @@ them on the review item. No satisfaction figure anywhere."""
 import factories as f
 from core.evals import learning
 from core.signoff import actions, release
+from core.access import Actor
 
 KEYS = ("concept_understanding", "real_world_application", "reflection_depth", "clarity")
 
@@ -11,9 +12,9 @@ KEYS = ("concept_understanding", "real_world_application", "reflection_depth", "
 def _release_week(conn, aid, sid, score, *, config="cfg-a"):
     did = f.draft(conn, sid, dict.fromkeys(KEYS, score))
     conn.execute("UPDATE drafts SET ai_config = ? WHERE id = ?", [config, did])
-    review = actions.open_item(conn, sid, actor="Ms T")
-    actions.approve(conn, sid, version=review["version"], actor="Ms T")
-    release.release(conn, aid, actor="Ms T")
+    review = actions.open_item(conn, sid, actor=Actor("Ms T", role="admin"))
+    actions.approve(conn, sid, version=review["version"], actor=Actor("Ms T", role="admin"))
+    release.release(conn, aid, actor=Actor("Ms T", role="admin"))
 
 
 def _course(conn):
@@ -31,18 +32,18 @@ def _course(conn):
 
 def test_growth_per_criterion_per_student_and_cohort(conn):
     c, students, _ = _course(conn)
-    g = learning.growth(conn, c["course_id"])
+    g = learning.growth(conn, c["course_id"], actor=Actor("test", role="admin"))
     assert g["weeks"] == [1, 2, 3] and g["released"] == 6 and set(g["criteria"]) == set(KEYS)
     week_means = {(x["week"], x["criterion"]): (x["mean"], x["n"]) for x in g["cohort"]}
     assert week_means[(1, "clarity")] == (0.5, 2) and week_means[(3, "clarity")] == (2.5, 2)
     assert g["slopes"]["clarity"]["mean"] == 1.0 and g["slopes"]["clarity"]["n"] == 2
-    ana = learning.student_growth(conn, c["course_id"], students[0])
+    ana = learning.student_growth(conn, c["course_id"], students[0], actor=Actor("test", role="admin"))
     assert {(s["criterion"], s["first"], s["last"], s["slope"]) for s in ana} == {(k, 0, 2, 1.0) for k in KEYS}
 
 
 def test_growth_after_each_configuration(conn):
     c, _, _ = _course(conn)
-    after = learning.after_config(conn, c["course_id"])
+    after = learning.after_config(conn, c["course_id"], actor=Actor("test", role="admin"))
     assert [a["config"] for a in after] == ["cfg-a"]     # cfg-b's week 3 has no next week yet
     assert after[0]["n"] == 4 and after[0]["mean"] == 1.0 and after[0]["from_week"] == 1
 
@@ -51,7 +52,7 @@ def test_next_steps_are_marked_on_the_item_and_counted(conn, app_test):
     c, students, subs = _course(conn)
     week3 = f.submission(conn, c["assignment_ids"][2], students[0], "A new week 3 text, not released yet.")
     f.draft(conn, week3, dict.fromkeys(KEYS, 2))
-    prev = learning.previous_next_steps(conn, week3)
+    prev = learning.previous_next_steps(conn, week3, actor=Actor("test", role="admin"))
     assert prev["week"] == 2 and prev["acted"] is None and prev["comment"]
     at = app_test("pages/review.py")
     at.session_state["assignment_id"] = c["assignment_ids"][2]
@@ -62,9 +63,9 @@ def test_next_steps_are_marked_on_the_item_and_counted(conn, app_test):
     radio.set_value("partly")
     next(b for b in at.button if b.label == "Save mark").click().run()
     assert not at.exception
-    assert learning.previous_next_steps(conn, week3)["acted"] == "partly"
-    learning.mark_next_steps(conn, subs[(students[1], 3)], "yes", actor="Mr U")
-    ns = learning.next_steps(conn, c["course_id"])
+    assert learning.previous_next_steps(conn, week3, actor=Actor("test", role="admin"))["acted"] == "partly"
+    learning.mark_next_steps(conn, subs[(students[1], 3)], "yes", actor=Actor("Mr U", role="admin"))
+    ns = learning.next_steps(conn, c["course_id"], actor=Actor("test", role="admin"))
     assert ns["overall"] == {"n": 2, "yes": 1, "partly": 1, "no": 0, "acted_share": 0.75}
     assert ns["by_config"] == [{"config": "cfg-a", "n": 2, "yes": 1, "partly": 1, "no": 0, "acted_share": 0.75}]
     audit = next(conn.query("SELECT actor, action FROM audit_log WHERE action = 'mark_next_steps' ORDER BY id"))

@@ -8,14 +8,15 @@ from bench.lesson_judge import DemoJudge
 from core.lessons import agreement, costs, demo, runs
 from core.llm import LoggedLLM
 from db import lessons as lessons_db
+from core.access import Actor
 
 PRICES = {"deepseek-chat": {"input_per_mtok": 0.27, "cached_input_per_mtok": 0.07, "output_per_mtok": 1.10},
           "gpt-4o-mini": {"input_per_mtok": 0.15, "cached_input_per_mtok": 0.075, "output_per_mtok": 0.60}}
 
 
 def review_demo(conn, db_path, llm=None) -> int:
-    cid = demo.load_demo(conn)["course_id"]
-    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline"), llm)
+    cid = demo.load_demo(conn, actor=Actor("test", role="admin"))["course_id"]
+    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin")), llm, actor=Actor("test", role="admin"))
     return cid
 
 
@@ -39,7 +40,7 @@ def test_the_offline_heuristics_find_the_grade_drift_the_missing_objective_and_t
     for clean in ("The water cycle", "Rain, snow and hail", "Weather and climate",
                   "Clouds and what they tell us", "Storms and staying safe"):   # the last two need a judge
         assert failed_checks(lessons[clean]["record"]) == set(), clean
-    found = agreement.lesson_agreement(conn, cid)
+    found = agreement.lesson_agreement(conn, cid, actor=Actor("test", role="admin"))
     assert {(p["problem"], p["found_by"]) for p in found["planted"]} == {
         ("a reading grade that drifts upward", "stage 1"), ("a missing objective", "stage 1"),
         ("too short", "stage 1"), ("an invented fact", None), ("a weak hook", None), ("a missing objective", None)}
@@ -61,7 +62,7 @@ def test_the_scripted_judge_finds_the_invented_fact_and_the_weak_hook_and_fixes_
     assert lessons_db.fixes(conn, storms["current_review_id"])[0]["section"] == "Storms and staying safe"
     # Stage 1 settled two lessons without a call; the judge never saw them
     assert {t for _, t in judge.calls} == set(lessons) - {"Measuring the weather", "Why we have seasons"}
-    view = agreement.lesson_agreement(conn, cid)
+    view = agreement.lesson_agreement(conn, cid, actor=Actor("test", role="admin"))
     assert view["found"] == 5 and view["n_planted"] == 6                # the deliberate miss stays missed
     expert = view["raters"]["expert"]
     assert expert["n"] == 8 and expert["agreement"] == pytest.approx(7 / 8) and expert["offline"] == 0
@@ -70,13 +71,13 @@ def test_the_scripted_judge_finds_the_invented_fact_and_the_weak_hook_and_fixes_
 
 def test_the_cost_per_lesson_comes_from_the_call_log(conn, db_path):
     cid = review_demo(conn, db_path, LoggedLLM(DemoJudge(), db_path, prices=PRICES))
-    spent = costs.course_costs(conn, cid)
+    spent = costs.course_costs(conn, cid, actor=Actor("test", role="admin"))
     rows = {r["title"]: r for r in spent["rows"]}
     assert rows["Why we have seasons"]["calls"] == 0 and rows["Clouds and what they tell us"]["calls"] >= 4
     logged = next(conn.query("SELECT COUNT(*) AS n, SUM(cost_usd) AS usd FROM llm_calls WHERE lesson_id IS NOT NULL"))
     assert spent["calls"] == logged["n"] and spent["cost_usd"] == pytest.approx(logged["usd"], abs=1e-6)
     assert spent["per_lesson_usd"] == pytest.approx(logged["usd"] / 8, abs=1e-6)
     assert 0 < spent["per_lesson_usd"] < 0.01
-    again = runs.create(conn, course_id=cid, provider="offline", redo=True)
-    runs.execute(db_path, again, LoggedLLM(DemoJudge(), db_path, prices=PRICES))
-    assert runs.progress(conn, again)["cost_usd"] == 0 and runs.progress(conn, again)["cache_hits"] > 0
+    again = runs.create(conn, course_id=cid, provider="offline", redo=True, actor=Actor("test", role="admin"))
+    runs.execute(db_path, again, LoggedLLM(DemoJudge(), db_path, prices=PRICES), actor=Actor("test", role="admin"))
+    assert runs.progress(conn, again, actor=Actor("test", role="admin"))["cost_usd"] == 0 and runs.progress(conn, again, actor=Actor("test", role="admin"))["cache_hits"] > 0

@@ -15,6 +15,7 @@ from db import lessons as lessons_db
 from db import votes as votes_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import LESSON, MODELS, ONE_JUDGE, add_lesson, issue, verdict
+from core.access import Actor
 
 PRICES = {m: {"input_per_mtok": 0.27, "cached_input_per_mtok": 0.07, "output_per_mtok": 1.10}
           for m in set(MODELS.values())}
@@ -236,7 +237,7 @@ def test_the_judges_answer_is_shown_with_a_made_up_quote_marked(conn, db_path):
         issue("clarity_structure", "Millions of these drops crowd together", "minor"),
         issue("factual_integrity", "Water boils at 50 degrees", "minor")]))
     review.review_lesson(db_path, lid, logged(fake, db_path))
-    v = view.lesson_view(conn, lid)
+    v = view.lesson_view(conn, lid, actor=Actor("test", role="admin"))
     assert [(i["quote"][:12], i["found"]) for i in v["issues"]] == [("Millions of ", True), ("Water boils ", False)]
     assert json.loads(json.dumps(v["record"]))["first"]["votes"][0]["judge"] == "deepseek-chat"
 

@@ -11,39 +11,40 @@ from db import lessons as lessons_db
 from db import runs as runs_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
+from core.access import Actor
 
 
 def demo_course(conn) -> int:
-    return demo.load_demo(conn)["course_id"]
+    return demo.load_demo(conn, actor=Actor("test", role="admin"))["course_id"]
 
 
 def test_an_offline_run_reviews_every_lesson_and_reports_the_issues_summary(conn, db_path):
     cid = demo_course(conn)
-    run_id = runs.create(conn, course_id=cid, provider="offline", created_by="t")
+    run_id = runs.create(conn, course_id=cid, provider="offline", actor=Actor("t", role="admin"))
     assert runs_db.get_run(conn, run_id)["kind"] == "lessons"
     assert runs_db.list_runs(conn, cid) == [] and [r["id"] for r in runs_db.list_runs(conn, cid, kind="lessons")] == [run_id]
-    summary = runs.summary(runs.execute(db_path, run_id))
+    summary = runs.summary(runs.execute(db_path, run_id, actor=Actor("test", role="admin")))
     assert summary == {"lessons": 8, "ready": 0, "sampled": 0, "needs_review": 8, "failed": 0, "calls": 0,
                        "cost_usd": 0}
-    assert runs.progress(conn, run_id)["status"] == "done"
+    assert runs.progress(conn, run_id, actor=Actor("test", role="admin"))["status"] == "done"
 
 
 def test_openai_needs_a_configured_endpoint_and_one_lesson_run_at_a_time(conn):
     cid = demo_course(conn)
     with pytest.raises(ConfigError, match="No language model is configured"):
-        runs.create(conn, course_id=cid, provider="openai")
-    runs.create(conn, course_id=cid, provider="offline")
+        runs.create(conn, course_id=cid, provider="openai", actor=Actor("test", role="admin"))
+    runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
     with pytest.raises(ConflictError, match="still running"):
-        runs.create(conn, course_id=cid, provider="offline")
+        runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
 
 
 def test_the_sampled_tier_gets_its_ten_percent_sample_and_approved_lessons_are_skipped(conn, db_path):
     ids = [add_lesson(conn, LESSON.replace(b"The water cycle", f"Water {i}".encode()), name=f"w{i}.md")
            for i in range(3)]
-    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", actor=Actor("test", role="admin"))
     conn.execute("UPDATE lessons SET status = 'approved' WHERE id = ?", [ids[2]])
     fake = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.85, 0.8, 0.8, 0.8))    # 0.8125: sampled
-    progress = runs.execute(db_path, run_id, fake)
+    progress = runs.execute(db_path, run_id, fake, actor=Actor("test", role="admin"))
     assert progress["sampled"] == 2 and progress["skipped"] == 1
     lessons = [lessons_db.get(conn, i) for i in ids[:2]]
     assert sorted(lesson["in_sample"] for lesson in lessons) == [0, 1]
@@ -53,33 +54,33 @@ def test_the_sampled_tier_gets_its_ten_percent_sample_and_approved_lessons_are_s
 def test_a_refused_key_stops_the_run_and_resume_finishes_the_rest(conn, db_path):
     ids = [add_lesson(conn, LESSON.replace(b"The water cycle", f"Water {i}".encode()), name=f"w{i}.md")
            for i in range(2)]
-    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", actor=Actor("test", role="admin"))
     broken = ScriptedLLM(models=ONE_JUDGE).script("lesson_judge", LLMAuthError("The key was refused."))
     with pytest.raises(runs.RunStopped, match="fix the setting, then resume"):
-        runs.execute(db_path, run_id, broken)
+        runs.execute(db_path, run_id, broken, actor=Actor("test", role="admin"))
     assert runs_db.get_run(conn, run_id)["status"] == "failed"
     assert lessons_db.item_counts(conn, run_id)["pending"] == 2
     good = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
-    final = runs.resume(db_path, run_id, good, background=False)
+    final = runs.resume(db_path, run_id, good, background=False, actor=Actor("test", role="admin"))
     assert final["status"] == "done" and final["ready"] == 2
     with pytest.raises(ConflictError, match="nothing left to do"):
-        runs.resume(db_path, run_id, good, background=False)
+        runs.resume(db_path, run_id, good, background=False, actor=Actor("test", role="admin"))
 
 
 def test_a_queued_run_without_a_worker_is_cancelled_at_once(conn, db_path):
     cid = demo_course(conn)
-    run_id = runs.create(conn, course_id=cid, provider="offline")
-    runs.cancel(db_path, run_id, actor="t")
+    run_id = runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
+    runs.cancel(db_path, run_id, actor=Actor("t", role="admin"))
     assert runs_db.get_run(conn, run_id)["status"] == "cancelled"
-    assert runs.progress(conn, run_id, db_path)["resumable"]
+    assert runs.progress(conn, run_id, db_path, actor=Actor("test", role="admin"))["resumable"]
 
 
 def test_a_background_run_finishes(conn, db_path):
     cid = demo_course(conn)
-    run_id = runs.create(conn, course_id=cid, provider="offline")
-    runs.start(db_path, run_id)
+    run_id = runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
+    runs.start(db_path, run_id, actor=Actor("test", role="admin"))
     assert runs.wait_for(db_path, run_id, timeout=60)
-    assert runs.progress(conn, run_id)["status"] == "done"
+    assert runs.progress(conn, run_id, actor=Actor("test", role="admin"))["status"] == "done"
 
 
 def _cli(capsys, *argv) -> tuple[int, dict]:

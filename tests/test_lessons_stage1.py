@@ -11,6 +11,7 @@ from core.lessons import heuristics, ingest, sections
 from core.lessons.spec import LessonSpec, split_front_matter
 from db import lessons as lessons_db
 from lesson_helpers import LESSON, add_lesson
+from core.access import Actor
 
 SPEC = LessonSpec(title="The water cycle", target_grade=5, min_words=40,
                   objectives=["Explain how the sun's heat makes water evaporate",
@@ -136,7 +137,7 @@ def test_import_reads_markdown_docx_and_zip_with_titles_and_front_matter(conn):
         zf.writestr("lessons/rain.txt", "Rain falls from clouds.\n\nIt is wet.")
         zf.writestr("__MACOSX/._rain.txt", "junk")
     out = ingest.import_lessons(conn, [("water.md", LESSON), ("clouds.docx", buf.getvalue()), ("more.zip", z.getvalue())],
-                                course_name="Science", defaults={"target_grade": 4}, actor="t")
+                                course_name="Science", defaults={"target_grade": 4}, actor=Actor("t", role="admin"))
     assert out["imported"] == 3
     lessons = {lesson["title"]: lesson for lesson in lessons_db.queue(conn, out["course_id"])}
     assert set(lessons) == {"The water cycle", "Clouds", "Rain"}
@@ -148,20 +149,20 @@ def test_import_reads_markdown_docx_and_zip_with_titles_and_front_matter(conn):
 def test_a_bad_file_in_an_upload_changes_nothing(conn):
     with pytest.raises(IngestError, match="bad.md.*target_grade"):
         ingest.import_lessons(conn, [("water.md", LESSON), ("bad.md", b"---\ntarget_grade: 99\n---\nText")],
-                              course_name="Science", actor="t")
+                              course_name="Science", actor=Actor("t", role="admin"))
     with pytest.raises(IngestError, match="both titled"):
-        ingest.import_lessons(conn, [("a.md", LESSON), ("b.md", LESSON)], course_name="Science", actor="t")
+        ingest.import_lessons(conn, [("a.md", LESSON), ("b.md", LESSON)], course_name="Science", actor=Actor("t", role="admin"))
     with pytest.raises(IngestError, match="not lessons"):
-        ingest.import_lessons(conn, [("a.csv", b"x,y")], course_name="Science", actor="t")
+        ingest.import_lessons(conn, [("a.csv", b"x,y")], course_name="Science", actor=Actor("t", role="admin"))
     assert list(conn.query("SELECT * FROM lessons")) == [] and list(conn.query("SELECT * FROM courses")) == []
 
 
 def test_reimporting_keeps_an_unchanged_lesson_and_replaces_a_changed_one(conn):
     lid = add_lesson(conn)
-    again = ingest.import_lessons(conn, [("water.md", LESSON)], course_name="Science", actor="t")
+    again = ingest.import_lessons(conn, [("water.md", LESSON)], course_name="Science", actor=Actor("t", role="admin"))
     assert again["unchanged"] == 1 and again["lesson_ids"] == [lid]
     changed = ingest.import_lessons(conn, [("water.md", LESSON.replace(b"puddle", b"pond"))], course_name="Science",
-                                    actor="t")
+                                    actor=Actor("t", role="admin"))
     lesson = lessons_db.get(conn, lid)
     assert changed["replaced"] == 1 and "pond" in lesson["text"] and lesson["version"] == 2
     assert [h["action"] for h in lessons_db.history(conn, lid)] == ["import_lesson", "replace_lesson"]

@@ -16,6 +16,7 @@ from core.llm import CallContext, LoggedLLM, OpenAICompatibleLLM, RoutedLLM, jud
 from core.settings import JudgeSpec, Settings, judge_endpoint, load_settings
 from db import llm_calls
 from fake_llm import FakeTransport, StubOpenAIServer
+from core.access import Actor
 
 
 class Criterion(BaseModel):
@@ -175,7 +176,7 @@ def test_judges_and_thresholds_come_from_the_environment_or_secrets(monkeypatch,
 def test_the_settings_page_overrides_judges_and_thresholds_and_refuses_bad_rows(conn):
     saved = llm_calls.save_judging_overrides(conn, {"judges": [{"name": "b", "model": "m-b", "weight": 2},
                                                                {"name": "", "model": "", "weight": None}],
-                                                    "cascade_band_margin": 0.5}, actor="admin")
+                                                    "cascade_band_margin": 0.5}, actor=Actor("admin", role="admin"))
     assert saved == {"judges": [{"name": "b", "model": "m-b", "weight": 2.0}], "cascade_band_margin": 0.5}
     eff = llmmod.effective_settings(Settings(judges=[JudgeSpec(name="env", model="e")]), conn)
     assert [j.name for j in eff.judges] == ["b"] and eff.cascade_band_margin == 0.5

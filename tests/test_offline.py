@@ -12,6 +12,7 @@ from core.offline.provider import OfflineLLM
 from core.errors import LLMBadRequest
 from core.rubric import default_rubric, parse_rubric
 from db import drafts
+from core.access import Actor
 
 CONCEPTS = ["large language model", "temperature", "bias"]
 POOR = "I read the text. It was ok and I think it is good to know about it for later."
@@ -124,7 +125,7 @@ def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     text = ("Large language models—e.g. GPT-4—guess the next word; temperature 0.7 makes it more "
             "random. Self-attention, well-known bias: it's tricky — I'm not sure about 3.5 vs 4.")
     csv = ("student_id,name,text\ns1,Ada,\"" + text + "\"\n").encode()
-    ingest.import_files(conn, [("w.csv", csv)], ingest.Target("Words course", "Week 1"))
+    ingest.import_files(conn, [("w.csv", csv)], ingest.Target("Words course", "Week 1"), actor=Actor("test", role="admin"))
     sid, stored = conn.execute("SELECT id, word_count FROM submissions").fetchone()
     assert stored == checks.words(text) == 25  # the lone dash is not a word
     llm = LoggedLLM(OfflineLLM(), db_path)
@@ -182,10 +183,10 @@ def test_offline_comments_read_at_the_target_grade_with_capitalised_actions(conn
     from core import demo, runs
     from db import courses
 
-    summary = demo.load_demo(conn)
+    summary = demo.load_demo(conn, actor=Actor("test", role="admin"))
     week1 = courses.list_assignments(conn, summary["course_id"])[0]
     runs.execute(db_path, runs.create(conn, course_id=summary["course_id"], assignment_id=week1["id"],
-                                      provider="offline"))
+                                      provider="offline", actor=Actor("test", role="admin")), actor=Actor("test", role="admin"))
     rows = conn.execute("SELECT comment, checks FROM drafts WHERE is_offline = 1").fetchall()
     assert len(rows) == 28
     readable = [c for _, checks_json in rows for c in json.loads(checks_json) if c["name"] == "readability"]

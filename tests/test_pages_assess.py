@@ -5,6 +5,7 @@ import factories
 from assess_script import RICH_TEXT
 from db import runs as runs_db
 from shown import plain
+from core.access import Actor
 
 PAGE = "pages/assess.py"
 
@@ -73,7 +74,7 @@ def test_interrupted_run_offers_resume_and_resumes(app_test, conn, db_path):
     c = make_course(conn)
     from core import runs
 
-    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     conn.execute("UPDATE runs SET status = 'running', heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?",
                [run_id])
     at = assess_page(app_test, c)
@@ -90,7 +91,7 @@ def test_running_run_can_be_cancelled(app_test, conn, db_path):
     c = make_course(conn)
     from core import runs
 
-    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     conn.execute("UPDATE runs SET status = 'running', heartbeat_at = ? WHERE id = ?",
                [__import__("db").now(), run_id])  # a live worker in another process (the CLI)
     at = assess_page(app_test, c)
@@ -109,7 +110,7 @@ def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_t
     a1, a2 = c["assignment_ids"]
     for aid in (a1, a2):
         factories.submission(conn, aid, factories.student(conn, c["course_id"]), RICH_TEXT + f" {aid}")
-    run_id = runs.create(conn, course_id=c["course_id"], assignment_id=a1, provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], assignment_id=a1, provider="offline", actor=Actor("test", role="admin"))
     runs_db.finish(conn, run_id, "done")
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
@@ -135,12 +136,12 @@ def test_course_wide_run_is_named_in_recent_runs(app_test, conn):
     from core import runs
 
     c = make_course(conn, n=1)
-    run_id = runs.create(conn, course_id=c["course_id"], provider="offline")
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     runs_db.finish(conn, run_id, "done")
     at = assess_page(app_test, c)
     assert not at.exception, at.exception
     assert list(at.dataframe[-1].value["assignment"]) == ["Every assignment of Test course"]
-    assert runs.progress(conn, run_id)["assignment_title"] is None
+    assert runs.progress(conn, run_id, actor=Actor("test", role="admin"))["assignment_title"] is None
 
 
 def test_assess_choices_survive_leaving_the_page(app_test, conn):

@@ -5,6 +5,7 @@ from __future__ import annotations
 import factories as f
 from core.calibration import blind, draw, readiness
 from db import calibration
+from core.access import Actor
 
 SCORES = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 1}
 TEXT = "This week I learned that temperature controls how random a language model's answers are. Item"
@@ -21,7 +22,7 @@ def seeded(conn, n=6):
     return c, sids
 
 
-def page(app_test, c, path="pages/calibrate.py", actor="ann"):
+def page(app_test, c, path="pages/calibrate.py", actor=Actor("ann", role="admin")):
     at = app_test(path)
     at.session_state["course_id"] = c["course_id"]
     at.session_state["assignment_id"] = c["assignment_id"]
@@ -48,7 +49,7 @@ def test_scoring_blind_hides_the_ai_until_saved_then_shows_it(conn, app_test):
     assert "AI not yet calibrated for this assignment" in shown(at)
     at.button(key="FormSubmitter:cal_draw-Draw the calibration set").click().run()
     assert not at.exception, at.exception
-    items = draw.state(conn, c["assignment_id"]).items
+    items = draw.state(conn, c["assignment_id"], actor=Actor("test", role="admin")).items
     assert len(items) == 6 and "SECRET AI COMMENT" not in shown(at)
     sid = items[0]["submission_id"]
     at.button(key=f"cal_open_{sid}").click().run()
@@ -73,9 +74,9 @@ def test_scoring_blind_hides_the_ai_until_saved_then_shows_it(conn, app_test):
 
 def test_a_second_teacher_does_not_see_the_first_ones_scores_before_saving(conn, app_test):
     c, sids = seeded(conn, 2)
-    draw.draw(conn, c["assignment_id"], size=2, actor="ann")
-    blind.save(conn, sids[0], dict.fromkeys(SCORES, 0), actor="ann")
-    at = page(app_test, c, actor="bob")
+    draw.draw(conn, c["assignment_id"], size=2, actor=Actor("ann", role="admin"))
+    blind.save(conn, sids[0], dict.fromkeys(SCORES, 0), actor=Actor("ann", role="admin"))
+    at = page(app_test, c, actor=Actor("bob", role="admin"))
     at.button(key=f"cal_open_{sids[0]}").click().run()
     text = shown(at)
     assert "ann (blind)" not in text and "SECRET AI COMMENT" not in text
@@ -83,7 +84,7 @@ def test_a_second_teacher_does_not_see_the_first_ones_scores_before_saving(conn,
 
 def test_review_item_and_queue_hide_a_pending_calibration_item(conn, app_test):
     c, sids = seeded(conn, 3)
-    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor="ann", at="2025-01-01")
+    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor=Actor("ann", role="admin"), at="2025-01-01")
     at = page(app_test, c, "pages/review.py")
     assert not at.exception, at.exception
     assert f"open_{sids[0]}" not in [b.key for b in at.button]
@@ -110,7 +111,7 @@ def test_review_item_says_not_calibrated_and_bulk_approval_is_off(conn, app_test
 
 def test_home_shows_which_assignments_are_ready(conn, app_test):
     c, sids = seeded(conn, 3)
-    draw.draw(conn, c["assignment_id"], size=2, actor="ann")
+    draw.draw(conn, c["assignment_id"], size=2, actor=Actor("ann", role="admin"))
     at = page(app_test, c, "pages/home.py")
     assert not at.exception, at.exception
     table = next(d.value for d in at.dataframe if "AI ready" in d.value.columns)
@@ -121,7 +122,7 @@ def test_home_shows_which_assignments_are_ready(conn, app_test):
 
 def test_settings_saves_the_bar(conn, app_test):
     c, _ = seeded(conn, 1)
-    at = page(app_test, c, "pages/settings.py", actor="admin")
+    at = page(app_test, c, "pages/settings.py", actor=Actor("admin", role="admin"))
     at.number_input(key="bar_students").set_value(20)
     at.number_input(key="bar_qwk").set_value(0.7)
     at.button(key="FormSubmitter:cal_bar-Save the bar").click().run()

@@ -4,6 +4,7 @@ import pytest
 import factories as f
 from db import dumps
 from shown import plain
+from core.access import Actor
 
 AGREEMENT, FAIRNESS, COSTS = "pages/agreement.py", "pages/fairness.py", "pages/costs.py"
 
@@ -186,7 +187,7 @@ def test_costs_in_offline_mode_say_no_llm_was_used_and_nothing_was_spent(conn, d
     for i in range(3):
         f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]),
                      text="I learned about temperature and bias at work. " * 15 + str(i))
-    runs.execute(db_path, runs.create(conn, course_id=c["course_id"], provider="offline"))
+    runs.execute(db_path, runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin")), actor=Actor("test", role="admin"))
     at = _page(app_test, COSTS, c)
     assert not at.exception, at.exception
     info = " ".join(i.value for i in at.info)

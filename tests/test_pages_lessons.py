@@ -8,6 +8,7 @@ from db import lessons as lessons_db
 from db import runs as runs_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, issue, verdict
+from core.access import Actor
 
 HOOK = "The water did not disappear."
 
@@ -110,8 +111,8 @@ def test_user_text_is_escaped_on_the_lesson_page(app_test, conn, db_path):
 
 
 def test_the_agreement_page_shows_judge_expert_agreement_on_lessons(app_test, conn, db_path):
-    cid = demo.load_demo(conn)["course_id"]
-    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline"))
+    cid = demo.load_demo(conn, actor=Actor("test", role="admin"))["course_id"]
+    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin")), actor=Actor("test", role="admin"))
     at = app_test("pages/agreement.py")
     at.session_state["course_id"] = cid
     at.session_state["scope"] = "course"

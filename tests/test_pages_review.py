@@ -10,6 +10,7 @@ import factories as f
 from core.signoff import actions, bulk
 from db import drafts, releases, reviews, submissions
 from shown import plain
+from core.access import Actor
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -83,7 +84,7 @@ def test_student_text_is_never_html(app_test, seeded, conn):
     at.button(key="ri_back").click().run()
     at = open_item(at, sid)
     actions.save_edit(conn, sid, version=1, scores=HIGH, comment=f"Bob quotes {evil}. What next?", reasons=["tone"],
-                     actor="bob")
+                     actor=Actor("bob", role="admin"))
     shown = []
 
     def collect():
@@ -143,7 +144,7 @@ def test_second_reviewer_conflict_is_refused_and_explained(app_test, seeded, con
     at = open_item(review_page(app_test, c), sid)
     # Another teacher saves first.
     actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Bob's comment.",
-                     reasons=["tone"], actor="bob")
+                     reasons=["tone"], actor=Actor("bob", role="admin"))
     at.selectbox(key=f"ri_score_{sid}_1_clarity").set_value(0)
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"])
     at.button(key=f"ri_save_{sid}_1").click().run()
@@ -214,7 +215,7 @@ def test_bulk_approve_only_after_sample_opened_with_confirmation(app_test, conn,
     go = at.button(key="rq_bulk_go")
     assert go.disabled and "6 items" in go.label
     at.button(key="rq_draw").click().run()
-    sample = bulk.sample_state(conn, aid).sample
+    sample = bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).sample
     assert {s["band"] for s in sample} == {"high", "low"}
     assert at.button(key="rq_bulk_go").disabled
     for s in sample:
@@ -302,8 +303,8 @@ def test_own_reject_is_not_reported_as_a_conflict_when_coming_back(app_test, see
 def test_approving_the_last_undecided_item_goes_back_to_the_queue(app_test, seeded, conn):
     c, ids = seeded
     for key in ("attention", "unsure", "low"):
-        actions.open_item(conn, ids[key], actor="ann")
-        actions.approve(conn, ids[key], version=1, actor="ann")
+        actions.open_item(conn, ids[key], actor=Actor("ann", role="admin"))
+        actions.approve(conn, ids[key], version=1, actor=Actor("ann", role="admin"))
     sid = ids["rest"]
     at = open_item(review_page(app_test, c), sid)
     at.button(key=f"ri_approve_{sid}_1").click().run()
@@ -365,7 +366,7 @@ def test_a_refused_action_keeps_every_button(app_test, seeded, conn):
     at.button(key=f"ri_save_{sid}_1").click().run()
     assert any("pick at least one reason" in e.value for e in at.error)
     assert _actions_shown(at, sid, 1) == full
-    actions.save_edit(conn, sid, version=1, scores=HIGH, comment="Bob's.", reasons=["tone"], actor="bob")
+    actions.save_edit(conn, sid, version=1, scores=HIGH, comment="Bob's.", reasons=["tone"], actor=Actor("bob", role="admin"))
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_lenient"])
     at.button(key=f"ri_save_{sid}_1").click().run()
     assert any("not saved" in e.value for e in at.error)

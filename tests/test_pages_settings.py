@@ -1,6 +1,7 @@
 """Settings page (AppTest): courses, assignments and rubrics tabs change the database."""
 from core import demo
 from db import courses
+from core.access import Actor
 
 
 def _button(at, label):
@@ -28,7 +29,7 @@ def test_creating_a_course_twice_is_refused(app_test, conn):
 
 
 def test_editing_an_assignment_saves_and_audits(app_test, conn):
-    summary = demo.load_demo(conn)
+    summary = demo.load_demo(conn, actor=Actor("test", role="admin"))
     at = app_test("pages/settings.py").run()
     assert not at.exception
     first = courses.list_assignments(conn, summary["course_id"])[0]
@@ -45,7 +46,7 @@ def test_editing_an_assignment_saves_and_audits(app_test, conn):
 
 
 def test_empty_assignment_title_is_refused(app_test, conn):
-    summary = demo.load_demo(conn)
+    summary = demo.load_demo(conn, actor=Actor("test", role="admin"))
     at = app_test("pages/settings.py").run()
     next(t for t in at.text_input if t.label == "Title").set_value("  ")
     _button(at, "Save assignment").click().run()

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import factories as f
 from core.signoff import actions, release
+from core.access import Actor
 
 
 def test_student_sees_released_weeks_only(app_test, conn):
@@ -12,9 +13,9 @@ def test_student_sees_released_weeks_only(app_test, conn):
         sid = f.submission(conn, aid, st_id, text=f"week {week}")
         f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, week), comment=f"Comment for week {week}.")
         if week < 3:
-            actions.open_item(conn, sid, actor="ann")
-            actions.approve(conn, sid, version=1, actor="ann")
-            release.release(conn, aid, actor="ann")
+            actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
+            actions.approve(conn, sid, version=1, actor=Actor("ann", role="admin"))
+            release.release(conn, aid, actor=Actor("ann", role="admin"))
     at = app_test("pages/student.py")
     at.session_state["course_id"] = c["course_id"]
     at.run()
@@ -47,9 +48,9 @@ def test_defaults_to_a_student_with_released_work(app_test, conn):
     st_id = f.student(conn, c["course_id"], external_id="h1", name="Hiroshi Done")
     sid = f.submission(conn, c["assignment_id"], st_id, text="one week only")
     f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2), comment="Released comment.")
-    actions.open_item(conn, sid, actor="ann")
-    actions.approve(conn, sid, version=1, actor="ann")
-    release.release(conn, c["assignment_id"], actor="ann")
+    actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
+    actions.approve(conn, sid, version=1, actor=Actor("ann", role="admin"))
+    release.release(conn, c["assignment_id"], actor=Actor("ann", role="admin"))
     at = app_test("pages/student.py")
     at.session_state["course_id"] = c["course_id"]
     at.run()

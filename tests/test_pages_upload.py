@@ -6,6 +6,7 @@ import db as dbmod
 from core import demo
 from db import submissions
 from shown import plain
+from core.access import Actor
 
 CSV = (b"student_id,name,text,clarity_rater1,section\n"
        b"s1,Ada,<script>alert(1)</script> I learned about temperature.,2,A\n"
@@ -55,7 +56,7 @@ def test_preview_then_import_without_rejected_rows_persists_in_the_db(app_test, 
 
 
 def test_reject_whole_file_writes_nothing(app_test, conn):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     before = submissions.table_counts(conn)
     at = _staged(app_test)
     assert at.radio(key="up_mode").value == "all_or_nothing"
@@ -67,7 +68,7 @@ def test_reject_whole_file_writes_nothing(app_test, conn):
 
 
 def test_unmapping_the_text_column_explains_what_to_choose(app_test, conn):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     at = _staged(app_test)
     key = next(s.key for s in at.selectbox if s.key.startswith("map_text_"))
     at.selectbox(key=key).select_index(0).run()  # "— none —"
@@ -107,7 +108,7 @@ GOOD_CSV = b"student_id,name,text\ns1,Ada,I learned about temperature and bias i
 
 
 def test_import_into_a_new_assignment_selects_it_and_clears_the_new_fields(app_test, conn):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     at = app_test("pages/upload.py").run()
     old = at.session_state["assignment_id"]
     assert at.sidebar.selectbox(key="_pick_assignment").value == old
@@ -153,7 +154,7 @@ def test_import_into_a_new_course_selects_it(app_test, conn):
 
 
 def test_recent_imports_show_readable_times_and_zero_rejected(app_test, conn):
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     at = app_test("pages/upload.py").run()
     recent = next(df.value for df in at.dataframe if "when" in df.value.columns)
     when = recent["when"].iloc[0]
@@ -166,7 +167,7 @@ def test_an_unreadable_zip_member_is_listed_as_a_whole_file_in_plain_words(app_t
     import io
     import zipfile
 
-    demo.load_demo(conn)
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w") as zf:
         zf.writestr("w1.csv", b"student_id,text\ns1,I learned about temperature and bias at work.\n")

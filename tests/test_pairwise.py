@@ -10,6 +10,7 @@ from core import prompts
 from core.errors import ConflictError, FairMarkError
 from core.evals import pairwise
 from db import comparisons as cmp_db
+from core.access import Actor
 
 A_TEXT = "Version A: you explain temperature clearly. Next: (1) add bias, (2) add a question. What next?"
 B_TEXT = "Version B: your example from work is vivid. Next: (1) say why, (2) test it twice. What changed?"
@@ -52,7 +53,7 @@ def _llms(judge_a=None, judge_b=None):
 def test_the_sample_is_stratified_and_the_sides_random(conn, variant_dir):
     c, subs = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=6, seed=7,
-                          provider="offline", actor="Coordinator C")
+                          provider="offline", actor=Actor("Coordinator C", role="admin"))
     pairs = cmp_db.pairs(conn, cid)
     assert len(pairs) == 6 and sorted(p["position"] for p in pairs) == list(range(6))
     assert {p["stratum"] for p in pairs} == {"low", "high", "undrafted"}
@@ -61,16 +62,16 @@ def test_the_sample_is_stratified_and_the_sides_random(conn, variant_dir):
     assert comp["config_a"] != comp["config_b"] and comp["variant_b"] == "warmer"
     with pytest.raises(FairMarkError, match="does not change anything"):
         (variant_dir / "aggregator.md").write_text((prompts.PROMPT_DIR / "aggregator.md").read_text())
-        pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", provider="offline", actor="C")
+        pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", provider="offline", actor=Actor("C", role="admin"))
 
 
 def test_drafting_leaves_the_submissions_own_drafts_alone(conn, db_path, variant_dir):
     c, subs = _course(conn)
     before = list(conn.query("SELECT id, status, current_draft_id FROM submissions ORDER BY id"))
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=4, seed=1,
-                          provider="offline", actor="C")
+                          provider="offline", actor=Actor("C", role="admin"))
     a, b = _llms()
-    done = pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    done = pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     assert done["status"] == "ready"
     assert list(conn.query("SELECT id, status, current_draft_id FROM submissions ORDER BY id")) == before
     b_prompts = [m for call in b.calls_for("aggregator") for m in call.messages if m["role"] == "system"]
@@ -81,22 +82,22 @@ def test_drafting_leaves_the_submissions_own_drafts_alone(conn, db_path, variant
 def test_teachers_see_pairs_without_labels_and_the_results_count_b(conn, db_path, variant_dir):
     c, _ = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=8, seed=3,
-                          provider="offline", actor="C")
+                          provider="offline", actor=Actor("C", role="admin"))
     good = {"leads": 5, "level": 4, "next_step": 5, "justification": "x"}
     weak = {"leads": 2, "level": 3, "next_step": 3, "justification": "y"}
     a, b = _llms(judge_a=weak, judge_b=good)          # the judge prefers B's comments
-    pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     b_left = {p["id"]: p["b_on_left"] for p in cmp_db.pairs(conn, cid)}
     for teacher in ("Ms T", "Mr U"):
-        while (pair := pairwise.next_pair(conn, cid, teacher)) is not None:
+        while (pair := pairwise.next_pair(conn, cid, teacher, actor=Actor("test", role="admin"))) is not None:
             assert set(pair) == {"pair_id", "position", "submission_id", "submission", "left_comment", "right_comment"}
             assert {pair["left_comment"], pair["right_comment"]} == {A_TEXT, B_TEXT}
             assert (pair["left_comment"] == B_TEXT) == bool(b_left[pair["pair_id"]])
             # Ms T always prefers B's text (wherever it is); Mr U always picks the left side.
             side = ("left" if pair["left_comment"] == B_TEXT else "right") if teacher == "Ms T" else "left"
             pairwise.choose(conn, pair["pair_id"], teacher=teacher, level=side, pedagogy="tie" if teacher == "Mr U"
-                            else side)
-    r = pairwise.results(conn, cid)
+                            else side, actor=Actor("test", role="admin"))
+    r = pairwise.results(conn, cid, actor=Actor("test", role="admin"))
     lefts = sum(b_left.values())
     level = r["by_dimension"]["level"]
     assert level["n"] == 16 and level["b_wins"] == 8 + lefts and level["win_rate"] == (8 + lefts) / 16
@@ -106,30 +107,30 @@ def test_teachers_see_pairs_without_labels_and_the_results_count_b(conn, db_path
     assert per[("Mr U", "level")]["win_rate"] == lefts / 8
     judge = r["judge"]       # judge chose B everywhere: agrees with Ms T (B) on 8, never with Mr U (tie)
     assert (judge["n"], judge["agreement"], judge["trusted"]) == (16, 0.5, False)
-    pairwise.set_trust_threshold(conn, 0.5, actor="Admin A")
+    pairwise.set_trust_threshold(conn, 0.5, actor=Actor("Admin A", role="admin"))
     assert pairwise.judge_trust(conn)["trusted"] is True
     with pytest.raises(ConflictError):
         first = cmp_db.pairs(conn, cid)[0]["id"]
-        pairwise.choose(conn, first, teacher="Ms T", level="left", pedagogy="left")
+        pairwise.choose(conn, first, actor=Actor("Ms T", role="admin"), level="left", pedagogy="left")
 
 
 def test_offline_the_judge_does_not_run_and_agreement_says_so(conn, db_path, variant_dir):
     c, _ = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=3,
-                          provider="offline", actor="C")
-    pairwise.draft(db_path, cid)          # both configurations offline: judge not run
-    pair = pairwise.next_pair(conn, cid, "Ms T")
-    pairwise.choose(conn, pair["pair_id"], teacher="Ms T", level="tie", pedagogy="right")
-    j = pairwise.results(conn, cid)["judge"]
+                          provider="offline", actor=Actor("C", role="admin"))
+    pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))          # both configurations offline: judge not run
+    pair = pairwise.next_pair(conn, cid, "Ms T", actor=Actor("test", role="admin"))
+    pairwise.choose(conn, pair["pair_id"], actor=Actor("Ms T", role="admin"), level="tie", pedagogy="right")
+    j = pairwise.results(conn, cid, actor=Actor("test", role="admin"))["judge"]
     assert j["agreement"] is None and j["not_run"] == 1 and not j["trusted"]
 
 
 def test_the_compare_page_hides_the_sides_and_shows_the_results_at_the_end(conn, db_path, variant_dir, app_test):
     c, _ = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=5,
-                          provider="offline", actor="C")
+                          provider="offline", actor=Actor("C", role="admin"))
     a, b = _llms()
-    pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     at = app_test("pages/compare.py")
     at.session_state["actor"] = "Ms T"
     at.run()
@@ -137,7 +138,7 @@ def test_the_compare_page_hides_the_sides_and_shows_the_results_at_the_end(conn,
     page_text = " ".join(str(e.value) for e in at.markdown) + " ".join(str(e.value) for e in at.caption)
     assert "warmer" not in page_text and cmp_db.get(conn, cid)["config_b"] not in page_text
     for _ in range(2):
-        pid = pairwise.next_pair(conn, cid, "Ms T")["pair_id"]
+        pid = pairwise.next_pair(conn, cid, "Ms T", actor=Actor("test", role="admin"))["pair_id"]
         at.radio(key=f"cmp_level_{pid}").set_value("left")
         at.radio(key=f"cmp_pedagogy_{pid}").set_value("right")
         next(b for b in at.button if b.label == "Save and next pair").click().run()

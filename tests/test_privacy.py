@@ -10,6 +10,7 @@ import pytest
 import factories
 from core import runs
 from fake_openai_server import FakeOpenAI
+from core.access import Actor
 
 ROSTER = [("s1", "Ana López", "ana.lopez@uni.es"), ("s2", "Zoë O'Connor", "zoe.oconnor@uni.ie"),
           ("s3", "José Núñez", "jnunez@uni.mx"), ("s4", "Ana Silva", "ana.silva@uni.pt"),
@@ -59,8 +60,8 @@ def test_no_roster_name_phone_or_email_reaches_the_model(conn, db_path, course, 
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         factories.cleared_config(conn)
-        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
-        p = runs.execute(db_path, run_id)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=Actor("test", role="admin"))
+        p = runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
     assert p["status"] == "done" and p["failed"] == 0 and len(server.bodies) >= 15
     sent = sent_text(server)
     assert "[phone]" in sent and "[email]" in sent or "@example.invalid" in sent
@@ -83,8 +84,8 @@ def test_masking_covers_every_request_of_every_role(conn, db_path, course, monke
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         factories.cleared_config(conn)
-        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
-        runs.execute(db_path, run_id)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=Actor("test", role="admin"))
+        runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
     roles = {re.search(r"You are the ([A-Za-z ]+?)[ ,.]", json.loads(b)["messages"][0]["content"]).group(1)
              for b in server.bodies if "You are the" in json.loads(b)["messages"][0]["content"]}
     assert {"Evaluator"} <= roles and len(roles) >= 4, roles

@@ -6,6 +6,7 @@ from core import triage
 from core.signoff import actions
 from db import queue
 from signoff_items import HIGH, LOW, course, make_item  # noqa: F401  (course: a fixture)
+from core.access import Actor
 
 
 def test_queue_order_filters_pagination_and_neighbours(conn, course):
@@ -27,8 +28,8 @@ def test_queue_order_filters_pagination_and_neighbours(conn, course):
     assert queue.neighbour(conn, aid, (triage.UNSURE, unsure)) == low
     assert queue.neighbour(conn, aid, (triage.UNSURE, unsure), forward=False) == attention
     # The teacher edits (score filter uses their version) and approves: order follows priority.
-    actions.open_item(conn, low, actor="ann")
-    actions.approve(conn, low, version=1, actor="ann")
+    actions.open_item(conn, low, actor=Actor("ann", role="admin"))
+    actions.approve(conn, low, version=1, actor=Actor("ann", role="admin"))
     assert [r["id"] for r in queue.queue(conn, aid)["rows"]][-1] == low
     assert queue.neighbour(conn, aid, (triage.LOW_BAND, low)) == rest
     assert [r["id"] for r in queue.queue(conn, aid, queue.QueueFilter(statuses=("approved",)))["rows"]] == [low]

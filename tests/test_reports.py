@@ -7,11 +7,12 @@ from core.rubric import parse_rubric
 from dashboard_data import KEYS, call, item, mixed_course, review, scores
 from db import analytics, dumps
 from db.analytics import Scope
+from core.access import Actor
 
 
 def test_agreement_view_equals_metrics_on_the_rows(conn):
     c, rows = mixed_course(conn)
-    v = reports.agreement_view(conn, Scope("course", c["course_id"]), n_boot=200)
+    v = reports.agreement_view(conn, Scope("course", c["course_id"]), n_boot=200, actor=Actor("test", role="admin"))
     direct = metrics.agreement_from_rows(rows["ai"], rows["reference"], 0, 3)
     overall = v["headline"].set_index("criterion").loc["All criteria"]
     assert overall["n"] == direct["n"] == 84
@@ -25,7 +26,7 @@ def test_agreement_view_equals_metrics_on_the_rows(conn):
 
 def test_fairness_view_bands_groups_and_length_equal_metrics_on_rows(conn):
     c, rows = mixed_course(conn)
-    v = reports.fairness_view(conn, Scope("course", c["course_id"]), n_boot=200, min_n=5)
+    v = reports.fairness_view(conn, Scope("course", c["course_id"]), n_boot=200, min_n=5, actor=Actor("test", role="admin"))
     direct = metrics.band_report(metrics.pair_counts(rows["ai"], rows["reference"]), 0, 3, n_boot=200, min_n=5)
     assert v["bands"]["delta_mae"] == pytest.approx(direct["delta_mae"])
     assert v["bands"]["bands"]["low"]["n"] == direct["bands"]["low"]["n"]
@@ -43,7 +44,7 @@ def test_fairness_view_bands_groups_and_length_equal_metrics_on_rows(conn):
 
 def test_fairness_view_for_one_criterion_and_custom_cut(conn):
     c, _ = mixed_course(conn)
-    v = reports.fairness_view(conn, Scope("all"), criterion="clarity", cut=0, n_boot=100)
+    v = reports.fairness_view(conn, Scope("all"), criterion="clarity", cut=0, n_boot=100, actor=Actor("test", role="admin"))
     assert v["bands"]["bands"]["low"]["n"] == 3  # only the reference-0 items
     assert v["bands"]["cut"] == 0
 
@@ -51,9 +52,9 @@ def test_fairness_view_for_one_criterion_and_custom_cut(conn):
 def test_empty_views_say_what_to_do(conn):
     c = f.course(conn)
     item(conn, c, 2)  # a draft but no reference
-    for view in (reports.agreement_view(conn, Scope("all")), reports.fairness_view(conn, Scope("all"))):
+    for view in (reports.agreement_view(conn, Scope("all"), actor=Actor("test", role="admin")), reports.fairness_view(conn, Scope("all"), actor=Actor("test", role="admin"))):
         assert view["empty"] and "upload expert scores, or score a calibration set blind" in view["message"]
-    assert reports.costs_view(conn, Scope("all"))["empty"]
+    assert reports.costs_view(conn, Scope("all"), actor=Actor("test", role="admin"))["empty"]
 
 
 def test_mixed_scales_show_the_biggest_and_say_so(conn):
@@ -67,7 +68,7 @@ def test_mixed_scales_show_the_biggest_and_say_so(conn):
     sid = f.submission(conn, other["assignment_id"], st)
     f.draft(conn, sid, {"clarity": 4}, rubric=five)
     f.reference(conn, sid, {"clarity": 5})
-    v = reports.agreement_view(conn, Scope("all"), n_boot=50)
+    v = reports.agreement_view(conn, Scope("all"), n_boot=50, actor=Actor("test", role="admin"))
     assert (v["scale"]["lo"], v["scale"]["hi"]) == (0, 3)
     assert "mixes rubric scales" in v["notes"][0] and "1–5 (1 pairs)" in v["notes"][0]
 
@@ -83,7 +84,7 @@ def test_edit_view(conn):
     review(conn, sid, did, scores(2), status="rejected", reasons=["vague"])
     sid, did = item(conn, c, 2)
     review(conn, sid, did, scores(0), status="in_review")  # undecided: not counted
-    e = reports.edit_view(conn, Scope("all"))
+    e = reports.edit_view(conn, Scope("all"), actor=Actor("test", role="admin"))
     assert (e["n_decided"], e["n_approved"], e["approved_unchanged"]) == (5, 4, 3)
     assert e["share_unchanged"] == 0.75
     bc = e["by_criterion"].set_index("criterion")
@@ -103,7 +104,7 @@ def test_costs_view(conn):
     call(conn, s1, "aggregator", 0.0005, run=run, latency=500)
     call(conn, s2, "evaluator", 0.0, run=run, cache=True, latency=0)
     call(conn, None, "judge", 0.0002, run=run)  # run-level call, no submission
-    v = reports.costs_view(conn, Scope("assignment", assignment_id=c["assignment_id"]))
+    v = reports.costs_view(conn, Scope("assignment", assignment_id=c["assignment_id"]), actor=Actor("test", role="admin"))
     s = v["summary"]
     assert s["calls"] == 4 and s["cost_usd"] == pytest.approx(0.0017) and s["cache_hits"] == 1
     assert s["cost_per_submission"] == pytest.approx(0.0017 / 2)
@@ -112,7 +113,7 @@ def test_costs_view(conn):
     assert v["by_run"]["run"].tolist() == [f"run {run}"]
     assert v["by_course"]["course"].tolist() == ["Test course"]
     assert v["per_submission"]["n"] == 2 and v["per_submission"]["mean_cost"] == pytest.approx(0.00075)
-    assert reports.costs_view(conn, Scope("assignment", assignment_id=999))["empty"]
+    assert reports.costs_view(conn, Scope("assignment", assignment_id=999), actor=Actor("test", role="admin"))["empty"]
 
 
 def test_judge_view_krippendorff_between_versions(conn):
@@ -123,24 +124,24 @@ def test_judge_view_krippendorff_between_versions(conn):
         did = f.draft(conn, sid, scores(b))
         conn.execute("UPDATE drafts SET models = ? WHERE id = ?", [dumps({"evaluator": "gpt-4o"}), did])
     item(conn, c, 1)  # scored by one version only: not used
-    v = reports.judge_view(conn, Scope("all"))
+    v = reports.judge_view(conn, Scope("all"), actor=Actor("test", role="admin"))
     assert v["available"] and len(v["versions"]) == 2
     row = v["alpha"].set_index("criterion").loc["clarity"]
     assert row["submissions"] == 5
     assert row["alpha"] == pytest.approx(metrics.judge_alpha([[a for a, _ in pairs], [b for _, b in pairs]]))
-    assert not reports.judge_view(conn, Scope("assignment", assignment_id=999))["available"]
+    assert not reports.judge_view(conn, Scope("assignment", assignment_id=999), actor=Actor("test", role="admin"))["available"]
 
 
 def test_criteria_in_scope(conn):
     c = f.course(conn)
     item(conn, c, 2, attrs={"section": "A"})
-    assert reports.criteria(conn, Scope("course", c["course_id"])) == KEYS
-    assert reports.criteria(conn, Scope("assignment")) == []
+    assert reports.criteria(conn, Scope("course", c["course_id"]), actor=Actor("test", role="admin")) == KEYS
+    assert reports.criteria(conn, Scope("assignment"), actor=Actor("test", role="admin")) == []
 
 
 def test_fairness_page_and_metrics_command_share_one_summary(conn):
     c, rows = mixed_course(conn)
-    v = reports.fairness_view(conn, Scope("course", c["course_id"]), n_boot=200, min_n=5)
+    v = reports.fairness_view(conn, Scope("course", c["course_id"]), n_boot=200, min_n=5, actor=Actor("test", role="admin"))
     cli = cli_metrics.compute(rows.assign(group=rows["a_ell"].fillna("(not recorded)")), 0, 3, group=True,
                               n_boot=200, min_n=5)
     assert cli["delta_mae"] == v["bands"]["delta_mae"] and cli["delta_mae_ci"] == v["bands"]["delta_mae_ci"]

@@ -8,6 +8,7 @@ from core import catalogue
 from core.errors import RubricError
 from core.rubric import default_rubric, load_rubric_file, parse_rubric
 from db import courses
+from core.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -90,11 +91,11 @@ def test_editing_a_rubric_makes_a_new_version_and_old_drafts_keep_theirs(conn):
     old = courses.get_rubric(conn, c["rubric_id"])
     rows = catalogue.rubric_to_rows(old)
     rows[3]["level_3"] = "Clear structure, polished writing, and headings where they help."
-    new_id, version = catalogue.save_rubric_version(conn, catalogue.rows_to_rubric(old, rows), actor="admin")
+    new_id, version = catalogue.save_rubric_version(conn, catalogue.rows_to_rubric(old, rows), actor=Actor("admin", role="admin"))
     assert new_id != c["rubric_id"] and version == 2
     assert courses.get_rubric(conn, c["rubric_id"]) == old  # the old version is untouched
     assert conn.execute("SELECT rubric_id FROM drafts WHERE id = ?", [did]).fetchone()[0] == c["rubric_id"]
-    same_id, same_version = catalogue.save_rubric_version(conn, catalogue.rows_to_rubric(old, rows), actor="admin")
+    same_id, same_version = catalogue.save_rubric_version(conn, catalogue.rows_to_rubric(old, rows), actor=Actor("admin", role="admin"))
     assert (same_id, same_version) == (new_id, 2)
     assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE entity = 'rubrics'").fetchone()[0] == 1
 
@@ -102,10 +103,10 @@ def test_editing_a_rubric_makes_a_new_version_and_old_drafts_keep_theirs(conn):
 def test_uploaded_rubric_text_is_validated_before_saving(conn):
     before = conn.execute("SELECT COUNT(*) FROM rubrics").fetchone()[0]
     with pytest.raises(RubricError, match="scale_max"):
-        catalogue.save_rubric_version(conn, b"name: x\nscale_min: 3\nscale_max: 1\ncriteria: []\n", actor="a")
+        catalogue.save_rubric_version(conn, b"name: x\nscale_min: 3\nscale_max: 1\ncriteria: []\n", actor=Actor("a", role="admin"))
     assert conn.execute("SELECT COUNT(*) FROM rubrics").fetchone()[0] == before
     rid, version = catalogue.save_rubric_version(
-        conn, (ROOT / "data" / "rubrics" / "ellipse.yaml").read_bytes(), actor="a")
+        conn, (ROOT / "data" / "rubrics" / "ellipse.yaml").read_bytes(), actor=Actor("a", role="admin"))
     assert version == 1 and courses.get_rubric(conn, rid).scale_max == 5
 
 

@@ -10,6 +10,7 @@ from core.__main__ import main
 from core.errors import FairMarkError
 from core.evals import cases, saved
 from core.signoff import actions
+from core.access import Actor
 
 TEXT = "I am Ana Silva (ana.silva@uni.se). I computed w = 5.0 but I am unsure about the sign."
 LEAKED = "Ana, the answer is 3.0: you added instead of subtracting. What will you check next time?"
@@ -18,22 +19,22 @@ FIXED = "Ana, check the sign of your step: do you go with or against the gradien
 
 def _item(conn):
     c = f.course(conn)
-    answer_keys.set_answer_key(conn, c["assignment_id"], kind="number", value="3.0", source="Lesson 3.", actor="Ms T")
+    answer_keys.set_answer_key(conn, c["assignment_id"], kind="number", value="3.0", source="Lesson 3.", actor=Actor("Ms T", role="admin"))
     sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name="Ana Silva"), TEXT)
     conn.execute("UPDATE students SET email = 'ana.silva@uni.se'")
     f.draft(conn, sid, {"concept_understanding": 1, "real_world_application": 1, "reflection_depth": 1,
                         "clarity": 2}, comment=LEAKED)
-    review = actions.open_item(conn, sid, actor="Ms T")
+    review = actions.open_item(conn, sid, actor=Actor("Ms T", role="admin"))
     actions.save_edit(conn, sid, version=review["version"], scores=review["scores"], comment=FIXED,
-                      reasons=["inaccurate"], note="", actor="Ms T")
+                      reasons=["inaccurate"], note="", actor=Actor("Ms T", role="admin"))
     return sid
 
 
 def test_a_corrected_item_becomes_a_pseudonymised_case_with_the_reason(conn):
     sid = _item(conn)
     cid = saved.save_case(conn, sid, dimension="leakage", reason="Ana must find 3.0 herself: hint at the sign.",
-                          actor="Ms T")
-    case = saved.cases_for_export(conn)[0]
+                          actor=Actor("Ms T", role="admin"))
+    case = saved.cases_for_export(conn, actor=Actor("test", role="admin"))[0]
     blob = json.dumps(case)
     assert "Ana" not in blob and "ana.silva" not in blob and "Student-" in case["input"]["reflection"]
     assert case["failed_comment"].startswith("Student-") and "check the sign" in case["corrected_comment"]
@@ -45,12 +46,12 @@ def test_a_corrected_item_becomes_a_pseudonymised_case_with_the_reason(conn):
     audit = next(conn.query("SELECT actor, action, entity_id FROM audit_log WHERE action = 'save_eval_case'"))
     assert audit == {"actor": "Ms T", "action": "save_eval_case", "entity_id": cid}
     with pytest.raises(FairMarkError, match="Say what the AI's comment got wrong"):
-        saved.save_case(conn, sid, dimension="leakage", reason=" ", actor="Ms T")
+        saved.save_case(conn, sid, dimension="leakage", reason=" ", actor=Actor("Ms T", role="admin"))
 
 
 def test_saved_cases_export_to_a_suite_file(conn, db_path, tmp_path, capsys):
     sid = _item(conn)
-    saved.save_case(conn, sid, dimension="pedagogy", reason="It should lead with a question.", actor="Ms T")
+    saved.save_case(conn, sid, dimension="pedagogy", reason="It should lead with a question.", actor=Actor("Ms T", role="admin"))
     out = tmp_path / "suite" / "saved.jsonl"
     assert main(["evals", "export-saved", "--out", str(out)]) == 0
     assert json.loads(capsys.readouterr().out)["written"] == 1
@@ -71,5 +72,5 @@ def test_save_as_eval_case_on_the_review_item(conn, app_test):
         "Say only what the student wrote.")
     next(b for b in at.button if b.label == "Save as eval case").click().run()
     assert not at.exception
-    rows = saved.cases_for_export(conn)
+    rows = saved.cases_for_export(conn, actor=Actor("test", role="admin"))
     assert len(rows) == 1 and rows[0]["dimension"] == "grounding"

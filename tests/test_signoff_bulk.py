@@ -8,6 +8,7 @@ from core.errors import ConflictError, GateError
 from core.signoff import actions, bulk, release
 from db import reviews, submissions
 from signoff_items import HIGH, LOW, course, make_item  # noqa: F401  (course: a fixture)
+from core.access import Actor
 
 
 @pytest.fixture(autouse=True)
@@ -28,32 +29,32 @@ def test_bulk_approve_requires_opened_stratified_sample(conn, course):
     failed_check = make_item(conn, course, HIGH, checks=[{"name": "word_limit", "label": "words", "passed": False,
                                                         "detail": "", "severity": "fail"}])
     edited = make_item(conn, course, HIGH)
-    actions.open_item(conn, edited, actor="ann")
-    actions.save_edit(conn, edited, version=1, scores=HIGH, comment="changed", reasons=["generic"], actor="ann")
-    state = bulk.sample_state(conn, aid)
+    actions.open_item(conn, edited, actor=Actor("ann", role="admin"))
+    actions.save_edit(conn, edited, version=1, scores=HIGH, comment="changed", reasons=["generic"], actor=Actor("ann", role="admin"))
+    state = bulk.sample_state(conn, aid, actor=Actor("test", role="admin"))
     assert state.candidates == 15 and state.by_band == {"high": 12, "low": 3}
     with pytest.raises(GateError, match="draw the sample"):
-        bulk.bulk_approve(conn, aid, expected=15, actor="ann")
-    state = bulk.draw_sample(conn, aid, actor="ann")
+        bulk.bulk_approve(conn, aid, expected=15, actor=Actor("ann", role="admin"))
+    state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))
     bands = {s["band"] for s in state.sample}
     assert bands == {"high", "low"} and len(state.sample) == 2 + 1
     assert set(state.unopened) == {s["submission_id"] for s in state.sample}
-    assert bulk.draw_sample(conn, aid, actor="ann").sample == state.sample  # stable
+    assert bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin")).sample == state.sample  # stable
     with pytest.raises(GateError, match="open the sampled items"):
-        bulk.bulk_approve(conn, aid, expected=15, actor="ann")
+        bulk.bulk_approve(conn, aid, expected=15, actor=Actor("ann", role="admin"))
     for s in state.sample:
-        actions.open_item(conn, s["submission_id"], actor="ann")
-    assert bulk.sample_state(conn, aid).checked
+        actions.open_item(conn, s["submission_id"], actor=Actor("ann", role="admin"))
+    assert bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).checked
     with pytest.raises(ConflictError, match="changed from 14 to 15"):
-        bulk.bulk_approve(conn, aid, expected=14, actor="ann")
-    n = bulk.bulk_approve(conn, aid, expected=15, actor="ann")
+        bulk.bulk_approve(conn, aid, expected=14, actor=Actor("ann", role="admin"))
+    n = bulk.bulk_approve(conn, aid, expected=15, actor=Actor("ann", role="admin"))
     assert n == 15
     statuses = dict(conn.execute("SELECT id, status FROM submissions").fetchall())
     assert all(statuses[i] == "approved" for i in highs + lows)
     assert all(statuses[i] == "drafted" for i in (flagged, revise, failed_check, edited))
     assert reviews.history(conn, highs[0])[-1]["action"] == "bulk_approve"
     assert reviews.get_review(conn, highs[0])["approved_in_bulk"] == 1
-    gates = {g.name: g.ok for g in release.release_gates(conn, aid)}
+    gates = {g.name: g.ok for g in release.release_gates(conn, aid, actor=Actor("test", role="admin"))}
     assert gates["Bulk-approval sample checked"]
 
 
@@ -66,27 +67,27 @@ def test_redo_run_after_sample_needs_a_fresh_sample(conn, db_path, course):
             "drafted a policy email at temperature 0.9 the model invented a deadline, so I now keep it low. ") * 4
     aid = course["assignment_id"]
     sids = [f.submission(conn, aid, f.student(conn, course["course_id"]), text=f"{text}{i}") for i in range(6)]
-    runs.execute(str(db_path), runs.create(conn, course_id=course["course_id"], provider="offline"))
-    state = bulk.draw_sample(conn, aid, actor="ann")
+    runs.execute(str(db_path), runs.create(conn, course_id=course["course_id"], provider="offline", actor=Actor("test", role="admin")), actor=Actor("test", role="admin"))
+    state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))
     assert state.sample and state.candidates
     for s in state.sample:
-        actions.open_item(conn, s["submission_id"], actor="ann")
-    assert bulk.sample_state(conn, aid).checked
-    runs.execute(str(db_path), runs.create(conn, course_id=course["course_id"], provider="offline", redo=True))
-    state = bulk.sample_state(conn, aid)
+        actions.open_item(conn, s["submission_id"], actor=Actor("ann", role="admin"))
+    assert bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).checked
+    runs.execute(str(db_path), runs.create(conn, course_id=course["course_id"], provider="offline", redo=True, actor=Actor("test", role="admin")), actor=Actor("test", role="admin"))
+    state = bulk.sample_state(conn, aid, actor=Actor("test", role="admin"))
     assert state.candidates and not state.checked
     with pytest.raises(GateError):
-        bulk.bulk_approve(conn, aid, expected=state.candidates, actor="ann")
+        bulk.bulk_approve(conn, aid, expected=state.candidates, actor=Actor("ann", role="admin"))
     assert not conn.execute("SELECT COUNT(*) FROM reviews WHERE status = 'approved'").fetchone()[0]
     # A fresh sample of the new drafts, opened, lets bulk approval through again.
-    state = bulk.draw_sample(conn, aid, actor="ann")
+    state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))
     assert state.unopened and all(submissions.get_submission(conn, s["submission_id"])["current_draft_id"] == s["draft_id"]
                                   for s in state.sample)
     for s in state.sample:
-        actions.open_item(conn, s["submission_id"], actor="ann")
-    state = bulk.sample_state(conn, aid)
+        actions.open_item(conn, s["submission_id"], actor=Actor("ann", role="admin"))
+    state = bulk.sample_state(conn, aid, actor=Actor("test", role="admin"))
     assert state.checked
-    assert bulk.bulk_approve(conn, aid, expected=state.candidates, actor="ann") == state.candidates
+    assert bulk.bulk_approve(conn, aid, expected=state.candidates, actor=Actor("ann", role="admin")) == state.candidates
     assert all(submissions.get_submission(conn, sid)["status"] in ("approved", "drafted", "needs_attention") for sid in sids)
 
 
@@ -100,19 +101,19 @@ def test_new_drafts_after_the_draw_invalidate_the_whole_sample(conn, db_path, co
     aid = course["assignment_id"]
     for i in range(6):
         f.submission(conn, aid, f.student(conn, course["course_id"]), text=f"{text}{i}")
-    runs.execute(str(db_path), runs.create(conn, course_id=course["course_id"], provider="offline"))
-    state = bulk.draw_sample(conn, aid, actor="ann")
+    runs.execute(str(db_path), runs.create(conn, course_id=course["course_id"], provider="offline", actor=Actor("test", role="admin")), actor=Actor("test", role="admin"))
+    state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))
     sampled = {s["submission_id"] for s in state.sample}
     for sid in sampled:
-        actions.open_item(conn, sid, actor="ann")
-    assert bulk.sample_state(conn, aid).checked
+        actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
+    assert bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).checked
     others = [r[0] for r in conn.execute("SELECT id FROM submissions WHERE assignment_id = ? AND status = 'drafted'",
                                        [aid]).fetchall() if r[0] not in sampled]
     for sid in others:
         pipeline.assess_one(str(db_path), sid)          # Regenerate-style new drafts, unseen
-    state = bulk.sample_state(conn, aid)
+    state = bulk.sample_state(conn, aid, actor=Actor("test", role="admin"))
     assert not state.checked and set(state.stale) == sampled
     with pytest.raises(GateError):
-        bulk.bulk_approve(conn, aid, expected=state.candidates, actor="ann")
-    state = bulk.draw_sample(conn, aid, actor="ann")    # a fresh draw covers the new drafts
+        bulk.bulk_approve(conn, aid, expected=state.candidates, actor=Actor("ann", role="admin"))
+    state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))    # a fresh draw covers the new drafts
     assert state.sample and state.unopened
