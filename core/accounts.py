@@ -82,14 +82,12 @@ def add_user(conn, *, username: str, role: str, password: str | None = None, dis
     (its e-mail)."""
     username, email = _clean(username, role, email)
     with db.write_transaction(conn):
-        first = needs_first_admin(conn)
-        if first:
-            if role != "admin":
-                raise ConfigError("The first account must be an admin (it adds the others).")
-        elif actor is None:
-            raise Forbidden("FairMark has its first admin already: sign in as an admin to add users.")
-        else:
+        if actor is not None:
             require(actor, "users")
+        elif not needs_first_admin(conn):
+            raise Forbidden("FairMark has its first admin already: sign in as an admin to add users.")
+        elif role != "admin":
+            raise ConfigError("The first account must be an admin (it adds the others).")
         if password is None and email is None:
             raise ConfigError("A user needs a password, an e-mail for institutional sign-in, or both.")
         hashed = hash_password(password) if password is not None else None
