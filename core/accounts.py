@@ -220,7 +220,7 @@ def _token_hash(token: str) -> str:
 def resume(conn, token: str | None, *, settings: Settings | None = None) -> Actor | None:
     """The Actor of a session cookie, or None when it is unknown, ended, idle too long, too old
     or its account deactivated (an expired session is ended for good)."""
-    if not token:
+    if not isinstance(token, str) or not token:
         return None
     settings = settings or load_settings()
     digest = _token_hash(token)
@@ -245,7 +245,7 @@ def session_expires(settings: Settings | None = None) -> datetime:
 
 
 def sign_out(conn, token: str | None) -> None:
-    if token:
+    if isinstance(token, str) and token:
         users_db.end_session(conn, _token_hash(token))
 
 

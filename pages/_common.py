@@ -27,6 +27,7 @@ from core.access import Actor
 from core.errors import NotSignedIn
 from core.settings import Settings, load_settings
 from core.text import escape_markdown
+from pages import _signin
 
 ADDRESS_KEYS = ("course", "assignment", "item", "run")
 
@@ -142,8 +143,6 @@ def show_error(error) -> None:
 
 def sign_in(conn) -> Actor:
     """app.py's gate: the signed-in Actor for this run, else the sign-in form (and the page stops)."""
-    from pages import _signin
-
     me = _signin.current(conn)
     _signin.cookie_sync()  # after a sign-in or sign-out: the browser's cookie follows
     if me is None:
@@ -157,9 +156,7 @@ def actor() -> Actor:
     """The signed-in user (core functions take it as `actor=`)."""
     if getattr(_shell, "active", False) and getattr(_shell, "actor", None) is not None:
         return _shell.actor
-    from pages import _signin  # a widget callback: check the session again
-
-    me = _signin.current(connect())
+    me = _signin.current(connect())  # a widget callback: check the session again
     if me is None:
         raise NotSignedIn("Your session has ended: sign in again.")
     return me
@@ -282,7 +279,5 @@ def sidebar(conn, pages: dict | None = None, needs: dict | None = None) -> None:
 
 
 def _who(me: Actor) -> None:
-    from pages import _signin
-
     st.caption(md(f"Signed in as {me.display_name} ({me.role_label})"))
     st.button("Sign out", key="sign_out", on_click=_signin.sign_out, args=(me,))

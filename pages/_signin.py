@@ -13,10 +13,12 @@ from datetime import datetime, timedelta, timezone
 
 import streamlit as st
 
+import db
 from core import accounts
 from core.access import Actor
 from core.errors import FairMarkError
-from pages import _common
+from core.settings import load_settings
+from core.text import escape_markdown
 
 COOKIE = "fairmark_session"
 TOKEN = "_session_token"
@@ -42,13 +44,22 @@ def _oidc_claims() -> dict | None:
         return None
 
 
+def _cookie() -> str | None:
+    """The session cookie the browser sent when this Streamlit session opened (a refresh, a link)."""
+    try:
+        value = st.context.cookies.get(COOKIE)
+    except (AttributeError, RuntimeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
 def current(conn) -> Actor | None:
     """The signed-in Actor of this browser session, read fresh (role, grants, expiry): the
     session's token (this Streamlit session's, else the cookie a refresh sent), else the
     institution's identity from st.login."""
     token = st.session_state.get(TOKEN)
     if token is None and not st.session_state.get("_signed_out"):
-        token = st.context.cookies.get(COOKIE)
+        token = _cookie()
     actor = accounts.resume(conn, token)
     if actor is not None:
         st.session_state[TOKEN] = token
@@ -63,12 +74,16 @@ def current(conn) -> Actor | None:
     return None
 
 
+def _error(error) -> None:
+    st.error(escape_markdown(str(error)))  # may quote what was typed
+
+
 def form(conn) -> None:
     """The sign-in form (or, on a fresh database, the first admin's), then stop the page."""
     st.title("FairMark")
     error = st.session_state.pop("_signin_error", None)
     if error:
-        _common.show_error(error)
+        _error(error)
     if accounts.needs_first_admin(conn):
         _first_admin(conn)
     else:
@@ -90,7 +105,7 @@ def _password_form(conn) -> None:
         try:
             _, token = accounts.sign_in(conn, name, password)
         except FairMarkError as e:
-            _common.show_error(e)
+            _error(e)
             return
         _signed_in(token)
 
@@ -112,7 +127,7 @@ def _first_admin(conn) -> None:
         try:
             _, token = accounts.first_admin(conn, username=name, password=password, display_name=display)
         except FairMarkError as e:
-            _common.show_error(e)
+            _error(e)
             return
         _signed_in(token)
 
@@ -139,7 +154,7 @@ def cookie_sync() -> None:
         cookies = stx.CookieManager(key="fm_cookie_manager")
         if token is not None:
             cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict",
-                        expires_at=datetime.now(timezone.utc) + timedelta(hours=_common.settings().session_max_hours))
+                        expires_at=datetime.now(timezone.utc) + timedelta(hours=load_settings().session_max_hours))
         elif COOKIE in (cookies.cookies or {}):
             cookies.delete(COOKIE, key="fm_cookie_delete")
 
@@ -148,7 +163,7 @@ def sign_out(actor: Actor) -> None:
     """The sidebar's Sign out (a button callback): end the server-side session, forget this
     browser session's state, and delete the cookie (even if that fails, its token opens nothing
     any more)."""
-    accounts.sign_out(_common.connect(), st.session_state.get(TOKEN))
+    accounts.sign_out(db.connect(load_settings().db_path), st.session_state.get(TOKEN))
     for key in list(st.session_state):
         st.session_state.pop(key, None)
     st.session_state["_signed_out"] = True

@@ -130,3 +130,15 @@ def test_every_sql_statement_lives_in_db():
 def test_the_sql_finder_finds_sql():
     tree = ast.parse('x = "SELECT id FROM t"\ny = f"UPDATE t SET a = {1}"\nz = "Select the best answer"\n')
     assert [line for line, _ in _sql_literals(tree)] == [1, 2]
+
+
+# Pages read a course's data only through core, where the signed-in actor is checked (issue 13):
+# the database package itself (connect, now) is all they take from db/.
+PAGES_MAY_IMPORT_FROM_DB = {"db"}
+
+
+def test_pages_read_course_data_only_through_core():
+    graph = _graph()
+    leaks = {name: sorted(m for m in targets if m.startswith("db") and m not in PAGES_MAY_IMPORT_FROM_DB)
+             for name, targets in graph.items() if name == "app" or name.startswith("pages")}
+    assert not {k: v for k, v in leaks.items() if v}, leaks

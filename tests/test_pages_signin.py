@@ -1,0 +1,168 @@
+"""Sign-in and roles in the app (issue 13, AppTest): signed out, every page is the sign-in form;
+the first visit of a fresh database creates the admin; lockout; an instructor cannot open
+another course's item by its address; a coordinator reads without approving, editing or
+releasing; a teaching assistant cannot release; the audit log names the signed-in user."""
+from __future__ import annotations
+
+import pytest
+
+import factories as f
+from db import reviews
+from shown import plain
+
+PAGE_FILES = ["pages/home.py", "pages/upload.py", "pages/assess.py", "pages/calibrate.py", "pages/review.py",
+              "pages/release.py", "pages/student.py", "pages/compare.py", "pages/lessons.py", "pages/lesson_review.py",
+              "pages/agreement.py", "pages/fairness.py", "pages/costs.py", "pages/ai_quality.py",
+              "pages/learning.py", "pages/settings.py"]
+HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
+
+
+def text_of(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader")
+             for e in getattr(at, kind)]
+    return plain(" ".join(str(p) for p in parts))
+
+
+@pytest.fixture
+def two_courses(conn):
+    """Course A and course B, each with one drafted item."""
+    out = {}
+    for name in ("A", "B"):
+        c = f.course(conn, f"Course {name}")
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name=f"Pupil {name}"),
+                           text=f"Pupil {name} wrote about temperature and bias in language models.")
+        f.draft(conn, sid, HIGH)
+        out[name] = {**c, "item": sid}
+    f.user(conn, "admin", "admin")  # the database has its admin: no first-visit form
+    return out
+
+
+def item_page(app_test, c, sid, **who):
+    at = app_test("pages/review.py", **who)
+    at.query_params["item"] = str(sid)
+    return at.run()
+
+
+@pytest.mark.parametrize("page", PAGE_FILES)
+def test_signed_out_every_page_shows_only_the_sign_in_form(app_test, conn, two_courses, page):
+    at = app_test(page, signed_in=False).run()
+    assert not at.exception, at.exception
+    assert [t.label for t in at.text_input] == ["User name", "Password"]
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert "Pupil" not in text_of(at) and not at.sidebar.selectbox and not at.dataframe
+
+
+def test_a_deep_link_survives_the_sign_in(app_test, conn, two_courses):
+    b = two_courses["B"]
+    f.user(conn, "ines", "instructor", courses=[b["course_id"]])
+    at = app_test("pages/review.py", signed_in=False)
+    at.query_params["item"] = str(b["item"])
+    at.run()
+    at.text_input(key="signin_name").input("ines")
+    at.text_input(key="signin_password").input(f.PASSWORD)
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert "Pupil B wrote about temperature" in text_of(at) or any(
+        "Pupil B wrote" in str(t.value) for t in at.text)
+    assert str(at.query_params["item"][0] if isinstance(at.query_params["item"], list) else at.query_params["item"]) \
+        == str(b["item"])
+
+
+def test_first_visit_of_a_fresh_database_creates_the_admin(app_test, conn):
+    at = app_test(signed_in=False).run()
+    assert "no users yet" in text_of(at)
+    at.text_input(key="first_name").input("anna")
+    at.text_input(key="first_display").input("Anna Berg")
+    at.text_input(key="first_password").input("a long enough secret")
+    at.text_input(key="first_again").input("a long enough secret")
+    at.button[0].click().run()
+    assert not at.exception, at.exception
+    assert "Signed in as Anna Berg (admin)" in plain(" ".join(str(c.value) for c in at.sidebar.caption))
+    row = conn.execute("SELECT username, role, password_hash FROM users").fetchone()
+    assert row[0] == "anna" and row[1] == "admin" and row[2].startswith("$argon2id$")
+    assert "a long enough secret" not in open(conn.execute("PRAGMA database_list").fetchone()[2], "rb").read() \
+        .decode("latin-1")
+
+
+def test_wrong_passwords_slow_down_then_lock_the_name(app_test, conn, two_courses):
+    f.user(conn, "tom", "ta", courses=[two_courses["A"]["course_id"]])
+    conn.execute("UPDATE signin_failures SET locked_until = NULL")
+    at = app_test(signed_in=False).run()
+    for attempt in range(5):
+        conn.execute("UPDATE signin_failures SET locked_until = NULL WHERE failures < 5")  # skip the short waits
+        at.text_input(key="signin_name").input("tom")
+        at.text_input(key="signin_password").input(f"wrong {attempt}")
+        at.button[0].click().run()
+        assert "the name or the password is not right" in text_of(at) or "try again" in text_of(at)
+    at.text_input(key="signin_password").input(f.PASSWORD)  # the right one, too late
+    at.button[0].click().run()
+    assert "locked" in text_of(at)
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert f.PASSWORD not in text_of(at)
+
+
+def test_an_instructor_cannot_open_another_courses_item_by_its_address(app_test, conn, two_courses):
+    a, b = two_courses["A"], two_courses["B"]
+    f.user(conn, "ines", "instructor", courses=[a["course_id"]])
+    at = item_page(app_test, a, b["item"], user="ines", role="instructor")
+    assert not at.exception, at.exception
+    shown = text_of(at) + " ".join(str(t.value) for t in at.text)
+    assert "Pupil B" not in shown
+    assert [o for o in at.sidebar.selectbox(key="_pick_course").options] == ["Course A"]
+    assert reviews.get_review(conn, b["item"]) is None           # nothing opened, nothing written
+
+
+def test_a_coordinator_reads_an_item_but_cannot_approve_edit_or_release(app_test, conn, two_courses):
+    a = two_courses["A"]
+    at = item_page(app_test, a, a["item"], user="cora", role="coordinator", courses=[a["course_id"]])
+    assert not at.exception, at.exception
+    assert "Read only: your role (coordinator)" in text_of(at)
+    labels = {b.label for b in at.button}
+    assert not labels & {"Approve", "Save", "Reject", "Regenerate"}
+    assert "Pupil A" not in text_of(at) + " ".join(str(t.value) for t in at.text)  # pseudonyms only
+    assert reviews.get_review(conn, a["item"]) is None            # looking does not open it
+    at = app_test("pages/release.py", user="cora", role="coordinator", courses=[a["course_id"]])
+    at.session_state["course_id"], at.session_state["assignment_id"] = a["course_id"], a["assignment_id"]
+    at.run()
+    assert "Your role (coordinator) may not release feedback" in text_of(at)
+    assert not [b for b in at.button if b.label.startswith("Release")]
+
+
+def test_a_coordinator_granted_names_sees_them(app_test, conn, two_courses):
+    a = two_courses["A"]
+    at = item_page(app_test, a, a["item"], user="cora", role="coordinator", courses=[a["course_id"]], names=True)
+    assert "Pupil A" in text_of(at) + " ".join(str(t.value) for t in at.text)
+
+
+def test_a_teaching_assistant_reviews_but_cannot_release(app_test, conn, two_courses):
+    a = two_courses["A"]
+    at = item_page(app_test, a, a["item"], user="tom", role="ta", courses=[a["course_id"]])
+    assert not at.exception, at.exception
+    assert any(b.label.startswith("Approve") for b in at.button)
+    at = app_test("pages/release.py", user="tom", role="ta", courses=[a["course_id"]])
+    at.session_state["course_id"], at.session_state["assignment_id"] = a["course_id"], a["assignment_id"]
+    at.run()
+    assert "Your role (teaching assistant) may not release feedback" in text_of(at)
+    menu = [link.label for link in at.sidebar.get("page_link")]
+    assert "Review" in menu and "Release" not in menu and "Settings" not in menu
+
+
+def test_the_audit_log_names_the_signed_in_user_and_role(app_test, conn, two_courses):
+    a = two_courses["A"]
+    at = item_page(app_test, a, a["item"], user="ines", role="instructor", courses=[a["course_id"]])
+    approve = next(b for b in at.button if b.label.startswith("Approve"))
+    approve.click().run()
+    assert not at.exception, at.exception
+    rows = conn.execute("SELECT a.actor, a.role, u.username FROM audit_log a JOIN users u ON u.id = a.user_id "
+                        "WHERE a.submission_id = ? AND a.action = 'approve'", [a["item"]]).fetchall()
+    assert rows == [("ines", "instructor", "ines")]
+
+
+def test_sign_out_ends_the_session(app_test, conn, two_courses):
+    at = app_test("pages/home.py").run()
+    token = at.session_state["_session_token"]
+    at.sidebar.button(key="sign_out").click().run()
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert conn.execute("SELECT ended_at IS NOT NULL FROM sessions").fetchall() == [(1,)]
+    from core import accounts
+    assert accounts.resume(conn, token) is None
