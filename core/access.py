@@ -130,10 +130,12 @@ def scope_for(conn, actor: Actor, scope: Scope, action: str = "dashboards") -> S
     """A dashboard scope the actor may see: one assignment or course is checked; "all courses"
     becomes the courses granted (an admin's stays every course)."""
     require(actor, action)
-    if scope.kind == "assignment" and scope.assignment_id:
-        check(conn, actor, action, assignment=scope.assignment_id)
-    elif scope.kind == "course" and scope.course_id:
-        check(conn, actor, action, course=scope.course_id)
+    kind, ident = {"assignment": ("assignment", scope.assignment_id), "course": ("course", scope.course_id)}.get(
+        scope.kind, (None, None))
+    if kind and ident:
+        course_id = ownership.course_of(conn, kind, ident)
+        if course_id is not None:  # an id that does not exist shows an empty view: there is nothing to see
+            require(actor, action, course_id=course_id)
     elif scope.kind == "all" and not actor.all_courses:
         return replace(scope, courses=tuple(actor.course_ids()))
     return scope

@@ -96,7 +96,7 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
 
 
 def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
-               page: int = 0, page_size: int = 50) -> dict:
+               page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     out = queue.queue(conn, assignment_id, flt, page=page, page_size=page_size)
     if not access.sees_names(actor, course_id):

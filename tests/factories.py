@@ -125,5 +125,5 @@ def cleared_config(conn, provider: str = "openai", *, actor: str = "test admin")
     defn = ai_config.current(provider)
     h = ai_config.config_hash(defn)
     evals_db.record_config(conn, h, defn, used_by=actor, used_for="test")
-    gate.override(conn, h, actor=actor, reason="a test about something else than the eval gate")
+    gate.override(conn, h, actor=Actor(actor, role="admin"), reason="a test about something else than the eval gate")
     return h

@@ -36,7 +36,7 @@ def blind_all(conn, c, sids, score=lambda i: 2, rater="ann"):
     for i, sid in enumerate(sids):
         if not calibration.in_set(conn, sid):
             calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor=rater, at="2025-01-01")
-        blind.save(conn, sid, scores(score(i)), actor=rater)
+        blind.save(conn, sid, scores(score(i)), actor=Actor(rater, role="admin"))
 
 
 # --- the set ---------------------------------------------------------------------------------
@@ -80,12 +80,12 @@ def test_a_pending_item_is_hidden_from_queue_open_and_bulk_until_scored_blind(co
     with pytest.raises(GateError, match="score it blind on the Calibrate page"):
         actions.open_item(conn, hidden, actor=Actor("ann", role="admin"))
     assert bulk.sample_state(conn, aid, actor=Actor("test", role="admin")).candidates == 5
-    seen = blind.for_rater(conn, hidden, "ann")
+    seen = blind.for_rater(conn, hidden, actor=Actor("ann", role="admin"))
     assert not seen["scored"] and "ai" not in seen and "others" not in seen  # nothing of the AI, not even keys
     blind.save(conn, hidden, scores(1), actor=Actor("ann", role="admin"))
     assert hidden in {r["id"] for r in queue.queue(conn, aid)["rows"]}
     assert actions.open_item(conn, hidden, actor=Actor("ann", role="admin"))["scores"] == scores(2)
-    seen = blind.for_rater(conn, hidden, "ann")
+    seen = blind.for_rater(conn, hidden, actor=Actor("ann", role="admin"))
     assert seen["mine"] == scores(1) and seen["ai"]["comment"] == "AI COMMENT 0" and seen["others"] == {}
 
 
@@ -98,10 +98,10 @@ def test_blind_scores_are_final_complete_and_per_teacher(conn):
     blind.save(conn, sids[0], scores(2), actor=Actor("ann", role="admin"))
     with pytest.raises(ConflictError, match="final"):
         blind.save(conn, sids[0], scores(3), actor=Actor("ann", role="admin"))
-    bob = blind.for_rater(conn, sids[0], "bob")
+    bob = blind.for_rater(conn, sids[0], actor=Actor("bob", role="admin"))
     assert not bob["scored"] and "others" not in bob  # a second teacher does not see Ann's scores first
     blind.save(conn, sids[0], scores(3), actor=Actor("bob", role="admin"))
-    assert blind.for_rater(conn, sids[0], "bob")["others"] == {"ann": scores(2)}
+    assert blind.for_rater(conn, sids[0], actor=Actor("bob", role="admin"))["others"] == {"ann": scores(2)}
     with pytest.raises(Exception, match="not in a calibration set"):
         blind.save(conn, sids[1], scores(2), actor=Actor("ann", role="admin"))
     assert [h["action"] for h in calibration_audit(conn)] == ["draw_calibration", "calibration_score",
@@ -192,7 +192,7 @@ def test_bulk_approved_items_change_no_agreement_figure(conn, monkeypatch):
                 readiness.readiness(conn, aid, actor=Actor("test", role="admin"))["criteria"][0]["qwk"])
 
     before = figures()
-    monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id: None)  # the gate is tested above
+    monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id, **_: None)  # the gate is tested above
     state = bulk.draw_sample(conn, aid, actor=Actor("ann", role="admin"))
     for s in state.sample:
         actions.open_item(conn, s["submission_id"], actor=Actor("ann", role="admin"))

@@ -23,10 +23,9 @@ def seeded(conn, n=6):
 
 
 def page(app_test, c, path="pages/calibrate.py", actor=Actor("ann", role="admin")):
-    at = app_test(path)
+    at = app_test(path, user=str(actor))
     at.session_state["course_id"] = c["course_id"]
     at.session_state["assignment_id"] = c["assignment_id"]
-    at.session_state["actor"] = actor
     return at.run()
 
 

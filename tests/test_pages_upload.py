@@ -57,8 +57,8 @@ def test_preview_then_import_without_rejected_rows_persists_in_the_db(app_test, 
 
 def test_reject_whole_file_writes_nothing(app_test, conn):
     demo.load_demo(conn, actor=Actor("test", role="admin"))
-    before = submissions.table_counts(conn)
     at = _staged(app_test)
+    before = submissions.table_counts(conn)
     assert at.radio(key="up_mode").value == "all_or_nothing"
     _button(at, "Import").click().run()
     assert "Nothing was imported: 1 row(s) were rejected" in at.error[0].value

@@ -89,14 +89,14 @@ def test_teachers_see_pairs_without_labels_and_the_results_count_b(conn, db_path
     pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     b_left = {p["id"]: p["b_on_left"] for p in cmp_db.pairs(conn, cid)}
     for teacher in ("Ms T", "Mr U"):
-        while (pair := pairwise.next_pair(conn, cid, teacher, actor=Actor("test", role="admin"))) is not None:
+        while (pair := pairwise.next_pair(conn, cid, actor=Actor(teacher, role="admin"))) is not None:
             assert set(pair) == {"pair_id", "position", "submission_id", "submission", "left_comment", "right_comment"}
             assert {pair["left_comment"], pair["right_comment"]} == {A_TEXT, B_TEXT}
             assert (pair["left_comment"] == B_TEXT) == bool(b_left[pair["pair_id"]])
             # Ms T always prefers B's text (wherever it is); Mr U always picks the left side.
             side = ("left" if pair["left_comment"] == B_TEXT else "right") if teacher == "Ms T" else "left"
-            pairwise.choose(conn, pair["pair_id"], teacher=teacher, level=side, pedagogy="tie" if teacher == "Mr U"
-                            else side, actor=Actor("test", role="admin"))
+            pairwise.choose(conn, pair["pair_id"], level=side, pedagogy="tie" if teacher == "Mr U"
+                            else side, actor=Actor(teacher, role="admin"))
     r = pairwise.results(conn, cid, actor=Actor("test", role="admin"))
     lefts = sum(b_left.values())
     level = r["by_dimension"]["level"]
@@ -119,7 +119,7 @@ def test_offline_the_judge_does_not_run_and_agreement_says_so(conn, db_path, var
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=3,
                           provider="offline", actor=Actor("C", role="admin"))
     pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))          # both configurations offline: judge not run
-    pair = pairwise.next_pair(conn, cid, "Ms T", actor=Actor("test", role="admin"))
+    pair = pairwise.next_pair(conn, cid, actor=Actor("Ms T", role="admin"))
     pairwise.choose(conn, pair["pair_id"], actor=Actor("Ms T", role="admin"), level="tie", pedagogy="right")
     j = pairwise.results(conn, cid, actor=Actor("test", role="admin"))["judge"]
     assert j["agreement"] is None and j["not_run"] == 1 and not j["trusted"]
@@ -131,14 +131,13 @@ def test_the_compare_page_hides_the_sides_and_shows_the_results_at_the_end(conn,
                           provider="offline", actor=Actor("C", role="admin"))
     a, b = _llms()
     pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
-    at = app_test("pages/compare.py")
-    at.session_state["actor"] = "Ms T"
+    at = app_test("pages/compare.py", user="ms.t")
     at.run()
     assert not at.exception
     page_text = " ".join(str(e.value) for e in at.markdown) + " ".join(str(e.value) for e in at.caption)
     assert "warmer" not in page_text and cmp_db.get(conn, cid)["config_b"] not in page_text
     for _ in range(2):
-        pid = pairwise.next_pair(conn, cid, "Ms T", actor=Actor("test", role="admin"))["pair_id"]
+        pid = pairwise.next_pair(conn, cid, actor=Actor("ms.t", role="admin"))["pair_id"]
         at.radio(key=f"cmp_level_{pid}").set_value("left")
         at.radio(key=f"cmp_pedagogy_{pid}").set_value("right")
         next(b for b in at.button if b.label == "Save and next pair").click().run()

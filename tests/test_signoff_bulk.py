@@ -17,7 +17,7 @@ def calibrated(monkeypatch):
     (test_calibration.py tests that bulk approval is off below the bar)."""
     from core.calibration import readiness
 
-    monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id: None)
+    monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id, **_: None)
 
 
 def test_bulk_approve_requires_opened_stratified_sample(conn, course):
