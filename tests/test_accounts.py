@@ -1,0 +1,171 @@
+"""Identity (issue 13): Argon2id hashes, waits and lockout, sessions that expire, the first admin,
+and the institutional sign-in's mapping from OpenID Connect claims to a FairMark user."""
+from __future__ import annotations
+
+import pytest
+
+import factories as f
+from core import accounts
+from core.errors import ConfigError, ConflictError, Forbidden, NotSignedIn
+from core.settings import load_settings
+
+
+def stamp_ago(seconds: float) -> str:
+    from datetime import timedelta
+
+    return accounts._stamp(accounts._now() - timedelta(seconds=seconds))
+
+
+def test_the_first_account_is_an_admin_and_only_admins_add_users_after_it(conn):
+    with pytest.raises(ConfigError, match="first account must be an admin"):
+        accounts.add_user(conn, username="tom", role="ta", password="long enough pw")
+    accounts.add_user(conn, username="anna", role="admin", password="long enough pw")
+    with pytest.raises(Forbidden, match="first admin already"):
+        accounts.add_user(conn, username="eve", role="admin", password="long enough pw")
+    ta = f.user(conn, "tom", "ta")
+    with pytest.raises(Forbidden, match=r"Your role \(teaching assistant\) may not manage users"):
+        accounts.add_user(conn, username="eve", role="admin", password="long enough pw", actor=ta)
+    with pytest.raises(ConflictError):
+        accounts.add_user(conn, username="TOM", role="ta", password="long enough pw", actor=f.actor())
+    with pytest.raises(ConfigError, match="at least 10"):
+        accounts.add_user(conn, username="short", role="ta", password="short", actor=f.actor())
+
+
+def test_passwords_are_argon2id_hashes_never_the_password(conn, db_path):
+    accounts.add_user(conn, username="anna", role="admin", password="my very secret words")
+    stored = conn.execute("SELECT password_hash FROM users").fetchone()[0]
+    assert stored.startswith("$argon2id$")
+    conn.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    assert b"my very secret words" not in db_path.read_bytes()
+    actor, token = accounts.sign_in(conn, "anna", "my very secret words")
+    assert actor.role == "admin" and actor.all_courses
+    assert conn.execute("SELECT COUNT(*) FROM sessions WHERE token_hash = ?", [token]).fetchone()[0] == 0
+    assert token.encode() not in db_path.read_bytes()
+
+
+def test_a_failed_sign_in_never_says_which_part_was_wrong(conn):
+    f.user(conn, "anna", "admin")
+    with pytest.raises(NotSignedIn) as known:
+        accounts.sign_in(conn, "anna", "wrong password")
+    with pytest.raises(NotSignedIn) as unknown:
+        accounts.sign_in(conn, "nobody", "wrong password")
+    assert str(known.value) == str(unknown.value) == accounts.SIGNIN_FAILED
+    assert "wrong password" not in str(known.value)
+
+
+def test_failures_make_the_next_try_wait_then_lock_the_name(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_AFTER", "4")
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_MINUTES", "15")
+    f.user(conn, "anna", "admin")
+    with pytest.raises(NotSignedIn, match="not right"):
+        accounts.sign_in(conn, "anna", "wrong 1")           # the first failure: no wait
+    with pytest.raises(NotSignedIn, match="not right"):
+        accounts.sign_in(conn, "anna", "wrong 2")           # the second: the next try waits 1 s
+    with pytest.raises(NotSignedIn, match=r"try again in \d+ second"):
+        accounts.sign_in(conn, "anna", f.PASSWORD)          # refused without checking the password
+    for n in (3, 4):
+        conn.execute("UPDATE signin_failures SET locked_until = ?", [stamp_ago(1)])
+        with pytest.raises(NotSignedIn):
+            accounts.sign_in(conn, "anna", f"wrong {n}")
+    with pytest.raises(NotSignedIn, match="locked for 15 more minute"):
+        accounts.sign_in(conn, "anna", f.PASSWORD)
+    conn.execute("UPDATE signin_failures SET locked_until = ?", [stamp_ago(1)])   # the lock has run out
+    actor, _ = accounts.sign_in(conn, "anna", f.PASSWORD)
+    assert str(actor) == "anna"
+    assert conn.execute("SELECT COUNT(*) FROM signin_failures").fetchone()[0] == 0
+
+
+def test_an_unknown_name_is_slowed_down_like_a_known_one(conn):
+    for n in range(2):
+        with pytest.raises(NotSignedIn):
+            accounts.sign_in(conn, "ghost", f"guess {n}")
+    with pytest.raises(NotSignedIn, match="try again"):
+        accounts.sign_in(conn, "ghost", "guess 3")
+
+
+def test_sessions_end_when_idle_too_old_signed_out_or_deactivated(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_SESSION_IDLE_MINUTES", "30")
+    monkeypatch.setenv("FAIRMARK_SESSION_MAX_HOURS", "8")
+    tom = f.user(conn, "tom", "ta")
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    assert accounts.resume(conn, token) == tom
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(29 * 60)])
+    assert accounts.resume(conn, token) is not None                       # a click within the idle time
+    assert conn.execute("SELECT last_seen_at FROM sessions").fetchone()[0] > stamp_ago(5)   # ... renews it
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.resume(conn, token) is None                           # idle too long: ended for good
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(0)])
+    assert accounts.resume(conn, token) is None
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    conn.execute("UPDATE sessions SET created_at = ? WHERE ended_at IS NULL", [stamp_ago(8 * 3600 + 1)])
+    assert accounts.resume(conn, token) is None                           # older than the longest session
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    accounts.sign_out(conn, token)
+    assert accounts.resume(conn, token) is None
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    accounts.set_active(conn, tom.user_id, False, actor=f.actor())
+    assert accounts.resume(conn, token) is None
+    with pytest.raises(NotSignedIn, match="deactivated"):
+        accounts.sign_in(conn, "tom", f.PASSWORD)
+    assert accounts.resume(conn, "a guessed token") is None
+
+
+def test_a_changed_role_or_grant_applies_at_the_next_click(conn):
+    c = f.course(conn)
+    tom = f.user(conn, "tom", "ta")
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    assert not accounts.resume(conn, token).has_course(c["course_id"])
+    accounts.grant(conn, tom.user_id, course_id=c["course_id"], actor=f.actor())
+    accounts.set_role(conn, tom.user_id, "instructor", actor=f.actor())
+    again = accounts.resume(conn, token)
+    assert again.role == "instructor" and again.has_course(c["course_id"])
+
+
+def test_a_department_grant_covers_its_courses(conn):
+    c = f.course(conn, "Physics 1")
+    conn.execute("UPDATE courses SET department = 'Physics' WHERE id = ?", [c["course_id"]])
+    other = f.course(conn, "History 1")
+    cora = f.user(conn, "cora", "coordinator")
+    accounts.grant(conn, cora.user_id, department="Physics", sees_names=True, actor=f.actor())
+    cora = accounts.actor_of(conn, "cora")
+    assert cora.has_course(c["course_id"]) and not cora.has_course(other["course_id"])
+    assert cora.courses[c["course_id"]] is True
+
+
+@pytest.mark.parametrize("claims, expected", [
+    ({"is_logged_in": True, "email": "Anna.Berg@Uni.example", "email_verified": True, "name": "Anna Berg",
+      "iss": "https://login.example"}, ("anna", "instructor")),
+    # Microsoft Entra ID: no `email` claim, the UPN in preferred_username
+    ({"is_logged_in": True, "preferred_username": "anna.berg@uni.example", "name": "Anna Berg"},
+     ("anna", "instructor")),
+    ({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": "true"}, ("anna", "instructor")),
+])
+def test_oidc_claims_map_to_the_fairmark_user_with_that_email(conn, claims, expected):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    actor = accounts.oidc_actor(conn, accounts.Claims.of(claims))
+    assert (str(actor), actor.role, actor.via) == (*expected, "oidc")
+
+
+@pytest.mark.parametrize("claims, message", [
+    ({"is_logged_in": True, "name": "No Mail"}, "sent no e-mail"),
+    ({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": False}, "not verified"),
+    ({"is_logged_in": True, "email": "stranger@uni.example", "email_verified": True}, "No active FairMark account"),
+])
+def test_oidc_claims_without_a_verified_known_email_are_refused(conn, claims, message):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    with pytest.raises(NotSignedIn, match=message):
+        accounts.oidc_actor(conn, accounts.Claims.of(claims))
+
+
+def test_an_institution_only_account_cannot_sign_in_with_a_password(conn):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna@uni.example", actor=f.actor())
+    with pytest.raises(NotSignedIn, match="not right"):
+        accounts.sign_in(conn, "anna", "")
+
+
+def test_settings_default_to_an_hour_idle_and_five_failures():
+    s = load_settings()
+    assert (s.session_idle_minutes, s.session_max_hours, s.signin_lock_after, s.signin_lock_minutes) == (60, 12, 5, 15)
