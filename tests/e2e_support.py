@@ -23,6 +23,31 @@ ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--
 TIMEOUT_MS = 60_000
 
 
+USER, PASSWORD = "e2e.teacher", "e2e teacher's password"
+COOKIE = "fairmark_session"
+
+
+def add_user(db_path, name: str, role: str, env: dict | None = None, password: str = PASSWORD) -> None:
+    """An account made with the command line before the server starts, as an operator would
+    (`python -m core user add`); an existing one is kept."""
+    env = dict(env or os.environ, FAIRMARK_DB=str(db_path))
+    done = subprocess.run([sys.executable, "-m", "core", "user", "add", name, "--role", role, "--password-stdin"],
+                          input=password + "\n", text=True, capture_output=True, cwd=ROOT, env=env)
+    assert done.returncode == 0 or "exists already" in done.stdout, done.stdout + done.stderr
+
+
+def sign_in(page, url: str, user: str = USER, password: str = PASSWORD) -> None:
+    """Sign in through the form (every page shows it to a visitor who has not signed in) and
+    wait until the browser holds the session cookie: later addresses open signed in."""
+    page.goto(url)
+    page.get_by_label("User name").fill(user)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Sign in").click()
+    page.wait_for_selector(MENU, timeout=TIMEOUT_MS)
+    page.wait_for_function(f"() => document.cookie.includes('{COOKIE}=')", timeout=TIMEOUT_MS)
+    idle(page)
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -36,8 +61,8 @@ def streamlit_server(db_path, log_dir: Path):
     # Never a real key or the developer's settings, even from a module-scoped fixture (set up
     # before conftest's per-test environment isolation).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
-    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_ACTOR="e2e teacher",
-               FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"))
+    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"))
+    add_user(db_path, USER, "admin", env)
     log_path = Path(log_dir) / f"streamlit-{port}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(
@@ -82,9 +107,12 @@ def chromium():
             b.close()
 
 
-def new_page(browser, width: int = 1440, height: int = 1200, **kw):
+def new_page(browser, width: int = 1440, height: int = 1200, *, signed_in_at: str | None = None, **kw):
+    """A page in a new browser context (its own cookies); `signed_in_at`: signed in there first."""
     page = browser.new_context(viewport={"width": width, "height": height}, **kw).new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    if signed_in_at:
+        sign_in(page, signed_in_at)
     return page
 
 

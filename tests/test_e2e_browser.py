@@ -34,7 +34,7 @@ import db as dbmod
 from core import demo, ingest, runs
 from core.signoff import actions, release
 from db import courses, reviews
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, choose, chromium, idle, item_id, load, nav, new_page,
+from e2e_support import (MENU, ROOT, TIMEOUT_MS, choose, chromium, idle, item_id, load, nav, new_page, sign_in,
                          streamlit_server)
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
@@ -74,6 +74,7 @@ def test_review_release_download_in_chromium(server, browser, db_path, tmp_path)
     ctx = browser.new_context(viewport={"width": 1440, "height": 1200}, accept_downloads=True)
     page = ctx.new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, server)
     page.goto(server)
     page.get_by_role("button", name="Load demo course").click()
     expect(page.get_by_text("Next steps:")).to_be_visible()
@@ -158,6 +159,7 @@ def test_deep_link_as_first_request_still_runs_through_the_app_shell(server, bro
     demo.load_demo(conn, actor=Actor("test", role="admin"))
     page = browser.new_context(viewport={"width": 1280, "height": 900}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, f"{server}/review")   # the deep link is the fresh server's first request
     load(page, f"{server}/review")
     sidebar = page.locator('[data-testid="stSidebar"]')
     expect(sidebar.get_by_text("Course", exact=True)).to_be_visible()
@@ -265,7 +267,7 @@ GAPS = [0.15, 0.6, 0.9, 1.2]
 def test_two_clicks_on_approve_approve_exactly_the_item_on_screen(world, shared_browser, gap):
     index = GAPS.index(gap)
     for mode, sid in zip(("same spot", "whatever Approve is shown"), _undecided(world, 8)[2 * index:2 * index + 2]):
-        page = new_page(shared_browser)
+        page = new_page(shared_browser, signed_in_at=world["url"])
         load(page, f"{world['url']}/review?item={sid}")
         button = page.locator('[class*="st-key-ri_approve_"] button')
         button.scroll_into_view_if_needed()
@@ -295,7 +297,7 @@ def test_a_refused_save_keeps_every_action_button(world, shared_browser):
     from playwright.sync_api import expect
 
     sid = _undecided(world, 9)[-1]
-    page = new_page(shared_browser)
+    page = new_page(shared_browser, signed_in_at=world["url"])
     load(page, f"{world['url']}/review?item={sid}")
     page.wait_for_selector('[class*="st-key-ri_approve_"] button')
     assert {"ri_save", "ri_approve", "ri_reject", "ri_regen"} <= _buttons(page)
@@ -336,7 +338,7 @@ def _sidebar_course(page) -> str:
 def test_a_link_to_another_courses_item_switches_the_sidebar_and_f5_restores_it(world, shared_browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser)
+    page = new_page(shared_browser, signed_in_at=world["url"])
     load(page, f"{world['url']}/review?item={world['item']}")
     assert "Pay :material/skull:" in _sidebar_course(page)
     expect(page.get_by_text("Your version")).to_be_visible()
@@ -363,7 +365,7 @@ def test_a_link_to_another_courses_item_switches_the_sidebar_and_f5_restores_it(
 def test_the_assess_page_keeps_its_course_and_run_after_a_refresh(world, shared_browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser)
+    page = new_page(shared_browser, signed_in_at=world["url"])
     load(page, f"{world['url']}/assess?course={world['course']}")
     expect(page.get_by_text(f"Run {world['run']}: finished")).to_be_visible()
     assert f"run={world['run']}" in page.url
@@ -403,7 +405,7 @@ PAGES = {
 
 @pytest.mark.parametrize("path", list(PAGES))
 def test_user_text_is_shown_as_text_on_every_page(world, shared_browser, path):
-    page = new_page(shared_browser)
+    page = new_page(shared_browser, signed_in_at=world["url"])
     url = f"{world['url']}/{path.format(item=world['item'])}"
     url += ("&" if "?" in url else "?") + f"course={world['course']}&assignment={world['assignment']}"
     load(page, url)
@@ -420,7 +422,7 @@ def test_a_fresh_server_shows_no_file_list_no_deploy_and_fetches_nothing_elsewhe
     path = tmp_path / "fresh.db"
     demo.load_demo(dbmod.connect(path), actor=Actor("test", role="admin"))
     with streamlit_server(path, tmp_path) as url:
-        page = new_page(shared_browser)
+        page = new_page(shared_browser, signed_in_at=url)
         requests: list[str] = []
         page.on("request", lambda r: requests.append(r.url))
         page.goto(url)
@@ -453,6 +455,7 @@ def test_a_calibration_item_stays_hidden_until_scored_blind_in_chromium(server, 
     secret = f"SECRET AI COMMENT {sids.index(sid)}"
     page = browser.new_context(viewport={"width": 1440, "height": 1200}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, server)
 
     page.goto(f"{server}/review?item={sid}")  # a deep link straight to the hidden item
     idle(page)
@@ -534,6 +537,7 @@ def test_a_teacher_completes_a_blind_10_pair_comparison(comparison, server, brow
     note = re.compile(r"Week note \d+\.")
     page = browser.new_context(viewport={"width": 1440, "height": 1100}).new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, server)
     page.goto(server)
     idle(page)
     page.get_by_label("Your name (for the audit log)").fill("Ms Blind")
@@ -591,6 +595,7 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     ctx = browser.new_context(viewport={"width": 1440, "height": 1300}, accept_downloads=True)
     page = ctx.new_page()
     page.set_default_timeout(TIMEOUT_MS)
+    sign_in(page, server)
     page.goto(server)
     idle(page)
     nav(page, "Lessons")
@@ -643,3 +648,116 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
         page.mouse.move(0, 0)
         page.screenshot(path=str(LESSON_SCREENSHOT), full_page=False)
     ctx.close()
+
+
+# ==== Issue 13: sign-in, roles and course scoping in a real browser ================================
+@pytest.fixture(scope="module")
+def campus(tmp_path_factory):
+    """Two courses with drafted items; an instructor and a coordinator of course A, a teaching
+    assistant of course A; accounts made with the command line before the server starts."""
+    from e2e_support import add_user
+
+    tmp = tmp_path_factory.mktemp("e2e_access")
+    path = tmp / "fairmark.db"
+    conn = dbmod.connect(path)
+    import factories as f
+
+    items = {}
+    for name in ("A", "B"):
+        c = f.course(conn, f"Course {name}")
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name=f"Pupil {name}"),
+                           text=f"Pupil {name} wrote that temperature changes how random the answers are.")
+        f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3,
+                            "clarity": 3})
+        items[name] = {"course": c["course_id"], "assignment": c["assignment_id"], "item": sid}
+    conn.close()
+    for user, role in (("ines", "instructor"), ("cora", "coordinator"), ("tom", "ta")):
+        add_user(path, user, role)
+        import subprocess
+        import sys
+        done = subprocess.run([sys.executable, "-m", "core", "user", "grant", user, "--course", "Course A"],
+                              cwd=ROOT, capture_output=True, text=True, env={**os.environ, "FAIRMARK_DB": str(path)})
+        assert done.returncode == 0, done.stderr
+    with streamlit_server(path, tmp) as url:
+        yield {"url": url, "path": path, **items}
+
+
+def _shown(page) -> str:
+    return page.locator('[data-testid="stMain"]').inner_text()
+
+
+def test_signed_out_a_deep_link_shows_only_the_sign_in_form(campus, shared_browser):
+    page = new_page(shared_browser)
+    page.goto(f"{campus['url']}/review?item={campus['A']['item']}")
+    page.get_by_role("button", name="Sign in").wait_for()
+    idle(page)
+    assert "Pupil A" not in _shown(page)
+    assert page.locator(MENU).count() == 0
+    assert page.get_by_label("Password").count() == 1
+    page.context.close()
+
+
+def test_an_instructor_stays_signed_in_across_a_refresh_and_cannot_open_another_courses_item(campus, shared_browser):
+    from playwright.sync_api import expect
+
+    page = new_page(shared_browser)
+    sign_in(page, f"{campus['url']}/review?item={campus['B']['item']}", user="ines")
+    assert "Pupil B" not in _shown(page)
+    expect(page.get_by_text("no access to")).to_be_visible()           # the toast: nothing of it is shown
+    load(page, f"{campus['url']}/review?item={campus['A']['item']}")   # a new tab's worth: the cookie
+    expect(page.get_by_text("Pupil A wrote that temperature").first).to_be_visible()
+    load(page, None)                                                   # F5
+    expect(page.get_by_text("Pupil A wrote that temperature").first).to_be_visible()
+    sidebar = page.locator('[data-testid="stSidebar"]')
+    expect(sidebar.get_by_text("Signed in as ines (instructor)")).to_be_visible()
+    approve(page)
+    idle(page)
+    conn = dbmod.connect(campus["path"])
+    row = conn.execute("SELECT a.actor, a.role, u.username FROM audit_log a JOIN users u ON u.id = a.user_id "
+                       "WHERE a.action = 'approve' AND a.submission_id = ?", [campus["A"]["item"]]).fetchone()
+    assert tuple(row) == ("ines", "instructor", "ines")
+    sidebar.get_by_role("button", name="Sign out").click()
+    page.get_by_role("button", name="Sign in").wait_for()
+    load_signed_out = page.goto(f"{campus['url']}/review?item={campus['A']['item']}")
+    assert load_signed_out is not None
+    page.get_by_role("button", name="Sign in").wait_for()
+    idle(page)
+    assert "Pupil A" not in _shown(page)
+    page.context.close()
+
+
+def test_a_coordinator_reads_but_cannot_approve_and_a_ta_cannot_release(campus, shared_browser):
+    from playwright.sync_api import expect
+
+    page = new_page(shared_browser)
+    sign_in(page, f"{campus['url']}/review?item={campus['A']['item']}", user="cora")
+    expect(page.get_by_text("Read only: your role (coordinator)")).to_be_visible()
+    assert page.locator('[class*="st-key-ri_approve_"] button').count() == 0
+    assert "Pupil A" not in _shown(page)                                  # pseudonyms without a names grant
+    page.context.close()
+    page = new_page(shared_browser)
+    sign_in(page, f"{campus['url']}/release", user="tom")
+    expect(page.get_by_text("Your role (teaching assistant) may not release feedback")).to_be_visible()
+    assert page.locator(MENU).get_by_text("Release", exact=True).count() == 0
+    page.context.close()
+
+
+def test_repeated_wrong_passwords_lock_the_name(campus, shared_browser):
+    from playwright.sync_api import expect
+
+    page = new_page(shared_browser)
+    page.goto(campus["url"])
+    conn = dbmod.connect(campus["path"])
+    for n in range(5):
+        conn.execute("UPDATE signin_failures SET locked_until = NULL WHERE failures < 5")  # skip the short waits
+        page.get_by_label("User name").fill("tom")
+        page.get_by_label("Password").fill(f"wrong guess {n}")
+        page.get_by_role("button", name="Sign in").click()
+        idle(page)
+    page.get_by_label("User name").fill("tom")
+    page.get_by_label("Password").fill("e2e teacher's password")
+    page.get_by_role("button", name="Sign in").click()
+    expect(page.get_by_text("locked for")).to_be_visible()
+    assert page.locator(MENU).count() == 0
+    conn.execute("DELETE FROM signin_failures")
+    page.context.close()
