@@ -3,12 +3,12 @@ what it reads and its answer budget (core.agents.registry), and the submissions'
 (chars / 4 per token), priced with the Settings page's price table."""
 from __future__ import annotations
 
+from core import access
+from core.access import Actor
 from core.agents import evaluator, registry
 from core.llm import effective_settings
 from core.runs import run_config
 from core.settings import Settings
-from core import access
-from core.access import Actor
 from db import courses, llm_calls
 from db import runs as runs_db
 

@@ -23,11 +23,11 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from core import access
+from core.access import Actor
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_commonmark
-from core import access
-from core.access import Actor
 from db import courses, exports
 
 MARKER = "AI-assisted, teacher-approved"

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core.errors import FairMarkError
-from core.export import Export, csv_bytes, safe_name
 from core import access
 from core.access import Actor
+from core.errors import FairMarkError
+from core.export import Export, csv_bytes, safe_name
 from db import courses, exports
 
 MARKER = "analysis only — not for students"

@@ -24,8 +24,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from core import access
 import db
+from core import access
 from core import pipeline, run_engine
 from core.access import Actor
 from core.agents import registry

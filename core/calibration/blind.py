@@ -11,9 +11,9 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core.errors import GateError, NotFound
 from core import access
 from core.access import Actor
+from core.errors import GateError, NotFound
 from db import calibration, courses, drafts, now, write_transaction
 from db.submissions import get_submission
 

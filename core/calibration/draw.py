@@ -16,10 +16,10 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from core.errors import GateError
-from core.signoff.actions import writing
 from core import access
 from core.access import Actor
+from core.errors import GateError
+from core.signoff.actions import writing
 from db import calibration, courses, loads, now
 
 DEFAULT_SIZE = 16

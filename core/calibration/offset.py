@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core import metrics
 from core import access
+from core import metrics
 from core.access import Actor
 from db import analytics, courses
 

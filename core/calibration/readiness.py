@@ -22,12 +22,12 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 from sqlite_utils import Database
 
+from core import access
 from core import metrics
+from core.access import Actor
 from core.calibration import NOT_CALIBRATED
 from core.errors import ConfigError, GateError
 from core.metrics.bootstrap import DEFAULT_BOOT
-from core import access
-from core.access import Actor
 from db import analytics, calibration, courses
 
 MORE_CAP = 500  # beyond this the estimate says "many more"

@@ -14,10 +14,10 @@ configuration, which has to pass (or be overridden) again.
 """
 from __future__ import annotations
 
-from core.errors import GateError, NotFound
-from core.evals import config as ai_config
 from core import access
 from core.access import Actor
+from core.errors import GateError, NotFound
+from core.evals import config as ai_config
 from db import audit
 from db import evals as evals_db
 

@@ -15,10 +15,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from core.errors import FairMarkError
-from core.metrics.bootstrap import percentile_ci
 from core import access
 from core.access import Actor
+from core.errors import FairMarkError
+from core.metrics.bootstrap import percentile_ci
 from db import audit, courses
 from db import learning as learning_db
 

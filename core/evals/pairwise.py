@@ -23,8 +23,8 @@ import threading
 
 import numpy as np
 
-from core import access
 import db
+from core import access
 from core import pipeline
 from core.access import Actor
 from core.agents import Ids, Job, registry

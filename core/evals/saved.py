@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import json
 
+from core import access
+from core.access import Actor
 from core.errors import FairMarkError, NotFound
 from core.evals import DIMENSIONS
 from core.evals.cases import DEFAULT_CHECKS, Case
 from core.pseudonym import Pseudonymizer
-from core import access
-from core.access import Actor
 from db import audit
 from db import evals as evals_db
 from db import ownership

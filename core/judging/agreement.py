@@ -28,10 +28,10 @@ from collections import defaultdict
 
 from sqlite_utils import Database
 
-from core import metrics, triage
-from core.rubric import Rubric
 from core import access
+from core import metrics, triage
 from core.access import Actor
+from core.rubric import Rubric
 from db import analytics, courses, drafts, now, votes
 
 FINE, FLAGGED = 0.80, 0.67

@@ -7,10 +7,10 @@ expert and the teacher judged that text. Binary verdicts: exact agreement, and C
 """
 from __future__ import annotations
 
-from core.metrics.agreement import agreement_from_rows
-from core.offline import LABEL as OFFLINE_LABEL
 from core import access
 from core.access import Actor
+from core.metrics.agreement import agreement_from_rows
+from core.offline import LABEL as OFFLINE_LABEL
 from db import lessons as lessons_db
 
 LEVEL = {"revise": 0, "publish": 1}

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import yaml
 
+from core import access
+from core.access import Actor
 from core.errors import ConflictError
 from core.lessons import rubric, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
-from core import access
-from core.access import Actor
 from db import lessons as lessons_db
 
 FORMATS = ("md", "docx")

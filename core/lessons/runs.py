@@ -10,8 +10,8 @@ from __future__ import annotations
 import logging
 from typing import Callable
 
-from core import access
 import db
+from core import access
 from core import run_engine
 from core.access import Actor
 from core.errors import ConfigError, ConflictError, LLMConfigFault

@@ -12,10 +12,10 @@ silently):
 """
 from __future__ import annotations
 
-from core.errors import ConflictError, FairMarkError
-from core.lessons import tiers
 from core import access
 from core.access import Actor
+from core.errors import ConflictError, FairMarkError
+from core.lessons import tiers
 from db import lessons as lessons_db
 
 VERDICTS = {"publish": "Publishable as uploaded", "revise": "Needed changes before publishing"}

@@ -9,10 +9,10 @@ from __future__ import annotations
 
 import re
 
-from core.lessons import rubric, sections, tiers
-from core.offline import LABEL as OFFLINE_LABEL
 from core import access
 from core.access import Actor
+from core.lessons import rubric, sections, tiers
+from core.offline import LABEL as OFFLINE_LABEL
 from db import lessons as lessons_db
 from db import votes as votes_db
 

@@ -5,12 +5,12 @@ from __future__ import annotations
 import pandas as pd
 from sqlite_utils import Database
 
+from core import access
 from core import metrics
+from core.access import Actor
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.offline import LABEL as OFFLINE_LABEL
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
-from core import access
-from core.access import Actor
 from db import analytics
 
 ALL = "All criteria"

@@ -5,10 +5,10 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from core.offline import LABEL as OFFLINE_LABEL
-from core.offline import MODEL as OFFLINE_MODEL
 from core import access
 from core.access import Actor
+from core.offline import LABEL as OFFLINE_LABEL
+from core.offline import MODEL as OFFLINE_MODEL
 from db import analytics
 
 SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection

@@ -5,14 +5,14 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
+from core import access
 from core import metrics
+from core.access import Actor
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.metrics.fairness import MIN_N
 from core.metrics.length import SHORT_WORDS
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
 from core.reports.table import summary
-from core import access
-from core.access import Actor
 from db import analytics
 
 

@@ -8,9 +8,9 @@ from collections import Counter
 import pandas as pd
 from sqlite_utils import Database
 
-from core.judging import agreement
 from core import access
 from core.access import Actor
+from core.judging import agreement
 from db import analytics, votes
 
 NO_BLIND = ("No blind calibration scores in this scope yet (the Calibrate page): the judges' agreement with "

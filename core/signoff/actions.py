@@ -10,14 +10,14 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from core import access
 from core import triage
+from core.access import Actor
 from core.calibration import blind
 from core.errors import ConflictError, FairMarkError, NotFound
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
 from core.text import format_timestamp
-from core import access
-from core.access import Actor
 from db import audit, courses, drafts, file_of, now, reviews, submissions, write_transaction
 
 __all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
+from core import access
 from core import triage
+from core.access import Actor
 from core.calibration import readiness
 from core.errors import ConflictError, GateError
 from core.rubric import Rubric
 from core.signoff.actions import writing
-from core import access
-from core.access import Actor
 from db import audit, courses, now, samples, submissions
 
 # Checks that, when not passed, keep a draft out of bulk approval. "info" results are advisory.

@@ -6,12 +6,12 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
+from core import access
 from core import triage
+from core.access import Actor
 from core.errors import ConflictError, GateError
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state
-from core import access
-from core.access import Actor
 from db import audit, now, releases, submissions
 
 
