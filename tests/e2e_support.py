@@ -55,8 +55,9 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(db_path, log_dir: Path):
-    """A fresh server process (its first request is a fresh server's first request)."""
+def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None):
+    """A fresh server process (its first request is a fresh server's first request); `secrets`:
+    Streamlit's own secrets file (st.login's [auth])."""
     port = free_port()
     # Never a real key or the developer's settings, even from a module-scoped fixture (set up
     # before conftest's per-test environment isolation).
@@ -67,7 +68,8 @@ def streamlit_server(db_path, log_dir: Path):
     log = open(log_path, "w")
     proc = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true", "--server.port", str(port),
-         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+         "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none",
+         *(["--secrets.files", str(secrets)] if secrets else [])],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:

@@ -761,3 +761,46 @@ def test_repeated_wrong_passwords_lock_the_name(campus, shared_browser):
     assert page.locator(MENU).count() == 0
     conn.execute("DELETE FROM signin_failures")
     page.context.close()
+
+
+def test_institutional_sign_in_through_a_local_openid_provider(shared_browser, tmp_path):
+    """The whole st.login flow against a real OpenID provider on this machine (oidc-provider-mock):
+    the provider's e-mail claim signs in the FairMark user with that e-mail; an e-mail no FairMark
+    user has is refused."""
+    import subprocess
+    import sys
+
+    import httpx
+    import oidc_provider_mock
+    from playwright.sync_api import expect
+
+    from e2e_support import add_user
+
+    path = tmp_path / "fairmark.db"
+    add_user(path, "boss", "admin")
+    done = subprocess.run([sys.executable, "-m", "core", "user", "add", "anna", "--role", "instructor", "--email",
+                           "Anna.Berg@uni.example", "--display-name", "Anna Berg", "--no-password"],
+                          cwd=ROOT, capture_output=True, text=True, env={**os.environ, "FAIRMARK_DB": str(path)})
+    assert done.returncode == 0, done.stdout + done.stderr
+    with oidc_provider_mock.run_server_in_thread() as oidc:
+        issuer = f"http://localhost:{oidc.server_port}"
+        for sub, email in (("anna", "anna.berg@uni.example"), ("eve", "eve@elsewhere.example")):
+            assert httpx.put(f"{issuer}/users/{sub}", json={"email": email, "email_verified": True,
+                                                             "name": sub.title()}).status_code == 204
+        secrets = tmp_path / "streamlit-secrets.toml"
+        secrets.write_text(
+            '[auth]\nredirect_uri = "http://127.0.0.1:{port}/oauth2callback"\n'
+            'cookie_secret = "a test cookie secret of some length"\nclient_id = "fairmark"\n'
+            f'client_secret = "test secret"\nserver_metadata_url = "{issuer}/.well-known/openid-configuration"\n')
+        with streamlit_server(path, tmp_path, secrets=secrets) as url:
+            for sub, expected in (("anna", "Signed in as Anna Berg (instructor)"),
+                                  ("eve", "No active FairMark account has the e-mail eve@elsewhere.example")):
+                page = new_page(shared_browser)
+                page.goto(url)
+                page.get_by_role("button", name="Sign in with your institution").click()
+                page.get_by_placeholder("sub").fill(sub)
+                page.get_by_role("button", name="Authorize").click()
+                expect(page.get_by_text(expected)).to_be_visible()
+                if sub == "eve":
+                    assert page.locator(MENU).count() == 0
+                page.context.close()
