@@ -103,7 +103,8 @@ def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *
         rows = []
         for r in out["rows"]:
             hide = _masker(actor, course_id, r["student_name"], r.get("student_email"), r["pseudonym"])
-            rows.append({**r, "student_name": r["pseudonym"], "excerpt": hide(r["excerpt"])})
+            rows.append({**r, "student_name": r["pseudonym"], "student_email": "", "external_id": "",
+                         "excerpt": hide(r["excerpt"])})
         out = {**out, "rows": rows}
     return out
 
@@ -133,7 +134,7 @@ def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
     if hide is None:
         return data
     out = dict(data)
-    out["student"] = {**student, "name": student["pseudonym"]}
+    out["student"] = {**student, "name": student["pseudonym"], "external_id": ""}
     out["submission"] = {**data["submission"], "text": hide(data["submission"]["text"])}
     for key in ("draft", "current_draft", "review"):
         if data.get(key):

@@ -109,7 +109,7 @@ def _nav(aid: int, data: dict) -> None:
     c3.button("Next ↓", key="ri_next", on_click=_go, args=(aid, sid, pos, True))
     student = data["student"]
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
-                f"{_common.md(student['external_id'])} · status: "
+                + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "") + "status: "
                 f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
                 + (f" · review version {data['review']['version']}" if data["review"] else ""))
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"

@@ -103,7 +103,8 @@ def _row(row: dict, rubric) -> None:
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns([3, 3, 6, 1], vertical_alignment="center")
         c1.markdown(f"**{_common.md(row['student_name'] or row['external_id'])}**  \n"
-                    f"{_common.md(row['external_id'])} · {row['word_count']} words")
+                    + (f"{_common.md(row['external_id'])} · " if row["external_id"] else "")
+                    + f"{row['word_count']} words")
         c1.caption(triage.LABELS.get(row["priority"], "") + (" · opened" if row["opened_at"] else ""))
         scores = row["scores"] or {}
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None

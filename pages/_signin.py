@@ -142,21 +142,28 @@ def _signed_in(token: str) -> None:
 
 
 def cookie_sync() -> None:
-    """Set or delete the browser's cookie after a sign-in or sign-out (the component has to be
-    drawn on a run that is not cut short, so this runs when the page is done)."""
-    token = st.session_state.pop("_set_cookie", None)
-    delete = st.session_state.pop("_delete_cookie", False)
+    """Set or delete the browser's cookie after a sign-in or sign-out. The component is drawn on
+    every run until the browser reports the cookie as it should be: a run cut short by a rerun
+    may remove it before its script has run."""
+    token = st.session_state.get("_set_cookie")
+    delete = st.session_state.get("_delete_cookie", False)
     if token is None and not delete:
         return
-    import extra_streamlit_components as stx  # only when a cookie changes: its component is an iframe
+    import extra_streamlit_components as stx  # only while a cookie changes: its component is an iframe
 
     with st.sidebar:
         cookies = stx.CookieManager(key="fm_cookie_manager")
+        now = dict(cookies.cookies or {})
         if token is not None:
-            cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict",
-                        expires_at=datetime.now(timezone.utc) + timedelta(hours=load_settings().session_max_hours))
-        elif COOKIE in (cookies.cookies or {}):
+            if now.get(COOKIE) == token:
+                st.session_state.pop("_set_cookie", None)
+            else:
+                cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict",
+                            expires_at=datetime.now(timezone.utc) + timedelta(hours=load_settings().session_max_hours))
+        elif COOKIE in now:
             cookies.delete(COOKIE, key="fm_cookie_delete")
+        elif now:  # the browser answered and holds no session cookie any more
+            st.session_state.pop("_delete_cookie", None)
 
 
 def sign_out(actor: Actor) -> None:

@@ -40,8 +40,8 @@ def sign_in(page, url: str, user: str = USER, password: str = PASSWORD) -> None:
     """Sign in through the form (every page shows it to a visitor who has not signed in) and
     wait until the browser holds the session cookie: later addresses open signed in."""
     page.goto(url)
-    page.get_by_label("User name").fill(user)
-    page.get_by_label("Password").fill(password)
+    page.get_by_label("User name", exact=True).fill(user)
+    page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Sign in").click()
     page.wait_for_selector(MENU, timeout=TIMEOUT_MS)
     page.wait_for_function(f"() => document.cookie.includes('{COOKIE}=')", timeout=TIMEOUT_MS)
