@@ -18,7 +18,8 @@ data-version cache left in place):
 - review_item: core.signoff.actions.open_item + db.reviews.item
 - agreement_{assignment,all}, fairness_{assignment,all}: core.reports.agreement_view /
   fairness_view (bootstrap included) for the selected assignment and for all courses
-- apptest_*: streamlit.testing AppTest of app.py switched to the page (FAIRMARK_DB at the DB)
+- apptest_*: streamlit.testing AppTest of app.py switched to the page (FAIRMARK_DB at the DB),
+  signed in as an admin (every run resolves the session and checks the course like a browser's)
 
 Prints one JSON line: per layout, per timing, the seconds per size and ratio t(max)/t(min).
 """
@@ -150,11 +151,29 @@ APPTESTS = {   # name -> (page, scope, open the first item)
 }
 
 
+def signed_in_token(path: str) -> str:
+    """A signed-in session of the benchmark's admin (pages show only the sign-in form otherwise)."""
+    import db
+    from core import accounts
+    from db import users as users_db
+
+    conn = db.connect(path)
+    try:
+        if users_db.find(conn, "bench") is None:
+            accounts.add_user(conn, username="bench", role="admin", password="bench password",
+                              actor=Actor("bench setup", role="admin"))
+        return accounts.sign_in(conn, "bench", "bench password")[1]
+    finally:
+        conn.close()
+
+
 def time_apptests(path: str, sel: dict, repeat: int) -> tuple[dict, list[str]]:
-    """Each page's AppTest run (a fresh AppTest per run, COLD analytics cache)."""
+    """Each page's AppTest run, signed in as an admin (a fresh AppTest per run, COLD analytics cache)."""
     from streamlit.testing.v1 import AppTest
 
     from db import analytics
+
+    token = signed_in_token(path)
 
     _patch_pages_manager()
     out, problems = {}, []
@@ -163,6 +182,7 @@ def time_apptests(path: str, sel: dict, repeat: int) -> tuple[dict, list[str]]:
         for i in range(repeat + 1):          # the first run warms imports and SQLite's cache
             at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
             at.switch_page(page)
+            at.session_state["_session_token"] = token
             at.session_state["course_id"] = sel["course_id"]
             at.session_state["assignment_id"] = sel["assignment_id"]
             at.session_state["scope"] = scope
@@ -175,6 +195,9 @@ def time_apptests(path: str, sel: dict, repeat: int) -> tuple[dict, list[str]]:
                 times.append(time.perf_counter() - t0)
             if at.exception:
                 problems.append(f"{name}: {at.exception[0].value}"[:300])
+                break
+            if i == 0 and any(b.label == "Sign in" for b in at.button):
+                problems.append(f"{name}: the page showed the sign-in form")
                 break
             if i == 0 and name.startswith("apptest_review_queue") and not at.dataframe and not at.button:
                 problems.append(f"{name}: the queue page rendered no rows")
