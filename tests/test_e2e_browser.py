@@ -208,7 +208,7 @@ def world(tmp_path_factory):
     rows = [{"student_id": f"p{i}", "name": NAME if i == 0 else f"Student {i}", "text": TEXT + f" ({i})",
              "section": "A" if i % 2 else "B", "clarity": 2, "concept_understanding": 1} for i in range(4)]
     result = ingest.import_files(conn, [("payload.csv", _csv(rows))], ingest.Target(COURSE, ASSIGNMENT),
-                                 actor=NAME)
+                                 actor=Actor(NAME, role="admin"))
     cid, aid = result.course_id, result.assignment_ids[0]
     run_pay = runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
     runs.execute(path, run_pay, actor=Actor("test", role="admin"))
@@ -217,17 +217,17 @@ def world(tmp_path_factory):
         "WHERE s.assignment_id = ?", [aid]).fetchall()}
     pay, other = subs["p0"], subs["p1"]
     for sid in (pay, other):
-        actions.open_item(conn, sid, actor=NAME)
+        actions.open_item(conn, sid, actor=Actor(NAME, role="admin"))
     r = reviews.get_review(conn, pay)
     r = actions.save_edit(conn, pay, version=r["version"], scores=r["scores"], comment=COMMENT,
-                          reasons=["other"], note=ONE, actor=NAME)
-    actions.approve(conn, pay, version=r["version"], actor=NAME)
-    actions.reject(conn, other, version=1, note=ONE, actor=NAME)
+                          reasons=["other"], note=ONE, actor=Actor(NAME, role="admin"))
+    actions.approve(conn, pay, version=r["version"], actor=Actor(NAME, role="admin"))
+    actions.reject(conn, other, version=1, note=ONE, actor=Actor(NAME, role="admin"))
     for sid in subs.values():  # the release gate: nothing needing attention left undecided
         if conn.execute("SELECT status FROM submissions WHERE id = ?", [sid]).fetchone()[0] == "needs_attention":
-            actions.open_item(conn, sid, actor=NAME)
-            actions.reject(conn, sid, version=reviews.get_review(conn, sid)["version"], note=ONE, actor=NAME)
-    release.release(conn, aid, actor=NAME, note=ONE)
+            actions.open_item(conn, sid, actor=Actor(NAME, role="admin"))
+            actions.reject(conn, sid, version=reviews.get_review(conn, sid)["version"], note=ONE, actor=Actor(NAME, role="admin"))
+    release.release(conn, aid, actor=Actor(NAME, role="admin"), note=ONE)
     conn.close()
     with streamlit_server(path, tmp) as url:
         yield {"url": url, "path": path, "first_course": first, "course": cid, "assignment": aid, "item": pay,
