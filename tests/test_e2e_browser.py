@@ -47,10 +47,16 @@ def server(tmp_path, db_path):
         yield url
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="module")
+def shared_browser():
+    """One Chromium for the whole file: Playwright's sync API allows one instance at a time."""
     with chromium() as b:
         yield b
+
+
+@pytest.fixture
+def browser(shared_browser):
+    return shared_browser
 
 
 def approve(page) -> None:
@@ -230,12 +236,6 @@ def world(tmp_path_factory):
     with streamlit_server(path, tmp) as url:
         yield {"url": url, "path": path, "first_course": first, "course": cid, "assignment": aid, "item": pay,
                "rejected": other, "run": run_pay}
-
-
-@pytest.fixture(scope="module")
-def shared_browser():
-    with chromium() as b:
-        yield b
 
 
 def _db(world):

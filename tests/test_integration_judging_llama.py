@@ -162,7 +162,8 @@ def test_a_forced_three_way_disagreement_ends_in_the_unsure_group(llama_server, 
 
         def capture(request):                      # the Evaluator's real answer, for the stubs
             raw = send(request)
-            first_scores.update({k: v["score"] for k, v in json.loads(raw.content).items()})
+            first_scores.update({k: v["score"] for k, v in json.loads(raw.content).items()
+                                 if isinstance(v, dict) and "score" in v})   # not its report on instructions
             return raw
         real.inner.main.transport = capture
         draft = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=ScoringThroughServers(real, good_llm())))

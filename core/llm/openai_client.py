@@ -52,6 +52,7 @@ from core.llm.logprobs import bounded_int_fields, score_probs_from_logprobs
 from core.llm.protocol import CallContext, LLMResponse, RawCompletion, T, Transport, Usage
 from core.llm.structured import (
     MODES,
+    parse_answer,
     json_schema_for,
     response_format,
     schema_instruction,
@@ -343,10 +344,12 @@ class OpenAICompatibleLLM:
             req["top_logprobs"] = 5
         return req
 
-    def _wants_logprobs(self, model: str, js: dict) -> bool:
-        """Only scoring calls (bounded integer fields) need them, and only from a model that
-        has not shown it gives none."""
-        return self.logprobs and self._gives_logprobs.get(model, True) and bool(bounded_int_fields(js))
+    def _wants_logprobs(self, model: str, schema, js: dict) -> bool:
+        """Only scoring calls need them — bounded integer fields, or a schema that says so
+        (`WANTS_LOGPROBS`: the lesson judge's confidence) — and only from a model that has not
+        shown it gives none."""
+        scoring = bool(bounded_int_fields(js)) or bool(getattr(schema, "WANTS_LOGPROBS", False))
+        return self.logprobs and self._gives_logprobs.get(model, True) and scoring
 
     def _send_structured(self, model: str, messages: list[dict], schema, js: dict,
                          temperature: float, counter: list[int]) -> tuple[RawCompletion, str]:
@@ -355,7 +358,7 @@ class OpenAICompatibleLLM:
         idx = start
         while idx < len(MODES):
             mode = MODES[idx]
-            logprobs = self._wants_logprobs(model, js)
+            logprobs = self._wants_logprobs(model, schema, js)
             try:
                 raw = self._send(self.build_request(model, messages, mode, schema, js, temperature, logprobs),
                                  counter)
@@ -411,7 +414,7 @@ class OpenAICompatibleLLM:
                 self._check_finish(raw, model)
                 text = strip_fences(raw.content or "")
                 try:
-                    data = schema.model_validate_json(text)
+                    data = parse_answer(schema, text)
                 except ValidationError as exc:
                     last_error = short_validation_error(exc)
                     convo = convo + [
