@@ -9,14 +9,17 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from db import dumps, loads, now
+from db.calibration import BLIND_PENDING
 
 
 def candidates(conn: Database, course_id: int, assignment_id: int | None) -> list[dict]:
     """Submissions a comparison may sample (with text), with their current draft's total and
-    the rubric's scale, for stratification: {submission_id, total, n_criteria, status}."""
+    the rubric's scale, for stratification: {submission_id, total, n_criteria, status}. A
+    calibration item nobody has scored blind is left out: configuration A's comment on it would
+    be its hidden draft (the same cached calls)."""
     sql = ("SELECT s.id AS submission_id, d.total, s.status FROM submissions s "
            "JOIN assignments a ON a.id = s.assignment_id LEFT JOIN drafts d ON d.id = s.current_draft_id "
-           "WHERE a.course_id = ? AND s.word_count > 0")
+           f"WHERE a.course_id = ? AND s.word_count > 0 AND NOT {BLIND_PENDING}")
     args: list = [course_id]
     if assignment_id is not None:
         sql += " AND s.assignment_id = ?"
