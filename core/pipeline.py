@@ -29,6 +29,7 @@ from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
+from core.evals import gate
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.pseudonym import Pseudonymizer
@@ -43,16 +44,26 @@ MAX_ROUNDS = 2
 ATTENTION_FLAGS = ("short_text", "injection", "code", "non_english")
 
 
-def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = None) -> int:
+def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = None, actor: str = "") -> int:
     """Assess one submission now (the Review page's Regenerate) and return the new draft id.
 
     Without `llm`, the configured provider is used (the offline baseline when none is set),
-    without reading the cache: a teacher who asks for a new draft gets a new answer.
+    without reading the cache: a teacher who asks for a new draft gets a new answer. Its AI
+    configuration must have passed the eval gate (or an admin's override), as for a run
+    (core.evals.gate: GateError, nothing drafted).
     A teacher's approved, rejected or released item keeps its status; the new draft is stored
     beside it.
     """
     if llm is None:
-        llm = make_llm(default_provider(), db_path, read_cache=False)
+        conn = db.connect(db_path)
+        try:
+            settings = effective_settings(conn=conn)
+            provider = default_provider(settings)
+            gate.require(conn, ai_config.definition(provider, settings), actor=actor,
+                         used_for=f"regenerate submission {submission_id}")
+        finally:
+            conn.close()
+        llm = make_llm(provider, db_path, read_cache=False)
     draft_id = assess_submission(db_path, submission_id, llm, run_id=run_id)
     if draft_id is None:
         raise FairMarkError(f"submission {submission_id} was already finished by another worker")
