@@ -60,14 +60,15 @@ def choose(rows: list[dict], rubric: Rubric, max_anchors: int = MAX_ANCHORS) -> 
     return chosen
 
 
-def for_submission(conn: Database, submission_id: int, assignment_id: int, rubric: Rubric) -> list[dict]:
+def for_submission(conn: Database, submission_id: int | None, assignment_id: int, rubric: Rubric) -> list[dict]:
     """The examples for scoring one submission: [{"submission_id", "scores", "text"}],
-    pseudonymised, never the submission itself."""
+    pseudonymised, never the submission itself (`None`: the examples of the assignment as a
+    whole, for the run estimate)."""
     rows = calibration.anchor_rows(conn, assignment_id, exclude_submission_id=submission_id)
     texts = {r["submission_id"]: r for r in rows}
     out = []
     chosen = choose(rows, rubric)
-    people = roster_db.of_submission(conn, submission_id) if chosen else []   # the examples' course
+    people = roster_db.of_submission(conn, chosen[0]["submission_id"]) if chosen else []   # the course's
     for a in chosen:
         r = texts[a["submission_id"]]
         hidden = Pseudonymizer(r["name"], r["email"], r["pseudonym"], people).hide(r["text"])
