@@ -1,7 +1,7 @@
 """Widgets for issue 16 (evaluating the feedback) shared by several pages: the AI configuration
-in use and its eval gate (Settings, with the admin's override; Assess and AI quality show it), and the review item's extras (the
-judges that did not run, the draft's configuration, "save as eval case", last week's next
-steps). Pages call one function each; the logic is in core.evals."""
+in use and its eval gate (Settings, with the admin's override; Assess and AI quality show it),
+and the review item's extras (the judges that did not run, the draft's configuration, "save as
+eval case", last week's next steps). Pages call one function each; the logic is in core.evals."""
 from __future__ import annotations
 
 import pandas as pd

@@ -10,8 +10,9 @@ cases (seed 003: leakage and grounding block a release)?
 A run (core.runs.create), a Regenerate (core.pipeline.assess_one) and a resumed run whose
 settings changed since it started (core.runs) with a configuration that has not passed are
 refused unless an admin has overridden the gate for exactly that configuration, with a reason
-(on the Settings page); the override is stored and written to the audit log. Any change to a prompt, a model or a temperature is a new
-configuration, which has to pass (or be overridden) again.
+(on the Settings page); the override is stored and written to the audit log. Any change to a
+prompt, a model or a temperature is a new configuration, which has to pass (or be overridden)
+again.
 """
 from __future__ import annotations
 

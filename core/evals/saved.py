@@ -1,8 +1,9 @@
 """"Save as eval case": a teacher turns a corrected review item into an eval case.
 
 The case is pseudonymised (every student of the course, the author and any classmate named,
-becomes their pseudonym in every text it carries; e-mails and phone numbers are masked), keeps the AI's failed comment and the teacher's corrected one for the reader, and
-asks the configured agents to draft the comment again for the same input: the requirement is
+becomes their pseudonym in every text it carries; e-mails and phone numbers are masked), keeps
+the AI's failed comment and the teacher's corrected one for the reader, and asks the configured
+agents to draft the comment again for the same input: the requirement is
 the teacher's reason. Saved cases live in the database until a coordinator exports them
 (`python -m core evals export-saved --out data/evals/saved.jsonl`, or the download on the AI
 quality page), reviews them and commits the file: then they are part of the versioned suite.
