@@ -132,6 +132,7 @@ def test_an_unknown_model_stops_the_run_and_the_resume_retries_every_item(conn, 
         assert code == 3 and "does not know model 'no-such-model'" in summary["error"]
         assert server.outcomes == {"404": 3}          # not retried, and no fourth item tried
         monkeypatch.setenv("FAIRMARK_LLM_MODEL", "good-model")
+        factories.cleared_config(conn)     # another model is another configuration: the resume asks the gate
         code, summary, out, err = assess(capfd, "--resume", str(summary["run_id"]))
     assert code == 0 and summary["status"] == "done" and summary["failed"] == 0
     assert summary["drafted"] + summary["needs_attention"] == 6

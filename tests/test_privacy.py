@@ -88,3 +88,79 @@ def test_masking_covers_every_request_of_every_role(conn, db_path, course, monke
     roles = {re.search(r"You are the ([A-Za-z ]+?)[ ,.]", json.loads(b)["messages"][0]["content"]).group(1)
              for b in server.bodies if "You are the" in json.loads(b)["messages"][0]["content"]}
     assert {"Evaluator"} <= roles and len(roles) >= 4, roles
+
+
+def assert_no_roster_data(sent: str) -> None:
+    for _, name, email in ROSTER:
+        for part in re.split(r"[\s\-]+", name):
+            if len(part) >= 3:
+                assert not re.search(rf"(?<!\w){re.escape(fold(part))}(?!\w)", sent), (part, name)
+        assert fold(email.split("@")[0]) not in sent and fold(email.split("@")[1]) not in sent, email
+
+
+def test_classmates_named_in_the_evaluators_examples_are_masked(conn, db_path, course, monkeypatch):
+    """A calibrated assignment's blind-scored texts become the Evaluator's examples: the
+    classmates they name are masked like the scored text's (not only the example's author)."""
+    from core.calibration import anchors, blind
+    from db import calibration
+
+    c, subs = course
+    for sid, level in zip(subs[:2], (1, 3)):
+        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor="ann", at="2025-01-01")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor="ann")
+    assert len(anchors.for_submission(conn, subs[2], c["assignment_id"], c["rubric"])) == 2
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        factories.cleared_config(conn)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
+        assert runs.execute(db_path, run_id)["failed"] == 0
+    evaluator = [json.loads(b)["messages"][0]["content"] for b in server.bodies
+                 if "<examples>" in json.loads(b)["messages"][0]["content"]]
+    assert evaluator and any("Student-" in e.split("<examples>")[1][:2000] for e in evaluator)
+    assert_no_roster_data(sent_text(server))
+
+
+def _addressing_comment(request: dict) -> dict:
+    """The fake model's answer, naming the students it saw (as placeholders) as a real model's
+    would: the Evaluator's reasoning, then the comment written from it. Stored, the names come
+    back as first names."""
+    answer = FakeOpenAI._answer(request)
+    seen = list(dict.fromkeys(re.findall(r"Student-\d{4}", json.dumps(request["messages"]))))
+    if not seen:
+        return answer
+    for value in answer.values():
+        if isinstance(value, dict) and "reasoning" in value:
+            value["reasoning"] = f"{seen[0]} explains the idea with {seen[-1]}."
+    if "comment" in answer:
+        answer["comment"] = (f"Well done, {seen[0]}: your work with {seen[-1]} is clear. Next: (1) add one "
+                             "example, (2) test it twice. What would you try first?")
+    return answer
+
+
+def test_a_blind_comparison_and_its_judge_see_no_roster_name(conn, db_path, course, monkeypatch, tmp_path):
+    """Comparison drafting (A and B) loads the item with the roster, and the pedagogy judge reads
+    the masked text and the comment masked again (the stored comment has first names back)."""
+    from core import prompts
+    from core.evals import config as ai_config
+    from core.evals import pairwise
+    from db import comparisons as cmp_db
+
+    variant = tmp_path / "variants" / "warmer"
+    variant.mkdir(parents=True)
+    (variant / "aggregator.md").write_text((prompts.PROMPT_DIR / "aggregator.md").read_text()
+                                           .replace("Start with 1-2 specific strengths.", "Start warmly."))
+    monkeypatch.setattr(ai_config, "VARIANTS_DIR", variant.parent)
+    c, subs = course
+    with FakeOpenAI(answer=_addressing_comment) as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=1,
+                              provider="openai", actor="C")
+        assert pairwise.draft(db_path, cid)["status"] == "ready"
+    pairs = cmp_db.pairs(conn, cid)
+    assert len(pairs) == 3 and all(p["judge_a"] and p["judge_b"] for p in pairs)
+    stored = " ".join(r[0] + r[1] for r in conn.execute("SELECT comment_a, comment_b FROM comparison_pairs"))
+    assert "Well done, Ana" in stored and "Student-" not in stored     # the teachers read names
+    judged = [b for b in server.bodies if "Pedagogy" in json.loads(b)["messages"][0]["content"]]
+    assert len(judged) >= 3 and all("Well done, Student-" in json.loads(b)["messages"][-1]["content"]
+                                    for b in judged)
+    assert_no_roster_data(sent_text(server))
