@@ -8,8 +8,8 @@ from pydantic import BaseModel
 
 import db
 from core.errors import ConfigError
+from core.llm.chat import OpenAICompatibleLLM
 from core.llm.logged import LoggedLLM
-from core.llm.openai_client import OpenAICompatibleLLM
 from core.llm.protocol import CallContext, Transport
 from core.llm.routed import RoutedLLM
 from core.settings import JudgeSpec, Settings, judge_endpoint, load_settings
