@@ -76,7 +76,7 @@ def _run(args) -> int:
         seconds = time.perf_counter() - t0
         answered = {r[0] for r in conn.execute(
             "SELECT submission_id FROM llm_calls WHERE agent = 'evaluator' AND status = 'ok'")}
-        failed = [(r[0], r[1]) for r in conn.execute("SELECT submission_id, error FROM run_items WHERE status = 'failed'")]
+        failed = [(r[0], r[1]) for r in conn.execute("SELECT subject_id, error FROM run_items WHERE status = 'failed'")]
         twice_rows = conn.execute("SELECT agent, GROUP_CONCAT(submission_id), GROUP_CONCAT(id) FROM llm_calls "
                                   "WHERE status = 'ok' GROUP BY cache_key HAVING COUNT(*) > 1").fetchall()
         twice = len(twice_rows)

@@ -211,7 +211,7 @@ def test_the_lesson_tables_exist_after_migration(conn):
     for table, cols in {"lessons": {"course_id", "text", "original_text", "spec", "tier", "priority", "version"},
                         "lesson_reviews": {"record", "first_verdict", "is_offline", "tier"},
                         "lesson_fixes": {"before", "after", "status", "gain"},
-                        "lesson_run_items": {"run_id", "lesson_id", "status"},
                         "lesson_references": {"rater", "verdict", "problems"}}.items():
         assert cols <= {c.name for c in conn[table].columns}, table
     assert "kind" in {c.name for c in conn["runs"].columns} and "lesson_id" in {c.name for c in conn["llm_calls"].columns}
+    assert "lesson_run_items" not in conn.table_names()     # lesson runs' items are in run_items (m018b)
