@@ -12,7 +12,7 @@ from core.errors import ConfigError, ConflictError, LLMAuthError, LLMConnectionE
 from core.lessons import demo, runs
 from db import lessons as lessons_db
 from db import runs as runs_db
-from fake_llm import ScriptedLLM
+from fake_llm import ScriptedLLM, StubOpenAIServer
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
 
 
@@ -153,6 +153,43 @@ def test_the_command_line_exits_3_when_a_configuration_fault_stops_the_review(co
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "review", "--course", "Science", "--provider", "openai")
     assert code == 3 and out["status"] == "failed" and "Cannot reach" in out["error"]
     assert out["lessons"] == 4 and runs_db.item_counts(conn, out["run_id"])["pending"] == 4
+
+
+def _answers(server, n: int = 12) -> None:
+    """A verdict for every judge call (weighted 0.80: the second judge is asked), a rewrite for the fixer."""
+    def answer(body):
+        if "factual_integrity" in json.dumps(body.get("response_format")):
+            return server.completion(json.dumps(verdict(0.9, 0.9, 0.9, 0.2)))
+        return server.completion(json.dumps({"text": "Have you seen a puddle vanish? Let us find out where it went.",
+                                             "summary": "a hook"}))
+    for _ in range(n):
+        server.respond(200, answer)
+
+
+def test_a_lesson_judge_seat_can_use_its_own_endpoint_and_key(conn, db_path, monkeypatch):
+    """Review finding 14: FAIRMARK_JUDGE_<SEAT>_BASE_URL / _API_KEY send that seat's judge to
+    another provider (issue 14's RoutedLLM); the main key never goes there."""
+    with StubOpenAIServer() as main, StubOpenAIServer() as other:
+        _answers(main)
+        _answers(other)
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", main.base_url)
+        monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-main-only")
+        monkeypatch.setenv("FAIRMARK_MAX_RETRIES", "0")
+        monkeypatch.setenv("FAIRMARK_MODEL_LESSON_JUDGE_2", "claude-3-haiku")
+        monkeypatch.setenv("FAIRMARK_JUDGE_LESSON_JUDGE_2_BASE_URL", other.base_url)
+        monkeypatch.setenv("FAIRMARK_JUDGE_LESSON_JUDGE_2_API_KEY", "sk-other-only")
+        lid = add_lesson(conn)
+        run_id = runs.create(conn, course_id=lessons_db.get(conn, lid)["course_id"], provider="openai")
+        assert runs_db.get_run(conn, run_id)["config"]["judge_endpoints"] == {"lesson_judge_2": other.base_url}
+        runs.execute(db_path, run_id)
+    assert other.requests and main.requests
+    assert {r["body"]["model"] for r in other.requests} == {"claude-3-haiku"}
+    assert "claude-3-haiku" not in {r["body"]["model"] for r in main.requests}
+    assert {{k.lower(): v for k, v in r["headers"].items()}["authorization"] for r in other.requests} == \
+        {"Bearer sk-other-only"}
+    assert "sk-main-only" not in json.dumps(other.requests)
+    agents = {r[0] for r in conn.execute("SELECT DISTINCT agent FROM llm_calls WHERE lesson_id = ?", [lid])}
+    assert "lesson_judge_2" in agents and runs.progress(conn, run_id)["status"] == "done"
 
 
 def test_a_queued_run_without_a_worker_is_cancelled_at_once(conn, db_path):

@@ -22,7 +22,7 @@ from core.llm import check_provider, default_provider, echo, effective_settings,
 from core.offline import LABEL as OFFLINE_LABEL
 from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
 from core.run_worker import worker_gone
-from core.settings import Settings, load_settings
+from core.settings import Settings, judge_endpoint, load_settings
 from db import lessons as lessons_db
 from db import runs as runs_db
 
@@ -37,8 +37,9 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
                 "concurrency": 1, "label": OFFLINE_LABEL}
     ep = echo.endpoint(settings)
     names = [*roles.JUDGE_SEATS, roles.FIXER.name, roles.FACTCHECK.name]
+    own = {j.name: judge_endpoint(j)[0] or "(the main endpoint, its own key)" for j in roles.seat_judges(settings)}
     return {"provider": provider, "endpoint": settings.llm_base_url or "https://api.openai.com/v1",
-            "models": {n: settings.model_for(n) for n in names},
+            "models": {n: settings.model_for(n) for n in names}, "judge_endpoints": own,
             "logprobs_endpoint": {"base_url": ep.base_url, "model": ep.model} if ep else None,
             "concurrency": int(concurrency or min(settings.concurrency, 4)), "max_retries": settings.max_retries,
             "stop_after_faults": settings.stop_after_faults}
@@ -72,10 +73,13 @@ def create(conn, *, course_id: int, provider: str | None = None, redo: bool = Fa
 
 def _llm_for(provider: str, db_path: str):
     """The run's LLM: None for the offline baseline (Stage 1 only); otherwise the logged,
-    cached endpoint, asked for logprobs (the judge's confidence reads them)."""
+    cached endpoint, asked for logprobs (the judge's confidence reads them), with each judge
+    seat that has an endpoint of its own routed there (core.lessons.roles.seat_judges)."""
     if provider == "offline":
         return None
-    return from_settings(load_settings(), db_path, logprobs=True, max_tokens=2000)
+    settings = effective_settings(load_settings())
+    return from_settings(settings, db_path, apply_overrides=False, judges=roles.seat_judges(settings), logprobs=True,
+                         max_tokens=2000)
 
 
 def _prepare(run: dict, db_path: str, given) -> tuple:
