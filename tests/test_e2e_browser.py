@@ -617,7 +617,7 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     path = tmp_path / "lesson.md"
     dl.value.save_as(path)
     text = path.read_text(encoding="utf-8")
-    assert dl.value.suggested_filename == "the-water-cycle.md"
+    assert dl.value.suggested_filename == "The_water_cycle.md"
     assert text.startswith("---\ntitle: The water cycle") and "approved_by: e2e teacher" in text
     assert "## Review record" in text and "offline baseline — no LLM" in text and "Have you ever seen a puddle" in text
     ref = next(conn.query("SELECT rater, verdict FROM lesson_references"))

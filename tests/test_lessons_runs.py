@@ -229,7 +229,7 @@ def test_the_command_line_imports_reviews_and_exports(conn, db_path, tmp_path, c
                  "WHERE id = ?", [lid])
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "export", "--course", "Science", "--out",
                      str(tmp_path / "out"))
-    assert code == 0 and out["exported"] == 1 and (tmp_path / "out" / "the-water-cycle.md").read_text().startswith("---")
+    assert code == 0 and out["exported"] == 1 and (tmp_path / "out" / "The_water_cycle.md").read_text().startswith("---")
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "demo")
     assert out["lessons"] == 8 and out["expert_verdicts"] == 8
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "review", "--course", "Nope")
