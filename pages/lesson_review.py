@@ -36,7 +36,7 @@ def act(fn, done: str, **kwargs) -> None:
     try:
         fn(conn, lesson_id, version=version, actor=_common.actor(), **kwargs)
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
     else:
         st.session_state["lesson_flash"] = done
         st.rerun()
@@ -55,7 +55,7 @@ c3.metric("Stage 1 score", f"{record.get('stage1_score', 0):.2f}" if record else
 if data["offline_label"]:
     st.warning(f"Reviewed by the {data['offline_label']}: only the Stage 1 checks ran.")
 if review and review["error"]:
-    st.error(f"The review failed: {review['error']}")
+    _common.show_error(f"The review failed: {review['error']}")
 if lesson["status"] == "reviewed" and any(f["status"] == "proposed" for f in data["fixes"]):
     st.caption("The tier is for the lesson with the proposed fixes below: accept or reject each one before you "
                "approve.")
