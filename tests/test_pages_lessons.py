@@ -120,6 +120,8 @@ def test_the_agreement_page_shows_judge_expert_agreement_on_lessons(app_test, co
     assert "Lessons: judge and human verdicts" in texts(at)
     metric = next(m for m in at.metric if m.label == "Agreement with the expert")
     assert metric.value.endswith("%")
+    ci = next(c.value for c in at.caption if "n = 8 lessons" in c.value)
+    assert "95 % CI" in ci or "CI unavailable" in ci
 
 
 def test_a_deep_link_to_a_lesson_of_another_course_switches_the_course(app_test, conn, db_path):
