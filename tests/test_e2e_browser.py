@@ -49,8 +49,10 @@ def server(tmp_path, db_path):
         yield url
 
 
-@pytest.fixture
+@pytest.fixture(scope="module")
 def browser():
+    """One chromium for the whole file: Playwright's sync API refuses a second instance while
+    another one is running in the same thread (each test opens its own context)."""
     with chromium() as b:
         yield b
 
@@ -275,9 +277,8 @@ def _payloads_on_later_pages(conn, path, tmp, cid: int, pay: int) -> dict:
 
 
 @pytest.fixture(scope="module")
-def shared_browser():
-    with chromium() as b:
-        yield b
+def shared_browser(browser):
+    return browser
 
 
 def _db(world):
@@ -683,8 +684,9 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     storms = next(x["id"] for x in lessons_db.queue(conn, cid) if x["title"] == "Storms and staying safe")
     page.goto(f"{server}/lesson_review?lesson={storms}")    # a deep link into the other course
     idle(page)
-    expect(page.get_by_text("Round 1: Engagement & tone in 'Storms and staying safe'")).to_be_visible(
-        timeout=TIMEOUT_MS)
+    # escape_markdown puts an invisible word joiner after each colon (it breaks :shortcodes:)
+    fix = re.compile("Round 1:\u2060? Engagement & tone in 'Storms and staying safe'")
+    expect(page.get_by_text(fix)).to_be_visible(timeout=TIMEOUT_MS)
     expect(page.get_by_role("heading", name="Proposed fixes")).to_be_visible()
     expect(page.get_by_role("button", name="Accept")).to_be_visible()
     if os.environ.get("FAIRMARK_SCREENSHOT") == "1":   # the README's picture: only when asked for
