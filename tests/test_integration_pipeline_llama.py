@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import factories
 from core import demo, llm as llmmod, runs
 from db import courses
 
@@ -30,6 +31,7 @@ def test_demo_submissions_go_through_the_whole_pipeline(llama_server, conn, db_p
     sent: list[str] = []   # every request body that went over HTTP
     transport = model.inner.transport
     model.inner.transport = lambda request: (sent.append(json.dumps(request)), transport(request))[1]
+    factories.cleared_config(conn, settings=settings)      # issue 16's gate: this test is about the pipeline
     run_id = runs.create(conn, course_id=course["id"], assignment_id=week1["id"], provider="openai",
                          concurrency=2, limit=N_ITEMS, created_by="integration-test", settings=settings)
     # create() picks submissions by its own order; make sure the run covers exactly ours.
