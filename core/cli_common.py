@@ -4,6 +4,8 @@ from __future__ import annotations
 import db
 from core.settings import load_settings
 
+STOPPED = 3   # exit code of a run (assess, lessons review) that a configuration fault stopped
+
 
 def open_db(args):
     path = getattr(args, "db", None) or load_settings().db_path

@@ -101,7 +101,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
                                            limit=limit)
         run_id = runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
                                     config=run_config(provider, settings, concurrency),
-                                    prompt_hashes=registry.prompt_hashes(), submission_ids=ids,
+                                    prompt_hashes=registry.prompt_hashes(), item_ids=ids,
                                     created_by=created_by)
         runs_db.supersede_pending(conn, course_id, run_id)
     return run_id

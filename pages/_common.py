@@ -4,12 +4,13 @@ address (query parameters), small widgets, and showing user text safely.
 This is the only place pages get the database and settings from, so tests can point the
 whole app at a temporary SQLite file with the FAIRMARK_DB environment variable.
 
-The address: `?course=&assignment=&item=&run=` (ids) say what is on screen, so a refresh or a
-shared link shows exactly that. A new browser session takes its selection from the address
-once (`_apply_address`, which checks every id and follows an item or run to its course and
-assignment); after that the session state is the source and every run writes the address
-back (`set_address`, written when the page has run). All URL handling is here, so access
-checks (issue 13) have one place to go.
+The address: `?course=&assignment=&item=&run=&lesson=` (ids) say what is on screen, so a
+refresh or a shared link shows exactly that. A new browser session takes its selection from the
+address once (`_apply_address`, which checks every id and follows an item, run or lesson to its
+course and assignment); after that the session state is the source and every run writes the
+address back (`set_address`, written when the page has run). Pages read the address only
+through `address_value` and write it only through `set_address` (a page's links may carry
+query parameters), so access checks (issue 13) have one place to go.
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from core.settings import Settings, load_settings
 from core.text import escape_markdown
 from db import courses
 
-ADDRESS_KEYS = ("course", "assignment", "item", "run")
+ADDRESS_KEYS = ("course", "assignment", "item", "run", "lesson")
 
 
 def settings() -> Settings:
@@ -47,7 +48,7 @@ def shell():
 
 def set_address(**values) -> None:
     """What this run shows, for the address: course, assignment (the sidebar), item (Review),
-    run (Assess). None leaves a key out."""
+    run (Assess), lesson (Lesson). None leaves a key out."""
     address = getattr(_shell, "address", None)
     if address is not None:
         address.update({k: v for k, v in values.items() if k in ADDRESS_KEYS})
@@ -66,8 +67,9 @@ def address_value(key: str) -> int | None:
 
 
 def _apply_address(conn) -> None:
-    """A new session (a refresh, a shared link): select what the address names. An item or a run
-    decides the course and assignment; ids that do not exist are dropped with a message."""
+    """A new session (a refresh, a shared link): select what the address names. An item, a run
+    or a lesson decides the course (and the assignment); ids that do not exist are dropped with
+    a message."""
     if st.session_state.get("_address_applied"):
         return
     st.session_state["_address_applied"] = True
@@ -83,8 +85,8 @@ def _apply_address(conn) -> None:
             found[kind] = where
     if not found:
         return
-    # The most specific wins: item, then run, then assignment, then course.
-    kind = next(k for k in ("item", "run", "assignment", "course") if k in found)
+    # The most specific wins: item, then run, then lesson, then assignment, then course.
+    kind = next(k for k in ("item", "run", "lesson", "assignment", "course") if k in found)
     cid, aid = found[kind]
     if kind == "course" or aid is None:
         aid = found["assignment"][1] if "assignment" in found and found["assignment"][0] == cid else None

@@ -54,7 +54,7 @@ def override_form(conn, s: dict, defn: dict, *, key: str) -> None:
                 try:
                     gate.override(conn, s["hash"], actor=_common.actor(), reason=reason, definition=defn)
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.session_state["evals_flash"] = "Override recorded in the audit log."
                     st.rerun()
@@ -104,8 +104,8 @@ def _next_steps(conn, sid: int) -> None:
     prev = learning.previous_next_steps(conn, sid)
     if prev is None:
         return
-    with st.expander(f"Last week's next steps (week {prev['week']}: {prev['title']})"
-                     + (f" · marked: {prev['acted']}" if prev["acted"] else "")):
+    with st.expander(_common.md(f"Last week's next steps (week {prev['week']}: {prev['title']})"
+                                + (f" · marked: {prev['acted']}" if prev["acted"] else ""))):
         st.text(prev["comment"])
         options = list(learning.ACTED)
         labels = {"yes": "Yes, acted on them", "partly": "Partly", "no": "No"}
@@ -117,7 +117,7 @@ def _next_steps(conn, sid: int) -> None:
                 try:
                     learning.mark_next_steps(conn, sid, acted, actor=_common.actor())
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.toast("Marked.")
                     st.rerun()
@@ -140,7 +140,7 @@ def _save_as_case(conn, sid: int, draft: dict) -> None:
                 try:
                     cid = saved.save_case(conn, sid, dimension=dim, reason=reason, actor=_common.actor())
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.toast(f"Saved as eval case #{cid}.")
                     st.rerun()

@@ -74,7 +74,7 @@ with tab_cmp:
                                               actor=_common.actor())
                         pairwise.start(db_path, new)
                     except FairMarkError as e:
-                        st.error(str(e))
+                        _common.show_error(e)
                     else:
                         st.session_state["evals_flash"] = (f"Comparison {new} is being drafted; teachers judge it on "
                                                            "the Compare page.")
@@ -117,6 +117,6 @@ with tab_cmp:
                 try:
                     pairwise.set_trust_threshold(conn, value, actor=_common.actor())
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.rerun()

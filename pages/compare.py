@@ -16,8 +16,9 @@ SIDE = {"left": "Response 1", "tie": "Equally good", "right": "Response 2"}
 def show_results(conn, comparison_id: int) -> None:
     r = pairwise.results(conn, comparison_id)
     st.subheader("Results: how often configuration B was better")
-    st.caption(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
-               f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI resampling pairs.")
+    st.caption(_common.md(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
+                          f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI "
+                          "resampling pairs."))
     cols = st.columns(len(pairwise.DIMENSIONS))
     for col, (dim, w) in zip(cols, r["by_dimension"].items()):
         title = {"level": "Level fit", "pedagogy": "Pedagogy"}[dim]
@@ -54,8 +55,9 @@ ids = [c["id"] for c in ready]
 names = {c["id"]: f"Comparison {c['id']} · {c['drafted']} pairs · {format_timestamp(c['created_at'])}" for c in ready}
 comparison_id = st.selectbox("Comparison", ids, format_func=names.get, key="cmp_pick")
 teacher = _common.actor()
-st.caption(f"Judging as {teacher} (your name in the sidebar). Two AI configurations wrote a comment for the same "
-           "student; which one wrote which, and on which side, is hidden and drawn at random for every pair.")
+st.caption(_common.md(f"Judging as {teacher} (your name in the sidebar). Two AI configurations wrote a comment for "
+                      "the same student; which one wrote which, and on which side, is hidden and drawn at random for "
+                      "every pair."))
 prog = cmp_db.progress(conn, comparison_id, teacher)
 st.progress(prog["judged"] / prog["pairs"] if prog["pairs"] else 0.0,
             text=f"{prog['judged']} of {prog['pairs']} pairs judged")
@@ -90,7 +92,7 @@ def _save(pair_id: int) -> None:
 
 
 if err := st.session_state.pop("cmp_error", None):
-    st.error(err)
+    _common.show_error(err)
 with st.form(f"pair_{pair['pair_id']}"):
     st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
              key=f"cmp_level_{pair['pair_id']}")

@@ -17,7 +17,7 @@ st.caption("Review lesson texts before they are published: free Stage 1 checks, 
 conn = _common.get_db()
 db_path = _common.settings().db_path
 if flash := st.session_state.pop("lessons_flash", None):
-    st.success(flash)
+    st.success(_common.md(flash))
 
 cid = _common.course_id()
 course = courses.get_course(conn, cid) if cid is not None else None
@@ -47,7 +47,7 @@ with st.expander("Upload lessons", expanded=course is None or not lessons_db.que
                 defaults={"target_grade": grade, "archetype": archetype, "audience": audience,
                           "objectives": objectives, "sources": sources})
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
         else:
             _common.select(out["course_id"], None)
             st.session_state["lessons_flash"] = (f"Imported {out['imported']} lesson(s), replaced {out['replaced']}, "
@@ -64,7 +64,7 @@ if course is None:
     st.stop()
 queue = lessons_db.queue(conn, cid)
 if not queue:
-    st.info(f"'{course['name']}' has no lessons yet: upload some above.")
+    st.info(_common.md(f"'{course['name']}' has no lessons yet: upload some above."))
     st.stop()
 
 # --- review -----------------------------------------------------------------------------------
@@ -88,7 +88,7 @@ if st.button(f"Start review ({waiting} lesson(s))", type="primary", disabled=not
         runs.start(db_path, run_id)
         st.rerun()
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
 
 
 def show_run() -> None:
@@ -99,7 +99,7 @@ def show_run() -> None:
     st.progress(p["fraction"], text=f"Run {p['run_id']} ({who}): {p['finished']} of {p['total']} lessons, "
                                     f"{p['status']}")
     if p["error"]:
-        st.error(f"Run stopped: {p['error']}")
+        _common.show_error(f"Run stopped: {p['error']}")
     if p["resumable"] and st.button("Resume the run", key=f"lessons_resume_{p['run_id']}"):
         runs.resume(db_path, p["run_id"])
         st.rerun()

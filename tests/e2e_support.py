@@ -30,13 +30,14 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(db_path, log_dir: Path):
-    """A fresh server process (its first request is a fresh server's first request)."""
+def streamlit_server(db_path, log_dir: Path, actor: str = "e2e teacher"):
+    """A fresh server process (its first request is a fresh server's first request); `actor` is
+    the name the app uses while the sidebar's "Your name" is empty (FAIRMARK_ACTOR)."""
     port = free_port()
     # Never a real key or the developer's settings, even from a module-scoped fixture (set up
     # before conftest's per-test environment isolation).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
-    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_ACTOR="e2e teacher",
+    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_ACTOR=actor,
                FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"))
     log_path = Path(log_dir) / f"streamlit-{port}.log"
     log = open(log_path, "w")

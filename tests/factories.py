@@ -84,8 +84,8 @@ def draft(conn, submission_id: int, scores: dict[str, int], *, rubric: Rubric | 
 
 
 def cleared_config(conn, provider: str = "openai", *, actor: str = "test admin", settings=None) -> str:
-    """Let the configuration in use run (issue 16's gate) through an admin's recorded override,
-    as a test that is about something else needs; returns the configuration's hash."""
+    """Let the configuration in use (or the one of `settings`) run (issue 16's gate) through an
+    admin's recorded override, as a test that is about something else needs; returns its hash."""
     from core.evals import config as ai_config
     from core.evals import gate
     from db import evals as evals_db

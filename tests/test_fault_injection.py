@@ -21,7 +21,7 @@ import db as dbmod
 import factories
 from assess_script import RICH_TEXT
 from core.__main__ import main
-from core.llm import openai_client
+from core.llm import chat
 from fake_openai_server import FAULTS, FakeOpenAI
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -32,7 +32,7 @@ ACTIONS = ("retry", "check", "set ", "raise", "lower", "use ", "regenerate", "wa
 @pytest.fixture
 def fast_retries(monkeypatch):
     """Small timeouts, few retries, tiny backoff: the faults are the point, not the waiting."""
-    monkeypatch.setattr(openai_client, "BACKOFF_BASE_S", 0.001)
+    monkeypatch.setattr(chat, "BACKOFF_BASE_S", 0.001)
     monkeypatch.setenv("FAIRMARK_TIMEOUT", "0.4")
     monkeypatch.setenv("FAIRMARK_MAX_RETRIES", "3")
 

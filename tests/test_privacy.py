@@ -3,42 +3,19 @@ classmates in every spelling, with phone numbers and obfuscated e-mails, assesse
 real openai SDK against the fake OpenAI-compatible server, whose request bodies are searched."""
 import json
 import re
-import unicodedata
 
 import pytest
 
 import factories
 from core import runs
 from fake_openai_server import FakeOpenAI
+from privacy_cases import FILLER, REFLECTIONS, ROSTER, fold, leaks, sent
 
-ROSTER = [("s1", "Ana López", "ana.lopez@uni.es"), ("s2", "Zoë O'Connor", "zoe.oconnor@uni.ie"),
-          ("s3", "José Núñez", "jnunez@uni.mx"), ("s4", "Ana Silva", "ana.silva@uni.pt"),
-          ("s5", "Siobhán Ní Bhriain", "siobhan@uni.ie"), ("s6", "Anne-Marie Svensson", "ams@uni.se")]
-PHONES = ["+46 70 123 45 67", "070-987 65 43", "(555) 123-4567", "+353 87 765 4321"]
-FILLER = ("This week I learned how a language model predicts the next token and how temperature changes "
-          "its answers. For example, at work I drafted e-mails with a chatbot and compared the drafts. "
-          "I wonder how bias enters the training data, and whether we can trust these tools for hiring. ")
-TEXTS = [
-    "I worked with Ana López and ana lopez's notes helped; Zoë O'Connor disagreed, and Mr. O'Connor's "
-    "example (from Zoe OConnor) was about chess. Call me on +46 70 123 45 67 or mail ana.lopez [at] uni.es.",
-    "My surname Silva comes from Porto. José Núñez and J. Nunez (the same person) said NÚÑEZ is fine; "
-    "reach José at jnunez(at)uni(dot)mx or 070-987 65 43.",
-    "Siobhán Ní Bhriain and Siobhan talked to Anne-Marie Svensson, also Anne Marie and AnneMarie. "
-    "Her number is (555) 123-4567; mine is +353 87 765 4321; write to ams at uni dot se or zoe.oconnor @ uni.ie.",
-]
-
-
-def fold(text: str) -> str:
-    text = unicodedata.normalize("NFD", text)
-    return "".join(c for c in text if not unicodedata.combining(c)).casefold().replace("'", "").replace("’", "")
+TEXTS = [text for _, text in REFLECTIONS]
 
 
 def sent_text(server) -> str:
-    contents = []
-    for body in server.bodies:
-        for message in json.loads(body).get("messages", []):
-            contents.append(str(message.get("content", "")))
-    return fold("\n".join(contents))
+    return sent(server.bodies)
 
 
 @pytest.fixture
@@ -48,9 +25,9 @@ def course(conn):
     for ext, name, email in ROSTER:
         students[name] = factories.student(conn, c["course_id"], external_id=ext, name=name)
         conn.execute("UPDATE students SET email = ? WHERE id = ?", [email, students[name]])
-    authors = ["Ana Silva", "Ana Silva", "Zoë O'Connor"]
-    subs = [factories.submission(conn, c["assignment_id"], students[a], t + " " + FILLER * 3)
-            for a, t in zip(authors, TEXTS)]
+    names = {ext: name for ext, name, _ in ROSTER}
+    subs = [factories.submission(conn, c["assignment_id"], students[names[author]], t + " " + FILLER * 3)
+            for author, t in REFLECTIONS]
     return c, subs
 
 
@@ -64,14 +41,7 @@ def test_no_roster_name_phone_or_email_reaches_the_model(conn, db_path, course, 
     assert p["status"] == "done" and p["failed"] == 0 and len(server.bodies) >= 15
     sent = sent_text(server)
     assert "[phone]" in sent and "[email]" in sent or "@example.invalid" in sent
-    for _, name, email in ROSTER:
-        for part in re.split(r"[\s\-]+", name):
-            if len(part) >= 3:
-                assert not re.search(rf"(?<!\w){re.escape(fold(part))}(?!\w)", sent), (part, name)
-        assert fold(email.split("@")[0]) not in sent and fold(email.split("@")[1]) not in sent, email
-    digits = re.sub(r"\D", "", sent)
-    for phone in PHONES:
-        assert re.sub(r"\D", "", phone)[-7:] not in digits, phone
+    assert leaks(sent) == {}
     # The teacher sees the names again in the stored drafts (restored), never pseudonyms of
     # people who were in the text.
     stored = " ".join(r[0] for r in conn.execute("SELECT outputs || comment FROM drafts"))
@@ -91,11 +61,7 @@ def test_masking_covers_every_request_of_every_role(conn, db_path, course, monke
 
 
 def assert_no_roster_data(sent: str) -> None:
-    for _, name, email in ROSTER:
-        for part in re.split(r"[\s\-]+", name):
-            if len(part) >= 3:
-                assert not re.search(rf"(?<!\w){re.escape(fold(part))}(?!\w)", sent), (part, name)
-        assert fold(email.split("@")[0]) not in sent and fold(email.split("@")[1]) not in sent, email
+    assert leaks(sent) == {}
 
 
 def test_classmates_named_in_the_evaluators_examples_are_masked(conn, db_path, course, monkeypatch):
@@ -164,3 +130,15 @@ def test_a_blind_comparison_and_its_judge_see_no_roster_name(conn, db_path, cour
     assert len(judged) >= 3 and all("Well done, Student-" in json.loads(b)["messages"][-1]["content"]
                                     for b in judged)
     assert_no_roster_data(sent_text(server))
+
+
+def test_the_leak_finder_finds_each_kind_of_leak_and_the_benchmark_uses_these_cases():
+    """The search the test and bench.privacy share must find what it looks for."""
+    import bench.privacy
+
+    text = fold("Ask Ana  Lopez or siobhan at +46 70 123 45 67, mail ams@uni.se")
+    assert leaks(text) == {"name part Ana": 1, "name part López": 1, "name part Siobhán": 1, "e-mail part siobhan": 1,
+                           "e-mail part ams": 1, "e-mail part uni.se": 1,
+                           "phone +46 70 123 45 67": 1, "phone (555) 123-4567": 1}   # the same last 7 digits
+    assert leaks(fold("Student-ABCDE wrote to [email] and [phone]")) == {}
+    assert bench.privacy.REFLECTIONS is REFLECTIONS and bench.privacy.leaks is leaks

@@ -132,7 +132,7 @@ def vote(member: JudgeModel, job: LessonJob, tier: int, spend: Spend, failures: 
     temperature = FIRST_TEMPERATURE if tier == 1 else CONSENSUS_TEMPERATURE
     try:
         resp = member.llm.complete(messages(job), LessonVerdict, role=member.role,
-                                   ctx=job.ctx(member.role, prompt), temperature=temperature)
+                                   ctx=job.ctx(member.seat, prompt), temperature=temperature)
     except LLMConfigFault:
         raise
     except LLMError as exc:
