@@ -29,8 +29,8 @@ from fake_openai_server import FAULTS, FakeOpenAI  # noqa: E402
 import db  # noqa: E402
 from bench import let_configuration_run  # noqa: E402
 from core import ingest, runs  # noqa: E402
-from core.llm import openai_client  # noqa: E402
-from core.access import Actor
+from core.access import Actor  # noqa: E402
+from core.llm import chat  # noqa: E402
 
 TEXT = ("This week I learned how a large language model predicts the next token and how temperature changes "
         "the randomness of its answers. For example, at work I used a chatbot to draft e-mails, and with a "
@@ -47,14 +47,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--rate", type=float, default=0.3)
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
-    saved = dict(os.environ), openai_client.BACKOFF_BASE_S
-    openai_client.BACKOFF_BASE_S = 0.05
+    saved = dict(os.environ), chat.BACKOFF_BASE_S
+    chat.BACKOFF_BASE_S = 0.05
     try:
         return _run(args)
     finally:
         os.environ.clear()
         os.environ.update(saved[0])
-        openai_client.BACKOFF_BASE_S = saved[1]
+        chat.BACKOFF_BASE_S = saved[1]
 
 
 def _run(args) -> int:
@@ -77,7 +77,7 @@ def _run(args) -> int:
         seconds = time.perf_counter() - t0
         answered = {r[0] for r in conn.execute(
             "SELECT submission_id FROM llm_calls WHERE agent = 'evaluator' AND status = 'ok'")}
-        failed = [(r[0], r[1]) for r in conn.execute("SELECT submission_id, error FROM run_items WHERE status = 'failed'")]
+        failed = [(r[0], r[1]) for r in conn.execute("SELECT subject_id, error FROM run_items WHERE status = 'failed'")]
         twice_rows = conn.execute("SELECT agent, GROUP_CONCAT(submission_id), GROUP_CONCAT(id) FROM llm_calls "
                                   "WHERE status = 'ok' GROUP BY cache_key HAVING COUNT(*) > 1").fetchall()
         twice = len(twice_rows)

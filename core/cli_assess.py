@@ -21,7 +21,7 @@ from functools import partial
 
 from core import runs
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli_common import STOPPED, actor, add_db_arg, open_db
 from core.errors import ConfigError
 from core.llm import PROVIDERS
 from core.offline import LABEL as OFFLINE_LABEL
@@ -53,9 +53,6 @@ def _print_progress(p: dict) -> None:
     print(f"run {p['run_id']}: {p['finished']}/{p['total']} "
           f"(drafted {p['done']}, needs attention {p['needs_attention']}, failed {p['failed']}) "
           f"calls {p['calls']}, ${p['cost_usd']:.4f}", file=sys.stderr, flush=True)
-
-
-STOPPED = 3   # exit code: a configuration fault stopped the run
 
 
 def run(args) -> int:

@@ -7,6 +7,8 @@ import db
 from core import access
 from core.settings import load_settings
 
+STOPPED = 3   # exit code of a run (assess, lessons review) that a configuration fault stopped
+
 
 def open_db(args):
     path = getattr(args, "db", None) or load_settings().db_path

@@ -7,15 +7,17 @@
     lessons demo
 
 Each prints one JSON object on stdout; `review` reports {"lessons", "ready", "sampled",
-"needs_review", "calls", "cost_usd"} (plus run_id, status, failed, per-lesson cost).
+"needs_review", "calls", "cost_usd"} (plus run_id, status, failed, per-lesson cost) and exits
+like `assess`: 0 done, 1 lessons left, 2 refused, 3 stopped by a configuration fault.
 """
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli_common import STOPPED, actor, add_db_arg, open_db
 from core.errors import ConfigError, IngestError
 from core.lessons import costs, demo, export, ingest, runs
 from core.llm import PROVIDERS
@@ -86,36 +88,43 @@ def _progress(p: dict) -> None:
 
 
 def run_review(args) -> int:
+    """Exit codes as `assess`: 0 done, 1 lessons left, 2 refused, 3 stopped by a configuration fault."""
     conn = open_db(args)
     db_path = file_of(conn)
     who = actor(args, conn)
+    stopped = False
     try:
         if args.resume is not None:
             run_id = args.resume
-            final = runs.resume(db_path, run_id, background=False, on_progress=_progress, actor=who)
-            course_id = final["course_id"]
+            start = partial(runs.resume, db_path, run_id, background=False, on_progress=_progress, actor=who)
         elif not args.course:
             raise ConfigError("lessons review needs --course NAME (or --resume RUN_ID)")
         else:
             course_id = courses.course_by_name(conn, args.course)["id"]
             run_id = runs.create(conn, course_id=course_id, provider=args.provider, redo=args.redo,
                                  actor=who)
-            p = runs.progress(conn, run_id, actor=who)
-            print(f"lesson run {run_id}: {p['total']} lesson(s), "
-                  f"{OFFLINE_LABEL if p['provider'] == 'offline' else 'openai-compatible endpoint'}",
-                  file=sys.stderr, flush=True)
-            final = runs.execute(db_path, run_id, on_progress=_progress, actor=who)
+            start = partial(runs.execute, db_path, run_id, on_progress=_progress, actor=who)
+        p = runs.progress(conn, run_id, actor=who)
+        print(f"lesson run {run_id}: {p['total']} lesson(s), "
+              f"{OFFLINE_LABEL if p['provider'] == 'offline' else 'openai-compatible endpoint'}",
+              file=sys.stderr, flush=True)
+        try:
+            final = start()
+        except runs.RunStopped as e:
+            # Recorded on the run (status failed, resumable); still report what was done.
+            stopped = True
+            print(f"error: {e} Resume with: python -m core lessons review --resume {run_id}", file=sys.stderr)
+            final = runs.progress(conn, run_id, actor=who)
         out = {"run_id": run_id, "status": final["status"], "provider": final["provider"], **runs.summary(final)}
-        spent = costs.course_costs(conn, course_id, actor=who)
+        spent = costs.course_costs(conn, final["course_id"], actor=who)
         out.update(cost_per_lesson_usd=spent["per_lesson_usd"], course_cost_usd=spent["cost_usd"])
         if final["error"]:
             out["error"] = final["error"]
-    except runs.RunStopped as e:
-        emit({"run_id": run_id, "status": "failed", "error": str(e)})
-        return 1
     finally:
         conn.close()
     emit(out)
+    if stopped:
+        return STOPPED
     return 0 if out["status"] == "done" else 1
 
 

@@ -1,18 +1,38 @@
 """What a run would cost, before it starts: tokens per role from each registered role's prompt,
 what it reads and its answer budget (core.agents.registry), and the submissions' word counts
-(chars / 4 per token), priced with the Settings page's price table."""
+(chars / 4 per token), priced with the Settings page's price table.
+
+The Evaluator's prompt is rendered as the run will render it: with the rubric and, once the
+assignment is calibrated, the teacher's examples (core.calibration.anchors). The judge cascade
+(core.judging.scoring) adds scoring calls on some items: self-consistency samples of the
+Evaluator where its model gives no score probabilities, and consensus judges (Settings' judges)
+where the first judge is unsure. Each extra call is one more Evaluator prompt and answer,
+priced at the model that answers it. How many: measured on this database's judged items once
+there are MEASURED_FROM of them, else the expected shares below (`cascade` in the result says
+which).
+"""
 from __future__ import annotations
 
 from core import access
 from core.access import Actor
 from core.agents import evaluator, registry
+from core.calibration import anchors
 from core.llm import effective_settings
+from core.offline import MODEL as OFFLINE_MODEL
 from core.runs import run_config
 from core.settings import Settings
 from db import courses, llm_calls
 from db import runs as runs_db
 
 TOKENS_PER_WORD = 1.35   # of student text (English; the prompts' own text is chars / 4)
+
+# Expected extra scoring calls per submission until the call log can say (core.judging.scoring):
+SAMPLES_PER_ITEM = 0.0   # OpenAI's models return score probabilities: no self-consistency samples
+UNSURE_SHARE = 0.25      # items whose first judge is not confident: the second judge is asked
+                         # (bench.cascade: 23 % of items reach tier 2; seed 001's ambiguous zone)
+THIRD_SHARE = 0.5        # of those, the two judges disagree and the third is asked (bench.cascade:
+                         # 11 % of items; seed 001: 15-30 % of cases)
+MEASURED_FROM = 20       # judged items in the call log before its shares replace the expected ones
 
 
 def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
@@ -23,35 +43,69 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)
     out = {"submissions": len(ids), "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "unpriced": []}
-    if not ids or provider == "offline":  # no model, no tokens
+    if provider == "offline":  # no model, no tokens
+        return out
+    out["cascade"] = cascade = cascade_calls(conn, settings)
+    if not ids:
         return out
     static: dict[int, dict[str, int]] = {}
     cost = 0.0
     models = run_config(provider, settings)["models"]
+    scorer = registry.at("score")[0].name
+    extra = [(models[scorer], cascade["samples_per_item"]), *cascade["judges"].items()]
     for aid, n_words in runs_db.word_counts(conn, ids):
         if aid not in static:
             static[aid] = _static_tokens(conn, aid)
-        for role, (t_in, t_out) in _item_tokens(static[aid], int(n_words or 0)).items():
+        tokens = _item_tokens(static[aid], int(n_words or 0))
+        calls = [(models[role], 1.0, t_in, t_out) for role, (t_in, t_out) in tokens.items()]
+        # each extra scoring call is one more Evaluator prompt and answer
+        calls += [(model, share, *tokens[scorer]) for model, share in extra if share]
+        for model, share, t_in, t_out in calls:
+            t_in, t_out = share * t_in, share * t_out
             out["tokens_in"] += t_in
             out["tokens_out"] += t_out
-            price = llm_calls.get_price(conn, models[role])
+            price = llm_calls.get_price(conn, model)
             if price is None:
-                if models[role] not in out["unpriced"]:
-                    out["unpriced"].append(models[role])
+                if model not in out["unpriced"]:
+                    out["unpriced"].append(model)
                 continue
             cost += llm_calls.cost_usd(price, t_in, t_out)
+    out["tokens_in"], out["tokens_out"] = int(out["tokens_in"]), int(out["tokens_out"])
     out["cost_usd"] = round(cost, 4)
     out["per_submission_usd"] = round(cost / len(ids), 6)
     return out
 
 
+def cascade_calls(conn, settings: Settings) -> dict:
+    """Extra scoring calls per submission: {"samples_per_item" (the Evaluator's model),
+    "judges": {model: calls per item}, "source": "measured on N judged items" | "expected"}.
+    Consensus judges exist only when Settings lists some: the first is asked on unsure items,
+    the second where they disagree."""
+    seen = llm_calls.cascade_calls(conn, exclude_model=OFFLINE_MODEL)
+    judges = list(settings.judges)
+    if seen["items"] >= MEASURED_FROM:
+        samples, judge_calls = seen["samples"] / seen["items"], seen["judge_calls"] / seen["items"]
+        source = f"measured on {seen['items']} judged items"
+    else:
+        samples = SAMPLES_PER_ITEM
+        judge_calls = UNSURE_SHARE * (1 + (THIRD_SHARE if len(judges) > 1 else 0))
+        source = "expected"
+    shares = [1.0, THIRD_SHARE][:len(judges)]
+    per_judge: dict[str, float] = {}
+    for judge, share in zip(judges, shares):
+        per_judge[judge.model] = per_judge.get(judge.model, 0.0) + judge_calls * share / sum(shares)
+    return {"samples_per_item": round(samples, 4), "judges": {m: round(v, 4) for m, v in per_judge.items()},
+            "source": source}
+
+
 def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
     """Each role's prompt without the per-submission data; the Evaluator's carries this
-    assignment's rubric."""
+    assignment's rubric and its examples (once calibrated)."""
     a = courses.get_assignment(conn, assignment_id)
     rubric = courses.get_rubric(conn, a["rubric_id"])
+    examples = anchors.for_submission(conn, None, assignment_id, rubric)
     tok = {name: (len(p.system) + len(p.user)) // 4 for name, p in registry.load_prompts().items()}
-    rendered = evaluator.PROMPT.load().render(**evaluator.prompt_values(rubric, a, ""))
+    rendered = evaluator.PROMPT.load().render(**evaluator.prompt_values(rubric, {**a, "anchors": examples}, ""))
     tok["evaluator"] = sum(len(m["content"]) for m in rendered) // 4
     tok["criteria"] = len(rubric.criteria)
     return tok

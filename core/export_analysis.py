@@ -9,7 +9,8 @@ raters), then teacher_kind, status, flags and one column per group attribute. Ev
 is included, whatever its status. `<key>_teacher` holds the teacher's approved scores and
 `teacher_kind` says how they were approved: "edited" (the teacher changed the AI's draft),
 "approved" (as drafted), "bulk" (bulk approval: these are the AI's scores); both are empty
-while the teacher has not approved the item.
+while the teacher has not approved the item. A calibration item nobody has scored blind yet
+shows no AI columns (draft_id, `<key>_ai`, flags): its draft is hidden everywhere until then.
 """
 from __future__ import annotations
 

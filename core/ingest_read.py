@@ -115,6 +115,37 @@ def _read_one(table: RawTable, name: str, data: bytes, *, in_zip: bool) -> None:
 
 
 def _read_zip(table: RawTable, name: str, data: bytes) -> None:
+    found, problems_before = False, len(table.problems)
+    for m in zip_members(name, data, SUPPORTED - {"zip"}, "CSV, XLSX, DOCX and TXT"):
+        if m.junk:
+            table.skipped.append(m.member)
+            continue
+        try:
+            if m.problem:
+                raise IngestError(m.problem)
+            _read_one(table, m.label, m.data, in_zip=True)
+            found = True
+        except IngestError as e:
+            table.problems.append(Problem(m.label, None, "file", str(e).removeprefix(f"{m.label}: ")))
+    if not found and len(table.problems) == problems_before:
+        raise IngestError(f"{name} contains no CSV, XLSX, DOCX or TXT files")
+
+
+@dataclass(frozen=True)
+class Member:
+    """One file of a ZIP: its bytes, or why it is not read (`problem`); junk is only named."""
+    label: str                 # "archive.zip/folder/file.txt"
+    member: str
+    data: bytes = b""
+    problem: str = ""
+    junk: bool = False
+
+
+def zip_members(name: str, data: bytes, types: set[str], described: str) -> list[Member]:
+    """The files of an uploaded ZIP (reflections and lessons alike). The archive as a whole is
+    refused (IngestError) when it is not a ZIP, too large, has too many entries or a member
+    expands like a zip bomb; a member that cannot be read (password, nested ZIP, another type
+    than `types`, over the size limit, damaged) comes back with its problem."""
     try:
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
@@ -131,41 +162,31 @@ def _read_zip(table: RawTable, name: str, data: bytes) -> None:
         if info.file_size > 1024 * 1024 and info.file_size > MAX_ZIP_RATIO * max(info.compress_size, 1):
             raise IngestError(f"{name}: member {info.filename} expands {info.file_size // max(info.compress_size, 1)}"
                               " times; that looks like a zip bomb, so the archive was refused")
-    found, problems_before = False, len(table.problems)
-    for info in infos:
-        member = info.filename
+    out = []
+    for info in (i for i in infos if not i.is_dir()):
+        member, ext = info.filename, _ext(info.filename)
         label = f"{name}/{member}"
-        if info.is_dir():
-            continue
         if _JUNK.search(member):
-            table.skipped.append(member)
-            continue
-        if info.flag_bits & 0x1:
-            table.problems.append(Problem(label, None, "file", "the member is password-protected; "
-                                          "add it without a password"))
-            continue
-        if _ext(member) == "zip":
-            table.problems.append(Problem(label, None, "file", "a ZIP inside a ZIP is not opened; "
-                                          "unzip it and add its files to the outer ZIP"))
-            continue
-        if _ext(member) not in SUPPORTED:
-            table.problems.append(Problem(label, None, "file", f"unsupported file type .{_ext(member) or '?'}; "
-                                          "only CSV, XLSX, DOCX and TXT are read"))
-            continue
-        try:
-            with zf.open(info) as fh:
-                blob = fh.read(MAX_FILE_BYTES + 1)  # never trust the declared size
-            if len(blob) > MAX_FILE_BYTES:
-                raise IngestError(f"Larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; split it")
-            _read_one(table, label, blob, in_zip=True)
-            found = True
-        except IngestError as e:
-            table.problems.append(Problem(label, None, "file", str(e).removeprefix(f"{label}: ")))
-        except (zipfile.BadZipFile, OSError, RuntimeError, EOFError):
-            table.problems.append(Problem(label, None, "file", "cannot be unpacked: this part of the ZIP is "
-                                                              "damaged; re-create the ZIP"))
-    if not found and len(table.problems) == problems_before:
-        raise IngestError(f"{name} contains no CSV, XLSX, DOCX or TXT files")
+            out.append(Member(label, member, junk=True))
+        elif info.flag_bits & 0x1:
+            out.append(Member(label, member, problem="the member is password-protected; add it without a password"))
+        elif ext == "zip":
+            out.append(Member(label, member, problem="a ZIP inside a ZIP is not opened; unzip it and add its files "
+                                                     "to the outer ZIP"))
+        elif ext not in types:
+            out.append(Member(label, member, problem=f"unsupported file type .{ext or '?'}; only {described} "
+                                                     "files are read"))
+        else:
+            try:
+                with zf.open(info) as fh:
+                    blob = fh.read(MAX_FILE_BYTES + 1)  # never trust the declared size
+            except (zipfile.BadZipFile, OSError, RuntimeError, EOFError):
+                out.append(Member(label, member, problem="cannot be unpacked: this part of the ZIP is damaged; "
+                                                         "re-create the ZIP"))
+                continue
+            too_big = f"Larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; split it" if len(blob) > MAX_FILE_BYTES else ""
+            out.append(Member(label, member, b"" if too_big else blob, too_big))
+    return out
 
 
 # --- text decoding ------------------------------------------------------------------
@@ -296,7 +317,10 @@ def read_xlsx(data: bytes, name: str):
 
 
 # --- documents ----------------------------------------------------------------------
-def read_docx(data: bytes, name: str) -> str:
+def read_docx(data: bytes, name: str, *, markdown: bool = False) -> str:
+    """A Word document's text: its paragraphs, then its tables' rows (some students answer inside
+    a template table). `markdown` (lesson files): Title and Heading styles become '#' headings,
+    list paragraphs '- ' items, and paragraphs are separated by blank lines."""
     import docx
 
     try:
@@ -304,8 +328,17 @@ def read_docx(data: bytes, name: str) -> str:
     except Exception as e:
         raise IngestError(f"{name} could not be opened as a Word document (.docx): it is damaged or not really "
                           "a .docx file. Save it again from Word as .docx, or as plain text.") from e
-    parts = [p.text for p in document.paragraphs]
-    for t in document.tables:  # some students answer inside a template table
+    parts = []
+    for p in document.paragraphs:
+        style = (p.style.name if p.style is not None else "") or ""
+        level = re.match(r"Heading (\d)", style)
+        if markdown and (style == "Title" or level):
+            parts += [f"{'#' * (int(level.group(1)) if level else 1)} {p.text.strip()}", ""]
+        elif markdown and "List" in style:
+            parts.append(f"- {p.text.strip()}")
+        else:
+            parts += [p.text, ""] if markdown else [p.text]
+    for t in document.tables:
         for r in t.rows:
             parts.append(" ".join(c.text for c in r.cells))
     return "\n".join(parts)

@@ -29,6 +29,7 @@ from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
+from core.evals import gate
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.pseudonym import Pseudonymizer
@@ -43,16 +44,26 @@ MAX_ROUNDS = 2
 ATTENTION_FLAGS = ("short_text", "injection", "code", "non_english")
 
 
-def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = None) -> int:
+def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = None, actor: str = "") -> int:
     """Assess one submission now (the Review page's Regenerate) and return the new draft id.
 
     Without `llm`, the configured provider is used (the offline baseline when none is set),
-    without reading the cache: a teacher who asks for a new draft gets a new answer.
+    without reading the cache: a teacher who asks for a new draft gets a new answer. Its AI
+    configuration must have passed the eval gate (or an admin's override), as for a run
+    (core.evals.gate: GateError, nothing drafted).
     A teacher's approved, rejected or released item keeps its status; the new draft is stored
     beside it.
     """
     if llm is None:
-        llm = make_llm(default_provider(), db_path, read_cache=False)
+        conn = db.connect(db_path)
+        try:
+            settings = effective_settings(conn=conn)
+            provider = default_provider(settings)
+            gate.require(conn, ai_config.definition(provider, settings), actor=actor,
+                         used_for=f"regenerate submission {submission_id}")
+        finally:
+            conn.close()
+        llm = make_llm(provider, db_path, read_cache=False)
     draft_id = assess_submission(db_path, submission_id, llm, run_id=run_id)
     if draft_id is None:
         raise FairMarkError(f"submission {submission_id} was already finished by another worker")
@@ -65,10 +76,8 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
     nothing is stored."""
     conn = db.connect(db_path)
     try:
-        item = drafts_db.load_item(conn, submission_id)
-        item["roster"] = roster_db.of_submission(conn, submission_id)
+        item = item_for(conn, submission_id)
         rubric: Rubric = item["rubric"]
-        item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], rubric)
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
         votes = draft.pop("votes", None)
@@ -78,6 +87,28 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id, votes=votes)
     finally:
         conn.close()
+
+
+def item_for(conn, submission_id: int) -> dict:
+    """Everything drafting one submission needs (db.drafts.load_item), with the course's roster
+    (every classmate is masked, not only the author) and the assignment's examples (anchors).
+    Every path that drafts (runs, Regenerate, comparisons) loads its item here."""
+    item = drafts_db.load_item(conn, submission_id)
+    item["roster"] = roster_db.of_submission(conn, submission_id)
+    item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], item["rubric"])
+    return item
+
+
+def masked_job(item: dict, ids: Ids, variant: ai_config.Variant = ai_config.STANDARD) -> tuple[Job, Pseudonymizer]:
+    """The agents' Job for an item, its text masked against the roster, and the Pseudonymizer
+    that masked it (its `restore_obj` puts the names back for the teacher)."""
+    pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
+    job = Job(rubric=item["rubric"], text=pz.hide(item["text"] or ""), ids=ids, prompt_dir=variant.prompt_dir,
+              assignment={**{k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade",
+                                                       "answer_key", "answer_kind", "answer_tolerance",
+                                                       "source_text")},
+                          "anchors": item.get("anchors") or []})
+    return job, pz
 
 
 class _Step:
@@ -106,12 +137,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         return {**base, "scores": zeros, "total": rubric.total(zeros), "checks": sub_checks, "flags": flags,
                 "attention_reasons": [checks.ATTENTION_TEXT["empty"]], "status": "needs_attention",
                 "models": {}}
-    pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
-    job = Job(rubric=rubric, text=pz.hide(text), ids=ids, prompt_dir=variant.prompt_dir,
-              assignment={**{k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade",
-                                                       "answer_key", "answer_kind", "answer_tolerance",
-                                                       "source_text")},
-                          "anchors": item.get("anchors") or []})
+    job, pz = masked_job(item, ids, variant)
     step = _Step()
     try:
         result = _agents(llm, job, step, config, flagged=any(f in ATTENTION_FLAGS for f in flags))

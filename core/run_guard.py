@@ -25,12 +25,15 @@ DEFAULT_LIMIT = 3
 
 
 class ConfigFaultGuard:
-    """Wraps the run's LLM (any object with the LLM protocol)."""
+    """Wraps the run's LLM (any object with the LLM protocol). A run's item is what a call's
+    context names: its submission (reflection runs), or with `item="lesson_id", noun="lessons"`
+    its lesson (lesson runs)."""
 
-    def __init__(self, inner, limit: int = DEFAULT_LIMIT):
+    def __init__(self, inner, limit: int = DEFAULT_LIMIT, *, item: str = "submission_id", noun: str = "submissions"):
         self.inner = inner
         self.provider = inner.provider
         self.limit = max(1, int(limit))
+        self.item, self.noun = item, noun
         self._lock = threading.Lock()
         self._streaks: dict[tuple, list[int | None]] = {}
         self.tripped: LLMConfigFault | None = None
@@ -52,7 +55,7 @@ class ConfigFaultGuard:
             raise
         except LLMError as exc:
             if exc.config_suspect:
-                self._count(exc, model, ctx.submission_id)
+                self._count(exc, model, getattr(ctx, self.item))
             raise
         if not getattr(resp, "cache_hit", False):
             with self._lock:
@@ -60,25 +63,25 @@ class ConfigFaultGuard:
                 self._streaks.pop(("model", model), None)
         return resp
 
-    def _count(self, exc: LLMError, model: str, submission_id: int | None) -> None:
+    def _count(self, exc: LLMError, model: str, item_id: int | None) -> None:
         key = ("model", model) if isinstance(exc, LLMNotFound) else ("endpoint",)
         with self._lock:
             if self.tripped is None:
                 items = self._streaks.setdefault(key, [])
-                if submission_id not in items:
-                    items.append(submission_id)
+                if item_id not in items:
+                    items.append(item_id)
                 if len(items) >= self.limit:
                     self.tripped = LLMConfigFault(
-                        f"{exc} The same fault hit {len(items)} submissions in a row, so it is a setting, "
-                        "not the submissions.")
-                    self._held = [sid for sid in items if sid is not None]
-            elif submission_id is not None and submission_id not in self._held:
-                self._held.append(submission_id)      # in flight when the run stopped
+                        f"{exc} The same fault hit {len(items)} {self.noun} in a row, so it is a setting, "
+                        f"not the {self.noun}.")
+                    self._held = [i for i in items if i is not None]
+            elif item_id is not None and item_id not in self._held:
+                self._held.append(item_id)      # in flight when the run stopped
             tripped = self.tripped
         if tripped is not None:
             raise tripped from exc
 
     def held_items(self) -> list[int]:
-        """Submissions the streak failed before it was recognised: the resume retries them."""
+        """Items the streak failed before it was recognised: the resume retries them."""
         with self._lock:
             return list(self._held)

@@ -29,7 +29,7 @@ from core import access
 from core import pipeline, run_engine
 from core.access import Actor
 from core.agents import registry
-from core.errors import ConfigError, ConflictError, LLMConfigFault
+from core.errors import ConfigError, ConflictError, GateError, LLMConfigFault
 from core.judging import agreement as judge_agreement
 from core.evals import config as ai_config
 from core.evals import gate
@@ -58,7 +58,9 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
             "temperature": 0.0 if provider == "offline" else settings.temperature,
             "concurrency": int(concurrency or settings.concurrency), "max_retries": settings.max_retries,
             "max_rounds": pipeline.MAX_ROUNDS, "judging": judging_config(provider, settings),
-            "stop_after_faults": settings.stop_after_faults}
+            "stop_after_faults": settings.stop_after_faults,
+            # The AI configuration the gate cleared (core.evals): a resume with other settings is checked again.
+            "ai_config": ai_config.config_hash(ai_config.definition(provider, settings))}
 
 
 def judging_config(provider: str, settings: Settings) -> dict:
@@ -102,7 +104,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
                                            limit=limit)
         run_id = runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
                                     config=run_config(provider, settings, concurrency),
-                                    prompt_hashes=registry.prompt_hashes(), submission_ids=ids,
+                                    prompt_hashes=registry.prompt_hashes(), item_ids=ids,
                                     created_by=actor)
         runs_db.supersede_pending(conn, course_id, run_id)
     return run_id
@@ -111,10 +113,29 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
 # --- execute: what a reflection run does with one submission (core.run_engine runs it) ---
 def _prepare(run: dict, db_path: str, llm):
     """The run's LLM (the configured provider unless the caller gave one), watched for
-    configuration faults that hit several submissions in a row (core.run_guard)."""
+    configuration faults that hit several submissions in a row (core.run_guard). The configured
+    provider answers with the settings in force now: when they are not the configuration the
+    run was created with (a resume after a change), the eval gate is asked again, and a refusal
+    stops the run before any call."""
     if llm is None:
+        _recheck_gate(run, db_path)
         llm = make_llm(run["provider"], db_path)
     return ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT)
+
+
+def _recheck_gate(run: dict, db_path: str) -> None:
+    conn = db.connect(db_path)
+    try:
+        defn = ai_config.definition(run["provider"], effective_settings(conn=conn))
+        if ai_config.config_hash(defn) == run["config"].get("ai_config"):
+            return
+        try:
+            gate.require(conn, defn, actor=run["created_by"], used_for=f"run {run['id']} (settings changed)")
+        except GateError as e:
+            raise RunStopped(f"Run {run['id']} did not resume: the settings changed since it started. {e}",
+                             fault=f"the settings changed since the run started. {e} Then resume the run.") from e
+    finally:
+        conn.close()
 
 
 def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:

@@ -287,21 +287,32 @@ def judge_scores(conn: Database, scope: Scope) -> pd.DataFrame:
 
 
 # --- Costs page -------------------------------------------------------------------------------
+# What a call was for (`work`): its run's kind (reflections | lessons | comparisons); without a
+# run, a lesson's call is lesson review, a submission's call a Regenerate (reflections), and the
+# rest (eval-suite runs, connection tests) "other".
+WORK_SQL = ("CASE WHEN ru.kind IS NOT NULL THEN ru.kind WHEN c.lesson_id IS NOT NULL THEN 'lessons' "
+            "WHEN c.submission_id IS NOT NULL THEN 'reflections' ELSE 'other' END")
+
+
 def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
-    """Calls, tokens, cost, latency, cache hits and errors in total and per agent, model, run
-    (`run` NULL: outside runs) and course; cost, latency and tokens per submission.
+    """Calls, tokens, cost, latency, cache hits and errors of the reflections' assessment in
+    total and per agent, model, run (`run` NULL: outside runs, i.e. Regenerate) and course;
+    cost, latency and tokens per submission; and `by_work`: every call in scope per kind of work
+    (reflections, lessons, comparisons, other), so lesson review and comparison drafting are
+    shown apart and never counted as reflections.
 
     Calls are attributed through their submission, else through their run.
     """
     where, args = scope.where(sub="x", asg="x")
-    base = f"""
+    every = f"""
         FROM (SELECT c.*, COALESCE(s.assignment_id, ru.assignment_id) AS assignment_id,
-                     COALESCE(a.course_id, ru.course_id) AS course_id
+                     COALESCE(a.course_id, ru.course_id) AS course_id, {WORK_SQL} AS work
               FROM llm_calls c
               LEFT JOIN submissions s ON s.id = c.submission_id
               LEFT JOIN assignments a ON a.id = s.assignment_id
               LEFT JOIN runs ru ON ru.id = c.run_id) x
         WHERE {where}"""
+    base = every + " AND x.work = 'reflections'"
     agg = ("COUNT(*) AS calls, SUM(x.tokens_in) AS tokens_in, SUM(x.tokens_out) AS tokens_out, "
            "SUM(x.tokens_cached) AS tokens_cached, SUM(x.tokens_in + x.tokens_out) AS tokens, "
            "SUM(x.cost_usd) AS cost_usd, AVG(x.latency_ms) AS mean_latency_ms, "
@@ -325,5 +336,6 @@ def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
                   f"AVG(CASE WHEN x.tier = 1 AND x.temperature = 0 AND x.status = 'ok' THEN x.cost_usd END) "
                   f"AS first_call_usd, "
                   f"AVG(CASE WHEN x.tier = 2 AND x.status = 'ok' THEN x.cost_usd END) AS judge_call_usd {base}",
+        "by_work": f"SELECT x.work, {agg} {every} GROUP BY x.work ORDER BY x.work",
     }
     return {name: _frame(conn, query, args) for name, query in sql.items()}

@@ -3,20 +3,28 @@
 
 Nothing here tells a page which side is A: `pair_for_teacher` returns the pair as left/right
 text only; `save_choices` receives left/right and translates with the stored `b_on_left`.
+
+Drafting the pairs is a run (runs.kind 'comparisons', core.run_engine): the comparison's
+`run_id`; its items are the pairs, named by their submission (pending: not drafted, no error).
+A comparison's status follows its run: drafting while the run is queued or running, ready when
+it is done, failed when it stopped (resumable).
 """
 from __future__ import annotations
 
 from sqlite_utils import Database
 
 from db import dumps, loads, now
+from db.calibration import BLIND_PENDING
 
 
 def candidates(conn: Database, course_id: int, assignment_id: int | None) -> list[dict]:
     """Submissions a comparison may sample (with text), with their current draft's total and
-    the rubric's scale, for stratification: {submission_id, total, n_criteria, status}."""
+    the rubric's scale, for stratification: {submission_id, total, n_criteria, status}. A
+    calibration item nobody has scored blind is left out: configuration A's comment on it would
+    be its hidden draft (the same cached calls)."""
     sql = ("SELECT s.id AS submission_id, d.total, s.status FROM submissions s "
            "JOIN assignments a ON a.id = s.assignment_id LEFT JOIN drafts d ON d.id = s.current_draft_id "
-           "WHERE a.course_id = ? AND s.word_count > 0")
+           f"WHERE a.course_id = ? AND s.word_count > 0 AND NOT {BLIND_PENDING}")
     args: list = [course_id]
     if assignment_id is not None:
         sql += " AND s.assignment_id = ?"
@@ -25,13 +33,20 @@ def candidates(conn: Database, course_id: int, assignment_id: int | None) -> lis
 
 
 def create(conn: Database, *, course_id: int, assignment_id: int | None, config_a: str, config_b: str,
-           variant_b: str, seed: int, pairs: list[dict], created_by: str) -> int:
-    """The comparison and its pairs ({submission_id, stratum, position, b_on_left}) in one transaction."""
+           variant_b: str, seed: int, pairs: list[dict], created_by: str, provider: str, run_config: dict) -> int:
+    """The comparison, its drafting run (queued) and its pairs ({submission_id, stratum, position,
+    b_on_left}) in one transaction."""
     with conn.atomic():
         cid = conn.execute(
             "INSERT INTO comparisons (course_id, assignment_id, config_a, config_b, variant_b, sample_size, seed, "
             "status, created_by, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, 'drafting', ?, ?)",
             [course_id, assignment_id, config_a, config_b, variant_b, len(pairs), seed, created_by, now()]).lastrowid
+        run_id = conn.execute(
+            "INSERT INTO runs (course_id, assignment_id, provider, config, status, total, created_by, kind) "
+            "VALUES (?, ?, ?, ?, 'queued', ?, ?, 'comparisons')",
+            [course_id, assignment_id, provider, dumps({**run_config, "comparison_id": cid}), len(pairs),
+             created_by]).lastrowid
+        conn.execute("UPDATE comparisons SET run_id = ? WHERE id = ?", [run_id, cid])
         conn.conn.executemany(
             "INSERT INTO comparison_pairs (comparison_id, submission_id, stratum, position, b_on_left) "
             "VALUES (?, ?, ?, ?, ?)",
@@ -39,25 +54,63 @@ def create(conn: Database, *, course_id: int, assignment_id: int | None, config_
     return cid
 
 
+# The comparison's status and error as its drafting run says (a comparison older than its run
+# keeps its own columns).
+_WITH_RUN = ("SELECT c.id, c.course_id, c.assignment_id, c.config_a, c.config_b, c.variant_b, c.sample_size, c.seed, "
+             "c.created_by, c.created_at, c.run_id, "
+             "CASE WHEN ru.id IS NULL THEN c.status WHEN ru.status = 'done' THEN 'ready' "
+             "WHEN ru.status IN ('failed', 'cancelled') THEN 'failed' ELSE 'drafting' END AS status, "
+             "CASE WHEN ru.id IS NULL THEN c.error ELSE ru.error END AS error "
+             "FROM comparisons c LEFT JOIN runs ru ON ru.id = c.run_id")
+
+
 def get(conn: Database, comparison_id: int) -> dict | None:
-    return next(conn.query("SELECT * FROM comparisons WHERE id = ?", [comparison_id]), None)
+    return next(conn.query(f"{_WITH_RUN} WHERE c.id = ?", [comparison_id]), None)
+
+
+def of_run(conn: Database, run_id: int) -> dict | None:
+    return next(conn.query(f"{_WITH_RUN} WHERE c.run_id = ?", [run_id]), None)
 
 
 def list_for_course(conn: Database, course_id: int) -> list[dict]:
     return list(conn.query(
-        "SELECT c.*, (SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = c.id "
-        " AND p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL) AS drafted "
-        "FROM comparisons c WHERE c.course_id = ? ORDER BY c.id DESC", [course_id]))
+        f"SELECT x.*, (SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = x.id "
+        f" AND p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL) AS drafted "
+        f"FROM ({_WITH_RUN} WHERE c.course_id = ?) x ORDER BY x.id DESC", [course_id]))
 
 
-def set_status(conn: Database, comparison_id: int, status: str, error: str | None = None) -> None:
-    conn.execute("UPDATE comparisons SET status = ?, error = ? WHERE id = ?", [status, error, comparison_id])
+# --- the drafting run's items: the pairs, named by their submission ------------------------------
+_OF_RUN = "comparison_id = (SELECT id FROM comparisons WHERE run_id = ?)"
 
 
-def undrafted(conn: Database, comparison_id: int) -> list[dict]:
-    return list(conn.query(
-        "SELECT id, submission_id FROM comparison_pairs WHERE comparison_id = ? AND comment_b IS NULL "
-        "AND error IS NULL ORDER BY position", [comparison_id]))
+def pending_items(conn: Database, run_id: int) -> list[int]:
+    """Submissions whose pair is not drafted yet and did not fail, in the teachers' order."""
+    return [r[0] for r in conn.execute(
+        f"SELECT submission_id FROM comparison_pairs WHERE {_OF_RUN} AND comment_b IS NULL AND error IS NULL "
+        "ORDER BY position", [run_id])]
+
+
+def pair_to_draft(conn: Database, run_id: int, submission_id: int) -> int | None:
+    """The id of this submission's pair while it still waits for its drafts."""
+    row = conn.execute(f"SELECT id FROM comparison_pairs WHERE {_OF_RUN} AND submission_id = ? "
+                       "AND comment_b IS NULL AND error IS NULL", [run_id, submission_id]).fetchone()
+    return None if row is None else row[0]
+
+
+def item_counts(conn: Database, run_id: int) -> dict[str, int]:
+    row = conn.execute(
+        "SELECT COALESCE(SUM(comment_b IS NULL AND error IS NULL), 0), COALESCE(SUM(comment_b IS NOT NULL), 0), "
+        f"COALESCE(SUM(error IS NOT NULL), 0) FROM comparison_pairs WHERE {_OF_RUN}", [run_id]).fetchone()
+    return {"pending": row[0], "done": row[1], "failed": row[2]}
+
+
+def reopen_items(conn: Database, run_id: int, submission_ids: list[int]) -> int:
+    """Pairs a configuration fault failed before it was recognised wait again (the resume retries them)."""
+    if not submission_ids:
+        return 0
+    return conn.execute(
+        f"UPDATE comparison_pairs SET error = NULL WHERE {_OF_RUN} AND comment_b IS NULL AND submission_id IN "
+        f"({', '.join('?' for _ in submission_ids)})", [run_id, *submission_ids]).rowcount
 
 
 def save_drafts(conn: Database, pair_id: int, *, draft_a: dict, draft_b: dict, judge_a: dict | None,

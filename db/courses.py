@@ -192,11 +192,12 @@ _LOCATE = {
     "item": "SELECT a.course_id, s.assignment_id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
             "WHERE s.id = ?",
     "run": "SELECT course_id, assignment_id FROM runs WHERE id = ?",
+    "lesson": "SELECT course_id, NULL FROM lessons WHERE id = ?",
 }
 
 
 def locate(conn: Database, kind: str, id_: int) -> tuple[int, int | None] | None:
-    """Where a course, assignment, item (submission) or run of a link lives: (course id,
+    """Where a course, assignment, item (submission), run or lesson of a link lives: (course id,
     assignment id or None); None when it does not exist."""
     row = conn.execute(_LOCATE[kind], [id_]).fetchone()
     return (row[0], row[1]) if row else None

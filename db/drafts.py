@@ -57,7 +57,7 @@ def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None
             # racing), write nothing, so there is never a duplicate draft.
             claimed = conn.execute(
                 "UPDATE run_items SET status = ?, error = ?, finished_at = ? "
-                "WHERE run_id = ? AND submission_id = ? AND status = 'pending'",
+                "WHERE run_id = ? AND subject = 'submission' AND subject_id = ? AND status = 'pending'",
                 [RUN_ITEM_STATUS[status], draft.get("error"), now(), run_id, draft["submission_id"]]).rowcount
             if not claimed:
                 return None

@@ -7,6 +7,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from db import loads
+from db.calibration import BLIND_PENDING
 
 _ITEMS_SQL = """
 SELECT * FROM (
@@ -65,14 +66,17 @@ def exportable_count(conn: Database, assignment_id: int, *, include_approved: bo
 def analysis_rows(conn: Database, course_id: int, assignment_id: int | None = None) -> list[dict]:
     """Every submission of a course or one assignment, for analysis (not for students): student,
     assignment, the current AI draft's scores and flags, the teacher's review (scores, status,
-    edited, bulk), and the mean of the uploaded reference scores per criterion (`reference`)."""
+    edited, bulk), and the mean of the uploaded reference scores per criterion (`reference`).
+    A calibration item nobody has scored blind yet keeps its AI draft hidden here too: no
+    draft id, AI scores or flags (db.calibration.BLIND_PENDING)."""
     scope = ("s.assignment_id = :assignment" if assignment_id is not None else
              "s.assignment_id IN (SELECT id FROM assignments WHERE course_id = :course)")
     rows = list(conn.query(f"""
         SELECT st.external_id, st.attributes, a.id AS assignment_id, a.title, a.week, a.rubric_id,
                s.id AS submission_id, s.status, s.current_draft_id AS draft_id,
                d.scores AS ai_scores, d.flags, d.is_offline,
-               r.scores AS teacher_scores, r.status AS review_status, r.edited, r.approved_in_bulk
+               r.scores AS teacher_scores, r.status AS review_status, r.edited, r.approved_in_bulk,
+               {BLIND_PENDING} AS blind_pending
         FROM submissions s
         JOIN students st ON st.id = s.student_id
         JOIN assignments a ON a.id = s.assignment_id
@@ -87,6 +91,8 @@ def analysis_rows(conn: Database, course_id: int, assignment_id: int | None = No
             GROUP BY rs.submission_id, rs.criterion""", {"course": course_id, "assignment": assignment_id}):
         means.setdefault(sid, {})[criterion] = mean
     for r in rows:
+        if r.pop("blind_pending"):
+            r.update(draft_id=None, ai_scores=None, flags=None, is_offline=None)
         r["attributes"] = loads(r["attributes"], {})
         r["ai_scores"] = loads(r["ai_scores"], {})
         r["flags"] = loads(r["flags"], [])

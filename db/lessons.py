@@ -11,6 +11,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from db import audit, courses, dumps, loads, now, write_transaction
+from db import runs as runs_db
 from db import votes as votes_db
 from db.errors import ConflictError, IngestError, NotFound
 
@@ -154,32 +155,8 @@ def save_review(conn: Database, lesson_id: int, *, loaded_version: int, review: 
         conn.execute("UPDATE lessons SET status = ?, tier = ?, score = ?, priority = ?, in_sample = 0, "
                      "current_review_id = ? WHERE id = ?", [status, tier, score, priority, review_id, lesson_id])
         if run_id is not None:
-            finish_item(conn, run_id, lesson_id, item_status, review.get("error"))
+            runs_db.finish_item(conn, run_id, lesson_id, item_status, review.get("error"))
     return review_id
-
-
-# --- lesson runs' items (the run row itself is db.runs') ---------------------------------------
-def insert_run_items(conn: Database, run_id: int, lesson_ids: list[int]) -> None:
-    conn.conn.executemany("INSERT INTO lesson_run_items (run_id, lesson_id) VALUES (?, ?)",
-                          [(run_id, lid) for lid in lesson_ids])
-
-
-def pending_items(conn: Database, run_id: int) -> list[int]:
-    return [r[0] for r in conn.execute("SELECT lesson_id FROM lesson_run_items WHERE run_id = ? AND status = 'pending' "
-                                       "ORDER BY rowid", [run_id])]
-
-
-def finish_item(conn: Database, run_id: int, lesson_id: int, status: str, error: str | None = None) -> None:
-    conn.execute("UPDATE lesson_run_items SET status = ?, error = ?, finished_at = ? "
-                 "WHERE run_id = ? AND lesson_id = ? AND status = 'pending'", [status, error, now(), run_id, lesson_id])
-
-
-def item_counts(conn: Database, run_id: int) -> dict[str, int]:
-    counts = dict.fromkeys(("pending", "done", "needs_review", "failed", "skipped"), 0)
-    for status, n in conn.execute("SELECT status, COUNT(*) FROM lesson_run_items WHERE run_id = ? GROUP BY status",
-                                  [run_id]):
-        counts[status] = n
-    return counts
 
 
 def run_tiers(conn: Database, run_id: int) -> dict[str, int]:
@@ -276,20 +253,6 @@ def spend(conn: Database, course_id: int) -> list[dict]:
         "COALESCE(SUM(c.tokens_in), 0) AS tokens_in, COALESCE(SUM(c.tokens_out), 0) AS tokens_out, "
         "COALESCE(SUM(c.cost_usd), 0) AS cost_usd FROM lessons l LEFT JOIN llm_calls c ON c.lesson_id = l.id "
         "WHERE l.course_id = ? GROUP BY l.id ORDER BY l.id", [course_id]))
-
-
-def insert_run(conn: Database, *, course_id: int, provider: str, config: dict, prompt_hashes: dict,
-               lesson_ids: list[int], created_by: str) -> int:
-    """A lesson run: a row of the shared runs table (kind 'lessons') and one item per lesson."""
-    with conn.atomic():
-        run_id = conn.execute(
-            "INSERT INTO runs (course_id, kind, provider, config, prompt_hashes, status, total, created_by) "
-            "VALUES (?, 'lessons', ?, ?, ?, 'queued', ?, ?)",
-            [course_id, provider, dumps(config), dumps(prompt_hashes), len(lesson_ids), created_by]).lastrowid
-        insert_run_items(conn, run_id, lesson_ids)
-        audit(conn, actor=created_by or "unknown", action="start_lesson_run", entity="runs", entity_id=run_id,
-              after={"provider": provider, "lessons": len(lesson_ids)})
-    return run_id
 
 
 def lesson_status(conn: Database, lesson_id: int) -> str | None:

@@ -177,6 +177,22 @@ def totals_by_run(conn: Database, *, course_id: int | None = None,
 
 
 # --- admin overrides (Settings page) ----------------------------------------------------
+def cascade_calls(conn: Database, *, exclude_model: str) -> dict[str, int]:
+    """The judge cascade on the reflections so far (calls of reflection runs and Regenerate):
+    judged items (a first Evaluator call at temperature 0, tier 1), their self-consistency
+    samples (tier 1 at another temperature) and consensus judge calls (tier 2), cache hits
+    included, failed calls and `exclude_model` (the offline baseline) not: {items, samples,
+    judge_calls}."""
+    row = conn.execute(
+        "SELECT COUNT(DISTINCT CASE WHEN c.tier = 1 AND c.temperature = 0 "
+        "THEN COALESCE(c.run_id, 0) || '-' || c.submission_id END), "
+        "COALESCE(SUM(c.tier = 1 AND c.temperature != 0), 0), COALESCE(SUM(c.tier = 2), 0) "
+        "FROM llm_calls c LEFT JOIN runs ru ON ru.id = c.run_id WHERE c.tier IS NOT NULL AND c.status != 'error' "
+        "AND c.model != ? AND c.submission_id IS NOT NULL AND COALESCE(ru.kind, 'reflections') = 'reflections'",
+        [exclude_model]).fetchone()
+    return {"items": row[0], "samples": row[1], "judge_calls": row[2]}
+
+
 LLM_OVERRIDES_KEY = "llm"
 LAST_TEST_KEY = "llm_last_connection_test"
 OVERRIDE_FIELDS = ("llm_model", "models", "temperature", "timeout_s", "max_retries", "concurrency")

@@ -1,4 +1,8 @@
-"""Runs and run items: the persistent state of an assessment run (progress comes from here)."""
+"""Runs and run items: the persistent state of every background run (progress comes from here).
+
+One `runs` table and one `run_items` table for every kind of run: `runs.kind` is the workflow
+(reflections | lessons) and each item's `subject` what it is (SUBJECT[kind]: a submission or a
+lesson), `subject_id` which one. The item functions work on any kind."""
 from __future__ import annotations
 
 from sqlite_utils import Database
@@ -41,18 +45,25 @@ def word_counts(conn: Database, submission_ids: list[int]) -> list[tuple[int, in
         submission_ids).fetchall()]
 
 
-def insert_run(conn: Database, *, course_id: int, assignment_id: int | None, provider: str, config: dict,
-               prompt_hashes: dict, submission_ids: list[int], created_by: str) -> int:
+SUBJECT = {"reflections": "submission", "lessons": "lesson"}   # runs.kind -> run_items.subject
+ITEM_STATES = {"reflections": ("pending", "done", "needs_attention", "failed", "skipped"),
+               "lessons": ("pending", "done", "needs_review", "failed", "skipped")}
+
+
+def insert_run(conn: Database, *, kind: str = "reflections", course_id: int, assignment_id: int | None = None,
+               provider: str, config: dict, prompt_hashes: dict, item_ids: list[int], created_by: str) -> int:
+    """A queued run and one pending item per submission (reflections) or lesson (lessons)."""
     with conn.atomic():
         run_id = conn.execute(
-            "INSERT INTO runs (course_id, assignment_id, provider, config, prompt_hashes, status, total, created_by) "
-            "VALUES (?, ?, ?, ?, ?, 'queued', ?, ?)",
-            [course_id, assignment_id, provider, dumps(config), dumps(prompt_hashes), len(submission_ids),
+            "INSERT INTO runs (course_id, kind, assignment_id, provider, config, prompt_hashes, status, total, "
+            "created_by) VALUES (?, ?, ?, ?, ?, ?, 'queued', ?, ?)",
+            [course_id, kind, assignment_id, provider, dumps(config), dumps(prompt_hashes), len(item_ids),
              created_by]).lastrowid
-        conn.conn.executemany("INSERT INTO run_items (run_id, submission_id) VALUES (?, ?)",
-                            [(run_id, sid) for sid in submission_ids])
-        audit(conn, actor=created_by or "unknown", action="start_run", entity="runs", entity_id=run_id,
-              after={"provider": provider, "assignment_id": assignment_id, "items": len(submission_ids)})
+        conn.conn.executemany("INSERT INTO run_items (run_id, subject, subject_id) VALUES (?, ?, ?)",
+                              [(run_id, SUBJECT[kind], item) for item in item_ids])
+        audit(conn, actor=created_by or "unknown", action="start_run" if kind == "reflections" else "start_lesson_run",
+              entity="runs", entity_id=run_id,
+              after={"provider": provider, "assignment_id": assignment_id, "items": len(item_ids)})
     return run_id
 
 
@@ -85,8 +96,9 @@ def unfinished_runs(conn: Database, course_id: int, kind: str = "reflections") -
 
 
 def pending_items(conn: Database, run_id: int) -> list[int]:
+    """The ids of the run's submissions (or lessons) still to do, in the order they were queued."""
     return [r[0] for r in conn.execute(
-        "SELECT submission_id FROM run_items WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [run_id])]
+        "SELECT subject_id FROM run_items WHERE run_id = ? AND status = 'pending' ORDER BY rowid", [run_id])]
 
 
 # A working period ends now while the worker is alive (heard from within this many seconds,
@@ -140,45 +152,54 @@ def cancel_requested(conn: Database, run_id: int) -> bool:
     return bool(row and row[0])
 
 
-def skip_item(conn: Database, run_id: int, submission_id: int, reason: str) -> None:
-    conn.execute("UPDATE run_items SET status = 'skipped', error = ?, finished_at = ? "
-               "WHERE run_id = ? AND submission_id = ? AND status = 'pending'", [reason, now(), run_id, submission_id])
+def finish_item(conn: Database, run_id: int, item_id: int, status: str, error: str | None = None) -> bool:
+    """A pending item ends (done, needs attention / review, failed, skipped); False when it was
+    no longer pending (another worker finished it)."""
+    return conn.execute("UPDATE run_items SET status = ?, error = ?, finished_at = ? "
+                        "WHERE run_id = ? AND subject_id = ? AND status = 'pending'",
+                        [status, error, now(), run_id, item_id]).rowcount == 1
 
 
-def reopen_items(conn: Database, run_id: int, submission_ids: list[int]) -> int:
+def skip_item(conn: Database, run_id: int, item_id: int, reason: str) -> None:
+    finish_item(conn, run_id, item_id, "skipped", reason)
+
+
+def fail_item(conn: Database, run_id: int, item_id: int, error: str) -> None:
+    finish_item(conn, run_id, item_id, "failed", error)
+
+
+def reopen_items(conn: Database, run_id: int, item_ids: list[int]) -> int:
     """Failed items go back to pending (a run stopped by a configuration fault: the items it
     failed before the fault was recognised are retried by the resume)."""
-    if not submission_ids:
+    if not item_ids:
         return 0
     return conn.execute(
         "UPDATE run_items SET status = 'pending', error = NULL, finished_at = NULL WHERE run_id = ? AND status = "
-        f"'failed' AND submission_id IN ({', '.join('?' for _ in submission_ids)})", [run_id, *submission_ids]).rowcount
+        f"'failed' AND subject_id IN ({', '.join('?' for _ in item_ids)})", [run_id, *item_ids]).rowcount
 
 
 def supersede_pending(conn: Database, course_id: int, new_run_id: int) -> int:
-    """Pending items of the course's earlier, stopped runs are skipped: the new run takes their
-    submissions, and a later resume of an old run must not draft them a second time."""
+    """Pending items of the course's earlier, stopped runs of the same kind are skipped: the new
+    run takes them, and a later resume of an old run must not do them a second time."""
     return conn.execute(
         "UPDATE run_items SET status = 'skipped', error = ?, finished_at = ? WHERE status = 'pending' AND run_id IN "
-        f"(SELECT id FROM runs WHERE course_id = ? AND id != ? AND status NOT IN ({', '.join('?' for _ in ACTIVE)}))",
-        [f"superseded by run {new_run_id}", now(), course_id, new_run_id, *ACTIVE]).rowcount
-
-
-def fail_item(conn: Database, run_id: int, submission_id: int, error: str) -> None:
-    conn.execute("UPDATE run_items SET status = 'failed', error = ?, finished_at = ? "
-               "WHERE run_id = ? AND submission_id = ? AND status = 'pending'", [error, now(), run_id, submission_id])
+        "(SELECT id FROM runs WHERE course_id = ? AND id != ? AND kind = (SELECT kind FROM runs WHERE id = ?) "
+        f"AND status NOT IN ({', '.join('?' for _ in ACTIVE)}))",
+        [f"superseded by run {new_run_id}", now(), course_id, new_run_id, new_run_id, *ACTIVE]).rowcount
 
 
 def item_counts(conn: Database, run_id: int) -> dict[str, int]:
-    counts = dict.fromkeys(("pending", "done", "needs_attention", "failed", "skipped"), 0)
+    """Items per state; every state of the run's kind is present (0 when none)."""
+    row = conn.execute("SELECT kind FROM runs WHERE id = ?", [run_id]).fetchone()
+    counts = dict.fromkeys(ITEM_STATES[row[0] if row else "reflections"], 0)
     for status, n in conn.execute("SELECT status, COUNT(*) FROM run_items WHERE run_id = ? GROUP BY status", [run_id]):
         counts[status] = n
     return counts
 
 
 def failed_items(conn: Database, run_id: int, limit: int = 50) -> list[dict]:
-    return list(conn.query("SELECT submission_id, error FROM run_items WHERE run_id = ? AND status = 'failed' "
-                         "ORDER BY rowid LIMIT ?", [run_id, limit]))
+    return list(conn.query("SELECT subject_id AS submission_id, error FROM run_items WHERE run_id = ? AND "
+                           "status = 'failed' ORDER BY rowid LIMIT ?", [run_id, limit]))
 
 
 def call_totals(conn: Database, run_id: int) -> dict:

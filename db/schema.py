@@ -6,6 +6,8 @@ Each migration is a named function applied once, inside a transaction, and recor
 JSON columns hold small documents (scores by criterion, check results, agent outputs);
 everything a query filters or sorts on is a real column with an index.
 """
+import json
+
 from sqlite_utils import Database
 from sqlite_utils.migrations import Migrations
 
@@ -540,8 +542,8 @@ def m013d_next_steps(conn: Database) -> None:
 @migrations()
 def m014a_lesson_runs(conn: Database) -> None:
     """Issue 17: lesson review shares the runs table and the call log with the reflections.
-    `runs.kind` says which workflow a run belongs to (its items live in run_items for
-    reflections, lesson_run_items for lessons); `llm_calls.lesson_id` ties a call to the lesson
+    `runs.kind` says which workflow a run belongs to (its items: run_items, since m018b; at
+    first lesson_run_items); `llm_calls.lesson_id` ties a call to the lesson
     it judged or fixed, so costs per lesson and per course come from the call log."""
     conn.execute("ALTER TABLE runs ADD COLUMN kind TEXT NOT NULL DEFAULT 'reflections'")
     conn.execute("ALTER TABLE llm_calls ADD COLUMN lesson_id INTEGER")
@@ -633,6 +635,64 @@ CREATE TABLE lesson_references (
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
     PRIMARY KEY (lesson_id, rater)
 )
+"""
+
+
+@migrations()
+def m018a_comparison_runs(conn: Database) -> None:
+    """Drafting a blind comparison is a run (core.run_engine, runs.kind 'comparisons'), so it
+    resumes after a restart and its calls carry the run (costs apart from the reflections).
+    `comparisons.run_id` links the two; the run's items are the comparison's pairs. A comparison
+    still drafting before this migration had no worker left: it gets a stopped run to resume."""
+    conn.execute("ALTER TABLE comparisons ADD COLUMN run_id INTEGER REFERENCES runs(id)")
+    stuck = list(conn.query(
+        "SELECT c.id, c.course_id, c.assignment_id, c.created_by, c.config_a, c.config_b, c.variant_b, "
+        "COALESCE(ac.provider, 'openai') AS provider, "
+        "(SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = c.id) AS total "
+        "FROM comparisons c LEFT JOIN ai_configs ac ON ac.hash = c.config_a WHERE c.status = 'drafting'"))
+    for c in stuck:
+        config = {"comparison_id": c["id"], "config_a": c["config_a"], "config_b": c["config_b"],
+                  "variant_b": c["variant_b"], "concurrency": 4}
+        run_id = conn.execute(
+            "INSERT INTO runs (course_id, assignment_id, provider, config, status, total, error, created_by, kind) "
+            "VALUES (?, ?, ?, ?, 'failed', ?, 'stopped: interrupted (drafting had no worker after a restart); "
+            "resume it', ?, 'comparisons')",
+            [c["course_id"], c["assignment_id"], c["provider"], json.dumps(config), c["total"],
+             c["created_by"]]).lastrowid
+        conn.execute("UPDATE comparisons SET run_id = ? WHERE id = ?", [run_id, c["id"]])
+
+
+@migrations()
+def m018b_run_items(conn: Database) -> None:
+    """One table of run items for every kind of run: lesson runs kept theirs in a copy of
+    run_items (lesson_run_items, the same columns and queries). `subject` says what an item is
+    ('submission' for a reflection run, 'lesson' for a lesson run: runs.kind decides, as
+    judge_votes.subject does for votes) and `subject_id` which one. Rows keep their order."""
+    for stmt in _ONE_RUN_ITEMS.split(";\n"):
+        if stmt.strip():
+            conn.execute(stmt)
+
+
+_ONE_RUN_ITEMS = """
+CREATE TABLE run_items_all (
+    run_id INTEGER NOT NULL REFERENCES runs(id),
+    subject TEXT NOT NULL,                     -- submission | lesson
+    subject_id INTEGER NOT NULL,
+    -- pending | done | needs_attention (reflections) | needs_review (lessons) | failed | skipped
+    status TEXT NOT NULL DEFAULT 'pending',
+    error TEXT,
+    finished_at TEXT,
+    PRIMARY KEY (run_id, subject, subject_id)
+);
+INSERT INTO run_items_all (run_id, subject, subject_id, status, error, finished_at)
+    SELECT run_id, 'submission', submission_id, status, error, finished_at FROM run_items ORDER BY rowid;
+INSERT INTO run_items_all (run_id, subject, subject_id, status, error, finished_at)
+    SELECT run_id, 'lesson', lesson_id, status, error, finished_at FROM lesson_run_items ORDER BY rowid;
+DROP TABLE run_items;
+DROP TABLE lesson_run_items;
+ALTER TABLE run_items_all RENAME TO run_items;
+CREATE INDEX idx_run_items_status ON run_items (run_id, status);
+CREATE INDEX idx_run_items_subject ON run_items (subject, subject_id)
 """
 
 

@@ -45,8 +45,8 @@ def current(conn: Database, scope) -> list[dict]:
 
 def assignments_of_run(conn: Database, run_id: int) -> list[int]:
     return [r[0] for r in conn.execute(
-        "SELECT DISTINCT s.assignment_id FROM run_items i JOIN submissions s ON s.id = i.submission_id "
-        "WHERE i.run_id = ? ORDER BY 1", [run_id]).fetchall()]
+        "SELECT DISTINCT s.assignment_id FROM run_items i JOIN submissions s ON s.id = i.subject_id "
+        "WHERE i.run_id = ? AND i.subject = 'submission' ORDER BY 1", [run_id]).fetchall()]
 
 
 def expert_scores(conn: Database, scope) -> list[dict]:

@@ -4,12 +4,14 @@ address (query parameters), small widgets, and showing user text safely.
 This is the only place pages get the database and settings from, so tests can point the
 whole app at a temporary SQLite file with the FAIRMARK_DB environment variable.
 
-The address: `?course=&assignment=&item=&run=` (ids) say what is on screen, so a refresh or a
-shared link shows exactly that. A new browser session takes its selection from the address
-once (`_apply_address`, which checks every id and follows an item or run to its course and
-assignment); after that the session state is the source and every run writes the address
-back (`set_address`, written when the page has run). All URL handling is here: an id the
-signed-in user may not open is dropped like one that does not exist (core.browse.locate).
+The address: `?course=&assignment=&item=&run=&lesson=` (ids) say what is on screen, so a
+refresh or a shared link shows exactly that. A new browser session takes its selection from the
+address once (`_apply_address`, which checks every id and follows an item, run or lesson to its
+course and assignment); after that the session state is the source and every run writes the
+address back (`set_address`, written when the page has run). Pages read the address only
+through `address_value` and write it only through `set_address` (a page's links may carry
+query parameters). All URL handling is here: an id the signed-in user may not open is dropped
+like one that does not exist (core.browse.locate).
 
 Who is signed in: `actor()`, the Actor app.py's sign-in gate resolved for this run (a widget
 callback, which runs before the script, resolves it again so an expired session acts on nothing).
@@ -29,7 +31,7 @@ from core.settings import Settings, load_settings
 from core.text import escape_markdown
 from pages import _signin
 
-ADDRESS_KEYS = ("course", "assignment", "item", "run")
+ADDRESS_KEYS = ("course", "assignment", "item", "run", "lesson")
 
 
 def settings() -> Settings:
@@ -55,7 +57,7 @@ def shell():
 
 def set_address(**values) -> None:
     """What this run shows, for the address: course, assignment (the sidebar), item (Review),
-    run (Assess). None leaves a key out."""
+    run (Assess), lesson (Lesson). None leaves a key out."""
     address = getattr(_shell, "address", None)
     if address is not None:
         address.update({k: v for k, v in values.items() if k in ADDRESS_KEYS})
@@ -74,9 +76,10 @@ def address_value(key: str) -> int | None:
 
 
 def _apply_address(conn, me: Actor) -> None:
-    """A new session (a refresh, a shared link): select what the address names. An item or a run
-    decides the course and assignment; ids that do not exist, or that this user may not open,
-    are dropped with a message (the same one: it says nothing about what exists)."""
+    """A new session (a refresh, a shared link): select what the address names. An item, a run
+    or a lesson decides the course (and the assignment); ids that do not exist, or that this
+    user may not open, are dropped with a message (the same one: it says nothing about what
+    exists)."""
     if st.session_state.get("_address_applied"):
         return
     st.session_state["_address_applied"] = True
@@ -93,8 +96,8 @@ def _apply_address(conn, me: Actor) -> None:
             found[kind] = where
     if not found:
         return
-    # The most specific wins: item, then run, then assignment, then course.
-    kind = next(k for k in ("item", "run", "assignment", "course") if k in found)
+    # The most specific wins: item, then run, then lesson, then assignment, then course.
+    kind = next(k for k in ("item", "run", "lesson", "assignment", "course") if k in found)
     cid, aid = found[kind]
     if kind == "course" or aid is None:
         aid = found["assignment"][1] if "assignment" in found and found["assignment"][0] == cid else None

@@ -1,7 +1,7 @@
 """Widgets for issue 16 (evaluating the feedback) shared by several pages: the AI configuration
-in use and its eval gate (Settings, Assess, AI quality), and the review item's extras (the
-judges that did not run, the draft's configuration, "save as eval case", last week's next
-steps). Pages call one function each; the logic is in core.evals."""
+in use and its eval gate (Settings, with the admin's override; Assess and AI quality show it),
+and the review item's extras (the judges that did not run, the draft's configuration, "save as
+eval case", last week's next steps). Pages call one function each; the logic is in core.evals."""
 from __future__ import annotations
 
 import pandas as pd
@@ -26,15 +26,18 @@ def _status_for(conn, provider: str) -> tuple[dict, dict]:
     return defn, gate.status(conn, ai_config.config_hash(defn), provider)
 
 
-def config_status(conn, provider: str | None = None, *, key: str = "cfg") -> dict:
-    """The configuration in use, whether it passed its blocking eval cases, and the override."""
+def config_status(conn, provider: str | None = None, *, key: str = "cfg", overridable: bool = False) -> dict:
+    """The configuration in use, whether it passed its blocking eval cases, and (`overridable`:
+    the Settings page, an admin's page) the override form."""
     provider = provider or default_provider(_common.settings())
+    if overridable and (msg := st.session_state.pop("evals_flash", None)):
+        st.success(msg)
     defn, s = _status_for(conn, provider)
     box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
     box(escape_markdown(f"AI configuration {s['hash']} ({provider}): {s['label']}. {s['message']}"))
     with st.expander("What this configuration is (prompt, model and temperature per role)"):
         st.dataframe(pd.DataFrame(ai_config.describe(defn)), hide_index=True, width="stretch")
-    if s["state"] in ("failed", "unevaluated"):
+    if overridable and s["state"] in ("failed", "unevaluated"):
         override_form(conn, s, defn, key=key)
     return s
 
@@ -51,24 +54,21 @@ def override_form(conn, s: dict, defn: dict, *, key: str) -> None:
                 try:
                     gate.override(conn, s["hash"], actor=_common.actor(), reason=reason, definition=defn)
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.session_state["evals_flash"] = "Override recorded in the audit log."
                     st.rerun()
 
 
 def assess_gate(conn, provider: str) -> bool:
-    """Assess page: warn before running a configuration that has not passed; True when it may run."""
-    if msg := st.session_state.pop("evals_flash", None):
-        st.success(msg)
-    defn, s = _status_for(conn, provider)
+    """Assess page: warn before running a configuration that has not passed; True when it may run.
+    Only an admin may override the gate: the form is on the Settings page, never here."""
+    _, s = _status_for(conn, provider)
     if s["state"] == "passed" or s["state"] == "offline":
         st.caption(escape_markdown(f"AI configuration {s['hash']}: {s['label']}."))
         return True
     box = st.info if s["cleared"] else st.warning
     box(escape_markdown(f"AI configuration {s['hash']}: {s['label']}. {s['message']}"))
-    if not s["cleared"]:
-        override_form(conn, s, defn, key="assess")
     return s["cleared"]
 
 
@@ -104,8 +104,8 @@ def _next_steps(conn, sid: int) -> None:
     prev = learning.previous_next_steps(conn, sid, actor=_common.actor())
     if prev is None:
         return
-    with st.expander(f"Last week's next steps (week {prev['week']}: {prev['title']})"
-                     + (f" · marked: {prev['acted']}" if prev["acted"] else "")):
+    with st.expander(_common.md(f"Last week's next steps (week {prev['week']}: {prev['title']})"
+                                + (f" · marked: {prev['acted']}" if prev["acted"] else ""))):
         st.text(prev["comment"])
         options = list(learning.ACTED)
         labels = {"yes": "Yes, acted on them", "partly": "Partly", "no": "No"}
@@ -117,7 +117,7 @@ def _next_steps(conn, sid: int) -> None:
                 try:
                     learning.mark_next_steps(conn, sid, acted, actor=_common.actor())
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.toast("Marked.")
                     st.rerun()
@@ -140,7 +140,7 @@ def _save_as_case(conn, sid: int, draft: dict) -> None:
                 try:
                     cid = saved.save_case(conn, sid, dimension=dim, reason=reason, actor=_common.actor())
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.toast(f"Saved as eval case #{cid}.")
                     st.rerun()

@@ -22,8 +22,11 @@ def render(conn, scope) -> None:
     for col, (kind, r) in zip(cols, view["raters"].items()):
         kappa = "undefined" if pd.isna(r["kappa"]) else f"{r['kappa']:.2f}"
         col.metric(f"Agreement with the {kind}", f"{r['agreement']:.0%}",
-                   help=f"n = {r['n']} lessons; Cohen's kappa {kappa}"
+                   help=f"n = {r['n']} verdicts on {r['lessons']} lessons; Cohen's kappa {kappa}"
+                        + (f" (95 % CI {r['kappa_ci'][0]:.2f} to {r['kappa_ci'][1]:.2f})" if r["kappa_ci"] else "")
                         + (f"; {r['offline']} reviewed by the offline baseline only" if r["offline"] else ""))
+        col.caption((f"95 % CI {r['ci'][0]:.0%}–{r['ci'][1]:.0%}" if r["ci"] else r["ci_note"])
+                    + f" · n = {r['lessons']} lessons (the interval resamples lessons)")
     st.dataframe(pd.DataFrame(view["rows"]), hide_index=True)
     if view["planted"]:
         st.caption(f"Planted problems found: {view['found']} of {view['n_planted']}")

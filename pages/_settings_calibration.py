@@ -26,7 +26,7 @@ def render(conn) -> None:
             try:
                 readiness.save_bar(conn, readiness.Bar(int(students), qwk, low, bias), actor=_common.actor())
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 st.success("Saved: " + readiness.get_bar(conn).text() + ".")
     st.caption(f"Default: {readiness.Bar().text()}.")

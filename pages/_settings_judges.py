@@ -93,7 +93,7 @@ def _save(conn, values: dict, flash: str, *, replace: bool = False) -> None:
     try:
         admin.save_judging_overrides(conn, {**current, **values}, actor=_common.actor())
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
     else:
         st.session_state["judging_flash"] = flash
         st.rerun()

@@ -74,7 +74,7 @@ with tab_cmp:
                                               actor=me)
                         pairwise.start(db_path, new, actor=me)
                     except FairMarkError as e:
-                        st.error(str(e))
+                        _common.show_error(e)
                     else:
                         st.session_state["evals_flash"] = (f"Comparison {new} is being drafted; teachers judge it on "
                                                            "the Compare page.")
@@ -90,6 +90,16 @@ with tab_cmp:
             r = pairwise.results(conn, pick, actor=me)
             if r["status"] == "failed":
                 st.error(escape_markdown(next(c["error"] or "" for c in comps if c["id"] == pick)))
+            if pairwise.is_resumable(conn, db_path, pick, actor=me) and st.button(
+                    "Resume drafting", key=f"cmp_resume_{pick}", help="The drafting stopped or its worker is gone "
+                    "(e.g. a restart): continue with the pairs not drafted yet."):
+                try:
+                    pairwise.resume(db_path, pick, actor=me)
+                except FairMarkError as e:
+                    _common.show_error(e)
+                else:
+                    st.session_state["evals_flash"] = f"Comparison {pick}: drafting continues."
+                    st.rerun()
             st.dataframe(pd.DataFrame([{"dimension": d, "choices": w["n"], "B's win rate": w["win_rate"],
                                         "95 % CI": w["ci"] or w["ci_note"], "B better": w["b_wins"],
                                         "A better": w["a_wins"], "equal": w["ties"]}
@@ -107,6 +117,6 @@ with tab_cmp:
                 try:
                     pairwise.set_trust_threshold(conn, value, actor=me)
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     st.rerun()

@@ -71,7 +71,12 @@ m1, m2, m3 = st.columns(3)
 m1.metric("Submissions to assess", estimate["submissions"])
 m2.metric("Estimated tokens (in / out)",
           "none (no LLM)" if provider == "offline" else f"{estimate['tokens_in']:,} / {estimate['tokens_out']:,}")
-m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${estimate['cost_usd']:.4f}")
+m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${estimate['cost_usd']:.4f}",
+          help=None if provider == "offline" else
+          "Every agent and judge of the feedback per submission, the Evaluator with the assignment's examples "
+          f"once calibrated, and the judge cascade's extra scoring calls ({estimate['cascade']['source']}: "
+          f"{estimate['cascade']['samples_per_item']:g} samples and "
+          f"{sum(estimate['cascade']['judges'].values()):g} judge calls per submission).")
 if estimate.get("unpriced"):
     st.warning(_common.md("No price for " + ", ".join(estimate["unpriced"]) + ": add it on the Settings page."))
 

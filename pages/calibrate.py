@@ -46,7 +46,7 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
             st.caption(f"Scoring as {escape_markdown(rater.display_name)} (each teacher's blind "
                        "scores are kept apart). The AI's scores and comment appear once you save; saved blind "
                        "scores are final.")
-            picked = {c.key: st.selectbox(c.title, rubric.levels, index=None, key=f"cal_score_{sid}_{rater}_{c.key}",
+            picked = {c.key: st.selectbox(_common.md(c.title), rubric.levels, index=None, key=f"cal_score_{sid}_{rater}_{c.key}",
                                           format_func=lambda lvl, c=c: f"{lvl} — {c.levels[lvl]}")
                       for c in rubric.criteria}
             if st.button("Save blind scores", type="primary", key=f"cal_save_{sid}",
@@ -54,7 +54,7 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
                 try:
                     blind.save(conn, sid, picked, actor=rater)
                 except FairMarkError as e:
-                    st.error(str(e))
+                    _common.show_error(e)
                 else:
                     _flash("Saved. Here is how the AI scored it.")
                     st.rerun()
@@ -94,7 +94,7 @@ def _set(conn, aid: int, rubric) -> None:
             try:
                 after = draw.draw(conn, aid, size=int(size), group_by=group_by, actor=me)
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 _flash(f"The set has {len(after.items)} items.")
                 st.rerun()
@@ -117,7 +117,7 @@ def _set(conn, aid: int, rubric) -> None:
                     try:
                         draw.skip(conn, aid, item["submission_id"], actor=me)
                     except FairMarkError as e:
-                        st.error(str(e))
+                        _common.show_error(e)
                     else:
                         st.rerun()
 
@@ -132,7 +132,7 @@ if aid is not None:
         try:
             _score(conn, aid, int(sid), rubric)
         except FairMarkError as e:
-            st.error(str(e))
+            _common.show_error(e)
             _open(None)
     else:
         r = _calibration.banner(conn, aid)

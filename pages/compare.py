@@ -16,8 +16,9 @@ SIDE = {"left": "Response 1", "tie": "Equally good", "right": "Response 2"}
 def show_results(conn, comparison_id: int) -> None:
     r = pairwise.results(conn, comparison_id, actor=_common.actor())
     st.subheader("Results: how often configuration B was better")
-    st.caption(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
-               f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI resampling pairs.")
+    st.caption(_common.md(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
+                          f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI "
+                          "resampling pairs."))
     cols = st.columns(len(pairwise.DIMENSIONS))
     for col, (dim, w) in zip(cols, r["by_dimension"].items()):
         title = {"level": "Level fit", "pedagogy": "Pedagogy"}[dim]
@@ -90,7 +91,7 @@ def _save(pair_id: int) -> None:
 
 
 if err := st.session_state.pop("cmp_error", None):
-    st.error(err)
+    _common.show_error(err)
 with st.form(f"pair_{pair['pair_id']}"):
     st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
              key=f"cmp_level_{pair['pair_id']}")

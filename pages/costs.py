@@ -27,7 +27,8 @@ if view is not None:
     ui.chart(charts.cost_per_submission_chart(view["by_run"]), view["by_run"], "cost_per_reflection_by_run")
     st.caption(f"Dashed line: the published multi-agent study (Zhang & Luo 2025), ${ref:.4f} per reflection. "
                "\"Regenerate (outside runs)\" counts calls made outside an assessment run, such as regenerating "
-               "one draft on the Review page.")
+               "one draft on the Review page. Lesson review, blind comparisons and eval runs are not counted "
+               "here: they are shown apart at the end.")
     left, right = st.columns(2)
     with left:
         ui.chart(charts.bar_chart(view["by_agent"], "agent", "cost_usd", title="Cost by agent", y_title="USD"),
@@ -58,3 +59,10 @@ if view is not None:
                        help="Three judges on every judged item: the first judge's mean paid call plus twice the "
                             "consensus judges' mean (the first judge's where none was called).")
         ui.table(tiers["by_tier"], "judge_calls_by_tier", "judge calls by tier")
+
+apart = reports.costs_view(conn, scope).get("apart")      # cached with the view: no second query
+if apart is not None and len(apart):
+    st.subheader("Other work, counted apart")
+    st.caption("Calls that did not assess reflections: they are in no figure above (not per reflection, not in "
+               "the judge cascade).")
+    ui.table(apart, "cost_of_other_work", "cost of other work")

@@ -17,26 +17,17 @@ cid = _common.course_id()
 if flash := st.session_state.pop("lesson_flash", None):
     st.success(flash)
 
-wanted = st.query_params.get("lesson", "")
-if wanted.isdigit():
-    try:
-        home = browse.lesson(conn, int(wanted), actor=me)["course_id"]
-    except FairMarkError:  # no such lesson, or another course's: nothing of it is shown
-        home = None
-        st.toast("The link names a lesson that does not exist or that you have no access to.")
-    if home is not None and home != cid:      # a deep link into another course: follow it
-        _common.select(home, None)
-        st.rerun()
+wanted = _common.address_value("lesson")     # a deep link into another course chose that course
 queue = browse.lesson_queue(conn, cid, actor=me) if cid is not None else []
 ids = [lesson["id"] for lesson in queue]
 if not ids:
     st.info("No lessons in this course: upload them on the Lessons page.")
     st.page_link("pages/lessons.py", label="Go to Lessons", icon=":material/menu_book:")
     st.stop()
-start = ids.index(int(wanted)) if wanted.isdigit() and int(wanted) in ids else 0
+start = ids.index(wanted) if wanted in ids else 0
 titles = {lesson["id"]: lesson["title"] for lesson in queue}
 lesson_id = st.selectbox("Lesson (in queue order)", ids, index=start, format_func=titles.get, key="lesson_pick")
-st.query_params["lesson"] = str(lesson_id)
+_common.set_address(lesson=lesson_id)
 data = view.lesson_view(conn, lesson_id, actor=me)
 lesson, record, review = data["lesson"], data["record"], data["review"]
 version = lesson["version"]
@@ -46,7 +37,7 @@ def act(fn, done: str, **kwargs) -> None:
     try:
         fn(conn, lesson_id, version=version, actor=_common.actor(), **kwargs)
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
     else:
         st.session_state["lesson_flash"] = done
         st.rerun()
@@ -65,7 +56,7 @@ c3.metric("Stage 1 score", f"{record.get('stage1_score', 0):.2f}" if record else
 if data["offline_label"]:
     st.warning(f"Reviewed by the {data['offline_label']}: only the Stage 1 checks ran.")
 if review and review["error"]:
-    st.error(f"The review failed: {review['error']}")
+    _common.show_error(f"The review failed: {review['error']}")
 if lesson["status"] == "reviewed" and any(f["status"] == "proposed" for f in data["fixes"]):
     st.caption("The tier is for the lesson with the proposed fixes below: accept or reject each one before you "
                "approve.")

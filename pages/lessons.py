@@ -17,7 +17,7 @@ conn = _common.get_db()
 me = _common.actor()
 db_path = _common.settings().db_path
 if flash := st.session_state.pop("lessons_flash", None):
-    st.success(flash)
+    st.success(_common.md(flash))
 
 cid = _common.course_id()
 course = browse.get_course(conn, cid, actor=me) if cid is not None else None
@@ -48,7 +48,7 @@ if access.may(me, "lessons"):  # instructors and admins: upload and the demo
                     defaults={"target_grade": grade, "archetype": archetype, "audience": audience,
                               "objectives": objectives, "sources": sources})
             except FairMarkError as e:
-                st.error(str(e))
+                _common.show_error(e)
             else:
                 _common.select(out["course_id"], None)
                 st.session_state["lessons_flash"] = (f"Imported {out['imported']} lesson(s), replaced {out['replaced']}, "
@@ -65,7 +65,7 @@ if course is None:
     st.stop()
 queue = browse.lesson_queue(conn, cid, actor=me)
 if not queue:
-    st.info(f"'{course['name']}' has no lessons yet: upload some above.")
+    st.info(_common.md(f"'{course['name']}' has no lessons yet: upload some above."))
     st.stop()
 
 # --- review -----------------------------------------------------------------------------------
@@ -90,7 +90,7 @@ if st.button(f"Start review ({waiting} lesson(s))", type="primary",
         runs.start(db_path, run_id, actor=me)
         st.rerun()
     except FairMarkError as e:
-        st.error(str(e))
+        _common.show_error(e)
 
 
 def show_run() -> None:
@@ -101,7 +101,7 @@ def show_run() -> None:
     st.progress(p["fraction"], text=f"Run {p['run_id']} ({who}): {p['finished']} of {p['total']} lessons, "
                                     f"{p['status']}")
     if p["error"]:
-        st.error(f"Run stopped: {p['error']}")
+        _common.show_error(f"Run stopped: {p['error']}")
     if p["resumable"] and st.button("Resume the run", key=f"lessons_resume_{p['run_id']}"):
         runs.resume(db_path, p["run_id"], actor=_common.actor())
         st.rerun()

@@ -27,7 +27,7 @@ with tab_llm:
 with tab_judges:
     _settings_judges.render(conn)
 with tab_ai:
-    _evals_widgets.config_status(conn, key="settings")
+    _evals_widgets.config_status(conn, key="settings", overridable=True)
     _evals_widgets.eval_runs(conn)
 with tab_bar:
     _settings_calibration.render(conn)

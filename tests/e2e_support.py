@@ -27,11 +27,14 @@ USER, PASSWORD = "e2e.teacher", "e2e teacher's password"
 COOKIE = "fairmark_session"
 
 
-def add_user(db_path, name: str, role: str, env: dict | None = None, password: str = PASSWORD) -> None:
+def add_user(db_path, name: str, role: str, env: dict | None = None, password: str = PASSWORD,
+             display_name: str = "") -> None:
     """An account made with the command line before the server starts, as an operator would
     (`python -m core user add`); an existing one is kept."""
     env = dict(env or os.environ, FAIRMARK_DB=str(db_path))
-    done = subprocess.run([sys.executable, "-m", "core", "user", "add", name, "--role", role, "--password-stdin"],
+    shown = ["--display-name", display_name] if display_name else []
+    done = subprocess.run([sys.executable, "-m", "core", "user", "add", name, "--role", role, *shown,
+                           "--password-stdin"],
                           input=password + "\n", text=True, capture_output=True, cwd=ROOT, env=env)
     assert done.returncode == 0 or "exists already" in done.stdout, done.stdout + done.stderr
 
@@ -55,15 +58,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None):
+def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None, display_name: str = ""):
     """A fresh server process (its first request is a fresh server's first request); `secrets`:
-    Streamlit's own secrets file (st.login's [auth])."""
+    Streamlit's own secrets file (st.login's [auth]); `display_name`: the name the app shows
+    for the signed-in teacher (USER)."""
     port = free_port()
     # Never a real key or the developer's settings, even from a module-scoped fixture (set up
     # before conftest's per-test environment isolation).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
     env.update(FAIRMARK_DB=str(db_path), FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"))
-    add_user(db_path, USER, "admin", env)
+    add_user(db_path, USER, "admin", env, display_name=display_name)
     log_path = Path(log_dir) / f"streamlit-{port}.log"
     log = open(log_path, "w")
     proc = subprocess.Popen(

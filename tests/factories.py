@@ -115,14 +115,14 @@ def draft(conn, submission_id: int, scores: dict[str, int], *, rubric: Rubric | 
     return did
 
 
-def cleared_config(conn, provider: str = "openai", *, actor: str = "test admin") -> str:
-    """Let the configuration in use run (issue 16's gate) through an admin's recorded override,
-    as a test that is about something else needs; returns the configuration's hash."""
+def cleared_config(conn, provider: str = "openai", *, actor: str = "test admin", settings=None) -> str:
+    """Let the configuration in use (or the one of `settings`) run (issue 16's gate) through an
+    admin's recorded override, as a test that is about something else needs; returns its hash."""
     from core.evals import config as ai_config
     from core.evals import gate
     from db import evals as evals_db
 
-    defn = ai_config.current(provider)
+    defn = ai_config.current(provider, settings)
     h = ai_config.config_hash(defn)
     evals_db.record_config(conn, h, defn, used_by=actor, used_for="test")
     gate.override(conn, h, actor=Actor(actor, role="admin"), reason="a test about something else than the eval gate")

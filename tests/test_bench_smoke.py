@@ -44,6 +44,17 @@ def test_tokens_benchmark_counts_every_agent_and_prices_it(capsys):
     assert "reviser" not in out["at_limits"]["per_agent"]
     assert out["at_limits"]["per_agent"]["reviewer"]["calls_per_reflection"] == 1.0
     assert out["cost_per_reflection_usd"] == out["at_limits"]["per_reflection"]["cost_usd"]
+    # A calibrated assignment's examples lengthen only the Evaluator's prompt; the cascade's
+    # expected judge calls are Evaluator calls; the totals say which figure includes what.
+    assert out["calibration"]["blind_scored"] == 4 * tokens.CALIBRATION_SET
+    assert out["calibration"]["examples_per_prompt"] > 0
+    calibrated, plain = out["calibrated"]["per_agent"], out["at_limits"]["per_agent"]
+    assert calibrated["evaluator"]["prompt_tokens"] > plain["evaluator"]["prompt_tokens"] + 100
+    assert calibrated["coach"]["prompt_tokens"] == plain["coach"]["prompt_tokens"]
+    assert out["cascade"]["cost_usd"] == pytest.approx(0.375 * plain["evaluator"]["cost_usd"], abs=1e-6)
+    t = out["totals_usd"]
+    assert t["five_agents"] < t["five_agents_and_judges"] < t["with_cascade"] < t["calibrated_with_cascade"]
+    assert out["goal_met"] == {k: v <= 0.0010 for k, v in t.items()}
 
 
 def test_pages_benchmark_times_every_page_for_both_layouts(capsys, tmp_path):

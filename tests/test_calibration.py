@@ -89,6 +89,38 @@ def test_a_pending_item_is_hidden_from_queue_open_and_bulk_until_scored_blind(co
     assert seen["mine"] == scores(1) and seen["ai"]["comment"] == "AI COMMENT 0" and seen["others"] == {}
 
 
+def test_the_analysis_export_blanks_a_pending_items_ai_columns_until_scored_blind(conn):
+    from core import export_analysis
+
+    c, sids = course_with_drafts(conn, 3)
+    f.draft(conn, sids[0], scores(3), flags=["short_text"])
+    hidden = sids[0]
+    calibration.add_items(conn, c["assignment_id"], [(hidden, None, "test")], actor="ann", at="2025-01-01")
+
+    def row_of(sid):
+        table = export_analysis.analysis_table(conn, c["course_id"])
+        return dict(zip(table[0], next(r for r in table[1:] if r[table[0].index("submission_id")] == sid)))
+
+    shown = row_of(sids[1])
+    assert shown["draft_id"] and shown[f"{KEYS[0]}_ai"] == 2
+    row = row_of(hidden)
+    assert row["draft_id"] == "" and row["flags"] == ""
+    assert all(row[f"{k}_ai"] == "" for k in KEYS)
+    blind.save(conn, hidden, scores(1), actor="ann")
+    row = row_of(hidden)
+    assert row["draft_id"] and row[f"{KEYS[0]}_ai"] == 3 and row["flags"] == "short_text"
+
+
+def test_a_pending_item_is_never_sampled_for_a_blind_comparison(conn):
+    from db import comparisons
+
+    c, sids = course_with_drafts(conn, 4)
+    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "test")], actor="ann", at="2025-01-01")
+    assert [r["submission_id"] for r in comparisons.candidates(conn, c["course_id"], None)] == sids[1:]
+    blind.save(conn, sids[0], scores(1), actor="ann")
+    assert [r["submission_id"] for r in comparisons.candidates(conn, c["course_id"], None)] == sids
+
+
 def test_blind_scores_are_final_complete_and_per_teacher(conn):
     c, sids = course_with_drafts(conn, 2)
     calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor=Actor("ann", role="admin"), at="2025-01-01")

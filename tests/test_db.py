@@ -20,7 +20,7 @@ EXPECTED_COLUMNS = {
     "reference_scores": {"id", "submission_id", "rater", "criterion", "score"},
     "runs": {"id", "course_id", "assignment_id", "provider", "config", "prompt_hashes", "status", "total",
              "cancel_requested", "error", "created_by", "heartbeat_at", "created_at", "started_at", "finished_at"},
-    "run_items": {"run_id", "submission_id", "status", "error", "finished_at"},
+    "run_items": {"run_id", "subject", "subject_id", "status", "error", "finished_at"},
     "llm_calls": {"id", "run_id", "submission_id", "agent", "model", "prompt_name", "prompt_hash", "input_hash",
                   "temperature", "cache_key", "response", "tokens_in", "tokens_out", "tokens_cached", "latency_ms",
                   "cost_usd", "status", "cache_hit", "error", "request_id", "attempts", "created_at"},
@@ -76,6 +76,37 @@ def test_draft_outputs_migration_folds_the_per_role_columns_into_one_without_los
     # The Reviewer had failed ('{}'): left out, as the pipeline now stores it.
     assert outputs == [{"evaluator": ev, "equity": {"flags": []}, "coach": {"questions": ["Why?"]}}, {}]
     assert not {"evaluation", "equity", "coach", "reviewer"} & {c.name for c in conn["drafts"].columns}
+    conn.close()
+
+
+def test_one_run_items_table_takes_the_lesson_run_items_in_their_order(tmp_path):
+    """m018b: lesson runs' items move into run_items (subject 'lesson'); a reflection run's stay
+    (subject 'submission'); the queue order (rowid) of each run is kept."""
+    from sqlite_utils import Database
+
+    from db import runs as runs_db
+    from db.schema import migrations
+
+    path = tmp_path / "old.db"
+    conn = Database(sqlite3.connect(path))
+    migrations.apply(conn, stop_before="m018b_run_items")
+    conn.execute("PRAGMA foreign_keys = OFF")    # items only; the rows they name do not matter here
+    conn.execute("INSERT INTO courses (name) VALUES ('c')")
+    conn.execute("INSERT INTO runs (id, course_id, provider, config, prompt_hashes, status, total) "
+                 "VALUES (1, 1, 'offline', '{}', '{}', 'failed', 3)")
+    conn.execute("INSERT INTO runs (id, course_id, kind, provider, config, prompt_hashes, status, total) "
+                 "VALUES (2, 1, 'lessons', 'offline', '{}', '{}', 'failed', 3)")
+    for sid, status in ((9, "done"), (4, "pending"), (7, "pending")):
+        conn.execute("INSERT INTO run_items (run_id, submission_id, status) VALUES (1, ?, ?)", [sid, status])
+    for lid, status in ((5, "pending"), (2, "needs_review"), (8, "pending")):
+        conn.execute("INSERT INTO lesson_run_items (run_id, lesson_id, status) VALUES (2, ?, ?)", [lid, status])
+    conn.conn.commit()
+    migrations.apply(conn)
+    assert "lesson_run_items" not in conn.table_names()
+    assert runs_db.pending_items(conn, 1) == [4, 7] and runs_db.pending_items(conn, 2) == [5, 8]
+    assert runs_db.item_counts(conn, 2) == {"pending": 2, "done": 0, "needs_review": 1, "failed": 0, "skipped": 0}
+    assert {r[0]: r[1] for r in conn.execute("SELECT run_id, subject FROM run_items")} == {1: "submission",
+                                                                                           2: "lesson"}
     conn.close()
 
 

@@ -13,7 +13,9 @@ Issue 11 (the second half of this file):
 - item 3: after a refused Save (no reason, an edit conflict) every action button is still there;
 - item 6: course, assignment, item and run live in the address: a link to another course's item
   switches the sidebar to it, and a refresh (F5) shows exactly what was on screen;
-- item 7: user text with Markdown and Streamlit shortcodes is shown as text on every page;
+- item 7: user text with Markdown and Streamlit shortcodes is shown as text on every page (with the
+  pages of issues 12, 16 and 17: Calibrate, Compare, AI quality, Learning, Lessons, Lesson, and the
+  review item's "last week's next steps"; the teacher's own name is a payload too);
 - item 14: a freshly started server never shows Streamlit's list of the files in pages/, has no
   Deploy button, and fetches nothing from another host (the tab icon is a local image).
 
@@ -47,10 +49,16 @@ def server(tmp_path, db_path):
         yield url
 
 
-@pytest.fixture
-def browser():
+@pytest.fixture(scope="module")
+def shared_browser():
+    """One Chromium for the whole file: Playwright's sync API allows one instance at a time."""
     with chromium() as b:
         yield b
+
+
+@pytest.fixture
+def browser(shared_browser):
+    return shared_browser
 
 
 def approve(page) -> None:
@@ -179,11 +187,16 @@ ONE = " ".join(PAYLOADS)
 COURSE = f"Pay {ONE}"
 ASSIGNMENT = f"Week 1 {ONE}"
 NAME = f"Zoë Ñúñez {ONE}"
+TEACHER = Actor(NAME, role="admin")
 TEXT = ("This week I learned how temperature changes the answers of a language model, for example at work "
         "when I tried the same prompt twice. I wonder why the high setting wrote a poem?\n"
         + "\n".join(PAYLOADS) + "\n# HEAD\nIn my team we now keep the temperature low for support replies, "
         "because customers should get the same answer to the same question. " * 2)
 COMMENT = f"Edited by the teacher: {ONE}. (1) Add an example. (2) Proofread. What will you try next?"
+ASSIGNMENT_2 = f"Week 2 {ONE}"
+NAME_2 = f"Åsa Öberg {ONE}"
+LESSON_COURSE = f"{COURSE} lessons"
+LESSON_TITLE = f"Lesson {ONE}"
 
 
 def _csv(rows: list[dict]) -> bytes:
@@ -207,8 +220,8 @@ def world(tmp_path_factory):
     runs.execute(path, run_demo, actor=Actor("test", role="admin"))
     rows = [{"student_id": f"p{i}", "name": NAME if i == 0 else f"Student {i}", "text": TEXT + f" ({i})",
              "section": "A" if i % 2 else "B", "clarity": 2, "concept_understanding": 1} for i in range(4)]
-    result = ingest.import_files(conn, [("payload.csv", _csv(rows))], ingest.Target(COURSE, ASSIGNMENT),
-                                 actor=Actor(NAME, role="admin"))
+    result = ingest.import_files(conn, [("payload.csv", _csv(rows))], ingest.Target(COURSE, ASSIGNMENT, week=1),
+                                 actor=TEACHER)
     cid, aid = result.course_id, result.assignment_ids[0]
     run_pay = runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
     runs.execute(path, run_pay, actor=Actor("test", role="admin"))
@@ -217,27 +230,60 @@ def world(tmp_path_factory):
         "WHERE s.assignment_id = ?", [aid]).fetchall()}
     pay, other = subs["p0"], subs["p1"]
     for sid in (pay, other):
-        actions.open_item(conn, sid, actor=Actor(NAME, role="admin"))
+        actions.open_item(conn, sid, actor=TEACHER)
     r = reviews.get_review(conn, pay)
     r = actions.save_edit(conn, pay, version=r["version"], scores=r["scores"], comment=COMMENT,
-                          reasons=["other"], note=ONE, actor=Actor(NAME, role="admin"))
-    actions.approve(conn, pay, version=r["version"], actor=Actor(NAME, role="admin"))
-    actions.reject(conn, other, version=1, note=ONE, actor=Actor(NAME, role="admin"))
+                          reasons=["other"], note=ONE, actor=TEACHER)
+    actions.approve(conn, pay, version=r["version"], actor=TEACHER)
+    actions.reject(conn, other, version=1, note=ONE, actor=TEACHER)
     for sid in subs.values():  # the release gate: nothing needing attention left undecided
         if conn.execute("SELECT status FROM submissions WHERE id = ?", [sid]).fetchone()[0] == "needs_attention":
-            actions.open_item(conn, sid, actor=Actor(NAME, role="admin"))
-            actions.reject(conn, sid, version=reviews.get_review(conn, sid)["version"], note=ONE, actor=Actor(NAME, role="admin"))
-    release.release(conn, aid, actor=Actor(NAME, role="admin"), note=ONE)
+            actions.open_item(conn, sid, actor=TEACHER)
+            actions.reject(conn, sid, version=reviews.get_review(conn, sid)["version"], note=ONE, actor=TEACHER)
+    release.release(conn, aid, actor=TEACHER, note=ONE)
+    more = _payloads_on_later_pages(conn, path, tmp, cid, pay)
     conn.close()
-    with streamlit_server(path, tmp) as url:
+    # the signed-in teacher's own name (its display name) is a payload too
+    with streamlit_server(path, tmp, display_name=NAME) as url:
         yield {"url": url, "path": path, "first_course": first, "course": cid, "assignment": aid, "item": pay,
-               "rejected": other, "run": run_pay}
+               "rejected": other, "run": run_pay, **more}
 
 
-@pytest.fixture(scope="module")
-def shared_browser():
-    with chromium() as b:
-        yield b
+def _payloads_on_later_pages(conn, path, tmp, cid: int, pay: int) -> dict:
+    """Payloads for the pages of issues 12, 16 and 17 (review finding 3): a week-2 reflection of
+    the payload student (last week's next steps, with the week-1 title) and a new student in
+    the week-2 calibration set; a saved eval case and a drafted blind comparison; a course of
+    lessons whose title and text are payloads."""
+    from core.calibration import draw
+    from core.evals import saved
+    from core.lessons import ingest as lesson_ingest
+    from core.lessons import runs as lesson_runs
+
+    rows = [{"student_id": "p0", "name": NAME, "text": TEXT + " (week 2)"},
+            {"student_id": "p9", "name": NAME_2, "text": TEXT + " (9)"}]
+    week2 = ingest.import_files(conn, [("week2.csv", _csv(rows))], ingest.Target(COURSE, ASSIGNMENT_2, week=2),
+                                actor=TEACHER).assignment_ids[0]
+    runs.execute(path, runs.create(conn, course_id=cid, assignment_id=week2, provider="offline", actor=TEACHER),
+                 actor=TEACHER)
+    item2 = next(r[0] for r in conn.execute("SELECT s.id FROM submissions s JOIN students st ON st.id = s.student_id "
+                                           "WHERE s.assignment_id = ? AND st.external_id = 'p0'", [week2]))
+    actions.open_item(conn, item2, actor=TEACHER)          # opened: the calibration set draws p9
+    draw.draw(conn, week2, size=1, actor=TEACHER)
+    saved.save_case(conn, pay, dimension="pedagogy", reason=ONE, actor=TEACHER)
+    root = tmp / "variants"
+    (root / "questions").mkdir(parents=True)
+    (root / "questions" / "aggregator.md").write_text((prompts.PROMPT_DIR / "aggregator.md").read_text().replace(
+        "Include one of the coach's questions", "Ask two questions and include one of the coach's questions"))
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(ai_config, "VARIANTS_DIR", root)
+        comparison = pairwise.create(conn, course_id=cid, variant_b="questions", sample_size=2, seed=3,
+                                     provider="offline", actor=TEACHER)
+        pairwise.draft(str(path), comparison, actor=TEACHER)
+    lesson = f"# {LESSON_TITLE}\n\n{TEXT}\n".encode()
+    out = lesson_ingest.import_lessons(conn, [("payload.md", lesson)], course_name=LESSON_COURSE, actor=TEACHER)
+    lesson_runs.execute(path, lesson_runs.create(conn, course_id=out["course_id"], provider="offline", actor=TEACHER),
+                        actor=TEACHER)
+    return {"week2": week2, "item2": item2, "lesson": out["lesson_ids"][0], "lesson_course": out["course_id"]}
 
 
 def _db(world):
@@ -400,14 +446,21 @@ PAGES = {
     "review?item={item}": [NAME, COMMENT, *PAYLOADS, "# HEAD"], "release": [],
     "student": [ASSIGNMENT, NAME, COMMENT],
     "agreement": [], "fairness": [], "costs": [], "settings": [],
+    # review finding 3: the pages of issues 12, 16 and 17
+    "review?item={item2}": [NAME, f"Last week's next steps (week 1: {ASSIGNMENT})"],
+    "calibrate?course={course}&assignment={week2}": [NAME_2],
+    "compare": [f"Judging as {NAME}."], "ai_quality": [], "learning": [],
+    "lessons": [f"'{COURSE}' has no lessons yet"], "lessons?course={lesson_course}": [LESSON_COURSE, LESSON_TITLE],
+    "lesson_review?lesson={lesson}": [LESSON_COURSE, LESSON_TITLE, *PAYLOADS, "# HEAD"],
 }
 
 
 @pytest.mark.parametrize("path", list(PAGES))
 def test_user_text_is_shown_as_text_on_every_page(world, shared_browser, path):
     page = new_page(shared_browser, signed_in_at=world["url"])
-    url = f"{world['url']}/{path.format(item=world['item'])}"
-    url += ("&" if "?" in url else "?") + f"course={world['course']}&assignment={world['assignment']}"
+    url = f"{world['url']}/{path.format(**world)}"
+    if "course=" not in url:
+        url += ("&" if "?" in url else "?") + f"course={world['course']}&assignment={world['assignment']}"
     load(page, url)
     page.wait_for_timeout(500)
     assert page.evaluate(INTERPRETED, ALONE) == []
@@ -618,7 +671,7 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     path = tmp_path / "lesson.md"
     dl.value.save_as(path)
     text = path.read_text(encoding="utf-8")
-    assert dl.value.suggested_filename == "the-water-cycle.md"
+    assert dl.value.suggested_filename == "The_water_cycle.md"
     assert text.startswith("---\ntitle: The water cycle") and "approved_by: e2e teacher" in text
     assert "## Review record" in text and "offline baseline — no LLM" in text and "Have you ever seen a puddle" in text
     ref = next(conn.query("SELECT rater, verdict FROM lesson_references"))
@@ -635,8 +688,9 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     storms = next(x["id"] for x in lessons_db.queue(conn, cid) if x["title"] == "Storms and staying safe")
     page.goto(f"{server}/lesson_review?lesson={storms}")    # a deep link into the other course
     idle(page)
-    expect(page.get_by_text("Round 1: Engagement & tone in 'Storms and staying safe'")).to_be_visible(
-        timeout=TIMEOUT_MS)
+    # escape_markdown puts an invisible word joiner after each colon (it breaks :shortcodes:)
+    fix = re.compile("Round 1:\u2060? Engagement & tone in 'Storms and staying safe'")
+    expect(page.get_by_text(fix)).to_be_visible(timeout=TIMEOUT_MS)
     expect(page.get_by_role("heading", name="Proposed fixes")).to_be_visible()
     expect(page.get_by_role("button", name="Accept")).to_be_visible()
     if os.environ.get("FAIRMARK_SCREENSHOT") == "1":   # the README's picture: only when asked for

@@ -102,11 +102,19 @@ def test_settings_assess_and_the_review_item_show_the_state(conn, course_with_ll
         return next(b for b in at.button if b.label == label)
 
     assert button("Start assessment").disabled
-    at.text_area(key="override_reason_assess").input("The eval endpoint is down today; reviewed by hand.")
-    button("Override the gate").click().run()
-    assert not at.exception and not button("Start assessment").disabled      # the override lets it run
+    # Only an admin overrides the gate, on the Settings page: never from the instructor's Assess page.
+    assert not [b for b in at.button if b.label == "Override the gate"]
+    assert not [t for t in at.text_area if t.key and t.key.startswith("override_reason")]
+    assert any("override the gate on the Settings page" in w.value for w in at.warning)
+    at = app_test("pages/ai_quality.py").run()
+    assert not at.exception and not [b for b in at.button if b.label == "Override the gate"]
     at = app_test("pages/settings.py").run()
+    at.text_area(key="override_reason_settings").input("The eval endpoint is down today; reviewed by hand.")
+    button("Override the gate").click().run()
+    assert not at.exception and any("Override recorded" in m.value for m in at.success)
     assert any(h in i.value and "run allowed by an admin's override" in i.value for i in at.info)
+    at = app_test("pages/assess.py").run()
+    assert not at.exception and not button("Start assessment").disabled      # the override lets it run
     sid = conn.execute("SELECT id FROM submissions").fetchone()[0]
     draft_id = pipeline.assess_one(db_path, sid, llm=good_llm())
     at = app_test("pages/review.py")
@@ -116,3 +124,61 @@ def test_settings_assess_and_the_review_item_show_the_state(conn, course_with_ll
     draft_cfg = conn.execute("SELECT ai_config FROM drafts WHERE id = ?", [draft_id]).fetchone()[0]
     shown = [c.value for c in at.caption if "Drafted by AI configuration" in c.value]
     assert shown and draft_cfg in shown[0] and "not evaluated yet" in shown[0], [c.value for c in at.caption]
+
+
+def test_regenerate_needs_the_gate_too(conn, course_with_llm, db_path, monkeypatch):
+    """Regenerate drafts with the configuration in use: an unevaluated one is refused (nothing
+    drafted, nothing sent); once cleared it drafts."""
+    from core.signoff import actions
+    from fake_openai_server import FakeOpenAI
+
+    sid = conn.execute("SELECT id FROM submissions").fetchone()[0]
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        with pytest.raises(GateError, match="has not been evaluated.*override the gate on the Settings page"):
+            actions.regenerate(conn, sid, actor="Ms T")
+        assert not server.bodies and conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] == 0
+        assert evals_db.get_config(conn, _in_use()[1])["first_used_by"] == "Ms T"
+        f.cleared_config(conn)
+        new = actions.regenerate(conn, sid, actor="Ms T")
+    assert server.bodies and conn.execute("SELECT ai_config FROM drafts WHERE id = ?",
+                                          [new.draft_id]).fetchone()[0] == _in_use()[1]
+
+
+def test_a_resumed_run_with_changed_settings_is_gated_again(conn, course_with_llm, db_path, monkeypatch):
+    from core.run_engine import RunStopped
+    from fake_openai_server import FakeOpenAI
+
+    c = course_with_llm
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        f.cleared_config(conn)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
+        conn.execute("UPDATE runs SET status = 'failed', error = 'stopped: the network was down' WHERE id = ?",
+                     [run_id])
+        monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "an-unevaluated-model")      # another configuration
+        with pytest.raises(RunStopped, match="settings changed since it started.*has not been evaluated"):
+            runs.resume(db_path, run_id, background=False)
+        assert not server.bodies and conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] == 0
+        p = runs.progress(conn, run_id, db_path)
+        assert p["status"] == "failed" and p["pending"] == 1 and p["resumable"]
+        assert "settings changed" in p["error"]
+        f.cleared_config(conn)              # the admin clears the new configuration: the resume runs
+        p = runs.resume(db_path, run_id, background=False)
+        assert (p["status"], p["finished"], p["failed"]) == ("done", 1, 0)
+        drafted_with = conn.execute("SELECT ai_config FROM drafts").fetchone()[0]
+    assert drafted_with == _in_use()[1]
+
+
+def test_a_resumed_run_with_unchanged_settings_is_not_asked_again(conn, course_with_llm, db_path, monkeypatch):
+    from fake_openai_server import FakeOpenAI
+
+    c = course_with_llm
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        h = f.cleared_config(conn)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
+        conn.execute("DELETE FROM ai_config_overrides WHERE config_hash = ?", [h])     # e.g. withdrawn later
+        conn.execute("UPDATE runs SET status = 'failed' WHERE id = ?", [run_id])
+        p = runs.resume(db_path, run_id, background=False)       # the configuration it was cleared for
+        assert (p["status"], p["finished"], p["failed"]) == ("done", 1, 0)

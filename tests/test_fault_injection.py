@@ -21,7 +21,7 @@ import db as dbmod
 import factories
 from assess_script import RICH_TEXT
 from core.__main__ import main
-from core.llm import openai_client
+from core.llm import chat
 from fake_openai_server import FAULTS, FakeOpenAI
 from core.access import Actor
 
@@ -33,7 +33,7 @@ ACTIONS = ("retry", "check", "set ", "raise", "lower", "use ", "regenerate", "wa
 @pytest.fixture
 def fast_retries(monkeypatch):
     """Small timeouts, few retries, tiny backoff: the faults are the point, not the waiting."""
-    monkeypatch.setattr(openai_client, "BACKOFF_BASE_S", 0.001)
+    monkeypatch.setattr(chat, "BACKOFF_BASE_S", 0.001)
     monkeypatch.setenv("FAIRMARK_TIMEOUT", "0.4")
     monkeypatch.setenv("FAIRMARK_MAX_RETRIES", "3")
 
@@ -133,6 +133,7 @@ def test_an_unknown_model_stops_the_run_and_the_resume_retries_every_item(conn, 
         assert code == 3 and "does not know model 'no-such-model'" in summary["error"]
         assert server.outcomes == {"404": 3}          # not retried, and no fourth item tried
         monkeypatch.setenv("FAIRMARK_LLM_MODEL", "good-model")
+        factories.cleared_config(conn)     # another model is another configuration: the resume asks the gate
         code, summary, out, err = assess(capfd, "--resume", str(summary["run_id"]))
     assert code == 0 and summary["status"] == "done" and summary["failed"] == 0
     assert summary["drafted"] + summary["needs_attention"] == 6

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 
+import factories
 from core import demo, llm as llmmod, runs
 from db import courses
 from core.access import Actor
@@ -27,22 +28,24 @@ def test_demo_submissions_go_through_the_whole_pipeline(llama_server, conn, db_p
     assert len(ids) == N_ITEMS
 
     settings = llama_server.settings(db_path, concurrency=2, max_retries=1)
+    factories.cleared_config(conn, settings=settings)   # about the pipeline, not the eval gate (issue 16)
     model = llmmod.from_settings(settings, db_path, max_tokens=1200)
     sent: list[str] = []   # every request body that went over HTTP
     transport = model.inner.transport
     model.inner.transport = lambda request: (sent.append(json.dumps(request)), transport(request))[1]
+    factories.cleared_config(conn, settings=settings)      # issue 16's gate: this test is about the pipeline
     run_id = runs.create(conn, course_id=course["id"], assignment_id=week1["id"], provider="openai",
                          concurrency=2, limit=N_ITEMS, actor=Actor("integration-test", role="admin"), settings=settings)
     # create() picks submissions by its own order; make sure the run covers exactly ours.
-    picked = {r["submission_id"] for r in conn.query("SELECT submission_id FROM run_items WHERE run_id = ?", [run_id])}
+    picked = {r["subject_id"] for r in conn.query("SELECT subject_id FROM run_items WHERE run_id = ?", [run_id])}
     result = runs.execute(db_path, run_id, llm=model, actor=Actor("test", role="admin"))
 
     run = next(conn.query("SELECT * FROM runs WHERE id = ?", [run_id]))
     assert run["status"] == "done", (run, llama_server.log())
     items = list(conn.query("SELECT * FROM run_items WHERE run_id = ?", [run_id]))
-    assert len(items) == N_ITEMS and {i["submission_id"] for i in items} == picked
+    assert len(items) == N_ITEMS and {i["subject_id"] for i in items} == picked
     for item in items:
-        sub = next(conn.query("SELECT * FROM submissions WHERE id = ?", [item["submission_id"]]))
+        sub = next(conn.query("SELECT * FROM submissions WHERE id = ?", [item["subject_id"]]))
         draft = next(conn.query("SELECT * FROM drafts WHERE id = ?", [sub["current_draft_id"]]))
         # Every item ends drafted or needing attention, never silently failed or half-written.
         assert draft["status"] in ("drafted", "needs_attention"), (draft["status"], draft["error"], llama_server.log())

@@ -76,7 +76,7 @@ def test_a_finished_run_applies_the_rule(conn, db_path):
     c2, subs = voted_assignment(conn, [(0, 3), (3, 0), (1, 2), (2, 1), (3, 1)], run_id=None)
     # Make the run cover the voted assignment's submissions.
     for sid in subs:
-        conn.execute("INSERT INTO run_items (run_id, submission_id, status) VALUES (?, ?, 'done')", [run_id, sid])
+        conn.execute("INSERT INTO run_items (run_id, subject, subject_id, status) VALUES (?, 'submission', ?, 'done')", [run_id, sid])
     runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
     assert all(status(conn, s)[0] == "needs_attention" for s in subs)
 

@@ -142,3 +142,33 @@ def test_pages_read_course_data_only_through_core():
     leaks = {name: sorted(m for m in targets if m.startswith("db") and m not in PAGES_MAY_IMPORT_FROM_DB)
              for name, targets in graph.items() if name == "app" or name.startswith("pages")}
     assert not {k: v for k, v in leaks.items() if v}, leaks
+# Small modules (house rule): a core/ or db/ file over this many lines holds two concepts.
+# db/schema.py is the exception: the migrations, one appended per change, never edited.
+MAX_LINES = 400
+LONG_BY_DESIGN = {"db/schema.py"}
+
+
+def test_core_and_db_modules_stay_small():
+    long = sorted(f"{p.relative_to(ROOT)}: {n} lines" for package in ("core", "db") for p in (ROOT / package).rglob("*.py")
+                  if str(p.relative_to(ROOT)) not in LONG_BY_DESIGN and (n := len(p.read_text().splitlines())) > MAX_LINES)
+    assert long == []
+
+
+def _private_imports(tree: ast.AST, modules: set[str]) -> list[str]:
+    """`from a import _b` where _b is not itself a module: another module's private name."""
+    return [f"{node.module}.{a.name}" for node in ast.walk(tree)
+            if isinstance(node, ast.ImportFrom) and node.module and not node.level
+            for a in node.names if a.name.startswith("_") and not a.name.startswith("__")
+            and f"{node.module}.{a.name}" not in modules]
+
+
+def test_no_module_imports_another_modules_private_names():
+    sources = _sources()
+    offenders = sorted(f"{name}: {imp}" for name, path in sources.items()
+                       for imp in _private_imports(ast.parse(path.read_text()), set(sources)))
+    assert offenders == []
+
+
+def test_the_private_import_finder_finds_one():
+    tree = ast.parse("from core.ingest_read import _JUNK, MAX\nfrom pages import _common\n")
+    assert _private_imports(tree, {"pages._common"}) == ["core.ingest_read._JUNK"]

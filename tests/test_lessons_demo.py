@@ -66,6 +66,9 @@ def test_the_scripted_judge_finds_the_invented_fact_and_the_weak_hook_and_fixes_
     assert view["found"] == 5 and view["n_planted"] == 6                # the deliberate miss stays missed
     expert = view["raters"]["expert"]
     assert expert["n"] == 8 and expert["agreement"] == pytest.approx(7 / 8) and expert["offline"] == 0
+    # Honest numbers (review finding 15): 7 of 8 is an interval over lessons, not a point.
+    lo, hi = expert["ci"]
+    assert expert["lessons"] == 8 and lo < 7 / 8 <= hi <= 1 and lo <= 0.75 and expert["ci_note"] is None
     assert [r["lesson"] for r in view["rows"] if not r["agree"]] == ["Weather and climate"]
 
 

@@ -1,15 +1,18 @@
 """Lesson runs on the shared runs table (kind 'lessons'): create, execute, the sample, skip
 approved lessons, stop on a refused key and resume, cancel; and the `lessons` command line."""
 import json
+import socket
+import threading
+import time
 
 import pytest
 
 from core import __main__ as cli
-from core.errors import ConfigError, ConflictError, LLMAuthError
+from core.errors import ConfigError, ConflictError, LLMAuthError, LLMConnectionError, LLMNotFound
 from core.lessons import demo, runs
 from db import lessons as lessons_db
 from db import runs as runs_db
-from fake_llm import ScriptedLLM
+from fake_llm import ScriptedLLM, StubOpenAIServer
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
 from core.access import Actor
 
@@ -59,12 +62,135 @@ def test_a_refused_key_stops_the_run_and_resume_finishes_the_rest(conn, db_path)
     with pytest.raises(runs.RunStopped, match="fix the setting, then resume"):
         runs.execute(db_path, run_id, broken, actor=Actor("test", role="admin"))
     assert runs_db.get_run(conn, run_id)["status"] == "failed"
-    assert lessons_db.item_counts(conn, run_id)["pending"] == 2
+    assert runs_db.item_counts(conn, run_id)["pending"] == 2
     good = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
     final = runs.resume(db_path, run_id, good, background=False, actor=Actor("test", role="admin"))
     assert final["status"] == "done" and final["ready"] == 2
     with pytest.raises(ConflictError, match="nothing left to do"):
         runs.resume(db_path, run_id, good, background=False, actor=Actor("test", role="admin"))
+
+
+def lessons(conn, n: int) -> list[int]:
+    return [add_lesson(conn, LESSON.replace(b"The water cycle", f"Water {i}".encode()), name=f"w{i}.md")
+            for i in range(n)]
+
+
+def unreachable() -> LLMConnectionError:
+    e = LLMConnectionError("Cannot reach the language model at http://nowhere/v1. Check FAIRMARK_LLM_BASE_URL.")
+    e.config_suspect = True
+    return e
+
+
+def not_found() -> LLMNotFound:
+    return LLMNotFound("The language model does not know model 'gtp-4o'. Check the model name in Settings.")
+
+
+@pytest.mark.parametrize("fault,what", [(not_found, "model name"), (unreachable, "FAIRMARK_LLM_BASE_URL")])
+def test_a_fault_hitting_lessons_in_a_row_stops_the_run_and_the_resume_reviews_them_all(conn, db_path, fault, what):
+    """Review finding 5: an unknown model or an unreachable endpoint failed every lesson and the
+    run ended "done". Now the third lesson in a row stops it; nothing is lost."""
+    ids = lessons(conn, 5)
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", concurrency=1)
+    broken = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", lambda m, s: (_ for _ in ()).throw(fault()))
+    with pytest.raises(runs.RunStopped, match=what):
+        runs.execute(db_path, run_id, broken)
+    p = runs.progress(conn, run_id, db_path)
+    assert p["status"] == "failed" and p["error"].startswith("stopped: ") and "3 lessons in a row" in p["error"]
+    assert p["pending"] == 5 and p["failed"] == 0 and p["resumable"]     # the two failed before wait too
+    assert len(broken.calls) == 3
+    good = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
+    final = runs.resume(db_path, run_id, good, background=False)
+    assert final["status"] == "done" and final["ready"] == 5 and final["failed"] == 0
+    assert {lessons_db.get(conn, i)["status"] for i in ids} == {"reviewed"}
+
+
+def test_one_passing_fault_fails_only_its_lesson(conn, db_path):
+    ids = lessons(conn, 3)
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", concurrency=1)
+    llm = ScriptedLLM(models=ONE_JUDGE).script("lesson_judge", unreachable(), verdict(0.95, 0.9, 0.9, 0.9),
+                                               verdict(0.95, 0.9, 0.9, 0.9))
+    p = runs.execute(db_path, run_id, llm)
+    assert p["status"] == "done" and p["failed"] == 1 and p["ready"] == 2
+
+
+def test_two_lesson_runs_started_at_the_same_instant_make_one_run(conn, db_path, monkeypatch):
+    import db as dbmod
+
+    cid = lessons_db.get(conn, lessons(conn, 2)[0])["course_id"]
+    eligible = lessons_db.eligible
+
+    def slow(*args, **kwargs):     # widens the window between the check and the insert
+        time.sleep(0.2)
+        return eligible(*args, **kwargs)
+
+    monkeypatch.setattr(lessons_db, "eligible", slow)
+    results, start = [], threading.Barrier(4)
+
+    def create():
+        own = dbmod.connect(db_path)
+        try:
+            start.wait()
+            results.append(runs.create(own, course_id=cid, provider="offline"))
+        except ConflictError as e:
+            results.append(e)
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=create) for _ in range(4)]
+    [t.start() for t in threads]
+    [t.join() for t in threads]
+    assert sum(isinstance(r, int) for r in results) == 1
+    assert conn.execute("SELECT COUNT(*) FROM runs WHERE kind = 'lessons'").fetchone()[0] == 1
+
+
+def test_the_command_line_exits_3_when_a_configuration_fault_stops_the_review(conn, db_path, capsys, monkeypatch):
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]            # closed once the block ends: nothing listens
+    monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", f"http://127.0.0.1:{port}/v1")
+    monkeypatch.setenv("FAIRMARK_MAX_RETRIES", "0")
+    monkeypatch.setenv("FAIRMARK_CONCURRENCY", "1")
+    lessons(conn, 4)
+    code, out = _cli(capsys, "--db", str(db_path), "lessons", "review", "--course", "Science", "--provider", "openai")
+    assert code == 3 and out["status"] == "failed" and "Cannot reach" in out["error"]
+    assert out["lessons"] == 4 and runs_db.item_counts(conn, out["run_id"])["pending"] == 4
+
+
+def _answers(server, n: int = 12) -> None:
+    """A verdict for every judge call (weighted 0.80: the second judge is asked), a rewrite for the fixer."""
+    def answer(body):
+        if "factual_integrity" in json.dumps(body.get("response_format")):
+            return server.completion(json.dumps(verdict(0.9, 0.9, 0.9, 0.2)))
+        return server.completion(json.dumps({"text": "Have you seen a puddle vanish? Let us find out where it went.",
+                                             "summary": "a hook"}))
+    for _ in range(n):
+        server.respond(200, answer)
+
+
+def test_a_lesson_judge_seat_can_use_its_own_endpoint_and_key(conn, db_path, monkeypatch):
+    """Review finding 14: FAIRMARK_JUDGE_<SEAT>_BASE_URL / _API_KEY send that seat's judge to
+    another provider (issue 14's RoutedLLM); the main key never goes there."""
+    with StubOpenAIServer() as main, StubOpenAIServer() as other:
+        _answers(main)
+        _answers(other)
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", main.base_url)
+        monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-main-only")
+        monkeypatch.setenv("FAIRMARK_MAX_RETRIES", "0")
+        monkeypatch.setenv("FAIRMARK_MODEL_LESSON_JUDGE_2", "claude-3-haiku")
+        monkeypatch.setenv("FAIRMARK_JUDGE_LESSON_JUDGE_2_BASE_URL", other.base_url)
+        monkeypatch.setenv("FAIRMARK_JUDGE_LESSON_JUDGE_2_API_KEY", "sk-other-only")
+        lid = add_lesson(conn)
+        run_id = runs.create(conn, course_id=lessons_db.get(conn, lid)["course_id"], provider="openai")
+        assert runs_db.get_run(conn, run_id)["config"]["judge_endpoints"] == {"lesson_judge_2": other.base_url}
+        runs.execute(db_path, run_id)
+    assert other.requests and main.requests
+    assert {r["body"]["model"] for r in other.requests} == {"claude-3-haiku"}
+    assert "claude-3-haiku" not in {r["body"]["model"] for r in main.requests}
+    assert {{k.lower(): v for k, v in r["headers"].items()}["authorization"] for r in other.requests} == \
+        {"Bearer sk-other-only"}
+    assert "sk-main-only" not in json.dumps(other.requests)
+    agents = {r[0] for r in conn.execute("SELECT DISTINCT agent FROM llm_calls WHERE lesson_id = ?", [lid])}
+    assert "lesson_judge_2" in agents and runs.progress(conn, run_id)["status"] == "done"
 
 
 def test_a_queued_run_without_a_worker_is_cancelled_at_once(conn, db_path):
@@ -104,7 +230,7 @@ def test_the_command_line_imports_reviews_and_exports(conn, db_path, tmp_path, c
                  "WHERE id = ?", [lid])
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "export", "--course", "Science", "--out",
                      str(tmp_path / "out"))
-    assert code == 0 and out["exported"] == 1 and (tmp_path / "out" / "the-water-cycle.md").read_text().startswith("---")
+    assert code == 0 and out["exported"] == 1 and (tmp_path / "out" / "The_water_cycle.md").read_text().startswith("---")
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "demo")
     assert out["lessons"] == 8 and out["expert_verdicts"] == 8
     code, out = _cli(capsys, "--db", str(db_path), "lessons", "review", "--course", "Nope")

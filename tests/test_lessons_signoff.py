@@ -1,6 +1,7 @@
 """The teacher's sign-off on a lesson (each fix as a decision, approval with a verdict, stale
 versions refused) and the export of approved lessons with their review record."""
 import io
+import re
 
 import docx
 import pytest
@@ -10,7 +11,7 @@ from core.errors import ConflictError
 from core.lessons import export, review, signoff
 from db import lessons as lessons_db
 from fake_llm import ScriptedLLM
-from lesson_helpers import ONE_JUDGE, add_lesson, issue, verdict
+from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, issue, verdict
 from core.access import Actor
 
 HOOK = "The water did not disappear."
@@ -91,11 +92,41 @@ def test_export_writes_the_approved_text_with_its_spec_and_review_record(conn, d
     assert front["title"] == "The water cycle" and front["target_grade"] == 5 and front["approved_by"] == "ana"
     text, record = md.split("## Review record")
     assert "Round one hook" in text and HOOK not in text
-    assert "Judged by deepseek-chat" in record and "Fix, round 1, Engagement & tone in 'The water cycle': accepted by ana" \
+    assert "Judged by deepseek-chat" in record and "Fix, round 1, Engagement \\& tone in 'The water cycle': accepted by ana" \
         in record and "round 2" in record and "rejected by ana" in record and "Stage 1 - Length" in record
     document = docx.Document(io.BytesIO(export.to_docx(conn, lid, actor=Actor("test", role="admin"))))
     paragraphs = [p.text for p in document.paragraphs]
     assert paragraphs[0] == "The water cycle" and "Review record" in paragraphs and "Evaporation" in paragraphs
     assert any(p.startswith("Round one hook") for p in paragraphs)
-    files = export.export_course(conn, lessons_db.get(conn, lid)["course_id"], tmp_path / "out", "docx", actor=Actor("test", role="admin"))
-    assert [f.rsplit("/", 1)[1] for f in files] == ["the-water-cycle.docx"]
+    files = export.export_course(conn, lessons_db.get(conn, lid)["course_id"], tmp_path / "out", "docx",
+                                 actor=Actor("test", role="admin"))
+    assert [f.rsplit("/", 1)[1] for f in files] == ["The_water_cycle.docx"]
+
+
+def _approved(conn, db_path, title: str, approver: str = "ana") -> int:
+    lid = add_lesson(conn, LESSON.replace(b"title: The water cycle", f"title: {title}".encode()),
+                     name=f"{abs(hash(title))}.md")
+    review.review_lesson(db_path, lid, None)
+    signoff.approve(conn, lid, version=1, actor=Actor(approver, role="admin"), verdict="publish")
+    return lid
+
+
+def test_export_keeps_every_scripts_letters_and_never_overwrites_a_lesson(conn, db_path, tmp_path):
+    """Review finding 9: Cyrillic titles all became lesson.md, each overwriting the last."""
+    titles = ["Круговорот воды", "Облака?", "Облака!", "облака"]
+    for title in titles:
+        _approved(conn, db_path, title)
+    cid = lessons_db.queue(conn, 1)[0]["course_id"]
+    files = export.export_course(conn, cid, tmp_path / "out", "md", actor=Actor("test", role="admin"))
+    names = [f.rsplit("/", 1)[1] for f in files]
+    assert names == ["Круговорот_воды.md", "Облака.md", "Облака-2.md", "облака-3.md"]
+    assert sorted(p.name for p in (tmp_path / "out").iterdir()) == sorted(names)
+    shown = {yaml.safe_load((tmp_path / "out" / n).read_text().split("---\n")[1])["title"] for n in names}
+    assert shown == set(titles)
+
+
+def test_the_review_record_in_markdown_is_escaped(conn, db_path):
+    lid = _approved(conn, db_path, "Clouds", approver="[Ana](https://evil.example) <img src=x onerror=alert(1)>")
+    record = export.to_markdown(conn, lid, actor=Actor("test", role="admin")).split("## Review record")[1]
+    assert "\\[Ana\\](https://evil.example) \\<img src=x onerror=alert(1)\\>" in record
+    assert not re.search(r"(?<!\\)(<img|\[Ana)", record)

@@ -146,6 +146,46 @@ def test_import_reads_markdown_docx_and_zip_with_titles_and_front_matter(conn):
     assert "evaporates" in lessons["The water cycle"]["sources"] and lessons["Rain"]["source_file"] == "more.zip/lessons/rain.txt"
 
 
+def _zip(members: dict, compression=zipfile.ZIP_DEFLATED) -> bytes:
+    z = io.BytesIO()
+    with zipfile.ZipFile(z, "w", compression) as zf:
+        for name, data in members.items():
+            zf.writestr(name, data)
+    return z.getvalue()
+
+
+def test_a_lesson_zip_gets_the_same_checks_as_a_reflection_zip(conn, monkeypatch):
+    """One ZIP reader (core.ingest_read.zip_members) for reflections and lessons."""
+    with pytest.raises(IngestError, match="looks like a zip bomb"):
+        ingest.import_lessons(conn, [("bomb.zip", _zip({"big.md": b"# Big\n" + b"a" * (5 * 1024 * 1024)}))],
+                              course_name="Science", actor="t")
+    with pytest.raises(IngestError, match="more.zip/inner.zip: a ZIP inside a ZIP is not opened"):
+        ingest.import_lessons(conn, [("more.zip", _zip({"rain.md": b"# Rain\nIt rains.",
+                                                        "inner.zip": _zip({"x.md": b"# X\nx"})}))],
+                              course_name="Science", actor="t")
+    from core import ingest_read
+    monkeypatch.setattr(ingest_read, "MAX_ZIP_MEMBERS", 2)
+    with pytest.raises(IngestError, match="holds 3 entries; the limit is 2"):
+        ingest.import_lessons(conn, [("many.zip", _zip({f"l{i}.md": b"# L\nText." for i in range(3)}))],
+                              course_name="Science", actor="t")
+    monkeypatch.setattr(ingest_read, "MAX_FILE_BYTES", 100)
+    with pytest.raises(IngestError, match="long.md is 0.0 MB; the limit"):
+        ingest.import_lessons(conn, [("long.md", b"# Long\n" + b"word " * 40)], course_name="Science", actor="t")
+    assert list(conn.query("SELECT * FROM lessons")) == []
+
+
+def test_a_word_lessons_tables_are_read(conn):
+    d = docx.Document()
+    d.add_heading("Weather words", level=1)
+    d.add_paragraph("Learn these words.")
+    table = d.add_table(rows=1, cols=2)
+    table.rows[0].cells[0].text, table.rows[0].cells[1].text = "humid", "full of water vapour"
+    buf = io.BytesIO()
+    d.save(buf)
+    out = ingest.import_lessons(conn, [("words.docx", buf.getvalue())], course_name="Science", actor="t")
+    assert "humid full of water vapour" in lessons_db.get(conn, out["lesson_ids"][0])["text"]
+
+
 def test_a_bad_file_in_an_upload_changes_nothing(conn):
     with pytest.raises(IngestError, match="bad.md.*target_grade"):
         ingest.import_lessons(conn, [("water.md", LESSON), ("bad.md", b"---\ntarget_grade: 99\n---\nText")],
@@ -172,7 +212,7 @@ def test_the_lesson_tables_exist_after_migration(conn):
     for table, cols in {"lessons": {"course_id", "text", "original_text", "spec", "tier", "priority", "version"},
                         "lesson_reviews": {"record", "first_verdict", "is_offline", "tier"},
                         "lesson_fixes": {"before", "after", "status", "gain"},
-                        "lesson_run_items": {"run_id", "lesson_id", "status"},
                         "lesson_references": {"rater", "verdict", "problems"}}.items():
         assert cols <= {c.name for c in conn[table].columns}, table
     assert "kind" in {c.name for c in conn["runs"].columns} and "lesson_id" in {c.name for c in conn["llm_calls"].columns}
+    assert "lesson_run_items" not in conn.table_names()     # lesson runs' items are in run_items (m018b)

@@ -12,7 +12,7 @@ import pytest
 from pydantic import BaseModel
 
 from core import llm as llmmod
-from core.llm import openai_client
+from core.llm import chat
 from core.errors import (LLMAuthError, LLMBadRequest, LLMConnectionError, LLMInvalidOutput,
                          LLMRateLimited, LLMRefusal, LLMServerError, LLMTimeout, LLMTruncated)
 from core.llm import CallContext, OpenAICompatibleLLM
@@ -207,7 +207,7 @@ def test_rate_limit_honours_retry_after_and_caps_it():
     llm, t, slept = make(LLMRateLimited("429", retry_after=7), LLMRateLimited("429", retry_after=3600),
                          FakeTransport.reply(GOOD))
     resp = llm.complete(MSGS, Evaluation, role="evaluator", ctx=CTX)
-    assert slept == [7.0, openai_client.RETRY_AFTER_CAP_S] and resp.attempts == 3
+    assert slept == [7.0, chat.RETRY_AFTER_CAP_S] and resp.attempts == 3
 
 
 def test_server_error_is_retried_then_succeeds():

@@ -137,6 +137,22 @@ def test_costs_page_with_data(conn, app_test):
     assert len(_downloads(at)) == 6
 
 
+def test_costs_page_counts_lesson_review_apart(conn, app_test):
+    from dashboard_data import call
+
+    c = _fill(conn)
+    lessons = conn.execute("INSERT INTO runs (course_id, provider, kind) VALUES (?, 'openai', 'lessons')",
+                           [c["course_id"]]).lastrowid
+    call(conn, None, "lesson_judge", 0.05, run=lessons)
+    at = _page(app_test, COSTS, c, scope="course")
+    assert not at.exception, at.exception
+    labels = {m.label: m.value for m in at.metric}
+    assert labels["LLM calls"] == "24" and labels["Total cost"] == "$0.0096"     # the reflections only
+    assert any(h.value == "Other work, counted apart" for h in at.subheader)
+    apart = at.dataframe[-1].value
+    assert apart.iloc[0, 0] == "Lesson review" and apart.shape[0] == 1
+
+
 def test_agreement_page_shows_judge_agreement_when_two_versions_scored(conn, app_test):
     c = _fill(conn, n=12)
     for (sid,) in conn.execute("SELECT id FROM submissions").fetchall():

@@ -121,6 +121,8 @@ def test_the_agreement_page_shows_judge_expert_agreement_on_lessons(app_test, co
     assert "Lessons: judge and human verdicts" in texts(at)
     metric = next(m for m in at.metric if m.label == "Agreement with the expert")
     assert metric.value.endswith("%")
+    ci = next(c.value for c in at.caption if "n = 8 lessons" in c.value)
+    assert "95 % CI" in ci or "CI unavailable" in ci
 
 
 def test_a_deep_link_to_a_lesson_of_another_course_switches_the_course(app_test, conn, db_path):
@@ -130,3 +132,35 @@ def test_a_deep_link_to_a_lesson_of_another_course_switches_the_course(app_test,
     assert not at.exception, at.exception
     assert at.session_state["course_id"] == lessons_db.get(conn, other)["course_id"]
     assert at.selectbox(key="lesson_pick").value == other
+
+
+def _param(at, key):
+    value = at.query_params.get(key)
+    return value[0] if isinstance(value, list) else value
+
+
+def test_a_refresh_keeps_the_lesson_on_screen(app_test, conn):
+    """Review finding 4: the shell rewrote the address without ?lesson=, so a refresh (a new
+    session from the address) showed the first lesson of the queue instead."""
+    first = add_lesson(conn, course="Science")
+    second = add_lesson(conn, LESSON.replace(b"The water cycle", b"Clouds"), course="Science", name="c.md")
+    at = page(app_test, "pages/lesson_review.py", lesson=second)
+    assert not at.exception, at.exception
+    assert at.selectbox(key="lesson_pick").value == second and _param(at, "lesson") == str(second)
+    at.selectbox(key="lesson_pick").select(first).run()
+    assert _param(at, "lesson") == str(first)          # the address follows the pick
+    refreshed = app_test("pages/lesson_review.py")     # F5: a new session with only the address
+    for key, value in at.query_params.items():
+        refreshed.query_params[key] = value[0] if isinstance(value, list) else value
+    refreshed.run()
+    assert not refreshed.exception, refreshed.exception
+    assert refreshed.selectbox(key="lesson_pick").value == first
+    assert refreshed.session_state["course_id"] == lessons_db.get(conn, first)["course_id"]
+
+
+def test_a_link_to_a_lesson_that_does_not_exist_shows_the_queue_with_a_message(app_test, conn):
+    lid = add_lesson(conn, course="Science")
+    at = page(app_test, "pages/lesson_review.py", lesson=lid + 100)
+    assert not at.exception, at.exception
+    assert any("lesson that does not exist" in t.value for t in at.toast)
+    assert _param(at, "lesson") != str(lid + 100)

@@ -146,3 +146,114 @@ def test_the_compare_page_hides_the_sides_and_shows_the_results_at_the_end(conn,
     assert [m.label for m in at.metric] == ["Level fit: B's win rate", "Pedagogy: B's win rate"]
     assert all("95 % CI" in cap.value or "CI unavailable" in cap.value for cap in at.caption
                if "n = " in cap.value)
+
+
+# --- drafting is a run (core.evals.comparison_runs) -----------------------------------------
+def test_configuration_a_drafts_as_the_configuration_in_use_with_the_assignments_examples(conn, db_path,
+                                                                                           variant_dir):
+    from core.calibration import blind
+    from db import calibration
+
+    c, subs = _course(conn)
+    for sid, level in zip(subs[:2], (1, 3)):      # a calibrated assignment: the Evaluator gets examples
+        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor="ann", at="2025-01-01")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor="ann")
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=4, seed=1,
+                          provider="offline", actor="C")
+    a, b = _llms()
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    for llm in (a, b):
+        prompts_seen = [call.messages[0]["content"] for call in llm.calls_for("evaluator")]
+        assert len(prompts_seen) == 4 and all("<examples>" in p and "(none yet)" not in p for p in prompts_seen)
+    run_id = cmp_db.get(conn, cid)["run_id"]
+    assert {call.ctx.run_id for llm in (a, b) for call in llm.calls} == {run_id}   # every call carries the run
+    assert conn.execute("SELECT kind, status FROM runs WHERE id = ?", [run_id]).fetchone() == ("comparisons", "done")
+
+
+def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, variant_dir):
+    from core import run_engine
+    from core.evals import comparison_runs
+
+    c, _ = _course(conn)
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=2,
+                          provider="offline", actor="C")
+    run_id = cmp_db.get(conn, cid)["run_id"]
+    # A worker on this host claimed it and died (a server restart): the run still says running.
+    conn.execute("UPDATE runs SET status = 'running', worker = 'gone', worker_pid = 999999999, worker_host = ?, "
+                 "heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
+                 [__import__("core.run_worker", fromlist=["HOST"]).HOST, run_id])
+    assert cmp_db.get(conn, cid)["status"] == "drafting" and pairwise.is_resumable(conn, db_path, cid)
+    pairwise.resume(db_path, cid)
+    assert run_engine.wait_for(db_path, run_id, timeout=60)
+    assert cmp_db.get(conn, cid)["status"] == "ready"
+    assert comparison_runs.KIND.counts(conn, run_id) == {"pending": 0, "done": 3, "failed": 0}
+    assert not pairwise.is_resumable(conn, db_path, cid)
+
+
+def test_an_unknown_model_stops_the_drafting_with_every_pair_waiting(conn, db_path, variant_dir, monkeypatch):
+    from core.evals import comparison_runs
+    from core.run_engine import RunStopped
+    from fake_openai_server import FakeOpenAI
+
+    c, _ = _course(conn)
+    with FakeOpenAI(models={"some-other-model"}) as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        monkeypatch.setenv("FAIRMARK_CONCURRENCY", "1")
+        cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=5, seed=2,
+                              provider="openai", actor="C")
+        with pytest.raises(RunStopped, match="does not exist"):
+            pairwise.draft(db_path, cid)
+    comp = cmp_db.get(conn, cid)
+    assert comp["status"] == "failed" and comp["error"].startswith("stopped:")
+    assert comparison_runs.KIND.counts(conn, comp["run_id"]) == {"pending": 5, "done": 0, "failed": 0}
+    assert pairwise.is_resumable(conn, db_path, cid)
+
+
+def test_a_changed_configuration_in_use_is_no_longer_configuration_a(conn, db_path, variant_dir, monkeypatch):
+    from core.run_engine import RunStopped
+
+    c, _ = _course(conn)
+    monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-test")
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=2,
+                          provider="openai", actor="C")
+    monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "another-model")
+    with pytest.raises(RunStopped, match="no longer comparison .* configuration A"):
+        pairwise.draft(db_path, cid)
+    assert cmp_db.get(conn, cid)["status"] == "failed"
+
+
+def test_a_comparison_left_drafting_before_the_migration_gets_a_run_to_resume(tmp_path, variant_dir):
+    import sqlite3
+
+    from sqlite_utils import Database
+
+    import db as dbmod
+    from core.evals import config as ai_config
+    from db import evals as evals_db
+    from db.schema import migrations
+
+    path = tmp_path / "old.db"
+    old = Database(sqlite3.connect(path))
+    migrations.apply(old, stop_before="m018a_comparison_runs")
+    c, subs = _course(old, n=3)
+    hashes = []
+    for defn in (ai_config.current("offline"), ai_config.current("offline", variant=ai_config.load_variant("warmer"))):
+        hashes.append(ai_config.config_hash(defn))
+        evals_db.record_config(old, hashes[-1], defn)
+    old.execute("INSERT INTO comparisons (course_id, config_a, config_b, variant_b, sample_size, seed, status, "
+                "created_by, created_at) VALUES (?, ?, ?, 'warmer', 3, 1, 'drafting', 'C', '2025-01-01')",
+                [c["course_id"], *hashes])
+    old.conn.executemany("INSERT INTO comparison_pairs (comparison_id, submission_id, stratum, position, b_on_left) "
+                         "VALUES (1, ?, 'low', ?, 0)", [(sid, i) for i, sid in enumerate(subs)])
+    old.conn.commit()
+    old.close()
+    conn = dbmod.connect(path)          # migrates: the stuck comparison gets a stopped run
+    try:
+        comp = cmp_db.get(conn, 1)
+        assert comp["status"] == "failed" and "resume" in comp["error"]
+        assert pairwise.is_resumable(conn, str(path), 1)
+        assert pairwise.draft(str(path), 1)["status"] == "ready"
+        assert len(cmp_db.pairs(conn, 1)) == 3 and cmp_db.progress(conn, 1, "x")["pairs"] == 3
+    finally:
+        conn.close()
+        dbmod.forget_migrated(path)

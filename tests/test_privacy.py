@@ -3,7 +3,6 @@ classmates in every spelling, with phone numbers and obfuscated e-mails, assesse
 real openai SDK against the fake OpenAI-compatible server, whose request bodies are searched."""
 import json
 import re
-import unicodedata
 
 import pytest
 
@@ -11,35 +10,13 @@ import factories
 from core import runs
 from fake_openai_server import FakeOpenAI
 from core.access import Actor
+from privacy_cases import FILLER, REFLECTIONS, ROSTER, fold, leaks, sent
 
-ROSTER = [("s1", "Ana López", "ana.lopez@uni.es"), ("s2", "Zoë O'Connor", "zoe.oconnor@uni.ie"),
-          ("s3", "José Núñez", "jnunez@uni.mx"), ("s4", "Ana Silva", "ana.silva@uni.pt"),
-          ("s5", "Siobhán Ní Bhriain", "siobhan@uni.ie"), ("s6", "Anne-Marie Svensson", "ams@uni.se")]
-PHONES = ["+46 70 123 45 67", "070-987 65 43", "(555) 123-4567", "+353 87 765 4321"]
-FILLER = ("This week I learned how a language model predicts the next token and how temperature changes "
-          "its answers. For example, at work I drafted e-mails with a chatbot and compared the drafts. "
-          "I wonder how bias enters the training data, and whether we can trust these tools for hiring. ")
-TEXTS = [
-    "I worked with Ana López and ana lopez's notes helped; Zoë O'Connor disagreed, and Mr. O'Connor's "
-    "example (from Zoe OConnor) was about chess. Call me on +46 70 123 45 67 or mail ana.lopez [at] uni.es.",
-    "My surname Silva comes from Porto. José Núñez and J. Nunez (the same person) said NÚÑEZ is fine; "
-    "reach José at jnunez(at)uni(dot)mx or 070-987 65 43.",
-    "Siobhán Ní Bhriain and Siobhan talked to Anne-Marie Svensson, also Anne Marie and AnneMarie. "
-    "Her number is (555) 123-4567; mine is +353 87 765 4321; write to ams at uni dot se or zoe.oconnor @ uni.ie.",
-]
-
-
-def fold(text: str) -> str:
-    text = unicodedata.normalize("NFD", text)
-    return "".join(c for c in text if not unicodedata.combining(c)).casefold().replace("'", "").replace("’", "")
+TEXTS = [text for _, text in REFLECTIONS]
 
 
 def sent_text(server) -> str:
-    contents = []
-    for body in server.bodies:
-        for message in json.loads(body).get("messages", []):
-            contents.append(str(message.get("content", "")))
-    return fold("\n".join(contents))
+    return sent(server.bodies)
 
 
 @pytest.fixture
@@ -49,9 +26,9 @@ def course(conn):
     for ext, name, email in ROSTER:
         students[name] = factories.student(conn, c["course_id"], external_id=ext, name=name)
         conn.execute("UPDATE students SET email = ? WHERE id = ?", [email, students[name]])
-    authors = ["Ana Silva", "Ana Silva", "Zoë O'Connor"]
-    subs = [factories.submission(conn, c["assignment_id"], students[a], t + " " + FILLER * 3)
-            for a, t in zip(authors, TEXTS)]
+    names = {ext: name for ext, name, _ in ROSTER}
+    subs = [factories.submission(conn, c["assignment_id"], students[names[author]], t + " " + FILLER * 3)
+            for author, t in REFLECTIONS]
     return c, subs
 
 
@@ -65,14 +42,7 @@ def test_no_roster_name_phone_or_email_reaches_the_model(conn, db_path, course, 
     assert p["status"] == "done" and p["failed"] == 0 and len(server.bodies) >= 15
     sent = sent_text(server)
     assert "[phone]" in sent and "[email]" in sent or "@example.invalid" in sent
-    for _, name, email in ROSTER:
-        for part in re.split(r"[\s\-]+", name):
-            if len(part) >= 3:
-                assert not re.search(rf"(?<!\w){re.escape(fold(part))}(?!\w)", sent), (part, name)
-        assert fold(email.split("@")[0]) not in sent and fold(email.split("@")[1]) not in sent, email
-    digits = re.sub(r"\D", "", sent)
-    for phone in PHONES:
-        assert re.sub(r"\D", "", phone)[-7:] not in digits, phone
+    assert leaks(sent) == {}
     # The teacher sees the names again in the stored drafts (restored), never pseudonyms of
     # people who were in the text.
     stored = " ".join(r[0] for r in conn.execute("SELECT outputs || comment FROM drafts"))
@@ -89,3 +59,87 @@ def test_masking_covers_every_request_of_every_role(conn, db_path, course, monke
     roles = {re.search(r"You are the ([A-Za-z ]+?)[ ,.]", json.loads(b)["messages"][0]["content"]).group(1)
              for b in server.bodies if "You are the" in json.loads(b)["messages"][0]["content"]}
     assert {"Evaluator"} <= roles and len(roles) >= 4, roles
+
+
+def assert_no_roster_data(sent: str) -> None:
+    assert leaks(sent) == {}
+
+
+def test_classmates_named_in_the_evaluators_examples_are_masked(conn, db_path, course, monkeypatch):
+    """A calibrated assignment's blind-scored texts become the Evaluator's examples: the
+    classmates they name are masked like the scored text's (not only the example's author)."""
+    from core.calibration import anchors, blind
+    from db import calibration
+
+    c, subs = course
+    for sid, level in zip(subs[:2], (1, 3)):
+        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor="ann", at="2025-01-01")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor="ann")
+    assert len(anchors.for_submission(conn, subs[2], c["assignment_id"], c["rubric"])) == 2
+    with FakeOpenAI() as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        factories.cleared_config(conn)
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
+        assert runs.execute(db_path, run_id)["failed"] == 0
+    evaluator = [json.loads(b)["messages"][0]["content"] for b in server.bodies
+                 if "<examples>" in json.loads(b)["messages"][0]["content"]]
+    assert evaluator and any("Student-" in e.split("<examples>")[1][:2000] for e in evaluator)
+    assert_no_roster_data(sent_text(server))
+
+
+def _addressing_comment(request: dict) -> dict:
+    """The fake model's answer, naming the students it saw (as placeholders) as a real model's
+    would: the Evaluator's reasoning, then the comment written from it. Stored, the names come
+    back as first names."""
+    answer = FakeOpenAI._answer(request)
+    seen = list(dict.fromkeys(re.findall(r"Student-\d{4}", json.dumps(request["messages"]))))
+    if not seen:
+        return answer
+    for value in answer.values():
+        if isinstance(value, dict) and "reasoning" in value:
+            value["reasoning"] = f"{seen[0]} explains the idea with {seen[-1]}."
+    if "comment" in answer:
+        answer["comment"] = (f"Well done, {seen[0]}: your work with {seen[-1]} is clear. Next: (1) add one "
+                             "example, (2) test it twice. What would you try first?")
+    return answer
+
+
+def test_a_blind_comparison_and_its_judge_see_no_roster_name(conn, db_path, course, monkeypatch, tmp_path):
+    """Comparison drafting (A and B) loads the item with the roster, and the pedagogy judge reads
+    the masked text and the comment masked again (the stored comment has first names back)."""
+    from core import prompts
+    from core.evals import config as ai_config
+    from core.evals import pairwise
+    from db import comparisons as cmp_db
+
+    variant = tmp_path / "variants" / "warmer"
+    variant.mkdir(parents=True)
+    (variant / "aggregator.md").write_text((prompts.PROMPT_DIR / "aggregator.md").read_text()
+                                           .replace("Start with 1-2 specific strengths.", "Start warmly."))
+    monkeypatch.setattr(ai_config, "VARIANTS_DIR", variant.parent)
+    c, subs = course
+    with FakeOpenAI(answer=_addressing_comment) as server:
+        monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
+        cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=1,
+                              provider="openai", actor="C")
+        assert pairwise.draft(db_path, cid)["status"] == "ready"
+    pairs = cmp_db.pairs(conn, cid)
+    assert len(pairs) == 3 and all(p["judge_a"] and p["judge_b"] for p in pairs)
+    stored = " ".join(r[0] + r[1] for r in conn.execute("SELECT comment_a, comment_b FROM comparison_pairs"))
+    assert "Well done, Ana" in stored and "Student-" not in stored     # the teachers read names
+    judged = [b for b in server.bodies if "Pedagogy" in json.loads(b)["messages"][0]["content"]]
+    assert len(judged) >= 3 and all("Well done, Student-" in json.loads(b)["messages"][-1]["content"]
+                                    for b in judged)
+    assert_no_roster_data(sent_text(server))
+
+
+def test_the_leak_finder_finds_each_kind_of_leak_and_the_benchmark_uses_these_cases():
+    """The search the test and bench.privacy share must find what it looks for."""
+    import bench.privacy
+
+    text = fold("Ask Ana  Lopez or siobhan at +46 70 123 45 67, mail ams@uni.se")
+    assert leaks(text) == {"name part Ana": 1, "name part López": 1, "name part Siobhán": 1, "e-mail part siobhan": 1,
+                           "e-mail part ams": 1, "e-mail part uni.se": 1,
+                           "phone +46 70 123 45 67": 1, "phone (555) 123-4567": 1}   # the same last 7 digits
+    assert leaks(fold("Student-ABCDE wrote to [email] and [phone]")) == {}
+    assert bench.privacy.REFLECTIONS is REFLECTIONS and bench.privacy.leaks is leaks

@@ -59,3 +59,37 @@ def test_every_requirement_is_bounded_below_its_next_major_version():
             if not line or line.startswith("-r"):
                 continue
             assert "==" in line or re.search(r"<\d", line), f"{name}: {line} has no upper bound"
+
+
+# Where each marker lives: helpers add their docs right after it, so it stands inside its section,
+# after the section's own text (review finding 15: the lesson docs, added after markers that stood
+# before their sections' headings, landed under "How the code is laid out" and above the main
+# command table). Docs added after it stay in the section.
+MARKERS = {"<!-- llm-settings -->": "### Language model", "<!-- calibration -->": "## Calibration",
+           "<!-- cli -->": "## Command line", "<!-- performance -->": "## Performance"}
+
+
+def _heading_level(line: str) -> int:
+    return len(line) - len(line.lstrip("#")) if line.startswith("#") else 0
+
+
+def test_each_readme_marker_stands_inside_its_section():
+    lines = (ROOT / "README.md").read_text().splitlines()
+    for marker, section in MARKERS.items():
+        at = lines.index(marker)
+        start = max(i for i in range(at) if lines[i].startswith(section))
+        level = _heading_level(lines[start])
+        between = [line for line in lines[start + 1:at] if 0 < _heading_level(line) <= level]
+        assert between == [], (marker, "lies past the end of", section, between)
+
+
+def test_the_lesson_docs_sit_in_their_sections():
+    text = (ROOT / "README.md").read_text()
+    sections = re.split(r"\n(?=## )", text)
+    by_title = {s.splitlines()[0]: s for s in sections}
+    performance = next(s for t, s in by_title.items() if t.startswith("## Performance"))
+    assert "### Lesson review on the demo" in performance
+    command_line = by_title["## Command line"]
+    assert command_line.index("| `python -m core init`") < command_line.index("### Lessons (seed 001")
+    configuration = by_title["## Configuration"]
+    assert configuration.index("### Language model") < configuration.index("#### Lesson review: judge models")

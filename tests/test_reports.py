@@ -116,6 +116,46 @@ def test_costs_view(conn):
     assert reports.costs_view(conn, Scope("assignment", assignment_id=999), actor=Actor("test", role="admin"))["empty"]
 
 
+def test_costs_of_lessons_and_comparisons_are_apart_from_the_reflections(conn):
+    """Finding 11: lesson review placed by its run's course, and comparison drafting by its
+    submission, were counted as reflections (totals, per reflection, "Regenerate", tier 1)."""
+    c = f.course(conn)
+
+    def run(kind):
+        return conn.execute("INSERT INTO runs (course_id, provider, kind) VALUES (?, 'openai', ?)",
+                            [c["course_id"], kind]).lastrowid
+
+    reflections, lessons, comparisons = run("reflections"), run("lessons"), run("comparisons")
+    s1, _ = item(conn, c, 2)
+    call(conn, s1, "evaluator", 0.001, run=reflections)
+    call(conn, s1, "evaluator", 0.0004)                                  # Regenerate: no run
+    conn.execute("UPDATE llm_calls SET tier = 1")
+    call(conn, None, "lesson_judge", 0.01, run=lessons)
+    call(conn, s1, "evaluator", 0.02, run=comparisons)                   # configuration A of a comparison
+    call(conn, s1, "aggregator", 0.03, run=comparisons)
+    conn.execute("UPDATE llm_calls SET tier = 1 WHERE run_id = ? AND agent = 'evaluator'", [comparisons])
+    call(conn, None, "evaluator", 0.5)                                   # an eval-suite run: no course
+    v = reports.costs_view(conn, Scope("course", course_id=c["course_id"]))
+    s = v["summary"]
+    assert s["calls"] == 2 and s["cost_usd"] == pytest.approx(0.0014)
+    assert s["cost_per_submission"] == pytest.approx(0.0014)
+    assert v["by_run"]["run"].tolist() == ["Regenerate (outside runs)", f"run {reflections}"]
+    assert v["tiers"]["items"] == 2 and v["tiers"]["calls"] == 2
+    apart = v["apart"].set_index("what")
+    assert apart.loc["Lesson review", "cost_usd"] == pytest.approx(0.01)
+    assert apart.loc["Blind comparisons (drafting configurations A and B)", "calls"] == 2
+    assert "Eval-suite runs and connection tests" not in apart.index     # not in this course
+    everything = reports.costs_view(conn, Scope("all"))
+    assert everything["summary"]["cost_usd"] == pytest.approx(0.0014)
+    assert everything["apart"].set_index("what").loc["Eval-suite runs and connection tests", "cost_usd"] == 0.5
+    only_lessons = f.course(conn, name="Lessons only")
+    lesson_run = conn.execute("INSERT INTO runs (course_id, provider, kind) VALUES (?, 'openai', 'lessons')",
+                              [only_lessons["course_id"]]).lastrowid
+    call(conn, None, "lesson_judge", 0.01, run=lesson_run)
+    v = reports.costs_view(conn, Scope("course", course_id=only_lessons["course_id"]))
+    assert v["empty"] and "counted apart" in v["message"] and v["apart"]["what"].tolist() == ["Lesson review"]
+
+
 def test_judge_view_krippendorff_between_versions(conn):
     c = f.course(conn)
     pairs = [(2, 2), (1, 1), (3, 2), (0, 0), (2, 3)]

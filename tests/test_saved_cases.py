@@ -49,6 +49,21 @@ def test_a_corrected_item_becomes_a_pseudonymised_case_with_the_reason(conn):
         saved.save_case(conn, sid, dimension="leakage", reason=" ", actor=Actor("Ms T", role="admin"))
 
 
+def test_classmates_named_in_a_saved_case_are_masked_too(conn):
+    """A saved case goes into the suite and later to models: every student of the course it
+    names is a pseudonym, not only its author."""
+    sid = _item(conn)
+    course_id = conn.execute("SELECT course_id FROM students").fetchone()[0]
+    f.student(conn, course_id, name="Zoë O'Connor")
+    conn.execute("UPDATE submissions SET text = ? WHERE id = ?",
+                 [TEXT + " Zoë O'Connor (0701234567) showed me her notes.", sid])
+    saved.save_case(conn, sid, dimension="leakage", reason="Ana and Zoe O'Connor must find 3.0 themselves.",
+                    actor="Ms T")
+    blob = json.dumps(saved.cases_for_export(conn)[0], ensure_ascii=False)
+    assert "Zoë" not in blob and "Zoe" not in blob and "Connor" not in blob and "0701234567" not in blob
+    assert blob.count("Student-") >= 4
+
+
 def test_saved_cases_export_to_a_suite_file(conn, db_path, tmp_path, capsys):
     sid = _item(conn)
     saved.save_case(conn, sid, dimension="pedagogy", reason="It should lead with a question.", actor=Actor("Ms T", role="admin"))

@@ -167,7 +167,7 @@ def test_regenerate_keeps_teachers_version_until_chosen(conn, course):
                             reasons=["inaccurate"], actor=Actor("ann", role="admin"))
     calls = []
 
-    def fake_assess_one(db_path, submission_id, *, llm=None):
+    def fake_assess_one(db_path, submission_id, *, llm=None, actor=""):
         calls.append((db_path, submission_id, llm))
         from db import connect
         other = connect(db_path)  # the pipeline works on its own connection
@@ -270,7 +270,7 @@ def test_regenerate_is_audited_even_when_the_teacher_saved_meanwhile(conn, cours
     sid = make_item(conn, course)
     actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
 
-    def slow_pipeline(db_path, submission_id, *, llm=None):
+    def slow_pipeline(db_path, submission_id, *, llm=None, actor=""):
         from db import connect
         other = connect(db_path)
         did = f.draft(other, submission_id, LOW, comment="A new AI draft.")

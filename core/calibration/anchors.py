@@ -4,7 +4,8 @@ For each criterion and level at most one example: an item every blind rater gave
 on that criterion. Items are chosen greedily to cover as many (criterion, level) pairs as
 possible with few texts (an example shows only the criteria it stands for), at most
 MAX_ANCHORS texts of at most ANCHOR_WORDS words each. Texts are pseudonymised like the scored
-submission (the example's own student's name and e-mail become their pseudonym). The
+submission: every student of the course (the example's author and any classmate it names)
+becomes their pseudonym, e-mails and phone numbers are masked. The
 submission being scored is never its own example, so the AI's scores on calibration items
 stay leave-one-out. A text flagged for instructions aimed at the AI is never an example.
 """
@@ -15,6 +16,7 @@ from sqlite_utils import Database
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import calibration
+from db import roster as roster_db
 
 MAX_ANCHORS = 6
 ANCHOR_WORDS = 150
@@ -58,14 +60,17 @@ def choose(rows: list[dict], rubric: Rubric, max_anchors: int = MAX_ANCHORS) -> 
     return chosen
 
 
-def for_submission(conn: Database, submission_id: int, assignment_id: int, rubric: Rubric) -> list[dict]:
+def for_submission(conn: Database, submission_id: int | None, assignment_id: int, rubric: Rubric) -> list[dict]:
     """The examples for scoring one submission: [{"submission_id", "scores", "text"}],
-    pseudonymised, never the submission itself."""
+    pseudonymised, never the submission itself (`None`: the examples of the assignment as a
+    whole, for the run estimate)."""
     rows = calibration.anchor_rows(conn, assignment_id, exclude_submission_id=submission_id)
     texts = {r["submission_id"]: r for r in rows}
     out = []
-    for a in choose(rows, rubric):
+    chosen = choose(rows, rubric)
+    people = roster_db.of_submission(conn, chosen[0]["submission_id"]) if chosen else []   # the course's
+    for a in chosen:
         r = texts[a["submission_id"]]
-        hidden = Pseudonymizer(r["name"], r["email"], r["pseudonym"]).hide(r["text"])
+        hidden = Pseudonymizer(r["name"], r["email"], r["pseudonym"], people).hide(r["text"])
         out.append({**a, "text": excerpt(hidden)})
     return out

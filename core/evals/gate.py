@@ -7,10 +7,12 @@ cases (seed 003: leakage and grounding block a release)?
                          provider cannot run the judges)
     state "offline"      the offline baseline: not an AI configuration, nothing to gate
 
-A run (core.runs.create) with a configuration that has not passed is refused unless an admin
-has overridden the gate for exactly that configuration, with a reason; the override is stored
-and written to the audit log. Any change to a prompt, a model or a temperature is a new
-configuration, which has to pass (or be overridden) again.
+A run (core.runs.create), a Regenerate (core.pipeline.assess_one) and a resumed run whose
+settings changed since it started (core.runs) with a configuration that has not passed are
+refused unless an admin has overridden the gate for exactly that configuration, with a reason
+(on the Settings page); the override is stored and written to the audit log. Any change to a
+prompt, a model or a temperature is a new configuration, which has to pass (or be overridden)
+again.
 """
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from db import evals as evals_db
 LABELS = {"passed": "passed its blocking eval cases", "failed": "FAILED blocking eval cases",
           "unevaluated": "not evaluated yet", "offline": "offline baseline — not an AI configuration"}
 HOW = ("Run `python -m core evals run` with this configuration (a real endpoint runs the judges); "
-       "or an admin can override the gate on the Assess or Settings page, with a reason (audited).")
+       "or an admin can override the gate on the Settings page, with a reason (audited).")
 
 
 def status(conn, config_hash: str | None, provider: str | None = None) -> dict:

@@ -7,7 +7,8 @@ teachers compare ~100 cases pairwise, which also calibrates the judge).
                random place in the order
     draft()    drafts every sampled submission with configuration A (in use) and B (a variant),
                without touching the submissions' own drafts, and runs the pedagogy judge of the
-               configuration in use on both comments
+               configuration in use on both comments: a run (core.evals.comparison_runs), so
+               `start` works in the background and `resume` continues after a restart
     choose()   a teacher's choice per pair: better level fit and better pedagogy, left / right
                / equal; stored as A / B / tie, so pages never need to know the sides
     results()  B's win rate per dimension ((wins + ties / 2) / n) with a 95 % bootstrap CI that
@@ -17,28 +18,23 @@ teachers compare ~100 cases pairwise, which also calibrates the judge).
 """
 from __future__ import annotations
 
-import logging
 import random
-import threading
 
 import numpy as np
 
 import db
-from core import access
-from core import pipeline
+from core import access, run_engine
 from core.access import Actor
-from core.agents import Ids, Job, registry
-from core.agents import pedagogy as pedagogy_judge
-from core.errors import ConflictError, FairMarkError, GateError, LLMConfigFault, LLMError, NotFound
+from core.errors import ConflictError, FairMarkError, GateError, NotFound
+from core.evals import comparison_runs
 from core.evals import config as ai_config
-from core.llm import default_provider
+from core.llm import default_provider, effective_settings
 from core.metrics.bootstrap import percentile_ci
 from db import audit, courses
 from db import comparisons as cmp_db
 from db import drafts as drafts_db
 from db import evals as evals_db
-
-log = logging.getLogger(__name__)
+from db import runs as runs_db
 
 DEFAULT_SAMPLE = 100
 DIMENSIONS = {"level": "Which comment fits this student's level better (language and depth)?",
@@ -118,7 +114,8 @@ def create(conn, *, course_id: int, variant_b: str, assignment_id: int | None = 
         evals_db.record_config(conn, a, defn_a, used_by=actor, used_for="comparison (A)")
         evals_db.record_config(conn, b, defn_b, variant=variant.name, used_by=actor, used_for="comparison (B)")
         cid = cmp_db.create(conn, course_id=course_id, assignment_id=assignment_id, config_a=a, config_b=b,
-                            variant_b=variant.name, seed=seed, pairs=pairs, created_by=actor)
+                            variant_b=variant.name, seed=seed, pairs=pairs, created_by=actor, provider=provider,
+                            run_config=comparison_runs.run_config(effective_settings()))
         audit(conn, actor=actor, action="create_comparison", entity="comparisons", entity_id=cid,
               after={"config_a": a, "config_b": b, "variant_b": variant.name, "pairs": len(pairs)})
     return cid
@@ -128,107 +125,53 @@ def _rubric_of(conn, submission_id: int) -> int:
     return drafts_db.load_item(conn, submission_id)["rubric_id"]
 
 
-# --- draft ----------------------------------------------------------------------------------
-def judge_choice(judge_a: dict | None, judge_b: dict | None) -> str | None:
-    """The pedagogy judge's preference from its two verdicts (sum of the three criteria).
-
-    >>> judge_choice({"leads": 4, "level": 4, "next_step": 5}, {"leads": 2, "level": 4, "next_step": 5})
-    'A'
-    >>> judge_choice(None, {"leads": 2, "level": 4, "next_step": 5}) is None
-    True
-    """
-    if judge_a is None or judge_b is None:
-        return None
-    ta, tb = pedagogy_judge.total(judge_a), pedagogy_judge.total(judge_b)
-    return "A" if ta > tb else "B" if tb > ta else "tie"
-
-
-def _judge(llm, item: dict, comment: str) -> dict | None:
-    """The pedagogy judge of the configuration in use on one comment (None offline)."""
-    role = registry.get("pedagogy")
-    if role.needs_llm and llm.provider == "offline":
-        return None
-    job = Job(rubric=item["rubric"], text=item["text"] or "", ids=Ids(submission_id=item["id"]), comment=comment,
-              assignment={k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade", "answer_key",
-                                                   "answer_kind", "answer_tolerance", "source_text")})
-    try:
-        return role.run(llm, job).data.model_dump()
-    except LLMConfigFault:
-        raise
-    except LLMError as e:
-        log.warning("pedagogy judge failed on submission %s: %s", item["id"], e)
-        return None
-
-
-def draft(db_path, comparison_id: int, *, llm_a=None, llm_b=None, on_progress=None, actor: Actor) -> dict:
-    """Draft every pair not drafted yet with A and B (in this thread); returns the progress.
-    A pair whose drafting fails is kept out with its error; a configuration fault stops."""
-    access.check_path(db_path, actor, "compare", comparison=comparison_id)
+# --- drafting: a run (core.evals.comparison_runs) --------------------------------------------
+def _run_id(db_path, comparison_id: int) -> int:
     conn = db.connect(db_path)
     try:
         c = cmp_db.get(conn, comparison_id)
-        if c is None:
-            raise NotFound(f"comparison {comparison_id} does not exist")
-        defn_a = evals_db.get_config(conn, c["config_a"])["definition"]
-        variant = ai_config.load_variant(c["variant_b"])
-        provider = defn_a["provider"]
-        llm_a = llm_a or ai_config.llm_for(provider, db_path)
-        llm_b = llm_b or ai_config.llm_for(provider, db_path, variant)
-        cmp_db.set_status(conn, comparison_id, "drafting")
-        try:
-            for n, pair in enumerate(cmp_db.undrafted(conn, comparison_id), start=1):
-                item = drafts_db.load_item(conn, pair["submission_id"])
-                ids = Ids(submission_id=pair["submission_id"])
-                a = pipeline.build_draft(llm_a, item, ids)
-                b = pipeline.build_draft(llm_b, item, ids, variant=variant)
-                if a["status"] == "failed" or b["status"] == "failed":
-                    cmp_db.save_error(conn, pair["id"], a.get("error") or b.get("error") or "drafting failed")
-                    continue
-                ja, jb = _judge(llm_a, item, a["comment"]), _judge(llm_a, item, b["comment"])
-                with conn.atomic():
-                    cmp_db.save_drafts(conn, pair["id"], draft_a=a, draft_b=b, judge_a=ja, judge_b=jb,
-                                       judge_choice=judge_choice(ja, jb))
-                if on_progress:
-                    on_progress(n)
-        except BaseException as e:
-            cmp_db.set_status(conn, comparison_id, "failed", f"{type(e).__name__}: {e}"[:2000])
-            raise
-        cmp_db.set_status(conn, comparison_id, "ready")
+    finally:
+        conn.close()
+    if c is None:
+        raise NotFound(f"comparison {comparison_id} does not exist")
+    if c["run_id"] is None:
+        raise ConflictError(f"Comparison {comparison_id} was drafted before drafting became a run: nothing to resume.")
+    return c["run_id"]
+
+
+def draft(db_path, comparison_id: int, *, llm_a=None, llm_b=None, on_progress=None, actor: Actor) -> dict:
+    """Draft every pair not drafted yet with A and B now (pairs concurrently, in this thread's
+    run); returns the comparison. A pair whose drafting fails is kept out with its error; a
+    configuration fault stops the run (RunStopped), resumable."""
+    access.check_path(db_path, actor, "compare", comparison=comparison_id)
+    run_id = _run_id(db_path, comparison_id)
+    conn = db.connect(db_path)
+    try:
+        if comparison_runs.KIND.counts(conn, run_id)["pending"] or cmp_db.get(conn, comparison_id)["status"] != "ready":
+            run_engine.execute(comparison_runs.KIND, db_path, run_id, (llm_a, llm_b), on_progress=on_progress)
         return cmp_db.get(conn, comparison_id)
     finally:
         conn.close()
 
 
-_workers: dict[tuple[str, int], threading.Thread] = {}
-_lock = threading.Lock()
-
-
-def start(db_path, comparison_id: int, *, actor: Actor) -> threading.Thread:
+def start(db_path, comparison_id: int, *, actor: Actor):
     """Draft in a background thread (the page returns at once); one worker per comparison."""
     access.check_path(db_path, actor, "compare", comparison=comparison_id)
-    key = (str(db_path), int(comparison_id))
-    with _lock:
-        t = _workers.get(key)
-        if t is not None and t.is_alive():
-            return t
-        t = threading.Thread(target=_background, args=(str(db_path), comparison_id, actor), daemon=True,
-                             name=f"fairmark-comparison-{comparison_id}")
-        _workers[key] = t
-        t.start()
-    return t
+    return run_engine.start(comparison_runs.KIND, db_path, _run_id(db_path, comparison_id))
 
 
-def _background(db_path: str, comparison_id: int, actor: Actor) -> None:
-    try:
-        draft(db_path, comparison_id, actor=actor)
-    except BaseException:       # recorded on the comparison row by draft()
-        log.exception("comparison %s stopped", comparison_id)
+def resume(db_path, comparison_id: int, *, actor: Actor):
+    """Continue drafting an interrupted or stopped comparison (its pairs left) in the background."""
+    access.check_path(db_path, actor, "compare", comparison=comparison_id)
+    return run_engine.resume(comparison_runs.KIND, db_path, _run_id(db_path, comparison_id))
 
 
-def is_drafting(db_path, comparison_id: int, *, actor: Actor) -> bool:
-    access.check_path(db_path, actor, "read", comparison=comparison_id)
-    t = _workers.get((str(db_path), int(comparison_id)))
-    return bool(t and t.is_alive())
+def is_resumable(conn, db_path, comparison_id: int, *, actor: Actor) -> bool:
+    access.check(conn, actor, "read", comparison=comparison_id)
+    c = cmp_db.get(conn, comparison_id)
+    if c is None or c["run_id"] is None:
+        return False
+    return run_engine.is_resumable(comparison_runs.KIND, conn, db_path, runs_db.get_run(conn, c["run_id"]))
 
 
 # --- teachers' choices ------------------------------------------------------------------------

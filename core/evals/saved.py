@@ -1,8 +1,9 @@
 """"Save as eval case": a teacher turns a corrected review item into an eval case.
 
-The case is pseudonymised (the student's name and e-mail become their pseudonym in every text
-it carries), keeps the AI's failed comment and the teacher's corrected one for the reader, and
-asks the configured agents to draft the comment again for the same input: the requirement is
+The case is pseudonymised (every student of the course, the author and any classmate named,
+becomes their pseudonym in every text it carries; e-mails and phone numbers are masked), keeps
+the AI's failed comment and the teacher's corrected one for the reader, and asks the configured
+agents to draft the comment again for the same input: the requirement is
 the teacher's reason. Saved cases live in the database until a coordinator exports them
 (`python -m core evals export-saved --out data/evals/saved.jsonl`, or the download on the AI
 quality page), reviews them and commits the file: then they are part of the versioned suite.
@@ -18,6 +19,7 @@ from core.evals import DIMENSIONS
 from core.evals.cases import DEFAULT_CHECKS, Case
 from core.pseudonym import Pseudonymizer
 from db import audit
+from db import roster as roster_db
 from db import evals as evals_db
 from db import ownership
 
@@ -35,7 +37,8 @@ def build_case(conn, submission_id: int, *, dimension: str, reason: str, actor: 
         raise NotFound(f"submission {submission_id} does not exist")
     if not (row["draft_comment"] or "").strip():
         raise FairMarkError("This item has no AI comment to learn from: regenerate it first")
-    pz = Pseudonymizer(row["student_name"] or "", row["student_email"] or "", row["pseudonym"])
+    pz = Pseudonymizer(row["student_name"] or "", row["student_email"] or "", row["pseudonym"],
+                       roster_db.of_submission(conn, submission_id))
     key = None
     if (row["answer_key"] or "").strip():
         from core import leakage

@@ -3,13 +3,16 @@ planted problems the review found, by Stage 1 or by the judge.
 
 The verdict compared is the review's verdict on the lesson as uploaded (before any fix): the
 expert and the teacher judged that text. Binary verdicts: exact agreement, and Cohen's kappa
-(the QWK of core.metrics on a two-level scale is Cohen's kappa).
+(the QWK of core.metrics on a two-level scale is Cohen's kappa), each with a 95 % bootstrap
+interval that resamples lessons (a lesson two teachers approved counts once) and says how many
+lessons it rests on: a handful of lessons gives a wide interval, and the page says so.
 """
 from __future__ import annotations
 
 from core import access
 from core.access import Actor
-from core.metrics.agreement import agreement_from_rows
+from core.metrics.agreement import agreement, pair_counts
+from core.metrics.bootstrap import agreement_cis
 from core.offline import LABEL as OFFLINE_LABEL
 from db import lessons as lessons_db
 
@@ -53,9 +56,12 @@ def lesson_agreement(conn, course_id: int | None = None, *, actor: Actor) -> dic
         by_rater.setdefault("expert" if p["rater"] == "expert" else "teacher", []).append(p)
     raters = {}
     for kind, rows in by_rater.items():
-        a = agreement_from_rows([LEVEL[r["judged"]] for r in rows], [LEVEL[r["reference"]] for r in rows], 0, 1)
-        raters[kind] = {"n": a["n"], "agreement": a["exact"], "kappa": a["qwk"], "notes": a["notes"],
-                        "offline": sum(1 for r in rows if r["is_offline"])}
+        table = pair_counts([LEVEL[r["judged"]] for r in rows], [LEVEL[r["reference"]] for r in rows],
+                            keys={"student": [r["lesson_id"] for r in rows]})   # the unit resampled: a lesson
+        a, ci = agreement(table, 0, 1), agreement_cis(table, 0, 1, which=("exact", "qwk"))
+        raters[kind] = {"n": a["n"], "lessons": ci["n_units"], "agreement": a["exact"], "kappa": a["qwk"],
+                        "ci": ci["exact"], "kappa_ci": ci["qwk"], "ci_note": ci["notes"].get("exact"),
+                        "notes": a["notes"], "offline": sum(1 for r in rows if r["is_offline"])}
     planted = []
     for p in (x for x in pairs if x["rater"] == "expert"):
         for problem in p["problems"]:

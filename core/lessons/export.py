@@ -1,6 +1,11 @@
 """An approved lesson out, as Markdown (with its specification as YAML front matter) or DOCX,
 followed by its review record: who and what reviewed it, the tier and scores, the Stage 1
-checks, every fix and its decision, and the teacher's approval. Only approved lessons leave."""
+checks, every fix and its decision, and the teacher's approval. Only approved lessons leave.
+
+The lesson text is the teacher's Markdown and stays as it is; the review record quotes names,
+sections and sentences, so in a Markdown file it is escaped (core.text.escape_commonmark). File
+names keep every script's letters (core.export.safe_name), and a course's files never overwrite
+each other."""
 from __future__ import annotations
 
 import io
@@ -12,9 +17,10 @@ import yaml
 from core import access
 from core.access import Actor
 from core.errors import ConflictError
+from core.export import safe_name
 from core.lessons import rubric, tiers
 from core.offline import LABEL as OFFLINE_LABEL
-from core.text import format_timestamp
+from core.text import escape_commonmark, format_timestamp
 from db import lessons as lessons_db
 
 FORMATS = ("md", "docx")
@@ -66,7 +72,7 @@ def to_markdown(conn, lesson_id: int, *, actor: Actor) -> str:
     front = {"title": lesson["title"], **{k: v for k, v in lesson["spec"].items() if v not in ("", [], None)},
              "status": "approved", "approved_by": lesson["approved_by"], "approved_at": lesson["approved_at"],
              "tier": lesson["tier"], "score": lesson["score"]}
-    body = "\n".join(f"- {line}" for line in review_record(conn, lesson_id, actor=actor))
+    body = "\n".join(f"- {escape_commonmark(line)}" for line in review_record(conn, lesson_id, actor=actor))
     return (f"---\n{yaml.safe_dump(front, sort_keys=False, allow_unicode=True)}---\n\n{lesson['text'].rstrip()}\n\n"
             f"---\n\n## Review record\n\n{body}\n")
 
@@ -96,13 +102,12 @@ def to_docx(conn, lesson_id: int, *, actor: Actor) -> bytes:
 
 
 def file_name(title: str, fmt: str) -> str:
-    """A safe file name from the title.
+    """A safe file name from the title, in any script.
 
-    >>> file_name("Wind & Weather: part 1", "md")
-    'wind-weather-part-1.md'
+    >>> file_name("Wind & Weather: part 1", "md"), file_name("Круговорот воды", "docx"), file_name("???", "md")
+    ('Wind_Weather_part_1.md', 'Круговорот_воды.docx', 'lesson.md')
     """
-    slug = re.sub(r"[^a-z0-9]+", "-", title.lower()).strip("-") or "lesson"
-    return f"{slug}.{fmt}"
+    return f"{safe_name(title, 'lesson')}.{fmt}"
 
 
 def render(conn, lesson_id: int, fmt: str, *, actor: Actor) -> bytes:
@@ -113,14 +118,21 @@ def render(conn, lesson_id: int, fmt: str, *, actor: Actor) -> bytes:
 
 
 def export_course(conn, course_id: int, out_dir, fmt: str = "md", *, actor: Actor) -> list[str]:
-    """Every approved lesson of a course into `out_dir`; returns the files written."""
+    """Every approved lesson of a course into `out_dir`, one file each; returns the files
+    written. Titles that make the same file name (also differing only in case, as on Windows
+    and macOS) get -2, -3, ...: no lesson overwrites another."""
     access.check(conn, actor, "read", course=course_id)
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    written = []
+    written, taken = [], set()
     for lesson in lessons_db.queue(conn, course_id):
         if lesson["status"] == "approved":
-            path = out / file_name(lesson["title"], fmt)
+            name, n = file_name(lesson["title"], fmt), 1
+            while name.casefold() in taken:
+                n += 1
+                name = f"{safe_name(lesson['title'], 'lesson')}-{n}.{fmt}"
+            taken.add(name.casefold())
+            path = out / name
             path.write_bytes(render(conn, lesson["id"], fmt, actor=actor))
             written.append(str(path))
     return written

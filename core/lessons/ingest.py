@@ -7,18 +7,16 @@ and the field to fix in the message) changes nothing.
 """
 from __future__ import annotations
 
-import io
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import db
-from core import catalogue
+from core import catalogue, ingest_read
 from core.access import Actor
 from core.errors import IngestError
 from core.ingest import clean_text, text_hash
-from core.ingest_read import _JUNK, MAX_FILE_BYTES, MAX_ZIP_MEMBERS, MAX_ZIP_RATIO, MAX_ZIP_TOTAL_BYTES, decode_text
+from core.ingest_read import decode_text, read_docx, zip_members
 from core.lessons.spec import LessonSpec, split_front_matter
 from db import lessons as lessons_db
 
@@ -46,30 +44,8 @@ def _ext(name: str) -> str:
     return PurePosixPath(name).suffix.lower().lstrip(".")
 
 
-def read_docx(data: bytes, name: str) -> str:
-    """A Word document as Markdown: Heading styles become '#' headings, list paragraphs '- ' items."""
-    import docx
-
-    try:
-        document = docx.Document(io.BytesIO(data))
-    except Exception as e:
-        raise IngestError(f"{name} could not be opened as a Word document (.docx): {type(e).__name__}. "
-                          "Save it again from Word as .docx, or as Markdown or plain text.") from e
-    lines = []
-    for p in document.paragraphs:
-        style = (p.style.name if p.style is not None else "") or ""
-        level = re.match(r"Heading (\d)", style)
-        if style == "Title" or level:
-            lines += [f"{'#' * (int(level.group(1)) if level else 1)} {p.text.strip()}", ""]
-        elif "List" in style:
-            lines.append(f"- {p.text.strip()}")
-        else:
-            lines += [p.text, ""]
-    return "\n".join(lines)
-
-
 def _one(name: str, data: bytes) -> LessonFile:
-    text = read_docx(data, name) if _ext(name) == "docx" else decode_text(data, name)
+    text = read_docx(data, name, markdown=True) if _ext(name) == "docx" else decode_text(data, name)
     meta, body = split_front_matter(clean_text(text), file=name)
     body = clean_text(body)
     if not body:
@@ -81,6 +57,9 @@ def read_files(files: list[tuple[str, bytes]]) -> list[LessonFile]:
     out: list[LessonFile] = []
     for name, data in files:
         ext = _ext(name)
+        if len(data) > (limit := ingest_read.MAX_FILE_BYTES):
+            raise IngestError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {limit // (1024 * 1024)} "
+                              "MB per file. Split the lesson into smaller files.")
         if ext == "zip":
             out += _read_zip(name, data)
         elif ext in LESSON_TYPES:
@@ -94,24 +73,14 @@ def read_files(files: list[tuple[str, bytes]]) -> list[LessonFile]:
 
 
 def _read_zip(name: str, data: bytes) -> list[LessonFile]:
-    try:
-        zf = zipfile.ZipFile(io.BytesIO(data))
-        infos = [i for i in zf.infolist() if not i.is_dir() and not _JUNK.search(i.filename)]
-    except (zipfile.BadZipFile, OSError) as e:
-        raise IngestError(f"{name} is not a valid ZIP file ({e}); re-create the archive.") from e
-    if len(infos) > MAX_ZIP_MEMBERS or sum(i.file_size for i in infos) > MAX_ZIP_TOTAL_BYTES:
-        raise IngestError(f"{name} is too large ({len(infos)} files); split it into several ZIP files.")
+    """The ZIP's lesson files (core.ingest_read's checks, as for reflections); any member that
+    cannot be read refuses the upload, naming it."""
     out = []
-    for info in infos:
-        label = f"{name}/{info.filename}"
-        if _ext(info.filename) not in LESSON_TYPES:
-            raise IngestError(f"{label}: .{_ext(info.filename) or '?'} is not a lesson file; keep only .md, .txt "
-                              "and .docx files in the ZIP.")
-        if info.file_size > MAX_FILE_BYTES or (info.file_size > 1024 * 1024
-                                               and info.file_size > MAX_ZIP_RATIO * max(info.compress_size, 1)):
-            raise IngestError(f"{label} is too large (or compressed suspiciously well) to be a lesson; split it.")
-        with zf.open(info) as fh:
-            out.append(_one(label, fh.read(MAX_FILE_BYTES + 1)))
+    for m in zip_members(name, data, set(LESSON_TYPES), "Markdown (.md), text (.txt) and Word (.docx)"):
+        if m.problem:
+            raise IngestError(f"{m.label}: {m.problem}.")
+        if not m.junk:
+            out.append(_one(m.label, m.data))
     if not out:
         raise IngestError(f"{name} contains no lesson files (.md, .txt, .docx).")
     return out

@@ -9,7 +9,7 @@ by more than TOLERANCE on some dimension. Per dimension the votes combine as a w
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 
@@ -54,6 +54,9 @@ class Issue(BaseModel):
 
 
 class LessonVerdict(BaseModel):
+    # Ask for the answer's token logprobs (core.llm.openai_client): the judge's confidence and
+    # the per-sentence entropy come from them, though the scores are not bounded integers.
+    WANTS_LOGPROBS: ClassVar[bool] = True
     issues: Annotated[list[Issue], AfterValidator(truncate(6))] = Field(default_factory=list,
                                                                         json_schema_extra={"maxItems": 6})
     factual_integrity: DimensionScore
@@ -129,7 +132,7 @@ def vote(member: JudgeModel, job: LessonJob, tier: int, spend: Spend, failures: 
     temperature = FIRST_TEMPERATURE if tier == 1 else CONSENSUS_TEMPERATURE
     try:
         resp = member.llm.complete(messages(job), LessonVerdict, role=member.role,
-                                   ctx=job.ctx(member.role, prompt), temperature=temperature)
+                                   ctx=job.ctx(member.seat, prompt), temperature=temperature)
     except LLMConfigFault:
         raise
     except LLMError as exc:

@@ -4,7 +4,11 @@ key: `FAIRMARK_MODEL_<NAME>` picks its model, like any agent role.
 
 The judge has three seats (CLEV: a first judge, a second from another model family, a third
 when those two disagree); each seat's model is `FAIRMARK_MODEL_LESSON_JUDGE`, `..._JUDGE_2`,
-`..._JUDGE_3`. Seats that resolve to the same model are one judge. The judge is never the model
+`..._JUDGE_3`. Seats that resolve to the same model are one judge. A seat may have an endpoint
+of its own, so its judge can come from another provider: `FAIRMARK_JUDGE_LESSON_JUDGE_2_BASE_URL`
+/ `_API_KEY` (issue 14's judge endpoints, `core.settings.judge_endpoint`, by the seat's name);
+such a seat is a judge of the run's RoutedLLM (`seat_judges`) and its calls go out under
+`core.llm.judge_role(seat)`. The judge is never the model
 (or model family) that wrote the lesson: self-preference bias (seed 001: +10 % GPT-4, +25 % Claude).
 """
 from __future__ import annotations
@@ -13,6 +17,8 @@ import re
 from dataclasses import dataclass
 
 from core import prompts
+from core.llm.routed import JUDGE_PREFIX, judge_role
+from core.settings import JudgeSpec, Settings, judge_endpoint
 
 
 @dataclass(frozen=True)
@@ -53,22 +59,37 @@ def family(model: str) -> str:
     return m.group(0) if m else name
 
 
+def seat_judges(settings: Settings) -> list[JudgeSpec]:
+    """The judge seats with an endpoint of their own, as judges for core.llm.from_settings (each
+    gets its own client; the main key never goes to another endpoint)."""
+    return [JudgeSpec(name=seat, model=settings.model_for(seat)) for seat in JUDGE_SEATS
+            if any(judge_endpoint(seat))]
+
+
 @dataclass(frozen=True)
 class JudgeModel:
-    """One judge: the model alias its votes carry, the LLM that reaches it, and the role (seat)
-    the call is made under (the LLM picks the model by role)."""
+    """One judge: the model alias its votes carry, the LLM that reaches it, and the role the
+    call is made under (the LLM picks the model and the endpoint by role)."""
     name: str
     llm: object
     role: str = JUDGE.name
+
+    @property
+    def seat(self) -> str:
+        """The seat (lesson_judge, _2, _3): the call log's agent name, whether or not the seat
+        has an endpoint of its own."""
+        return self.role.removeprefix(JUDGE_PREFIX)
 
 
 def panel(llm, *, generated_by: str = "", judges: list[JudgeModel] | None = None) -> tuple[list[JudgeModel], list[str]]:
     """The judges for one lesson, in seat order, and notes on who was left out and why.
 
-    Default: one LLM, a judge per seat with the seat's configured model; duplicates collapse.
-    Issue 14's per-judge endpoints plug in as `judges` (each with its own LLM)."""
+    Default: one LLM, a judge per seat with the seat's configured model, on the seat's own
+    endpoint where the LLM routes it (`judges` of a RoutedLLM); duplicates collapse."""
     if judges is None:
-        judges = [JudgeModel(llm.model_for(seat), llm, seat) for seat in JUDGE_SEATS]
+        routed = {j.name for j in getattr(llm, "judges", ())}
+        roles = [judge_role(seat) if seat in routed else seat for seat in JUDGE_SEATS]
+        judges = [JudgeModel(llm.model_for(role), llm, role) for role in roles]
     notes, kept, seen = [], [], set()
     for j in judges:
         if j.name in seen:

@@ -1,9 +1,13 @@
-"""Lesson runs: the lesson review in the background, on the runs table the reflections use
-(kind 'lessons', items in lesson_run_items) and the same call log and cache.
+"""Lesson runs: the lesson review in the background, on the runs and run_items tables the
+reflections use (kind 'lessons', items with subject 'lesson') and the same call log and cache.
 
 The run itself (claim, worker, heartbeat, resume, cancel) is core.run_engine's, the same as a
 reflection run's; this module is what a lesson run does: which lessons are pending (`KIND`),
-reviewing one (one transaction), and at the end drawing the sampled tier's 10 % sample.
+reviewing one (one transaction), and at the end drawing the sampled tier's 10 % sample. As for
+reflections: `create` checks "no unfinished lesson run of the course" and inserts in ONE write
+transaction; a configuration fault stops the run (RunStopped: a refused key at once, an unknown
+model or an unreachable endpoint once it hits several lessons in a row, core.run_guard), and
+the lessons the fault had already failed wait with the rest for the resume.
 """
 from __future__ import annotations
 
@@ -18,8 +22,9 @@ from core.errors import ConfigError, ConflictError, LLMConfigFault
 from core.lessons import review, roles, tiers
 from core.llm import check_provider, default_provider, echo, effective_settings, from_settings
 from core.offline import LABEL as OFFLINE_LABEL
+from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
 from core.run_worker import worker_gone
-from core.settings import Settings, load_settings
+from core.settings import Settings, judge_endpoint, load_settings
 from db import lessons as lessons_db
 from db import runs as runs_db
 
@@ -34,10 +39,12 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
                 "concurrency": 1, "label": OFFLINE_LABEL}
     ep = echo.endpoint(settings)
     names = [*roles.JUDGE_SEATS, roles.FIXER.name, roles.FACTCHECK.name]
+    own = {j.name: judge_endpoint(j)[0] or "(the main endpoint, its own key)" for j in roles.seat_judges(settings)}
     return {"provider": provider, "endpoint": settings.llm_base_url or "https://api.openai.com/v1",
-            "models": {n: settings.model_for(n) for n in names},
+            "models": {n: settings.model_for(n) for n in names}, "judge_endpoints": own,
             "logprobs_endpoint": {"base_url": ep.base_url, "model": ep.model} if ep else None,
-            "concurrency": int(concurrency or min(settings.concurrency, 4)), "max_retries": settings.max_retries}
+            "concurrency": int(concurrency or min(settings.concurrency, 4)), "max_retries": settings.max_retries,
+            "stop_after_faults": settings.stop_after_faults}
 
 
 def create(conn, *, course_id: int, provider: str | None = None, redo: bool = False,
@@ -51,33 +58,52 @@ def create(conn, *, course_id: int, provider: str | None = None, redo: bool = Fa
     check_provider(provider, settings)
     if concurrency is not None and not 1 <= int(concurrency) <= 16:
         raise ConfigError("concurrency must be between 1 and 16")
-    for other in runs_db.unfinished_runs(conn, course_id, kind="lessons"):
-        if not worker_gone(other):
-            raise ConflictError(f"Lesson run {other['id']} of this course is still running: wait for it or cancel it.")
-        raise ConflictError(f"Lesson run {other['id']} of this course was interrupted: resume it or cancel it first.")
-    ids = lessons_db.eligible(conn, course_id, redo=redo, lesson_ids=lesson_ids)
+    config = run_config(provider, settings, concurrency)
     hashes = {} if provider == "offline" else roles.prompt_hashes()
-    return lessons_db.insert_run(conn, course_id=course_id, provider=provider, config=run_config(provider, settings,
-                                 concurrency), prompt_hashes=hashes, lesson_ids=ids, created_by=actor)
+    # Check and insert in one write transaction (BEGIN IMMEDIATE): of two starts at the same
+    # instant, the second sees the first's run (as core.runs.create).
+    with db.write_transaction(conn):
+        for other in runs_db.unfinished_runs(conn, course_id, kind="lessons"):
+            state = "still running: wait for it or cancel it" if not worker_gone(other) else \
+                "interrupted: resume it or cancel it first"
+            raise ConflictError(f"Lesson run {other['id']} of this course is {state}.")
+        ids = lessons_db.eligible(conn, course_id, redo=redo, lesson_ids=lesson_ids)
+        run_id = runs_db.insert_run(conn, kind="lessons", course_id=course_id, provider=provider, config=config,
+                                    prompt_hashes=hashes, item_ids=ids, created_by=actor)
+        runs_db.supersede_pending(conn, course_id, run_id)
+    return run_id
 
 
 def _llm_for(provider: str, db_path: str):
     """The run's LLM: None for the offline baseline (Stage 1 only); otherwise the logged,
-    cached endpoint, asked for logprobs (the judge's confidence reads them)."""
+    cached endpoint, asked for logprobs (the judge's confidence reads them), with each judge
+    seat that has an endpoint of its own routed there (core.lessons.roles.seat_judges)."""
     if provider == "offline":
         return None
-    return from_settings(load_settings(), db_path, logprobs=True, max_tokens=2000)
+    settings = effective_settings(load_settings())
+    return from_settings(settings, db_path, apply_overrides=False, judges=roles.seat_judges(settings), logprobs=True,
+                         max_tokens=2000)
 
 
 def _prepare(run: dict, db_path: str, given) -> tuple:
     """(llm, options) for the run's reviews: the caller's, else the configured provider's (None
-    for the offline baseline: Stage 1 only) and the echo endpoint for the lesson text's entropy."""
+    for the offline baseline: Stage 1 only), watched for configuration faults that hit several
+    lessons in a row (core.run_guard); and the echo endpoint for the lesson text's entropy."""
     llm, options = given if given is not None else (None, None)
     if llm is None:
         llm = _llm_for(run["provider"], db_path)
     if options is None:
         options = review.Options(echo=None if llm is None else echo.endpoint(load_settings()))
+    if llm is not None:
+        llm = ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT, item="lesson_id",
+                               noun="lessons")
     return llm, options
+
+
+def _held(context: tuple) -> list[int]:
+    """Lessons the fault failed before the guard recognised it: the resume reviews them again."""
+    llm = context[0]
+    return llm.held_items() if isinstance(llm, ConfigFaultGuard) else []
 
 
 def _review_item(db_path: str, run_id: int, lesson_id: int, context: tuple) -> None:
@@ -88,20 +114,21 @@ def _review_item(db_path: str, run_id: int, lesson_id: int, context: tuple) -> N
             return
         status = lessons_db.lesson_status(conn, lesson_id)
         if status in (None, "approved"):
-            lessons_db.finish_item(conn, run_id, lesson_id, "skipped",
-                                   "lesson deleted" if status is None else "a teacher has approved it")
+            runs_db.skip_item(conn, run_id, lesson_id, "lesson deleted" if status is None else "a teacher has approved it")
             return
         try:
             out = review.review_lesson(db_path, lesson_id, llm, run_id=run_id, options=options)
         except LLMConfigFault as e:
-            raise RunStopped(f"Lesson run stopped at lesson {lesson_id}: {e} The remaining lessons are still "
-                             "waiting: fix the setting, then resume the run.") from e
+            # Nothing was stored for this lesson: it stays pending with the rest.
+            raise RunStopped(f"Lesson run stopped at lesson {lesson_id}: {e} This lesson and the remaining ones are "
+                             "still waiting: fix the setting, then resume the run.",
+                             fault=f"{e} Fix the setting, then resume the run.") from e
         except Exception as e:    # not already stored as a failed review (e.g. a database error)
             log.exception("lesson run %s: lesson %s failed", run_id, lesson_id)
-            lessons_db.finish_item(conn, run_id, lesson_id, "failed", f"{type(e).__name__}: {e}"[:2000])
+            runs_db.fail_item(conn, run_id, lesson_id, f"{type(e).__name__}: {e}"[:2000])
             return
         if out["review_id"] is None:
-            lessons_db.finish_item(conn, run_id, lesson_id, "skipped", "the lesson changed while it was reviewed")
+            runs_db.skip_item(conn, run_id, lesson_id, "the lesson changed while it was reviewed")
     finally:
         conn.close()
 
@@ -150,7 +177,7 @@ def progress(conn, run_id: int, db_path=None, *, actor: Actor) -> dict:
 
 def _progress(conn, run_id: int, db_path=None) -> dict:
     run = runs_db.get_run(conn, run_id)
-    counts = lessons_db.item_counts(conn, run_id)
+    counts = runs_db.item_counts(conn, run_id)
     out = {"run_id": run_id, "course_id": run["course_id"], "status": run["status"], "provider": run["provider"],
            "config": run["config"],
            "total": run["total"], "finished": run["total"] - counts["pending"], **counts,
@@ -175,6 +202,6 @@ def summary(p: dict) -> dict:
             "failed": p["failed"], "calls": p["calls"], "cost_usd": round(p["cost_usd"], 6)}
 
 
-KIND = run_engine.Kind(name="lessons", pending=lessons_db.pending_items, counts=lessons_db.item_counts,
+KIND = run_engine.Kind(name="lessons", pending=runs_db.pending_items, counts=runs_db.item_counts,
                        prepare=_prepare, process=_review_item, progress=lambda conn, run_id: _progress(conn, run_id),
-                       after=_draw_sample)
+                       after=_draw_sample, held=_held, reopen=runs_db.reopen_items)

@@ -1,10 +1,13 @@
 """The one boundary to language models.
 
     protocol.py       the LLM protocol (LLM, CallContext, LLMResponse, Usage) and the Transport seam
-    openai_client.py  the OpenAI-compatible client: the only module that imports `openai`
-                      (SDK error mapping, retries, structured-output fallback; "how a call goes")
+    chat.py           OpenAICompatibleLLM, the OpenAI-compatible client: structured-output
+                      fallback, retries, re-ask, logprobs ("how a call goes"), over a Transport
+    openai_client.py  the openai SDK seam, the only module that imports `openai`: the SDK
+                      transports (chat, and the lesson review's echo call) and error mapping
     structured.py     JSON schema from a pydantic model, response formats, tidying answers
-    logprobs.py       the probability of each score label, from the server's logprobs
+    logprobs.py       the probability of each score label, from the server's logprobs;
+                      which models give logprobs (LogprobsMemory)
     logged.py         LoggedLLM: the call log and the cache around any LLM
     routed.py         RoutedLLM: the main model and each judge on its own endpoint
     factory.py        settings in force, providers (`make_llm`), the connection test
@@ -29,7 +32,8 @@ from core.llm.factory import (
 )
 from core.llm.logged import LoggedLLM, cache_key, input_hash
 from core.llm.logprobs import bounded_int_fields, score_probs_from_logprobs
-from core.llm.openai_client import OpenAICompatibleLLM, map_sdk_error, openai_transport, redact
+from core.llm.chat import OpenAICompatibleLLM
+from core.llm.openai_client import map_sdk_error, openai_transport, redact
 from core.llm.protocol import LLM, CallContext, LLMResponse, RawCompletion, Transport, Usage
 from core.llm.routed import RoutedLLM, judge_role
 from core.llm.structured import MODES, is_strict_compatible, json_schema_for

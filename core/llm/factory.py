@@ -8,8 +8,8 @@ from pydantic import BaseModel
 
 import db
 from core.errors import ConfigError
+from core.llm.chat import OpenAICompatibleLLM
 from core.llm.logged import LoggedLLM
-from core.llm.openai_client import OpenAICompatibleLLM
 from core.llm.protocol import CallContext, Transport
 from core.llm.routed import RoutedLLM
 from core.settings import JudgeSpec, Settings, judge_endpoint, load_settings
@@ -47,9 +47,12 @@ def effective_settings(settings: Settings | None = None, conn=None) -> Settings:
 
 
 def from_settings(settings, db_path=None, *, transport: Transport | None = None,
-                  read_cache: bool = True, apply_overrides: bool = True, **kwargs) -> LoggedLLM:
-    """The logged, cached OpenAI-compatible LLM the pipeline uses. Raises ConfigError when no
-    endpoint is configured (the pipeline then uses the offline provider)."""
+                  read_cache: bool = True, apply_overrides: bool = True,
+                  judges: list[JudgeSpec] | None = None, **kwargs) -> LoggedLLM:
+    """The logged, cached OpenAI-compatible LLM the pipeline uses, each judge (default: the
+    settings' judges; the lesson review passes its seats with endpoints of their own) on its
+    own endpoint. Raises ConfigError when no endpoint is configured (the pipeline then uses the
+    offline provider)."""
     db_path = str(db_path or settings.db_path)
     if apply_overrides:
         conn = db.connect(db_path)
@@ -62,10 +65,11 @@ def from_settings(settings, db_path=None, *, transport: Transport | None = None,
                           "FAIRMARK_LLM_API_KEY (environment or .streamlit/secrets.toml), or use "
                           "the offline baseline.")
     inner = OpenAICompatibleLLM(settings, transport=transport, **kwargs)
-    if settings.judges:
+    judges = settings.judges if judges is None else judges
+    if judges:
         reviewer = settings.reviewer_judge()
         inner = RoutedLLM(inner, [(j, OpenAICompatibleLLM(judge_settings(settings, j), **kwargs))
-                                  for j in settings.judges], reviewer_judge=reviewer.name if reviewer else None)
+                                  for j in judges], reviewer_judge=reviewer.name if reviewer else None)
     return LoggedLLM(inner, db_path, read_cache=read_cache)
 
 

@@ -1,8 +1,10 @@
 """Logprobs -> the probability of each score label: where the server returns logprobs, the
-Evaluator's score tokens give an expected score and a confidence (core.pipeline.confidence)."""
+Evaluator's score tokens give an expected score and a confidence (core.judging.confidence);
+and `LogprobsMemory`, which models are asked for them."""
 from __future__ import annotations
 
 import re
+import threading
 
 
 def _int_value_offsets(text: str) -> list[tuple[str, int]]:
@@ -100,3 +102,41 @@ def bounded_int_fields(js: dict) -> dict[str, set[int]]:
     walk(js)
     return found
 
+
+
+# --- asking for them: which models give logprobs ------------------------------------------
+class LogprobsMemory:
+    """Whether each model gives logprobs, found out once per model and remembered like the
+    structured-output mode: a server that refuses the parameter (HTTP 400/422 naming logprobs)
+    is asked again without it, and one that ignores it (answers without them) is not asked
+    again. Only scoring calls ask at all: bounded integer fields, or a schema that says so
+    (`WANTS_LOGPROBS`: the lesson judge's confidence).
+
+    >>> m = LogprobsMemory({})
+    >>> js = {"properties": {"score": {"enum": [0, 1, 2, 3]}}}
+    >>> m.wants("m", js), m.wants("m", {"properties": {}})
+    (True, False)
+    >>> m.answered("m", got=False); m.wants("m", js), m.gives("m")
+    (False, False)
+    """
+
+    def __init__(self, known: dict[str, bool]):
+        self.known = known               # model -> gives logprobs (shared per endpoint by the client)
+        self._lock = threading.Lock()
+
+    def gives(self, model: str) -> bool | None:
+        """Whether this model returned logprobs when asked (None: not asked yet)."""
+        return self.known.get(model)
+
+    def wants(self, model: str, js: dict, schema=None) -> bool:
+        scoring = bool(bounded_int_fields(js)) or bool(getattr(schema, "WANTS_LOGPROBS", False))
+        return self.known.get(model, True) and scoring
+
+    @staticmethod
+    def refused(exc) -> bool:
+        """Is this bad request the server refusing the logprobs parameter?"""
+        return getattr(exc, "status_code", None) in (400, 422) and "logprob" in str(exc).lower()
+
+    def answered(self, model: str, *, got: bool) -> None:
+        with self._lock:
+            self.known[model] = got

@@ -109,3 +109,17 @@ def short_validation_error(exc: ValidationError) -> str:
         parts.append(f"{loc}: {e.get('msg')}")
     return "; ".join(parts)
 
+
+
+def parse_answer(schema: type[BaseModel], text: str) -> BaseModel:
+    """The answer validated against `schema`. JSON allows no raw line break or tab inside a
+    string, but small models write them; such an answer is read leniently rather than re-asked
+    (the content is fine). Raises pydantic's ValidationError otherwise."""
+    try:
+        return schema.model_validate_json(text)
+    except ValidationError as exc:
+        try:
+            loose = json.loads(text, strict=False)
+        except ValueError:
+            raise exc from None
+        return schema.model_validate(loose)

@@ -13,28 +13,45 @@ from db import analytics
 
 SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
 OUTSIDE_RUNS = "Regenerate (outside runs)"  # calls with no run (a draft regenerated on its own)
+# Work that is not assessing reflections: counted apart, never in the reflections' totals.
+OTHER_WORK = {"lessons": "Lesson review", "comparisons": "Blind comparisons (drafting configurations A and B)",
+              "other": "Eval-suite runs and connection tests"}
 
 
 def costs_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
 
-    Calls are attributed through their submission, else through their run. Cached until the
-    data change.
+    Only the reflections' assessment (their runs and Regenerate) counts in these figures; lesson
+    review, comparison drafting and eval-suite runs are in `apart` (one row per kind of work,
+    also when the view is empty). Calls are attributed through their submission, else through
+    their run. Cached until the data change.
     """
     scope = access.scope_for(conn, actor, scope)
     return analytics.memo(conn, ("costs", scope), lambda: _costs_view(analytics.cost_tables(conn, scope)))
 
 
+def other_work(by_work: pd.DataFrame) -> pd.DataFrame:
+    """The calls that are not the reflections' assessment, one row per kind of work."""
+    rows = by_work[by_work["work"] != "reflections"]
+    out = rows[["work", "calls", "tokens", "cost_usd", "cache_hits", "errors"]].copy()
+    out.insert(0, "what", out.pop("work").map(lambda w: OTHER_WORK.get(w, w)))
+    return out.reset_index(drop=True)
+
+
 def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
     totals, per_sub, by_run = t["totals"], t["per_submission"], t["by_run"]
+    apart = other_work(t["by_work"])
     if totals.empty or not totals.loc[0, "calls"]:
-        return {"empty": True, "message": "No LLM calls logged yet — run an assessment first."}
+        return {"empty": True, "apart": apart,
+                "message": "No reflection has been assessed with a language model in this scope yet (the other "
+                           "work below is counted apart)." if len(apart) else
+                           "No LLM calls logged yet — run an assessment first."}
     offline = t["by_model"].loc[t["by_model"]["model"] == OFFLINE_MODEL, "calls"].sum()
     if offline == totals.loc[0, "calls"]:
         # The offline baseline logs its steps like calls, at $0: no comparison with the study's
         # spending and no charts of nothing (issue 11).
         n = int(totals.loc[0, "submissions"] or 0)
-        return {"empty": True, "offline_only": True,
+        return {"empty": True, "offline_only": True, "apart": apart,
                 "message": f"No language model was used here, so nothing was spent: every draft ({n} reflection(s)) "
                            f"came from the {OFFLINE_LABEL} (text features and templates). Costs, tokens and times "
                            "appear here once a run uses a language model."}
@@ -55,7 +72,8 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
     }
     notes = ([f"{int(offline)} of the {int(total['calls'])} calls were steps of the {OFFLINE_LABEL} (US$0); "
               "they are counted in the totals."] if offline else [])
-    return {"empty": False, "message": "", "notes": notes, "summary": summary, "by_agent": t["by_agent"],
+    return {"empty": False, "message": "", "notes": notes, "apart": apart, "summary": summary,
+            "by_agent": t["by_agent"],
             "by_model": t["by_model"],
             "by_run": by_run, "by_course": t["by_course"], "per_submission": per_submission,
             "tiers": judge_tiers(t["by_tier"], t["judged"])}

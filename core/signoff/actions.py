@@ -312,7 +312,7 @@ def regenerate(conn: Database, submission_id: int, *, actor: Actor, llm=None, as
     base = _draft(conn, (review or {}).get("draft_id") or before)
     # The pipeline never writes `reviews` (db.drafts.save_draft), so the teacher's version is
     # untouched by construction; a colleague's save meanwhile is theirs, not the pipeline's.
-    draft_id = assess_one(path, submission_id, llm=llm)
+    draft_id = assess_one(path, submission_id, llm=llm, actor=actor)
     new = drafts.get_draft(conn, draft_id)
     same = _same_content(new, base)
     with writing(conn):

@@ -1,0 +1,81 @@
+"""The run estimate renders the Evaluator's prompt as the run will (with a calibrated
+assignment's examples) and counts the judge cascade's extra scoring calls, expected until the
+call log can measure them."""
+import json
+
+import pytest
+
+import factories as f
+from assess_script import RICH_TEXT
+from core import estimate
+from core.calibration import anchors, blind
+from db import calibration, llm_calls
+
+EXAMPLE = ("This week I compared two chatbots at work and wrote down where each one invented facts, then "
+           "asked my team which answers they trusted and why. ") * 4
+
+
+def _course(conn, n=3, examples=0, name="Estimate"):
+    c = f.course(conn, name=name)
+    for i in range(examples):           # blind-scored: the Evaluator's examples once calibrated
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), EXAMPLE + str(i))
+        f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2))
+        calibration.add_items(conn, c["assignment_id"], [(sid, None, "t")], actor="ann", at="2025-01-01")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, i % 4), actor="ann")
+    for i in range(n):
+        f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT + f" ({i})")
+    return c
+
+
+def test_a_calibrated_assignments_examples_are_in_the_evaluators_prompt(conn):
+    plain = estimate.for_run(conn, course_id=_course(conn)["course_id"])
+    c = _course(conn, examples=3, name="Calibrated")
+    calibrated = estimate.for_run(conn, course_id=c["course_id"])
+    assert plain["submissions"] == calibrated["submissions"] == 3
+    shown = anchors.for_submission(conn, None, c["assignment_id"], c["rubric"])
+    assert len(shown) == 3
+    # Each submission's Evaluator prompt carries the examples (chars / 4 per token), once per
+    # scoring call (the cascade's expected extra calls too: none without judges or samples).
+    per_item = sum(len(json.dumps({"scores": a["scores"], "text": a["text"]}, ensure_ascii=False)) for a in shown) / 4
+    added = (calibrated["tokens_in"] - plain["tokens_in"]) / 3
+    assert per_item * 0.9 < added < per_item * 1.1
+    assert calibrated["cost_usd"] > plain["cost_usd"]
+
+
+def test_the_cascades_judges_are_counted_at_their_own_models_price(conn, monkeypatch):
+    c = _course(conn)
+    alone = estimate.for_run(conn, course_id=c["course_id"])
+    assert alone["cascade"] == {"samples_per_item": 0.0, "judges": {}, "source": "expected"}
+    monkeypatch.setenv("FAIRMARK_JUDGES", json.dumps([{"name": "b", "model": "judge-b"},
+                                                      {"name": "c", "model": "judge-c"}]))
+    judged = estimate.for_run(conn, course_id=c["course_id"])
+    assert judged["cascade"]["judges"] == {"judge-b": estimate.UNSURE_SHARE,
+                                           "judge-c": estimate.UNSURE_SHARE * estimate.THIRD_SHARE}
+    assert judged["unpriced"] == ["judge-b", "judge-c"]
+    ev_in = estimate._item_tokens(estimate._static_tokens(conn, c["assignment_id"]), len(RICH_TEXT.split()))
+    extra = (judged["tokens_in"] - alone["tokens_in"]) / 3
+    assert extra == pytest.approx(ev_in["evaluator"][0] * estimate.UNSURE_SHARE * (1 + estimate.THIRD_SHARE), rel=0.02)
+    llm_calls.save_price(conn, "judge-b", 0.15, 0.60)
+    llm_calls.save_price(conn, "judge-c", 10.0, 30.0)
+    priced = estimate.for_run(conn, course_id=c["course_id"])
+    assert priced["unpriced"] == [] and priced["cost_usd"] > alone["cost_usd"] * 1.5
+
+
+def test_measured_cascade_shares_replace_the_expected_ones(conn, monkeypatch):
+    from dashboard_data import call
+
+    c = _course(conn)
+    monkeypatch.setenv("FAIRMARK_JUDGES", json.dumps([{"name": "b", "model": "judge-b"}]))
+    run = conn.execute("INSERT INTO runs (course_id, provider) VALUES (?, 'openai')", [c["course_id"]]).lastrowid
+    subs = [r[0] for r in conn.execute("SELECT id FROM submissions")]
+    for i in range(estimate.MEASURED_FROM):
+        sid = subs[i % len(subs)] if i < len(subs) else f.submission(conn, c["assignment_id"],
+                                                                     f.student(conn, c["course_id"]), f"x {i}")
+        call(conn, sid, "evaluator", 0.0001, run=run)
+        if i % 4 == 0:                     # one item in four went to the consensus judge
+            call(conn, sid, "judge:b", 0.0001, run=run)
+            conn.execute("UPDATE llm_calls SET tier = 2 WHERE id = (SELECT MAX(id) FROM llm_calls)")
+    conn.execute("UPDATE llm_calls SET tier = 1, temperature = 0 WHERE tier IS NULL")
+    cascade = estimate.for_run(conn, course_id=c["course_id"], redo=True)["cascade"]
+    assert cascade["source"] == f"measured on {estimate.MEASURED_FROM} judged items"
+    assert cascade["judges"] == {"judge-b": 0.25} and cascade["samples_per_item"] == 0
