@@ -24,7 +24,8 @@ _SUBMISSION_DATA = (
     ("reviews", "DELETE FROM reviews WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("judge_votes", "DELETE FROM judge_votes WHERE subject = 'submission' "
                     "AND subject_id IN (SELECT id FROM temp.doomed_subs)"),
-    ("run_items", "DELETE FROM run_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("run_items", "DELETE FROM run_items WHERE subject = 'submission' "
+                  "AND subject_id IN (SELECT id FROM temp.doomed_subs)"),
     ("llm_calls", "DELETE FROM llm_calls WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("audit_log", "DELETE FROM audit_log WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("reference_scores", "DELETE FROM reference_scores WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
@@ -36,7 +37,7 @@ _SUBMISSION_DATA = (
 
 # What else belongs to a course (temp tables doomed_course, doomed_lessons), after its submissions.
 _COURSE_DATA = (
-    ("lesson_run_items", "DELETE FROM lesson_run_items WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
+    ("run_items", "DELETE FROM run_items WHERE subject = 'lesson' AND subject_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("lesson_fixes", "DELETE FROM lesson_fixes WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("lesson_references", "DELETE FROM lesson_references WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("judge_votes", "DELETE FROM judge_votes WHERE subject = 'lesson' AND subject_id IN "

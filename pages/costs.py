@@ -60,7 +60,7 @@ if view is not None:
                             "consensus judges' mean (the first judge's where none was called).")
         ui.table(tiers["by_tier"], "judge_calls_by_tier", "judge calls by tier")
 
-apart = reports.costs_view(conn, scope).get("apart")      # cached with the view: no second query
+apart = reports.costs_view(conn, scope, actor=_common.actor()).get("apart")      # cached with the view: no second query
 if apart is not None and len(apart):
     st.subheader("Other work, counted apart")
     st.caption("Calls that did not assess reflections: they are in no figure above (not per reflection, not in "

@@ -34,6 +34,7 @@ import pytest
 
 import db as dbmod
 from core import demo, ingest, runs
+from core.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
 from e2e_support import (MENU, ROOT, TIMEOUT_MS, choose, chromium, idle, item_id, load, nav, new_page, sign_in,
@@ -542,7 +543,6 @@ from core import prompts  # noqa: E402
 from core.evals import config as ai_config  # noqa: E402
 from core.evals import pairwise  # noqa: E402
 from db import comparisons as cmp_db  # noqa: E402
-from core.access import Actor
 
 N = 10
 

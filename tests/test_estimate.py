@@ -21,16 +21,16 @@ def _course(conn, n=3, examples=0, name="Estimate"):
         sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), EXAMPLE + str(i))
         f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2))
         calibration.add_items(conn, c["assignment_id"], [(sid, None, "t")], actor="ann", at="2025-01-01")
-        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, i % 4), actor="ann")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, i % 4), actor=f.actor())
     for i in range(n):
         f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT + f" ({i})")
     return c
 
 
 def test_a_calibrated_assignments_examples_are_in_the_evaluators_prompt(conn):
-    plain = estimate.for_run(conn, course_id=_course(conn)["course_id"])
+    plain = estimate.for_run(conn, course_id=_course(conn)["course_id"], actor=f.actor())
     c = _course(conn, examples=3, name="Calibrated")
-    calibrated = estimate.for_run(conn, course_id=c["course_id"])
+    calibrated = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())
     assert plain["submissions"] == calibrated["submissions"] == 3
     shown = anchors.for_submission(conn, None, c["assignment_id"], c["rubric"])
     assert len(shown) == 3
@@ -44,11 +44,11 @@ def test_a_calibrated_assignments_examples_are_in_the_evaluators_prompt(conn):
 
 def test_the_cascades_judges_are_counted_at_their_own_models_price(conn, monkeypatch):
     c = _course(conn)
-    alone = estimate.for_run(conn, course_id=c["course_id"])
+    alone = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())
     assert alone["cascade"] == {"samples_per_item": 0.0, "judges": {}, "source": "expected"}
     monkeypatch.setenv("FAIRMARK_JUDGES", json.dumps([{"name": "b", "model": "judge-b"},
                                                       {"name": "c", "model": "judge-c"}]))
-    judged = estimate.for_run(conn, course_id=c["course_id"])
+    judged = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())
     assert judged["cascade"]["judges"] == {"judge-b": estimate.UNSURE_SHARE,
                                            "judge-c": estimate.UNSURE_SHARE * estimate.THIRD_SHARE}
     assert judged["unpriced"] == ["judge-b", "judge-c"]
@@ -57,7 +57,7 @@ def test_the_cascades_judges_are_counted_at_their_own_models_price(conn, monkeyp
     assert extra == pytest.approx(ev_in["evaluator"][0] * estimate.UNSURE_SHARE * (1 + estimate.THIRD_SHARE), rel=0.02)
     llm_calls.save_price(conn, "judge-b", 0.15, 0.60)
     llm_calls.save_price(conn, "judge-c", 10.0, 30.0)
-    priced = estimate.for_run(conn, course_id=c["course_id"])
+    priced = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())
     assert priced["unpriced"] == [] and priced["cost_usd"] > alone["cost_usd"] * 1.5
 
 
@@ -76,6 +76,6 @@ def test_measured_cascade_shares_replace_the_expected_ones(conn, monkeypatch):
             call(conn, sid, "judge:b", 0.0001, run=run)
             conn.execute("UPDATE llm_calls SET tier = 2 WHERE id = (SELECT MAX(id) FROM llm_calls)")
     conn.execute("UPDATE llm_calls SET tier = 1, temperature = 0 WHERE tier IS NULL")
-    cascade = estimate.for_run(conn, course_id=c["course_id"], redo=True)["cascade"]
+    cascade = estimate.for_run(conn, course_id=c["course_id"], redo=True, actor=f.actor())["cascade"]
     assert cascade["source"] == f"measured on {estimate.MEASURED_FROM} judged items"
     assert cascade["judges"] == {"judge-b": 0.25} and cascade["samples_per_item"] == 0

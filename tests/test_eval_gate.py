@@ -136,11 +136,11 @@ def test_regenerate_needs_the_gate_too(conn, course_with_llm, db_path, monkeypat
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         with pytest.raises(GateError, match="has not been evaluated.*override the gate on the Settings page"):
-            actions.regenerate(conn, sid, actor="Ms T")
+            actions.regenerate(conn, sid, actor=f.actor("Ms T"))
         assert not server.bodies and conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] == 0
         assert evals_db.get_config(conn, _in_use()[1])["first_used_by"] == "Ms T"
         f.cleared_config(conn)
-        new = actions.regenerate(conn, sid, actor="Ms T")
+        new = actions.regenerate(conn, sid, actor=f.actor("Ms T"))
     assert server.bodies and conn.execute("SELECT ai_config FROM drafts WHERE id = ?",
                                           [new.draft_id]).fetchone()[0] == _in_use()[1]
 
@@ -153,18 +153,18 @@ def test_a_resumed_run_with_changed_settings_is_gated_again(conn, course_with_ll
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         f.cleared_config(conn)
-        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=f.actor())
         conn.execute("UPDATE runs SET status = 'failed', error = 'stopped: the network was down' WHERE id = ?",
                      [run_id])
         monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "an-unevaluated-model")      # another configuration
         with pytest.raises(RunStopped, match="settings changed since it started.*has not been evaluated"):
-            runs.resume(db_path, run_id, background=False)
+            runs.resume(db_path, run_id, background=False, actor=f.actor())
         assert not server.bodies and conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] == 0
-        p = runs.progress(conn, run_id, db_path)
+        p = runs.progress(conn, run_id, db_path, actor=f.actor())
         assert p["status"] == "failed" and p["pending"] == 1 and p["resumable"]
         assert "settings changed" in p["error"]
         f.cleared_config(conn)              # the admin clears the new configuration: the resume runs
-        p = runs.resume(db_path, run_id, background=False)
+        p = runs.resume(db_path, run_id, background=False, actor=f.actor())
         assert (p["status"], p["finished"], p["failed"]) == ("done", 1, 0)
         drafted_with = conn.execute("SELECT ai_config FROM drafts").fetchone()[0]
     assert drafted_with == _in_use()[1]
@@ -177,8 +177,8 @@ def test_a_resumed_run_with_unchanged_settings_is_not_asked_again(conn, course_w
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         h = f.cleared_config(conn)
-        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=f.actor())
         conn.execute("DELETE FROM ai_config_overrides WHERE config_hash = ?", [h])     # e.g. withdrawn later
         conn.execute("UPDATE runs SET status = 'failed' WHERE id = ?", [run_id])
-        p = runs.resume(db_path, run_id, background=False)       # the configuration it was cleared for
+        p = runs.resume(db_path, run_id, background=False, actor=f.actor())       # the configuration it was cleared for
         assert (p["status"], p["finished"], p["failed"]) == ("done", 1, 0)

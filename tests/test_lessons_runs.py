@@ -90,26 +90,26 @@ def test_a_fault_hitting_lessons_in_a_row_stops_the_run_and_the_resume_reviews_t
     """Review finding 5: an unknown model or an unreachable endpoint failed every lesson and the
     run ended "done". Now the third lesson in a row stops it; nothing is lost."""
     ids = lessons(conn, 5)
-    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", concurrency=1)
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", concurrency=1, actor=Actor("test", role="admin"))
     broken = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", lambda m, s: (_ for _ in ()).throw(fault()))
     with pytest.raises(runs.RunStopped, match=what):
-        runs.execute(db_path, run_id, broken)
-    p = runs.progress(conn, run_id, db_path)
+        runs.execute(db_path, run_id, broken, actor=Actor("test", role="admin"))
+    p = runs.progress(conn, run_id, db_path, actor=Actor("test", role="admin"))
     assert p["status"] == "failed" and p["error"].startswith("stopped: ") and "3 lessons in a row" in p["error"]
     assert p["pending"] == 5 and p["failed"] == 0 and p["resumable"]     # the two failed before wait too
     assert len(broken.calls) == 3
     good = ScriptedLLM(models=ONE_JUDGE).always("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
-    final = runs.resume(db_path, run_id, good, background=False)
+    final = runs.resume(db_path, run_id, good, background=False, actor=Actor("test", role="admin"))
     assert final["status"] == "done" and final["ready"] == 5 and final["failed"] == 0
     assert {lessons_db.get(conn, i)["status"] for i in ids} == {"reviewed"}
 
 
 def test_one_passing_fault_fails_only_its_lesson(conn, db_path):
     ids = lessons(conn, 3)
-    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", concurrency=1)
+    run_id = runs.create(conn, course_id=lessons_db.get(conn, ids[0])["course_id"], provider="offline", concurrency=1, actor=Actor("test", role="admin"))
     llm = ScriptedLLM(models=ONE_JUDGE).script("lesson_judge", unreachable(), verdict(0.95, 0.9, 0.9, 0.9),
                                                verdict(0.95, 0.9, 0.9, 0.9))
-    p = runs.execute(db_path, run_id, llm)
+    p = runs.execute(db_path, run_id, llm, actor=Actor("test", role="admin"))
     assert p["status"] == "done" and p["failed"] == 1 and p["ready"] == 2
 
 
@@ -130,7 +130,7 @@ def test_two_lesson_runs_started_at_the_same_instant_make_one_run(conn, db_path,
         own = dbmod.connect(db_path)
         try:
             start.wait()
-            results.append(runs.create(own, course_id=cid, provider="offline"))
+            results.append(runs.create(own, course_id=cid, provider="offline", actor=Actor("test", role="admin")))
         except ConflictError as e:
             results.append(e)
         finally:
@@ -180,9 +180,9 @@ def test_a_lesson_judge_seat_can_use_its_own_endpoint_and_key(conn, db_path, mon
         monkeypatch.setenv("FAIRMARK_JUDGE_LESSON_JUDGE_2_BASE_URL", other.base_url)
         monkeypatch.setenv("FAIRMARK_JUDGE_LESSON_JUDGE_2_API_KEY", "sk-other-only")
         lid = add_lesson(conn)
-        run_id = runs.create(conn, course_id=lessons_db.get(conn, lid)["course_id"], provider="openai")
+        run_id = runs.create(conn, course_id=lessons_db.get(conn, lid)["course_id"], provider="openai", actor=Actor("test", role="admin"))
         assert runs_db.get_run(conn, run_id)["config"]["judge_endpoints"] == {"lesson_judge_2": other.base_url}
-        runs.execute(db_path, run_id)
+        runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
     assert other.requests and main.requests
     assert {r["body"]["model"] for r in other.requests} == {"claude-3-haiku"}
     assert "claude-3-haiku" not in {r["body"]["model"] for r in main.requests}
@@ -190,7 +190,7 @@ def test_a_lesson_judge_seat_can_use_its_own_endpoint_and_key(conn, db_path, mon
         {"Bearer sk-other-only"}
     assert "sk-main-only" not in json.dumps(other.requests)
     agents = {r[0] for r in conn.execute("SELECT DISTINCT agent FROM llm_calls WHERE lesson_id = ?", [lid])}
-    assert "lesson_judge_2" in agents and runs.progress(conn, run_id)["status"] == "done"
+    assert "lesson_judge_2" in agents and runs.progress(conn, run_id, actor=Actor("test", role="admin"))["status"] == "done"
 
 
 def test_a_queued_run_without_a_worker_is_cancelled_at_once(conn, db_path):

@@ -158,19 +158,19 @@ def test_a_lesson_zip_gets_the_same_checks_as_a_reflection_zip(conn, monkeypatch
     """One ZIP reader (core.ingest_read.zip_members) for reflections and lessons."""
     with pytest.raises(IngestError, match="looks like a zip bomb"):
         ingest.import_lessons(conn, [("bomb.zip", _zip({"big.md": b"# Big\n" + b"a" * (5 * 1024 * 1024)}))],
-                              course_name="Science", actor="t")
+                              course_name="Science", actor=Actor("t", role="admin"))
     with pytest.raises(IngestError, match="more.zip/inner.zip: a ZIP inside a ZIP is not opened"):
         ingest.import_lessons(conn, [("more.zip", _zip({"rain.md": b"# Rain\nIt rains.",
                                                         "inner.zip": _zip({"x.md": b"# X\nx"})}))],
-                              course_name="Science", actor="t")
+                              course_name="Science", actor=Actor("t", role="admin"))
     from core import ingest_read
     monkeypatch.setattr(ingest_read, "MAX_ZIP_MEMBERS", 2)
     with pytest.raises(IngestError, match="holds 3 entries; the limit is 2"):
         ingest.import_lessons(conn, [("many.zip", _zip({f"l{i}.md": b"# L\nText." for i in range(3)}))],
-                              course_name="Science", actor="t")
+                              course_name="Science", actor=Actor("t", role="admin"))
     monkeypatch.setattr(ingest_read, "MAX_FILE_BYTES", 100)
     with pytest.raises(IngestError, match="long.md is 0.0 MB; the limit"):
-        ingest.import_lessons(conn, [("long.md", b"# Long\n" + b"word " * 40)], course_name="Science", actor="t")
+        ingest.import_lessons(conn, [("long.md", b"# Long\n" + b"word " * 40)], course_name="Science", actor=Actor("t", role="admin"))
     assert list(conn.query("SELECT * FROM lessons")) == []
 
 
@@ -182,7 +182,7 @@ def test_a_word_lessons_tables_are_read(conn):
     table.rows[0].cells[0].text, table.rows[0].cells[1].text = "humid", "full of water vapour"
     buf = io.BytesIO()
     d.save(buf)
-    out = ingest.import_lessons(conn, [("words.docx", buf.getvalue())], course_name="Science", actor="t")
+    out = ingest.import_lessons(conn, [("words.docx", buf.getvalue())], course_name="Science", actor=Actor("t", role="admin"))
     assert "humid full of water vapour" in lessons_db.get(conn, out["lesson_ids"][0])["text"]
 
 

@@ -7,6 +7,7 @@ from assess_script import RICH_TEXT
 from core import prompts
 from core.__main__ import main
 from core.evals import config as ai_config
+from core.access import Actor
 from db import comparisons as cmp_db
 
 
@@ -51,7 +52,7 @@ def test_an_interrupted_comparison_is_resumed_from_the_page(conn, app_test, tmp_
     from core.evals import pairwise
 
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="plainer", sample_size=2, provider="offline",
-                          actor="C")
+                          actor=Actor("C", role="admin"))
     run_id = cmp_db.get(conn, cid)["run_id"]
     conn.execute("UPDATE runs SET status = 'failed', error = 'stopped: the server went away' WHERE id = ?", [run_id])
     at = app_test("pages/ai_quality.py").run()

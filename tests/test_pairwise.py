@@ -156,12 +156,12 @@ def test_configuration_a_drafts_as_the_configuration_in_use_with_the_assignments
 
     c, subs = _course(conn)
     for sid, level in zip(subs[:2], (1, 3)):      # a calibrated assignment: the Evaluator gets examples
-        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor="ann", at="2025-01-01")
-        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor="ann")
+        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor=Actor("ann", role="admin"), at="2025-01-01")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor=Actor("ann", role="admin"))
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=4, seed=1,
-                          provider="offline", actor="C")
+                          provider="offline", actor=Actor("C", role="admin"))
     a, b = _llms()
-    pairwise.draft(db_path, cid, llm_a=a, llm_b=b)
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     for llm in (a, b):
         prompts_seen = [call.messages[0]["content"] for call in llm.calls_for("evaluator")]
         assert len(prompts_seen) == 4 and all("<examples>" in p and "(none yet)" not in p for p in prompts_seen)
@@ -176,18 +176,18 @@ def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, v
 
     c, _ = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=2,
-                          provider="offline", actor="C")
+                          provider="offline", actor=Actor("C", role="admin"))
     run_id = cmp_db.get(conn, cid)["run_id"]
     # A worker on this host claimed it and died (a server restart): the run still says running.
     conn.execute("UPDATE runs SET status = 'running', worker = 'gone', worker_pid = 999999999, worker_host = ?, "
                  "heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
                  [__import__("core.run_worker", fromlist=["HOST"]).HOST, run_id])
-    assert cmp_db.get(conn, cid)["status"] == "drafting" and pairwise.is_resumable(conn, db_path, cid)
-    pairwise.resume(db_path, cid)
+    assert cmp_db.get(conn, cid)["status"] == "drafting" and pairwise.is_resumable(conn, db_path, cid, actor=Actor("test", role="admin"))
+    pairwise.resume(db_path, cid, actor=Actor("test", role="admin"))
     assert run_engine.wait_for(db_path, run_id, timeout=60)
     assert cmp_db.get(conn, cid)["status"] == "ready"
     assert comparison_runs.KIND.counts(conn, run_id) == {"pending": 0, "done": 3, "failed": 0}
-    assert not pairwise.is_resumable(conn, db_path, cid)
+    assert not pairwise.is_resumable(conn, db_path, cid, actor=Actor("test", role="admin"))
 
 
 def test_an_unknown_model_stops_the_drafting_with_every_pair_waiting(conn, db_path, variant_dir, monkeypatch):
@@ -200,13 +200,13 @@ def test_an_unknown_model_stops_the_drafting_with_every_pair_waiting(conn, db_pa
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         monkeypatch.setenv("FAIRMARK_CONCURRENCY", "1")
         cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=5, seed=2,
-                              provider="openai", actor="C")
+                              provider="openai", actor=Actor("C", role="admin"))
         with pytest.raises(RunStopped, match="does not exist"):
-            pairwise.draft(db_path, cid)
+            pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))
     comp = cmp_db.get(conn, cid)
     assert comp["status"] == "failed" and comp["error"].startswith("stopped:")
     assert comparison_runs.KIND.counts(conn, comp["run_id"]) == {"pending": 5, "done": 0, "failed": 0}
-    assert pairwise.is_resumable(conn, db_path, cid)
+    assert pairwise.is_resumable(conn, db_path, cid, actor=Actor("test", role="admin"))
 
 
 def test_a_changed_configuration_in_use_is_no_longer_configuration_a(conn, db_path, variant_dir, monkeypatch):
@@ -215,10 +215,10 @@ def test_a_changed_configuration_in_use_is_no_longer_configuration_a(conn, db_pa
     c, _ = _course(conn)
     monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-test")
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=2,
-                          provider="openai", actor="C")
+                          provider="openai", actor=Actor("C", role="admin"))
     monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "another-model")
     with pytest.raises(RunStopped, match="no longer comparison .* configuration A"):
-        pairwise.draft(db_path, cid)
+        pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))
     assert cmp_db.get(conn, cid)["status"] == "failed"
 
 
@@ -251,8 +251,8 @@ def test_a_comparison_left_drafting_before_the_migration_gets_a_run_to_resume(tm
     try:
         comp = cmp_db.get(conn, 1)
         assert comp["status"] == "failed" and "resume" in comp["error"]
-        assert pairwise.is_resumable(conn, str(path), 1)
-        assert pairwise.draft(str(path), 1)["status"] == "ready"
+        assert pairwise.is_resumable(conn, str(path), 1, actor=Actor("test", role="admin"))
+        assert pairwise.draft(str(path), 1, actor=Actor("test", role="admin"))["status"] == "ready"
         assert len(cmp_db.pairs(conn, 1)) == 3 and cmp_db.progress(conn, 1, "x")["pairs"] == 3
     finally:
         conn.close()

@@ -73,14 +73,14 @@ def test_classmates_named_in_the_evaluators_examples_are_masked(conn, db_path, c
 
     c, subs = course
     for sid, level in zip(subs[:2], (1, 3)):
-        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor="ann", at="2025-01-01")
-        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor="ann")
+        calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor=Actor("ann", role="admin"), at="2025-01-01")
+        blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor=Actor("ann", role="admin"))
     assert len(anchors.for_submission(conn, subs[2], c["assignment_id"], c["rubric"])) == 2
     with FakeOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         factories.cleared_config(conn)
-        run_id = runs.create(conn, course_id=c["course_id"], provider="openai")
-        assert runs.execute(db_path, run_id)["failed"] == 0
+        run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=Actor("test", role="admin"))
+        assert runs.execute(db_path, run_id, actor=Actor("test", role="admin"))["failed"] == 0
     evaluator = [json.loads(b)["messages"][0]["content"] for b in server.bodies
                  if "<examples>" in json.loads(b)["messages"][0]["content"]]
     assert evaluator and any("Student-" in e.split("<examples>")[1][:2000] for e in evaluator)
@@ -121,8 +121,8 @@ def test_a_blind_comparison_and_its_judge_see_no_roster_name(conn, db_path, cour
     with FakeOpenAI(answer=_addressing_comment) as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=1,
-                              provider="openai", actor="C")
-        assert pairwise.draft(db_path, cid)["status"] == "ready"
+                              provider="openai", actor=Actor("C", role="admin"))
+        assert pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))["status"] == "ready"
     pairs = cmp_db.pairs(conn, cid)
     assert len(pairs) == 3 and all(p["judge_a"] and p["judge_b"] for p in pairs)
     stored = " ".join(r[0] + r[1] for r in conn.execute("SELECT comment_a, comment_b FROM comparison_pairs"))

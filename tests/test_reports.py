@@ -135,7 +135,7 @@ def test_costs_of_lessons_and_comparisons_are_apart_from_the_reflections(conn):
     call(conn, s1, "aggregator", 0.03, run=comparisons)
     conn.execute("UPDATE llm_calls SET tier = 1 WHERE run_id = ? AND agent = 'evaluator'", [comparisons])
     call(conn, None, "evaluator", 0.5)                                   # an eval-suite run: no course
-    v = reports.costs_view(conn, Scope("course", course_id=c["course_id"]))
+    v = reports.costs_view(conn, Scope("course", course_id=c["course_id"]), actor=Actor("test", role="admin"))
     s = v["summary"]
     assert s["calls"] == 2 and s["cost_usd"] == pytest.approx(0.0014)
     assert s["cost_per_submission"] == pytest.approx(0.0014)
@@ -145,14 +145,14 @@ def test_costs_of_lessons_and_comparisons_are_apart_from_the_reflections(conn):
     assert apart.loc["Lesson review", "cost_usd"] == pytest.approx(0.01)
     assert apart.loc["Blind comparisons (drafting configurations A and B)", "calls"] == 2
     assert "Eval-suite runs and connection tests" not in apart.index     # not in this course
-    everything = reports.costs_view(conn, Scope("all"))
+    everything = reports.costs_view(conn, Scope("all"), actor=Actor("test", role="admin"))
     assert everything["summary"]["cost_usd"] == pytest.approx(0.0014)
     assert everything["apart"].set_index("what").loc["Eval-suite runs and connection tests", "cost_usd"] == 0.5
     only_lessons = f.course(conn, name="Lessons only")
     lesson_run = conn.execute("INSERT INTO runs (course_id, provider, kind) VALUES (?, 'openai', 'lessons')",
                               [only_lessons["course_id"]]).lastrowid
     call(conn, None, "lesson_judge", 0.01, run=lesson_run)
-    v = reports.costs_view(conn, Scope("course", course_id=only_lessons["course_id"]))
+    v = reports.costs_view(conn, Scope("course", course_id=only_lessons["course_id"]), actor=Actor("test", role="admin"))
     assert v["empty"] and "counted apart" in v["message"] and v["apart"]["what"].tolist() == ["Lesson review"]
 
 

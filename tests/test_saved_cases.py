@@ -58,8 +58,8 @@ def test_classmates_named_in_a_saved_case_are_masked_too(conn):
     conn.execute("UPDATE submissions SET text = ? WHERE id = ?",
                  [TEXT + " Zoë O'Connor (0701234567) showed me her notes.", sid])
     saved.save_case(conn, sid, dimension="leakage", reason="Ana and Zoe O'Connor must find 3.0 themselves.",
-                    actor="Ms T")
-    blob = json.dumps(saved.cases_for_export(conn)[0], ensure_ascii=False)
+                    actor=Actor("Ms T", role="admin"))
+    blob = json.dumps(saved.cases_for_export(conn, actor=Actor("test", role="admin"))[0], ensure_ascii=False)
     assert "Zoë" not in blob and "Zoe" not in blob and "Connor" not in blob and "0701234567" not in blob
     assert blob.count("Student-") >= 4
 
