@@ -37,8 +37,8 @@ from core import demo, ingest, runs
 from core.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, choose, chromium, idle, item_id, load, nav, new_page, sign_in,
-                         streamlit_server)
+from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, chromium, idle, item_id, load, nav, new_page,
+                         sign_in, streamlit_server)
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
 SCREENSHOT = ROOT / "docs" / "review-page.png"
@@ -531,7 +531,7 @@ def test_a_calibration_item_stays_hidden_until_scored_blind_in_chromium(server, 
     expect(page.get_by_text("Saved. Here is how the AI scored it.")).to_be_visible()
     scored = conn.execute("SELECT rater, COUNT(*) FROM calibration_scores WHERE submission_id = ? GROUP BY rater",
                           [sid]).fetchall()
-    assert scored == [("e2e teacher", 4)]
+    assert scored == [(USER, 4)]  # the signed-in teacher's blind scores
 
 
 # --- issue 16: a teacher completes a 10-pair blind comparison ---------------------------------
@@ -672,10 +672,10 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     dl.value.save_as(path)
     text = path.read_text(encoding="utf-8")
     assert dl.value.suggested_filename == "The_water_cycle.md"
-    assert text.startswith("---\ntitle: The water cycle") and "approved_by: e2e teacher" in text
+    assert text.startswith("---\ntitle: The water cycle") and f"approved_by: {USER}" in text
     assert "## Review record" in text and "offline baseline — no LLM" in text and "Have you ever seen a puddle" in text
     ref = next(conn.query("SELECT rater, verdict FROM lesson_references"))
-    assert ref == {"rater": "teacher:e2e teacher", "verdict": "publish"}
+    assert ref == {"rater": f"teacher:{USER}", "verdict": "publish"}
 
     # A demo lesson judged by the scripted judge: its quoted issue and its fix, for the README.
     from bench.lesson_judge import DemoJudge
