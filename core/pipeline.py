@@ -31,6 +31,7 @@ from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
+from core.offline import scorer as offline_scorer
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
@@ -69,6 +70,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         item["roster"] = roster_db.of_submission(conn, submission_id)
         rubric: Rubric = item["rubric"]
         item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], rubric)
+        item["offline_scorer"] = _offline_scorer(conn, item["assignment_id"])
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
         votes = draft.pop("votes", None)
@@ -78,6 +80,16 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         return drafts_db.save_draft(conn, draft, priority=priority, run_id=run_id, votes=votes)
     finally:
         conn.close()
+
+
+def _offline_scorer(conn, assignment_id: int):
+    """The assignment's learned offline scorer (trained here when the teacher's scores changed);
+    its fault costs only the learning: the heuristic scores instead."""
+    try:
+        return offline_scorer.current(conn, assignment_id)
+    except Exception:
+        log.exception("the offline scorer of assignment %s could not be trained or loaded", assignment_id)
+        return None
 
 
 class _Step:
@@ -111,7 +123,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
               assignment={**{k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade",
                                                        "answer_key", "answer_kind", "answer_tolerance",
                                                        "source_text")},
-                          "anchors": item.get("anchors") or []})
+                          "anchors": item.get("anchors") or [], "offline_scorer": item.get("offline_scorer")})
     step = _Step()
     try:
         result = _agents(llm, job, step, config, flagged=any(f in ATTENTION_FLAGS for f in flags))

@@ -32,6 +32,7 @@ from core.errors import LLMConfigFault, LLMError
 from core.judging import cascade, confidence
 from core.judging.cascade import ORDINAL, Outcome, Vote, run
 from core.llm.routed import judge_role
+from core.offline import judge as offline_judge
 from core.rubric import Rubric
 
 SAMPLE_TEMPERATURE = 0.7
@@ -54,8 +55,10 @@ class Config:
 
 # Free judges (issue 15's learned offline scorer): callables job -> Vote | None, asked after
 # the cascade at no model cost. Their votes are stored (tier 0) and count in judge agreement,
-# never in the result; a free judge that disagrees with the result makes the item unsure.
-FREE_JUDGES: list[Callable[[Job], Vote | None]] = []
+# never in the result; a free judge more than FREE_TOLERANCE levels from the result makes the
+# item unsure (a cheap model is often one level off; two levels is a signal).
+FREE_JUDGES: list[Callable[[Job], Vote | None]] = [offline_judge.vote]
+FREE_TOLERANCE = cascade.Scale("continuous", 1.0)
 
 
 @dataclass
@@ -101,7 +104,8 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
     final = {k: int(v) for k, v in outcome.scores.items()}
 
     free = [v for v in (src(job) for src in FREE_JUDGES) if v is not None] if can_ask_more else []
-    free_disagree = sorted({k for v in free for k in final if k in v.scores and not ORDINAL.agree(v.scores[k], final[k])})
+    free_disagree = sorted({k for v in free for k in final
+                            if k in v.scores and not FREE_TOLERANCE.agree(v.scores[k], final[k])})
     if len(outcome.votes) > 1:
         unsure_criteria = list(outcome.unsure)
     elif stats and can_ask_more:

@@ -170,14 +170,15 @@ def _key(text: str, prompt: str, concepts) -> str:
 
 
 # --- the level mapping ------------------------------------------------------------------------
-def target_shares(scores, lo: int, hi: int) -> np.ndarray:
+def target_shares(scores, lo: int, hi: int, prior: float = 0.0) -> np.ndarray:
     """The teacher's share of each level; a half point (2.5, the mean of two raters) counts
-    half to each neighbour, so the mapped levels keep the teacher's mean.
+    half to each neighbour, so the mapped levels keep the teacher's mean. `prior` adds that
+    many scores to every level (a few scores should not close a level off).
 
     >>> target_shares([1, 2, 2.5, 3], 1, 3).round(3).tolist()
     [0.25, 0.375, 0.375]
     """
-    mass = np.zeros(hi - lo + 1)
+    mass = np.full(hi - lo + 1, float(prior))
     for y in scores:
         f, c = math.floor(y), math.ceil(y)
         if f == c:
@@ -188,14 +189,14 @@ def target_shares(scores, lo: int, hi: int) -> np.ndarray:
     return mass / mass.sum()
 
 
-def cut_points(pool_predictions: np.ndarray, scores, lo: int, hi: int) -> np.ndarray:
+def cut_points(pool_predictions: np.ndarray, scores, lo: int, hi: int, prior: float = 0.0) -> np.ndarray:
     """Cut points on the raw predictions that give the assignment's texts the teacher's
     proportions of each level.
 
     >>> cut_points(np.arange(10.0), [1, 1, 2, 3], 1, 3).tolist()
     [4.5, 6.75]
     """
-    return np.quantile(pool_predictions, np.cumsum(target_shares(scores, lo, hi))[:-1])
+    return np.quantile(pool_predictions, np.cumsum(target_shares(scores, lo, hi, prior))[:-1])
 
 
 # --- training ---------------------------------------------------------------------------------
@@ -231,7 +232,7 @@ def _fit_block(name: str, pool_docs: list[str]) -> Block | None:
     dims = min(SVD_DIMS, tf.shape[1] - 1, tf.shape[0] - 1)
     if dims < 2:
         return None
-    svd = TruncatedSVD(dims, random_state=0, algorithm="randomized", n_iter=4).fit(tf)
+    svd = TruncatedSVD(dims, random_state=0, algorithm="randomized", n_iter=3).fit(tf)
     z = tf @ svd.components_.T
     scale = z.std(axis=0)
     block = Block(name, np.asarray(vec.get_feature_names_out(), dtype=str), vec.idf_.astype(np.float64),
