@@ -69,7 +69,9 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         item = drafts_db.load_item(conn, submission_id)
         item["roster"] = roster_db.of_submission(conn, submission_id)
         rubric: Rubric = item["rubric"]
-        item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], rubric)
+        # The offline baseline never reads the examples (its scorer learns from the scores themselves).
+        item["anchors"] = [] if llm.provider == "offline" else \
+            anchors.for_submission(conn, submission_id, item["assignment_id"], rubric)
         item["offline_scorer"] = _offline_scorer(conn, item["assignment_id"])
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)

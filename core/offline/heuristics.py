@@ -51,7 +51,9 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
 # --- features ------------------------------------------------------------------------
-def features(text: str, key_concepts: list[str]) -> dict:
+def features(text: str, key_concepts: list[str], *, grade: bool = True) -> dict:
+    """Seed-001 Stage-1 features (`grade=False` skips the reading grade: its syllable count is
+    the slow part, and only the structure signal reads it)."""
     low = (text or "").lower()
     n = checks.words(text)
     paragraphs = len([p for p in re.split(r"\n\s*\n", text or "") if p.strip()])
@@ -59,7 +61,7 @@ def features(text: str, key_concepts: list[str]) -> dict:
     return {
         "words": n,
         "paragraphs": paragraphs,
-        "grade": checks.fk_grade(text) if n else 0.0,
+        "grade": checks.fk_grade(text) if n and grade else 0.0,
         "concepts_found": found,
         "concepts_total": len(key_concepts),
         "examples": sum(low.count(m) for m in EXAMPLE_MARKERS),
@@ -158,9 +160,10 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str 
     a criterion the teacher scored often enough gets the learned model's level and the three
     features that pushed it; one with fewer scores keeps the heuristic, spread over the levels
     like the teacher's scores that exist (labelled so); without, the plain heuristic."""
-    f = features(text, key_concepts)
-    d = text_features.dense(text, prompt, key_concepts)
     learned = scorer.model.score(text, prompt, key_concepts) if scorer is not None and scorer.model else {}
+    heuristic = [c for c in rubric.criteria if c.key not in learned]
+    f = features(text, key_concepts, grade=any(signal_of(c) in ("structure", "overall") for c in heuristic))
+    d = text_features.dense(text, prompt, key_concepts) if heuristic else {}
     out = {}
     span = rubric.scale_max - rubric.scale_min
     # The seed's weak spot: brevity must not pass for depth or clarity, so a short text stays in
@@ -168,7 +171,7 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str 
     short_cap = math.floor(rubric.band_cut) if f["words"] < checks.MIN_SUBMISSION_WORDS else rubric.scale_max
     for c in rubric.criteria:
         signal = signal_of(c)
-        q, why = quality(signal, f, d)
+        q, why = quality(signal, f, d) if c.key not in learned else (0.0, "")
         q = _clip(q)
         calibration = scorer.calibration.get(c.key) if scorer is not None else None
         if c.key in learned:
@@ -294,7 +297,7 @@ def equity_flags(notes: str) -> dict:
 
 def coach_questions(text: str, key_concepts: list[str]) -> list[str]:
     """Two questions from the bank, picked by what the text lacks."""
-    f = features(text, key_concepts)
+    f = features(text, key_concepts, grade=False)
     picks = []
     if f["examples"] == 0:
         picks.append(QUESTION_BANK["examples"])

@@ -30,7 +30,7 @@ from core import text as text_mod
 from core.errors import ConfigError
 from core.offline import crossval, heuristics
 from core.offline import model as learned
-from db import courses, loads, now
+from db import courses, file_of, loads, now
 from db import offline_models as store
 
 DEFAULT_MIN = 20
@@ -95,8 +95,8 @@ def save_options(conn, assignment_id: int, options: Options, *, actor: str) -> O
 
 
 # --- the scorer in use ---------------------------------------------------------------------
-_LOCKS: dict[int, threading.Lock] = defaultdict(threading.Lock)
-_LOADED: dict[int, tuple[tuple, Scorer]] = {}      # assignment -> (fingerprint, scorer)
+_LOCKS: dict[tuple, threading.Lock] = defaultdict(threading.Lock)
+_LOADED: dict[tuple, tuple[tuple, Scorer]] = {}      # (database file, assignment) -> (fingerprint, scorer)
 
 
 def _sources(conn, assignment_id: int, options: Options) -> list[int]:
@@ -109,15 +109,16 @@ def current(conn, assignment_id: int, *, actor: str = "offline scorer") -> Score
     options = get_options(conn, assignment_id)
     sources = _sources(conn, assignment_id, options)
     fp = (tuple(sources), store.fingerprint(conn, sources, use_edits=options.use_edits), tuple(asdict(options).items()))
-    hit = _LOADED.get(assignment_id)
+    where = (file_of(conn), assignment_id)
+    hit = _LOADED.get(where)
     if hit and hit[0] == fp:
         return hit[1]
-    with _LOCKS[assignment_id]:
-        hit = _LOADED.get(assignment_id)
+    with _LOCKS[where]:
+        hit = _LOADED.get(where)
         if hit and hit[0] == fp:
             return hit[1]
         scorer = _load_or_train(conn, assignment_id, options, sources, actor)
-        _LOADED[assignment_id] = (fp, scorer)
+        _LOADED[where] = (fp, scorer)
         return scorer
 
 
