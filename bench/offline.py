@@ -16,7 +16,10 @@ Speed: a real offline run (core.runs) over `--speed-n` ELLIPSE essays of one ass
 the ELLIPSE rubric, 100 of them with calibration scores, on a temporary database: the first
 item trains the scorer (stored as a version), every item is scored by it through the whole
 offline pipeline (all roles, checks, call log, drafts). Reports submissions per second
-including that training, and the training time.
+including that training, and the training time. The run is pure Python, so it keeps one core
+busy (the GIL): on a machine other work shares, wall time grows with the load, so the CPU
+seconds the process used and the load average before and after are reported beside it
+(submissions per CPU-second is what an otherwise idle machine gives).
 
 Prints one JSON object; the README's Performance section has the table.
 """
@@ -26,6 +29,7 @@ import argparse
 import csv
 import hashlib
 import json
+import os
 import sys
 import tempfile
 import time
@@ -146,16 +150,19 @@ def speed(essays: list[dict], n: int, calibrated: int = 100, concurrency: int = 
                      for i, e in enumerate(picked[:calibrated]) for k in CRITERIA])
             run_id = runs.create(conn, course_id=cid, assignment_id=aid, provider="offline", concurrency=concurrency,
                                  created_by="bench")
-            started = time.perf_counter()
+            load_before = os.getloadavg()[0]
+            started, cpu = time.perf_counter(), time.process_time()
             p = runs.execute(path, run_id, make_llm("offline", path))
-            wall = time.perf_counter() - started
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
             version = offline_models.latest(conn, aid)
             conn.close()
             dbmod.forget_migrated(path)
     if p["status"] != "done" or p["failed"]:
         raise SystemExit(f"bench: the offline run did not finish cleanly: {json.dumps(p, default=str)[:600]}")
     return {"submissions": n, "calibrated": calibrated, "seconds": round(wall, 1),
-            "per_second": round(n / wall, 1), "training_seconds": version["seconds"] if version else None,
+            "per_second": round(n / wall, 1), "cpu_seconds": round(cpu, 1), "per_cpu_second": round(n / cpu, 1),
+            "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+            "training_seconds": version["seconds"] if version else None,
             "learned_criteria": sorted(k for k, v in (version or {}).get("criteria", {}).items()
                                        if v["kind"] == "learned"), "goal_met": n / wall >= 20}
 

@@ -218,3 +218,30 @@ def test_the_learned_scorer_votes_as_a_free_judge_when_a_model_scores(conn, db_p
     assert {x["judge"] for x in cast if x["tier"] == 0} == {v.judge}
     far = [k for k in v.scores if abs(v.scores[k] - d["scores"][k]) > 1]
     assert sorted(d["judging"]["unsure"]) == sorted(far)
+
+
+# --- the pages ------------------------------------------------------------------------------
+def test_assess_page_trains_the_scorer_and_shows_it_beside_word_count(app_test, conn):
+    c, subs = essays_course(conn, 30)
+    for sid, r in zip(subs[:22], sample()[:22]):
+        factories.blind(conn, sid, whole(r["scores"]))
+    at = app_test("pages/assess.py")
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    at = at.run()
+    assert not at.exception, at.exception
+    assert any("Offline scorer: not trained yet" in e.label for e in at.expander)
+    at = next(b for b in at.button if b.label == "Save and train now").click().run()
+    assert not at.exception, at.exception
+    assert any("Offline scorer version 1 is in use" in s.value for s in at.success)
+    shown = at.dataframe[0].value
+    assert list(shown["Criterion"]) == [c.title for c in ELLIPSE.criteria]
+    assert set(shown["Scored by"]) == {scorer.KINDS["learned"]} and set(shown["Your scores"]) == {22}
+    assert all(v != "—" for v in shown["Word count alone: QWK"])
+    # The readiness gate on Calibrate shows the same figures.
+    cal = app_test("pages/calibrate.py")
+    cal.session_state["course_id"] = c["course_id"]
+    cal.session_state["assignment_id"] = c["assignment_id"]
+    cal = cal.run()
+    assert not cal.exception, cal.exception
+    assert any("Offline scorer v1 against your scores, cross-validated" in x.value for x in cal.caption)

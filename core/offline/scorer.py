@@ -150,10 +150,40 @@ def _from_row(conn, row: dict, model: learned.Model | None = None) -> Scorer:
                   row["agreement"], row["options"].get("min_per_criterion", DEFAULT_MIN))
 
 
-def status(conn, assignment_id: int) -> dict | None:
-    """The stored version's summary for the pages (None before any training): version, when, by
-    whom, options, per criterion its kind, scores and cross-validated agreement."""
+def status(conn, assignment_id: int, *, actor: str | None = None) -> dict | None:
+    """The stored version's summary (None before any training): version, when, by whom,
+    options, per criterion its kind, scores and cross-validated agreement."""
     return store.latest(conn, assignment_id)
+
+
+def overview(conn, assignment_id: int, *, actor: str | None = None) -> dict:
+    """What the Assess and Calibrate pages show: {version, trained_at, trained_by, seconds,
+    options, stale (the teacher's scores or options changed since: the next offline assessment
+    retrains), rows: per criterion {key, title, kind, kind_label, scores, model {...},
+    word_count {...}, beats_length}}."""
+    rubric = courses.assignment_rubric(conn, assignment_id)
+    latest = store.latest(conn, assignment_id)
+    options = get_options(conn, assignment_id)
+    rows = []
+    for c in rubric.criteria:
+        info = (latest or {}).get("criteria", {}).get(c.key, {"kind": "heuristic", "scores": 0})
+        figures = (latest or {}).get("agreement", {}).get(c.key, {})
+        rows.append({"key": c.key, "title": c.title, "kind": info["kind"], "kind_label": KINDS[info["kind"]],
+                     "scores": info["scores"], "model": figures.get("model"), "word_count": figures.get("word_count"),
+                     "beats_length": crossval.beats_length(figures) if figures else None})
+    stale = latest is not None and latest["options"] != asdict(options)
+    if latest is not None and not stale:
+        sources = _sources(conn, assignment_id, options)
+        stale = latest["data_hash"] != _data_hash(options, store.training_rows(conn, sources,
+                                                                                use_edits=options.use_edits))
+    return {"version": latest["version"] if latest else None, "trained_at": latest and latest["trained_at"],
+            "trained_by": latest and latest["trained_by"], "seconds": latest and latest["seconds"],
+            "options": asdict(options), "stale": stale, "rows": rows, "min_per_criterion": options.min_per_criterion}
+
+
+def train_now(conn, assignment_id: int, *, actor: str) -> Scorer:
+    """Train (or reuse, when nothing changed) the assignment's scorer now, as a teacher asked."""
+    return current(conn, assignment_id, actor=actor)
 
 
 # --- training -------------------------------------------------------------------------------
