@@ -208,16 +208,21 @@ def test_the_learned_scorer_votes_as_a_free_judge_when_a_model_scores(conn, db_p
         factories.blind(conn, sid, dict.fromkeys(rubric.keys, 3 - int(np.searchsorted(cuts, e))))
     s = scorer.current(conn, c["assignment_id"])
     assert s.model is not None
-    job = type("J", (), {"assignment": {"offline_scorer": s, "prompt": ""}, "text": rows[65]["text"],
-                         "key_concepts": []})()
+    def job(i):
+        return type("J", (), {"assignment": {"offline_scorer": s, "prompt": ""}, "text": rows[i]["text"],
+                              "key_concepts": []})()
     assert s.trusted()          # it beat word count in cross-validation on these scores
-    v = judge.vote(job)
+    # An unscored essay the learned scorer puts at 0 somewhere: two levels from the model's 2.
+    i = next(i for i in range(60, 70) if 0 in judge.vote(job(i)).scores.values())
+    v = judge.vote(job(i))
     assert v.judge == f"{scorer.JUDGE} v{s.version}" and v.tier == 0 and set(v.scores) == set(s.trusted())
-    d = drafts.get_draft(conn, pipeline.assess_one(db_path, subs[65], llm=good_llm()))
-    cast = votes.of(conn, "submission", subs[65], draft_id=d["id"])
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, subs[i], llm=good_llm()))
+    cast = votes.of(conn, "submission", subs[i], draft_id=d["id"])
     assert {x["judge"] for x in cast if x["tier"] == 0} == {v.judge}
     far = [k for k in v.scores if abs(v.scores[k] - d["scores"][k]) > 1]
-    assert sorted(d["judging"]["unsure"]) == sorted(far)
+    assert far and sorted(d["judging"]["unsure"]) == sorted(far)
+    said = [n for n in d["judging"]["notes"] if n.startswith(v.judge)]
+    assert len(said) == len(far) and all("more than one level from 2" in n for n in said)
 
 
 # --- the pages ------------------------------------------------------------------------------

@@ -114,6 +114,7 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
     else:
         unsure_criteria = []     # confidence unknown (or a teacher looks anyway): nothing to say
     unsure_criteria = sorted(set(unsure_criteria) | set(free_disagree))
+    notes += [_free_note(v, k, final[k], job.rubric) for v in free for k in free_disagree if k in v.scores]
     per_criterion = _confidence_of_result(outcome, final, stats)
     known = [c for c in per_criterion.values() if c is not None]
     vetoed = job.rubric.vetoed(final)
@@ -182,6 +183,14 @@ def _judge(llm, job: Job, spec, notes: list[str]):
         conf = {k: confidence.stats(dists[k], answer[k], "logprobs")["p_answer"] for k in answer} if dists else {}
         return Vote(spec.model, tier, answer, conf, spec.weight, resp.data.model_dump())
     return cast
+
+
+def _free_note(v: Vote, key: str, result: int, rubric: Rubric) -> str:
+    """What the review item says when a free judge is far off (with its reasons when it gave any)."""
+    title = rubric.criterion(key).title if key in rubric.keys else key
+    why = (v.answer or {}).get(key, {}).get("pushes") if isinstance(v.answer, dict) else None
+    reasons = f" ({', '.join(f'{label} {points:+.2f}' for label, points in why)})" if why else ""
+    return f"{v.judge} gave {title} {v.scores[key]:g}, more than one level from {result}{reasons}: check it."
 
 
 def _confidence_of_result(outcome: Outcome, final: dict[str, int], stats: dict) -> dict[str, float | None]:
