@@ -153,6 +153,23 @@ def test_versions_follow_the_data_and_too_few_scores_keep_a_labelled_calibrated_
     assert row["model"]["qwk_ci"] is None or len(row["model"]["qwk_ci"]) == 2
 
 
+def test_assignments_on_the_same_rubric_pool_their_scores_when_the_teacher_chooses(conn):
+    c = factories.course(conn, rubric=ELLIPSE, weeks=2)
+    week1, week2 = c["assignment_ids"]
+    rows = sample()[:40]
+    for r in rows[:21]:
+        sid = factories.submission(conn, week1, factories.student(conn, c["course_id"]), r["text"])
+        factories.blind(conn, sid, whole(r["scores"]))
+    for r in rows[21:40]:
+        factories.submission(conn, week2, factories.student(conn, c["course_id"]), r["text"])
+    assert scorer.current(conn, week2).version is None           # week 2 has no scores of its own
+    scorer.save_options(conn, week2, scorer.Options(pool=True), actor="t")
+    pooled = scorer.current(conn, week2)
+    assert pooled.kind("grammar") == "learned" and pooled.scores["grammar"] == 21
+    assert {r["assignment_id"] for r in offline_models.training_of(conn, offline_models.latest(conn, week2)["id"])} \
+        == {week1}
+
+
 def test_options_are_checked(conn):
     c, _ = essays_course(conn, 1)
     with pytest.raises(Exception, match="min_per_criterion"):

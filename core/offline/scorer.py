@@ -122,15 +122,17 @@ def current(conn, assignment_id: int, *, actor: str = "offline scorer") -> Score
         return scorer
 
 
-def _data_hash(options: Options, rows: list[dict]) -> str:
-    data = [asdict(options), [(r["submission_id"], r["criterion"], float(r["score"]), r["source"]) for r in rows]]
+def _data_hash(options: Options, rows: list[dict], rubric_id: int) -> str:
+    """Same options, scores and rubric version: the same model (a new rubric version retrains)."""
+    data = [asdict(options), rubric_id,
+            [(r["submission_id"], r["criterion"], float(r["score"]), r["source"]) for r in rows]]
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
 
 def _load_or_train(conn, assignment_id: int, options: Options, sources: list[int], actor: str) -> Scorer:
     rows = store.training_rows(conn, sources, use_edits=options.use_edits)
     latest = store.latest(conn, assignment_id)
-    data_hash = _data_hash(options, rows)
+    data_hash = _data_hash(options, rows, courses.get_assignment(conn, assignment_id)["rubric_id"])
     if latest and latest["data_hash"] == data_hash:
         return _from_row(conn, latest)
     if not rows:
@@ -174,8 +176,9 @@ def overview(conn, assignment_id: int, *, actor: str | None = None) -> dict:
     stale = latest is not None and latest["options"] != asdict(options)
     if latest is not None and not stale:
         sources = _sources(conn, assignment_id, options)
-        stale = latest["data_hash"] != _data_hash(options, store.training_rows(conn, sources,
-                                                                                use_edits=options.use_edits))
+        rows_now = store.training_rows(conn, sources, use_edits=options.use_edits)
+        stale = latest["data_hash"] != _data_hash(options, rows_now, courses.get_assignment(conn, assignment_id)
+                                                  ["rubric_id"])
     return {"version": latest["version"] if latest else None, "trained_at": latest and latest["trained_at"],
             "trained_by": latest and latest["trained_by"], "seconds": latest and latest["seconds"],
             "options": asdict(options), "stale": stale, "rows": rows, "min_per_criterion": options.min_per_criterion}
