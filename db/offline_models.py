@@ -15,13 +15,13 @@ from sqlite_utils import Database
 
 from db import audit, dumps, loads
 
-_BLIND = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, cs.criterion, "
-          "AVG(cs.score) AS score, 'calibration' AS source FROM calibration_scores cs "
+_BLIND = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, "
+          "cs.criterion, AVG(cs.score) AS score, 'calibration' AS source FROM calibration_scores cs "
           "JOIN submissions s ON s.id = cs.submission_id JOIN assignments a ON a.id = s.assignment_id "
           "WHERE s.assignment_id IN ({ids}) GROUP BY s.id, cs.criterion")
-_EDITS = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, j.key AS criterion, "
-          "j.value AS score, 'teacher' AS source FROM reviews r JOIN submissions s ON s.id = r.submission_id "
-          "JOIN assignments a ON a.id = s.assignment_id, json_each(r.scores) j "
+_EDITS = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, "
+          "j.key AS criterion, j.value AS score, 'teacher' AS source FROM reviews r "
+          "JOIN submissions s ON s.id = r.submission_id JOIN assignments a ON a.id = s.assignment_id, json_each(r.scores) j "
           "WHERE s.assignment_id IN ({ids}) AND r.status = 'approved' AND r.approved_in_bulk = 0 "
           "AND NOT EXISTS (SELECT 1 FROM calibration_scores cs WHERE cs.submission_id = s.id)")
 

@@ -116,7 +116,8 @@ def test_bulk_approvals_and_reference_scores_never_enter_training(conn):
     for sid, r in zip(subs[42:47], rows[42:47]):
         approve(conn, sid, whole(r["scores"]), bulk=False)     # one by one: only with use_edits
     s = scorer.current(conn, c["assignment_id"])
-    trained = {r["submission_id"] for r in offline_models.training_of(conn, offline_models.latest(conn, c["assignment_id"])["id"])}
+    first = offline_models.latest(conn, c["assignment_id"])
+    trained = {r["submission_id"] for r in offline_models.training_of(conn, first["id"])}
     assert trained == set(subs[:22]) and s.kind("grammar") == "learned" and s.scores["grammar"] == 22
     scorer.save_options(conn, c["assignment_id"], scorer.Options(use_edits=True), actor="t")
     s2 = scorer.current(conn, c["assignment_id"])

@@ -44,7 +44,9 @@ def criterion_row(kind: str, levels, word_levels, scores, students, lo: int, hi:
     """One criterion's figures: the scorer's (learned: leave-one-out; calibrated: its levels)
     and word count alone's, on the same scores."""
     keep = np.asarray(levels) >= lo
-    pick = lambda seq: [v for v, k in zip(seq, keep) if k]  # noqa: E731
+
+    def pick(seq):
+        return [v for v, k in zip(seq, keep) if k]
     return {"kind": kind,
             "model": figures(pick(levels), pick(scores), pick(students), lo, hi),
             "word_count": figures(pick(word_levels), pick(scores), pick(students), lo, hi)}

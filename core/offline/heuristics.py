@@ -91,7 +91,8 @@ def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
         cov = len(f["concepts_found"]) / f["concepts_total"] if f["concepts_total"] else length
         named = ", ".join(f["concepts_found"]) or "none"
         return 0.7 * min(1.0, cov * 1.6) + 0.3 * length, (
-            f"Mentions {len(f['concepts_found'])} of {f['concepts_total']} key concepts ({named}) in {f['words']} words.")
+            f"Mentions {len(f['concepts_found'])} of {f['concepts_total']} key concepts ({named}) "
+            f"in {f['words']} words.")
     if signal == "examples":
         return 0.75 * min(1.0, f["examples"] / 2) + 0.25 * length, (
             f"Found {f['examples']} example marker(s) such as 'for example' or 'at work'.")
@@ -125,7 +126,8 @@ def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
             f"{d['spelling_errors']:.1f} spelling errors per 100 words, {d['lowercase_starts']:.0%} of sentences "
             "starting in lower case.")
     parts = [quality(a, f, d)[0] for a in ("concepts", "examples", "questions", "structure")]
-    return sum(parts) / len(parts), f"Average of length, concept, example, question and structure features ({f['words']} words)."
+    return sum(parts) / len(parts), ("Average of length, concept, example, question and structure features "
+                                     f"({f['words']} words).")
 
 
 def qualities(text: str, rubric: Rubric, key_concepts: list[str], prompt: str = "") -> dict[str, float]:

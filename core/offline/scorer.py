@@ -50,7 +50,8 @@ class Options:
     def checked(self) -> "Options":
         if isinstance(self.min_per_criterion, bool) or not isinstance(self.min_per_criterion, int) \
                 or not 5 <= self.min_per_criterion <= 1000:
-            raise ConfigError(f"min_per_criterion must be a whole number from 5 to 1000, not {self.min_per_criterion!r}")
+            raise ConfigError("min_per_criterion must be a whole number from 5 to 1000, "
+                              f"not {self.min_per_criterion!r}")
         return self
 
 
