@@ -15,8 +15,9 @@ on the teacher's scores, with its predictions mapped to the rubric's levels.
     why        the model is linear, so each feature's push on a score is coef x (value - mean):
                the three largest pushes, in plain words, explain the score
 
-`train(...)` returns the model and its leave-one-out predictions; `Model.to_bytes` /
-`from_bytes` store it as numbers and words only (numpy .npz without pickles: a stored or
+`train(...)` returns the model and its leave-one-out predictions (RidgeCV's exact LOO, so
+scikit-learn >= 1.5 for `store_cv_results`); `FORMAT` names the features a stored model's
+columns mean; `Model.to_bytes` / `from_bytes` store it as numbers and words only (numpy .npz without pickles: a stored or
 restored database can never run code). Training on a few hundred scores and 2,000 texts takes
 seconds (bench/offline.py).
 """
@@ -102,7 +103,7 @@ class Model:
         keys = [_key(t, p, c) for t, p, c in zip(texts, prompts, concepts)]
         todo = [i for i, k in enumerate(keys) if k not in self._rows]
         if todo:
-            d = np.array([[v for v in features.dense(texts[i], prompts[i], concepts[i]).values()] for i in todo])
+            d = np.array([_named(features.dense(texts[i], prompts[i], concepts[i])) for i in todo])
             parts = [(d - self.dense_mean) / self.dense_scale]
             parts += [b.directions(_block_docs(b.name, [texts[i] for i in todo])) for b in self.blocks]
             x = np.hstack(parts)
@@ -159,6 +160,16 @@ class Model:
                        blocks=blocks, x_mean=z["x_mean"], coef={k: z[f"coef.{k}"] for k in meta["criteria"]},
                        intercept={k: float(v) for k, v in meta["intercept"].items()},
                        cuts={k: z[f"cuts.{k}"] for k in meta["criteria"]})
+
+
+def _named(values: dict) -> list[float]:
+    return [values[name] for name in features.NAMES]
+
+
+# What a stored model's columns mean: a change of the features or blocks changes this, and the
+# scorer retrains instead of reading old numbers with new meanings (core.offline.scorer).
+FORMAT = hashlib.sha256(json.dumps([features.NAMES, {k: {a: str(b) for a, b in v.items()} for k, v in BLOCKS.items()},
+                                    SVD_DIMS, BLOCK_WEIGHT, MEAN_BLEND]).encode()).hexdigest()[:12]
 
 
 def label_of(column: str) -> str:
@@ -249,7 +260,7 @@ def train(texts: list[str], prompts: list[str], concepts: list[list[str]], label
     pool and the scored texts together (no scores needed for that)."""
     pool_texts, pool_prompts, pool_concepts = pool
     all_texts = [*texts, *pool_texts]
-    dense_rows = np.array([list(features.dense(t, p, c).values()) for t, p, c in
+    dense_rows = np.array([_named(features.dense(t, p, c)) for t, p, c in
                            zip(all_texts, [*prompts, *pool_prompts], [*concepts, *pool_concepts])])
     mean, scale = dense_rows.mean(axis=0), dense_rows.std(axis=0)
     scale = np.where(scale > 1e-9, scale, 1.0)

@@ -124,8 +124,9 @@ def current(conn, assignment_id: int, *, actor: str = "offline scorer") -> Score
 
 
 def _data_hash(options: Options, rows: list[dict], rubric_id: int) -> str:
-    """Same options, scores and rubric version: the same model (a new rubric version retrains)."""
-    data = [asdict(options), rubric_id,
+    """Same options, scores, rubric version and features: the same model (a new rubric version, or
+    a FairMark version with other features, retrains)."""
+    data = [asdict(options), rubric_id, learned.FORMAT,
             [(r["submission_id"], r["criterion"], float(r["score"]), r["source"]) for r in rows]]
     return hashlib.sha256(json.dumps(data).encode()).hexdigest()[:16]
 
