@@ -8,7 +8,7 @@ from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
 from db import courses
-from pages import _common, _evals_widgets
+from pages import _common, _evals_widgets, _offline_scorer
 
 
 def _assignment_name(title: str | None, week) -> str:
@@ -39,6 +39,8 @@ c1, c2 = st.columns(2)
 provider = c1.radio("Provider", providers, format_func=labels.get, key="assess_provider")
 if not configured:
     c1.caption("No language model is configured (Settings page), so only the offline baseline is available.")
+if aid is not None:
+    _offline_scorer.panel(conn, aid)
 course_name = courses.get_course(conn, cid)["name"]
 assignment = courses.get_assignment(conn, aid) if aid is not None else None
 a_name = _assignment_name(assignment["title"], assignment["week"]) if assignment else "no assignment yet"
