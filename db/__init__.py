@@ -86,6 +86,21 @@ def write_transaction(conn: Database):
         raise
 
 
+@contextmanager
+def read_snapshot(conn: Database):
+    """Several reads that must see one state of the database (a deferred transaction: WAL gives
+    it a snapshot at its first read and holds no lock, so writers go on meanwhile). Inside an
+    open transaction it is just that transaction."""
+    if conn.conn.in_transaction:
+        yield conn
+        return
+    conn.conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.conn.rollback()   # read only: nothing to keep
+
+
 def now() -> str:
     from datetime import datetime, timezone
 

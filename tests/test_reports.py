@@ -163,7 +163,7 @@ def test_a_rerun_on_unchanged_data_reads_the_cache(conn, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("recomputed on unchanged data")
 
-    for name in ("_pair_counts_sql", "edit_counts", "judge_scores", "cost_tables"):
+    for name in ("_pair_counts", "_cell_counts", "edit_counts", "judge_scores", "cost_tables"):
         monkeypatch.setattr(analytics, name, fail)
     monkeypatch.setattr(metrics, "edit_summary", fail)
     monkeypatch.setattr(metrics, "judge_alpha", fail)

@@ -17,9 +17,10 @@ def costs_view(conn: Database, scope: analytics.Scope) -> dict:
     """Tokens, cost, latency and cache hits per agent, run, course; cost per submission per run.
 
     Calls are attributed through their submission, else through their run. Cached until the
-    data change.
+    data or the call log change.
     """
-    return analytics.memo(conn, ("costs", scope), lambda: _costs_view(analytics.cost_tables(conn, scope)))
+    return analytics.memo(conn, ("costs", scope), lambda: _costs_view(analytics.cost_tables(conn, scope)),
+                          version=analytics.costs_version(conn))
 
 
 def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
