@@ -54,6 +54,7 @@ class Kind:
     after: Callable[[Any, int], None] | None = None   # (conn, run_id) when the items are done
     held: Callable[[Any], list[int]] | None = None    # (context) -> items a stopped run must reopen
     reopen: Callable[[Any, int, list[int]], Any] | None = None   # (conn, run_id, item ids)
+    release: Callable[[Any], None] | None = None      # (context) when the worker stops (e.g. a batcher)
 
 
 # --- execute ---------------------------------------------------------------------------
@@ -72,9 +73,9 @@ def execute(kind: Kind, db_path, run_id: int, given=None, *, on_progress: Callab
 
 def _work(kind: Kind, db_path: str, run_id: int, token: str, given, on_progress) -> dict:
     conn = db.connect(db_path)
+    context = None
     try:
         run = runs_db.get_run(conn, run_id)
-        context = None
         try:
             context = kind.prepare(run, db_path, given)
             kept = _process(kind, conn, db_path, run_id, context, int(run["config"].get("concurrency") or 4),
@@ -102,6 +103,8 @@ def _work(kind: Kind, db_path: str, run_id: int, token: str, given, on_progress)
                 runs_db.finish(conn, run_id, "done", worker=token)
         return kind.progress(conn, run_id)
     finally:
+        if kind.release is not None and context is not None:
+            kind.release(context)
         run_worker.release(token)
         conn.close()
 
