@@ -72,8 +72,7 @@ def test_a_200_submission_batch_run_drafts_what_the_synchronous_run_drafts_at_ha
         batch = json.loads(capfd.readouterr().out)
     assert sync["status"] == batch["status"] == "done" and batch["drafted"] + batch["needs_attention"] == N
     # The batch run sent no synchronous chat request: files, batches, polls and output only.
-    assert server.outcomes["ok"] == chat_requests - sum(server.outcomes[k] for k in ("file", "batch", "poll",
-                                                                                      "content"))
+    assert server.outcomes["ok"] == chat_requests
     # Every request of the batch run went through a batch file, in waves (not one batch per call).
     assert server.batch_requests >= N and 3 <= batch["batches"] <= 20, batch
     assert drafts(db_path) == drafts(copy)
