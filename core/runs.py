@@ -31,6 +31,7 @@ from core.errors import ConfigError, ConflictError, LLMConfigFault
 from core.judging import agreement as judge_agreement
 from core.evals import config as ai_config
 from core.evals import gate
+from core.llm.batch import BATCH_PRICE  # noqa: F401  (the Assess page's estimate)
 from core.llm import check_provider, default_provider, effective_settings, make_batch_llm, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
 from core.run_engine import RunStopped, is_alive, wait_for  # noqa: F401  (this module's API)
