@@ -141,6 +141,14 @@ class Batcher:
         return wave
 
     def _submit(self, wave: dict[str, list[_Waiting]]) -> None:
+        """One batch file per model (the Batch API takes one model per file)."""
+        models: dict[str, dict] = {}
+        for k, waiters in wave.items():
+            models.setdefault(str(waiters[0].request.get("model")), {})[k] = waiters
+        for _, part in sorted(models.items()):
+            self._submit_one(part)
+
+    def _submit_one(self, wave: dict[str, list[_Waiting]]) -> None:
         keys = sorted(wave)
         lines = [{"custom_id": f"r{i}", "method": "POST", "url": "/v1/chat/completions",
                   "body": wave[k][0].request} for i, k in enumerate(keys)]
