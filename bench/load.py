@@ -108,7 +108,8 @@ def free_port() -> int:
 
 def start_server(db_path: str, port: int) -> subprocess.Popen:
     env = {**os.environ, "FAIRMARK_DB": db_path}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.port", str(port),
+    launcher = os.environ.get("FAIRMARK_LOAD_SERVER", "").split() or ["-m", "streamlit", "run"]   # a profiler wrapper
+    proc = subprocess.Popen([sys.executable, *launcher, str(ROOT / "app.py"), "--server.port", str(port),
                              "--server.address", "127.0.0.1", "--server.headless", "true",
                              "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)

@@ -26,6 +26,7 @@ import db
 from core import run_worker
 from core.errors import ConflictError, FairMarkError
 from core.run_worker import age_s, worker_gone
+from db import aggregates
 from db import runs as runs_db
 
 log = logging.getLogger(__name__)
@@ -139,6 +140,9 @@ def _process(kind: Kind, conn, db_path: str, run_id: int, context, concurrency: 
             if kept and (time.monotonic() - beat >= HEARTBEAT_S or not done):
                 kept = runs_db.heartbeat(conn, run_id, token)   # at most every HEARTBEAT_S, not per item
                 beat = time.monotonic()
+                # The dashboards' counts of what the items wrote, recounted here in the background
+                # (short transactions), so a teacher's next page does not pay for it.
+                aggregates.refresh(conn)
                 if not kept:
                     log.warning("run %s was taken over by another worker; this one stops", run_id)
                     stop.set()

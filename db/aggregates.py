@@ -44,9 +44,13 @@ PAIR_COLUMNS = ("submission_id", "criterion", "course_id", "assignment_id", "stu
                 "version", "word_count", "attributes", "ai", "expert", "blind", "teacher", "raters")
 
 
-def version(conn: Database) -> int:
-    """Bumped by every refresh that changed a count (the dashboards' cache key)."""
-    return conn.execute("SELECT version FROM analytics_topics WHERE topic = 'aggregates'").fetchone()[0]
+def version(conn: Database, scope: str | None = None) -> int:
+    """Bumped by every refresh that changed a count (the dashboards' cache key); with `scope`
+    ('all', 'c<course id>', 'a<assignment id>') only by changes to that scope's submissions, so a
+    run on one course leaves the other courses' cached views alone."""
+    topic = "aggregates" if scope is None else f"aggregates:{scope}"
+    row = conn.execute("SELECT version FROM analytics_topics WHERE topic = ?", [topic]).fetchone()
+    return row[0] if row else 0
 
 
 def calls_version(conn: Database) -> int:
@@ -118,7 +122,19 @@ def _refresh_chunk(conn: Database, ids: list[int]) -> int:
         conn.conn.executemany("DELETE FROM agg_dirty WHERE submission_id = ? AND mark = ?", list(marks.items()))
         if changed:
             conn.execute("UPDATE analytics_topics SET version = version + 1 WHERE topic = 'aggregates'")
+            scopes = {"all"} | {f"{kind}{x}" for sid in changed for part in (old.get(sid), new.get(sid)) if part
+                                for kind, x in _scopes_of(part)}
+            conn.conn.executemany("INSERT INTO analytics_topics (topic, version) VALUES (?, 1) "
+                                  "ON CONFLICT(topic) DO UPDATE SET version = version + 1",
+                                  [(f"aggregates:{x}",) for x in sorted(scopes)])
     return len(ids)
+
+
+def _scopes_of(part) -> list[tuple[str, int]]:
+    """The course and assignment of a submission's old (tuple) or new (dict) contribution."""
+    if isinstance(part, dict):
+        return [("c", part["course_id"]), ("a", part["assignment_id"])]
+    return [("c", part[0]), ("a", part[1])]
 
 
 def _add(delta: Counter, course_id: int, assignment_id: int, cells: list, sign: int) -> None:
@@ -173,6 +189,12 @@ def _contributions(conn: Database, ids: list[int]) -> dict[int, dict]:
         raters[(s, c)][rater] = v
     blind = {(s, c): v for s, c, v in _in(conn, "SELECT submission_id, criterion, AVG(score) FROM calibration_scores "
                                                 "WHERE submission_id IN ({}) GROUP BY 1, 2", ids)}
+    # Each blind rater's score is in the state too: the readiness gate compares raters with each
+    # other (its human ceiling), which a change that keeps the mean would not show otherwise.
+    blind_raters: dict = defaultdict(list)
+    for s, c, rater, v in _in(conn, "SELECT submission_id, criterion, rater, score FROM calibration_scores "
+                                    "WHERE submission_id IN ({}) ORDER BY 1, 2, 3", ids):
+        blind_raters[s].append((c, rater, v))
     # Scored by two or more versions (judge_view), and its newest draft (a new draft of a version
     # changes what judge_view compares, even when the counts stay the same).
     versions = {s: (k, last) for s, k, last in _in(
@@ -232,7 +254,7 @@ def _contributions(conn: Database, ids: list[int]) -> dict[int, dict]:
                     if a is not None and _number(a) and _number(t):
                         cells.append(["edit", "change", "", 0, crit, "", float(a), float(t)])
         cells.sort(key=repr)
-        state = hashlib.sha256(json.dumps([cid, aid, cells, pairs, versions.get(sid), edited_at],
+        state = hashlib.sha256(json.dumps([cid, aid, cells, pairs, versions.get(sid), edited_at, blind_raters.get(sid)],
                                           default=str).encode()).hexdigest()
         out[sid] = {"submission_id": sid, "course_id": cid, "assignment_id": aid, "cells": cells, "pairs": pairs,
                     "multi_version": int(sid in multi), "comment_edited_at": edited_at, "state": state}

@@ -83,11 +83,12 @@ def data_version(conn: Database) -> int:
     return conn.execute("SELECT version FROM analytics_version WHERE id = 1").fetchone()[0]
 
 
-def fresh_version(conn: Database) -> int:
-    """Refresh the kept-up-to-date counts (db.aggregates) and return their version: the cache key
-    of every view built from them, so only a change to what they count makes a view recompute."""
+def fresh_version(conn: Database, scope: Scope | None = None) -> int:
+    """Refresh the kept-up-to-date counts (db.aggregates) and return their version (of `scope`
+    when given): the cache key of every view built from them, so only a change to what they
+    count (in that scope) makes a view recompute."""
     aggregates.refresh(conn)
-    return aggregates.version(conn)
+    return aggregates.version(conn, None if scope is None else (scope.key or "none"))
 
 
 def costs_version(conn: Database) -> tuple[int, int]:
@@ -142,7 +143,8 @@ def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tu
         if name not in DIMENSIONS and name != "source":
             raise ValueError(f"unknown dimension {name!r}; choose from {sorted([*DIMENSIONS, 'source'])}")
     table = memo(conn, ("pairs", scope, reference, tuple(by), attributes),
-                 lambda: _pair_counts(conn, scope, reference, tuple(by), attributes), version=fresh_version(conn))
+                 lambda: _pair_counts(conn, scope, reference, tuple(by), attributes),
+                 version=fresh_version(conn, scope))
     return expand_attributes(table) if attributes and expand else table
 
 
@@ -204,7 +206,7 @@ def cell_counts(conn: Database, scope: Scope, *, reference: str = "auto", dim: s
     if dim not in CELL_DIMS:
         raise ValueError(f"unknown dimension {dim!r}; choose from {CELL_DIMS}")
     return memo(conn, ("cells", scope, reference, dim), lambda: _cell_counts(conn, scope, reference, dim),
-                version=fresh_version(conn))
+                version=fresh_version(conn, scope))
 
 
 def _cells(conn: Database, scope: Scope, ref: str, dim_sql: str, dim_args: list) -> list:

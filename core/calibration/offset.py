@@ -40,4 +40,5 @@ def offsets(conn: Database, assignment_id: int) -> list[dict]:
                                        "automatically: check this draft's scores with that in mind."})
         return out
 
-    return analytics.memo(conn, ("offsets", assignment_id), compute)
+    return analytics.memo(conn, ("offsets", assignment_id), compute, version=analytics.fresh_version(
+        conn, analytics.Scope("assignment", assignment_id=assignment_id)))

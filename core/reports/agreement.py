@@ -30,7 +30,8 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     """
     build = _agreement_view if intervals else _agreement_figures
     view = analytics.memo(conn, ("agreement_view", scope, reference, n_boot, seed, intervals),
-                          lambda: build(conn, scope, reference, n_boot, seed), version=analytics.fresh_version(conn))
+                          lambda: build(conn, scope, reference, n_boot, seed),
+                          version=analytics.fresh_version(conn, scope))
     view["edits"] = edit_view(conn, scope)
     return view
 
@@ -106,7 +107,7 @@ def anchored_view(conn: Database, scope: analytics.Scope) -> dict:
         students = analytics.student_count(conn, scope, "teacher", set(table["rubric_id"]))
         return {"empty": False, "n": a["n"], "students": students, **{k: a[k] for k in ("mae", "qwk", "exact", "bias")}}
 
-    return analytics.memo(conn, ("anchored", scope), compute, version=analytics.fresh_version(conn))
+    return analytics.memo(conn, ("anchored", scope), compute, version=analytics.fresh_version(conn, scope))
 
 
 def edit_view(conn: Database, scope: analytics.Scope) -> dict:
@@ -123,7 +124,7 @@ def edit_view(conn: Database, scope: analytics.Scope) -> dict:
         summary["bulk_approved"] = c["bulk_approved"]
         return summary
 
-    return analytics.memo(conn, ("edits", scope), compute, version=analytics.fresh_version(conn))
+    return analytics.memo(conn, ("edits", scope), compute, version=analytics.fresh_version(conn, scope))
 
 
 def version_label(version: str) -> str:
@@ -152,4 +153,4 @@ def judge_view(conn: Database, scope: analytics.Scope) -> dict:
                           "alpha": metrics.judge_alpha(m.to_numpy(dtype=float))})
         return {"available": True, "message": "", "versions": versions, "alpha": pd.DataFrame(table)}
 
-    return analytics.memo(conn, ("judges", scope), compute, version=analytics.fresh_version(conn))
+    return analytics.memo(conn, ("judges", scope), compute, version=analytics.fresh_version(conn, scope))

@@ -34,7 +34,7 @@ def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "a
     key = ("fairness_view", scope, reference, criterion, cut, n_boot, seed, min_n, short_words, intervals)
     build = _fairness_view if intervals else _fairness_figures
     return analytics.memo(conn, key, lambda: build(conn, scope, reference, criterion, cut, n_boot, seed, min_n,
-                                                   short_words), version=analytics.fresh_version(conn))
+                                                   short_words), version=analytics.fresh_version(conn, scope))
 
 
 def _start(conn: Database, raw: pd.DataFrame, reference: str) -> tuple[pd.DataFrame, dict]:
