@@ -10,6 +10,7 @@ read-then-write that must not fail when another connection commits in between us
 """
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -36,12 +37,18 @@ def connect(path: str | Path, *, migrate: bool = True) -> Database:
         raw.execute("PRAGMA synchronous = NORMAL")
     conn = Database(raw, execute_plugins=False)
     if migrate:
-        key = str(Path(path).resolve()) if path != ":memory:" else f"mem:{id(conn)}"
+        key = _resolved(path) if path != ":memory:" else f"mem:{id(conn)}"
         if key not in _migrated:
             with _lock:
                 migrations.apply(conn)
                 _migrated.add(key)
     return conn
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(path: str) -> str:
+    """The file's absolute path, once per path (every page run connects)."""
+    return str(Path(path).resolve())
 
 
 def forget_migrated(path: str | Path | None = None) -> None:

@@ -96,6 +96,20 @@ def costs_version(conn: Database) -> tuple[int, int]:
     return data_version(conn), aggregates.calls_version(conn)
 
 
+def blind_version(conn: Database, assignment_id: int) -> tuple:
+    """What the readiness gate and the offsets read, fingerprinted: the assignment's pairs that
+    have a blind score (AI score, blind mean, student) and its blind scores by rater. The
+    assignment's other drafts (a run writing there) leave it unchanged, so the banner above
+    the review queue stays cached while a run goes on. Call after `fresh_version`."""
+    pairs = conn.execute("SELECT COUNT(*), TOTAL(ai * 7 + blind * 13 + student_id * 3 + submission_id), "
+                         "TOTAL(ai * blind), MAX(submission_id) FROM agg_pairs "
+                         "WHERE assignment_id = ? AND blind IS NOT NULL", [assignment_id]).fetchone()
+    raters = conn.execute("SELECT COUNT(*), TOTAL(cs.id * 3 + cs.score), MAX(cs.id) FROM calibration_scores cs "
+                          "JOIN submissions s ON s.id = cs.submission_id WHERE s.assignment_id = ?",
+                          [assignment_id]).fetchone()
+    return (*pairs, *raters)
+
+
 def memo(conn: Database, key: tuple, compute, *, version=None):
     """Result of `compute()` cached per (database file, version, key); in-memory DBs are not cached.
 

@@ -232,3 +232,23 @@ def test_figures_without_intervals_equal_the_full_view(conn):
         assert figures["length"]["pearson"] == pytest.approx(full["length"]["pearson"])
         assert figures["length_cells"].sort_values(["word_count", "ai", "reference"]).reset_index(drop=True).equals(
             full["length_cells"].sort_values(["word_count", "ai", "reference"]).reset_index(drop=True))
+
+
+def test_the_readiness_banner_stays_cached_while_other_drafts_of_its_assignment_change(conn, monkeypatch):
+    from core.calibration import readiness
+
+    a, _, subs = _world(conn)
+    aid = a["assignment_ids"][0]
+    first = readiness.readiness(conn, aid)
+    calibrated = {r[0] for r in conn.execute("SELECT submission_id FROM calibration_scores")}
+    other = next(s for s in subs if s not in calibrated and
+                 conn.execute("SELECT assignment_id FROM submissions WHERE id = ?", [s]).fetchone()[0] == aid)
+    f.draft(conn, other, scores(3))                     # a run drafts an item nobody scored blind
+    monkeypatch.setattr(readiness, "_readiness", lambda *a, **k: pytest.fail("recomputed"))
+    assert readiness.readiness(conn, aid) == first
+    f.blind(conn, other, scores(0))                     # the item is scored blind: a calibration pair more
+    monkeypatch.undo()
+    assert readiness.readiness(conn, aid)["students"] == first["students"] + 1
+    monkeypatch.setattr(readiness, "_readiness", lambda *a, **k: {"recomputed": True})
+    f.draft(conn, other, scores(1))                     # the AI's score of a blind-scored item changes
+    assert readiness.readiness(conn, aid) == {"recomputed": True}
