@@ -252,3 +252,26 @@ def test_the_readiness_banner_stays_cached_while_other_drafts_of_its_assignment_
     monkeypatch.setattr(readiness, "_readiness", lambda *a, **k: {"recomputed": True})
     f.draft(conn, other, scores(1))                     # the AI's score of a blind-scored item changes
     assert readiness.readiness(conn, aid) == {"recomputed": True}
+
+
+def test_queue_group_counts_kept_by_triggers_equal_a_count_from_scratch(conn):
+    from db import queue
+    from db.calibration import BLIND_PENDING
+
+    a, _, subs = _world(conn)
+    aid = a["assignment_ids"][0]
+    rng = random.Random(3)
+    mine = [s for s in subs if conn.execute("SELECT assignment_id FROM submissions WHERE id = ?", [s]).fetchone()[0]
+            == aid]
+    for sid in mine[:3]:   # calibration items: hidden (and left out) until scored blind
+        conn.execute("INSERT INTO calibration_items (assignment_id, submission_id, stratum, drawn_by, drawn_at) "
+                     "VALUES (?, ?, 'x', 't', 'now')", [aid, sid])
+    f.blind(conn, mine[0], scores(1))
+    for _ in range(40):
+        sid = rng.choice(subs)
+        conn.execute("UPDATE submissions SET priority = ? WHERE id = ?", [rng.randint(0, 9), sid])
+    conn.execute("DELETE FROM drafts WHERE submission_id = ?", [mine[-1]])
+    conn.execute("DELETE FROM submissions WHERE id = ?", [mine[-1]])
+    scratch = dict(conn.execute(f"SELECT priority, COUNT(*) FROM submissions s WHERE assignment_id = ? AND NOT "
+                                f"{BLIND_PENDING} GROUP BY priority", [aid]).fetchall())
+    assert queue.group_counts(conn, aid) == scratch and sum(scratch.values()) == len(mine) - 1 - 1   # mine[2] hidden
