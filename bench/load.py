@@ -23,8 +23,10 @@ chromium pages (Playwright, Debian's chromium) through the same item flow once, 
 protocol-level figures against a browser.
 
 Prints one JSON line keyed by the number of users:
-{"10": {"p50_s", "p95_s", "max_s", "actions", "errors", "lost_edits", "locked"}, ..., "run": {...},
- "browsers": {...}}
+{"10": {"p50_s", "p95_s", "max_s", "actions", "errors", "lost_edits", "locked",
+ "server_cpu_s_per_action", "server_cpu_share" (cores the server used), "load_average"}, ...,
+ "run": {...}, "browsers": {...}}. On a shared machine the latencies depend on what else runs
+(hence the load average); the server's CPU seconds per action do not.
 """
 from __future__ import annotations
 
@@ -111,8 +113,9 @@ def start_server(db_path: str, port: int) -> subprocess.Popen:
     launcher = os.environ.get("FAIRMARK_LOAD_SERVER", "").split() or ["-m", "streamlit", "run"]   # a profiler wrapper
     proc = subprocess.Popen([sys.executable, *launcher, str(ROOT / "app.py"), "--server.port", str(port),
                              "--server.address", "127.0.0.1", "--server.headless", "true",
-                             "--browser.gatherUsageStats", "false"], cwd=ROOT, env=env,
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+                             "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
+                            stderr=open(db_path + ".server.log", "w"))   # never a pipe nobody reads
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -394,6 +397,13 @@ def browsers(url: str, info: dict, k: int, db_path: str) -> dict:
     return {"pages": k, "approve_s": [round(t, 3) for t in times], "errors": [g for g in got if isinstance(g, str)]}
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used (Linux /proc): what an action costs the server,
+    whatever else the machine is doing."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 class _WalWatch:
     """The write-ahead log's largest size while the benchmark runs (a WAL that never gets
     checkpointed back makes every read slower)."""
@@ -443,14 +453,19 @@ def main(argv: list[str] | None = None) -> dict:
         server = start_server(path, port)
         writer = subprocess.Popen([sys.executable, "-m", "bench.load", "--write", path, "--latency",
                                    str(args.latency), "--concurrency", str(args.concurrency)], cwd=ROOT,
-                                  stderr=subprocess.PIPE, text=True)
+                                  stderr=open(path + ".writer.log", "w"))
         wal = _WalWatch(path)
         load_before = os.getloadavg()[0]
         try:
             time.sleep(3)     # the run is writing before the first teacher arrives
             for n in levels:
+                cpu, wall, load = cpu_seconds(server.pid), time.perf_counter(), os.getloadavg()[0]
                 tally = asyncio.run(level(url, info, n, args.items, args.think, args.seed + n))
                 result[str(n)] = summarise(tally, lost_edits(path, tally.approved))
+                used = cpu_seconds(server.pid) - cpu
+                result[str(n)].update(server_cpu_s_per_action=round(used / max(1, len(tally.seconds)), 3),
+                                      server_cpu_share=round(used / (time.perf_counter() - wall), 2),
+                                      load_average=round(max(load, os.getloadavg()[0]), 1))
                 print(f"bench.load: {n} users: {json.dumps(result[str(n)])}", file=sys.stderr, flush=True)
             if args.browsers:
                 result["browsers"] = browsers(url, info, args.browsers, path)

@@ -134,6 +134,13 @@ def memo(conn: Database, key: tuple, compute, *, version=None):
     return copy.deepcopy(value)
 
 
+def cached(conn: Database, key: tuple, version) -> bool:
+    """Is `key` cached under `version` (what memo would answer without computing)?"""
+    path = file_of(conn) or ""
+    with _cache_lock:
+        return bool(path) and (path, version, key) in _cache
+
+
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()

@@ -275,3 +275,31 @@ def test_queue_group_counts_kept_by_triggers_equal_a_count_from_scratch(conn):
     scratch = dict(conn.execute(f"SELECT priority, COUNT(*) FROM submissions s WHERE assignment_id = ? AND NOT "
                                 f"{BLIND_PENDING} GROUP BY priority", [aid]).fetchall())
     assert queue.group_counts(conn, aid) == scratch and sum(scratch.values()) == len(mine) - 1 - 1   # mine[2] hidden
+
+
+def test_a_large_scope_shows_its_figures_at_once_and_its_intervals_when_ready(conn, monkeypatch):
+    import time as _time
+
+    from core import reports
+    from core.reports import later
+    from dashboard_data import mixed_course
+
+    c, _ = mixed_course(conn)
+    scope = Scope("course", c["course_id"])
+    monkeypatch.setattr(later, "INLINE_PAIRS", 0)     # every scope counts as large
+    first = reports.agreement_view(conn, scope, wait=False)
+    assert later.pending(first) and "students" not in first["headline"].columns
+    whole = None
+    for _ in range(200):
+        whole = reports.agreement_view(conn, scope, wait=False)
+        if not later.pending(whole):
+            break
+        _time.sleep(0.05)
+    assert not later.pending(whole) and whole["headline"].equals(reports.agreement_view(conn, scope)["headline"])
+    fair = reports.fairness_view(conn, scope, wait=False)
+    for _ in range(200):
+        if not later.pending(fair):
+            break
+        _time.sleep(0.05)
+        fair = reports.fairness_view(conn, scope, wait=False)
+    assert fair["students"] == reports.fairness_view(conn, scope)["students"] > 0

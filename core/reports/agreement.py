@@ -8,6 +8,7 @@ from sqlite_utils import Database
 from core import metrics
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.offline import LABEL as OFFLINE_LABEL
+from core.reports.later import whole_or_figures
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
 from db import analytics
 
@@ -15,7 +16,7 @@ ALL = "All criteria"
 
 
 def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "auto", n_boot: int = DEFAULT_BOOT,
-                   seed: int = 0, intervals: bool = True) -> dict:
+                   seed: int = 0, intervals: bool = True, wait: bool = True) -> dict:
     """Everything the Agreement page shows.
 
     Returns {"empty", "message", "notes", "scale", "reference", "reference_label", "sources"
@@ -26,12 +27,18 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     students and CIs that resample students: they read one row per pair in scope (the
     intervals' own cost). Without, every figure and point estimate comes from the summed counts
     (db.analytics.cell_counts), whose size does not grow with the submissions. Cached until the
-    counts change; the edits until the reviews change.
+    counts change; the edits until the reviews change. `wait=False` (the page): a large scope's
+    figures at once, marked "intervals_pending", its intervals computed in the background
+    (core.reports.later).
     """
+    version = analytics.fresh_version(conn, scope)
+    key = ("agreement_view", scope, reference, n_boot, seed, intervals)
+    if intervals and not wait:
+        return whole_or_figures(
+            conn, key, version, lambda: agreement_view(conn, scope, reference=reference, intervals=False),
+            lambda c: agreement_view(c, scope, reference=reference, n_boot=n_boot, seed=seed))
     build = _agreement_view if intervals else _agreement_figures
-    view = analytics.memo(conn, ("agreement_view", scope, reference, n_boot, seed, intervals),
-                          lambda: build(conn, scope, reference, n_boot, seed),
-                          version=analytics.fresh_version(conn, scope))
+    view = analytics.memo(conn, key, lambda: build(conn, scope, reference, n_boot, seed), version=version)
     view["edits"] = edit_view(conn, scope)
     return view
 

@@ -9,6 +9,7 @@ from core import metrics
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.metrics.fairness import MIN_N
 from core.metrics.length import SHORT_WORDS
+from core.reports.later import whole_or_figures
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
 from core.reports.table import summary
 from db import analytics
@@ -16,7 +17,7 @@ from db import analytics
 
 def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "auto", criterion: str | None = None,
                   cut: float | None = None, n_boot: int = DEFAULT_BOOT, seed: int = 0, min_n: int = MIN_N,
-                  short_words: int = SHORT_WORDS, intervals: bool = True) -> dict:
+                  short_words: int = SHORT_WORDS, intervals: bool = True, wait: bool = True) -> dict:
     """Bands (with ΔMAE), groups for every student attribute, and length bias.
 
     `criterion` None pools all criteria (each (submission, criterion) pair is one item).
@@ -29,12 +30,19 @@ def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "a
     {"empty", "message", "notes", "scale", "reference", "reference_label", "students" (None
     without intervals), "bands" (band report), "bands_by_criterion" (DataFrame), "groups"
     {attribute: group report}, "length" (length_bias), "length_cells"}. Cached until the counts
-    change.
+    change. `wait=False` (the page): a large scope's figures at once, marked
+    "intervals_pending", its intervals computed in the background (core.reports.later).
     """
+    version = analytics.fresh_version(conn, scope)
     key = ("fairness_view", scope, reference, criterion, cut, n_boot, seed, min_n, short_words, intervals)
+    options = dict(reference=reference, criterion=criterion, cut=cut, min_n=min_n, short_words=short_words)
+    if intervals and not wait:
+        return whole_or_figures(conn, key, version, lambda: fairness_view(conn, scope, **options,
+                                                                                 intervals=False),
+                                      lambda c: fairness_view(c, scope, **options, n_boot=n_boot, seed=seed))
     build = _fairness_view if intervals else _fairness_figures
     return analytics.memo(conn, key, lambda: build(conn, scope, reference, criterion, cut, n_boot, seed, min_n,
-                                                   short_words), version=analytics.fresh_version(conn, scope))
+                                                   short_words), version=version)
 
 
 def _start(conn: Database, raw: pd.DataFrame, reference: str) -> tuple[pd.DataFrame, dict]:
