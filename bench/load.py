@@ -2,7 +2,7 @@
 1,000-submission run writes.
 
     python -m bench.load [--users 1,5,10,20] [--items 4] [--think 2] [--run 1000] [--latency 0.2]
-                         [--browsers 2]
+                         [--servers 1] [--browsers 2]
 
 What happens: a database with one course is built (bench.synth: `--run` uploaded submissions
 plus the items the teachers review, drafted first by the offline baseline). `streamlit run
@@ -341,11 +341,12 @@ def lost_edits(db_path: str, approved: dict) -> list[int]:
         conn.close()
 
 
-async def level(url: str, info: dict, users: int, items: int, think: float, seed: int) -> Tally:
+async def level(urls: list[str], info: dict, users: int, items: int, think: float, seed: int) -> Tally:
+    """`users` sessions at once, spread over the app processes as a sticky proxy would."""
     tally, claimed = Tally(), set()
     rng = random.Random(seed)
-    await asyncio.gather(*(teacher(url, f"teacher {u + 1}", info["course_id"], info["assignment_id"], items, think,
-                                   random.Random(rng.random()), tally, claimed) for u in range(users)))
+    await asyncio.gather(*(teacher(urls[u % len(urls)], f"teacher {u + 1}", info["course_id"], info["assignment_id"],
+                                   items, think, random.Random(rng.random()), tally, claimed) for u in range(users)))
     return tally
 
 
@@ -435,6 +436,7 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--run", type=int, default=1000, help="submissions the run assesses meanwhile")
     ap.add_argument("--latency", type=float, default=0.2, help="seconds the fake LLM waits per call")
     ap.add_argument("--concurrency", type=int, default=8, help="the run's concurrency")
+    ap.add_argument("--servers", type=int, default=1, help="app processes on the same database (docs/deploy.md)")
     ap.add_argument("--browsers", type=int, default=0, help="also approve in K real chromium pages at the top level")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--write", metavar="DB", help=argparse.SUPPRESS)   # the writer process
@@ -448,9 +450,10 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="fairmark-load-") as tmp:
         path = str(Path(tmp) / "load.db")
         info = build(path, need, args.run)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        server = start_server(path, port)
+        ports = [free_port() for _ in range(args.servers)]
+        urls = [f"http://127.0.0.1:{port}" for port in ports]
+        url = urls[0]
+        servers = [start_server(path, port) for port in ports]
         writer = subprocess.Popen([sys.executable, "-m", "bench.load", "--write", path, "--latency",
                                    str(args.latency), "--concurrency", str(args.concurrency)], cwd=ROOT,
                                   stderr=open(path + ".writer.log", "w"))
@@ -459,10 +462,11 @@ def main(argv: list[str] | None = None) -> dict:
         try:
             time.sleep(3)     # the run is writing before the first teacher arrives
             for n in levels:
-                cpu, wall, load = cpu_seconds(server.pid), time.perf_counter(), os.getloadavg()[0]
-                tally = asyncio.run(level(url, info, n, args.items, args.think, args.seed + n))
+                cpu, wall, load = sum(map(cpu_seconds, (p.pid for p in servers))), time.perf_counter(), \
+                    os.getloadavg()[0]
+                tally = asyncio.run(level(urls, info, n, args.items, args.think, args.seed + n))
                 result[str(n)] = summarise(tally, lost_edits(path, tally.approved))
-                used = cpu_seconds(server.pid) - cpu
+                used = sum(map(cpu_seconds, (p.pid for p in servers))) - cpu
                 result[str(n)].update(server_cpu_s_per_action=round(used / max(1, len(tally.seconds)), 3),
                                       server_cpu_share=round(used / (time.perf_counter() - wall), 2),
                                       load_average=round(max(load, os.getloadavg()[0]), 1))
@@ -473,11 +477,12 @@ def main(argv: list[str] | None = None) -> dict:
             wal.stop()
             writer.send_signal(signal.SIGKILL)
             writer.wait()
-            server.terminate()
-            try:
-                server.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                server.kill()
+            for server in servers:
+                server.terminate()
+                try:
+                    server.wait(timeout=20)
+                except subprocess.TimeoutExpired:
+                    server.kill()
         import db
 
         conn = db.connect(path)
@@ -485,7 +490,7 @@ def main(argv: list[str] | None = None) -> dict:
             result["run"] = {"drafts_written": conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] - need,
                              "calls_logged": conn.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0],
                              "latency_s": args.latency, "concurrency": args.concurrency, "think_s": args.think,
-                             "goal_p95_s": GOAL_P95_S, "wal_max_mb": round(wal.max_bytes / 2 ** 20, 1),
+                             "goal_p95_s": GOAL_P95_S, "servers": args.servers, "wal_max_mb": round(wal.max_bytes / 2 ** 20, 1),
                              "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
         finally:
             conn.close()

@@ -27,13 +27,15 @@ _lock = threading.Lock()
 
 def connect(path: str | Path, *, migrate: bool = True) -> Database:
     path = str(path)
-    if path != ":memory:":
+    first = path == ":memory:" or _resolved(path) not in _migrated
+    if path != ":memory:" and first:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     raw = sqlite3.connect(path, timeout=30, check_same_thread=False)
     raw.execute("PRAGMA busy_timeout = 30000")
     raw.execute("PRAGMA foreign_keys = ON")
     if path != ":memory:":
-        raw.execute("PRAGMA journal_mode = WAL")
+        if first:   # WAL is a property of the file: set once per process, not on every page run
+            raw.execute("PRAGMA journal_mode = WAL")
         raw.execute("PRAGMA synchronous = NORMAL")
     conn = Database(raw, execute_plugins=False)
     if migrate:
