@@ -490,7 +490,8 @@ def main(argv: list[str] | None = None) -> dict:
             result["run"] = {"drafts_written": conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] - need,
                              "calls_logged": conn.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0],
                              "latency_s": args.latency, "concurrency": args.concurrency, "think_s": args.think,
-                             "goal_p95_s": GOAL_P95_S, "servers": args.servers, "wal_max_mb": round(wal.max_bytes / 2 ** 20, 1),
+                             "goal_p95_s": GOAL_P95_S, "servers": args.servers,
+                             "wal_max_mb": round(wal.max_bytes / 2 ** 20, 1),
                              "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
         finally:
             conn.close()

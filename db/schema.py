@@ -740,7 +740,7 @@ CREATE INDEX idx_agg_pairs_assignment ON agg_pairs (assignment_id);
 CREATE TABLE agg_cells (
     scope TEXT NOT NULL,                       -- all | c<course id> | a<assignment id>
     ref TEXT NOT NULL,                         -- auto | expert | blind | teacher | rater:NAME | edit
-    dim TEXT NOT NULL,                         -- '' | week | version | word_count | attr:NAME | outcome | change | reason
+    dim TEXT NOT NULL,                         -- '' | week | version | word_count | attr:NAME | outcome | ...
     value TEXT NOT NULL,
     rubric_id INTEGER NOT NULL,
     criterion TEXT NOT NULL,

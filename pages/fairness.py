@@ -42,8 +42,9 @@ if view is not None:
               help="The published multi-agent study (Zhang & Luo 2025) reports 0.50: twice the error for "
                    "students scored 0–1.")
     low, high = bands["bands"]["low"], bands["bands"]["high"]
-    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3, pending)}; low band {low['students'] or 0} students, high band "
-               f"{high['students'] or 0} students"
+    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3, pending)}; "
+               f"low band {'…' if pending else low['students'] or 0} students, high band "
+               f"{'…' if pending else high['students'] or 0} students"
                + (f" — {bands['delta_mae_note']}" if bands["delta_mae_note"] else ""))
     if delta == delta and delta > threshold:
         ci = bands["delta_mae_ci"]

@@ -66,7 +66,8 @@ class FakeBatchOpenAI(FakeOpenAI):
         body = h.rfile.read(int(h.headers.get("Content-Length") or 0))
         if h.path.rstrip("/").endswith("/files"):
             msg = email.message_from_bytes(b"Content-Type: " + h.headers["Content-Type"].encode() + b"\r\n\r\n" + body)
-            data = next(p.get_payload(decode=True) for p in msg.get_payload() if p.get_param("name", header="content-disposition") == "file")
+            data = next(p.get_payload(decode=True) for p in msg.get_payload()
+                        if p.get_param("name", header="content-disposition") == "file")
             fid = f"file-{next(self._ids)}"
             with self._lock:
                 self.files[fid] = data

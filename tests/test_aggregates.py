@@ -30,7 +30,8 @@ def _world(conn):
     subs = []
     for c, n in ((a, 5), (b, 3)):
         for i in range(n):
-            st_ = f.student(conn, c["course_id"], attributes={"section": "AB"[i % 2], **({"ell": "yes"} if i % 3 else {})})
+            attrs = {"section": "AB"[i % 2], **({"ell": "yes"} if i % 3 else {})}
+            st_ = f.student(conn, c["course_id"], attributes=attrs)
             for aid in c["assignment_ids"]:
                 sid = f.submission(conn, aid, st_, text=" ".join(["word"] * (40 + 30 * i)) + f" {aid}")
                 if i != 4:

@@ -43,6 +43,7 @@ __all__ = [
     "score_probs_from_logprobs", "bounded_int_fields",
     "LoggedLLM", "input_hash", "cache_key",
     "RoutedLLM", "judge_role", "judge_settings",
-    "PROVIDERS", "effective_settings", "from_settings", "make_llm", "make_batch_llm", "default_provider", "check_provider",
+    "PROVIDERS", "effective_settings", "from_settings", "make_llm", "make_batch_llm", "default_provider",
+    "check_provider",
     "test_connection", "ConnectionCheck",
 ]
