@@ -38,8 +38,32 @@ POLL_S = 30.0          # how often open batches are polled (a provider's batch t
 BATCH_PRICE = 0.5      # OpenAI's Batch API: half the synchronous price
 
 
-def request_hash(request: dict) -> str:
-    return hashlib.sha256(json.dumps(request, sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+_call = threading.local()     # the self-consistency sample of the call this thread is making
+
+
+def request_hash(request: dict, sample: int = 0) -> str:
+    """A request's identity: its body, and the sample index of a self-consistency sample (its
+    body is the same as the other samples', but it must be drawn on its own)."""
+    return hashlib.sha256(json.dumps([request, sample], sort_keys=True, ensure_ascii=False).encode()).hexdigest()
+
+
+class SampleTagged:
+    """Wraps the client so its transport knows which sample a call is (core.judging asks for
+    several answers to one prompt; each is a line of its own, and a resumed run matches each to
+    its own line)."""
+
+    def __init__(self, inner):
+        self.inner = inner
+
+    def __getattr__(self, name):
+        return getattr(self.inner, name)
+
+    def complete(self, messages, schema, *, role, ctx, temperature=None):
+        _call.sample = ctx.sample
+        try:
+            return self.inner.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
+        finally:
+            _call.sample = 0
 
 
 @dataclass
@@ -78,7 +102,7 @@ class Batcher:
 
     # -- the transport: one request in, its answer out (blocks) ------------------------------
     def transport(self, request: dict) -> RawCompletion:
-        key = request_hash(request)
+        key = request_hash(request, getattr(_call, "sample", 0))
         conn = db.connect(self.db_path)
         try:
             line = batches_db.answered(conn, key)

@@ -115,7 +115,7 @@ def make_batch_llm(db_path, *, run_id: int | None = None, settings: Settings | N
     """The logged, cached LLM of a run in batch mode and its batcher (close it when the run's
     items are done): the configured endpoint's chat calls go through its /v1/batches engine
     (core.llm.batch), priced at the batch rate. Judges on their own endpoints stay synchronous."""
-    from core.llm.batch import BATCH_PRICE, Batcher
+    from core.llm.batch import BATCH_PRICE, Batcher, SampleTagged
     from core.llm.openai_client import BatchEndpoint
 
     db_path = str(db_path)
@@ -132,7 +132,7 @@ def make_batch_llm(db_path, *, run_id: int | None = None, settings: Settings | N
     batcher = Batcher(BatchEndpoint(settings), db_path, run_id=run_id, **batcher_options)
     # A batch request waits for its wave: no client-side timeout or retries of time (the batch
     # engine's 24 hours are the limit); faults of single lines are retried in the next wave.
-    inner = OpenAICompatibleLLM(settings, transport=batcher.transport, sleep=lambda s: None)
+    inner = SampleTagged(OpenAICompatibleLLM(settings, transport=batcher.transport, sleep=lambda s: None))
     if settings.judges:
         reviewer = settings.reviewer_judge()
         inner = RoutedLLM(inner, [(j, OpenAICompatibleLLM(judge_settings(settings, j)))
