@@ -50,6 +50,10 @@ scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
                  disabled=aid is None, help="Change the course and assignment in the sidebar.")
 redo = c2.checkbox("Also re-draft items that already have a draft", key="assess_redo",
                    help="Never touches items a teacher approved, rejected or released.")
+batch = provider == "openai" and c1.checkbox(
+    "Use the provider's batch engine (half the price, answers within 24 hours)", key="assess_batch",
+    help="For large cohorts: the calls go to the endpoint's /v1/batches in waves (every Evaluator call, then the "
+         "roles that depend on them). The run survives a restart of the app; resume it like any run.")
 target = aid if scope == "assignment" else None
 for key in KEPT:
     st.session_state[f"_kept_{key}"] = st.session_state[key]
@@ -71,7 +75,8 @@ m1, m2, m3 = st.columns(3)
 m1.metric("Submissions to assess", estimate["submissions"])
 m2.metric("Estimated tokens (in / out)",
           "none (no LLM)" if provider == "offline" else f"{estimate['tokens_in']:,} / {estimate['tokens_out']:,}")
-m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${estimate['cost_usd']:.4f}",
+m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else
+          f"${estimate['cost_usd'] * (runs.BATCH_PRICE if batch else 1):.4f}" + (" (batch rate)" if batch else ""),
           help=None if provider == "offline" else
           "Every agent and judge of the feedback per submission, the Evaluator with the assignment's examples "
           f"once calibrated, and the judge cascade's extra scoring calls ({estimate['cascade']['source']}: "
@@ -88,7 +93,7 @@ if st.button("Start assessment", type="primary",
              disabled=estimate["submissions"] == 0 or active is not None or not cleared):
     try:
         run_id = runs.create(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
-                             created_by=_common.actor())
+                             created_by=_common.actor(), batch=batch)
         runs.start(db_path, run_id)
         st.session_state["assess_run"] = run_id
         st.rerun()
@@ -109,7 +114,9 @@ def show_run(run_id: int) -> None:
     what = (_assignment_name(p["assignment_title"], p["assignment_week"]) if p["assignment_id"] is not None
             else "every assignment of the course")
     st.subheader(f"Run {run_id}: {state}")
-    st.caption(_common.md(f"Assessed: {what} · {label}"))
+    st.caption(_common.md(f"Assessed: {what} · {label}")
+               + (f" · batch engine: {p['batches']} batch file(s) so far, priced at the batch rate"
+                  if "batches" in p else ""))
     st.progress(p["fraction"], text=f"{p['finished']} of {p['total']} submissions")
     a, b, c, d = st.columns(4)
     a.metric("Drafted", p["done"])
