@@ -13,13 +13,20 @@ The selected assignment is the first assignment of the last complete course (28 
 in "courses", N/4 in "worst").
 
 Timed (median of --repeat runs; COLD = analytics.clear_cache() before each run, WARM = the
-data-version cache left in place):
+views' cache left in place; the kept counts (db.aggregates) are data and stay):
 - review_queue: db.queue.queue (first page) + group_counts
 - review_item: core.signoff.actions.open_item + db.reviews.item
-- agreement_{assignment,all}, fairness_{assignment,all}: core.reports.agreement_view /
-  fairness_view (bootstrap included) for the selected assignment and for all courses
+- {agreement,fairness}_{assignment,course,all}_figures: core.reports.agreement_view /
+  fairness_view(intervals=False): every figure and point estimate, from the summed counts
+- {agreement,fairness}_{assignment,course,all}: the whole view as the page shows it, with the
+  intervals that resample students (their own cost: one row per pair in scope)
+- *_after_edit: the figures view right after one reference score changed (a warm cache made
+  stale by that write: the refresh of one submission, then the view)
 - apptest_*: streamlit.testing AppTest of app.py switched to the page (FAIRMARK_DB at the DB),
   signed in as an admin (every run resolves the session and checks the course like a browser's)
+
+The goal (GOAL_RATIO) applies to the queue, the item and the figures; intervals report their
+own timing.
 
 Prints one JSON line: per layout, per timing, the seconds per size and ratio t(max)/t(min).
 """
@@ -38,7 +45,8 @@ from core.access import Actor
 
 OUT = Path(__file__).resolve().parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
-GOAL_RATIO = 5.0
+GOAL_RATIO = 3.0
+BENCH = Actor("bench", role="admin")
 
 
 def cached_db(n: int, layout: str, out_dir: Path = OUT) -> Path:
@@ -105,23 +113,41 @@ def time_functions(path: str, sel: dict, repeat: int) -> dict:
     try:
         aid, sid = sel["assignment_id"], sel["submission_id"]
         actions.open_item(conn, sid, actor=Actor("bench", role="admin"))      # the one write: create the review once
-        scopes = {"assignment": Scope("assignment", sel["course_id"], aid), "all": Scope("all")}
+        scopes = {"assignment": Scope("assignment", sel["course_id"], aid),
+                  "course": Scope("course", sel["course_id"]), "all": Scope("all")}
         funcs = {
             "review_queue": lambda: (queue.queue(conn, aid), queue.group_counts(conn, aid)),
             "review_item": lambda: (actions.open_item(conn, sid, actor=Actor("bench", role="admin")), reviews.item(conn, sid)),
         }
         for name, sc in scopes.items():
-            funcs[f"agreement_{name}"] = lambda sc=sc: reports.agreement_view(conn, sc, actor=Actor("test", role="admin"))
-            funcs[f"fairness_{name}"] = lambda sc=sc: reports.fairness_view(conn, sc, actor=Actor("test", role="admin"))
+            funcs[f"agreement_{name}_figures"] = lambda sc=sc: reports.agreement_view(conn, sc, intervals=False,
+                                                                                      actor=BENCH)
+            funcs[f"fairness_{name}_figures"] = lambda sc=sc: reports.fairness_view(conn, sc, intervals=False,
+                                                                                    actor=BENCH)
+            funcs[f"agreement_{name}"] = lambda sc=sc: reports.agreement_view(conn, sc, actor=BENCH)
+            funcs[f"fairness_{name}"] = lambda sc=sc: reports.fairness_view(conn, sc, actor=BENCH)
         out = {}
         for name, f in funcs.items():
             f()      # warm-up: imports, SQLite page cache
             out[f"{name}_cold"] = _median(f, repeat, cold=True)
             if name.startswith(("agreement", "fairness")):
                 out[f"{name}_warm"] = _median(f, repeat, cold=False)
+        for name in ("agreement_all_figures", "fairness_all_figures"):
+            out[f"{name}_after_edit"] = _median(lambda f=funcs[name]: (_edit(conn, sid), f()), repeat, cold=False)
         return out
     finally:
         conn.close()
+
+
+_edits = iter(range(10**9))
+
+
+def _edit(conn, sid: int) -> None:
+    """One reference score of one item corrected: a write the dashboards read, so a warm view
+    becomes stale and the next read recounts that submission."""
+    crit = conn.execute("SELECT criterion FROM reference_scores WHERE submission_id = ? ORDER BY criterion LIMIT 1 "
+                        "OFFSET ?", [sid, next(_edits) % 4]).fetchone()[0]
+    conn.execute("UPDATE reference_scores SET score = 3 - score WHERE submission_id = ? AND criterion = ?", [sid, crit])
 
 
 def _patch_pages_manager() -> None:
@@ -205,6 +231,11 @@ def time_apptests(path: str, sel: dict, repeat: int) -> tuple[dict, list[str]]:
     return out, problems
 
 
+def _has_goal(name: str) -> bool:
+    """The queue, the item and every figures view; the full views' intervals report their own timing."""
+    return name.startswith("review_") or "_figures" in name
+
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m bench.pages", description=__doc__.split("\n\n")[0])
     ap.add_argument("--sizes", default="100,10000,100000", help="comma-separated submission counts")
@@ -251,10 +282,11 @@ def main(argv: list[str] | None = None) -> dict:
                 row = {str(n): round(per_size[n][name], 4) if per_size[n][name] is not None else None for n in sizes}
                 a, b = per_size[lo][name], per_size[hi][name]
                 row["ratio"] = round(b / a, 2) if a and b else None
-                row["goal_met"] = row["ratio"] is not None and row["ratio"] <= GOAL_RATIO
+                if _has_goal(name):
+                    row["goal_met"] = row["ratio"] is not None and row["ratio"] <= GOAL_RATIO
                 timings[name] = row
             result[layout] = {
-                "goal_missed": sorted(k for k, r in timings.items() if not r["goal_met"]),
+                "goal_missed": sorted(k for k, r in timings.items() if r.get("goal_met") is False),
                 "selected_assignment_submissions": {str(n): sels[n]["assignment_submissions"] for n in sizes},
                 "courses": {str(n): sels[n]["courses"] for n in sizes},
                 "timings_s": timings, "problems": problems,

@@ -132,7 +132,8 @@ def rubric_to_rows(rubric: Rubric) -> list[dict]:
     rows = []
     for c in rubric.criteria:
         row = {"key": c.key, "title": c.title, "description": c.description,
-               "weight": c.weight, "veto_below": c.veto_below, "improvement_hint": c.improvement_hint}
+               "weight": c.weight, "veto_below": c.veto_below, "improvement_hint": c.improvement_hint,
+               "signal": c.signal}
         for lvl in sorted(rubric.levels, reverse=True):
             row[f"{LEVEL_PREFIX}{lvl}"] = c.levels.get(lvl, "")
         rows.append(row)
@@ -162,6 +163,8 @@ def rows_to_rubric(base: Rubric, rows: list[dict]) -> Rubric:
                 "description": "" if _blank(row.get("description")) else str(row["description"]),
                 "improvement_hint": "" if _blank(row.get("improvement_hint")) else str(row["improvement_hint"]),
                 "levels": levels}
+        if not _blank(row.get("signal")):
+            crit["signal"] = str(row["signal"]).strip()
         for num in ("weight", "veto_below"):
             if not _blank(row.get(num)):
                 try:

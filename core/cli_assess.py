@@ -1,12 +1,13 @@
 """Command `assess`: run the agents over a course (or one assignment), in this process.
 
     python -m core assess --course NAME [--assignment TITLE] [--provider offline|openai]
-                          [--concurrency N] [--limit N] [--redo] [--resume RUN_ID]
+                          [--concurrency N] [--limit N] [--redo] [--batch] [--resume RUN_ID]
     python -m core assess --cancel RUN_ID
 
 Progress goes to stderr; stdout gets one JSON summary:
 {"run_id", "provider", "drafted", "needs_attention", "failed", "calls", "cache_hits",
- "tokens_in", "tokens_out", "cost_usd", "seconds"} (and "error" when the run stopped).
+ "tokens_in", "tokens_out", "cost_usd", "seconds"} (and "error" when the run stopped; with
+--batch also "batches": how many batch files the run submitted).
 `--cancel` prints {"run_id", "status"}.
 
 Exit codes: 0 the run is done; 1 it ended with items left (cancelled, or its worker failed);
@@ -41,6 +42,9 @@ def register(sub) -> None:
     p.add_argument("--limit", type=int, help="assess at most N submissions")
     p.add_argument("--redo", action="store_true", help="also re-draft drafted and needs-attention submissions "
                                                       "(never a teacher's approved, rejected or released one)")
+    p.add_argument("--batch", action="store_true",
+                   help="send the calls through the endpoint's batch engine (/v1/files + /v1/batches): half the "
+                        "price, answers within the provider's 24 hours; resumable after a restart")
     p.add_argument("--resume", type=int, metavar="RUN_ID", help="continue an interrupted or cancelled run instead")
     p.add_argument("--cancel", type=int, metavar="RUN_ID",
                    help="cancel a run (a live worker stops after the items in flight; a dead one's run "
@@ -76,7 +80,7 @@ def run(args) -> int:
                 assignment_id = courses.assignment_by_title(conn, course["id"], args.assignment)["id"]
             run_id = runs.create(conn, course_id=course["id"], assignment_id=assignment_id, provider=args.provider,
                                  concurrency=args.concurrency, limit=args.limit, redo=args.redo,
-                                 actor=who)
+                                 batch=args.batch, actor=who)
             start = partial(runs.execute, db_path, run_id, on_progress=_print_progress, actor=who)
         p = runs.progress(conn, run_id, actor=who)
         label = OFFLINE_LABEL if p["provider"] == "offline" else "openai-compatible endpoint"
@@ -94,6 +98,8 @@ def run(args) -> int:
     out = {"run_id": run_id, "provider": final["provider"], "status": final["status"], **runs.summary(final)}
     if final.get("error"):
         out["error"] = final["error"]
+    if (final.get("config") or {}).get("batch"):
+        out["batches"] = final.get("batches", 0)
     emit(out)
     if stopped:
         return STOPPED

@@ -24,6 +24,7 @@ from __future__ import annotations
 import base64
 import binascii
 import codecs
+import functools
 import re
 import unicodedata
 from urllib.parse import unquote
@@ -306,6 +307,13 @@ _SQUASHED = [re.compile(p) for p in PATTERNS["squashed"]]
 def hits(text: str) -> list[str]:
     """What in the text looks like an instruction to the AI (as matched, on the view that
     showed it), at most one per pattern."""
+    return list(_hits(text or ""))
+
+
+@functools.lru_cache(maxsize=256)
+def _hits(text: str) -> tuple[str, ...]:
+    # One submission is checked three times (submission checks, the offline Evaluator's report,
+    # the attention rule): the same text gets the same answer from the cache.
     found: list[str] = []
     seen_patterns = set()
     all_views = views(text)
@@ -320,7 +328,7 @@ def hits(text: str) -> list[str]:
                 found.append(m.group(0).strip())
     squashed = _SQUASH.sub("", all_views[0])
     found += [m.group(0) for rx in _SQUASHED for m in [rx.search(squashed)] if m]
-    return found
+    return tuple(found)
 
 
 # --- the second line of defence: what the scores say ----------------------------------------------

@@ -32,6 +32,7 @@ from core.evals import config as ai_config
 from core.evals import gate
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
+from core.offline import scorer as offline_scorer
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import drafts as drafts_db
@@ -76,7 +77,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
     nothing is stored."""
     conn = db.connect(db_path)
     try:
-        item = item_for(conn, submission_id)
+        item = item_for(conn, submission_id, offline=llm.provider == "offline")
         rubric: Rubric = item["rubric"]
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
@@ -89,14 +90,28 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         conn.close()
 
 
-def item_for(conn, submission_id: int) -> dict:
+def item_for(conn, submission_id: int, *, offline: bool = False) -> dict:
     """Everything drafting one submission needs (db.drafts.load_item), with the course's roster
-    (every classmate is masked, not only the author) and the assignment's examples (anchors).
-    Every path that drafts (runs, Regenerate, comparisons) loads its item here."""
+    (every classmate is masked, not only the author), the assignment's examples (anchors; not for
+    the offline baseline, which never reads them: its scorer learns from the scores themselves)
+    and its learned offline scorer. Every path that drafts (runs, Regenerate, comparisons) loads
+    its item here."""
     item = drafts_db.load_item(conn, submission_id)
     item["roster"] = roster_db.of_submission(conn, submission_id)
-    item["anchors"] = anchors.for_submission(conn, submission_id, item["assignment_id"], item["rubric"])
+    item["anchors"] = [] if offline else \
+        anchors.for_submission(conn, submission_id, item["assignment_id"], item["rubric"])
+    item["offline_scorer"] = _offline_scorer(conn, item["assignment_id"])
     return item
+
+
+def _offline_scorer(conn, assignment_id: int):
+    """The assignment's learned offline scorer (trained here when the teacher's scores changed);
+    its fault costs only the learning: the heuristic scores instead."""
+    try:
+        return offline_scorer.current(conn, assignment_id)
+    except Exception:
+        log.exception("the offline scorer of assignment %s could not be trained or loaded", assignment_id)
+        return None
 
 
 def masked_job(item: dict, ids: Ids, variant: ai_config.Variant = ai_config.STANDARD) -> tuple[Job, Pseudonymizer]:
@@ -107,7 +122,7 @@ def masked_job(item: dict, ids: Ids, variant: ai_config.Variant = ai_config.STAN
               assignment={**{k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade",
                                                        "answer_key", "answer_kind", "answer_tolerance",
                                                        "source_text")},
-                          "anchors": item.get("anchors") or []})
+                          "anchors": item.get("anchors") or [], "offline_scorer": item.get("offline_scorer")})
     return job, pz
 
 

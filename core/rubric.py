@@ -15,7 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import RubricError
-from db.rubric_model import Criterion, Rubric, parse_rubric  # noqa: F401  (public here for core/ and pages/)
+from db.rubric_model import SIGNALS, Criterion, Rubric, parse_rubric  # noqa: F401  (public here for core/ and pages/)
 
 RUBRIC_DIR = Path(__file__).resolve().parent.parent / "data" / "rubrics"
 DEFAULT_RUBRIC_FILE = RUBRIC_DIR / "reflection.yaml"

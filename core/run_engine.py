@@ -26,6 +26,7 @@ import db
 from core import run_worker
 from core.errors import ConflictError, FairMarkError
 from core.run_worker import age_s, worker_gone
+from db import aggregates
 from db import runs as runs_db
 
 log = logging.getLogger(__name__)
@@ -54,6 +55,7 @@ class Kind:
     after: Callable[[Any, int], None] | None = None   # (conn, run_id) when the items are done
     held: Callable[[Any], list[int]] | None = None    # (context) -> items a stopped run must reopen
     reopen: Callable[[Any, int, list[int]], Any] | None = None   # (conn, run_id, item ids)
+    release: Callable[[Any], None] | None = None      # (context) when the worker stops (e.g. a batcher)
 
 
 # --- execute ---------------------------------------------------------------------------
@@ -72,9 +74,9 @@ def execute(kind: Kind, db_path, run_id: int, given=None, *, on_progress: Callab
 
 def _work(kind: Kind, db_path: str, run_id: int, token: str, given, on_progress) -> dict:
     conn = db.connect(db_path)
+    context = None
     try:
         run = runs_db.get_run(conn, run_id)
-        context = None
         try:
             context = kind.prepare(run, db_path, given)
             kept = _process(kind, conn, db_path, run_id, context, int(run["config"].get("concurrency") or 4),
@@ -102,6 +104,8 @@ def _work(kind: Kind, db_path: str, run_id: int, token: str, given, on_progress)
                 runs_db.finish(conn, run_id, "done", worker=token)
         return kind.progress(conn, run_id)
     finally:
+        if kind.release is not None and context is not None:
+            kind.release(context)
         run_worker.release(token)
         conn.close()
 
@@ -136,6 +140,9 @@ def _process(kind: Kind, conn, db_path: str, run_id: int, context, concurrency: 
             if kept and (time.monotonic() - beat >= HEARTBEAT_S or not done):
                 kept = runs_db.heartbeat(conn, run_id, token)   # at most every HEARTBEAT_S, not per item
                 beat = time.monotonic()
+                # The dashboards' counts of what the items wrote, recounted here in the background
+                # (short transactions), so a teacher's next page does not pay for it.
+                aggregates.refresh(conn)
                 if not kept:
                     log.warning("run %s was taken over by another worker; this one stops", run_id)
                     stop.set()

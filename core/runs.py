@@ -33,21 +33,28 @@ from core.errors import ConfigError, ConflictError, GateError, LLMConfigFault
 from core.judging import agreement as judge_agreement
 from core.evals import config as ai_config
 from core.evals import gate
-from core.llm import check_provider, default_provider, effective_settings, make_llm
+from core.llm.batch import BATCH_PRICE  # noqa: F401  (the Assess page's estimate)
+from core.llm import check_provider, default_provider, effective_settings, make_batch_llm, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
 from core.run_engine import RunStopped, is_alive, wait_for  # noqa: F401  (this module's API)
 from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
 from core.run_worker import age_s as _age_s
 from core.run_worker import worker_gone
 from core.settings import Settings
+from db import batches as batches_db
 from db import runs as runs_db
 from db.drafts import PIPELINE_OWNED
 
 log = logging.getLogger(__name__)
 
 
-def run_config(provider: str, settings: Settings, concurrency: int | None = None) -> dict:
-    """What a run records about its configuration; never the key."""
+BATCH_CONCURRENCY = 500   # submissions a batch run works on at once: the size of its waves
+MAX_BATCH_CONCURRENCY = 5000
+
+
+def run_config(provider: str, settings: Settings, concurrency: int | None = None, batch: bool = False) -> dict:
+    """What a run records about its configuration; never the key. `batch`: the calls go through
+    the endpoint's batch engine (core.llm.batch), many submissions at once."""
     if provider == "offline":
         models = dict.fromkeys(registry.names(), "offline")
         endpoint = None
@@ -56,7 +63,8 @@ def run_config(provider: str, settings: Settings, concurrency: int | None = None
         endpoint = settings.llm_base_url or "https://api.openai.com/v1"
     return {"provider": provider, "endpoint": endpoint, "models": models,
             "temperature": 0.0 if provider == "offline" else settings.temperature,
-            "concurrency": int(concurrency or settings.concurrency), "max_retries": settings.max_retries,
+            "concurrency": int(concurrency or (BATCH_CONCURRENCY if batch else settings.concurrency)),
+            "max_retries": settings.max_retries, **({"batch": True} if batch else {}),
             "max_rounds": pipeline.MAX_ROUNDS, "judging": judging_config(provider, settings),
             "stop_after_faults": settings.stop_after_faults,
             # The AI configuration the gate cleared (core.evals): a resume with other settings is checked again.
@@ -75,19 +83,24 @@ def judging_config(provider: str, settings: Settings) -> dict:
 # --- create ----------------------------------------------------------------------------
 def create(conn, *, course_id: int, assignment_id: int | None = None, provider: str | None = None,
            concurrency: int | None = None, limit: int | None = None, redo: bool = False,
-           settings: Settings | None = None, actor: Actor) -> int:
+           settings: Settings | None = None, batch: bool = False, actor: Actor) -> int:
     """A queued run over the course's (or one assignment's) submissions that need a draft.
 
     `redo` also re-drafts drafted / needs-attention items (never a teacher's approved,
     rejected or released one). Refused while another run of the course is unfinished, so two
-    runs never work on the same submission.
+    runs never work on the same submission. `batch` sends the calls through the endpoint's
+    batch engine (half the price, answers within the provider's 24 hours; core.llm.batch).
     """
     access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
     settings = effective_settings(settings)
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
-    if concurrency is not None and not 1 <= int(concurrency) <= 64:
-        raise ConfigError("concurrency must be between 1 and 64")
+    if batch and provider != "openai":
+        raise ConfigError("Batch mode needs a language model endpoint with /v1/batches (the offline baseline "
+                          "has none): configure FAIRMARK_LLM_BASE_URL or run without --batch.")
+    top = MAX_BATCH_CONCURRENCY if batch else 64
+    if concurrency is not None and not 1 <= int(concurrency) <= top:
+        raise ConfigError(f"concurrency must be between 1 and {top}")
     # An AI configuration that has not passed its blocking eval cases runs only on an admin's
     # override. Checked (and the configuration recorded as used) before the run's transaction, so
     # a refusal still leaves the record of what was tried.
@@ -103,7 +116,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
         ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                            limit=limit)
         run_id = runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
-                                    config=run_config(provider, settings, concurrency),
+                                    config=run_config(provider, settings, concurrency, batch),
                                     prompt_hashes=registry.prompt_hashes(), item_ids=ids,
                                     created_by=actor)
         runs_db.supersede_pending(conn, course_id, run_id)
@@ -112,15 +125,26 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
 
 # --- execute: what a reflection run does with one submission (core.run_engine runs it) ---
 def _prepare(run: dict, db_path: str, llm):
-    """The run's LLM (the configured provider unless the caller gave one), watched for
-    configuration faults that hit several submissions in a row (core.run_guard). The configured
-    provider answers with the settings in force now: when they are not the configuration the
-    run was created with (a resume after a change), the eval gate is asked again, and a refusal
-    stops the run before any call."""
+    """The run's LLM (the configured provider unless the caller gave one; in batch mode the
+    endpoint's batch engine), watched for configuration faults that hit several submissions in
+    a row (core.run_guard). The configured provider answers with the settings in force now: when
+    they are not the configuration the run was created with (a resume after a change), the eval
+    gate is asked again, and a refusal stops the run before any call."""
+    batcher = None
     if llm is None:
         _recheck_gate(run, db_path)
+    if llm is None and run["config"].get("batch"):
+        llm, batcher = make_batch_llm(db_path, run_id=run["id"])
+    elif llm is None:
         llm = make_llm(run["provider"], db_path)
-    return ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT)
+    guard = ConfigFaultGuard(llm, run["config"].get("stop_after_faults") or DEFAULT_LIMIT)
+    guard.batcher = batcher
+    return guard
+
+
+def _release(guard) -> None:
+    if getattr(guard, "batcher", None) is not None:
+        guard.batcher.close()
 
 
 def _recheck_gate(run: dict, db_path: str) -> None:
@@ -226,6 +250,8 @@ def _progress(conn, run_id: int, db_path=None) -> dict:
         "assignment_week": run.get("assignment_week"),
         "failures": runs_db.failed_items(conn, run_id, limit=20) if counts["failed"] else [],
     }
+    if run["config"].get("batch"):
+        out["batches"] = len(batches_db.of_run(conn, run_id))
     if db_path is not None:
         out["alive"] = is_alive(db_path, run_id)
         out["resumable"] = is_resumable(conn, db_path, run)
@@ -257,7 +283,7 @@ KIND = run_engine.Kind(
     name="reflections", pending=runs_db.pending_items, counts=runs_db.item_counts, prepare=_prepare,
     process=_assess_item, progress=lambda conn, run_id: _progress(conn, run_id),
     after=judge_agreement.review_run,   # seed 001's rule on the judges' agreement
-    held=lambda guard: guard.held_items(), reopen=runs_db.reopen_items)
+    held=lambda guard: guard.held_items(), reopen=runs_db.reopen_items, release=_release)
 
 
 __all__ = ["create", "execute", "start", "resume", "cancel", "progress", "summary", "describe", "history",

@@ -10,6 +10,7 @@ read-then-write that must not fail when another connection commits in between us
 """
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import threading
@@ -27,22 +28,30 @@ _lock = threading.Lock()
 
 def connect(path: str | Path, *, migrate: bool = True) -> Database:
     path = str(path)
-    if path != ":memory:":
+    first = path == ":memory:" or _resolved(path) not in _migrated
+    if path != ":memory:" and first:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
     raw = sqlite3.connect(path, timeout=30, check_same_thread=False)
     raw.execute("PRAGMA busy_timeout = 30000")
     raw.execute("PRAGMA foreign_keys = ON")
     if path != ":memory:":
-        raw.execute("PRAGMA journal_mode = WAL")
+        if first:   # WAL is a property of the file: set once per process, not on every page run
+            raw.execute("PRAGMA journal_mode = WAL")
         raw.execute("PRAGMA synchronous = NORMAL")
     conn = Database(raw, execute_plugins=False)
     if migrate:
-        key = str(Path(path).resolve()) if path != ":memory:" else f"mem:{id(conn)}"
+        key = _resolved(path) if path != ":memory:" else f"mem:{id(conn)}"
         if key not in _migrated:
             with _lock:
                 migrations.apply(conn)
                 _migrated.add(key)
     return conn
+
+
+@functools.lru_cache(maxsize=64)
+def _resolved(path: str) -> str:
+    """The file's absolute path, once per path (every page run connects)."""
+    return str(Path(path).resolve())
 
 
 def forget_migrated(path: str | Path | None = None) -> None:
@@ -85,6 +94,21 @@ def write_transaction(conn: Database):
     except BaseException:
         conn.conn.rollback()
         raise
+
+
+@contextmanager
+def read_snapshot(conn: Database):
+    """Several reads that must see one state of the database (a deferred transaction: WAL gives
+    it a snapshot at its first read and holds no lock, so writers go on meanwhile). Inside an
+    open transaction it is just that transaction."""
+    if conn.conn.in_transaction:
+        yield conn
+        return
+    conn.conn.execute("BEGIN")
+    try:
+        yield conn
+    finally:
+        conn.conn.rollback()   # read only: nothing to keep
 
 
 def now() -> str:

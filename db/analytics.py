@@ -31,7 +31,8 @@ from dataclasses import dataclass
 import pandas as pd
 from sqlite_utils import Database
 
-from db import file_of, loads
+from db import aggregates, file_of, loads
+from db.aggregates import NOT_RECORDED, OFFLINE_VERSION, VERSION_SQL  # noqa: F401  (this module's API)
 
 REFERENCE_CHOICES = ("auto", "expert", "blind", "teacher")
 COMMENT_SAMPLE = 300  # edited comments compared for edit distance (newest first)
@@ -55,32 +56,42 @@ class Scope:
                 if self.courses else ("0", [])
         return "1", []
 
+    def agg_where(self, prefix: str = "") -> tuple[str, list]:
+        """The scope over db.aggregates' per-submission rows (their course_id, assignment_id)."""
+        if self.kind == "assignment":
+            return (f"{prefix}assignment_id = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
+        if self.kind == "course":
+            return (f"{prefix}course_id = ?", [self.course_id]) if self.course_id else ("0", [])
+        if self.courses is not None:
+            return (f"{prefix}course_id IN ({', '.join('?' * len(self.courses))})", list(self.courses)) \
+                if self.courses else ("0", [])
+        return "1", []
 
-def _reference_sql(reference: str) -> tuple[str, str, list]:
-    """(reference expression, its source expression over the inner columns `expert`/`blind`/
-    `teacher`, expert-subquery args)."""
-    if reference == "auto":
-        return ("COALESCE(expert, blind)", "CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'blind' END", [])
-    if reference in ("expert", "blind", "teacher"):
-        return reference, f"'{reference}'", []
-    if reference.startswith("rater:") and reference.removeprefix("rater:"):
-        return "expert", "'expert'", [reference.removeprefix("rater:")]
+    @property
+    def cell_keys(self) -> list[str]:
+        """The agg_cells scopes whose sum is this scope: "all" limited to a user's granted courses
+        sums those courses' rows (never the all-courses row, which counts the others too)."""
+        if self.kind == "all" and self.courses is not None:
+            return [f"c{c}" for c in self.courses]
+        return [] if self.key is None else [self.key]
+
+    @property
+    def key(self) -> str | None:
+        """The scope's rows in agg_cells ('all', 'c<course>', 'a<assignment>'); None: nothing chosen."""
+        if self.kind == "assignment":
+            return f"a{self.assignment_id}" if self.assignment_id else None
+        if self.kind == "course":
+            return f"c{self.course_id}" if self.course_id else None
+        return "all"
+
+
+def _check_reference(reference: str) -> None:
+    if reference in REFERENCE_CHOICES or (reference.startswith("rater:") and reference.removeprefix("rater:")):
+        return
     raise ValueError(f"reference must be one of {REFERENCE_CHOICES} or 'rater:NAME', not {reference!r}")
 
 
-# A model/prompt version as "provider model · prompt <hash>"; the offline baseline is
-# OFFLINE_VERSION (core/reports names it in the teachers' words).
-OFFLINE_VERSION = "offline"
-VERSION_SQL = (f"CASE WHEN d.is_offline = 1 THEN '{OFFLINE_VERSION}' "
-               "ELSE d.provider || ' ' || COALESCE(json_extract(d.models, '$.evaluator'), '?') END "
-               "|| ' · prompt ' || COALESCE(substr(json_extract(d.prompt_hashes, '$.evaluator'), 1, 8), '—')")
-DIMENSIONS = {  # inner SELECT expressions; "source" and "attribute"/"group" are handled apart
-    "week": "COALESCE(CAST(a.week AS TEXT), '(no week)')",
-    "version": VERSION_SQL,
-    "word_count": "s.word_count",
-    "student": "s.student_id",
-}
-NOT_RECORDED = "(not recorded)"
+DIMENSIONS = ("week", "version", "word_count", "student")   # pair_counts' `by`, besides "source"
 
 
 # --- a cache of aggregate queries, valid while the data do not change ------------------------
@@ -90,20 +101,50 @@ _CACHE_MAX = 64
 
 
 def data_version(conn: Database) -> int:
-    """Bumped by triggers on every write to the tables the dashboards read (migration m004)."""
+    """Bumped by triggers on writes to the tables the dashboards read (migration m004; since
+    m017a no longer by the call log and the runs)."""
     return conn.execute("SELECT version FROM analytics_version WHERE id = 1").fetchone()[0]
 
 
-def memo(conn: Database, key: tuple, compute):
-    """Result of `compute()` cached per (database file, data_version, key); in-memory DBs are not cached.
+def fresh_version(conn: Database, scope: Scope | None = None) -> int:
+    """Refresh the kept-up-to-date counts (db.aggregates) and return their version (of `scope`
+    when given): the cache key of every view built from them, so only a change to what they
+    count (in that scope) makes a view recompute."""
+    aggregates.refresh(conn)
+    return aggregates.version(conn, None if scope is None else (scope.key or "none"))
 
-    The dashboards' reports (core.reports) cache what they derive from these queries here too,
-    so a rerun on unchanged data neither scans nor recomputes.
+
+def costs_version(conn: Database) -> tuple[int, int]:
+    """The Costs page's cache key: the data version and the call log's (m017a)."""
+    return data_version(conn), aggregates.calls_version(conn)
+
+
+def blind_version(conn: Database, assignment_id: int) -> tuple:
+    """What the readiness gate and the offsets read, fingerprinted: the assignment's pairs that
+    have a blind score (AI score, blind mean, student) and its blind scores by rater. The
+    assignment's other drafts (a run writing there) leave it unchanged, so the banner above
+    the review queue stays cached while a run goes on. Call after `fresh_version`."""
+    pairs = conn.execute("SELECT COUNT(*), TOTAL(ai * 7 + blind * 13 + student_id * 3 + submission_id), "
+                         "TOTAL(ai * blind), MAX(submission_id) FROM agg_pairs "
+                         "WHERE assignment_id = ? AND blind IS NOT NULL", [assignment_id]).fetchone()
+    raters = conn.execute("SELECT COUNT(*), TOTAL(cs.id * 3 + cs.score), MAX(cs.id) FROM calibration_scores cs "
+                          "JOIN submissions s ON s.id = cs.submission_id WHERE s.assignment_id = ?",
+                          [assignment_id]).fetchone()
+    return (*pairs, *raters)
+
+
+def memo(conn: Database, key: tuple, compute, *, version=None):
+    """Result of `compute()` cached per (database file, version, key); in-memory DBs are not cached.
+
+    `version` is a number saying the data behind `key` are unchanged (default: data_version);
+    views built from db.aggregates pass `fresh_version(conn)`. The dashboards' reports
+    (core.reports) cache what they derive here too, so a rerun on unchanged data neither scans
+    nor recomputes.
     """
     path = file_of(conn) or ""
     if not path:
         return compute()
-    full = (path, data_version(conn), key)
+    full = (path, data_version(conn) if version is None else version, key)
     with _cache_lock:
         if full in _cache:
             _cache.move_to_end(full)
@@ -116,64 +157,59 @@ def memo(conn: Database, key: tuple, compute):
     return copy.deepcopy(value)
 
 
+def cached(conn: Database, key: tuple, version) -> bool:
+    """Is `key` cached under `version` (what memo would answer without computing)?"""
+    path = file_of(conn) or ""
+    with _cache_lock:
+        return bool(path) and (path, version, key) in _cache
+
+
 def clear_cache() -> None:
     with _cache_lock:
         _cache.clear()
 
 
+# --- per-pair counts (with students): what the intervals resample -----------------------------
 def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tuple[str, ...] = (),
                 attributes: bool = False, expand: bool = True) -> pd.DataFrame:
-    """Counts of (rubric_id, criterion, *by, [attribute, group], ai, reference) in scope, aggregated in SQL.
+    """Counts of (rubric_id, criterion, *by, [attribute, group], ai, reference) in scope, from
+    the kept-up-to-date pairs (db.aggregates), grouped in SQL.
 
     `by` may hold "week", "version", "word_count", "student" and "source" (expert | blind |
-    teacher). With
-    `attributes=True` each pair appears once per student attribute (columns `attribute`,
-    `group`; "(not recorded)" for students without it). With `expand=False` the raw attributes
-    JSON stays one column (`attributes`), to be expanded later with `expand_attributes`.
-    Cached until the data change (`data_version`).
+    teacher). With `attributes=True` each pair appears once per student attribute (columns
+    `attribute`, `group`; "(not recorded)" for students without it). With `expand=False` the raw
+    attributes JSON stays one column (`attributes`), to be expanded later with
+    `expand_attributes`. It reads one row per pair in scope: the intervals need students;
+    figures and point estimates read `cell_counts` instead. Cached until the counts change.
     """
+    _check_reference(reference)
     for name in by:
         if name not in DIMENSIONS and name != "source":
             raise ValueError(f"unknown dimension {name!r}; choose from {sorted([*DIMENSIONS, 'source'])}")
     table = memo(conn, ("pairs", scope, reference, tuple(by), attributes),
-                  lambda: _pair_counts_sql(conn, scope, reference, tuple(by), attributes))
+                 lambda: _pair_counts(conn, scope, reference, tuple(by), attributes),
+                 version=fresh_version(conn, scope))
     return expand_attributes(table) if attributes and expand else table
 
 
-def _pair_counts_sql(conn, scope, reference, by, attributes) -> pd.DataFrame:
-    ref_sql, source_sql, ref_args = _reference_sql(reference)
-    where, args = scope.where()
-    inner = [f"{DIMENSIONS[b]} AS {b}" for b in by if b in DIMENSIONS]
-    outer = [(f"{source_sql} AS source" if b == "source" else b) for b in by]
-    if attributes:  # the raw JSON: few distinct values, expanded per attribute in Python
-        inner.append("st.attributes AS attributes")
-        outer.append("attributes")
+def _pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
+    if reference == "auto":
+        ref_sql, source_sql = "COALESCE(expert, blind)", "CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'blind' END"
+    elif reference.startswith("rater:"):
+        ref_sql, source_sql = "json_extract(raters, '$.\"' || ? || '\"')", "'expert'"
+    else:
+        ref_sql, source_sql = reference, f"'{reference}'"
+    args = [reference.removeprefix("rater:")] if reference.startswith("rater:") else []
+    columns = {"week": "week", "version": "version", "word_count": "word_count", "student": "student_id",
+               "source": source_sql}
     names = ["rubric_id", "criterion", *by, *(["attributes"] if attributes else [])]
-    rater = " AND rs.rater = ?" if ref_args else ""
+    select = ["rubric_id", "criterion", *(f"{columns[b]} AS {b}" for b in by), *(["attributes"] if attributes else [])]
+    key = scope.key
+    where, scope_args = scope.agg_where()
     keys = ", ".join(str(i + 1) for i in range(len(names) + 2))
-    # Each (submission, criterion) once, materialized so the expert lookup runs once per pair.
-    sql = f"""
-        WITH pairs AS MATERIALIZED (
-            SELECT a.rubric_id, j.key AS criterion, {''.join(d + ', ' for d in inner)} j.value AS ai,
-                (SELECT AVG(rs.score) FROM reference_scores rs
-                 WHERE rs.submission_id = s.id AND rs.criterion = j.key{rater}) AS expert,
-                (SELECT AVG(cs.score) FROM calibration_scores cs
-                 WHERE cs.submission_id = s.id AND cs.criterion = j.key) AS blind,
-                CASE WHEN (r.status = 'approved' OR (s.status = 'released' AND r.status IS NOT 'rejected'))
-                          AND r.approved_in_bulk = 0
-                     THEN json_extract(r.scores, '$."' || j.key || '"') END AS teacher
-            FROM submissions s
-            JOIN assignments a ON a.id = s.assignment_id
-            {'JOIN students st ON st.id = s.student_id' if attributes else ''}
-            LEFT JOIN reviews r ON r.submission_id = s.id
-            JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id)
-            JOIN json_each(d.scores) j
-            WHERE {where} AND j.type = 'integer'
-        )
-        SELECT rubric_id, criterion, {''.join(o + ', ' for o in outer)} ai, {ref_sql} AS reference, COUNT(*) AS n
-        FROM pairs WHERE reference IS NOT NULL
-        GROUP BY {keys} ORDER BY {keys}"""
-    rows = conn.execute(sql, [*ref_args, *args]).fetchall()
+    sql = (f"SELECT {', '.join(select)}, ai, {ref_sql} AS reference, COUNT(*) AS n FROM agg_pairs "
+           f"WHERE {where if key else '0'} AND reference IS NOT NULL GROUP BY {keys} ORDER BY {keys}")
+    rows = conn.execute(sql, [*args, *scope_args]).fetchall() if key else []
     df = pd.DataFrame(rows, columns=[*names, "ai", "reference", "n"])
     df["ai"] = df["ai"].astype(float)
     df["reference"] = df["reference"].astype(float)
@@ -183,6 +219,7 @@ def _pair_counts_sql(conn, scope, reference, by, attributes) -> pd.DataFrame:
 def expand_attributes(df: pd.DataFrame) -> pd.DataFrame:
     """One row per (attribute, group) from the raw attributes JSON; missing -> "(not recorded)"."""
     parsed = {raw: loads(raw, {}) or {} for raw in df["attributes"].unique()}
+    parsed = {raw: (d if isinstance(d, dict) else {}) for raw, d in parsed.items()}
     names = sorted({k for d in parsed.values() for k in d})
     parts = []
     for name in names:
@@ -196,11 +233,81 @@ def expand_attributes(df: pd.DataFrame) -> pd.DataFrame:
     return out.groupby(keys, as_index=False, sort=True)["n"].sum()
 
 
+# --- summed counts per scope: what figures and point estimates read ---------------------------
+CELL_DIMS = ("", "week", "version", "word_count", "attribute")
+
+
+def cell_counts(conn: Database, scope: Scope, *, reference: str = "auto", dim: str = "") -> pd.DataFrame:
+    """Counts of (rubric_id, criterion, source, [dim], ai, reference) in scope, read from the
+    summed counts (db.aggregates): the table read does not grow with the submissions.
+
+    `dim` "" (none), "week", "version", "word_count" (an int column) or "attribute" (columns
+    `attribute`, `group`, with "(not recorded)" for the pairs of students without it, as
+    `pair_counts(..., attributes=True)`). Cached until the counts change.
+    """
+    _check_reference(reference)
+    if dim not in CELL_DIMS:
+        raise ValueError(f"unknown dimension {dim!r}; choose from {CELL_DIMS}")
+    return memo(conn, ("cells", scope, reference, dim), lambda: _cell_counts(conn, scope, reference, dim),
+                version=fresh_version(conn, scope))
+
+
+def _cells(conn: Database, scope: Scope, ref: str, dim_sql: str, dim_args: list) -> list:
+    keys = scope.cell_keys
+    if not keys:
+        return []
+    cols = "rubric_id, criterion, source, dim, value, ai, reference"
+    return conn.execute(
+        f"SELECT {cols}, SUM(n) FROM agg_cells WHERE scope IN ({', '.join('?' * len(keys))}) AND ref = ? "
+        f"AND {dim_sql} GROUP BY {cols} ORDER BY {cols}", [*keys, ref, *dim_args]).fetchall()
+
+
+def _cell_counts(conn: Database, scope: Scope, reference: str, dim: str) -> pd.DataFrame:
+    cols = ["rubric_id", "criterion", "source", "dim", "value", "ai", "reference", "n"]
+    if dim != "attribute":
+        df = pd.DataFrame(_cells(conn, scope, reference, "dim = ?", [dim]), columns=cols)
+        df = df.drop(columns="dim").rename(columns={"value": dim}) if dim else df.drop(columns=["dim", "value"])
+        if dim == "word_count":
+            df["word_count"] = df["word_count"].astype(int)
+        return df
+    base = pd.DataFrame(_cells(conn, scope, reference, "dim = ''", []), columns=cols).drop(columns=["dim", "value"])
+    found = pd.DataFrame(_cells(conn, scope, reference, "dim LIKE 'attr:%'", []), columns=cols)
+    found["attribute"] = found["dim"].str.removeprefix("attr:")
+    keys = ["rubric_id", "criterion", "source", "ai", "reference"]
+    parts = [found.rename(columns={"value": "group"})[[*keys[:3], "attribute", "group", *keys[3:], "n"]]]
+    # Pairs of students without the attribute are counted nowhere under it: base minus the rest.
+    for name, part in found.groupby("attribute", sort=True):
+        rest = base.merge(part.groupby(keys, as_index=False)["n"].sum(), on=keys, how="left", suffixes=("", "_x"))
+        rest["n"] = rest["n"] - rest["n_x"].fillna(0).astype(int)
+        rest = rest[rest["n"] > 0].drop(columns="n_x").assign(attribute=name, group=NOT_RECORDED)
+        parts.append(rest[[*keys[:3], "attribute", "group", *keys[3:], "n"]])
+    out = pd.concat(parts, ignore_index=True) if len(found) else parts[0].iloc[0:0]
+    group_keys = [*keys[:3], "attribute", "group", *keys[3:]]
+    return out.groupby(group_keys, as_index=False, sort=True)["n"].sum()
+
+
+def student_count(conn: Database, scope: Scope, reference: str, rubric_ids: set[int]) -> int:
+    """How many students have a pair with this reference in scope (on these rubrics): one
+    indexed pass over the scope's pairs, no Python loop."""
+    _check_reference(reference)
+    if scope.key is None or not rubric_ids or reference not in ("expert", "blind", "teacher", "auto"):
+        return 0
+    ref = "COALESCE(expert, blind)" if reference == "auto" else reference
+    where, args = scope.agg_where()
+    ids = sorted(int(r) for r in rubric_ids)
+    return conn.execute(f"SELECT COUNT(DISTINCT student_id) FROM agg_pairs WHERE {where} AND {ref} IS NOT NULL "
+                        f"AND rubric_id IN ({', '.join('?' * len(ids))})", [*args, *ids]).fetchone()[0]
+
+
 def raters(conn: Database, scope: Scope) -> list[str]:
-    where, args = scope.where()
-    return [r[0] for r in conn.execute(
-        f"SELECT DISTINCT rs.rater FROM reference_scores rs JOIN submissions s ON s.id = rs.submission_id "
-        f"JOIN assignments a ON a.id = s.assignment_id WHERE {where} ORDER BY rs.rater", args)]
+    """The uploaded raters whose scores are paired with an AI score in scope (from the counts)."""
+    keys = scope.cell_keys
+    if not keys:
+        return []
+    fresh_version(conn)
+    return [r[0].removeprefix("rater:") for r in conn.execute(
+        f"SELECT DISTINCT ref FROM agg_cells WHERE scope IN ({', '.join('?' * len(keys))}) AND ref > 'rater:' "
+        "AND ref < 'rater;' ORDER BY ref", keys)]
 
 
 def rubric_ids(conn: Database, scope: Scope) -> list[int]:
@@ -220,7 +327,7 @@ def attributes(conn: Database, scope: Scope) -> list[str]:
         f"ORDER BY j.key", args)]
 
 
-def _frame(conn: Database, sql: str, args: list) -> pd.DataFrame:
+def frame(conn: Database, sql: str, args: list) -> pd.DataFrame:
     cur = conn.execute(sql, args)
     return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])
 
@@ -234,108 +341,57 @@ def edit_counts(conn: Database, scope: Scope) -> dict:
     {"outcomes": (status, scores_changed, comment_changed, n), "changes": (criterion, ai,
     teacher, n) for approved reviews, "comment_pairs": [(draft comment, final comment)] of the
     newest COMMENT_SAMPLE edited comments, "reason_codes": (code, n), "bulk_approved": int}.
+    Read from the kept-up-to-date counts (db.aggregates): constant in the number of submissions.
     """
-    where, args = scope.where()
-    joins = ("FROM reviews r JOIN submissions s ON s.id = r.submission_id "
-             "JOIN assignments a ON a.id = s.assignment_id "
-             "JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) ")
-    base = f"{joins} WHERE {where} AND r.status IN ('approved', 'rejected') AND r.approved_in_bulk = 0"
-    changed = ("EXISTS (SELECT 1 FROM json_each(r.scores) j "
-               "WHERE j.value IS NOT json_extract(d.scores, '$.\"' || j.key || '\"'))")
-    # One scan for both: decisions one by one, and the bulk approvals (counted, nothing else).
-    decided = pd.DataFrame(conn.execute(
-        f"SELECT r.status, r.approved_in_bulk, {changed}, r.comment != d.comment, COUNT(*) {joins} "
-        f"WHERE {where} AND r.status IN ('approved', 'rejected') GROUP BY 1, 2, 3, 4", args).fetchall(),
-        columns=["status", "bulk", "scores_changed", "comment_changed", "n"])
+    fresh_version(conn)
+    rows = _cells(conn, scope, "edit", "dim IN ('outcome', 'change', 'reason')", [])
+    outcome, changes, codes = [], [], []
+    for _, criterion, _, dim, value, ai, teacher, n in rows:
+        if dim == "outcome":
+            status, bulk, scores_changed, comment_changed = value.split("|")
+            outcome.append((status, int(bulk), int(scores_changed), int(comment_changed), n))
+        elif dim == "change":
+            changes.append((criterion, ai, teacher, n))
+        else:
+            codes.append((value, n))
+    decided = pd.DataFrame(outcome, columns=["status", "bulk", "scores_changed", "comment_changed", "n"])
     bulk = int(decided.loc[(decided["bulk"] == 1) & (decided["status"] == "approved"), "n"].sum())
     outcomes = decided[decided["bulk"] == 0].drop(columns="bulk").reset_index(drop=True)
-    changes = pd.DataFrame(conn.execute(
-        f"SELECT j.key, json_extract(d.scores, '$.\"' || j.key || '\"'), j.value, COUNT(*) "
-        f"{base.replace('WHERE', ', json_each(r.scores) j WHERE')} AND r.status = 'approved' "
-        f"AND json_extract(d.scores, '$.\"' || j.key || '\"') IS NOT NULL GROUP BY 1, 2, 3", args).fetchall(),
-        columns=["criterion", "ai", "teacher", "n"])
-    pairs = conn.execute(f"SELECT d.comment, r.comment {base} AND r.comment != d.comment "
-                         f"ORDER BY r.updated_at DESC LIMIT {COMMENT_SAMPLE}", args).fetchall()
-    codes = pd.DataFrame(conn.execute(
-        f"SELECT j.value, COUNT(*) {base.replace('WHERE', ', json_each(r.reason_codes) j WHERE')} GROUP BY 1",
-        args).fetchall(), columns=["code", "n"])
-    return {"outcomes": outcomes, "changes": changes, "comment_pairs": pairs, "reason_codes": codes,
+    return {"outcomes": outcomes, "changes": pd.DataFrame(changes, columns=["criterion", "ai", "teacher", "n"]),
+            "comment_pairs": _comment_pairs(conn, scope), "reason_codes": pd.DataFrame(codes, columns=["code", "n"]),
             "bulk_approved": bulk}
+
+
+def _comment_pairs(conn: Database, scope: Scope) -> list[tuple[str, str]]:
+    """The newest COMMENT_SAMPLE comments teachers changed (decisions one by one): an index walk."""
+    if scope.key is None:
+        return []
+    where, args = scope.agg_where("x.")
+    return [tuple(r) for r in conn.execute(
+        "SELECT d.comment, r.comment FROM agg_subs x JOIN reviews r ON r.submission_id = x.submission_id "
+        "JOIN submissions s ON s.id = x.submission_id JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) "
+        f"WHERE {where} AND x.comment_edited_at IS NOT NULL "
+        f"ORDER BY x.comment_edited_at DESC LIMIT {COMMENT_SAMPLE}", args).fetchall()]
 
 
 # --- judges: agreement between models / prompt versions ------------------------------------
 def judge_scores(conn: Database, scope: Scope) -> pd.DataFrame:
     """(submission_id, version, criterion, score): each model/prompt version's latest successful
     draft per submission, over the newest JUDGE_SAMPLE submissions that two or more versions scored."""
-    where, args = scope.where()
+    # db.aggregates flags the submissions two or more versions scored: an index walk, not a scan.
+    fresh_version(conn)
+    where, args = scope.agg_where("x.")
+    if scope.key is None:
+        return pd.DataFrame(columns=["submission_id", "version", "criterion", "score"])
     rows = conn.execute(f"""
-        WITH v AS (
+        WITH shared AS (
+            SELECT x.submission_id FROM agg_subs x WHERE x.multi_version = 1 AND {where}
+            ORDER BY x.submission_id DESC LIMIT {JUDGE_SAMPLE}
+        ), v AS (
             SELECT d.submission_id, {VERSION_SQL} AS version, d.scores, d.id
-            FROM drafts d JOIN submissions s ON s.id = d.submission_id JOIN assignments a ON a.id = s.assignment_id
-            WHERE {where} AND d.status != 'failed'
-        ), latest AS (
-            SELECT submission_id, version, scores FROM v
-            WHERE id IN (SELECT MAX(id) FROM v GROUP BY submission_id, version)
-        ), shared AS (
-            SELECT submission_id FROM latest GROUP BY submission_id HAVING COUNT(*) > 1
-            ORDER BY submission_id DESC LIMIT {JUDGE_SAMPLE}
+            FROM drafts d WHERE d.submission_id IN (SELECT submission_id FROM shared) AND d.status != 'failed'
         )
-        SELECT submission_id, version, scores FROM latest WHERE submission_id IN (SELECT submission_id FROM shared)
+        SELECT submission_id, version, scores FROM v WHERE id IN (SELECT MAX(id) FROM v GROUP BY submission_id, version)
         """, args).fetchall()
     return pd.DataFrame([(sid, ver, k, v) for sid, ver, sc in rows for k, v in (loads(sc, {}) or {}).items()],
                         columns=["submission_id", "version", "criterion", "score"])
-
-
-# --- Costs page -------------------------------------------------------------------------------
-# What a call was for (`work`): its run's kind (reflections | lessons | comparisons); without a
-# run, a lesson's call is lesson review, a submission's call a Regenerate (reflections), and the
-# rest (eval-suite runs, connection tests) "other".
-WORK_SQL = ("CASE WHEN ru.kind IS NOT NULL THEN ru.kind WHEN c.lesson_id IS NOT NULL THEN 'lessons' "
-            "WHEN c.submission_id IS NOT NULL THEN 'reflections' ELSE 'other' END")
-
-
-def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
-    """Calls, tokens, cost, latency, cache hits and errors of the reflections' assessment in
-    total and per agent, model, run (`run` NULL: outside runs, i.e. Regenerate) and course;
-    cost, latency and tokens per submission; and `by_work`: every call in scope per kind of work
-    (reflections, lessons, comparisons, other), so lesson review and comparison drafting are
-    shown apart and never counted as reflections.
-
-    Calls are attributed through their submission, else through their run.
-    """
-    where, args = scope.where(sub="x", asg="x")
-    every = f"""
-        FROM (SELECT c.*, COALESCE(s.assignment_id, ru.assignment_id) AS assignment_id,
-                     COALESCE(a.course_id, ru.course_id) AS course_id, {WORK_SQL} AS work
-              FROM llm_calls c
-              LEFT JOIN submissions s ON s.id = c.submission_id
-              LEFT JOIN assignments a ON a.id = s.assignment_id
-              LEFT JOIN runs ru ON ru.id = c.run_id) x
-        WHERE {where}"""
-    base = every + " AND x.work = 'reflections'"
-    agg = ("COUNT(*) AS calls, SUM(x.tokens_in) AS tokens_in, SUM(x.tokens_out) AS tokens_out, "
-           "SUM(x.tokens_cached) AS tokens_cached, SUM(x.tokens_in + x.tokens_out) AS tokens, "
-           "SUM(x.cost_usd) AS cost_usd, AVG(x.latency_ms) AS mean_latency_ms, "
-           "MAX(x.latency_ms) AS max_latency_ms, SUM(x.cache_hit = 1 OR x.status = 'cache_hit') AS cache_hits, "
-           "SUM(x.status = 'error') AS errors, COUNT(DISTINCT x.submission_id) AS submissions")
-    with_course = base.replace("WHERE", "LEFT JOIN courses co ON co.id = x.course_id WHERE")
-    sql = {
-        "totals": f"SELECT {agg} {base}",
-        "by_agent": f"SELECT x.agent, {agg} {base} GROUP BY x.agent ORDER BY x.agent",
-        "by_model": f"SELECT x.model, {agg} {base} GROUP BY x.model ORDER BY cost_usd DESC",
-        "by_run": f"SELECT x.run_id AS run, {agg} {base} GROUP BY x.run_id ORDER BY x.run_id",
-        "by_course": f"SELECT co.name AS course, {agg} {with_course} GROUP BY x.course_id ORDER BY co.name",
-        "per_submission": f"SELECT x.submission_id, SUM(x.cost_usd) AS cost_usd, SUM(x.latency_ms) AS latency_ms, "
-                          f"SUM(x.tokens_in + x.tokens_out) AS tokens {base} AND x.submission_id IS NOT NULL "
-                          f"GROUP BY x.submission_id",
-        # The judge cascade (core.judging): calls per tier, and what one judging costs, for the
-        # "blanket 3x voting" comparison. An item is judged once per run (or per regenerate).
-        "by_tier": f"SELECT x.tier, {agg} {base} AND x.tier IS NOT NULL GROUP BY x.tier ORDER BY x.tier",
-        "judged": f"SELECT COUNT(DISTINCT CASE WHEN x.tier = 1 THEN COALESCE(x.run_id, 0) || '-' || x.submission_id "
-                  f"END) AS items, "
-                  f"AVG(CASE WHEN x.tier = 1 AND x.temperature = 0 AND x.status = 'ok' THEN x.cost_usd END) "
-                  f"AS first_call_usd, "
-                  f"AVG(CASE WHEN x.tier = 2 AND x.status = 'ok' THEN x.cost_usd END) AS judge_call_usd {base}",
-        "by_work": f"SELECT x.work, {agg} {every} GROUP BY x.work ORDER BY x.work",
-    }
-    return {name: _frame(conn, query, args) for name, query in sql.items()}

@@ -1,6 +1,8 @@
 """Courses, rubrics, assignments and students: the catalogue everything else hangs on."""
 from __future__ import annotations
 
+import functools
+
 from sqlite_utils import Database
 
 from db import dumps, loads
@@ -40,7 +42,14 @@ def get_rubric(conn: Database, rubric_id: int) -> Rubric:
     row = conn.execute("SELECT definition FROM rubrics WHERE id = ?", [rubric_id]).fetchone()
     if row is None:
         raise NotFound(f"rubric {rubric_id} does not exist")
-    return parse_rubric(row[0])
+    return _stored_rubric(row[0]).model_copy(deep=True)   # callers may change their copy
+
+
+@functools.lru_cache(maxsize=128)
+def _stored_rubric(definition: str) -> Rubric:
+    """A stored rubric version, parsed once per process: every page run reads one or more, and
+    parsing (YAML, which also reads the stored JSON) cost more than the rest of the read."""
+    return parse_rubric(definition)
 
 
 def list_rubrics(conn: Database) -> list[dict]:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from typing import Literal, get_args
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
@@ -25,6 +26,11 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from db.errors import RubricError
 
 CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
+# Which text signal the offline heuristic reads for a criterion (core.offline.heuristics): the
+# rubric says it; the heuristic never guesses it from the criterion's wording. None: "overall".
+Signal = Literal["length", "concepts", "examples", "questions", "structure", "cohesion", "sentences", "vocabulary",
+                 "grammar", "spelling", "overall"]
+SIGNALS = get_args(Signal)
 
 
 class Criterion(BaseModel):
@@ -37,6 +43,7 @@ class Criterion(BaseModel):
     weight: float | None = Field(default=None, gt=0)
     veto_below: int | None = None  # a score below this fails the item whatever the total
     improvement_hint: str = ""  # used by the offline baseline's templates
+    signal: Signal | None = None  # the text signal the offline heuristic reads (SIGNALS)
 
     @field_validator("key")
     @classmethod
@@ -165,7 +172,11 @@ class Rubric(BaseModel):
         return out
 
     def to_json(self) -> str:
-        return json.dumps(self.model_dump(mode="json"), sort_keys=True, ensure_ascii=False)
+        data = self.model_dump(mode="json")
+        for c in data["criteria"]:   # a rubric without signals keeps the JSON (and hash) it always had
+            if c.get("signal") is None:
+                c.pop("signal", None)
+        return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @property
     def content_hash(self) -> str:

@@ -99,12 +99,29 @@ def reference_picker(conn, scope: reports.Scope, key: str) -> str:
 
 def reference_caption(view: dict, what: str = "criterion scores") -> None:
     """Which reference a dashboard rests on and how many students: said under every figure set."""
-    parts = [f"{n} {source} {what} from {view['source_students'].get(source, 0)} students"
+    students = view.get("source_students")
+    parts = [f"{n} {source} {what}" + (f" from {students.get(source, 0)} students" if students else "")
              for source, n in sorted(view.get("sources", {}).items())] if "sources" in view else []
     st.caption(f"Reference: {escape_markdown(view['reference_label'])}"
                + (f" — {'; '.join(parts)}" if parts else "")
                + (f". Figures rest on {view['students']} students; intervals resample students." if view.get("students")
                   else "."))
+
+
+def intervals_pending(view: dict, again, rerun_s: float = 1.5) -> None:
+    """A large scope's figures are shown at once and its intervals follow (core.reports.later):
+    say so, and rerun the page once `again(conn)` (the view asked for again) has them."""
+    if not reports.later.pending(view):
+        return
+    st.info("The figures below are complete. Their 95% intervals, which resample every student in this scope, "
+            "are being computed and appear here in a few seconds.", icon=":material/hourglass_top:")
+
+    @st.fragment(run_every=rerun_s)
+    def _wait() -> None:
+        if not reports.later.pending(again(_common.connect())):
+            st.rerun()
+
+    _wait()
 
 
 def download_label(key: str, name: str | None = None) -> str:
@@ -130,5 +147,7 @@ def num(x, digits: int = 3) -> str:
     return "—" if x is None or (isinstance(x, float) and math.isnan(x)) else f"{x:.{digits}f}"
 
 
-def ci_text(ci, digits: int = 2) -> str:
+def ci_text(ci, digits: int = 2, pending: bool = False) -> str:
+    if pending and not ci:
+        return "CI being computed"
     return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "CI unavailable"

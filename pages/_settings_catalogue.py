@@ -4,7 +4,7 @@ import streamlit as st
 
 from core import access, answer_keys, browse, catalogue, leakage
 from core.errors import FairMarkError
-from core.rubric import RUBRIC_DIR, load_rubric_file
+from core.rubric import RUBRIC_DIR, SIGNALS, load_rubric_file
 from pages import _common
 
 NEW = -1
@@ -127,6 +127,10 @@ def _rubric_columns(rubric) -> dict:
         "veto_below": st.column_config.NumberColumn("Fails below (optional)", step=1,
                                                     help="A score below this fails the whole item; empty: no veto."),
         "improvement_hint": st.column_config.TextColumn("Advice when weak"),
+        "signal": st.column_config.SelectboxColumn(
+            "Offline signal (optional)", options=list(SIGNALS),
+            help="What the offline heuristic reads for this criterion before it has learned from your scores "
+                 "(e.g. spelling for conventions). Empty: an overall mix."),
     }
     for lvl in rubric.levels:
         config[f"{catalogue.LEVEL_PREFIX}{lvl}"] = st.column_config.TextColumn(f"Level {lvl}")

@@ -14,8 +14,9 @@ me = _common.actor()
 scope = ui.current_scope()
 ui.scope_caption(scope)
 view = ui.view_or_stop(lambda: reports.agreement_view(
-    conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference"), actor=me))
+    conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference"), wait=False, actor=me))
 if view is not None:
+    ui.intervals_pending(view, lambda c: reports.agreement_view(c, scope, reference=view["reference"], wait=False))
     lo, hi = view["scale"]["lo"], view["scale"]["hi"]
     st.caption(f"Scale {lo}–{hi}.")
     ui.reference_caption(view)
@@ -25,7 +26,8 @@ if view is not None:
     overall = view["headline"].iloc[-1]
     cols = st.columns(6)
     cols[0].metric("Scored pairs (n)", int(overall["n"]))
-    cols[1].metric("Students", int(overall["students"]), help="The intervals resample students: a student's "
+    cols[1].metric("Students", int(overall["students"]) if "students" in overall else "…",
+                   help="The intervals resample students: a student's "
                    "criteria and weeks are not independent of each other.")
     cols[2].metric("MAE", ui.num(overall["mae"]), help="Mean absolute error in score points (lower is better).")
     cols[3].metric("QWK", ui.num(overall["qwk"]), help="Quadratic weighted kappa over the full scale.")

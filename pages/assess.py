@@ -8,7 +8,7 @@ from core import runs
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
-from pages import _common, _evals_widgets
+from pages import _common, _evals_widgets, _offline_scorer
 
 
 def _assignment_name(title: str | None, week) -> str:
@@ -40,6 +40,8 @@ c1, c2 = st.columns(2)
 provider = c1.radio("Provider", providers, format_func=labels.get, key="assess_provider")
 if not configured:
     c1.caption("No language model is configured (Settings page), so only the offline baseline is available.")
+if aid is not None:
+    _offline_scorer.panel(conn, aid)
 course_name = browse.get_course(conn, cid, actor=me)["name"]
 assignment = browse.get_assignment(conn, aid, actor=me) if aid is not None else None
 a_name = _assignment_name(assignment["title"], assignment["week"]) if assignment else "no assignment yet"
@@ -49,6 +51,10 @@ scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
                  disabled=aid is None, help="Change the course and assignment in the sidebar.")
 redo = c2.checkbox("Also re-draft items that already have a draft", key="assess_redo",
                    help="Never touches items a teacher approved, rejected or released.")
+batch = provider == "openai" and c1.checkbox(
+    "Use the provider's batch engine (half the price, answers within 24 hours)", key="assess_batch",
+    help="For large cohorts: the calls go to the endpoint's /v1/batches in waves (every Evaluator call, then the "
+         "roles that depend on them). The run survives a restart of the app; resume it like any run.")
 target = aid if scope == "assignment" else None
 for key in KEPT:
     st.session_state[f"_kept_{key}"] = st.session_state[key]
@@ -71,7 +77,8 @@ m1, m2, m3 = st.columns(3)
 m1.metric("Submissions to assess", estimate["submissions"])
 m2.metric("Estimated tokens (in / out)",
           "none (no LLM)" if provider == "offline" else f"{estimate['tokens_in']:,} / {estimate['tokens_out']:,}")
-m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else f"${estimate['cost_usd']:.4f}",
+m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else
+          f"${estimate['cost_usd'] * (runs.BATCH_PRICE if batch else 1):.4f}" + (" (batch rate)" if batch else ""),
           help=None if provider == "offline" else
           "Every agent and judge of the feedback per submission, the Evaluator with the assignment's examples "
           f"once calibrated, and the judge cascade's extra scoring calls ({estimate['cascade']['source']}: "
@@ -88,7 +95,7 @@ if st.button("Start assessment", type="primary",
              disabled=estimate["submissions"] == 0 or active is not None or not cleared):
     try:
         run_id = runs.create(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
-                             actor=me)
+                             batch=batch, actor=me)
         runs.start(db_path, run_id, actor=me)
         st.session_state["assess_run"] = run_id
         st.rerun()
@@ -109,7 +116,9 @@ def show_run(run_id: int) -> None:
     what = (_assignment_name(p["assignment_title"], p["assignment_week"]) if p["assignment_id"] is not None
             else "every assignment of the course")
     st.subheader(f"Run {run_id}: {state}")
-    st.caption(_common.md(f"Assessed: {what} · {label}"))
+    st.caption(_common.md(f"Assessed: {what} · {label}")
+               + (f" · batch engine: {p['batches']} batch file(s) so far, priced at the batch rate"
+                  if "batches" in p else ""))
     st.progress(p["fraction"], text=f"{p['finished']} of {p['total']} submissions")
     a, b, c, d = st.columns(4)
     a.metric("Drafted", p["done"])

@@ -6,7 +6,7 @@ from core import access, browse
 from core.calibration import blind, draw, readiness
 from core.errors import FairMarkError
 from core.text import escape_markdown
-from pages import _calibration, _common
+from pages import _calibration, _common, _offline_scorer
 
 st.title("Calibrate")
 st.caption("Score a small, stratified set of reflections without seeing the AI's scores or comment. Your blind "
@@ -141,5 +141,6 @@ if aid is not None:
             st.dataframe(_calibration.table(r), hide_index=True, width="stretch")
             st.caption(f"The bar (set by an admin in Settings): {readiness.Bar(**r['bar']).text()}. Intervals resample "
                        "students. Items used as the AI's examples are never scored on themselves.")
+            _offline_scorer.summary(conn, aid)
         st.subheader("Calibration set")
         _set(conn, aid, rubric)

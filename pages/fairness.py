@@ -26,12 +26,15 @@ def _build():
     with c2:
         criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope, actor=_common.actor())], key="fairness_criterion",
                                  format_func=lambda c: "All criteria (pooled)" if c is None else c)
-    return reports.fairness_view(conn, scope, reference=reference, criterion=criterion, cut=cut, min_n=int(min_n),
-                                 actor=_common.actor())
+    chosen.update(reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
+    return reports.fairness_view(conn, scope, **chosen, wait=False, actor=_common.actor())
 
 
+chosen: dict = {}
 view = ui.view_or_stop(_build)
 if view is not None:
+    ui.intervals_pending(view, lambda c: reports.fairness_view(c, scope, **chosen, wait=False))
+    pending = reports.later.pending(view)
     ui.reference_caption(view)
     bands = view["bands"]
     delta = bands["delta_mae"]
@@ -39,8 +42,9 @@ if view is not None:
               help="The published multi-agent study (Zhang & Luo 2025) reports 0.50: twice the error for "
                    "students scored 0–1.")
     low, high = bands["bands"]["low"], bands["bands"]["high"]
-    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3)}; low band {low['students'] or 0} students, high band "
-               f"{high['students'] or 0} students"
+    st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3, pending)}; "
+               f"low band {'…' if pending else low['students'] or 0} students, high band "
+               f"{'…' if pending else high['students'] or 0} students"
                + (f" — {bands['delta_mae_note']}" if bands["delta_mae_note"] else ""))
     if delta == delta and delta > threshold:
         ci = bands["delta_mae_ci"]
@@ -63,7 +67,7 @@ if view is not None:
         diff = rep["difference"]
         pair = " and ".join(str(g) for g in diff.get("mae_pair", []))
         st.caption(_common.md(f"Largest MAE gap between groups: {ui.num(diff['mae'])}" + (f" ({pair})" if pair else "")
-                              + f", 95% CI {ui.ci_text(diff['mae_ci'], 3)}"
+                              + f", 95% CI {ui.ci_text(diff['mae_ci'], 3, pending)}"
                               + (f" — {diff['notes']['mae']}" if "mae" in diff["notes"] else "")
                               + ". An interval that includes 0 is no evidence of a difference."))
         if rep["tests"]:
@@ -83,7 +87,7 @@ if view is not None:
     cols[2].metric(f"MAE under {lb['short_words']} words vs rest",
                    f"{ui.num(lb['short']['mae'], 2)} vs {ui.num(lb['rest']['mae'], 2)}",
                    help=f"n = {lb['short']['n']} vs {lb['rest']['n']}; difference CI "
-                        f"{ui.ci_text(lb['short_minus_rest_mae_ci'], 3)}")
+                        f"{ui.ci_text(lb['short_minus_rest_mae_ci'], 3, pending)}")
     for note in lb["notes"]:
         st.caption(_common.md(note))
     lframe = charts.length_frame(view["length_cells"])

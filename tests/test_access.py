@@ -36,6 +36,9 @@ INTERNAL = {
     "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs / "
                                 "core.signoff.actions.regenerate checked",
     "core.pipeline.assess_submission": "the run worker's step for an item of a checked run",
+    "core.offline.scorer.current": "the pipeline's learned offline scorer while it drafts an item of a checked run "
+                                   "(core.offline.scorer.train_now is the teacher's checked entry)",
+    "core.llm.factory.make_batch_llm": "the LLM of a checked run in batch mode (core.runs' prepare)",
     "core.pipeline.item_for": "the one loader of an item to draft, for a checked run, regenerate or comparison run",
     "core.calibration.anchors.for_submission": "the pipeline's examples while it drafts a checked item",
     "core.calibration.blind.require_visible": "called by core.signoff.actions.open_item after its check",

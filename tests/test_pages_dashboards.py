@@ -212,3 +212,24 @@ def test_costs_in_offline_mode_say_no_llm_was_used_and_nothing_was_spent(conn, d
     shown = " ".join(str(getattr(e, "value", "")) for kind in ("caption", "markdown", "info")
                      for e in getattr(at, kind))
     assert "Zhang & Luo" not in shown and "LLM calls" not in shown
+
+
+@pytest.mark.parametrize("page", [AGREEMENT, FAIRNESS])
+def test_a_large_scope_shows_its_figures_at_once_and_says_its_intervals_are_coming(conn, app_test, monkeypatch, page):
+    import time
+
+    from core.reports import later
+
+    c = _fill(conn)
+    monkeypatch.setattr(later, "INLINE_PAIRS", 0)      # every scope counts as large
+    at = _page(app_test, page, c)
+    assert not at.exception
+    assert any("being computed" in plain(i.value) for i in at.info), [plain(i.value) for i in at.info]
+    for _ in range(100):                               # the background thread fills the views' cache
+        time.sleep(0.05)
+        at.run()
+        if not any("being computed" in plain(i.value) for i in at.info):
+            break
+    assert not at.exception and not any("being computed" in plain(i.value) for i in at.info)
+    text = " ".join(plain(x.value) for x in at.caption)
+    assert "CI being computed" not in text and ("students" in text)

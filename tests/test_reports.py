@@ -6,6 +6,7 @@ from core import cli_metrics, metrics, reports
 from core.rubric import parse_rubric
 from dashboard_data import KEYS, call, item, mixed_course, review, scores
 from db import analytics, dumps
+from db import costs as costs_db
 from db.analytics import Scope
 from core.access import Actor
 
@@ -204,8 +205,9 @@ def test_a_rerun_on_unchanged_data_reads_the_cache(conn, monkeypatch):
     def fail(*args, **kwargs):
         raise AssertionError("recomputed on unchanged data")
 
-    for name in ("_pair_counts_sql", "edit_counts", "judge_scores", "cost_tables"):
+    for name in ("_pair_counts", "_cell_counts", "edit_counts", "judge_scores"):
         monkeypatch.setattr(analytics, name, fail)
+    monkeypatch.setattr(costs_db, "cost_tables", fail)
     monkeypatch.setattr(metrics, "edit_summary", fail)
     monkeypatch.setattr(metrics, "judge_alpha", fail)
     again = [view(conn, scope, actor=Actor("test", role="admin")) for view in views]

@@ -102,9 +102,13 @@ def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERAT
         sample: int = 0):
     """Score the submission. The judge cascade (core.judging.scoring) also asks other judges
     (`role`), at other temperatures and as numbered self-consistency `sample`s."""
-    inputs = {"rubric": job.rubric, "key_concepts": job.key_concepts, "text": job.text}
+    scorer = job.assignment.get("offline_scorer")    # the assignment's learned offline scorer (core.offline.scorer)
+    inputs = {"rubric": job.rubric, "key_concepts": job.key_concepts, "text": job.text,
+              "prompt": job.assignment.get("prompt") or "", "scorer": scorer}
     values = prompt_values(job.rubric, job.assignment, job.text)
     extra = values["anchors"] if values["anchors"] != NO_ANCHORS else ""
+    if scorer is not None and getattr(llm, "provider", None) == "offline" and scorer.cache_tag:
+        extra = "\n".join(filter(None, [extra, scorer.cache_tag]))   # a retrained scorer is a new answer
     return call(llm, PROMPT, schema_for(job.rubric), job, inputs=inputs, role=role, temperature=temperature,
                 tier=tier, sample=sample, hash_extra=extra, **values)
 
@@ -129,7 +133,8 @@ def for_equity(evaluation: dict) -> str:
 
 
 def offline(inputs: dict) -> dict:
-    return {**heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"]),
+    return {**heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"],
+                                  prompt=inputs.get("prompt", ""), scorer=inputs.get("scorer")),
             INSTRUCTIONS: heuristics.instructions_report(inputs["text"])}
 
 

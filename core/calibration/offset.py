@@ -43,4 +43,6 @@ def offsets(conn: Database, assignment_id: int, *, actor: Actor) -> list[dict]:
                                        "automatically: check this draft's scores with that in mind."})
         return out
 
-    return analytics.memo(conn, ("offsets", assignment_id), compute)
+    analytics.fresh_version(conn)
+    return analytics.memo(conn, ("offsets", assignment_id), compute,
+                          version=analytics.blind_version(conn, assignment_id))

@@ -149,11 +149,14 @@ def readiness(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT,
     (the interval's lower end; the QWK itself when every resample agrees),
     delta_mae and CI, ceiling_qwk, ceiling_mae, ceiling_students, ready, reasons, more_needed],
     "more_needed" (the largest over criteria; None if unknown), "bar", "message"}.
-    Cached until the data change (and per bar)."""
+    Cached until the assignment's blind-scored pairs or blind scores change (per bar): a run's
+    other drafts never recompute it."""
     access.check(conn, actor, "read", assignment=assignment_id)
     bar = get_bar(conn)
+    analytics.fresh_version(conn)   # the counts up to date, then their blind part as the version
     return analytics.memo(conn, ("readiness", assignment_id, tuple(asdict(bar).items()), n_boot, seed),
-                          lambda: _readiness(conn, assignment_id, bar, n_boot, seed))
+                          lambda: _readiness(conn, assignment_id, bar, n_boot, seed),
+                          version=analytics.blind_version(conn, assignment_id))
 
 
 def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: int) -> dict:

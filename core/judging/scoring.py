@@ -32,6 +32,7 @@ from core.errors import LLMConfigFault, LLMError
 from core.judging import cascade, confidence
 from core.judging.cascade import ORDINAL, Outcome, Vote, run
 from core.llm.routed import judge_role
+from core.offline import judge as offline_judge
 from core.rubric import Rubric
 
 SAMPLE_TEMPERATURE = 0.7
@@ -54,8 +55,10 @@ class Config:
 
 # Free judges (issue 15's learned offline scorer): callables job -> Vote | None, asked after
 # the cascade at no model cost. Their votes are stored (tier 0) and count in judge agreement,
-# never in the result; a free judge that disagrees with the result makes the item unsure.
-FREE_JUDGES: list[Callable[[Job], Vote | None]] = []
+# never in the result; a free judge more than FREE_TOLERANCE levels from the result makes the
+# item unsure (a cheap model is often one level off; two levels is a signal).
+FREE_JUDGES: list[Callable[[Job], Vote | None]] = [offline_judge.vote]
+FREE_TOLERANCE = cascade.Scale("continuous", 1.0)
 
 
 @dataclass
@@ -101,7 +104,8 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
     final = {k: int(v) for k, v in outcome.scores.items()}
 
     free = [v for v in (src(job) for src in FREE_JUDGES) if v is not None] if can_ask_more else []
-    free_disagree = sorted({k for v in free for k in final if k in v.scores and not ORDINAL.agree(v.scores[k], final[k])})
+    free_disagree = sorted({k for v in free for k in final
+                            if k in v.scores and not FREE_TOLERANCE.agree(v.scores[k], final[k])})
     if len(outcome.votes) > 1:
         unsure_criteria = list(outcome.unsure)
     elif stats and can_ask_more:
@@ -110,6 +114,7 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
     else:
         unsure_criteria = []     # confidence unknown (or a teacher looks anyway): nothing to say
     unsure_criteria = sorted(set(unsure_criteria) | set(free_disagree))
+    notes += [_free_note(v, k, final[k], job.rubric) for v in free for k in free_disagree if k in v.scores]
     per_criterion = _confidence_of_result(outcome, final, stats)
     known = [c for c in per_criterion.values() if c is not None]
     vetoed = job.rubric.vetoed(final)
@@ -178,6 +183,14 @@ def _judge(llm, job: Job, spec, notes: list[str]):
         conf = {k: confidence.stats(dists[k], answer[k], "logprobs")["p_answer"] for k in answer} if dists else {}
         return Vote(spec.model, tier, answer, conf, spec.weight, resp.data.model_dump())
     return cast
+
+
+def _free_note(v: Vote, key: str, result: int, rubric: Rubric) -> str:
+    """What the review item says when a free judge is far off (with its reasons when it gave any)."""
+    title = rubric.criterion(key).title if key in rubric.keys else key
+    why = (v.answer or {}).get(key, {}).get("pushes") if isinstance(v.answer, dict) else None
+    reasons = f" ({', '.join(f'{label} {points:+.2f}' for label, points in why)})" if why else ""
+    return f"{v.judge} gave {title} {v.scores[key]:g}, more than one level from {result}{reasons}: check it."
 
 
 def _confidence_of_result(outcome: Outcome, final: dict[str, int], stats: dict) -> dict[str, float | None]:

@@ -10,7 +10,8 @@
                       which models give logprobs (LogprobsMemory)
     logged.py         LoggedLLM: the call log and the cache around any LLM
     routed.py         RoutedLLM: the main model and each judge on its own endpoint
-    factory.py        settings in force, providers (`make_llm`), the connection test
+    factory.py        settings in force, providers (`make_llm`, `make_batch_llm`), the connection test
+    batch.py          batch mode: the Batcher behind a run's transport (/v1/files + /v1/batches)
 
 Callers import from here: `from core.llm import CallContext, make_llm`. Modules that the
 factory itself depends on (the offline provider, the agents) import `core.llm.protocol`
@@ -27,6 +28,7 @@ from core.llm.factory import (
                               effective_settings,
                               from_settings,
                               judge_settings,
+                              make_batch_llm,
                               make_llm,
                               test_connection,
 )
@@ -45,6 +47,7 @@ __all__ = [
     "score_probs_from_logprobs", "bounded_int_fields",
     "LoggedLLM", "input_hash", "cache_key",
     "RoutedLLM", "judge_role", "judge_settings",
-    "PROVIDERS", "effective_settings", "from_settings", "make_llm", "default_provider", "check_provider",
+    "PROVIDERS", "effective_settings", "from_settings", "make_llm", "make_batch_llm", "default_provider",
+    "check_provider",
     "test_connection", "ConnectionCheck",
 ]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 from pydantic import BaseModel
 
@@ -112,6 +113,35 @@ def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_c
     if provider == "openai":
         return from_settings(settings or load_settings(), db_path, read_cache=read_cache)
     raise _unknown(provider)
+
+
+def make_batch_llm(db_path, *, run_id: int | None = None, settings: Settings | None = None, **batcher_options):
+    """The logged, cached LLM of a run in batch mode and its batcher (close it when the run's
+    items are done): the configured endpoint's chat calls go through its /v1/batches engine
+    (core.llm.batch), priced at the batch rate. Judges on their own endpoints stay synchronous."""
+    from core.llm.batch import BATCH_PRICE, Batcher, SampleTagged
+    from core.llm.openai_client import BatchEndpoint
+
+    db_path = str(db_path)
+    settings = settings or load_settings()
+    conn = db.connect(db_path)
+    try:
+        settings = effective_settings(settings, conn)
+    finally:
+        conn.close()
+    check_provider("openai", settings)
+    for name, env in (("quiet_s", "FAIRMARK_BATCH_QUIET_S"), ("poll_s", "FAIRMARK_BATCH_POLL_S")):
+        if os.environ.get(env):
+            batcher_options.setdefault(name, float(os.environ[env]))
+    batcher = Batcher(BatchEndpoint(settings), db_path, run_id=run_id, **batcher_options)
+    # A batch request waits for its wave: no client-side timeout or retries of time (the batch
+    # engine's 24 hours are the limit); faults of single lines are retried in the next wave.
+    inner = SampleTagged(OpenAICompatibleLLM(settings, transport=batcher.transport, sleep=lambda s: None))
+    if settings.judges:
+        reviewer = settings.reviewer_judge()
+        inner = RoutedLLM(inner, [(j, OpenAICompatibleLLM(judge_settings(settings, j)))
+                                  for j in settings.judges], reviewer_judge=reviewer.name if reviewer else None)
+    return LoggedLLM(inner, db_path, price_factor=BATCH_PRICE), batcher
 
 
 class ConnectionCheck(BaseModel):

@@ -50,8 +50,10 @@ class LoggedLLM:
     (ok, cache_hit or error), and prices it. Safe to call from many threads: every call opens
     its own connection (WAL + busy timeout come from db.connect)."""
 
-    def __init__(self, inner, db_path, prices: dict | None = None, *, read_cache: bool = True):
+    def __init__(self, inner, db_path, prices: dict | None = None, *, read_cache: bool = True,
+                 price_factor: float = 1.0):
         self.inner = inner
+        self.price_factor = price_factor   # 0.5: a batch engine's answers cost half (core.llm.batch)
         self.db_path = str(db_path)
         self.prices = prices          # {model: {input_per_mtok, cached_input_per_mtok, output_per_mtok}}
         self.read_cache = read_cache
@@ -149,4 +151,7 @@ class LoggedLLM:
             if not (usage.tokens_in or usage.tokens_out):
                 return 0.0, ""
             return 0.0, f"no price for model '{model}': cost counted as 0 (add it in Settings)"
-        return llm_calls.cost_usd(price, usage.tokens_in, usage.tokens_out, usage.tokens_cached), ""
+        cost = llm_calls.cost_usd(price, usage.tokens_in, usage.tokens_out, usage.tokens_cached)
+        if self.price_factor != 1.0:
+            return cost * self.price_factor, f"batch rate (x{self.price_factor:g})"
+        return cost, ""

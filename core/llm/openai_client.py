@@ -98,44 +98,59 @@ def map_sdk_error(exc: Exception, *, base_url: str | None = None, model: str = "
         err.status_code = 404
         return err
     if isinstance(exc, openai.APIStatusError):
-        status = exc.status_code
-        # llama-cpp-python answers an unknown response_format type with HTTP 500 (its request
-        # validation error, not a server fault): a refusal of the mode, not worth retrying.
-        format_refused = status in (400, 422) or (
-            status >= 500 and re.search(r"response_format|json_schema", detail) is not None)
-        if getattr(exc, "code", None) == "context_length_exceeded" or "maximum context length" in detail:
-            err = LLMBadRequest(f"The input is too long for model '{model}' at {where} ({detail}). "
-                                "Use a model with a larger context window or shorten the submission.")
-            err.status_code = status
-            err.format_refused = False
-            return err
-        if format_refused and status >= 500:
-            err = LLMBadRequest(f"The language model at {where} does not accept this structured-"
-                                f"output mode (HTTP {status}: {detail}).")
-            err.status_code = status
-            err.format_refused = True
-            return err
-        if status >= 500:
-            err = LLMServerError(f"The language model at {where} failed (HTTP {status}: {detail}). "
-                                 "This is usually temporary: retry the run later.")
-        elif status == 408:
-            err = LLMTimeout(f"The language model at {where} timed out (HTTP 408). Try again later.")
-        elif status == 429:
-            err = LLMRateLimited(f"The language model at {where} is rate-limiting requests (HTTP "
-                                 "429). Lower the concurrency or wait.",
-                                 retry_after=_retry_after_seconds(exc.response.headers))
-        else:
-            err = LLMBadRequest(f"The language model at {where} rejected the request for model "
-                                f"'{model}' (HTTP {status}: {detail}). If this persists, check the "
-                                "model name and whether the server supports this request.")
-        err.status_code = status
-        err.format_refused = format_refused
-        return err
+        return status_error(exc.status_code, detail, where=where, model=model, code=getattr(exc, "code", None),
+                            retry_after=_retry_after_seconds(getattr(exc.response, "headers", None)))
     if isinstance(exc, openai.APIResponseValidationError):
         return LLMServerError(f"The language model at {where} sent a malformed response "
                               f"({detail}). Check that the base URL is an OpenAI-compatible API.")
     return LLMError(f"Unexpected error calling the language model at {where}: "
                     f"{type(exc).__name__}: {detail}")
+
+
+def status_error(status: int, detail: str, *, where: str, model: str, code: str | None = None,
+                 retry_after: float | None = None) -> LLMError:
+    """The project's error for an HTTP error status from the endpoint (a synchronous call's, or
+    one line of a batch's output), with a message that says what to do."""
+    # llama-cpp-python answers an unknown response_format type with HTTP 500 (its request
+    # validation error, not a server fault): a refusal of the mode, not worth retrying.
+    format_refused = status in (400, 422) or (
+        status >= 500 and re.search(r"response_format|json_schema", detail) is not None)
+    if code == "context_length_exceeded" or "maximum context length" in detail:
+        err = LLMBadRequest(f"The input is too long for model '{model}' at {where} ({detail}). "
+                            "Use a model with a larger context window or shorten the submission.")
+        err.status_code = status
+        err.format_refused = False
+        return err
+    if status in (401, 403):
+        return LLMAuthError(f"The language model at {where} refused the API key (HTTP {status}: {detail}). Set a "
+                            "valid FAIRMARK_LLM_API_KEY in the environment or .streamlit/secrets.toml.")
+    if status == 404:
+        err = LLMNotFound(f"The language model at {where} does not know model '{model}' or the "
+                          f"endpoint (HTTP 404: {detail}). Check the model name in Settings and "
+                          "the base URL (it usually ends in /v1).")
+        err.status_code = 404
+        return err
+    if format_refused and status >= 500:
+        err = LLMBadRequest(f"The language model at {where} does not accept this structured-"
+                            f"output mode (HTTP {status}: {detail}).")
+        err.status_code = status
+        err.format_refused = True
+        return err
+    if status >= 500:
+        err = LLMServerError(f"The language model at {where} failed (HTTP {status}: {detail}). "
+                             "This is usually temporary: retry the run later.")
+    elif status == 408:
+        err = LLMTimeout(f"The language model at {where} timed out (HTTP 408). Try again later.")
+    elif status == 429:
+        err = LLMRateLimited(f"The language model at {where} is rate-limiting requests (HTTP "
+                             "429). Lower the concurrency or wait.", retry_after=retry_after)
+    else:
+        err = LLMBadRequest(f"The language model at {where} rejected the request for model "
+                            f"'{model}' (HTTP {status}: {detail}). If this persists, check the "
+                            "model name and whether the server supports this request.")
+    err.status_code = status
+    err.format_refused = format_refused
+    return err
 
 
 def _unreachable(exc: Exception) -> bool:
@@ -240,3 +255,89 @@ def echo_transport(*, base_url: str | None, api_key: str | None, timeout_s: floa
                 "tokens_out": getattr(usage, "completion_tokens", 0) or 0, "request_id": getattr(resp, "id", None)}
 
     return send
+
+
+# ----------------------------------------------------------------------------------------
+# Batch endpoint (issue 18): /v1/files + /v1/batches, the provider's own engine at half price
+# ----------------------------------------------------------------------------------------
+class BatchEndpoint:
+    """The file and batch endpoints of an OpenAI-compatible server (OpenAI's Batch API; vLLM
+    serves the same format): upload a JSONL file of chat requests, create a batch, poll it,
+    read its output. core.llm.batch drives it; every SDK error is mapped like a chat call's."""
+
+    def __init__(self, settings):
+        import openai
+
+        self.base_url = settings.llm_base_url
+        self._key = settings.llm_api_key
+        self._client = openai.OpenAI(api_key=settings.llm_api_key or NO_KEY, base_url=settings.llm_base_url or None,
+                                     timeout=settings.timeout_s, max_retries=2)
+
+    def _call(self, what: Callable):
+        import openai
+
+        try:
+            return what()
+        except openai.OpenAIError as exc:
+            raise map_sdk_error(exc, base_url=self.base_url, api_key=self._key) from None
+
+    def submit(self, lines: list[dict], metadata: dict | None = None) -> dict:
+        """Upload the requests ({custom_id, method, url, body} each) and start a batch:
+        {"batch_id", "input_file_id"}."""
+        import json
+
+        data = "".join(json.dumps(line, ensure_ascii=False) + "\n" for line in lines).encode("utf-8")
+        f = self._call(lambda: self._client.files.create(file=("fairmark-batch.jsonl", data), purpose="batch"))
+        b = self._call(lambda: self._client.batches.create(input_file_id=f.id, endpoint="/v1/chat/completions",
+                                                           completion_window="24h", metadata=metadata or None))
+        return {"batch_id": b.id, "input_file_id": f.id}
+
+    def status(self, batch_id: str) -> dict:
+        """{"status" (validating | in_progress | finalizing | completed | failed | expired |
+        cancelling | cancelled), "output_file_id", "error_file_id", "errors"}."""
+        b = self._call(lambda: self._client.batches.retrieve(batch_id))
+        errors = [getattr(e, "message", str(e)) for e in (getattr(getattr(b, "errors", None), "data", None) or [])]
+        return {"status": b.status, "output_file_id": b.output_file_id, "error_file_id": b.error_file_id,
+                "errors": errors}
+
+    def lines(self, file_id: str | None) -> list[dict]:
+        """The JSONL lines of an output or error file ([] for none)."""
+        import json
+
+        if not file_id:
+            return []
+        raw = self._call(lambda: self._client.files.content(file_id).content)
+        return [json.loads(x) for x in raw.decode("utf-8").splitlines() if x.strip()]
+
+
+def batch_result(line: dict, base_url: str | None) -> RawCompletion | LLMError:
+    """One line of a batch's output or error file as a chat transport's result: the completion,
+    or the error a synchronous call with that status would have raised (so the client retries,
+    falls back or re-asks exactly as it does for synchronous calls)."""
+    from openai.types.chat import ChatCompletion
+
+    response = line.get("response") or {}
+    status = int(response.get("status_code") or 0)
+    body = response.get("body") or {}
+    if status == 200:
+        try:
+            completion = ChatCompletion.model_validate(body)
+            return _raw_completion(_Headers({"x-request-id": response.get("request_id")}), completion)
+        except (ValueError, AttributeError, TypeError, IndexError, KeyError) as exc:
+            return malformed_answer(base_url, f"{type(exc).__name__}: {exc}")
+    error = (body.get("error") if isinstance(body, dict) else None) or line.get("error") or {}
+    message = (error.get("message") if isinstance(error, dict) else str(error)) or f"HTTP {status}"
+    if not status:   # the batch could not run this request at all (expired, failed batch)
+        return LLMServerError(f"The batch at {base_url or 'the OpenAI API'} did not run this request ({message}). "
+                              "It is asked again in the next batch.")
+    return status_error(status, redact(message)[:500], where=base_url or "the OpenAI API",
+                        model=str(body.get("model", "")) if isinstance(body, dict) else "",
+                        code=error.get("code") if isinstance(error, dict) else None)
+
+
+class _Headers(dict):
+    """What _raw_completion reads from a raw response: its headers."""
+
+    @property
+    def headers(self):
+        return self

@@ -190,6 +190,8 @@ def percentile_ci(values: np.ndarray, n: int, level: float = 0.95) -> tuple[list
     """(interval, None) or (None, why it is unavailable); `n` counts the resampled units."""
     if n < 2:
         return None, f"CI unavailable: n = {n} (need at least 2)"
+    if not values.size:   # n_boot = 0: figures without intervals (core.reports' figures-only views)
+        return None, "CI not computed (no resamples)"
     finite = values[np.isfinite(values)]
     if finite.size < 0.5 * values.size:
         return None, "CI unavailable: the figure is undefined in most resamples (too little variation)"

@@ -3,8 +3,12 @@
 Each function takes the role's structured inputs (rubric, key concepts, text, the Evaluator's
 output); `core.offline.provider.OfflineLLM` calls them through the role registry:
 
-- evaluator: seed-001 Stage-1 heuristics: length, readability, coverage of the assignment's
-  key concepts, example markers, question markers, structure; reasoning names the features.
+- evaluator: per criterion the text signal its rubric names (`Criterion.signal`: key concepts,
+  examples, questions, structure, cohesion, sentences, vocabulary, grammar, spelling, length;
+  "overall" without one), from seed-001 Stage-1 features and core.offline.features; reasoning
+  names the features. With the assignment's scorer (core.offline.scorer) a criterion the teacher
+  scored often enough is scored by the learned model instead, and one with a few scores keeps
+  the heuristic spread over the levels like those scores.
 - equity: the checks' lexicon applied to the Evaluator's notes.
 - coach: a question bank, picked by what the text lacks.
 - aggregator: templates from the rubric's `improvement_hint`s, strengths first, <= 120 words.
@@ -17,15 +21,13 @@ from __future__ import annotations
 import math
 import re
 
+import numpy as np
+
 from core import checks, injection
+from core.offline import features as text_features
+from core.offline.features import EXAMPLE_MARKERS, QUESTION_MARKERS
 from core.rubric import Rubric
 
-EXAMPLE_MARKERS = ("for example", "for instance", "e.g.", "such as", "at work", "in my ", "at my ", "my team",
-                   "my company", "my manager", "in practice", "last week", "yesterday", "i used", "i tried",
-                   "i applied", "when i", "we use", "our ")
-QUESTION_MARKERS = ("?", "i wonder", "not sure", "what if", "how can", "how could", "how might", "what would",
-                    "why ", "whether", "should ", "assum", "i question", "curious", "challenge", "unclear",
-                    "i doubt", "i realised", "i realized", "i used to think")
 CONNECTIVES = ("first", "second", "then", "however", "therefore", "because", "finally", "in conclusion",
                "on the other hand", "for this reason", "as a result", "overall")
 
@@ -49,15 +51,17 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
 # --- features ------------------------------------------------------------------------
-def features(text: str, key_concepts: list[str]) -> dict:
+def features(text: str, key_concepts: list[str], *, grade: bool = True) -> dict:
+    """Seed-001 Stage-1 features (`grade=False` skips the reading grade: its syllable count is
+    the slow part, and only the structure signal reads it)."""
     low = (text or "").lower()
     n = checks.words(text)
     paragraphs = len([p for p in re.split(r"\n\s*\n", text or "") if p.strip()])
-    found = [c for c in key_concepts if _concept_in(c, low)]
+    found = [c for c in key_concepts if text_features.concept_found(c, low)]
     return {
         "words": n,
         "paragraphs": paragraphs,
-        "grade": checks.fk_grade(text) if n else 0.0,
+        "grade": checks.fk_grade(text) if n and grade else 0.0,
         "concepts_found": found,
         "concepts_total": len(key_concepts),
         "examples": sum(low.count(m) for m in EXAMPLE_MARKERS),
@@ -66,79 +70,128 @@ def features(text: str, key_concepts: list[str]) -> dict:
     }
 
 
-def _concept_in(concept: str, low_text: str) -> bool:
-    """Every content word of the concept appears (by its first 5 letters, so plurals count)."""
-    parts = [w[:5] for w in re.findall(r"[a-z0-9]+", concept.lower()) if len(w) > 2]
-    return bool(parts) and all(re.search(rf"\b{re.escape(p)}", low_text) for p in parts)
+def signal_of(c) -> str:
+    """The text signal a criterion is scored on: the rubric's `signal`, else "overall". The
+    criterion's wording is never parsed for it ("accurate" in a grammar descriptor is no
+    reason to count key concepts)."""
+    return c.signal or "overall"
 
 
-def _aspect(c) -> str:
-    """Which feature family a criterion is about, from its key, title and description."""
-    words = f"{c.key} {c.title} {c.description}".lower()
-    for aspect, cues in (("application", ("applica", "example", "real", "practice", "transfer")),
-                         ("depth", ("depth", "reflect", "question", "critical", "insight")),
-                         ("clarity", ("clarity", "clear", "structure", "writing", "organi", "style")),
-                         ("concepts", ("concept", "understand", "knowledge", "accura", "content"))):
-        if any(cue in words for cue in cues):
-            return aspect
-    return "overall"
+def _clip(x: float) -> float:
+    return max(0.0, min(1.0, x))
 
 
-def _quality(aspect: str, f: dict) -> tuple[float, str]:
-    """0..1 and the feature-based reason for it."""
+def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
+    """0..1 for one signal, and the feature-based reason for it (`f`: `features`, `d`:
+    core.offline.features.dense of the same text)."""
     length = min(1.0, f["words"] / 250)
-    if aspect == "concepts":
+    if signal == "length":
+        return length, f"{f['words']} words."
+    if signal == "concepts":
         cov = len(f["concepts_found"]) / f["concepts_total"] if f["concepts_total"] else length
         named = ", ".join(f["concepts_found"]) or "none"
         return 0.7 * min(1.0, cov * 1.6) + 0.3 * length, (
-            f"Mentions {len(f['concepts_found'])} of {f['concepts_total']} key concepts ({named}) in {f['words']} words.")
-    if aspect == "application":
+            f"Mentions {len(f['concepts_found'])} of {f['concepts_total']} key concepts ({named}) "
+            f"in {f['words']} words.")
+    if signal == "examples":
         return 0.75 * min(1.0, f["examples"] / 2) + 0.25 * length, (
             f"Found {f['examples']} example marker(s) such as 'for example' or 'at work'.")
-    if aspect == "depth":
+    if signal == "questions":
         return 0.75 * min(1.0, f["questions"] / 2) + 0.25 * length, (
             f"Found {f['questions']} question or uncertainty marker(s) such as '?' or 'I wonder'.")
-    if aspect == "clarity":
+    if signal == "structure":
         readable = 1.0 if 5 <= f["grade"] <= 14 else 0.4
         score = (0.3 * min(1.0, f["paragraphs"] / 3) + 0.3 * readable + 0.2 * min(1.0, f["connectives"] / 3)
                  + 0.2 * length)
         return score, (f"{f['paragraphs']} paragraph(s), reading grade {f['grade']}, "
                        f"{f['connectives']} linking word(s).")
-    parts = [_quality(a, f)[0] for a in ("concepts", "application", "depth", "clarity")]
-    return sum(parts) / len(parts), f"Average of length, concept, example, question and structure features ({f['words']} words)."
+    if signal == "cohesion":
+        return (0.35 * min(1.0, f["paragraphs"] / 3) + 0.4 * min(1.0, d["linking_words"] / 2.5) + 0.25 * length), (
+            f"{f['paragraphs']} paragraph(s), {d['linking_words']:.1f} linking words per 100 words.")
+    if signal == "sentences":
+        fits = 1.0 if 10 <= d["sentence_length"] <= 25 else 0.4
+        return (0.35 * fits + 0.25 * min(1.0, d["sentence_variety"] / 8) + 0.2 * (1 - d["long_sentences"])
+                + 0.2 * length), (f"Sentences of {d['sentence_length']:.0f} words on average, "
+                                  f"{d['long_sentences']:.0%} very long ones.")
+    if signal == "vocabulary":
+        return (0.4 * _clip((d["lexical_variety"] - 4) / 6) + 0.4 * _clip(d["less_common_words"] / 0.4)
+                + 0.2 * length), (f"Lexical variety {d['lexical_variety']:.1f}, {d['less_common_words']:.0%} less "
+                                  "common words.")
+    if signal == "grammar":
+        return 0.75 * _clip(1 - d["grammar_slips"] / 3) + 0.25 * length, (
+            f"{d['grammar_slips']:.1f} likely grammar slips per 100 words (patterns such as 'he have').")
+    if signal == "spelling":
+        errors = d["spelling_errors"] + d["lowercase_i"] + d["missing_apostrophes"] + 10 * d["lowercase_starts"]
+        return 0.8 * _clip(1 - errors / 8) + 0.2 * length, (
+            f"{d['spelling_errors']:.1f} spelling errors per 100 words, {d['lowercase_starts']:.0%} of sentences "
+            "starting in lower case.")
+    parts = [quality(a, f, d)[0] for a in ("concepts", "examples", "questions", "structure")]
+    return sum(parts) / len(parts), ("Average of length, concept, example, question and structure features "
+                                     f"({f['words']} words).")
 
 
-def _evidence(text: str, aspect: str, f: dict) -> str:
+def qualities(text: str, rubric: Rubric, key_concepts: list[str], prompt: str = "") -> dict[str, float]:
+    """The heuristic's 0..1 value per criterion (what a calibration spreads over the levels)."""
+    f, d = features(text, key_concepts), text_features.dense(text, prompt, key_concepts)
+    return {c.key: _clip(quality(signal_of(c), f, d)[0]) for c in rubric.criteria}
+
+
+def _evidence(text: str, signal: str, f: dict) -> str:
     """An exact quote of at most 12 words: the first sentence showing the feature."""
-    cues = {"application": EXAMPLE_MARKERS, "depth": QUESTION_MARKERS,
-            "concepts": tuple(c.lower() for c in f["concepts_found"])}.get(aspect, ())
+    cues = {"examples": EXAMPLE_MARKERS, "questions": QUESTION_MARKERS,
+            "concepts": tuple(c.lower() for c in f["concepts_found"])}.get(signal, ())
     sentences = [m.group(0).strip() for m in _SENTENCE.finditer(text or "") if m.group(0).strip()]
     pick = next((s for s in sentences if any(cue in s.lower() for cue in cues)), None) if cues else None
     if pick is None:
-        pick = sentences[0] if sentences and aspect == "clarity" else None
+        pick = sentences[0] if sentences and signal in ("structure", "cohesion", "sentences") else None
     if not pick:
         return ""
     spans = list(re.finditer(r"\S+", pick))[:12]
     return pick[spans[0].start():spans[-1].end()].strip(" ,;:") if spans else ""
 
 
-def evaluate(text: str, rubric: Rubric, key_concepts: list[str]) -> dict:
-    f = features(text, key_concepts)
+def _pushes_text(pushes: list[tuple[str, float]]) -> str:
+    up = [f"{label} ({v:+.2f})" for label, v in pushes if v > 0]
+    down = [f"{label} (\u2212{abs(v):.2f})" for label, v in pushes if v < 0]
+    parts = ([f"pushed up by {', '.join(up)}"] if up else []) + ([f"pushed down by {', '.join(down)}"] if down else [])
+    return "; ".join(parts) or "close to the average of the texts it learned from"
+
+
+def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str = "", scorer=None) -> dict:
+    """Scores per criterion from text features. With a `scorer` (core.offline.scorer.Scorer),
+    a criterion the teacher scored often enough gets the learned model's level and the three
+    features that pushed it; one with fewer scores keeps the heuristic, spread over the levels
+    like the teacher's scores that exist (labelled so); without, the plain heuristic."""
+    learned = scorer.model.score(text, prompt, key_concepts) if scorer is not None and scorer.model else {}
+    heuristic = [c for c in rubric.criteria if c.key not in learned]
+    f = features(text, key_concepts, grade=any(signal_of(c) in ("structure", "overall") for c in heuristic))
+    d = text_features.dense(text, prompt, key_concepts) if heuristic else {}
     out = {}
     span = rubric.scale_max - rubric.scale_min
     # The seed's weak spot: brevity must not pass for depth or clarity, so a short text stays in
     # the low band (at most the rubric's band_cut) on any scale: 1 on 0-3, 2 on 1-5.
     short_cap = math.floor(rubric.band_cut) if f["words"] < checks.MIN_SUBMISSION_WORDS else rubric.scale_max
     for c in rubric.criteria:
-        aspect = _aspect(c)
-        q, why = _quality(aspect, f)
-        score = min(short_cap, rubric.scale_min + int(round(max(0.0, min(1.0, q)) * span)))
+        signal = signal_of(c)
+        q, why = quality(signal, f, d) if c.key not in learned else (0.0, "")
+        q = _clip(q)
+        calibration = scorer.calibration.get(c.key) if scorer is not None else None
+        if c.key in learned:
+            score = learned[c.key]["score"]
+            why = (f"Learned from {scorer.scores[c.key]} teacher scores (offline scorer v{scorer.version}): "
+                   f"{_pushes_text(learned[c.key]['pushes'])}.")
+        elif calibration:
+            score = min(short_cap, rubric.scale_min + int(np.searchsorted(calibration["cuts"], q, side="right")))
+            why += (f" Heuristic calibrated on {calibration['scores']} teacher score(s) (a learned model needs "
+                    f"{scorer.min_per_criterion}).")
+        else:
+            score = min(short_cap, rubric.scale_min + int(round(q * span)))
         out[c.key] = {
             "score": score,
             "reasoning": f"{why} Offline baseline: text features, not a reading of the meaning; "
                          f"level {score} means \"{c.levels[score]}\"",
             "areas_for_improvement": [c.improvement_hint or f"Strengthen {c.title.lower()} with one concrete step."],
-            "evidence_quote": _evidence(text, aspect, f),
+            "evidence_quote": _evidence(text, signal, f),
         }
     return out
 
@@ -246,7 +299,7 @@ def equity_flags(notes: str) -> dict:
 
 def coach_questions(text: str, key_concepts: list[str]) -> list[str]:
     """Two questions from the bank, picked by what the text lacks."""
-    f = features(text, key_concepts)
+    f = features(text, key_concepts, grade=False)
     picks = []
     if f["examples"] == 0:
         picks.append(QUESTION_BANK["examples"])

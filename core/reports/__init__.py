@@ -4,6 +4,7 @@ db/ returns rows and contingency counts; every figure is computed here with `cor
 `summary` is the one agreement-and-fairness summary of a contingency table (Fairness page and
 the metrics command); the views assemble what each dashboard page shows.
 """
+from core.reports import later  # noqa: F401  (pages: reports.later.pending)
 from core.reports.agreement import agreement_view, anchored_view, edit_view, judge_view  # noqa: F401
 from core.reports.costs import costs_view  # noqa: F401
 from core.reports.fairness import fairness_view  # noqa: F401

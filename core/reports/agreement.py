@@ -10,6 +10,7 @@ from core import metrics
 from core.access import Actor
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.offline import LABEL as OFFLINE_LABEL
+from core.reports.later import whole_or_figures
 from core.reports.pairs import collapse, empty_message, pick_scale, reference_label
 from db import analytics
 
@@ -17,29 +18,78 @@ ALL = "All criteria"
 
 
 def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "auto", n_boot: int = DEFAULT_BOOT,
-                   seed: int = 0, actor: Actor) -> dict:
-    """Everything the Agreement page shows, from one aggregate query (plus edit analytics).
+                   seed: int = 0, intervals: bool = True, wait: bool = True, actor: Actor) -> dict:
+    """Everything the Agreement page shows, for the courses the actor may see.
 
     Returns {"empty", "message", "notes", "scale", "reference", "reference_label", "sources"
-    {source: pairs}, "source_students" {source: students}, "students", "headline" (DataFrame
-    per criterion + "All criteria", with students and CIs that resample students), "confusion"
+    {source: pairs}, "headline" (DataFrame per criterion + "All criteria"), "confusion"
     {criterion: DataFrame}, "cells" {criterion: (ai, reference, n) counts for the scatter},
-    "by_week", "by_version" (DataFrames), "edits" (edit_view)}. Cached until the data change.
+    "by_week", "by_version" (DataFrames), "edits" (edit_view)}. With `intervals` (the page)
+    also "source_students" {source: students}, "students", and per row of the headline its
+    students and CIs that resample students: they read one row per pair in scope (the
+    intervals' own cost). Without, every figure and point estimate comes from the summed counts
+    (db.analytics.cell_counts), whose size does not grow with the submissions. Cached until the
+    counts change; the edits until the reviews change. `wait=False` (the page): a large scope's
+    figures at once, marked "intervals_pending", its intervals computed in the background
+    (core.reports.later).
     """
     scope = access.scope_for(conn, actor, scope)
-    return analytics.memo(conn, ("agreement_view", scope, reference, n_boot, seed),
-                          lambda: _agreement_view(conn, scope, reference, n_boot, seed))
+    version = analytics.fresh_version(conn, scope)
+    key = ("agreement_view", scope, reference, n_boot, seed, intervals)
+    if intervals and not wait:
+        return whole_or_figures(
+            conn, key, version, lambda: agreement_view(conn, scope, reference=reference, intervals=False, actor=actor),
+            lambda c: agreement_view(c, scope, reference=reference, n_boot=n_boot, seed=seed, actor=actor))
+    build = _agreement_view if intervals else _agreement_figures
+    view = analytics.memo(conn, key, lambda: build(conn, scope, reference, n_boot, seed), version=version)
+    view["edits"] = _edit_view(conn, scope)
+    return view
+
+
+def _start(conn: Database, raw: pd.DataFrame, reference: str) -> tuple[pd.DataFrame, dict]:
+    table, scale, notes = pick_scale(conn, raw)
+    return table, {"empty": table.empty, "message": empty_message(reference) if table.empty else "", "notes": notes,
+                   "scale": scale, "reference": reference, "reference_label": reference_label(reference)}
+
+
+def _agreement_figures(conn: Database, scope: analytics.Scope, reference: str, n_boot: int, seed: int) -> dict:
+    table, out = _start(conn, analytics.cell_counts(conn, scope, reference=reference), reference)
+    if table.empty:
+        return out
+    lo, hi = out["scale"]["lo"], out["scale"]["hi"]
+    rubrics = set(table["rubric_id"])
+    out["sources"] = table.groupby("source")["n"].sum().astype(int).to_dict()
+    cells = collapse(table, ["criterion"])
+    out["headline"] = _headline(metrics.by_key(cells, "criterion", lo, hi),
+                                metrics.by_key(collapse(table, []).assign(criterion=ALL), "criterion", lo, hi),
+                                out["scale"])
+    _confusion(out, cells, collapse(table, []), lo, hi)
+    for dim in ("week", "version"):
+        part = analytics.cell_counts(conn, scope, reference=reference, dim=dim)
+        out[f"by_{dim}"] = metrics.by_key(collapse(part[part["rubric_id"].isin(rubrics)], [dim]), dim, lo, hi)
+    out["by_version"] = out["by_version"].assign(version=out["by_version"]["version"].map(version_label))
+    return out
+
+
+def _headline(per_criterion: pd.DataFrame, overall: pd.DataFrame, scale: dict) -> pd.DataFrame:
+    headline = pd.concat([per_criterion, overall], ignore_index=True)
+    headline.insert(1, "title", headline["criterion"].map(lambda k: scale["titles"].get(k, k)))
+    return headline
+
+
+def _confusion(out: dict, cells: pd.DataFrame, pooled: pd.DataFrame, lo: int, hi: int) -> None:
+    out["confusion"] = {k: metrics.confusion(part, lo, hi) for k, part in cells.groupby("criterion")}
+    out["confusion"][ALL] = metrics.confusion(pooled, lo, hi)
+    out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
+    out["cells"][ALL] = pooled.reset_index(drop=True)
 
 
 def _agreement_view(conn: Database, scope: analytics.Scope, reference: str, n_boot: int, seed: int) -> dict:
     raw = analytics.pair_counts(conn, scope, reference=reference, by=("week", "version", "source", "student"))
-    table, scale, notes = pick_scale(conn, raw)
-    out = {"empty": table.empty, "message": empty_message(reference) if table.empty else "", "notes": notes,
-           "scale": scale, "edits": _edit_view(conn, scope), "reference": reference,
-           "reference_label": reference_label(reference)}
+    table, out = _start(conn, raw, reference)
     if table.empty:
         return out
-    lo, hi = scale["lo"], scale["hi"]
+    lo, hi = out["scale"]["lo"], out["scale"]["hi"]
     out["sources"] = table.groupby("source")["n"].sum().astype(int).to_dict()
     out["source_students"] = table.groupby("source")["student"].nunique().astype(int).to_dict()
     out["students"] = int(table["student"].nunique())
@@ -47,13 +97,8 @@ def _agreement_view(conn: Database, scope: analytics.Scope, reference: str, n_bo
     headline = metrics.by_key(by_student, "criterion", lo, hi, n_boot=n_boot, seed=seed)
     pooled = collapse(table, ["student"])
     overall = metrics.by_key(pooled.assign(criterion=ALL), "criterion", lo, hi, n_boot=n_boot, seed=seed)
-    out["headline"] = pd.concat([headline, overall], ignore_index=True)
-    out["headline"].insert(1, "title", out["headline"]["criterion"].map(lambda k: scale["titles"].get(k, k)))
-    cells = collapse(table, ["criterion"])
-    out["confusion"] = {k: metrics.confusion(part, lo, hi) for k, part in cells.groupby("criterion")}
-    out["confusion"][ALL] = metrics.confusion(pooled, lo, hi)
-    out["cells"] = {k: part.drop(columns="criterion").reset_index(drop=True) for k, part in cells.groupby("criterion")}
-    out["cells"][ALL] = collapse(table, [])
+    out["headline"] = _headline(headline, overall, out["scale"])
+    _confusion(out, collapse(table, ["criterion"]), collapse(table, []), lo, hi)
     out["by_week"] = metrics.by_key(collapse(table, ["week", "student"]), "week", lo, hi)
     by_version = metrics.by_key(collapse(table, ["version", "student"]), "version", lo, hi)
     out["by_version"] = by_version.assign(version=by_version["version"].map(version_label))
@@ -65,13 +110,16 @@ def anchored_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> di
     approvals never count): shown apart from the honest references, because a teacher who
     read the draft first leans towards it. {"empty", "n", "students", "mae", "qwk", "exact"}."""
     scope = access.scope_for(conn, actor, scope)
-    raw = analytics.pair_counts(conn, scope, reference="teacher", by=("student",))
-    table, scale, _ = pick_scale(conn, raw)
-    if table.empty:
-        return {"empty": True, "n": 0, "students": 0}
-    a = metrics.agreement(table, scale["lo"], scale["hi"])
-    return {"empty": False, "n": a["n"], "students": int(table["student"].nunique()),
-            **{k: a[k] for k in ("mae", "qwk", "exact", "bias")}}
+
+    def compute() -> dict:
+        table, scale, _ = pick_scale(conn, analytics.cell_counts(conn, scope, reference="teacher"))
+        if table.empty:
+            return {"empty": True, "n": 0, "students": 0}
+        a = metrics.agreement(table, scale["lo"], scale["hi"])
+        students = analytics.student_count(conn, scope, "teacher", set(table["rubric_id"]))
+        return {"empty": False, "n": a["n"], "students": students, **{k: a[k] for k in ("mae", "qwk", "exact", "bias")}}
+
+    return analytics.memo(conn, ("anchored", scope), compute, version=analytics.fresh_version(conn, scope))
 
 
 def edit_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
@@ -92,7 +140,7 @@ def _edit_view(conn: Database, scope: analytics.Scope) -> dict:
         summary["bulk_approved"] = c["bulk_approved"]
         return summary
 
-    return analytics.memo(conn, ("edits", scope), compute)
+    return analytics.memo(conn, ("edits", scope), compute, version=analytics.fresh_version(conn, scope))
 
 
 def version_label(version: str) -> str:
@@ -123,4 +171,4 @@ def judge_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
                           "alpha": metrics.judge_alpha(m.to_numpy(dtype=float))})
         return {"available": True, "message": "", "versions": versions, "alpha": pd.DataFrame(table)}
 
-    return analytics.memo(conn, ("judges", scope), compute)
+    return analytics.memo(conn, ("judges", scope), compute, version=analytics.fresh_version(conn, scope))

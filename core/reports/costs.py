@@ -10,6 +10,7 @@ from core.access import Actor
 from core.offline import LABEL as OFFLINE_LABEL
 from core.offline import MODEL as OFFLINE_MODEL
 from db import analytics
+from db import costs as costs_db
 
 SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
 OUTSIDE_RUNS = "Regenerate (outside runs)"  # calls with no run (a draft regenerated on its own)
@@ -24,10 +25,11 @@ def costs_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     Only the reflections' assessment (their runs and Regenerate) counts in these figures; lesson
     review, comparison drafting and eval-suite runs are in `apart` (one row per kind of work,
     also when the view is empty). Calls are attributed through their submission, else through
-    their run. Cached until the data change.
+    their run. Cached until the data or the call log change.
     """
     scope = access.scope_for(conn, actor, scope)
-    return analytics.memo(conn, ("costs", scope), lambda: _costs_view(analytics.cost_tables(conn, scope)))
+    return analytics.memo(conn, ("costs", scope), lambda: _costs_view(costs_db.cost_tables(conn, scope)),
+                          version=analytics.costs_version(conn))
 
 
 def other_work(by_work: pd.DataFrame) -> pd.DataFrame:

@@ -1,0 +1,187 @@
+"""The learned offline scorer on real essays: does it beat word count, and is it fast enough?
+
+    python -m bench.offline [--seeds 5] [--sizes 50 100 200] [--speed-n 2000] [--no-speed]
+
+Accuracy: ELLIPSE (../shared/datasets/ellipse/, 2,571 English-learner essays, six criteria
+1-5, each the mean of two raters). For each training size and seed, that many essays are drawn
+as the teacher's scores; the scorer (core.offline.model.train, as the app trains it) learns
+from them with the other essays as the assignment's unscored submissions, and is measured on
+those others: per criterion QWK, MAE and bias (scorer − reference) of the learned scorer and of
+word count alone (longer essays get higher levels, in the teacher's proportions). Figures are
+means over seeds; the goals are checked on them (at 100 essays: mean QWK at least 0.10 above
+word count and |bias| <= 0.2 on every criterion; at 200: mean QWK >= 0.45). The largest |bias|
+of any single seed is reported too.
+
+Speed: a real offline run (core.runs) over `--speed-n` ELLIPSE essays of one assignment on
+the ELLIPSE rubric, 100 of them with calibration scores, on a temporary database: the first
+item trains the scorer (stored as a version), every item is scored by it through the whole
+offline pipeline (all roles, checks, call log, drafts). Reports submissions per second
+including that training, and the training time. The run is pure Python, so it keeps one core
+busy (the GIL): on a machine other work shares, wall time grows with the load, so the CPU
+seconds the process used and the load average before and after are reported beside it
+(submissions per CPU-second is what an otherwise idle machine gives).
+
+Prints one JSON object; the README's Performance section has the table.
+"""
+from __future__ import annotations
+
+import argparse
+import csv
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+DATA = ROOT.parent / "shared" / "datasets" / "ellipse" / "ELLIPSE_Final_github_test.csv"
+CRITERIA = ("cohesion", "syntax", "vocabulary", "phraseology", "grammar", "conventions")
+LO, HI = 1, 5
+GOAL_GAIN_AT_100, GOAL_BIAS_AT_100, GOAL_QWK_AT_200 = 0.10, 0.20, 0.45
+
+
+def load(path: Path) -> list[dict]:
+    if not path.exists():
+        raise SystemExit(f"bench: {path} not found (the ELLIPSE test split in ../shared/datasets/ellipse/)")
+    with path.open(newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    return [{"text": r["full_text"], "prompt": r.get("prompt") or "",
+             "scores": {k: float(r[k.capitalize()]) for k in CRITERIA}} for r in rows]
+
+
+def _figures(levels, ref) -> dict:
+    from core import metrics
+
+    a = metrics.agreement_from_rows(levels, ref, LO, HI)
+    return {"qwk": a["qwk"], "mae": a["mae"], "bias": a["bias"]}
+
+
+def one_split(essays: list[dict], n: int, seed: int) -> dict:
+    """Train on `n` essays drawn by `seed`, measure on the rest: {criterion: {learned, word_count}}."""
+    from core import text
+    from core.offline import model
+
+    order = np.random.default_rng(seed).permutation(len(essays))
+    train, test = [essays[i] for i in order[:n]], [essays[i] for i in order[n:]]
+    started = time.perf_counter()
+    trained = model.train([e["text"] for e in train], [e["prompt"] for e in train], [[] for _ in train],
+                          {k: [e["scores"][k] for e in train] for k in CRITERIA},
+                          pool=([e["text"] for e in test], [e["prompt"] for e in test], [[] for _ in test]),
+                          lo=LO, hi=HI)
+    seconds = time.perf_counter() - started
+    m = trained.model
+    raw = m.raw(m.rows([e["text"] for e in test], [e["prompt"] for e in test], [[] for _ in test]))
+    words = np.log1p([text.words(e["text"]) for e in train])
+    test_words = np.log1p([text.words(e["text"]) for e in test])
+    out = {"seconds": seconds}
+    for k in CRITERIA:
+        ref = [e["scores"][k] for e in test]
+        wc = model.word_count_levels(test_words, words, [e["scores"][k] for e in train], LO, HI)
+        out[k] = {"learned": _figures(m.level(k, raw[k]).tolist(), ref), "word_count": _figures(wc.tolist(), ref)}
+    return out
+
+
+def accuracy(essays: list[dict], sizes: list[int], seeds: int) -> dict:
+    result = {}
+    for n in sizes:
+        runs = [one_split(essays, n, seed) for seed in range(seeds)]
+        table = {}
+        for k in CRITERIA:
+            table[k] = {who: {s: round(float(np.mean([r[k][who][s] for r in runs])), 3) for s in ("qwk", "mae", "bias")}
+                        for who in ("learned", "word_count")}
+            table[k]["learned"]["max_abs_bias_any_seed"] = round(max(abs(r[k]["learned"]["bias"]) for r in runs), 3)
+        mean_learned = float(np.mean([table[k]["learned"]["qwk"] for k in CRITERIA]))
+        mean_wc = float(np.mean([table[k]["word_count"]["qwk"] for k in CRITERIA]))
+        result[str(n)] = {"criteria": table, "mean_qwk_learned": round(mean_learned, 3),
+                          "mean_qwk_word_count": round(mean_wc, 3),
+                          "sd_mean_qwk_over_seeds": round(float(np.std(
+                              [np.mean([r[k]["learned"]["qwk"] for k in CRITERIA]) for r in runs])), 3),
+                          "train_seconds": round(float(np.mean([r["seconds"] for r in runs])), 2)}
+    goals = {}
+    if "100" in result:
+        r = result["100"]
+        goals["gain_at_100"] = round(r["mean_qwk_learned"] - r["mean_qwk_word_count"], 3)
+        goals["gain_at_100_met"] = goals["gain_at_100"] >= GOAL_GAIN_AT_100
+        goals["max_abs_bias_at_100"] = max(abs(r["criteria"][k]["learned"]["bias"]) for k in CRITERIA)
+        goals["bias_at_100_met"] = goals["max_abs_bias_at_100"] <= GOAL_BIAS_AT_100
+    if "200" in result:
+        goals["mean_qwk_at_200"] = result["200"]["mean_qwk_learned"]
+        goals["qwk_at_200_met"] = goals["mean_qwk_at_200"] >= GOAL_QWK_AT_200
+    return {"sizes": result, "goals": goals}
+
+
+def speed(essays: list[dict], n: int, calibrated: int = 100, concurrency: int = 4) -> dict:
+    """A real offline run over `n` essays of one assignment, `calibrated` of them with scores."""
+    import db as dbmod
+    from bench import database_env
+    from core import runs
+    from core.llm import make_llm
+    from core.rubric import RUBRIC_DIR, load_rubric_file
+    from db import courses, offline_models
+
+    picked = [essays[i] for i in np.random.default_rng(0).permutation(len(essays))[:n]]
+    with tempfile.TemporaryDirectory(prefix="fairmark-bench-offline-") as tmp:
+        path = str(Path(tmp) / "offline.db")
+        with database_env(path):
+            conn = dbmod.connect(path)
+            rubric = load_rubric_file(RUBRIC_DIR / "ellipse.yaml")
+            with conn.atomic():
+                rid = courses.save_rubric(conn, rubric)
+                cid = courses.ensure_course(conn, f"ELLIPSE ({n})", is_synthetic=True)
+                aid = courses.ensure_assignment(conn, cid, "Essay", rubric_id=rid, week=1,
+                                                prompt="Write an essay on the topic you were given.")
+                conn.conn.executemany(
+                    "INSERT INTO students (id, course_id, external_id, name, email, pseudonym) VALUES (?,?,?,?,?,?)",
+                    [(i + 1, cid, f"e{i:05d}", f"Writer {i}", f"e{i}@example.edu", f"Student-{i:05d}")
+                     for i in range(n)])
+                conn.conn.executemany(
+                    "INSERT INTO submissions (id, assignment_id, student_id, text, text_hash, word_count) "
+                    "VALUES (?,?,?,?,?,?)",
+                    [(i + 1, aid, i + 1, e["text"], hashlib.sha256(e["text"].encode()).hexdigest(),
+                      len(e["text"].split())) for i, e in enumerate(picked)])
+                conn.conn.executemany(
+                    "INSERT INTO calibration_scores (submission_id, criterion, rater, score, source, scored_by, "
+                    "scored_at) VALUES (?,?,?,?,?,?,?)",
+                    [(i + 1, k, "ellipse", e["scores"][k], "upload", "bench", "2025-01-01")
+                     for i, e in enumerate(picked[:calibrated]) for k in CRITERIA])
+            run_id = runs.create(conn, course_id=cid, assignment_id=aid, provider="offline", concurrency=concurrency,
+                                 created_by="bench")
+            load_before = os.getloadavg()[0]
+            started, cpu = time.perf_counter(), time.process_time()
+            p = runs.execute(path, run_id, make_llm("offline", path))
+            wall, cpu = time.perf_counter() - started, time.process_time() - cpu
+            version = offline_models.latest(conn, aid)
+            conn.close()
+            dbmod.forget_migrated(path)
+    if p["status"] != "done" or p["failed"]:
+        raise SystemExit(f"bench: the offline run did not finish cleanly: {json.dumps(p, default=str)[:600]}")
+    return {"submissions": n, "calibrated": calibrated, "seconds": round(wall, 1),
+            "per_second": round(n / wall, 1), "cpu_seconds": round(cpu, 1), "per_cpu_second": round(n / cpu, 1),
+            "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)],
+            "training_seconds": version["seconds"] if version else None,
+            "learned_criteria": sorted(k for k, v in (version or {}).get("criteria", {}).items()
+                                       if v["kind"] == "learned"), "goal_met": n / wall >= 20}
+
+
+def main(argv: list[str] | None = None) -> dict:
+    ap = argparse.ArgumentParser(prog="python -m bench.offline", description=__doc__.split("\n\n")[0])
+    ap.add_argument("--data", type=Path, default=DATA, help="the ELLIPSE test split CSV")
+    ap.add_argument("--sizes", type=int, nargs="+", default=[50, 100, 200], help="training essays")
+    ap.add_argument("--seeds", type=int, default=5, help="draws per size")
+    ap.add_argument("--speed-n", type=int, default=2000, help="submissions in the speed run")
+    ap.add_argument("--no-speed", action="store_true", help="skip the speed run")
+    args = ap.parse_args(argv)
+    essays = load(args.data)
+    out = {"essays": len(essays), "seeds": args.seeds, **accuracy(essays, args.sizes, args.seeds)}
+    if not args.no_speed:
+        out["speed"] = speed(essays, min(args.speed_n, len(essays)))
+    print(json.dumps(out))
+    return out
+
+
+if __name__ == "__main__":
+    sys.exit(0 if main() else 1)

@@ -1,0 +1,90 @@
+"""UI of the learned offline scorer (issue 15), shared by Assess (where the provider is chosen)
+and Calibrate (the readiness gate): per criterion what scores it, on how many of your scores,
+and its cross-validated agreement with you beside word count alone; the options and a button
+to train it now."""
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from core.errors import FairMarkError
+from core.offline import scorer
+from core.text import format_timestamp
+from pages import _common
+
+
+def _ci(ci) -> str:
+    return "" if not ci else f" ({ci[0]:.2f} to {ci[1]:.2f})"
+
+
+def _fig(f: dict | None, stat: str, sign: bool = False) -> str:
+    if not f or f.get(stat) is None:
+        return "—"
+    return (f"{f[stat]:+.2f}" if sign else f"{f[stat]:.2f}") + _ci(f.get(f"{stat}_ci"))
+
+
+def table(view: dict) -> pd.DataFrame:
+    """Per criterion: the scorer, its figures and word count's, as a teacher reads them."""
+    return pd.DataFrame([{
+        "Criterion": r["title"], "Scored by": r["kind_label"], "Your scores": r["scores"],
+        "QWK (95% CI)": _fig(r["model"], "qwk"), "Word count alone: QWK": _fig(r["word_count"], "qwk"),
+        "MAE": _fig(r["model"], "mae"), "Word count: MAE": _fig(r["word_count"], "mae"),
+        "Bias (scorer − you)": _fig(r["model"], "bias", sign=True),
+        "Beats word count": {True: "yes", False: "no", None: "—"}[r["beats_length"]],
+    } for r in view["rows"]])
+
+
+def summary(conn, aid: int) -> None:
+    """The table with one line above it (Calibrate's readiness section)."""
+    view = scorer.overview(conn, aid, actor=_common.actor())
+    if view["version"] is None:
+        st.caption("Offline scorer: not trained yet (it learns from your blind scores at the next offline "
+                   "assessment, or on the Assess page).")
+        return
+    st.caption(f"Offline scorer v{view['version']} against your scores, cross-validated (each text scored by a "
+               "model that never saw its score), beside word count alone in your proportions of each level."
+               + (" Your scores changed since: the next offline assessment retrains it." if view["stale"] else ""))
+    st.dataframe(table(view), hide_index=True, width="stretch")
+
+
+def panel(conn, aid: int) -> None:
+    """Assess: the offline scorer of this assignment, its options and a Train button."""
+    view = scorer.overview(conn, aid, actor=_common.actor())
+    head = (f"Offline scorer: v{view['version']}, " + ("retrains at the next offline run" if view["stale"]
+                                                         else "up to date") if view["version"] else
+            "Offline scorer: not trained yet")
+    flash = st.session_state.pop("os_flash", None)
+    with st.expander(head, expanded=flash is not None):
+        if flash:
+            st.success(flash)
+        st.caption(f"The offline baseline learns each criterion from your blind calibration scores once it has "
+                   f"{view['min_per_criterion']} of them; with fewer it keeps its text heuristic, spread over the "
+                   "levels like the scores you gave. When a language model scores, the learned scorer votes as a "
+                   "free judge: more than one level apart, the item goes to the unsure group.")
+        if view["version"]:
+            st.dataframe(table(view), hide_index=True, width="stretch")
+            st.caption(f"Trained {format_timestamp(view['trained_at'])} by {_common.md(view['trained_by'] or '')} in "
+                       f"{view['seconds']:.1f} s.")
+        with st.form(f"offline_scorer_{aid}"):
+            opts = view["options"]
+            c1, c2, c3 = st.columns(3)
+            minimum = c1.number_input("Scores needed per criterion", min_value=5, max_value=1000,
+                                      value=int(opts["min_per_criterion"]), step=1, key=f"os_min_{aid}")
+            edits = c2.checkbox("Also learn from items approved one by one", value=opts["use_edits"],
+                                key=f"os_edits_{aid}",
+                                help="Those scores were given after seeing the AI's draft. Bulk approvals never "
+                                     "count, nor uploaded expert scores.")
+            pool = c3.checkbox("Pool with this course's assignments on the same rubric", value=opts["pool"],
+                               key=f"os_pool_{aid}")
+            if st.form_submit_button("Save and train now"):
+                try:
+                    scorer.save_options(conn, aid, scorer.Options(int(minimum), bool(edits), bool(pool)),
+                                        actor=_common.actor())
+                    trained = scorer.train_now(conn, aid, actor=_common.actor())
+                except FairMarkError as e:
+                    _common.show_error(e)
+                else:
+                    st.session_state["os_flash"] = (f"Offline scorer version {trained.version} is in use." if
+                                                    trained.version else "Nothing to learn from yet: score a "
+                                                    "calibration set on the Calibrate page.")
+                    st.rerun()
