@@ -49,9 +49,39 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 TIMEOUT_S = 60.0
 GOAL_P95_S = 1.0
+PASSWORD = "bench.load teacher's password"   # a throwaway database's accounts
 
 
 # --- the database and the writer ----------------------------------------------------------------
+def _operator(name: str = "bench.load"):
+    from core.access import Actor
+
+    return Actor(name, role="admin", via="cli")
+
+
+def sign_in_teachers(path: str, course_id: int, n: int, first: int = 1) -> list[str]:
+    """`n` instructors of the course (accounts made as an admin would), each signed in: the
+    session tokens their browsers' cookies hold (issue 13: every page needs a signed-in user)."""
+    import db
+    from core import accounts
+    from db import users as users_db
+
+    conn = db.connect(path)
+    try:
+        tokens = []
+        for i in range(first, first + n):
+            name = f"teacher{i}"
+            found = users_db.find(conn, name)
+            uid = found["id"] if found else accounts.add_user(conn, username=name, role="instructor",
+                                                              password=PASSWORD, actor=_operator())
+            if not found:
+                accounts.grant(conn, uid, course_id=course_id, actor=_operator())
+            tokens.append(accounts.sign_in(conn, name, PASSWORD)[1])
+        return tokens
+    finally:
+        conn.close()
+
+
 def build(path: str, review_items: int, run_size: int) -> dict:
     """One course: `review_items` drafted items (the teachers' queue) and `run_size` uploaded
     submissions the run will assess. Returns {course_id, assignment_id, items: [ids]}."""
@@ -64,10 +94,10 @@ def build(path: str, review_items: int, run_size: int) -> dict:
     conn = db.connect(path)
     try:
         run_id = runs.create(conn, course_id=info["course_id"], assignment_id=info["assignment_id"],
-                             provider="offline", limit=review_items, created_by="bench.load")
+                             provider="offline", limit=review_items, actor=_operator())
     finally:
         conn.close()
-    runs.execute(path, run_id, make_llm("offline", path))
+    runs.execute(path, run_id, make_llm("offline", path), actor=_operator())
     conn = db.connect(path)
     try:
         items = [r[0] for r in conn.execute("SELECT subject_id FROM run_items WHERE run_id = ? ORDER BY 1",
@@ -92,10 +122,11 @@ def write(path: str, latency: float, concurrency: int) -> None:
         try:
             cid = conn.execute("SELECT id FROM courses ORDER BY id LIMIT 1").fetchone()[0]
             run_id = runs.create(conn, course_id=cid, provider="offline", concurrency=concurrency, redo=redo,
-                                 created_by="bench.load writer")
+                                 actor=_operator("bench.load writer"))
         finally:
             conn.close()
-        p = runs.execute(path, run_id, LoggedLLM(SleepyLLM(latency), path, read_cache=False))
+        p = runs.execute(path, run_id, LoggedLLM(SleepyLLM(latency), path, read_cache=False),
+                         actor=_operator("bench.load writer"))
         print(json.dumps({"run": run_id, "status": p["status"], "done": p["done"], "seconds": p["seconds"]}),
               file=sys.stderr, flush=True)
         redo = True
@@ -205,12 +236,16 @@ def _collect(element, out: Page) -> None:
         out.widgets[wid.split("-", 2)[2]] = (wid, kind, proto)
 
 
-async def open_session(url: str, user: str) -> Session:
-    """THE session set-up: connect a tab and name the teacher. Sign-in (issue 13) goes here."""
+async def open_session(url: str, user: str, token: str) -> Session:
+    """THE session set-up: connect a tab signed in as the teacher (the session cookie the
+    browser would send, read by the app through st.context.cookies)."""
     import websockets
 
+    from pages._signin import COOKIE
+
     ws = await websockets.connect(url.replace("http", "ws") + "/_stcore/stream", subprotocols=["streamlit"],
-                                  max_size=2 ** 26, open_timeout=TIMEOUT_S)
+                                  max_size=2 ** 26, open_timeout=TIMEOUT_S,
+                                  additional_headers={"Cookie": f"{COOKIE}={token}"})
     return Session(ws, user)
 
 
@@ -268,19 +303,18 @@ def _problems(page: Page) -> list[str]:
     return bad
 
 
-async def teacher(url: str, user: str, course_id: int, assignment_id: int, items: int, think: float,
+async def teacher(url: str, user: str, token: str, course_id: int, assignment_id: int, items: int, think: float,
                   rng: random.Random, tally: Tally, claimed: set) -> None:
     """One teacher: open the queue, open the first item nobody else took, change a score with a
     reason and approve it, back to the queue; `items` times, reading `think` s before each click."""
     try:
-        session = await open_session(url, user)
+        session = await open_session(url, user, token)
     except Exception as e:   # noqa: BLE001  (a refused connection is an error of the measurement)
         tally.errors.append(f"connect: {type(e).__name__}: {e}")
         return
     try:
         page = await session.rerun(f"course={course_id}&assignment={assignment_id}", "review")   # the link
         tally.errors += _problems(page)
-        name = page.widgets.get("actor")
         for _ in range(items):
             sid = next((int(k.split("_")[1]) for k in page.widgets if k.startswith("open_")
                         and int(k.split("_")[1]) not in claimed), None)
@@ -289,7 +323,7 @@ async def teacher(url: str, user: str, course_id: int, assignment_id: int, items
                 return
             claimed.add(sid)
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
-            item = await _act(session, tally, [_state(page.widgets[f"open_{sid}"], trigger_value=True)], name, user)
+            item = await _act(session, tally, [_state(page.widgets[f"open_{sid}"], trigger_value=True)])
             scores = {k: w for k, w in item.widgets.items() if k.startswith("ri_score_")}
             approve = next((w for k, w in item.widgets.items() if k.startswith("ri_approve_")), None)
             reasons = next((w for k, w in item.widgets.items() if k.startswith("ri_reasons_")), None)
@@ -302,22 +336,20 @@ async def teacher(url: str, user: str, course_id: int, assignment_id: int, items
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             done = await _act(session, tally, [_state(widget, string_value=new),
                                                _state(reasons, string_array_value=[reasons[2].options[0]]),
-                                               _state(approve, trigger_value=True)], name, user)
+                                               _state(approve, trigger_value=True)])
             if any(fmt == 4 and text.startswith("Approved") for fmt, text in done.alerts):   # Alert.SUCCESS
                 tally.approved[sid] = {key.split("_", 4)[4]: int(new.split(" ")[0])}   # ri_score_<sid>_<v>_<crit>
             else:
                 tally.errors.append(f"item {sid}: no approval confirmed ({done.alerts[:2]})")
             await asyncio.sleep(think * rng.uniform(0.5, 1.5))
             back = done.widgets.get("ri_back")
-            page = await _act(session, tally, [_state(back, trigger_value=True)] if back else [], name, user)
+            page = await _act(session, tally, [_state(back, trigger_value=True)] if back else [])
     finally:
         await session.ws.close()
 
 
-async def _act(session: Session, tally: Tally, states: list, name, user: str) -> Page:
-    """One click: the widget states the browser would send (the teacher's name in the sidebar too)."""
-    if name is not None:
-        states = [*states, _state(name, string_value=user)]
+async def _act(session: Session, tally: Tally, states: list) -> Page:
+    """One click: the widget states the browser would send."""
     page = await session.rerun("", "review", states)
     tally.seconds.append(page.seconds)
     tally.errors += _problems(page)
@@ -341,12 +373,15 @@ def lost_edits(db_path: str, approved: dict) -> list[int]:
         conn.close()
 
 
-async def level(urls: list[str], info: dict, users: int, items: int, think: float, seed: int) -> Tally:
-    """`users` sessions at once, spread over the app processes as a sticky proxy would."""
+async def level(urls: list[str], info: dict, users: int, items: int, think: float, seed: int,
+                tokens: list[str]) -> Tally:
+    """`users` sessions at once (each a signed-in teacher), spread over the app processes as a
+    sticky proxy would."""
     tally, claimed = Tally(), set()
     rng = random.Random(seed)
-    await asyncio.gather(*(teacher(urls[u % len(urls)], f"teacher {u + 1}", info["course_id"], info["assignment_id"],
-                                   items, think, random.Random(rng.random()), tally, claimed) for u in range(users)))
+    await asyncio.gather(*(teacher(urls[u % len(urls)], f"teacher{u + 1}", tokens[u], info["course_id"],
+                                   info["assignment_id"], items, think, random.Random(rng.random()), tally, claimed)
+                           for u in range(users)))
     return tally
 
 
@@ -374,13 +409,19 @@ def browsers(url: str, info: dict, k: int, db_path: str) -> dict:
     finally:
         conn.close()
 
+    tokens = dict(zip(items, sign_in_teachers(db_path, info["course_id"], len(items), first=1000)))
+
     def one(sid: int) -> float | str:
         from playwright.sync_api import sync_playwright
+
+        from pages._signin import COOKIE
 
         with sync_playwright() as p:
             b = p.chromium.launch(executable_path="/usr/bin/chromium", args=["--no-sandbox"])
             try:
-                page = b.new_page()
+                context = b.new_context()
+                context.add_cookies([{"name": COOKIE, "value": tokens[sid], "url": url}])
+                page = context.new_page()
                 page.goto(f"{url}/review?course={info['course_id']}&assignment={info['assignment_id']}&item={sid}")
                 page.get_by_role("button", name="Approve").wait_for(timeout=60_000)
                 t0 = time.perf_counter()
@@ -464,7 +505,8 @@ def main(argv: list[str] | None = None) -> dict:
             for n in levels:
                 cpu, wall, load = sum(map(cpu_seconds, (p.pid for p in servers))), time.perf_counter(), \
                     os.getloadavg()[0]
-                tally = asyncio.run(level(urls, info, n, args.items, args.think, args.seed + n))
+                tokens = sign_in_teachers(path, info["course_id"], n)
+                tally = asyncio.run(level(urls, info, n, args.items, args.think, args.seed + n, tokens))
                 result[str(n)] = summarise(tally, lost_edits(path, tally.approved))
                 used = sum(map(cpu_seconds, (p.pid for p in servers))) - cpu
                 result[str(n)].update(server_cpu_s_per_action=round(used / max(1, len(tally.seconds)), 3),

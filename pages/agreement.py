@@ -16,7 +16,8 @@ ui.scope_caption(scope)
 view = ui.view_or_stop(lambda: reports.agreement_view(
     conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference"), wait=False, actor=me))
 if view is not None:
-    ui.intervals_pending(view, lambda c: reports.agreement_view(c, scope, reference=view["reference"], wait=False))
+    ui.intervals_pending(view, lambda c: reports.agreement_view(c, scope, reference=view["reference"], wait=False,
+                                                                actor=me))
     lo, hi = view["scale"]["lo"], view["scale"]["hi"]
     st.caption(f"Scale {lo}–{hi}.")
     ui.reference_caption(view)

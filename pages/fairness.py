@@ -33,7 +33,8 @@ def _build():
 chosen: dict = {}
 view = ui.view_or_stop(_build)
 if view is not None:
-    ui.intervals_pending(view, lambda c: reports.fairness_view(c, scope, **chosen, wait=False))
+    me = _common.actor()
+    ui.intervals_pending(view, lambda c: reports.fairness_view(c, scope, **chosen, wait=False, actor=me))
     pending = reports.later.pending(view)
     ui.reference_caption(view)
     bands = view["bands"]

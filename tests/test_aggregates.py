@@ -16,6 +16,7 @@ import factories as f
 from dashboard_data import KEYS, review, scores
 from db import aggregates, analytics, dumps
 from db.analytics import Scope
+from core.access import Actor
 
 REFERENCES = ("auto", "expert", "blind", "teacher", "rater:r1", "rater:r2")
 OPS = ("draft", "expert", "unexpert", "blind", "unblind", "review", "unreview", "release", "attrs", "week",
@@ -195,7 +196,7 @@ def test_writes_the_dashboards_do_not_read_keep_their_cache(conn, monkeypatch):
     c = f.course(conn)
     sid, _ = item(conn, c, 2, expert=1)
     scope = Scope("all")
-    first = reports.agreement_view(conn, scope)
+    first = reports.agreement_view(conn, scope, actor=Actor("test", role="admin"))
     before = aggregates.version(conn)
     call(conn, sid, "evaluator", 0.001)                      # the call log
     run = conn.execute("INSERT INTO runs (course_id, provider) VALUES (?, 'offline')", [c["course_id"]]).lastrowid
@@ -204,8 +205,8 @@ def test_writes_the_dashboards_do_not_read_keep_their_cache(conn, monkeypatch):
     assert aggregates.version(conn) == before
     monkeypatch.setattr(analytics, "_pair_counts", lambda *a, **k: pytest.fail("recomputed"))
     monkeypatch.setattr(analytics, "_cell_counts", lambda *a, **k: pytest.fail("recomputed"))
-    assert reports.agreement_view(conn, scope)["headline"].equals(first["headline"])
-    assert reports.costs_view(conn, scope)["summary"]["calls"] == 1     # the Costs page sees the new call
+    assert reports.agreement_view(conn, scope, actor=Actor("test", role="admin"))["headline"].equals(first["headline"])
+    assert reports.costs_view(conn, scope, actor=Actor("test", role="admin"))["summary"]["calls"] == 1     # the Costs page sees the new call
 
 
 def test_figures_without_intervals_equal_the_full_view(conn):
@@ -215,7 +216,7 @@ def test_figures_without_intervals_equal_the_full_view(conn):
     c, _ = mixed_course(conn)
     for scope in (Scope("all"), Scope("course", c["course_id"]), Scope("assignment", c["course_id"],
                                                                         c["assignment_ids"][1])):
-        full, figures = reports.agreement_view(conn, scope), reports.agreement_view(conn, scope, intervals=False)
+        full, figures = reports.agreement_view(conn, scope, actor=Actor("test", role="admin")), reports.agreement_view(conn, scope, intervals=False, actor=Actor("test", role="admin"))
         cols = ["criterion", "title", "n", "mae", "bias", "qwk", "exact", "adjacent"]
         assert full["headline"][cols].equals(figures["headline"][cols])
         assert full["sources"] == figures["sources"]
@@ -224,7 +225,7 @@ def test_figures_without_intervals_equal_the_full_view(conn):
             pd.testing.assert_frame_equal(full[name][shared], figures[name], check_dtype=False)
         for k in full["confusion"]:
             assert full["confusion"][k].equals(figures["confusion"][k])
-        full, figures = reports.fairness_view(conn, scope), reports.fairness_view(conn, scope, intervals=False)
+        full, figures = reports.fairness_view(conn, scope, actor=Actor("test", role="admin")), reports.fairness_view(conn, scope, intervals=False, actor=Actor("test", role="admin"))
         assert figures["bands"]["delta_mae"] == pytest.approx(full["bands"]["delta_mae"])
         assert set(figures["groups"]) == set(full["groups"])
         for attr, g in full["groups"].items():
@@ -240,19 +241,19 @@ def test_the_readiness_banner_stays_cached_while_other_drafts_of_its_assignment_
 
     a, _, subs = _world(conn)
     aid = a["assignment_ids"][0]
-    first = readiness.readiness(conn, aid)
+    first = readiness.readiness(conn, aid, actor=Actor("test", role="admin"))
     calibrated = {r[0] for r in conn.execute("SELECT submission_id FROM calibration_scores")}
     other = next(s for s in subs if s not in calibrated and
                  conn.execute("SELECT assignment_id FROM submissions WHERE id = ?", [s]).fetchone()[0] == aid)
     f.draft(conn, other, scores(3))                     # a run drafts an item nobody scored blind
     monkeypatch.setattr(readiness, "_readiness", lambda *a, **k: pytest.fail("recomputed"))
-    assert readiness.readiness(conn, aid) == first
+    assert readiness.readiness(conn, aid, actor=Actor("test", role="admin")) == first
     f.blind(conn, other, scores(0))                     # the item is scored blind: a calibration pair more
     monkeypatch.undo()
-    assert readiness.readiness(conn, aid)["students"] == first["students"] + 1
+    assert readiness.readiness(conn, aid, actor=Actor("test", role="admin"))["students"] == first["students"] + 1
     monkeypatch.setattr(readiness, "_readiness", lambda *a, **k: {"recomputed": True})
     f.draft(conn, other, scores(1))                     # the AI's score of a blind-scored item changes
-    assert readiness.readiness(conn, aid) == {"recomputed": True}
+    assert readiness.readiness(conn, aid, actor=Actor("test", role="admin")) == {"recomputed": True}
 
 
 def test_queue_group_counts_kept_by_triggers_equal_a_count_from_scratch(conn):
@@ -288,19 +289,19 @@ def test_a_large_scope_shows_its_figures_at_once_and_its_intervals_when_ready(co
     c, _ = mixed_course(conn)
     scope = Scope("course", c["course_id"])
     monkeypatch.setattr(later, "INLINE_PAIRS", 0)     # every scope counts as large
-    first = reports.agreement_view(conn, scope, wait=False)
+    first = reports.agreement_view(conn, scope, wait=False, actor=Actor("test", role="admin"))
     assert later.pending(first) and "students" not in first["headline"].columns
     whole = None
     for _ in range(200):
-        whole = reports.agreement_view(conn, scope, wait=False)
+        whole = reports.agreement_view(conn, scope, wait=False, actor=Actor("test", role="admin"))
         if not later.pending(whole):
             break
         _time.sleep(0.05)
-    assert not later.pending(whole) and whole["headline"].equals(reports.agreement_view(conn, scope)["headline"])
-    fair = reports.fairness_view(conn, scope, wait=False)
+    assert not later.pending(whole) and whole["headline"].equals(reports.agreement_view(conn, scope, actor=Actor("test", role="admin"))["headline"])
+    fair = reports.fairness_view(conn, scope, wait=False, actor=Actor("test", role="admin"))
     for _ in range(200):
         if not later.pending(fair):
             break
         _time.sleep(0.05)
-        fair = reports.fairness_view(conn, scope, wait=False)
-    assert fair["students"] == reports.fairness_view(conn, scope)["students"] > 0
+        fair = reports.fairness_view(conn, scope, wait=False, actor=Actor("test", role="admin"))
+    assert fair["students"] == reports.fairness_view(conn, scope, actor=Actor("test", role="admin"))["students"] > 0

@@ -119,7 +119,7 @@ def test_bulk_approvals_and_reference_scores_never_enter_training(conn):
     first = offline_models.latest(conn, c["assignment_id"])
     trained = {r["submission_id"] for r in offline_models.training_of(conn, first["id"])}
     assert trained == set(subs[:22]) and s.kind("grammar") == "learned" and s.scores["grammar"] == 22
-    scorer.save_options(conn, c["assignment_id"], scorer.Options(use_edits=True), actor="t")
+    scorer.save_options(conn, c["assignment_id"], scorer.Options(use_edits=True), actor=factories.actor("t"))
     s2 = scorer.current(conn, c["assignment_id"])
     latest = offline_models.latest(conn, c["assignment_id"])
     trained = {r["submission_id"] for r in offline_models.training_of(conn, latest["id"])}
@@ -148,7 +148,7 @@ def test_versions_follow_the_data_and_too_few_scores_keep_a_labelled_calibrated_
     reason = d["outputs"]["evaluator"]["grammar"]["reasoning"]
     assert reason.startswith("Learned from 24 teacher scores (offline scorer v2): pushed ")
     assert d["scores"]["grammar"] in range(1, 6)
-    status = scorer.status(conn, aid)
+    status = scorer.status(conn, aid, actor=factories.actor())
     row = status["agreement"]["grammar"]
     assert row["kind"] == "learned" and row["model"]["n"] == 24 and row["word_count"]["n"] == 24
     assert row["model"]["qwk_ci"] is None or len(row["model"]["qwk_ci"]) == 2
@@ -164,7 +164,7 @@ def test_assignments_on_the_same_rubric_pool_their_scores_when_the_teacher_choos
     for r in rows[21:40]:
         factories.submission(conn, week2, factories.student(conn, c["course_id"]), r["text"])
     assert scorer.current(conn, week2).version is None           # week 2 has no scores of its own
-    scorer.save_options(conn, week2, scorer.Options(pool=True), actor="t")
+    scorer.save_options(conn, week2, scorer.Options(pool=True), actor=factories.actor("t"))
     pooled = scorer.current(conn, week2)
     assert pooled.kind("grammar") == "learned" and pooled.scores["grammar"] == 21
     assert {r["assignment_id"] for r in offline_models.training_of(conn, offline_models.latest(conn, week2)["id"])} \
@@ -174,7 +174,7 @@ def test_assignments_on_the_same_rubric_pool_their_scores_when_the_teacher_choos
 def test_options_are_checked(conn):
     c, _ = essays_course(conn, 1)
     with pytest.raises(Exception, match="min_per_criterion"):
-        scorer.save_options(conn, c["assignment_id"], scorer.Options(min_per_criterion=2), actor="t")
+        scorer.save_options(conn, c["assignment_id"], scorer.Options(min_per_criterion=2), actor=factories.actor("t"))
 
 
 # --- the rubric says which signal -----------------------------------------------------------

@@ -212,3 +212,26 @@ def test_a_rerun_on_unchanged_data_reads_the_cache(conn, monkeypatch):
     monkeypatch.setattr(metrics, "judge_alpha", fail)
     again = [view(conn, scope, actor=Actor("test", role="admin")) for view in views]
     assert again[0]["headline"].equals(first[0]["headline"]) and again[4]["summary"] == first[4]["summary"]
+
+
+def test_a_coordinators_all_courses_figures_count_only_the_granted_courses(conn):
+    """Issue 13 with the kept counts (issue 18): "all courses" for a user granted some courses
+    sums those courses' counted rows, never the all-courses row that counts the others too."""
+    c, _ = mixed_course(conn)
+    other = f.course(conn, "Another course", weeks=2)
+    for i in range(5):
+        item(conn, other, 0, expert=3, assignment=i % 2)
+    cora = f.user(conn, "cora", "coordinator", courses=[c["course_id"]])
+
+    def n(view):
+        return int(view["headline"].set_index("criterion").loc["All criteria", "n"])
+
+    for intervals in (False, True):
+        mine = reports.agreement_view(conn, Scope("all"), n_boot=50, intervals=intervals, actor=cora)
+        alone = reports.agreement_view(conn, Scope("course", c["course_id"]), n_boot=50, intervals=intervals,
+                                       actor=f.actor())
+        everyone = reports.agreement_view(conn, Scope("all"), n_boot=50, intervals=intervals, actor=f.actor())
+        assert n(mine) == n(alone) == 84 < n(everyone)
+        fair = reports.fairness_view(conn, Scope("all"), n_boot=50, intervals=intervals, actor=cora)
+        assert fair["bands"]["bands"]["low"]["n"] == reports.fairness_view(
+            conn, Scope("course", c["course_id"]), n_boot=50, intervals=intervals, actor=f.actor())["bands"]["bands"]["low"]["n"]

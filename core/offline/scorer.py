@@ -86,7 +86,7 @@ class Scorer:
 
 
 def _options(conn, assignment_id: int) -> Options:
-    saved = store._options(conn, assignment_id)
+    saved = store.get_options(conn, assignment_id)
     return Options(**saved) if saved else Options()
 
 
