@@ -33,6 +33,7 @@ from db.actors import ROLE_LABELS, ROLES
 
 MIN_PASSWORD = 10
 MAX_WAIT_S = 30
+CLOCK_SKEW = timedelta(seconds=60)  # between the identity provider's clock and ours
 _hasher = PasswordHasher()
 # Verified when the name is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
@@ -263,6 +264,7 @@ class Claims:
     email_verified: bool | None = None
     name: str | None = None
     issuer: str | None = None
+    signed_in_at: datetime | None = None   # the ID token's `iat`: when the institution signed them in
 
     @classmethod
     def of(cls, user: dict) -> "Claims":
@@ -272,7 +274,10 @@ class Claims:
         # Microsoft Entra ID sends no `email` for some accounts: preferred_username is the UPN.
         email = user.get("email") or (user.get("preferred_username") if "@" in str(user.get("preferred_username", ""))
                                       else None)
-        return cls(email=email, email_verified=verified, name=user.get("name"), issuer=user.get("iss"))
+        iat = user.get("iat")
+        at = datetime.fromtimestamp(float(iat), timezone.utc) if isinstance(iat, (int, float)) else None
+        return cls(email=email, email_verified=verified, name=user.get("name"), issuer=user.get("iss"),
+                   signed_in_at=at)
 
 
 def oidc_actor(conn, claims: Claims) -> Actor:
@@ -289,3 +294,28 @@ def oidc_actor(conn, claims: Claims) -> Actor:
         raise NotSignedIn(f"No active FairMark account has the e-mail {claims.email}; ask an admin to add you "
                           "with that e-mail.")
     return users_db.actor_for(conn, user["id"], via="oidc")
+
+
+def oidc_sign_in(conn, claims: Claims, *, settings: Settings | None = None) -> tuple[Actor, str] | None:
+    """The institution's sign-in (st.login) opens a FairMark session like a password does, so
+    `session_idle_minutes` and `session_max_hours` apply to it too. One institutional sign-in
+    opens one FairMark session: None when it has had its session already (ended by sign-out,
+    idleness or age) or is older than `session_max_hours`; the page then signs the browser out
+    of the institution's sign-in (st.logout) instead of mapping it again."""
+    settings = settings or load_settings()
+    actor = oidc_actor(conn, claims)
+    since = claims.signed_in_at
+    now = _now()
+    if since is None or now - since > timedelta(hours=settings.session_max_hours):
+        return None  # an ID token says when it was issued (`iat`, required by OpenID Connect)
+    with db.write_transaction(conn):
+        users_db.end_expired_sessions(conn, actor.user_id,
+                                      idle_before=_stamp(now - timedelta(minutes=settings.session_idle_minutes)),
+                                      begun_before=_stamp(now - timedelta(hours=settings.session_max_hours)))
+        # The session this sign-in opened began after it (give or take the two clocks' skew)
+        # and ended after it; an older sign-in's session ended before it.
+        if users_db.session_ended(conn, actor.user_id, via="oidc", opened_after=_stamp(since - CLOCK_SKEW),
+                                  ended_after=_stamp(since)):
+            return None
+        token = _open_session(conn, actor.user_id, "oidc")
+    return actor, token

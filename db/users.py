@@ -116,6 +116,17 @@ def end_session(conn: Database, token_hash: str) -> None:
     conn.execute("UPDATE sessions SET ended_at = ? WHERE token_hash = ? AND ended_at IS NULL", [now(), token_hash])
 
 
+def end_expired_sessions(conn: Database, user_id: int, *, idle_before: str, begun_before: str) -> None:
+    conn.execute("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL "
+                 "AND (last_seen_at < ? OR created_at < ?)", [now(), user_id, idle_before, begun_before])
+
+
+def session_ended(conn: Database, user_id: int, *, via: str, opened_after: str, ended_after: str) -> bool:
+    """Whether a session of the user, opened this way after one time, has ended after another."""
+    return conn.execute("SELECT 1 FROM sessions WHERE user_id = ? AND via = ? AND created_at >= ? AND ended_at >= ? "
+                        "LIMIT 1", [user_id, via, opened_after, ended_after]).fetchone() is not None
+
+
 def end_sessions_of(conn: Database, user_id: int) -> None:
     conn.execute("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL", [now(), user_id])
 

@@ -56,7 +56,8 @@ def _cookie() -> str | None:
 def current(conn) -> Actor | None:
     """The signed-in Actor of this browser session, read fresh (role, grants, expiry): the
     session's token (this Streamlit session's, else the cookie a refresh sent), else the
-    institution's identity from st.login."""
+    institution's identity from st.login, which opens a FairMark session once (so it times out
+    like a password's; a spent one signs the browser out of st.login)."""
     token = st.session_state.get(TOKEN)
     if token is None and not st.session_state.get("_signed_out"):
         token = _cookie()
@@ -66,12 +67,22 @@ def current(conn) -> Actor | None:
         return actor
     st.session_state.pop(TOKEN, None)
     claims = _oidc_claims()
-    if claims is not None:
-        try:
-            return accounts.oidc_actor(conn, accounts.Claims.of(claims))
-        except FairMarkError as e:
-            st.session_state["_signin_error"] = str(e)
-    return None
+    if claims is None:
+        return None
+    try:
+        opened = accounts.oidc_sign_in(conn, accounts.Claims.of(claims))
+    except FairMarkError as e:
+        st.session_state["_signin_error"] = str(e)
+        return None
+    if opened is None:  # this institutional sign-in had its session (timed out or signed out)
+        st.session_state["_delete_cookie"] = True
+        st.logout()
+        return None
+    actor, token = opened
+    st.session_state[TOKEN] = token
+    st.session_state["_set_cookie"] = token
+    st.session_state.pop("_signed_out", None)
+    return actor
 
 
 def _error(error) -> None:

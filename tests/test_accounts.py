@@ -169,3 +169,42 @@ def test_an_institution_only_account_cannot_sign_in_with_a_password(conn):
 def test_settings_default_to_an_hour_idle_and_five_failures():
     s = load_settings()
     assert (s.session_idle_minutes, s.session_max_hours, s.signin_lock_after, s.signin_lock_minutes) == (60, 12, 5, 15)
+
+
+def _oidc_claims(seconds_ago: float = 5) -> accounts.Claims:
+    import time
+
+    return accounts.Claims.of({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": True,
+                               "iat": int(time.time() - seconds_ago)})
+
+
+def test_an_institutional_sign_in_times_out_when_idle_like_a_password_one(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_SESSION_IDLE_MINUTES", "30")
+    monkeypatch.setenv("FAIRMARK_SESSION_MAX_HOURS", "8")
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    claims = _oidc_claims()
+    actor, token = accounts.oidc_sign_in(conn, claims)
+    assert (str(actor), actor.via) == ("anna", "oidc") and accounts.resume(conn, token) == actor
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.resume(conn, token) is None                          # idle too long, like a password's
+    assert accounts.oidc_sign_in(conn, claims) is None                   # the same st.login opens no new one
+    # ... nor does it when the browser lost the cookie and the idle session was never resumed
+    conn.execute("DELETE FROM sessions")
+    accounts.oidc_sign_in(conn, claims)
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.oidc_sign_in(conn, claims) is None
+    assert accounts.oidc_sign_in(conn, _oidc_claims(9 * 3600)) is None   # an st.login older than a session may be
+    # signing in at the institution again opens a new session (the old one ended before it)
+    conn.execute("UPDATE sessions SET ended_at = ?", [stamp_ago(120)])
+    again = accounts.oidc_sign_in(conn, _oidc_claims(seconds_ago=1))
+    assert again is not None and accounts.resume(conn, again[1]) == actor
+
+
+def test_a_signed_out_institutional_sign_in_opens_no_new_session(conn):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    claims = _oidc_claims()
+    _, token = accounts.oidc_sign_in(conn, claims)
+    accounts.sign_out(conn, token)
+    assert accounts.oidc_sign_in(conn, claims) is None
