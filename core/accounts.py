@@ -264,6 +264,7 @@ class Claims:
     email_verified: bool | None = None
     name: str | None = None
     issuer: str | None = None
+    provider: str = "default"              # st.login's provider ([auth.<provider>]; "default": [auth] alone)
     signed_in_at: datetime | None = None   # the ID token's `iat`: when the institution signed them in
 
     @classmethod
@@ -277,18 +278,22 @@ class Claims:
         iat = user.get("iat")
         at = datetime.fromtimestamp(float(iat), timezone.utc) if isinstance(iat, (int, float)) else None
         return cls(email=email, email_verified=verified, name=user.get("name"), issuer=user.get("iss"),
-                   signed_in_at=at)
+                   provider=str(user.get("provider") or "default"), signed_in_at=at)
 
 
-def oidc_actor(conn, claims: Claims) -> Actor:
+def oidc_actor(conn, claims: Claims, *, trust_email: bool = False) -> Actor:
     """The FairMark user whose e-mail the identity provider vouches for. Refused when the
-    provider sent no e-mail, says it is unverified, or no active FairMark user has it: an admin
-    adds the person first (`python -m core user add NAME --role ROLE --email ADDRESS`)."""
+    provider sent no e-mail, does not say it verified it (`email_verified` true; a provider the
+    admin marked `fairmark_trust_email`, e.g. Entra ID which sends no such claim, is believed
+    without it), or no active FairMark user has it: an admin adds the person first
+    (`python -m core user add NAME --role ROLE --email ADDRESS`)."""
     if not claims.email:
         raise NotSignedIn("Your institution's sign-in sent no e-mail address; FairMark matches accounts by "
                           "e-mail. Ask an admin to check the identity provider's scopes (openid email profile).")
-    if claims.email_verified is False:
-        raise NotSignedIn(f"Your institution has not verified the e-mail {claims.email}; FairMark cannot match it.")
+    if claims.email_verified is False or (claims.email_verified is not True and not trust_email):
+        raise NotSignedIn(f"Your institution has not verified the e-mail {claims.email}; FairMark cannot match it. "
+                          "An admin whose provider sends no `email_verified` may trust its e-mails "
+                          "(fairmark_trust_email = true in its [auth] section of .streamlit/secrets.toml).")
     user = users_db.find_by_email(conn, claims.email.strip())
     if user is None or not user["active"]:
         raise NotSignedIn(f"No active FairMark account has the e-mail {claims.email}; ask an admin to add you "
@@ -296,14 +301,15 @@ def oidc_actor(conn, claims: Claims) -> Actor:
     return users_db.actor_for(conn, user["id"], via="oidc")
 
 
-def oidc_sign_in(conn, claims: Claims, *, settings: Settings | None = None) -> tuple[Actor, str] | None:
+def oidc_sign_in(conn, claims: Claims, *, trust_email: bool = False,
+                 settings: Settings | None = None) -> tuple[Actor, str] | None:
     """The institution's sign-in (st.login) opens a FairMark session like a password does, so
     `session_idle_minutes` and `session_max_hours` apply to it too. One institutional sign-in
     opens one FairMark session: None when it has had its session already (ended by sign-out,
     idleness or age) or is older than `session_max_hours`; the page then signs the browser out
     of the institution's sign-in (st.logout) instead of mapping it again."""
     settings = settings or load_settings()
-    actor = oidc_actor(conn, claims)
+    actor = oidc_actor(conn, claims, trust_email=trust_email)
     since = claims.signed_in_at
     now = _now()
     if since is None or now - since > timedelta(hours=settings.session_max_hours):

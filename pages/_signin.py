@@ -36,6 +36,18 @@ def providers() -> list[str | None]:
     return named or ([None] if "client_id" in auth else [])
 
 
+def trusts_email(provider: str) -> bool:
+    """Whether the admin marked this provider's e-mails as verified (`fairmark_trust_email = true`
+    in its [auth.<provider>] section, or in [auth] for the only provider): for Entra ID, which
+    sends no `email_verified` claim."""
+    try:
+        auth = st.secrets.get("auth", {})
+        section = auth if provider == "default" else auth.get(provider, {})
+        return section.get("fairmark_trust_email") is True
+    except (FileNotFoundError, KeyError, AttributeError, ValueError):
+        return False
+
+
 def _oidc_claims() -> dict | None:
     try:
         user = st.user
@@ -70,7 +82,8 @@ def current(conn) -> Actor | None:
     if claims is None:
         return None
     try:
-        opened = accounts.oidc_sign_in(conn, accounts.Claims.of(claims))
+        found = accounts.Claims.of(claims)
+        opened = accounts.oidc_sign_in(conn, found, trust_email=trusts_email(found.provider))
     except FairMarkError as e:
         st.session_state["_signin_error"] = str(e)
         return None

@@ -143,13 +143,17 @@ def test_a_department_grant_covers_its_courses(conn):
 def test_oidc_claims_map_to_the_fairmark_user_with_that_email(conn, claims, expected):
     accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
     accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
-    actor = accounts.oidc_actor(conn, accounts.Claims.of(claims))
+    trusted = "email_verified" not in claims  # Entra ID: the admin marks it fairmark_trust_email
+    actor = accounts.oidc_actor(conn, accounts.Claims.of(claims), trust_email=trusted)
     assert (str(actor), actor.role, actor.via) == (*expected, "oidc")
 
 
 @pytest.mark.parametrize("claims, message", [
     ({"is_logged_in": True, "name": "No Mail"}, "sent no e-mail"),
     ({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": False}, "not verified"),
+    # a provider that does not say it verified the e-mail (and is not marked trusted)
+    ({"is_logged_in": True, "email": "anna.berg@uni.example"}, "not verified"),
+    ({"is_logged_in": True, "preferred_username": "anna.berg@uni.example"}, "not verified"),
     ({"is_logged_in": True, "email": "stranger@uni.example", "email_verified": True}, "No active FairMark account"),
 ])
 def test_oidc_claims_without_a_verified_known_email_are_refused(conn, claims, message):
@@ -208,3 +212,17 @@ def test_a_signed_out_institutional_sign_in_opens_no_new_session(conn):
     _, token = accounts.oidc_sign_in(conn, claims)
     accounts.sign_out(conn, token)
     assert accounts.oidc_sign_in(conn, claims) is None
+
+
+def test_a_trusted_provider_is_believed_without_email_verified_but_not_against_a_false_one(conn):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    entra = accounts.Claims.of({"is_logged_in": True, "preferred_username": "anna.berg@uni.example",
+                                "provider": "entra"})
+    assert entra.provider == "entra"
+    with pytest.raises(NotSignedIn, match="not verified"):
+        accounts.oidc_actor(conn, entra)
+    assert str(accounts.oidc_actor(conn, entra, trust_email=True)) == "anna"
+    denied = accounts.Claims.of({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": False})
+    with pytest.raises(NotSignedIn, match="not verified"):
+        accounts.oidc_actor(conn, denied, trust_email=True)
