@@ -169,33 +169,40 @@ def _wait_after(failures: int) -> float:
     return 0.0 if failures < 2 else float(min(2 ** (failures - 2), MAX_WAIT_S))
 
 
+def _count_attempt(conn, name: str, settings: Settings) -> None:
+    """Refuse a name that must wait or is locked; else count this attempt as a failure before
+    the password is checked (a right one clears the count), in one write transaction, so N
+    attempts sent at once count N and the ones after the second wait like sequential ones."""
+    now = _now()
+    with db.write_transaction(conn):
+        seen = users_db.failures(conn, name)
+        if seen and seen["locked_until"] and _parse(seen["locked_until"]) > now:
+            left = (_parse(seen["locked_until"]) - now).total_seconds()
+            if seen["failures"] >= settings.signin_lock_after:
+                raise NotSignedIn(f"Too many failed sign-ins for this name: it is locked for "
+                                  f"{max(1, round(left / 60))} more minute(s). Ask an admin if you forgot your password.")
+            raise NotSignedIn(f"Too many failed sign-ins for this name: try again in {max(1, round(left))} second(s).")
+        failures = users_db.record_failure(conn, name, locked_until=None)
+        wait = (timedelta(minutes=settings.signin_lock_minutes) if failures >= settings.signin_lock_after
+                else timedelta(seconds=_wait_after(failures)))
+        if wait:
+            users_db.set_lock(conn, name, _stamp(now + wait))
+
+
 def sign_in(conn, username: str, password: str, *, settings: Settings | None = None) -> tuple[Actor, str]:
     """Check a name and password; returns (actor, session token for the cookie). Refused with
     NotSignedIn: wrong name or password (never saying which), a wait after recent failures, a
     locked name, a deactivated account."""
     settings = settings or load_settings()
     name = (username or "").strip()
-    now = _now()
-    seen = users_db.failures(conn, name) if name else None
-    if seen and seen["locked_until"] and _parse(seen["locked_until"]) > now:
-        left = (_parse(seen["locked_until"]) - now).total_seconds()
-        if seen["failures"] >= settings.signin_lock_after:
-            raise NotSignedIn(f"Too many failed sign-ins for this name: it is locked for {max(1, round(left / 60))} "
-                              "more minute(s). Ask an admin if you forgot your password.")
-        raise NotSignedIn(f"Too many failed sign-ins for this name: try again in {max(1, round(left))} second(s).")
+    if name:
+        _count_attempt(conn, name, settings)
     user = users_db.find(conn, name) if name else None
     try:
         ok = _hasher.verify(user["password_hash"] if user and user["password_hash"] else _DUMMY_HASH, password or "")
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         ok = False
     if not ok or user is None or not user["password_hash"]:
-        if name:
-            with db.write_transaction(conn):
-                failures = users_db.record_failure(conn, name, locked_until=None)
-                wait = (timedelta(minutes=settings.signin_lock_minutes) if failures >= settings.signin_lock_after
-                        else timedelta(seconds=_wait_after(failures)))
-                if wait:
-                    users_db.set_lock(conn, name, _stamp(now + wait))
         raise NotSignedIn(SIGNIN_FAILED)
     if not user["active"]:
         raise NotSignedIn("This account is deactivated; ask an admin.")

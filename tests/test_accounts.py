@@ -226,3 +226,45 @@ def test_a_trusted_provider_is_believed_without_email_verified_but_not_against_a
     denied = accounts.Claims.of({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": False})
     with pytest.raises(NotSignedIn, match="not verified"):
         accounts.oidc_actor(conn, denied, trust_email=True)
+
+
+def test_attempts_sent_at_once_are_each_counted_and_wait_like_sequential_ones(conn, db_path, monkeypatch):
+    import threading
+    import time
+
+    import db as dbmod
+
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_AFTER", "5")
+    f.user(conn, "anna", "admin")
+    start, answers = threading.Barrier(8), []
+
+    class SlowHasher:  # Argon2 on a server with free cores: every attempt checks at the same time
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def verify(self, hashed, password):
+            time.sleep(0.3)
+            return real.verify(hashed, password)
+
+    real = accounts._hasher
+    monkeypatch.setattr(accounts, "_hasher", SlowHasher())
+
+    def attempt(n):
+        own = dbmod.connect(db_path)
+        start.wait()
+        try:
+            accounts.sign_in(own, "anna", f"parallel guess {n}")
+        except NotSignedIn as e:
+            answers.append(str(e))
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    checked = answers.count(accounts.SIGNIN_FAILED)
+    assert len(answers) == 8 and checked == 2            # the rest had to wait, unchecked
+    assert all("try again" in a for a in answers if a != accounts.SIGNIN_FAILED)
+    assert conn.execute("SELECT failures FROM signin_failures").fetchone()[0] == checked
