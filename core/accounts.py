@@ -225,9 +225,11 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def resume(conn, token: str | None, *, settings: Settings | None = None) -> Actor | None:
+def resume(conn, token: str | None, *, touch: bool = True, settings: Settings | None = None) -> Actor | None:
     """The Actor of a session cookie, or None when it is unknown, ended, idle too long, too old
-    or its account deactivated (an expired session is ended for good)."""
+    or its account deactivated (an expired session is ended for good). `touch=False` (a page's
+    self-refreshing fragment, a widget callback: not a person's visit by itself) leaves the
+    session's idle clock alone, so an unattended tab still times out."""
     if not isinstance(token, str) or not token:
         return None
     settings = settings or load_settings()
@@ -241,7 +243,7 @@ def resume(conn, token: str | None, *, settings: Settings | None = None) -> Acto
             or now - _parse(row["created_at"]) > timedelta(hours=settings.session_max_hours)):
         users_db.end_session(conn, digest)
         return None
-    if idle > timedelta(seconds=30):  # not a write per click
+    if touch and idle > timedelta(seconds=30):  # not a write per click
         users_db.touch_session(conn, digest)
     return users_db.actor_for(conn, row["user_id"], via=row["via"])
 

@@ -65,20 +65,21 @@ def _cookie() -> str | None:
     return value if isinstance(value, str) else None
 
 
-def current(conn) -> Actor | None:
+def current(conn, *, touch: bool = True) -> Actor | None:
     """The signed-in Actor of this browser session, read fresh (role, grants, expiry): the
     session's token (this Streamlit session's, else the cookie a refresh sent), else the
     institution's identity from st.login, which opens a FairMark session once (so it times out
-    like a password's; a spent one signs the browser out of st.login)."""
+    like a password's; a spent one signs the browser out of st.login). `touch=False` (a
+    fragment's auto-refresh, a widget callback) neither renews the idle time nor signs in."""
     token = st.session_state.get(TOKEN)
     if token is None and not st.session_state.get("_signed_out"):
         token = _cookie()
-    actor = accounts.resume(conn, token)
+    actor = accounts.resume(conn, token, touch=touch)
     if actor is not None:
         st.session_state[TOKEN] = token
         return actor
     st.session_state.pop(TOKEN, None)
-    claims = _oidc_claims()
+    claims = _oidc_claims() if touch else None
     if claims is None:
         return None
     try:

@@ -268,3 +268,14 @@ def test_attempts_sent_at_once_are_each_counted_and_wait_like_sequential_ones(co
     assert len(answers) == 8 and checked == 2            # the rest had to wait, unchecked
     assert all("try again" in a for a in answers if a != accounts.SIGNIN_FAILED)
     assert conn.execute("SELECT failures FROM signin_failures").fetchone()[0] == checked
+
+
+def test_an_auto_refresh_does_not_keep_an_unattended_session_alive(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_SESSION_IDLE_MINUTES", "30")
+    tom = f.user(conn, "tom", "ta")
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(20 * 60)])
+    assert accounts.resume(conn, token, touch=False) == tom            # a live run's progress, every second
+    assert conn.execute("SELECT last_seen_at FROM sessions").fetchone()[0] < stamp_ago(19 * 60)
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.resume(conn, token, touch=False) is None           # nobody clicked: it timed out
