@@ -127,6 +127,10 @@ def session_ended(conn: Database, user_id: int, *, via: str, opened_after: str, 
                         "LIMIT 1", [user_id, via, opened_after, ended_after]).fetchone() is not None
 
 
+def end_all_sessions(conn: Database) -> int:
+    return conn.execute("UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL", [now()]).rowcount
+
+
 def end_sessions_of(conn: Database, user_id: int) -> None:
     conn.execute("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL", [now(), user_id])
 
