@@ -12,7 +12,8 @@ institutional sign-in's mapping from OpenID Connect claims to a FairMark user.
   SHA-256, so a copy of the database opens no session. It ends at sign-out, after
   `session_idle_minutes` without a click, and `session_max_hours` after it began.
 - The first account of a fresh database is made by the first visit's form or by
-  `python -m core user add --role admin`; after that only an admin adds users.
+  `python -m core user add --role admin`; a database with courses but no users (from before
+  sign-in) gets it only from the command line. After that only an admin adds users.
 """
 from __future__ import annotations
 
@@ -37,6 +38,9 @@ CLOCK_SKEW = timedelta(seconds=60)  # between the identity provider's clock and 
 _hasher = PasswordHasher()
 # Verified when the name is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+FIRST_ADMIN_BY_COMMAND = ("This database has courses but no users yet (it was made before sign-in). Whoever runs "
+                          "the server creates the first admin: `python -m core user add NAME --role admin`; then "
+                          "sign in here.")
 SIGNIN_FAILED = "Sign-in failed: the name or the password is not right."
 
 
@@ -72,8 +76,17 @@ def _clean(username: str, role: str, email: str | None) -> tuple[str, str | None
 
 
 def needs_first_admin(conn) -> bool:
-    """A fresh database: the first visit (or the command line) creates the first admin."""
+    """No account yet: the first one is an admin, made by `python -m core user add NAME --role
+    admin` (or, on a fresh database, by the first visit's form)."""
     return users_db.count(conn) == 0
+
+
+def first_visit_makes_admin(conn) -> bool:
+    """The first visit's form makes the first admin only on a fresh database (no users and no
+    courses). A database with courses but no users (one from before sign-in) holds students'
+    work that the first stranger to open the page must not claim: its admin comes from the
+    command line, by whoever has the server."""
+    return needs_first_admin(conn) and not users_db.any_course(conn)
 
 
 def add_user(conn, *, username: str, role: str, password: str | None = None, display_name: str = "",
@@ -261,6 +274,9 @@ def sign_out(conn, token: str | None) -> None:
 
 def first_admin(conn, *, username: str, password: str, display_name: str = "") -> tuple[Actor, str]:
     """The first visit of a fresh database: create the admin and sign them in."""
+    if not first_visit_makes_admin(conn):
+        raise Forbidden(FIRST_ADMIN_BY_COMMAND if needs_first_admin(conn) else
+                        "FairMark has its first admin already: sign in as an admin to add users.")
     add_user(conn, username=username, role="admin", password=password, display_name=display_name)
     return sign_in(conn, username, password)
 

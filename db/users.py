@@ -17,6 +17,10 @@ def count(conn: Database) -> int:
     return conn.execute("SELECT COUNT(*) FROM users").fetchone()[0]
 
 
+def any_course(conn: Database) -> bool:
+    return conn.execute("SELECT EXISTS (SELECT 1 FROM courses)").fetchone()[0] == 1
+
+
 def insert(conn: Database, *, username: str, display_name: str, email: str | None, role: str,
            password_hash: str | None, actor) -> int:
     user_id = conn.execute(

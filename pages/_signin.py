@@ -109,8 +109,10 @@ def form(conn) -> None:
     error = st.session_state.pop("_signin_error", None)
     if error:
         _error(error)
-    if accounts.needs_first_admin(conn):
+    if accounts.first_visit_makes_admin(conn):
         _first_admin(conn)
+    elif accounts.needs_first_admin(conn):
+        st.info(accounts.FIRST_ADMIN_BY_COMMAND)
     else:
         _password_form(conn)
         for provider in providers():
