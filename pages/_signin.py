@@ -168,6 +168,14 @@ def _signed_in(token: str) -> None:
     st.rerun()
 
 
+def _https() -> bool:
+    """Whether the browser opened the app over HTTPS (then the cookie is Secure: never sent in clear)."""
+    try:
+        return str(st.context.url or "").lower().startswith("https://")
+    except (AttributeError, RuntimeError):
+        return False
+
+
 def cookie_sync() -> None:
     """Set or delete the browser's cookie after a sign-in or sign-out. The component is drawn on
     every run until the browser reports the cookie as it should be: a run cut short by a rerun
@@ -185,7 +193,7 @@ def cookie_sync() -> None:
             if now.get(COOKIE) == token:
                 st.session_state.pop("_set_cookie", None)
             else:
-                cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict",
+                cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict", secure=_https() or None,
                             expires_at=datetime.now(timezone.utc) + timedelta(hours=load_settings().session_max_hours))
         elif COOKIE in now:
             cookies.delete(COOKIE, key="fm_cookie_delete")
