@@ -344,9 +344,10 @@ def oidc_sign_in(conn, claims: Claims, *, trust_email: bool = False,
                                       idle_before=_stamp(now - timedelta(minutes=settings.session_idle_minutes)),
                                       begun_before=_stamp(now - timedelta(hours=settings.session_max_hours)))
         # The session this sign-in opened began after it (give or take the two clocks' skew)
-        # and ended after it; an older sign-in's session ended before it.
+        # and ended after it; an older sign-in's session ended before it (`iat` is in whole
+        # seconds: a sign-in again right after a session ended may carry that second).
         if users_db.session_ended(conn, actor.user_id, via="oidc", opened_after=_stamp(since - CLOCK_SKEW),
-                                  ended_after=_stamp(since)):
+                                  ended_after=_stamp(since + timedelta(seconds=1))):
             return None
         token = _open_session(conn, actor.user_id, "oidc")
     return actor, token
