@@ -12,7 +12,8 @@ institutional sign-in's mapping from OpenID Connect claims to a FairMark user.
   SHA-256, so a copy of the database opens no session. It ends at sign-out, after
   `session_idle_minutes` without a click, and `session_max_hours` after it began.
 - The first account of a fresh database is made by the first visit's form or by
-  `python -m core user add --role admin`; after that only an admin adds users.
+  `python -m core user add --role admin`; a database with courses but no users (from before
+  sign-in) gets it only from the command line. After that only an admin adds users.
 """
 from __future__ import annotations
 
@@ -33,9 +34,13 @@ from db.actors import ROLE_LABELS, ROLES
 
 MIN_PASSWORD = 10
 MAX_WAIT_S = 30
+CLOCK_SKEW = timedelta(seconds=60)  # between the identity provider's clock and ours
 _hasher = PasswordHasher()
 # Verified when the name is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
+FIRST_ADMIN_BY_COMMAND = ("This database has courses but no users yet (it was made before sign-in). Whoever runs "
+                          "the server creates the first admin: `python -m core user add NAME --role admin`; then "
+                          "sign in here.")
 SIGNIN_FAILED = "Sign-in failed: the name or the password is not right."
 
 
@@ -71,8 +76,17 @@ def _clean(username: str, role: str, email: str | None) -> tuple[str, str | None
 
 
 def needs_first_admin(conn) -> bool:
-    """A fresh database: the first visit (or the command line) creates the first admin."""
+    """No account yet: the first one is an admin, made by `python -m core user add NAME --role
+    admin` (or, on a fresh database, by the first visit's form)."""
     return users_db.count(conn) == 0
+
+
+def first_visit_makes_admin(conn) -> bool:
+    """The first visit's form makes the first admin only on a fresh database (no users and no
+    courses). A database with courses but no users (one from before sign-in) holds students'
+    work that the first stranger to open the page must not claim: its admin comes from the
+    command line, by whoever has the server."""
+    return needs_first_admin(conn) and not users_db.any_course(conn)
 
 
 def add_user(conn, *, username: str, role: str, password: str | None = None, display_name: str = "",
@@ -168,33 +182,40 @@ def _wait_after(failures: int) -> float:
     return 0.0 if failures < 2 else float(min(2 ** (failures - 2), MAX_WAIT_S))
 
 
+def _count_attempt(conn, name: str, settings: Settings) -> None:
+    """Refuse a name that must wait or is locked; else count this attempt as a failure before
+    the password is checked (a right one clears the count), in one write transaction, so N
+    attempts sent at once count N and the ones after the second wait like sequential ones."""
+    now = _now()
+    with db.write_transaction(conn):
+        seen = users_db.failures(conn, name)
+        if seen and seen["locked_until"] and _parse(seen["locked_until"]) > now:
+            left = (_parse(seen["locked_until"]) - now).total_seconds()
+            if seen["failures"] >= settings.signin_lock_after:
+                raise NotSignedIn(f"Too many failed sign-ins for this name: it is locked for "
+                                  f"{max(1, round(left / 60))} more minute(s). Ask an admin if you forgot your password.")
+            raise NotSignedIn(f"Too many failed sign-ins for this name: try again in {max(1, round(left))} second(s).")
+        failures = users_db.record_failure(conn, name, locked_until=None)
+        wait = (timedelta(minutes=settings.signin_lock_minutes) if failures >= settings.signin_lock_after
+                else timedelta(seconds=_wait_after(failures)))
+        if wait:
+            users_db.set_lock(conn, name, _stamp(now + wait))
+
+
 def sign_in(conn, username: str, password: str, *, settings: Settings | None = None) -> tuple[Actor, str]:
     """Check a name and password; returns (actor, session token for the cookie). Refused with
     NotSignedIn: wrong name or password (never saying which), a wait after recent failures, a
     locked name, a deactivated account."""
     settings = settings or load_settings()
     name = (username or "").strip()
-    now = _now()
-    seen = users_db.failures(conn, name) if name else None
-    if seen and seen["locked_until"] and _parse(seen["locked_until"]) > now:
-        left = (_parse(seen["locked_until"]) - now).total_seconds()
-        if seen["failures"] >= settings.signin_lock_after:
-            raise NotSignedIn(f"Too many failed sign-ins for this name: it is locked for {max(1, round(left / 60))} "
-                              "more minute(s). Ask an admin if you forgot your password.")
-        raise NotSignedIn(f"Too many failed sign-ins for this name: try again in {max(1, round(left))} second(s).")
+    if name:
+        _count_attempt(conn, name, settings)
     user = users_db.find(conn, name) if name else None
     try:
         ok = _hasher.verify(user["password_hash"] if user and user["password_hash"] else _DUMMY_HASH, password or "")
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         ok = False
     if not ok or user is None or not user["password_hash"]:
-        if name:
-            with db.write_transaction(conn):
-                failures = users_db.record_failure(conn, name, locked_until=None)
-                wait = (timedelta(minutes=settings.signin_lock_minutes) if failures >= settings.signin_lock_after
-                        else timedelta(seconds=_wait_after(failures)))
-                if wait:
-                    users_db.set_lock(conn, name, _stamp(now + wait))
         raise NotSignedIn(SIGNIN_FAILED)
     if not user["active"]:
         raise NotSignedIn("This account is deactivated; ask an admin.")
@@ -217,9 +238,11 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
-def resume(conn, token: str | None, *, settings: Settings | None = None) -> Actor | None:
+def resume(conn, token: str | None, *, touch: bool = True, settings: Settings | None = None) -> Actor | None:
     """The Actor of a session cookie, or None when it is unknown, ended, idle too long, too old
-    or its account deactivated (an expired session is ended for good)."""
+    or its account deactivated (an expired session is ended for good). `touch=False` (a page's
+    self-refreshing fragment, a widget callback: not a person's visit by itself) leaves the
+    session's idle clock alone, so an unattended tab still times out."""
     if not isinstance(token, str) or not token:
         return None
     settings = settings or load_settings()
@@ -233,7 +256,7 @@ def resume(conn, token: str | None, *, settings: Settings | None = None) -> Acto
             or now - _parse(row["created_at"]) > timedelta(hours=settings.session_max_hours)):
         users_db.end_session(conn, digest)
         return None
-    if idle > timedelta(seconds=30):  # not a write per click
+    if touch and idle > timedelta(seconds=30):  # not a write per click
         users_db.touch_session(conn, digest)
     return users_db.actor_for(conn, row["user_id"], via=row["via"])
 
@@ -251,6 +274,9 @@ def sign_out(conn, token: str | None) -> None:
 
 def first_admin(conn, *, username: str, password: str, display_name: str = "") -> tuple[Actor, str]:
     """The first visit of a fresh database: create the admin and sign them in."""
+    if not first_visit_makes_admin(conn):
+        raise Forbidden(FIRST_ADMIN_BY_COMMAND if needs_first_admin(conn) else
+                        "FairMark has its first admin already: sign in as an admin to add users.")
     add_user(conn, username=username, role="admin", password=password, display_name=display_name)
     return sign_in(conn, username, password)
 
@@ -263,6 +289,8 @@ class Claims:
     email_verified: bool | None = None
     name: str | None = None
     issuer: str | None = None
+    provider: str = "default"              # st.login's provider ([auth.<provider>]; "default": [auth] alone)
+    signed_in_at: datetime | None = None   # the ID token's `iat`: when the institution signed them in
 
     @classmethod
     def of(cls, user: dict) -> "Claims":
@@ -272,20 +300,54 @@ class Claims:
         # Microsoft Entra ID sends no `email` for some accounts: preferred_username is the UPN.
         email = user.get("email") or (user.get("preferred_username") if "@" in str(user.get("preferred_username", ""))
                                       else None)
-        return cls(email=email, email_verified=verified, name=user.get("name"), issuer=user.get("iss"))
+        iat = user.get("iat")
+        at = datetime.fromtimestamp(float(iat), timezone.utc) if isinstance(iat, (int, float)) else None
+        return cls(email=email, email_verified=verified, name=user.get("name"), issuer=user.get("iss"),
+                   provider=str(user.get("provider") or "default"), signed_in_at=at)
 
 
-def oidc_actor(conn, claims: Claims) -> Actor:
+def oidc_actor(conn, claims: Claims, *, trust_email: bool = False) -> Actor:
     """The FairMark user whose e-mail the identity provider vouches for. Refused when the
-    provider sent no e-mail, says it is unverified, or no active FairMark user has it: an admin
-    adds the person first (`python -m core user add NAME --role ROLE --email ADDRESS`)."""
+    provider sent no e-mail, does not say it verified it (`email_verified` true; a provider the
+    admin marked `fairmark_trust_email`, e.g. Entra ID which sends no such claim, is believed
+    without it), or no active FairMark user has it: an admin adds the person first
+    (`python -m core user add NAME --role ROLE --email ADDRESS`)."""
     if not claims.email:
         raise NotSignedIn("Your institution's sign-in sent no e-mail address; FairMark matches accounts by "
                           "e-mail. Ask an admin to check the identity provider's scopes (openid email profile).")
-    if claims.email_verified is False:
-        raise NotSignedIn(f"Your institution has not verified the e-mail {claims.email}; FairMark cannot match it.")
+    if claims.email_verified is False or (claims.email_verified is not True and not trust_email):
+        raise NotSignedIn(f"Your institution has not verified the e-mail {claims.email}; FairMark cannot match it. "
+                          "An admin whose provider sends no `email_verified` may trust its e-mails "
+                          "(fairmark_trust_email = true in its [auth] section of .streamlit/secrets.toml).")
     user = users_db.find_by_email(conn, claims.email.strip())
     if user is None or not user["active"]:
         raise NotSignedIn(f"No active FairMark account has the e-mail {claims.email}; ask an admin to add you "
                           "with that e-mail.")
     return users_db.actor_for(conn, user["id"], via="oidc")
+
+
+def oidc_sign_in(conn, claims: Claims, *, trust_email: bool = False,
+                 settings: Settings | None = None) -> tuple[Actor, str] | None:
+    """The institution's sign-in (st.login) opens a FairMark session like a password does, so
+    `session_idle_minutes` and `session_max_hours` apply to it too. One institutional sign-in
+    opens one FairMark session: None when it has had its session already (ended by sign-out,
+    idleness or age) or is older than `session_max_hours`; the page then signs the browser out
+    of the institution's sign-in (st.logout) instead of mapping it again."""
+    settings = settings or load_settings()
+    actor = oidc_actor(conn, claims, trust_email=trust_email)
+    since = claims.signed_in_at
+    now = _now()
+    if since is None or now - since > timedelta(hours=settings.session_max_hours):
+        return None  # an ID token says when it was issued (`iat`, required by OpenID Connect)
+    with db.write_transaction(conn):
+        users_db.end_expired_sessions(conn, actor.user_id,
+                                      idle_before=_stamp(now - timedelta(minutes=settings.session_idle_minutes)),
+                                      begun_before=_stamp(now - timedelta(hours=settings.session_max_hours)))
+        # The session this sign-in opened began after it (give or take the two clocks' skew)
+        # and ended after it; an older sign-in's session ended before it (`iat` is in whole
+        # seconds: a sign-in again right after a session ended may carry that second).
+        if users_db.session_ended(conn, actor.user_id, via="oidc", opened_after=_stamp(since - CLOCK_SKEW),
+                                  ended_after=_stamp(since + timedelta(seconds=1))):
+            return None
+        token = _open_session(conn, actor.user_id, "oidc")
+    return actor, token

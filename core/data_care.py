@@ -16,6 +16,7 @@ from core.access import Actor
 from core.errors import ConfigError, NotFound
 from db import audit, courses
 from db import data_care as care_db
+from db import users as users_db
 
 RETENTION_KEY = "retention"
 
@@ -36,8 +37,8 @@ def backup(conn, dest: str | Path, *, actor: Actor) -> dict:
 
 def restore(db_path: str | Path, source: str | Path, *, actor: Actor) -> dict:
     """Replace the database with a backup. Refused unless the file is a sound FairMark database;
-    the database it replaces is kept first as `<db>.before-restore-<time>`. Everyone's sessions
-    are those of the backup afterwards."""
+    the database it replaces is kept first as `<db>.before-restore-<time>`. Every session ends
+    (the backup's would otherwise revive ones ended after it was taken): everyone signs in again."""
     access.require(actor, "data_care")
     source = Path(source)
     if not source.is_file():
@@ -56,9 +57,10 @@ def restore(db_path: str | Path, source: str | Path, *, actor: Actor) -> dict:
     db.forget_migrated(db_path)
     conn = db.connect(db_path)  # a backup from an older version is migrated now
     try:
-        with conn.atomic():
+        with db.write_transaction(conn):
+            ended = users_db.end_all_sessions(conn)
             audit(conn, actor=actor, action="restore", entity="database",
-                  after={"from": str(source), "previous_kept_at": str(kept)})
+                  after={"from": str(source), "previous_kept_at": str(kept), "sessions_ended": ended})
     finally:
         conn.close()
     return {"restored_from": str(source), "previous_kept_at": str(kept)}

@@ -6,7 +6,8 @@ the Agreement page's download).
 Columns: marker, student_id, assignment, week, submission_id, draft_id (the current AI draft),
 then per criterion `<key>_ai`, `<key>_teacher`, `<key>_reference` (the mean of the uploaded
 raters), then teacher_kind, status, flags and one column per group attribute. Every submission
-is included, whatever its status. `<key>_teacher` holds the teacher's approved scores and
+is included, whatever its status. A coordinator without a names grant for the course gets each
+student's pseudonym in `student_id` (`core.access.sees_names`), the rows in pseudonym order. `<key>_teacher` holds the teacher's approved scores and
 `teacher_kind` says how they were approved: "edited" (the teacher changed the AI's draft),
 "approved" (as drafted), "bulk" (bulk approval: these are the AI's scores); both are empty
 while the teacher has not approved the item. A calibration item nobody has scored blind yet
@@ -42,6 +43,9 @@ def _number(value):
 def analysis_table(conn: Database, course_id: int, assignment_id: int | None = None, *, actor: Actor) -> list[list]:
     access.check(conn, actor, "dashboards", course=course_id, assignment=assignment_id)
     rows = exports.analysis_rows(conn, course_id, assignment_id)
+    names = access.sees_names(actor, course_id)
+    if not names:
+        rows.sort(key=lambda r: (r["week"], r["title"], r["pseudonym"], r["submission_id"]))
     keys: list[str] = []
     for rid in dict.fromkeys(r["rubric_id"] for r in rows):
         keys += [k for k in courses.get_rubric(conn, rid).keys if k not in keys]
@@ -53,7 +57,7 @@ def analysis_table(conn: Database, course_id: int, assignment_id: int | None = N
     table = [header]
     for r in rows:
         kind = teacher_kind(r)
-        line = [MARKER, r["external_id"], r["title"], r["week"], r["submission_id"], r["draft_id"] or ""]
+        line = [MARKER, r["external_id"] if names else r["pseudonym"], r["title"], r["week"], r["submission_id"], r["draft_id"] or ""]
         for k in keys:
             line += [_number(r["ai_scores"].get(k)), _number(r["teacher_scores"].get(k)) if kind else "",
                      _number(r["reference"].get(k))]

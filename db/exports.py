@@ -72,7 +72,7 @@ def analysis_rows(conn: Database, course_id: int, assignment_id: int | None = No
     scope = ("s.assignment_id = :assignment" if assignment_id is not None else
              "s.assignment_id IN (SELECT id FROM assignments WHERE course_id = :course)")
     rows = list(conn.query(f"""
-        SELECT st.external_id, st.attributes, a.id AS assignment_id, a.title, a.week, a.rubric_id,
+        SELECT st.external_id, st.pseudonym, st.attributes, a.id AS assignment_id, a.title, a.week, a.rubric_id,
                s.id AS submission_id, s.status, s.current_draft_id AS draft_id,
                d.scores AS ai_scores, d.flags, d.is_offline,
                r.scores AS teacher_scores, r.status AS review_status, r.edited, r.approved_in_bulk,

@@ -17,6 +17,10 @@ def count(conn: Database) -> int:
     return conn.execute("SELECT COUNT(*) FROM users").fetchone()[0]
 
 
+def any_course(conn: Database) -> bool:
+    return conn.execute("SELECT EXISTS (SELECT 1 FROM courses)").fetchone()[0] == 1
+
+
 def insert(conn: Database, *, username: str, display_name: str, email: str | None, role: str,
            password_hash: str | None, actor) -> int:
     user_id = conn.execute(
@@ -114,6 +118,21 @@ def touch_session(conn: Database, token_hash: str) -> None:
 
 def end_session(conn: Database, token_hash: str) -> None:
     conn.execute("UPDATE sessions SET ended_at = ? WHERE token_hash = ? AND ended_at IS NULL", [now(), token_hash])
+
+
+def end_expired_sessions(conn: Database, user_id: int, *, idle_before: str, begun_before: str) -> None:
+    conn.execute("UPDATE sessions SET ended_at = ? WHERE user_id = ? AND ended_at IS NULL "
+                 "AND (last_seen_at < ? OR created_at < ?)", [now(), user_id, idle_before, begun_before])
+
+
+def session_ended(conn: Database, user_id: int, *, via: str, opened_after: str, ended_after: str) -> bool:
+    """Whether a session of the user, opened this way after one time, has ended after another."""
+    return conn.execute("SELECT 1 FROM sessions WHERE user_id = ? AND via = ? AND created_at >= ? AND ended_at >= ? "
+                        "LIMIT 1", [user_id, via, opened_after, ended_after]).fetchone() is not None
+
+
+def end_all_sessions(conn: Database) -> int:
+    return conn.execute("UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL", [now()]).rowcount
 
 
 def end_sessions_of(conn: Database, user_id: int) -> None:

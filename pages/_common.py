@@ -14,7 +14,8 @@ query parameters). All URL handling is here: an id the signed-in user may not op
 like one that does not exist (core.browse.locate).
 
 Who is signed in: `actor()`, the Actor app.py's sign-in gate resolved for this run (a widget
-callback, which runs before the script, resolves it again so an expired session acts on nothing).
+callback, which runs before the script, and a fragment's auto-refresh resolve it again so an
+expired session acts on nothing; they do not count as activity for the idle time).
 """
 from __future__ import annotations
 
@@ -159,7 +160,10 @@ def actor() -> Actor:
     """The signed-in user (core functions take it as `actor=`)."""
     if getattr(_shell, "active", False) and getattr(_shell, "actor", None) is not None:
         return _shell.actor
-    me = _signin.current(connect())  # a widget callback: check the session again
+    # A widget callback or a fragment's auto-refresh (outside the app shell): check the session
+    # again, without renewing its idle time (the full run after a click renews it; a tab left
+    # alone with a live progress fragment must still time out).
+    me = _signin.current(connect(), touch=False)
     if me is None:
         raise NotSignedIn("Your session has ended: sign in again.")
     return me

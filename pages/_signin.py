@@ -36,6 +36,18 @@ def providers() -> list[str | None]:
     return named or ([None] if "client_id" in auth else [])
 
 
+def trusts_email(provider: str) -> bool:
+    """Whether the admin marked this provider's e-mails as verified (`fairmark_trust_email = true`
+    in its [auth.<provider>] section, or in [auth] for the only provider): for Entra ID, which
+    sends no `email_verified` claim."""
+    try:
+        auth = st.secrets.get("auth", {})
+        section = auth if provider == "default" else auth.get(provider, {})
+        return section.get("fairmark_trust_email") is True
+    except (FileNotFoundError, KeyError, AttributeError, ValueError):
+        return False
+
+
 def _oidc_claims() -> dict | None:
     try:
         user = st.user
@@ -53,25 +65,38 @@ def _cookie() -> str | None:
     return value if isinstance(value, str) else None
 
 
-def current(conn) -> Actor | None:
+def current(conn, *, touch: bool = True) -> Actor | None:
     """The signed-in Actor of this browser session, read fresh (role, grants, expiry): the
     session's token (this Streamlit session's, else the cookie a refresh sent), else the
-    institution's identity from st.login."""
+    institution's identity from st.login, which opens a FairMark session once (so it times out
+    like a password's; a spent one signs the browser out of st.login). `touch=False` (a
+    fragment's auto-refresh, a widget callback) neither renews the idle time nor signs in."""
     token = st.session_state.get(TOKEN)
     if token is None and not st.session_state.get("_signed_out"):
         token = _cookie()
-    actor = accounts.resume(conn, token)
+    actor = accounts.resume(conn, token, touch=touch)
     if actor is not None:
         st.session_state[TOKEN] = token
         return actor
     st.session_state.pop(TOKEN, None)
-    claims = _oidc_claims()
-    if claims is not None:
-        try:
-            return accounts.oidc_actor(conn, accounts.Claims.of(claims))
-        except FairMarkError as e:
-            st.session_state["_signin_error"] = str(e)
-    return None
+    claims = _oidc_claims() if touch else None
+    if claims is None:
+        return None
+    try:
+        found = accounts.Claims.of(claims)
+        opened = accounts.oidc_sign_in(conn, found, trust_email=trusts_email(found.provider))
+    except FairMarkError as e:
+        st.session_state["_signin_error"] = str(e)
+        return None
+    if opened is None:  # this institutional sign-in had its session (timed out or signed out)
+        st.session_state["_delete_cookie"] = True
+        st.logout()
+        return None
+    actor, token = opened
+    st.session_state[TOKEN] = token
+    st.session_state["_set_cookie"] = token
+    st.session_state.pop("_signed_out", None)
+    return actor
 
 
 def _error(error) -> None:
@@ -84,8 +109,10 @@ def form(conn) -> None:
     error = st.session_state.pop("_signin_error", None)
     if error:
         _error(error)
-    if accounts.needs_first_admin(conn):
+    if accounts.first_visit_makes_admin(conn):
         _first_admin(conn)
+    elif accounts.needs_first_admin(conn):
+        st.info(accounts.FIRST_ADMIN_BY_COMMAND)
     else:
         _password_form(conn)
         for provider in providers():
@@ -141,6 +168,14 @@ def _signed_in(token: str) -> None:
     st.rerun()
 
 
+def _https() -> bool:
+    """Whether the browser opened the app over HTTPS (then the cookie is Secure: never sent in clear)."""
+    try:
+        return str(st.context.url or "").lower().startswith("https://")
+    except (AttributeError, RuntimeError):
+        return False
+
+
 def cookie_sync() -> None:
     """Set or delete the browser's cookie after a sign-in or sign-out. The component is drawn on
     every run until the browser reports the cookie as it should be: a run cut short by a rerun
@@ -158,7 +193,7 @@ def cookie_sync() -> None:
             if now.get(COOKIE) == token:
                 st.session_state.pop("_set_cookie", None)
             else:
-                cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict",
+                cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict", secure=_https() or None,
                             expires_at=datetime.now(timezone.utc) + timedelta(hours=load_settings().session_max_hours))
         elif COOKIE in now:
             cookies.delete(COOKIE, key="fm_cookie_delete")

@@ -143,13 +143,17 @@ def test_a_department_grant_covers_its_courses(conn):
 def test_oidc_claims_map_to_the_fairmark_user_with_that_email(conn, claims, expected):
     accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
     accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
-    actor = accounts.oidc_actor(conn, accounts.Claims.of(claims))
+    trusted = "email_verified" not in claims  # Entra ID: the admin marks it fairmark_trust_email
+    actor = accounts.oidc_actor(conn, accounts.Claims.of(claims), trust_email=trusted)
     assert (str(actor), actor.role, actor.via) == (*expected, "oidc")
 
 
 @pytest.mark.parametrize("claims, message", [
     ({"is_logged_in": True, "name": "No Mail"}, "sent no e-mail"),
     ({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": False}, "not verified"),
+    # a provider that does not say it verified the e-mail (and is not marked trusted)
+    ({"is_logged_in": True, "email": "anna.berg@uni.example"}, "not verified"),
+    ({"is_logged_in": True, "preferred_username": "anna.berg@uni.example"}, "not verified"),
     ({"is_logged_in": True, "email": "stranger@uni.example", "email_verified": True}, "No active FairMark account"),
 ])
 def test_oidc_claims_without_a_verified_known_email_are_refused(conn, claims, message):
@@ -169,3 +173,109 @@ def test_an_institution_only_account_cannot_sign_in_with_a_password(conn):
 def test_settings_default_to_an_hour_idle_and_five_failures():
     s = load_settings()
     assert (s.session_idle_minutes, s.session_max_hours, s.signin_lock_after, s.signin_lock_minutes) == (60, 12, 5, 15)
+
+
+def _oidc_claims(seconds_ago: float = 5) -> accounts.Claims:
+    import time
+
+    return accounts.Claims.of({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": True,
+                               "iat": int(time.time() - seconds_ago)})
+
+
+def test_an_institutional_sign_in_times_out_when_idle_like_a_password_one(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_SESSION_IDLE_MINUTES", "30")
+    monkeypatch.setenv("FAIRMARK_SESSION_MAX_HOURS", "8")
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    claims = _oidc_claims()
+    actor, token = accounts.oidc_sign_in(conn, claims)
+    assert (str(actor), actor.via) == ("anna", "oidc") and accounts.resume(conn, token) == actor
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.resume(conn, token) is None                          # idle too long, like a password's
+    assert accounts.oidc_sign_in(conn, claims) is None                   # the same st.login opens no new one
+    # ... nor does it when the browser lost the cookie and the idle session was never resumed
+    conn.execute("DELETE FROM sessions")
+    accounts.oidc_sign_in(conn, claims)
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.oidc_sign_in(conn, claims) is None
+    assert accounts.oidc_sign_in(conn, _oidc_claims(9 * 3600)) is None   # an st.login older than a session may be
+    # signing in at the institution again opens a new session (the old one ended before it)
+    conn.execute("UPDATE sessions SET ended_at = ?", [stamp_ago(120)])
+    again = accounts.oidc_sign_in(conn, _oidc_claims(seconds_ago=1))
+    assert again is not None and accounts.resume(conn, again[1]) == actor
+
+
+def test_a_signed_out_institutional_sign_in_opens_no_new_session(conn):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    claims = _oidc_claims()
+    _, token = accounts.oidc_sign_in(conn, claims)
+    accounts.sign_out(conn, token)
+    assert accounts.oidc_sign_in(conn, claims) is None
+
+
+def test_a_trusted_provider_is_believed_without_email_verified_but_not_against_a_false_one(conn):
+    accounts.add_user(conn, username="admin", role="admin", password=f.PASSWORD)
+    accounts.add_user(conn, username="anna", role="instructor", email="anna.berg@uni.example", actor=f.actor())
+    entra = accounts.Claims.of({"is_logged_in": True, "preferred_username": "anna.berg@uni.example",
+                                "provider": "entra"})
+    assert entra.provider == "entra"
+    with pytest.raises(NotSignedIn, match="not verified"):
+        accounts.oidc_actor(conn, entra)
+    assert str(accounts.oidc_actor(conn, entra, trust_email=True)) == "anna"
+    denied = accounts.Claims.of({"is_logged_in": True, "email": "anna.berg@uni.example", "email_verified": False})
+    with pytest.raises(NotSignedIn, match="not verified"):
+        accounts.oidc_actor(conn, denied, trust_email=True)
+
+
+def test_attempts_sent_at_once_are_each_counted_and_wait_like_sequential_ones(conn, db_path, monkeypatch):
+    import threading
+    import time
+
+    import db as dbmod
+
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_AFTER", "5")
+    f.user(conn, "anna", "admin")
+    start, answers = threading.Barrier(8), []
+
+    class SlowHasher:  # Argon2 on a server with free cores: every attempt checks at the same time
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def verify(self, hashed, password):
+            time.sleep(0.3)
+            return real.verify(hashed, password)
+
+    real = accounts._hasher
+    monkeypatch.setattr(accounts, "_hasher", SlowHasher())
+
+    def attempt(n):
+        own = dbmod.connect(db_path)
+        start.wait()
+        try:
+            accounts.sign_in(own, "anna", f"parallel guess {n}")
+        except NotSignedIn as e:
+            answers.append(str(e))
+        finally:
+            own.close()
+
+    threads = [threading.Thread(target=attempt, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    checked = answers.count(accounts.SIGNIN_FAILED)
+    assert len(answers) == 8 and checked == 2            # the rest had to wait, unchecked
+    assert all("try again" in a for a in answers if a != accounts.SIGNIN_FAILED)
+    assert conn.execute("SELECT failures FROM signin_failures").fetchone()[0] == checked
+
+
+def test_an_auto_refresh_does_not_keep_an_unattended_session_alive(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_SESSION_IDLE_MINUTES", "30")
+    tom = f.user(conn, "tom", "ta")
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(20 * 60)])
+    assert accounts.resume(conn, token, touch=False) == tom            # a live run's progress, every second
+    assert conn.execute("SELECT last_seen_at FROM sessions").fetchone()[0] < stamp_ago(19 * 60)
+    conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
+    assert accounts.resume(conn, token, touch=False) is None           # nobody clicked: it timed out

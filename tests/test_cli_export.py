@@ -115,3 +115,20 @@ def test_analysis_download_on_the_agreement_page(conn, app_test):
     assert "not for students" in button.proto.label
     data = export_analysis.export(conn, c["course_id"], c["assignment_id"], actor=Actor("test", role="admin"))
     assert data.file_name == "Course_Z-Week_1-analysis-NOT-for-students.csv"
+
+
+def test_a_coordinator_without_a_names_grant_gets_pseudonyms_in_the_analysis_export(conn):
+    from core import export_analysis
+
+    c = f.course(conn, name="Course N")
+    sid = f.student(conn, c["course_id"], external_id="stu-4711", name="Karin Lind")
+    f.submission(conn, c["assignment_id"], sid, text="reflection")
+    pseudonym = conn.execute("SELECT pseudonym FROM students WHERE id = ?", [sid]).fetchone()[0]
+    masked = f.user(conn, "cora", "coordinator", courses=[c["course_id"]])
+    named = f.user(conn, "nils", "coordinator", courses=[c["course_id"]], names=True)
+    data = export_analysis.export(conn, c["course_id"], actor=masked).data.decode("utf-8-sig")
+    assert "stu-4711" not in data and "Karin" not in data and "stu-4711@" not in data
+    [row] = csv.DictReader(io.StringIO(data))
+    assert row["student_id"] == pseudonym
+    [row] = csv.DictReader(io.StringIO(export_analysis.export(conn, c["course_id"], actor=named).data.decode("utf-8-sig")))
+    assert row["student_id"] == "stu-4711"

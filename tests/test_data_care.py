@@ -197,3 +197,20 @@ def test_cli_data_backup_delete_and_retention(conn, db_path, tmp_path, capsys, c
     assert code == 0 and out["days"] == 400 and out["expired"] == []
     code, out, _ = run_cli(capsys, "data", "apply-retention", "--dry-run")
     assert code == 0 and out["courses"] == []
+
+
+def test_a_restore_ends_every_session_even_those_the_backup_still_has_open(conn, db_path, tmp_path):
+    from core import accounts
+
+    f.user(conn, "tom", "ta")
+    _, signed_out_later = accounts.sign_in(conn, "tom", f.PASSWORD)
+    data_care.backup(conn, tmp_path / "before.db", actor=f.actor())
+    accounts.sign_out(conn, signed_out_later)                    # ended after the backup was taken
+    _, after_backup = accounts.sign_in(conn, "tom", f.PASSWORD)  # opened after it
+    conn.close()
+    data_care.restore(db_path, tmp_path / "before.db", actor=f.actor("anna"))
+    conn = db.connect(db_path)
+    assert accounts.resume(conn, signed_out_later) is None
+    assert accounts.resume(conn, after_backup) is None
+    assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 0
+    conn.close()

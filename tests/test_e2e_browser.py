@@ -817,7 +817,7 @@ def test_repeated_wrong_passwords_lock_the_name(campus, shared_browser):
 def test_institutional_sign_in_through_a_local_openid_provider(shared_browser, tmp_path):
     """The whole st.login flow against a real OpenID provider on this machine (oidc-provider-mock):
     the provider's e-mail claim signs in the FairMark user with that e-mail; an e-mail no FairMark
-    user has is refused."""
+    user has is refused. Its FairMark session times out like a password's (then st.logout)."""
     import subprocess
     import sys
 
@@ -855,4 +855,18 @@ def test_institutional_sign_in_through_a_local_openid_provider(shared_browser, t
                 expect(page.get_by_text(expected)).to_be_visible()
                 if sub == "eve":
                     assert page.locator(MENU).count() == 0
+                else:  # a FairMark session with the idle limit: left alone too long, a refresh signs out
+                    conn = dbmod.connect(path)
+                    assert [r[0] for r in conn.execute("SELECT via FROM sessions WHERE ended_at IS NULL")] == ["oidc"]
+                    conn.execute("UPDATE sessions SET last_seen_at = '2000-01-01T00:00:00.000000Z'")
+                    conn.close()
+                    page.reload()  # st.logout: the provider's end-session page, then the app signed out
+                    page.get_by_role("button", name="End session").click()
+                    institution = page.get_by_role("button", name="Sign in with your institution")
+                    expect(institution).to_be_visible()
+                    assert page.locator(MENU).count() == 0
+                    institution.click()  # signing in there again opens a new session
+                    page.get_by_placeholder("sub").fill(sub)
+                    page.get_by_role("button", name="Authorize").click()
+                    expect(page.get_by_text(expected)).to_be_visible()
                 page.context.close()

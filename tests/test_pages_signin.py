@@ -84,6 +84,25 @@ def test_first_visit_of_a_fresh_database_creates_the_admin(app_test, conn):
         .decode("latin-1")
 
 
+def test_a_database_with_courses_but_no_users_offers_no_first_admin_form(app_test, conn):
+    from core import accounts
+    from core.errors import Forbidden
+
+    f.course(conn, "Course from before sign-in")
+    at = app_test(signed_in=False).run()
+    assert not at.exception, at.exception
+    assert "python -m core user add NAME --role admin" in text_of(at)
+    assert not [t for t in at.text_input if t.key in ("first_name", "first_password")]
+    assert "create the first admin account" not in text_of(at)
+    with pytest.raises(Forbidden, match="courses but no users"):
+        accounts.first_admin(conn, username="stranger", password="a long enough secret")
+    assert conn.execute("SELECT COUNT(*) FROM users").fetchone()[0] == 0
+    # whoever runs the server makes the first admin (`python -m core user add`: no actor yet)
+    accounts.add_user(conn, username="anna", role="admin", password="a long enough secret")
+    at = app_test(signed_in=False).run()
+    assert [t for t in at.text_input if t.key == "signin_name"] and "python -m core" not in text_of(at)
+
+
 def test_wrong_passwords_slow_down_then_lock_the_name(app_test, conn, two_courses):
     f.user(conn, "tom", "ta", courses=[two_courses["A"]["course_id"]])
     conn.execute("UPDATE signin_failures SET locked_until = NULL")
