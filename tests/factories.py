@@ -127,3 +127,18 @@ def cleared_config(conn, provider: str = "openai", *, actor: str = "test admin",
     evals_db.record_config(conn, h, defn, used_by=actor, used_for="test")
     gate.override(conn, h, actor=Actor(actor, role="admin"), reason="a test about something else than the eval gate")
     return h
+
+
+# --- configuration faults as a provider raises them (run guard tests of both kinds of run) ----
+def unreachable():
+    from core.errors import LLMConnectionError
+
+    e = LLMConnectionError("Cannot reach the language model at http://nowhere/v1. Check FAIRMARK_LLM_BASE_URL.")
+    e.config_suspect = True
+    return e
+
+
+def not_found():
+    from core.errors import LLMNotFound
+
+    return LLMNotFound("The language model does not know model 'gtp-4o'. Check the model name in Settings.")

@@ -8,11 +8,12 @@ import time
 import pytest
 
 from core import __main__ as cli
-from core.errors import ConfigError, ConflictError, LLMAuthError, LLMConnectionError, LLMNotFound
+from core.errors import ConfigError, ConflictError, LLMAuthError
 from core.lessons import demo, runs
 from db import lessons as lessons_db
 from db import runs as runs_db
 from fake_llm import ScriptedLLM, StubOpenAIServer
+from factories import not_found, unreachable
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
 from core.access import Actor
 
@@ -74,15 +75,6 @@ def lessons(conn, n: int) -> list[int]:
     return [add_lesson(conn, LESSON.replace(b"The water cycle", f"Water {i}".encode()), name=f"w{i}.md")
             for i in range(n)]
 
-
-def unreachable() -> LLMConnectionError:
-    e = LLMConnectionError("Cannot reach the language model at http://nowhere/v1. Check FAIRMARK_LLM_BASE_URL.")
-    e.config_suspect = True
-    return e
-
-
-def not_found() -> LLMNotFound:
-    return LLMNotFound("The language model does not know model 'gtp-4o'. Check the model name in Settings.")
 
 
 @pytest.mark.parametrize("fault,what", [(not_found, "model name"), (unreachable, "FAIRMARK_LLM_BASE_URL")])

@@ -7,9 +7,10 @@ import threading
 import pytest
 
 import factories
+from factories import not_found, unreachable
 from assess_script import RICH_TEXT, evaluation_for, good_llm
 from core import run_engine, run_worker, runs
-from core.errors import ConflictError, LLMConnectionError, LLMNotFound
+from core.errors import ConflictError, LLMNotFound
 from core.run_guard import ConfigFaultGuard
 from db import runs as runs_db
 from core.access import Actor
@@ -21,15 +22,6 @@ def course_with(conn, n):
                                  RICH_TEXT + f" Note {i}.") for i in range(n)]
     return c, subs
 
-
-def unreachable() -> LLMConnectionError:
-    e = LLMConnectionError("Cannot reach the language model at http://nowhere/v1. Check FAIRMARK_LLM_BASE_URL.")
-    e.config_suspect = True
-    return e
-
-
-def not_found() -> LLMNotFound:
-    return LLMNotFound("The language model does not know model 'gtp-4o'. Check the model name in Settings.")
 
 
 @pytest.mark.parametrize("fault,what", [(not_found, "model name"), (unreachable, "FAIRMARK_LLM_BASE_URL")])
