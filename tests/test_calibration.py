@@ -47,8 +47,9 @@ def test_draw_is_stratified_stable_and_only_takes_items_nobody_opened(conn):
     assert len(by_stratum) == 8 and sids[1] not in {s for items in by_stratum.values() for s, _ in items}
     state = draw.draw(conn, c["assignment_id"], size=10, group_by="section", actor=Actor("ann", role="admin"))
     assert len(state.items) == 10 and state.pending == 10 and state.available == 19
-    assert {i["stratum"] for i in state.items} == set(by_stratum)  # every stratum represented
-    assert all(i["stratum"].startswith(("low band", "high band")) for i in state.items)
+    drawn = calibration.items(conn, c["assignment_id"])     # as stored (the view hides the band: below)
+    assert {i["stratum"] for i in drawn} == set(by_stratum)  # every stratum represented
+    assert all(i["stratum"].startswith(("low band", "high band")) for i in drawn)
     again = draw.draw(conn, c["assignment_id"], size=10, actor=Actor("ann", role="admin"))
     assert [i["submission_id"] for i in again.items] == [i["submission_id"] for i in state.items]
     assert len(draw.draw(conn, c["assignment_id"], size=16, actor=Actor("ann", role="admin")).items) == 16  # grows, keeps the first 10
@@ -87,6 +88,35 @@ def test_a_pending_item_is_hidden_from_queue_open_and_bulk_until_scored_blind(co
     assert actions.open_item(conn, hidden, actor=Actor("ann", role="admin"))["scores"] == scores(2)
     seen = blind.for_rater(conn, hidden, actor=Actor("ann", role="admin"))
     assert seen["mine"] == scores(1) and seen["ai"]["comment"] == "AI COMMENT 0" and seen["others"] == {}
+
+
+def test_the_set_shows_no_ai_band_to_a_teacher_until_they_scored_the_item(conn):
+    c, sids = course_with_drafts(conn, 8, ai=lambda i: 0 if i % 2 else 3)
+    draw.draw(conn, c["assignment_id"], size=4, group_by="section", actor=Actor("ann", role="admin"))
+    ann, bob = Actor("ann", role="admin"), Actor("bob", role="instructor")
+    seen = draw.state(conn, c["assignment_id"], actor=ann).items
+    assert len(seen) == 4 and not any("band" in i["stratum"] for i in seen)
+    assert all(i["stratum"].startswith(("shorter half", "longer half")) and "section: " in i["stratum"] for i in seen)
+    sid = seen[0]["submission_id"]
+    blind.save(conn, sid, scores(1), actor=ann)
+    stored = next(i["stratum"] for i in calibration.items(conn, c["assignment_id"]) if i["submission_id"] == sid)
+    mine = {i["submission_id"]: i["stratum"] for i in draw.state(conn, c["assignment_id"], actor=ann).items}
+    assert mine[sid] == stored and stored.startswith(("low band", "high band"))
+    assert not any("band" in s for k, s in mine.items() if k != sid)
+    # Bob has not scored it: still no band for him, although Ann's score made the draft visible elsewhere.
+    assert not any("band" in i["stratum"] for i in draw.state(conn, c["assignment_id"], actor=bob).items)
+
+
+def test_the_review_item_view_refuses_a_pending_item_until_scored_blind(conn):
+    from core import browse
+
+    c, sids = course_with_drafts(conn, 2)
+    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor="ann", at="2025-01-01")
+    with pytest.raises(GateError, match="score it blind on the Calibrate page"):
+        browse.review_item(conn, sids[0], actor=Actor("ann", role="admin"))
+    assert browse.review_item(conn, sids[1], actor=Actor("ann", role="admin"))["draft"]["comment"] == "AI COMMENT 1"
+    blind.save(conn, sids[0], scores(1), actor=Actor("ann", role="admin"))
+    assert browse.review_item(conn, sids[0], actor=Actor("ann", role="admin"))["draft"]["comment"] == "AI COMMENT 0"
 
 
 def test_the_analysis_export_blanks_a_pending_items_ai_columns_until_scored_blind(conn):

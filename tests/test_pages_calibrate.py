@@ -71,6 +71,38 @@ def test_scoring_blind_hides_the_ai_until_saved_then_shows_it(conn, app_test):
     assert table["AI"].tolist() == list(SCORES.values()) and set(table["You (blind)"]) == {2}
 
 
+def test_the_calibration_list_shows_no_ai_band_until_you_scored_the_item(conn, app_test):
+    c, sids = seeded(conn, 4)
+    at = page(app_test, c)
+    at.button(key="FormSubmitter:cal_draw-Draw the calibration set").click().run()
+    assert not at.exception, at.exception
+
+    def bands(at):   # the items' stratum captions that name the AI's band
+        return [cap.value for cap in at.caption if cap.value.startswith(("low band", "high band"))]
+
+    assert sum(cap.value.startswith(("shorter half", "longer half")) for cap in at.caption) == 4
+    assert bands(at) == [] and "low band ·" not in shown(at) and "high band ·" not in shown(at)
+    blind.save(conn, sids[0], dict.fromkeys(SCORES, 2), actor=Actor("ann", role="admin"))
+    at.run()
+    assert len(bands(at)) == 1   # the one Ann scored
+    at = page(app_test, c, actor=Actor("bob", role="admin"))   # Bob has scored none of them
+    assert bands(at) == [] and "low band ·" not in shown(at) and "high band ·" not in shown(at)
+
+
+def test_the_review_page_links_a_pending_item_to_calibrate_and_shows_nothing_of_it(conn, app_test):
+    c, sids = seeded(conn, 2)
+    calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor="ann", at="2025-01-01")
+    at = app_test("pages/review.py")
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.query_params["item"] = str(sids[0])
+    at.run()
+    assert not at.exception, at.exception
+    link = next(x.proto for x in at.get("page_link") if x.proto.label == "Score it blind on Calibrate")
+    assert link.page == "calibrate"
+    text = shown(at)
+    assert "SECRET AI COMMENT" not in text and "(AI:" not in text and "Total" not in text
+
+
 def test_a_second_teacher_does_not_see_the_first_ones_scores_before_saving(conn, app_test):
     c, sids = seeded(conn, 2)
     draw.draw(conn, c["assignment_id"], size=2, actor=Actor("ann", role="admin"))
