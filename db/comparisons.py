@@ -16,6 +16,15 @@ from sqlite_utils import Database
 from db import dumps, loads, now
 from db.calibration import BLIND_PENDING
 
+# A drafted pair whose two comments are the same (SQL on comparison_pairs `p`): skipped, nothing
+# to choose between. It counts as drafted for the run, never as a pair for teachers.
+# Spaces, tabs and line breaks at either end do not count (core.evals.comparison_runs.same_comment).
+WHITESPACE = " \t\n\r"
+DRAFTED = "p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL"
+_TRIM = "trim(p.comment_{}, char(32, 9, 10, 13))"
+SAME = f"({DRAFTED} AND {_TRIM.format('a')} = {_TRIM.format('b')})"
+TO_JUDGE = f"{DRAFTED} AND {_TRIM.format('a')} != {_TRIM.format('b')}"
+
 
 def candidates(conn: Database, course_id: int, assignment_id: int | None) -> list[dict]:
     """Submissions a comparison may sample (with text), with their current draft's total and
@@ -74,8 +83,9 @@ def of_run(conn: Database, run_id: int) -> dict | None:
 
 def list_for_course(conn: Database, course_id: int) -> list[dict]:
     return list(conn.query(
-        f"SELECT x.*, (SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = x.id "
-        f" AND p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL) AS drafted "
+        f"SELECT x.*, (SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = x.id AND {TO_JUDGE}) AS drafted, "
+        f"(SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = x.id AND {SAME}) AS skipped, "
+        f"(SELECT COUNT(*) FROM comparison_pairs p WHERE p.comparison_id = x.id AND p.error IS NOT NULL) AS failed "
         f"FROM ({_WITH_RUN} WHERE c.course_id = ?) x ORDER BY x.id DESC", [course_id]))
 
 
@@ -134,19 +144,19 @@ def pair_for_teacher(conn: Database, comparison_id: int, teacher: str) -> dict |
         "CASE WHEN p.b_on_left THEN p.comment_b ELSE p.comment_a END AS left_comment, "
         "CASE WHEN p.b_on_left THEN p.comment_a ELSE p.comment_b END AS right_comment "
         "FROM comparison_pairs p JOIN submissions s ON s.id = p.submission_id "
-        "WHERE p.comparison_id = ? AND p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL "
+        f"WHERE p.comparison_id = ? AND {TO_JUDGE} "
         "AND NOT EXISTS (SELECT 1 FROM pair_choices c WHERE c.pair_id = p.id AND c.teacher = ?) "
         "ORDER BY p.position LIMIT 1", [comparison_id, teacher]), None)
     return row
 
 
 def progress(conn: Database, comparison_id: int, teacher: str) -> dict:
-    """{pairs drafted, judged by this teacher}."""
-    drafted = conn.execute("SELECT COUNT(*) FROM comparison_pairs WHERE comparison_id = ? AND comment_a IS NOT NULL "
-                           "AND comment_b IS NOT NULL", [comparison_id]).fetchone()[0]
+    """{pairs drafted to judge, skipped (the same comment twice), judged by this teacher}."""
+    drafted, skipped = conn.execute(f"SELECT COALESCE(SUM({TO_JUDGE}), 0), COALESCE(SUM({SAME}), 0) "
+                                    "FROM comparison_pairs p WHERE p.comparison_id = ?", [comparison_id]).fetchone()
     judged = conn.execute("SELECT COUNT(DISTINCT pair_id) FROM pair_choices WHERE comparison_id = ? AND teacher = ?",
                           [comparison_id, teacher]).fetchone()[0]
-    return {"pairs": drafted, "judged": judged}
+    return {"pairs": drafted, "skipped": skipped, "judged": judged}
 
 
 def save_choices(conn: Database, pair_id: int, teacher: str, choices: dict[str, str]) -> dict[str, str]:
@@ -170,9 +180,9 @@ def choices(conn: Database, comparison_id: int) -> list[dict]:
 
 
 def pairs(conn: Database, comparison_id: int) -> list[dict]:
-    rows = list(conn.query("SELECT id, submission_id, stratum, position, b_on_left, judge_choice, error, "
-                           "judge_a, judge_b FROM comparison_pairs WHERE comparison_id = ? ORDER BY position",
-                           [comparison_id]))
+    rows = list(conn.query(f"SELECT id, submission_id, stratum, position, b_on_left, judge_choice, error, "
+                           f"judge_a, judge_b, {SAME} AS same FROM comparison_pairs p WHERE comparison_id = ? "
+                           "ORDER BY position", [comparison_id]))
     for r in rows:
         r["judge_a"], r["judge_b"] = loads(r["judge_a"], None), loads(r["judge_b"], None)
     return rows

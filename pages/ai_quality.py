@@ -19,6 +19,25 @@ db_path = _common.settings().db_path
 if msg := st.session_state.pop("evals_flash", None):
     st.success(msg)
 
+
+def _drafting(cid: int) -> None:
+    """A progress bar per comparison being drafted, in a fragment that refreshes every second
+    meanwhile; when the last one is done, the whole page runs once more (table and results)."""
+    drafting = [c for c in browse.comparisons_of(_common.connect(), cid, actor=_common.actor())
+                if c["status"] == "drafting"]
+    for c in drafting:
+        done = c["drafted"] + c["skipped"] + c["failed"]
+        st.progress(done / c["sample_size"] if c["sample_size"] else 0.0,
+                    text=f"Comparison {c['id']}: drafting, {done} of {c['sample_size']} pairs done"
+                         + (f" ({c['failed']} failed)" if c["failed"] else ""))
+        if c["skipped"]:
+            st.caption(pairwise.skipped_note(c["skipped"]))
+    if drafting:
+        st.session_state["cmp_live"] = True
+    elif st.session_state.pop("cmp_live", False):
+        st.rerun(scope="app")
+
+
 tab_gate, tab_saved, tab_cmp = st.tabs(["Configuration and eval runs", "Saved eval cases", "Blind comparisons"])
 
 with tab_gate:
@@ -61,13 +80,16 @@ with tab_cmp:
             st.info("No variant to compare: put the changed prompt files (and optionally variant.json with models "
                     "and temperature) in a folder under prompts/variants/.")
         else:
+            offline = not _common.settings().llm_configured
+            if offline:  # said before the form is filled in; core refuses it too
+                st.info(pairwise.OFFLINE_SAME, icon=":material/block:")
             with st.form("new_comparison"):
                 variant = st.selectbox("Configuration B (a folder under prompts/variants/)", variants)
                 scope = st.radio("Sample from", ["assignment", "course"], horizontal=True, disabled=aid is None,
                                  format_func={"assignment": "This assignment", "course": "The whole course"}.get)
                 n = st.number_input("Pairs (stratified by score band)", min_value=2, max_value=500,
                                     value=pairwise.DEFAULT_SAMPLE, step=10)
-                if st.form_submit_button("Draft the pairs"):
+                if st.form_submit_button("Draft the pairs", disabled=offline):
                     try:
                         new = pairwise.create(conn, course_id=cid, variant_b=variant, sample_size=int(n),
                                               assignment_id=aid if scope == "assignment" else None,
@@ -80,10 +102,12 @@ with tab_cmp:
                                                            "the Compare page.")
                         st.rerun()
         comps = browse.comparisons_of(conn, cid, actor=me)
+        st.fragment(_drafting, run_every=1.0 if any(c["status"] == "drafting" for c in comps) else None)(cid)
         if comps:
             st.subheader("Comparisons")
             st.dataframe(pd.DataFrame([{"comparison": c["id"], "B (variant)": c["variant_b"], "status": c["status"],
-                                        "pairs drafted": f"{c['drafted']} of {c['sample_size']}",
+                                        "pairs drafted": f"{c['drafted'] + c['skipped']} of {c['sample_size']}",
+                                        "skipped (same comment)": c["skipped"],
                                         "started": format_timestamp(c["created_at"]), "by": c["created_by"]}
                                        for c in comps]), hide_index=True, width="stretch")
             pick = st.selectbox("Results of", [c["id"] for c in comps], key="q_cmp_pick")

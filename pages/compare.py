@@ -47,9 +47,11 @@ conn = _common.get_db()
 cid = _common.require_course()
 if cid is None:
     st.stop()
-ready = [c for c in browse.comparisons_of(conn, cid, actor=_common.actor()) if c["drafted"]]
+comps = browse.comparisons_of(conn, cid, actor=_common.actor())
+ready = [c for c in comps if c["drafted"]]
 if not ready:
-    st.info("No comparison to judge in this course yet. A coordinator starts one on the AI quality page.")
+    st.info("No comparison to judge in this course yet. A coordinator starts one on the AI quality page."
+            + "".join(f" Comparison {c['id']}: {pairwise.skipped_note(c['skipped'])}" for c in comps if c["skipped"]))
     st.stop()
 ids = [c["id"] for c in ready]
 names = {c["id"]: f"Comparison {c['id']} · {c['drafted']} pairs · {format_timestamp(c['created_at'])}" for c in ready}
@@ -60,6 +62,8 @@ st.caption(_common.md(f"Judging as {teacher.display_name}.") + " Two AI configur
 prog = browse.comparison_progress(conn, comparison_id, actor=teacher)
 st.progress(prog["judged"] / prog["pairs"] if prog["pairs"] else 0.0,
             text=f"{prog['judged']} of {prog['pairs']} pairs judged")
+if prog["skipped"]:
+    st.caption(pairwise.skipped_note(prog["skipped"]))
 pair = pairwise.next_pair(conn, comparison_id, actor=teacher)
 if pair is None:
     st.success(f"You have judged all {prog['pairs']} pairs. Thank you.")

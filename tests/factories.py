@@ -142,3 +142,23 @@ def not_found():
     from core.errors import LLMNotFound
 
     return LLMNotFound("The language model does not know model 'gtp-4o'. Check the model name in Settings.")
+
+
+def offline_comparison(conn, course: dict, submission_ids: list[int], variant: str) -> int:
+    """A blind comparison of the offline baseline with a variant, as created before such a
+    comparison was refused (it writes the same comment on both sides): one pair per submission."""
+    from core.evals import config as ai_config
+    from core.evals import comparison_runs
+    from core.settings import load_settings
+    from db import comparisons as cmp_db
+    from db import evals as evals_db
+
+    hashes = []
+    for defn in (ai_config.current("offline"), ai_config.current("offline", variant=ai_config.load_variant(variant))):
+        hashes.append(ai_config.config_hash(defn))
+        evals_db.record_config(conn, hashes[-1], defn)
+    pairs = [{"submission_id": sid, "stratum": "low", "position": i, "b_on_left": i % 2 == 0}
+             for i, sid in enumerate(submission_ids)]
+    return cmp_db.create(conn, course_id=course["course_id"], assignment_id=None, config_a=hashes[0],
+                         config_b=hashes[1], variant_b=variant, seed=1, pairs=pairs, created_by="C",
+                         provider="offline", run_config=comparison_runs.run_config(load_settings()))

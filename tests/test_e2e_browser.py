@@ -278,8 +278,9 @@ def _payloads_on_later_pages(conn, path, tmp, cid: int, pay: int) -> dict:
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(ai_config, "VARIANTS_DIR", root)
         comparison = pairwise.create(conn, course_id=cid, variant_b="questions", sample_size=2, seed=3,
-                                     provider="offline", actor=TEACHER)
-        pairwise.draft(str(path), comparison, actor=TEACHER)
+                                     provider="openai", actor=TEACHER)   # offline, B would write A's comments
+        b = good_llm().always("aggregator", {"comment": "Why did it change? Next: (1) guess, (2) test. What then?"})
+        pairwise.draft(str(path), comparison, llm_a=good_llm(), llm_b=b, actor=TEACHER)
     lesson = f"# {LESSON_TITLE}\n\n{TEXT}\n".encode()
     out = lesson_ingest.import_lessons(conn, [("payload.md", lesson)], course_name=LESSON_COURSE, actor=TEACHER)
     lesson_runs.execute(path, lesson_runs.create(conn, course_id=out["course_id"], provider="offline", actor=TEACHER),
@@ -574,7 +575,7 @@ def comparison(conn, db_path, tmp_path, monkeypatch):
     a = good_llm().always("aggregator", writer("steps"))
     b = good_llm().always("aggregator", writer("questions"))
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="socratic", sample_size=N, seed=11,
-                          provider="offline", actor=Actor("Coordinator C", role="admin"))
+                          provider="openai", actor=Actor("Coordinator C", role="admin"))
     pairwise.draft(str(db_path), cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     pairs = cmp_db.pairs(conn, cid)
     assert len(pairs) == N and 0 < sum(p["b_on_left"] for p in pairs) < N      # sides really vary

@@ -2,12 +2,14 @@
 (the submissions' own drafts untouched), pairs shown without labels on random sides, choices
 stored as A/B/tie, B's win rate with a CI per dimension and per teacher, and the pedagogy
 judge's agreement with the teachers against the admin's threshold."""
+from collections import Counter
+
 import pytest
 
 import factories as f
 from assess_script import RICH_TEXT, good_llm
-from core import prompts
-from core.errors import ConflictError, FairMarkError
+from core import browse, prompts
+from core.errors import ConflictError, FairMarkError, GateError
 from core.evals import pairwise
 from db import comparisons as cmp_db
 from core.access import Actor
@@ -53,7 +55,7 @@ def _llms(judge_a=None, judge_b=None):
 def test_the_sample_is_stratified_and_the_sides_random(conn, variant_dir):
     c, subs = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=6, seed=7,
-                          provider="offline", actor=Actor("Coordinator C", role="admin"))
+                          provider="openai", actor=Actor("Coordinator C", role="admin"))
     pairs = cmp_db.pairs(conn, cid)
     assert len(pairs) == 6 and sorted(p["position"] for p in pairs) == list(range(6))
     assert {p["stratum"] for p in pairs} == {"low", "high", "undrafted"}
@@ -62,14 +64,14 @@ def test_the_sample_is_stratified_and_the_sides_random(conn, variant_dir):
     assert comp["config_a"] != comp["config_b"] and comp["variant_b"] == "warmer"
     with pytest.raises(FairMarkError, match="does not change anything"):
         (variant_dir / "aggregator.md").write_text((prompts.PROMPT_DIR / "aggregator.md").read_text())
-        pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", provider="offline", actor=Actor("C", role="admin"))
+        pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", provider="openai", actor=Actor("C", role="admin"))
 
 
 def test_drafting_leaves_the_submissions_own_drafts_alone(conn, db_path, variant_dir):
     c, subs = _course(conn)
     before = list(conn.query("SELECT id, status, current_draft_id FROM submissions ORDER BY id"))
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=4, seed=1,
-                          provider="offline", actor=Actor("C", role="admin"))
+                          provider="openai", actor=Actor("C", role="admin"))
     a, b = _llms()
     done = pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     assert done["status"] == "ready"
@@ -82,7 +84,7 @@ def test_drafting_leaves_the_submissions_own_drafts_alone(conn, db_path, variant
 def test_teachers_see_pairs_without_labels_and_the_results_count_b(conn, db_path, variant_dir):
     c, _ = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=8, seed=3,
-                          provider="offline", actor=Actor("C", role="admin"))
+                          provider="openai", actor=Actor("C", role="admin"))
     good = {"leads": 5, "level": 4, "next_step": 5, "justification": "x"}
     weak = {"leads": 2, "level": 3, "next_step": 3, "justification": "y"}
     a, b = _llms(judge_a=weak, judge_b=good)          # the judge prefers B's comments
@@ -114,21 +116,60 @@ def test_teachers_see_pairs_without_labels_and_the_results_count_b(conn, db_path
         pairwise.choose(conn, first, actor=Actor("Ms T", role="admin"), level="left", pedagogy="left")
 
 
-def test_offline_the_judge_does_not_run_and_agreement_says_so(conn, db_path, variant_dir):
+def test_the_offline_baseline_is_refused_up_front_saying_why_and_what_to_change(conn, variant_dir):
     c, _ = _course(conn)
-    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=3,
-                          provider="offline", actor=Actor("C", role="admin"))
-    pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))          # both configurations offline: judge not run
-    pair = pairwise.next_pair(conn, cid, actor=Actor("Ms T", role="admin"))
-    pairwise.choose(conn, pair["pair_id"], actor=Actor("Ms T", role="admin"), level="tie", pedagogy="right")
-    j = pairwise.results(conn, cid, actor=Actor("test", role="admin"))["judge"]
-    assert j["agreement"] is None and j["not_run"] == 1 and not j["trusted"]
+    with pytest.raises(GateError, match="offline baseline .* ignores prompts, models and temperature.*"
+                                        "Set up a language model"):
+        pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=6, provider="offline",
+                        actor=Actor("C", role="admin"))
+    assert conn.execute("SELECT COUNT(*) FROM comparisons").fetchone()[0] == 0      # nothing written
+    assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 0
+
+
+def test_pairs_whose_two_comments_are_the_same_are_skipped_and_counted(conn, db_path, variant_dir):
+    c, subs = _course(conn)
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=8, seed=3,
+                          provider="openai", actor=Actor("C", role="admin"))
+    a, b = _llms()
+    b.script("aggregator", *[{"comment": A_TEXT + "\n"}] * 3)   # on 3 pairs B writes A's comment (and a line break)
+    pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
+    same = {p["submission_id"] for p in conn.query("SELECT submission_id FROM comparison_pairs WHERE comment_b = ?",
+                                                   [A_TEXT + "\n"])}
+    skipped = len(same)
+    assert skipped == 3 and cmp_db.progress(conn, cid, "Ms T") == {"pairs": 5, "skipped": 3, "judged": 0}
+    judged = {p["submission_id"]: p["judge_a"] is not None for p in cmp_db.pairs(conn, cid)}
+    assert judged == {sid: sid not in same for sid in judged}
+    calls = Counter(call.ctx.submission_id for call in a.calls_for("pedagogy"))   # drafting's own, + 2 to judge
+    assert {calls[sid] + 2 * (sid in same) for sid in judged} == {max(calls.values())}
+    seen = []
+    while (pair := pairwise.next_pair(conn, cid, actor=Actor("Ms T", role="admin"))) is not None:
+        assert {pair["left_comment"], pair["right_comment"]} == {A_TEXT, B_TEXT}
+        seen.append(pair["submission_id"])
+        pairwise.choose(conn, pair["pair_id"], level="left", pedagogy="left", actor=Actor("Ms T", role="admin"))
+    assert len(seen) == 8 - skipped and not set(seen) & same
+    r = pairwise.results(conn, cid, actor=Actor("test", role="admin"))
+    assert r["skipped"] == skipped and r["by_dimension"]["level"]["n"] == 8 - skipped
+    assert next(x for x in browse.comparisons_of(conn, c["course_id"], actor=Actor("C", role="admin"))
+                if x["id"] == cid)["skipped"] == skipped
+    assert pairwise.skipped_note(skipped).startswith(f"{skipped} pair")
+
+
+def test_an_offline_comparison_made_before_the_refusal_skips_every_pair_and_the_judge(conn, db_path, variant_dir):
+    c, subs = _course(conn)
+    cid = f.offline_comparison(conn, c, subs[:2], "warmer")
+    pairwise.draft(db_path, cid, actor=Actor("test", role="admin"))          # both sides offline: the same comment
+    assert pairwise.next_pair(conn, cid, actor=Actor("Ms T", role="admin")) is None
+    r = pairwise.results(conn, cid, actor=Actor("test", role="admin"))
+    assert r["status"] == "ready" and (r["pairs"], r["skipped"]) == (2, 2)
+    assert all(p["judge_a"] is None and p["judge_choice"] is None for p in cmp_db.pairs(conn, cid))
+    j = pairwise.agreement([{"pair_id": 1, "choice": "A", "judge_choice": None}])
+    assert j["agreement"] is None and j["not_run"] == 1 and "did not run" in j["ci_note"]
 
 
 def test_the_compare_page_hides_the_sides_and_shows_the_results_at_the_end(conn, db_path, variant_dir, app_test):
     c, _ = _course(conn)
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=2, seed=5,
-                          provider="offline", actor=Actor("C", role="admin"))
+                          provider="openai", actor=Actor("C", role="admin"))
     a, b = _llms()
     pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     at = app_test("pages/compare.py", user="ms.t")
@@ -159,7 +200,7 @@ def test_configuration_a_drafts_as_the_configuration_in_use_with_the_assignments
         calibration.add_items(conn, c["assignment_id"], [(sid, None, "test")], actor=Actor("ann", role="admin"), at="2025-01-01")
         blind.save(conn, sid, dict.fromkeys(c["rubric"].keys, level), actor=Actor("ann", role="admin"))
     cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=4, seed=1,
-                          provider="offline", actor=Actor("C", role="admin"))
+                          provider="openai", actor=Actor("C", role="admin"))
     a, b = _llms()
     pairwise.draft(db_path, cid, llm_a=a, llm_b=b, actor=Actor("test", role="admin"))
     for llm in (a, b):
@@ -174,9 +215,8 @@ def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, v
     from core import run_engine
     from core.evals import comparison_runs
 
-    c, _ = _course(conn)
-    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=2,
-                          provider="offline", actor=Actor("C", role="admin"))
+    c, subs = _course(conn)
+    cid = f.offline_comparison(conn, c, subs[:3], "warmer")     # drafted for real, in the background
     run_id = cmp_db.get(conn, cid)["run_id"]
     # A worker on this host claimed it and died (a server restart): the run still says running.
     conn.execute("UPDATE runs SET status = 'running', worker = 'gone', worker_pid = 999999999, worker_host = ?, "
@@ -253,7 +293,8 @@ def test_a_comparison_left_drafting_before_the_migration_gets_a_run_to_resume(tm
         assert comp["status"] == "failed" and "resume" in comp["error"]
         assert pairwise.is_resumable(conn, str(path), 1, actor=Actor("test", role="admin"))
         assert pairwise.draft(str(path), 1, actor=Actor("test", role="admin"))["status"] == "ready"
-        assert len(cmp_db.pairs(conn, 1)) == 3 and cmp_db.progress(conn, 1, "x")["pairs"] == 3
+        assert len(cmp_db.pairs(conn, 1)) == 3   # drafted offline on both sides: the same comment, all skipped
+        assert cmp_db.progress(conn, 1, "x") == {"pairs": 0, "skipped": 3, "judged": 0}
     finally:
         conn.close()
         dbmod.forget_migrated(path)

@@ -118,7 +118,14 @@ def test_a_blind_comparison_and_its_judge_see_no_roster_name(conn, db_path, cour
                                            .replace("Start with 1-2 specific strengths.", "Start warmly."))
     monkeypatch.setattr(ai_config, "VARIANTS_DIR", variant.parent)
     c, subs = course
-    with FakeOpenAI(answer=_addressing_comment) as server:
+
+    def answer(request):   # B's prompt writes another comment (a pair of the same comment is skipped)
+        out = _addressing_comment(request)
+        if "comment" in out and "Start warmly." in request["messages"][0]["content"]:
+            out["comment"] = "Warmly: " + out["comment"]
+        return out
+
+    with FakeOpenAI(answer=answer) as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         cid = pairwise.create(conn, course_id=c["course_id"], variant_b="warmer", sample_size=3, seed=1,
                               provider="openai", actor=Actor("C", role="admin"))

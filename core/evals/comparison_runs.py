@@ -9,11 +9,13 @@ course's roster for masking, the assignment's examples) and the judge cascade ru
 thresholds in force, so A drafts exactly as an assessment run would. The judge reads the text
 and the comment masked (the stored comment has the names back for the teacher).
 
-One transaction per pair. A pair whose drafting fails keeps its error and stays out of the
-comparison. A configuration fault (a refused key; the same unknown model or unreachable endpoint
-on several pairs in a row, core.run_guard) stops the run with what to fix, the pairs it had
-failed waiting again for the resume. When the configuration in use is no longer the comparison's
-A (a model or prompt changed since it was created), the drafting stops: A would not be A.
+One transaction per pair. A pair whose two comments are the same is stored but skipped (no
+judge call, never shown to teachers, counted apart: db.comparisons.SAME). A pair whose drafting
+fails keeps its error and stays out of the comparison. A configuration fault (a refused key;
+the same unknown model or unreachable endpoint on several pairs in a row, core.run_guard) stops
+the run with what to fix, the pairs it had failed waiting again for the resume. When the
+configuration in use is no longer the comparison's A (a model or prompt changed since it was
+created), the drafting stops: A would not be A.
 """
 from __future__ import annotations
 
@@ -74,6 +76,15 @@ def judge(llm, item: dict, comment: str, ids: Ids) -> dict | None:
         return None
 
 
+def same_comment(a: dict, b: dict) -> bool:
+    """Whether A and B wrote the same comment (such a pair is skipped: db.comparisons.SAME).
+
+    >>> same_comment({"comment": "Well done. "}, {"comment": "Well done."}), same_comment({"comment": "a"}, {"comment": "b"})
+    (True, False)
+    """
+    return (a.get("comment") or "").strip(cmp_db.WHITESPACE) == (b.get("comment") or "").strip(cmp_db.WHITESPACE)
+
+
 @dataclass
 class Context:
     comparison_id: int
@@ -128,7 +139,10 @@ def _draft_pair(db_path: str, run_id: int, submission_id: int, ctx: Context) -> 
             if failed is not None:
                 cmp_db.save_error(conn, pair_id, failed.get("error") or "drafting failed")
                 return
-            ja, jb = judge(ctx.llm_a, item, a["comment"], ids), judge(ctx.llm_a, item, b["comment"], ids)
+            if same_comment(a, b):  # skipped: nothing for a teacher or the judge to choose between
+                ja = jb = None
+            else:
+                ja, jb = judge(ctx.llm_a, item, a["comment"], ids), judge(ctx.llm_a, item, b["comment"], ids)
         except LLMConfigFault as e:
             raise RunStopped(f"Comparison drafting stopped at submission {submission_id}: {e} The remaining pairs "
                              "are still waiting: fix the setting, then resume the drafting.",

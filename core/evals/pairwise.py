@@ -8,7 +8,8 @@ teachers compare ~100 cases pairwise, which also calibrates the judge).
     draft()    drafts every sampled submission with configuration A (in use) and B (a variant),
                without touching the submissions' own drafts, and runs the pedagogy judge of the
                configuration in use on both comments: a run (core.evals.comparison_runs), so
-               `start` works in the background and `resume` continues after a restart
+               `start` works in the background and `resume` continues after a restart; a pair
+               whose two comments are the same is skipped (never shown to teachers, counted)
     choose()   a teacher's choice per pair: better level fit and better pedagogy, left / right
                / equal; stored as A / B / tie, so pages never need to know the sides
     results()  B's win rate per dimension ((wins + ties / 2) / n) with a 95 % bootstrap CI that
@@ -41,8 +42,24 @@ DIMENSIONS = {"level": "Which comment fits this student's level better (language
               "pedagogy": "Which comment teaches better (leads without giving the answer away, builds on "
                           "the student's work, ends with a question or a next step)?"}
 CHOICES = ("left", "tie", "right")
+# The offline baseline reads no prompt, no model and no temperature: any variant writes A's comments.
+OFFLINE_SAME = ("Nothing to compare: the offline baseline (no language model) ignores prompts, models and temperature, "
+                "so configuration B would write exactly the same comment as A on every pair. Set up a language "
+                "model (Settings → Language model & prices), then start the comparison again.")
 DEFAULT_TRUST = 0.8          # seed 001: judge-human agreement of 80-85 % is what a good judge reaches
 N_BOOT = 2000
+
+
+def skipped_note(n: int) -> str:
+    """What the pages say about the pairs skipped because A and B wrote the same comment.
+
+    >>> skipped_note(0), skipped_note(2)
+    ('', '2 pairs were skipped: both configurations wrote the same comment, so there was nothing to choose.')
+    """
+    if not n:
+        return ""
+    return (f"{n} pair{' was' if n == 1 else 's were'} skipped: both configurations wrote the same comment, so "
+            "there was nothing to choose.")
 
 
 # --- create ---------------------------------------------------------------------------------
@@ -79,11 +96,14 @@ def stratified_sample(rows: list[dict], n: int, rng: random.Random, band_of) -> 
 def create(conn, *, course_id: int, variant_b: str, assignment_id: int | None = None,
            sample_size: int = DEFAULT_SAMPLE, seed: int | None = None, provider: str | None = None,
            actor: Actor) -> int:
-    """A comparison of the configuration in use (A) with a variant (B), its pairs ready to draft."""
+    """A comparison of the configuration in use (A) with a variant (B), its pairs ready to draft.
+    Refused up front when B could only write A's comments (the same configuration; offline)."""
     access.check(conn, actor, "compare", course=course_id, assignment=assignment_id)
     if not 2 <= int(sample_size) <= 500:
         raise FairMarkError("A comparison needs between 2 and 500 pairs (the seed suggests 100)")
     provider = provider or default_provider()
+    if provider == "offline":
+        raise GateError(OFFLINE_SAME)
     variant = ai_config.load_variant(variant_b)
     if not variant.name:
         raise FairMarkError("Choose the variant to compare with (configuration B)")
@@ -296,6 +316,7 @@ def _results(conn, comparison_id: int) -> dict:
     pairs = cmp_db.pairs(conn, comparison_id)
     return {"comparison": c["id"], "config_a": c["config_a"], "config_b": c["config_b"], "variant_b": c["variant_b"],
             "status": c["status"], "pairs": len(pairs), "failed_pairs": sum(bool(p["error"]) for p in pairs),
+            "skipped": sum(bool(p["same"]) for p in pairs),
             "strata": {s: sum(p["stratum"] == s for p in pairs) for s in sorted({p["stratum"] for p in pairs})},
             "teachers": teachers, "by_dimension": by_dim, "by_teacher": by_teacher, "judge": judge}
 
