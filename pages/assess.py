@@ -131,6 +131,8 @@ def show_run(run_id: int) -> None:
     d.metric("Cost / time", f"${p['cost_usd']:.4f} / {p['seconds']:.0f} s")
     if p["error"]:
         _common.show_error(f"Run stopped: {p['error']}")
+    if p["status"] == "done" and p["done"]:   # the drafts wait for a teacher
+        st.page_link("pages/review.py", label="Go to Review", icon=":material/fact_check:")
     if p["failures"]:
         with st.expander(f"{p['failed']} submission(s) failed: they are in the review queue to regenerate "
                          "or mark by hand"):

@@ -64,4 +64,15 @@ course = browse.get_course(conn, cid, actor=me) if cid else None
 if course and course["is_synthetic"]:
     st.info("This is the synthetic demo course: the reflections were written for FairMark "
             "and belong to no real student.")
-st.markdown("**Next steps:** Upload → Assess → Review → Release. Coordinators: Agreement and Fairness.")
+# The way on, as links to the pages this user may open (what app.NEEDS asks of each).
+NEXT = [("pages/upload.py", "Upload", ":material/upload_file:", "upload"),
+        ("pages/assess.py", "Assess", ":material/smart_toy:", "assess"),
+        ("pages/review.py", "Review", ":material/fact_check:", "read"),
+        ("pages/release.py", "Release", ":material/send:", "release"),
+        ("pages/agreement.py", "Agreement (coordinators)", ":material/balance:", "dashboards"),
+        ("pages/fairness.py", "Fairness (coordinators)", ":material/diversity_3:", "dashboards")]
+steps = [step for step in NEXT if access.may(me, step[3])]
+if steps:
+    st.markdown("**Next steps:**")
+    for col, (path, label, icon, _) in zip(st.columns(len(steps)), steps):
+        col.page_link(path, label=label, icon=icon)

@@ -127,7 +127,11 @@ with st.expander("Uncertainty (token entropy)"):
 # --- fixes ------------------------------------------------------------------------------------------
 st.subheader("Proposed fixes")
 fixes = [f for f in data["fixes"] if f["status"] != "discarded"]
-if not fixes:
+if not fixes and (data["offline_label"] or (review is None and not _common.settings().llm_configured)):
+    st.caption("No fixes were proposed: fixes are written by a language model, and the offline baseline (no LLM) "
+               "runs only the Stage 1 checks. Set up a language model (Settings → Language model & prices), then "
+               "review this lesson again.")
+elif not fixes:
     st.caption("No fixes were proposed for this lesson.")
 for f in fixes:
     gain = "" if f["gain"] is None else f", score {f['gain']:+.3f} when re-judged"

@@ -186,6 +186,19 @@ def test_skipping_a_pending_item_makes_its_draft_visible_again(conn):
 
 
 # --- readiness ------------------------------------------------------------------------------
+def test_the_bulk_message_says_what_is_left_to_do_once_every_item_is_scored(conn):
+    c, sids = course_with_drafts(conn, 6)
+    aid, ann = c["assignment_id"], Actor("ann", role="admin")
+    assert "Draw a calibration set and score it blind on the Calibrate page" in readiness.bulk_block(conn, aid, actor=ann)
+    draw.draw(conn, aid, size=2, actor=ann)
+    assert "Score the 2 items of the calibration set still waiting" in readiness.bulk_block(conn, aid, actor=ann)
+    for item in calibration.items(conn, aid):
+        blind.save(conn, item["submission_id"], scores(2), actor=ann)
+    block = readiness.bulk_block(conn, aid, actor=ann)
+    assert block.startswith("Bulk approval is off") and "Score the" not in block
+    assert "Every item of the calibration set is scored: add items to it (a larger set size)" in block
+
+
 def test_readiness_needs_the_bar_and_gates_bulk_approval(conn):
     c, sids = course_with_drafts(conn, 24, ai=lambda i: i % 4)
     aid = c["assignment_id"]

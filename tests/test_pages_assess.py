@@ -163,3 +163,19 @@ def test_course_names_in_the_scope_labels_are_not_markdown(app_test, conn):
     label = at.radio(key="assess_scope").options[1]
     assert "\\*\\*Course\\*\\*" in label and ":material/delete:" not in label
     assert plain(label) == "Every assignment of **Course** :material/delete:"
+
+
+def test_a_finished_run_links_to_review(app_test, conn, db_path):
+    """Issue 21 item 16: when a run finished, nothing led on to the Review page."""
+    from core import runs
+
+    c = make_course(conn)
+    run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
+    at = assess_page(app_test, c)                             # waiting to start: nothing to review yet
+    assert f"Run {run_id}: waiting to start" in texts(at)
+    assert "Go to Review" not in [x.proto.label for x in at.main.get("page_link")]
+    runs.execute(db_path, run_id, actor=Actor("test", role="admin"))
+    at = assess_page(app_test, c)
+    assert not at.exception, at.exception
+    link = next(x.proto for x in at.main.get("page_link") if x.proto.label == "Go to Review")
+    assert link.page == "review"

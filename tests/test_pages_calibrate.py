@@ -103,6 +103,15 @@ def test_the_review_page_links_a_pending_item_to_calibrate_and_shows_nothing_of_
     assert "SECRET AI COMMENT" not in text and "(AI:" not in text and "Total" not in text
 
 
+def test_the_calibrate_banner_does_not_send_you_to_the_page_you_are_on(conn, app_test):
+    c, _ = seeded(conn, 2)
+    at = page(app_test, c)
+    assert not at.exception, at.exception
+    banner = next(w.value for w in at.warning if "AI not yet calibrated" in w.value)
+    assert "no blind scores yet" in banner and "Calibrate page" not in banner
+    assert "Draw a calibration set and score it blind" in banner
+
+
 def test_a_second_teacher_does_not_see_the_first_ones_scores_before_saving(conn, app_test):
     c, sids = seeded(conn, 2)
     draw.draw(conn, c["assignment_id"], size=2, actor=Actor("ann", role="admin"))

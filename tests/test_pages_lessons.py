@@ -164,3 +164,19 @@ def test_a_link_to_a_lesson_that_does_not_exist_shows_the_queue_with_a_message(a
     assert not at.exception, at.exception
     assert any("lesson that does not exist" in t.value for t in at.toast)
     assert _param(at, "lesson") != str(lid + 100)
+
+
+def test_no_fixes_after_an_offline_review_says_fixes_need_a_language_model(app_test, conn, db_path):
+    """Issue 21 item 16: "No fixes were proposed" did not say the offline baseline writes none."""
+    lid = add_lesson(conn)
+    review.review_lesson(db_path, lid, None)                  # the offline baseline
+    at = page(app_test, "pages/lesson_review.py", lessons_db.get(conn, lid)["course_id"], lid)
+    assert not at.exception, at.exception
+    note = next(c.value for c in at.caption if c.value.startswith("No fixes were proposed"))
+    assert "fixes are written by a language model" in note and "Set up a language model" in note
+    other = add_lesson(conn, name="other.md")                 # judged by a model that proposed no fix
+    fake = ScriptedLLM(models=ONE_JUDGE)
+    fake.script("lesson_judge", verdict(0.9, 0.9, 0.8, 0.85), verdict(0.9, 0.9, 0.8, 0.85))
+    review.review_lesson(db_path, other, fake)
+    at = page(app_test, "pages/lesson_review.py", lessons_db.get(conn, other)["course_id"], other)
+    assert "No fixes were proposed for this lesson." in [c.value for c in at.caption]

@@ -176,7 +176,7 @@ def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: 
     if ready:
         message = f"AI calibrated for this assignment on {students} students' blind scores ({bar.text()})."
     elif students == 0:
-        message = f"{NOT_CALIBRATED}: no blind scores yet. Score a calibration set on the Calibrate page."
+        message = f"{NOT_CALIBRATED}: no blind scores yet. Draw a calibration set and score it blind."
     else:
         if more is None:
             hint = ""
@@ -201,8 +201,15 @@ def bulk_block(conn: Database, assignment_id: int, *, actor: Actor) -> str | Non
     if r["ready"]:
         return None
     missing = "; ".join(f"{row['title']}: {', '.join(row['reasons'])}" for row in r["criteria"] if not row["ready"])
-    return (f"Bulk approval is off: {NOT_CALIBRATED} ({missing or 'no blind scores yet'}). Score the calibration "
-            "set blind on the Calibrate page, or approve items one by one.")
+    waiting, drawn = calibration.pending_count(conn, assignment_id), len(calibration.items(conn, assignment_id))
+    if waiting:
+        todo = f"Score the {waiting} item{'s' if waiting != 1 else ''} of the calibration set still waiting"
+    elif drawn:  # every item scored and still below the bar: scoring them again is no way on
+        todo = "Every item of the calibration set is scored: add items to it (a larger set size) and score them blind"
+    else:
+        todo = "Draw a calibration set and score it blind"
+    return (f"Bulk approval is off: {NOT_CALIBRATED} ({missing or 'no blind scores yet'}). {todo} on the Calibrate "
+            "page, or approve items one by one.")
 
 
 def require_ready(conn: Database, assignment_id: int, *, actor: Actor) -> None:
