@@ -519,6 +519,8 @@ def test_a_calibration_item_stays_hidden_until_scored_blind_in_chromium(server, 
 
     nav(page, "Calibrate")
     expect(page.get_by_text("AI not yet calibrated for this assignment", exact=False).first).to_be_visible()
+    listed = page.locator("body").inner_text()      # the set: the length stratum, never the AI's band
+    assert "shorter half" in listed and not re.search(r"(low|high) band ·", listed)
     page.locator(f'[class*="st-key-cal_open_{sid}"] button').click()
     idle(page)
     expect(page.get_by_text(TEXT, exact=False).first).to_be_visible()
