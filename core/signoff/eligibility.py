@@ -30,8 +30,9 @@ from core.rubric import Rubric
 VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION = "votes_split", "unsure", "veto", "check_failed", "injection"
 BAND_NOT_READY, OFFLINE_ONLY, BLIND_PENDING, EDITED = "band_not_ready", "offline_only", "blind_pending", "edited"
 NEEDS_ATTENTION, NOT_DRAFTED, DECIDED = "needs_attention", "not_drafted", "decided"
+COMMENT_NOT_CONFIRMED, OLDER_DRAFT = "comment_not_confirmed", "older_draft"
 CODES = (VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION, BAND_NOT_READY, OFFLINE_ONLY, BLIND_PENDING, EDITED,
-         NEEDS_ATTENTION, NOT_DRAFTED, DECIDED)
+         NEEDS_ATTENTION, NOT_DRAFTED, DECIDED, COMMENT_NOT_CONFIRMED, OLDER_DRAFT)
 # Routes of core.judging.scoring where the first judge's scores stand without being confident.
 _UNSURE_ROUTES = ("low_confidence", "confidence_unknown", "judges_failed", "judges_disagree")
 BLOCKING_SEVERITIES = ("fail",)     # check severities that keep a draft out (core.signoff.bulk uses them)
@@ -75,10 +76,12 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
     offline = bool(draft.get("is_offline")) or judging.get("route") == "offline"
     for key, vals in split_criteria(scores, votes).items():
         out.append(reason(VOTES_SPLIT, _split_text(rubric, key, vals, scores[key]), [key]))
-    unsure = [k for k in judging.get("unsure") or [] if k not in {c for r in out for c in r["criteria"]}]
+    split = {c for r in out for c in r["criteria"]}
+    named = set(judging.get("unsure") or [])
+    unsure = [k for k in [*rubric.keys, *sorted(named - set(rubric.keys))] if k in named and k not in split]
     if unsure:
         out.append(reason(UNSURE, f"The AI was not sure of its score for {_and([_title(rubric, k) for k in unsure])}"
-                                  " and no other judge settled it.", unsure))
+                                  "; no other judge settled it.", unsure))
     elif not offline and (not judging or judging.get("route") in _UNSURE_ROUTES) and not out:
         out.append(reason(UNSURE, "The AI gave no sure score for this draft and no other judge confirmed it."))
     vetoed = judging.get("vetoed") or rubric.vetoed({k: int(v) for k, v in scores.items()}) if scores else []
@@ -110,13 +113,16 @@ STATE_REASONS = {
     NEEDS_ATTENTION: "The draft needs a teacher's attention (see the reasons on the item).",
     NOT_DRAFTED: "There is no AI draft yet.",
     DECIDED: "A teacher already decided on this item.",
+    COMMENT_NOT_CONFIRMED: "The Reviewer did not confirm the drafted comment.",
+    OLDER_DRAFT: "The teacher's review is of an earlier draft than the current one.",
 }
 
 
 def reasons_now(held: list[dict], *, status: str, band: str | None, blocked_bands=(), blind_pending: bool = False,
-                edited: bool = False) -> list[dict]:
+                edited: bool = False, older_draft: bool = False, comment_confirmed: bool = True) -> list[dict]:
     """The stored reasons with what holds the item back now: its status, a blind score still
-    missing, a teacher's edit, the band gap of the readiness bar (`blocked_bands`)."""
+    missing, a teacher's edit or review of an earlier draft, a comment the Reviewer did not
+    confirm, the band gap of the readiness bar (`blocked_bands`)."""
     if blind_pending:
         return [reason(BLIND_PENDING, STATE_REASONS[BLIND_PENDING])]   # nothing the AI produced is shown
     if status == "uploaded":
@@ -126,8 +132,12 @@ def reasons_now(held: list[dict], *, status: str, band: str | None, blocked_band
         out.append(reason(NEEDS_ATTENTION, STATE_REASONS[NEEDS_ATTENTION]))
     elif status in ("approved", "rejected", "released"):
         out.append(reason(DECIDED, STATE_REASONS[DECIDED]))
+    if status == "drafted" and not comment_confirmed:
+        out.append(reason(COMMENT_NOT_CONFIRMED, STATE_REASONS[COMMENT_NOT_CONFIRMED]))
     if edited:
         out.append(reason(EDITED, STATE_REASONS[EDITED]))
+    if older_draft:
+        out.append(reason(OLDER_DRAFT, STATE_REASONS[OLDER_DRAFT]))
     if band in blocked_bands:
         out.append(band_reason(band))
     return out
