@@ -101,6 +101,11 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
     return out
 
 
+# What the queue's row says in a word or two (the item says it in full).
+SHORT = {VOTES_SPLIT: "judges disagree", UNSURE: "AI unsure", VETO: "veto", CHECK_FAILED: "failed check",
+         INJECTION: "instructions to the AI", OFFLINE_ONLY: "offline baseline", BAND_NOT_READY: "band not ready"}
+
+
 def band_reason(band: str) -> dict:
     who = "weaker" if band == "low" else "stronger"
     return reason(BAND_NOT_READY, f"The AI's error is larger for {who} students ({band} band) than the readiness bar "

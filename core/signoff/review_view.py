@@ -19,6 +19,8 @@ from db import courses, queue, submissions
 
 CALIBRATION_GROUP = "calibration"   # waiting for a blind score: its priority would hint at the hidden draft
 _UNSURE_CODES = (rules.UNSURE, rules.VOTES_SPLIT)
+# Reasons the page already says otherwise (the item's status, its attention reasons).
+STATE_CODES = (rules.NEEDS_ATTENTION, rules.DECIDED, rules.NOT_DRAFTED)
 
 
 def _band(row: dict, rule) -> str | None:
