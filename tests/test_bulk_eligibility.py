@@ -176,3 +176,13 @@ def test_the_group_gap_is_reported_where_students_have_groups(conn):
 def test_reason_codes_are_stable():
     assert {"votes_split", "unsure", "veto", "check_failed", "injection", "band_not_ready", "offline_only",
             "blind_pending", "edited"} <= set(eligibility.CODES)
+
+
+def test_the_readme_documents_the_band_gap_setting_with_its_default():
+    from pathlib import Path
+
+    from core.settings import Settings
+
+    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
+    row = next(line for line in readme.splitlines() if line.startswith("| `FAIRMARK_MAX_BAND_GAP` |"))
+    assert row.endswith(f"| `{Settings().max_band_gap:.2f}` |")
