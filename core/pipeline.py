@@ -186,6 +186,8 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         # The rule-based Reviewer says CONFIDENT of every comment, a one-word text or an
         # injection attempt too: a verdict that carries no information is not shown (issue 21).
         draft["verdict"] = None
+        if "reviewer" in draft["outputs"]:
+            draft["outputs"]["reviewer"] = {**draft["outputs"]["reviewer"], "verdict": None}
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
     for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
         draft[key] = pz.restore_obj(draft[key])

@@ -355,8 +355,9 @@ def _ai_details(conn, data: dict, rubric) -> None:
                 st.dataframe(pd.DataFrame(cast)[["criterion", "judge", "tier", "score", "confidence", "weight"]],
                              hide_index=True, width="stretch")
     with tabs[-2]:
-        st.markdown(f"Verdict: **{_common.md(draft.get('verdict') or '—')}** after {draft.get('rounds', 0)} "
-                    "revision round(s)")
+        if not draft.get("is_offline"):   # the offline baseline has no Reviewer verdict (issue 21)
+            st.markdown(f"Verdict: **{_common.md(draft.get('verdict') or '—')}** after {draft.get('rounds', 0)} "
+                        "revision round(s)")
         for reason in draft.get("attention_reasons") or []:
             st.warning(_common.md(reason))
         for rev in draft.get("revisions") or []:

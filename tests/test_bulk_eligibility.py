@@ -105,6 +105,7 @@ def test_offline_drafts_show_no_verdict_and_qualify_only_through_readiness_on_th
         pipeline.assess_submission(db_path, sid, pipeline.make_llm("offline", db_path))
     stored = [drafts.get_draft(conn, drafts.latest_draft_id(conn, sid)) for sid in sids]
     assert all(d["verdict"] is None and d["status"] == "drafted" for d in stored)   # no "CONFIDENT" on every draft
+    assert all(d["outputs"]["reviewer"]["verdict"] is None for d in stored)
     assert all([r["code"] for r in d["held_back"]] == ["offline_only"] for d in stored)
     assert bulk.sample_state(conn, aid, actor=ADMIN).candidates == 0
     item = review_view.review_queue(conn, aid, actor=ADMIN)["items"][0]

@@ -41,6 +41,21 @@ def test_the_item_and_its_queue_row_say_why_it_is_not_for_bulk_approval(app_test
     assert "The two judges gave 1 and 3 for Reflection depth; the draft says 3." in box
 
 
+def test_an_offline_draft_shows_no_reviewer_verdict_anywhere_on_its_item(app_test, conn, db_path):
+    from assess_script import RICH_TEXT
+    from core import pipeline
+
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT)
+    pipeline.assess_submission(db_path, sid, pipeline.make_llm("offline", db_path))
+    at = review_page(app_test, c)
+    at.button(key=f"open_{sid}").click().run()
+    assert not at.exception, at.exception
+    text = "\n".join(str(e.value) for kind in ("markdown", "caption", "text", "subheader", "info", "warning")
+                     for e in getattr(at, kind))
+    assert "Rule-based review" in text and "CONFIDENT" not in text and "Verdict" not in text
+
+
 def test_the_readiness_view_says_the_band_gap_holds_the_low_band_back(app_test, conn):
     c = band_gap_course(conn)
     at = page(app_test, c, actor=Actor("ann", role="admin"))
