@@ -187,3 +187,16 @@ def test_the_readme_documents_the_band_gap_setting_with_its_default():
     readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
     row = next(line for line in readme.splitlines() if line.startswith("| `FAIRMARK_MAX_BAND_GAP` |"))
     assert row.endswith(f"| `{Settings().max_band_gap:.2f}` |")
+
+
+def test_a_free_judge_far_off_keeps_the_item_out_and_says_so(conn, db_path, monkeypatch):
+    from core.judging import scoring
+    from core.judging.cascade import Vote
+
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT)
+    monkeypatch.setattr(scoring, "FREE_JUDGES", [lambda job: Vote("learned-scorer", 0, {"clarity": 0})])
+    pipeline.assess_one(db_path, sid, llm=good_llm())
+    [r] = review_view.item_reasons(conn, sid, actor=ADMIN)
+    assert r["code"] == "unsure" and r["text"].startswith("The learned offline scorer's score for Clarity")
+    assert bulk.sample_state(conn, c["assignment_id"], actor=ADMIN).candidates == 0

@@ -86,3 +86,17 @@ def test_every_command_refuses_a_user_without_the_grant(conn, capsys, seeded, wh
         code, out = run(capsys, *argv, "--as", who)
         assert code == 2 and set(out) == {"error"} and out["error"], argv
     assert reviews.get_review(conn, int(sid)) is None and submissions.get_submission(conn, int(sid))["status"] == "drafted"
+
+
+def test_an_item_waiting_for_its_blind_score_shows_no_ai_data_and_cannot_be_shown(conn, capsys, seeded):
+    from db import calibration
+
+    sid = seeded["sids"][1]
+    calibration.add_items(conn, seeded["course"]["assignment_id"], [(sid, None, "test")], actor="ann", at="2025-01-01")
+    code, out = run(capsys, "review", "queue", *ITEM, "--as", "ivy")
+    item = next(i for i in out["items"] if i["submission_id"] == sid)
+    assert item["group"] == "calibration" and not item["bulk_eligible"]
+    assert [r["code"] for r in item["reasons"]] == ["blind_pending"]
+    assert item["judging"] == {"confident": None, "split_criteria": [], "judges": []}
+    code, out = run(capsys, "review", "show", str(sid), "--as", "ivy")
+    assert code == 2 and set(out) == {"error"} and "blind" in out["error"].lower()

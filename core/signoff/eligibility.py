@@ -80,8 +80,12 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
     named = set(judging.get("unsure") or [])
     unsure = [k for k in [*rubric.keys, *sorted(named - set(rubric.keys))] if k in named and k not in split]
     if unsure:
-        out.append(reason(UNSURE, f"The AI was not sure of its score for {_and([_title(rubric, k) for k in unsure])}"
-                                  "; no other judge settled it.", unsure))
+        titles = _and([_title(rubric, k) for k in unsure])
+        # Judges that agreed, yet "disagree": the free judge (the learned offline scorer) was far off.
+        free = judging.get("disagree") and judging.get("route") not in ("judges_disagree", "low_confidence")
+        out.append(reason(UNSURE, f"The learned offline scorer's score for {titles} is more than one level from the "
+                                  "draft's: check it." if free else
+                                  f"The AI was not sure of its score for {titles}; no other judge settled it.", unsure))
     elif not offline and (not judging or judging.get("route") in _UNSURE_ROUTES) and not out:
         out.append(reason(UNSURE, "The AI gave no sure score for this draft and no other judge confirmed it."))
     vetoed = judging.get("vetoed") or rubric.vetoed({k: int(v) for k, v in scores.items()}) if scores else []
