@@ -3,7 +3,8 @@
 Commands are registered by small modules, one per area, so each stays readable:
 core.cli_catalogue (init, demo, import), core.cli_assignment (assignment set), core.cli_assess
 (assess), core.cli_export (export), core.cli_metrics (metrics), core.cli_evals (evals),
-core.cli_lessons (lessons), core.cli_users (user), core.cli_data (data).
+core.cli_lessons (lessons), core.cli_users (user), core.cli_data (data), core.cli_review (review,
+release).
 """
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ import sys
 from core.errors import FairMarkError
 
 COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assignment", "core.cli_assess", "core.cli_export",
-                   "core.cli_metrics", "core.cli_evals", "core.cli_lessons", "core.cli_users", "core.cli_data")
+                   "core.cli_metrics", "core.cli_evals", "core.cli_lessons", "core.cli_users", "core.cli_data", "core.cli_review")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -35,6 +35,7 @@ from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
 from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
+from core.signoff import eligibility
 from db import drafts as drafts_db
 from db import evals as evals_db
 from db import roster as roster_db
@@ -82,6 +83,8 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         config = scoring.Config.from_settings(effective_settings(conn=conn))
         draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
         votes = draft.pop("votes", None)
+        # Why it may not be approved in bulk, decided once here (db.samples reads it in SQL).
+        draft["held_back"] = eligibility.hold_reasons(draft, votes or [], rubric)
         evals_db.record_config(conn, draft["ai_config"], ai_config.of_llm(llm), used_for=f"draft of submission {submission_id}")
         priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
                                    confidence=draft.get("confidence"), unsure=triage.is_unsure(draft))
@@ -179,6 +182,12 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         "checks": sub_checks + result["checks"], "flags": flags, "attention_reasons": reasons,
         "status": "needs_attention" if reasons else "drafted",
     }
+    if llm.provider == "offline":
+        # The rule-based Reviewer says CONFIDENT of every comment, a one-word text or an
+        # injection attempt too: a verdict that carries no information is not shown (issue 21).
+        draft["verdict"] = None
+        if "reviewer" in draft["outputs"]:
+            draft["outputs"]["reviewer"] = {**draft["outputs"]["reviewer"], "verdict": None}
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
     for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
         draft[key] = pz.restore_obj(draft[key])

@@ -75,6 +75,9 @@ class Settings(BaseModel):
     cascade_ev_tolerance: float = 0.3      # ... and its expected score this close to it
     cascade_band_margin: float = 0.3       # the expected mean score at least this far from the band cut
     cascade_samples: int = 2               # self-consistency samples where the model gives no logprobs
+    # The readiness gate's band gap (core.calibration.band_gap): ΔMAE's upper 95% bound above this
+    # holds the worse band's drafts back from bulk approval.
+    max_band_gap: float = 0.30
     # Lesson review: a completions endpoint that echoes the prompt's token logprobs (llama.cpp's
     # server does), for the entropy of the lesson text. Unset: that check is skipped with a note.
     lesson_logprobs_base_url: str | None = None
@@ -152,6 +155,7 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         cascade_ev_tolerance=float(get("CASCADE_EV_TOLERANCE", 0.3)),
         cascade_band_margin=float(get("CASCADE_BAND_MARGIN", 0.3)),
         cascade_samples=int(get("CASCADE_SAMPLES", 2)),
+        max_band_gap=float(get("MAX_BAND_GAP", 0.30)),
         db_path=str(get("DB", DEFAULT_DB)),
         llm_base_url=base_url or None,
         llm_api_key=api_key or None,

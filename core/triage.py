@@ -39,6 +39,9 @@ LABELS = {
     RELEASED: "Released",
     NOT_DRAFTED: "Not yet drafted",
 }
+# Stable names of the groups (the command line prints them; later groups get their own names).
+GROUP_NAMES = {NEEDS_ATTENTION: "needs_attention", UNSURE: "unsure", LOW_BAND: "low_band", REST: "other",
+               REJECTED: "rejected", APPROVED: "approved", RELEASED: "released", NOT_DRAFTED: "not_drafted"}
 LOW_CONFIDENCE = 0.6
 
 

@@ -151,6 +151,16 @@ def calibrated_students(conn: Database, assignment_id: int) -> int:
                         [assignment_id]).fetchone()[0]
 
 
+def blind_scored_by_offline(conn: Database, assignment_id: int) -> bool:
+    """Whether the drafts the readiness gate compares with the blind scores (the blind-scored
+    items' current drafts) are all the offline baseline's: then readiness measures its agreement."""
+    n, offline = conn.execute(
+        "SELECT COUNT(*), TOTAL(d.is_offline) FROM submissions s JOIN drafts d ON d.id = s.current_draft_id "
+        "WHERE s.assignment_id = ? AND EXISTS (SELECT 1 FROM calibration_scores cs WHERE cs.submission_id = s.id)",
+        [assignment_id]).fetchone()
+    return n > 0 and offline == n
+
+
 def get_bar(conn: Database) -> dict | None:
     """The admin's readiness bar (core.calibration.readiness.Bar fields), None when never set."""
     return get_setting(conn, BAR_KEY)

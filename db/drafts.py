@@ -19,7 +19,7 @@ from db.rubric_model import Rubric
 PIPELINE_OWNED = ("uploaded", "drafted", "needs_attention", "failed")
 # JSON columns and what an empty one decodes to.
 JSON_COLUMNS = {"models": {}, "prompt_hashes": {}, "scores": {}, "outputs": {}, "checks": [], "revisions": [],
-                "flags": [], "attention_reasons": [], "judging": {}}
+                "flags": [], "attention_reasons": [], "judging": {}, "held_back": []}
 RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "failed": "failed"}
 
 

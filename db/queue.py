@@ -75,7 +75,7 @@ _QUEUE_COLUMNS = """
     s.id, s.status, s.priority, s.word_count, substr(s.text, 1, 140) AS excerpt,
     st.name AS student_name, st.email AS student_email, st.pseudonym, st.external_id,
     d.id AS draft_id, d.scores AS draft_scores, d.total AS draft_total, d.verdict, d.flags,
-    d.is_offline, d.confidence, d.attention_reasons,
+    d.is_offline, d.confidence, d.attention_reasons, d.held_back,
     r.scores AS review_scores, r.status AS review_status, r.version, r.opened_at, r.edited
 """
 _QUEUE_FROM = """
@@ -92,6 +92,7 @@ def _queue_row(row: dict) -> dict:
     row["review_scores"] = loads(row["review_scores"], None)
     row["flags"] = loads(row["flags"], [])
     row["attention_reasons"] = loads(row["attention_reasons"], [])
+    row["held_back"] = loads(row["held_back"], [])
     row["scores"] = row["review_scores"] if row["review_scores"] is not None else row["draft_scores"]
     return row
 
@@ -140,3 +141,20 @@ def group_counts(conn: Database, assignment_id: int) -> dict[int, int]:
             [assignment_id, assignment_id]).fetchall():
         counts[priority] -= n
     return {p: n for p, n in sorted(counts.items()) if n > 0}
+
+
+def all_items(conn: Database, assignment_id: int, submission_id: int | None = None) -> list[dict]:
+    """Every submission of an assignment in queue order (the command line's queue), or only
+    `submission_id`'s, with what the queue rows have plus the draft's `judging`, the review's
+    draft (`review_draft_id`) and `blind_pending` (a calibration item waiting for its blind
+    score: the caller shows nothing the AI produced)."""
+    rows, where, args = [], "s.assignment_id = ?", [assignment_id]
+    if submission_id is not None:
+        where, args = where + " AND s.id = ?", [assignment_id, submission_id]
+    for r in conn.query(f"SELECT {_QUEUE_COLUMNS}, d.judging, r.draft_id AS review_draft_id, "
+                        f"{BLIND_PENDING} AS blind_pending {_QUEUE_FROM} WHERE {where} ORDER BY s.priority, s.id",
+                        args):
+        row = _queue_row(r)
+        row["judging"] = loads(row["judging"], {})
+        rows.append(row)
+    return rows

@@ -1,10 +1,13 @@
 """Bulk approval: which drafts qualify, the stratified sample of them (`review_samples`), and
 the set-based writes that approve them all at once.
 
-A candidate is a drafted item whose Reviewer was CONFIDENT, with no failed blocking check, no
-flag, no attention reason, no teacher edit, and not waiting for a blind calibration score.
-core.signoff.bulk owns the rules around it (the band cut, which check severities block, the
-sample size, the gates) and passes the first two in as an `Eligibility`.
+A candidate is a drafted item whose Reviewer was CONFIDENT (the offline baseline has no
+Reviewer verdict), with no failed blocking check, no flag, no attention reason, nothing in
+`drafts.held_back` (core.signoff.eligibility: split votes, unsure, veto, ...) but the codes the
+caller lifts, no teacher edit, not waiting for a blind calibration score, and not in a band the
+readiness bar's band gap holds back. core.signoff.bulk owns the rules around it (the band cut,
+which check severities block, which codes are lifted, which bands are held back, the sample
+size, the gates) and passes them in as an `Eligibility`.
 """
 from __future__ import annotations
 
@@ -21,26 +24,31 @@ class Eligibility:
     divisor: float                # drafts.total / divisor = the draft's mean score
     band_cut: float               # a mean at or below it is the 'low' band, above it 'high'
     blocking: tuple[str, ...]     # check severities that keep a draft out when the check failed
+    lifted: tuple[str, ...] = ()          # held_back codes that do not keep a draft out here
+    blocked_bands: tuple[str, ...] = ()   # bands whose drafts are held back ('low' / 'high')
 
 
 def _candidates(rule: Eligibility, assignment_id: int) -> tuple[str, list]:
     """The candidates of one assignment as a subquery (submission_id, draft_id, band)."""
     sev = ", ".join("?" * len(rule.blocking))
+    lifted, bands = ", ".join("?" * len(rule.lifted)), ", ".join("?" * len(rule.blocked_bands))
     sql = f"""
-        SELECT s.id AS submission_id, d.id AS draft_id,
+        SELECT * FROM (SELECT s.id AS submission_id, d.id AS draft_id,
                CASE WHEN d.total / ? <= ? THEN 'low' ELSE 'high' END AS band
         FROM submissions s
         JOIN drafts d ON d.id = s.current_draft_id
         LEFT JOIN reviews r ON r.submission_id = s.id
         WHERE s.assignment_id = ? AND s.status = 'drafted' AND d.status = 'drafted'
-          AND d.verdict = 'CONFIDENT'
+          AND (d.verdict = 'CONFIDENT' OR d.is_offline = 1)
+          AND NOT EXISTS (SELECT 1 FROM json_each(d.held_back) h
+                          WHERE json_extract(h.value, '$.code') NOT IN ({lifted}))
           AND json_array_length(d.flags) = 0 AND json_array_length(d.attention_reasons) = 0
           AND NOT EXISTS (SELECT 1 FROM json_each(d.checks) c WHERE json_extract(c.value, '$.passed') = 0
                           AND json_extract(c.value, '$.severity') IN ({sev}))
           AND (r.id IS NULL OR (r.status = 'in_review' AND r.edited = 0 AND r.draft_id = d.id))
-          AND NOT {BLIND_PENDING}
+          AND NOT {BLIND_PENDING}) WHERE band NOT IN ({bands})
     """
-    return sql, [rule.divisor, rule.band_cut, assignment_id, *rule.blocking]
+    return sql, [rule.divisor, rule.band_cut, assignment_id, *rule.lifted, *rule.blocking, *rule.blocked_bands]
 
 
 def candidates_by_band(conn: Database, assignment_id: int, rule: Eligibility) -> dict[str, int]:

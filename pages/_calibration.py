@@ -34,6 +34,12 @@ def banner(conn, aid: int, *, short: bool = False) -> dict:
                    "blind so far (see Calibrate).", icon=":material/tune:")
     else:
         st.warning(escape_markdown(r["message"]), icon=":material/tune:")
+    if not short and r.get("band_gap"):
+        # The fairness part of the bar (issue 22): the band gap, and the group gaps where groups exist.
+        gap = r["band_gap"]
+        (st.warning if gap["held_back"] else st.caption)(escape_markdown(f"Band gap: {gap['text']}"))
+        for g in r.get("group_gaps") or []:
+            (st.warning if g["over_bar"] else st.caption)(escape_markdown(f"Group gap, {g['text']}"))
     return r
 
 

@@ -21,7 +21,7 @@ from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
-from core.signoff import actions, labels
+from core.signoff import actions, labels, review_view
 from core.text import format_timestamp
 from pages import _calibration, _common, _evals_widgets
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
@@ -114,6 +114,17 @@ def _nav(aid: int, data: dict) -> None:
                 + (f" · review version {data['review']['version']}" if data["review"] else ""))
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
+
+
+def _bulk_reasons(conn, data: dict) -> None:
+    """Why the item is kept out of bulk approval (issue 22), while it waits for a decision."""
+    if data["submission"]["status"] not in actions.UNDECIDED:
+        return
+    shown = [r for r in review_view.item_reasons(conn, data["submission"]["id"], actor=_common.actor())
+             if r["code"] not in review_view.STATE_CODES]
+    if shown:
+        st.info("**Not for bulk approval: check it yourself**  \n"
+                + "  \n".join(f"• {_common.md(r['text'])}" for r in shown), icon=":material/rule:")
 
 
 def _attention(data: dict) -> None:
@@ -344,8 +355,9 @@ def _ai_details(conn, data: dict, rubric) -> None:
                 st.dataframe(pd.DataFrame(cast)[["criterion", "judge", "tier", "score", "confidence", "weight"]],
                              hide_index=True, width="stretch")
     with tabs[-2]:
-        st.markdown(f"Verdict: **{_common.md(draft.get('verdict') or '—')}** after {draft.get('rounds', 0)} "
-                    "revision round(s)")
+        if not draft.get("is_offline"):   # the offline baseline has no Reviewer verdict (issue 21)
+            st.markdown(f"Verdict: **{_common.md(draft.get('verdict') or '—')}** after {draft.get('rounds', 0)} "
+                        "revision round(s)")
         for reason in draft.get("attention_reasons") or []:
             st.warning(_common.md(reason))
         for rev in draft.get("revisions") or []:
@@ -389,6 +401,7 @@ def render(conn, aid: int, sid: int) -> None:
         st.caption(_common.md(f"Read only: your role ({me.role_label}) may look at this item but not change it."))
     show_flash()
     _attention(data)
+    _bulk_reasons(conn, data)
     _calibration.banner(conn, aid, short=True)
     _calibration.offsets(conn, aid)
     if editable and loaded != data["review"]["version"]:

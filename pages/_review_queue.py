@@ -12,7 +12,7 @@ from core import access, browse, triage
 from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
-from core.signoff import bulk, labels
+from core.signoff import bulk, eligibility, labels
 from pages import _calibration, _common
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
@@ -110,8 +110,11 @@ def _row(row: dict, rubric) -> None:
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None
         c2.markdown(f"Total **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
                     + (" · edited" if row["edited"] else ""))
-        tags = ([row["verdict"] or "no verdict", *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])]
-                + ([OFFLINE_LABEL] if row["is_offline"] else []))
+        # The offline baseline has no Reviewer verdict (issue 21): only its label.
+        tags = ([] if row["is_offline"] else [row["verdict"] or "no verdict"]) + [
+            *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])] + ([OFFLINE_LABEL] if row["is_offline"] else [])
+        tags += [eligibility.SHORT[r["code"]] for r in row.get("held_back") or []
+                 if r.get("code") in eligibility.SHORT and r.get("code") != eligibility.OFFLINE_ONLY]
         c2.caption(" · ".join(_common.md(str(t)) for t in tags))
         c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
         c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
@@ -119,7 +122,8 @@ def _row(row: dict, rubric) -> None:
 
 def _bulk(conn, aid: int) -> None:
     if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
-                     help="Drafts the Reviewer was CONFIDENT about, with no failed check and no flag."):
+                     help="Drafts on which the judges agreed and were sure, the Reviewer was CONFIDENT, with no "
+                          "veto, failed check or flag; each other item says why it is left out."):
         return
     me = _common.actor()
     if block := readiness.bulk_block(conn, aid, actor=me):

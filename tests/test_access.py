@@ -167,7 +167,9 @@ def test_the_table_is_not_empty_and_covers_every_area():
     names = [n for n, _ in public_course_functions()]
     for area in ("core.signoff.actions.approve", "core.signoff.release.release", "core.runs.create",
                  "core.calibration.blind.save", "core.lessons.signoff.approve", "core.evals.pairwise.choose",
-                 "core.reports.agreement.agreement_view", "core.export.export", "core.browse.review_item"):
+                 "core.reports.agreement.agreement_view", "core.export.export", "core.browse.review_item",
+                 "core.signoff.review_view.review_queue", "core.signoff.review_view.review_show",
+                 "core.signoff.review_view.item_reasons", "core.signoff.bulk.held_back"):
         assert area in names
     assert len(names) > 80
 

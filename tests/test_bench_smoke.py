@@ -92,3 +92,11 @@ def test_cascade_benchmark_goes_through_the_score_stage_and_saves_calls(capsys):
     # With every item clear and every first judge sure, one call per item and the single judge's answers.
     sure = cascade.main(["--n", "50", "--ambiguous", "0", "--seed", "3"])
     assert sure["calls_per_item"] < 1.2 and sure["accuracy_cascade"] >= sure["accuracy_single"]
+
+
+def test_bulk_query_benchmark_times_the_candidates_on_a_small_database(tmp_path, capsys):
+    from bench import bulk_query
+
+    out = bulk_query.main(["--n", "40", "--db", str(tmp_path / "b.db"), "--runs", "2"])
+    assert last_json(capsys) == out and out["submissions"] == 10 and out["runs"] == 2
+    assert "low" not in out["candidates"] and out["median_ms"] >= 0

@@ -174,3 +174,37 @@ def test_existing_student_keeps_values_and_gains_new_attributes(conn):
     _write(conn, [row])
     attrs = dbmod.loads(conn.execute("SELECT attributes FROM students").fetchone()[0])
     assert attrs == {"section": "A", "ell": "yes"}
+
+
+def test_bulk_holds_migration_holds_back_older_drafts_on_what_their_record_says(tmp_path):
+    """m022a: drafts stored before issue 22 get drafts.held_back from their votes and judging: a
+    split vote, an unsure or unknown confidence, a veto, the offline baseline; a settled draft
+    whose judges agreed stays eligible."""
+    from sqlite_utils import Database
+
+    from db.schema import migrations
+
+    conn = Database(sqlite3.connect(tmp_path / "old.db"))
+    migrations.apply(conn, stop_before="m022a_bulk_holds")
+    conn.execute("PRAGMA foreign_keys = OFF")    # drafts only; the rows they name do not matter here
+    settled = dbmod.dumps({"route": "consensus", "unsure": [], "vetoed": []})
+    rows = {"agreed": ("openai", 0, settled), "split": ("openai", 0, settled),
+            "unsure": ("openai", 0, dbmod.dumps({"route": "low_confidence", "unsure": ["clarity"], "vetoed": []})),
+            "unknown": ("openai", 0, "{}"), "veto": ("openai", 0, dbmod.dumps({"route": "confident", "vetoed": ["clarity"]})),
+            "offline": ("offline", 1, dbmod.dumps({"route": "offline"}))}
+    ids = {}
+    for name, (provider, offline, judging) in rows.items():
+        ids[name] = conn.execute("INSERT INTO drafts (submission_id, rubric_id, provider, is_offline, scores, status, "
+                                 "judging) VALUES (1, 1, ?, ?, '{\"clarity\": 2}', 'drafted', ?)",
+                                 [provider, offline, judging]).lastrowid
+    for name, scores in (("agreed", (2, 2)), ("split", (2, 3))):
+        for tier, score in enumerate(scores, start=1):
+            conn.execute("INSERT INTO judge_votes (subject, subject_id, draft_id, criterion, judge, tier, score) "
+                         "VALUES ('submission', 1, ?, 'clarity', ?, ?, ?)", [ids[name], f"j{tier}", tier, score])
+    conn.conn.commit()
+    migrations.apply(conn)
+    held = {name: [r["code"] for r in dbmod.loads(conn.execute("SELECT held_back FROM drafts WHERE id = ?",
+                                                                [did]).fetchone()[0])] for name, did in ids.items()}
+    assert held == {"agreed": [], "split": ["votes_split"], "unsure": ["unsure"], "unknown": ["unsure"],
+                    "veto": ["veto"], "offline": ["offline_only"]}
+    conn.close()

@@ -13,11 +13,13 @@ from core.access import Actor
 
 @pytest.fixture(autouse=True)
 def calibrated(monkeypatch):
-    """These tests are about the sample and the writes: the calibration gate is open here
-    (test_calibration.py tests that bulk approval is off below the bar)."""
+    """These tests are about the sample and the writes: the calibration gate is open here, on the
+    offline baseline's own agreement too, with no band held back (test_calibration.py tests that
+    bulk approval is off below the bar, test_bulk_eligibility.py what the bar holds back)."""
     from core.calibration import readiness
 
     monkeypatch.setattr(readiness, "bulk_block", lambda conn, assignment_id, **_: None)
+    monkeypatch.setattr(bulk, "held_back", lambda conn, assignment_id, **_: (("offline_only",), ()))
 
 
 def test_bulk_approve_requires_opened_stratified_sample(conn, course):

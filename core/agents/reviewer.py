@@ -54,7 +54,8 @@ def offline(inputs: dict) -> dict:
 
 
 def describe(output: dict, rubric) -> list[tuple[str, str]]:
-    blocks = [("heading", f"Verdict: {output.get('verdict') or '—'}")]
+    # The offline baseline's rule-based review stores no verdict (issue 21): none is shown.
+    blocks = [("heading", f"Verdict: {output['verdict']}")] if output.get("verdict") else []
     if output.get("explanation"):
         blocks.append(("text", output["explanation"]))
     blocks += [("text", f"Fix: {fix}") for fix in output.get("fixes") or []]

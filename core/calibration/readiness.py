@@ -11,6 +11,11 @@ The AI's scores on calibration items are never scored on themselves: an item is 
 own few-shot example (core.calibration.anchors leaves the scored item out), so every figure
 here is leave-one-out by construction.
 
+The band gap (core.calibration.band_gap): ΔMAE between the low and the high band with its 95%
+interval, against `FAIRMARK_MAX_BAND_GAP`; above it, drafts in the worse band are held back
+from bulk approval (`held_back_band`) even on a ready assignment. Where students have recorded
+groups, the group gap is reported beside it.
+
 `more_needed` estimates how many more blind-scored students would likely make the QWK
 interval decisive (clear of the bar either way), assuming the interval narrows as 1/√n.
 """
@@ -26,8 +31,10 @@ from core import access
 from core import metrics
 from core.access import Actor
 from core.calibration import NOT_CALIBRATED
+from core.calibration.band_gap import band_gap, group_gaps
 from core.errors import ConfigError, GateError
 from core.metrics.bootstrap import DEFAULT_BOOT
+from core.settings import load_settings
 from db import analytics, calibration, courses
 
 MORE_CAP = 500  # beyond this the estimate says "many more"
@@ -148,18 +155,19 @@ def readiness(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT,
     "no_calibration"), "students", "criteria" [per criterion: students, qwk/mae/bias and CIs, qwk_low
     (the interval's lower end; the QWK itself when every resample agrees),
     delta_mae and CI, ceiling_qwk, ceiling_mae, ceiling_students, ready, reasons, more_needed],
-    "more_needed" (the largest over criteria; None if unknown), "bar", "message"}.
+    "more_needed" (the largest over criteria; None if unknown), "bar", "message", "band_gap"
+    (core.calibration.band_gap), "group_gaps", "held_back_band" (None, 'low' or 'high')}.
     Cached until the assignment's blind-scored pairs or blind scores change (per bar): a run's
     other drafts never recompute it."""
     access.check(conn, actor, "read", assignment=assignment_id)
-    bar = get_bar(conn)
+    bar, max_gap = get_bar(conn), load_settings().max_band_gap
     analytics.fresh_version(conn)   # the counts up to date, then their blind part as the version
-    return analytics.memo(conn, ("readiness", assignment_id, tuple(asdict(bar).items()), n_boot, seed),
-                          lambda: _readiness(conn, assignment_id, bar, n_boot, seed),
+    return analytics.memo(conn, ("readiness", assignment_id, tuple(asdict(bar).items()), max_gap, n_boot, seed),
+                          lambda: _readiness(conn, assignment_id, bar, n_boot, seed, max_gap),
                           version=analytics.blind_version(conn, assignment_id))
 
 
-def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: int) -> dict:
+def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: int, max_gap: float) -> dict:
     rubric = courses.assignment_rubric(conn, assignment_id)
     lo, hi = rubric.scale_min, rubric.scale_max
     scope = analytics.Scope("assignment", assignment_id=assignment_id)
@@ -185,8 +193,14 @@ def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: 
         else:
             hint = " More blind scores would likely not change the verdict: see the criteria below the bar."
         message = f"{NOT_CALIBRATED}: {students} students scored blind so far; the bar is {bar.text()}.{hint}"
+    gap = band_gap(pairs, lo, hi, cut=rubric.band_cut, max_gap=max_gap, n_boot=n_boot, seed=seed)
+    groups = group_gaps(analytics.pair_counts(conn, scope, reference="blind", by=("student",), attributes=True),
+                        lo, hi, max_gap=max_gap, n_boot=n_boot, seed=seed) if students else []
+    if ready and gap["held_back"]:
+        message += f" But {gap['text']}"
     return {"assignment_id": assignment_id, "ready": ready, "status": status, "students": students,
-            "criteria": rows, "more_needed": more, "bar": asdict(bar), "message": message}
+            "criteria": rows, "more_needed": more, "bar": asdict(bar), "message": message,
+            "band_gap": gap, "group_gaps": groups, "held_back_band": gap["held_back"]}
 
 
 def is_ready(conn: Database, assignment_id: int, *, actor: Actor) -> bool:

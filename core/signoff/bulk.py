@@ -17,22 +17,36 @@ from core.access import Actor
 from core.calibration import readiness
 from core.errors import ConflictError, GateError
 from core.rubric import Rubric
+from core.signoff import eligibility as eligibility_rules
 from core.signoff.actions import writing
-from db import audit, courses, now, samples, submissions
+from db import audit, calibration, courses, now, samples, submissions
 
 # Checks that, when not passed, keep a draft out of bulk approval. "info" results are advisory.
-BLOCKING_SEVERITIES = ("fail",)
+BLOCKING_SEVERITIES = eligibility_rules.BLOCKING_SEVERITIES
 SAMPLE_FRACTION, SAMPLE_MAX_PER_BAND = 0.1, 5
 
 
-def eligibility(rubric: Rubric) -> samples.Eligibility:
+def eligibility(rubric: Rubric, *, lifted: tuple[str, ...] = (), blocked_bands: tuple[str, ...] = ()
+                ) -> samples.Eligibility:
     """The band of a candidate is the predicted band of its draft's mean score."""
     divisor = 1.0 if any(c.weight for c in rubric.criteria) else float(len(rubric.criteria))
-    return samples.Eligibility(divisor, rubric.band_cut, BLOCKING_SEVERITIES)
+    return samples.Eligibility(divisor, rubric.band_cut, BLOCKING_SEVERITIES, lifted, blocked_bands)
 
 
-def _rule(conn: Database, assignment_id: int) -> samples.Eligibility:
-    return eligibility(courses.assignment_rubric(conn, assignment_id))
+def held_back(conn: Database, assignment_id: int, *, actor: Actor) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(codes of drafts.held_back the assignment lifts, bands its readiness holds back). The
+    offline baseline's drafts (`offline_only`) qualify once the assignment is ready on the
+    baseline's own blind agreement; the band gap of the readiness bar holds its worse band back."""
+    access.check(conn, actor, "read", assignment=assignment_id)
+    r = readiness.readiness(conn, assignment_id, actor=actor)
+    lifted = (eligibility_rules.OFFLINE_ONLY,) if r["ready"] and calibration.blind_scored_by_offline(
+        conn, assignment_id) else ()
+    return lifted, tuple(b for b in [r.get("held_back_band")] if b)
+
+
+def _rule(conn: Database, assignment_id: int, actor: Actor) -> samples.Eligibility:
+    lifted, bands = held_back(conn, assignment_id, actor=actor)
+    return eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
 
 
 def _sample_target(n: int) -> int:
@@ -57,7 +71,7 @@ class SampleState:
 
 def sample_state(conn: Database, assignment_id: int, *, actor: Actor) -> SampleState:
     access.check(conn, actor, "read", assignment=assignment_id)
-    rule = _rule(conn, assignment_id)
+    rule = _rule(conn, assignment_id, actor)
     by_band = samples.candidates_by_band(conn, assignment_id, rule)
     # A row counts only while the sampled draft is still current (`live`).
     rows = samples.sample_rows(conn, assignment_id)
@@ -84,7 +98,7 @@ def draw_sample(conn: Database, assignment_id: int, *, actor: Actor) -> SampleSt
     access.check(conn, actor, "bulk_approve", assignment=assignment_id)
     with writing(conn):
         state = sample_state(conn, assignment_id, actor=actor)
-        rule = _rule(conn, assignment_id)
+        rule = _rule(conn, assignment_id, actor)
         if state.stale:
             samples.drop_from_sample(conn, assignment_id, state.stale)
         drawn = {}
@@ -109,7 +123,8 @@ def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Ac
         readiness.require_ready(conn, assignment_id, actor=actor)  # below the calibration bar, bulk approval is off
         state = sample_state(conn, assignment_id, actor=actor)
         if state.candidates == 0:
-            raise GateError("no items qualify for bulk approval (CONFIDENT, no failed check, no flag, not edited)")
+            raise GateError("no items qualify for bulk approval (judges agreed and were sure, no failed check, no "
+                            "flag, not edited; each item on the Review page says what holds it back)")
         if state.missing:
             raise GateError("draw the sample first: every band needs at least one sampled item "
                             f"(missing: {', '.join(f'{b} band ({n})' for b, n in state.missing.items())})")
@@ -120,7 +135,7 @@ def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Ac
             raise ConflictError(f"the number of items changed from {expected} to {state.candidates} since you "
                                 "confirmed; nothing was approved. Check and confirm again.")
         ids = samples.approve_candidates(
-            conn, assignment_id, _rule(conn, assignment_id), actor=actor, at=now(),
+            conn, assignment_id, _rule(conn, assignment_id, actor), actor=actor, at=now(),
             reason=f"bulk approval of {expected} items after a stratified sample of {len(state.sample)}")
         submissions.set_status_many(conn, ids, "approved", triage.APPROVED)
     return len(ids)

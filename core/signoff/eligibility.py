@@ -1,0 +1,152 @@
+"""Whether a draft may be approved in bulk, and why not, in a teacher's words (issue 22).
+
+A draft is bulk-eligible only when every LLM judge's vote on every criterion equals the final
+score, the scoring was confident, no veto fired, no check failed, no injection flag was raised,
+and its band clears the readiness bar's band gap (core.calibration.readiness). The offline
+baseline gives no confidence per item: its drafts qualify only through the assignment's
+readiness measured on the baseline's own blind agreement (`offline_only`, lifted by
+core.signoff.bulk when that holds).
+
+What the draft itself decides is computed once, when the pipeline stores it (`hold_reasons`),
+and kept in `drafts.held_back` as [{code, text, criteria}], so the bulk query (db.samples) is
+one SQL statement at any size. What changes later (a teacher's edit, a blind score still
+missing, the band gap) is added where it is read (`reasons_now`).
+
+Reason codes are stable (the command line prints them); the texts are for teachers.
+
+>>> from core.rubric import default_rubric
+>>> r = default_rubric()
+>>> k = r.keys[0]
+>>> votes = [{"criterion": k, "judge": "a", "tier": 1, "score": 1.0}, {"criterion": k, "judge": "b", "tier": 2, "score": 3.0}]
+>>> [x["code"] for x in hold_reasons({"scores": {**dict.fromkeys(r.keys, 2), k: 1}, "judging": {"route": "confident"}}, votes, r)]
+['votes_split']
+>>> hold_reasons({"scores": {**dict.fromkeys(r.keys, 2), k: 1}, "judging": {"route": "confident"}}, votes, r)[0]["text"][:33]
+'The two judges gave 1 and 3 for C'
+"""
+from __future__ import annotations
+
+from core.rubric import Rubric
+
+VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION = "votes_split", "unsure", "veto", "check_failed", "injection"
+BAND_NOT_READY, OFFLINE_ONLY, BLIND_PENDING, EDITED = "band_not_ready", "offline_only", "blind_pending", "edited"
+NEEDS_ATTENTION, NOT_DRAFTED, DECIDED = "needs_attention", "not_drafted", "decided"
+COMMENT_NOT_CONFIRMED, OLDER_DRAFT = "comment_not_confirmed", "older_draft"
+CODES = (VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION, BAND_NOT_READY, OFFLINE_ONLY, BLIND_PENDING, EDITED,
+         NEEDS_ATTENTION, NOT_DRAFTED, DECIDED, COMMENT_NOT_CONFIRMED, OLDER_DRAFT)
+# Routes of core.judging.scoring where the first judge's scores stand without being confident.
+_UNSURE_ROUTES = ("low_confidence", "confidence_unknown", "judges_failed", "judges_disagree")
+BLOCKING_SEVERITIES = ("fail",)     # check severities that keep a draft out (core.signoff.bulk uses them)
+_COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
+
+
+def _title(rubric: Rubric, key: str) -> str:
+    return rubric.criterion(key).title if key in rubric.keys else key.replace("_", " ")
+
+
+def _and(items: list[str]) -> str:
+    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def reason(code: str, text: str, criteria: list[str] | None = None) -> dict:
+    return {"code": code, "text": text, "criteria": list(criteria or [])}
+
+
+def split_criteria(scores: dict, votes: list[dict]) -> dict[str, list[float]]:
+    """Criterion -> the LLM judges' scores in casting order, where one of them differs from the
+    final score. Free judges (tier 0, the offline scorer) are no LLM votes."""
+    cast: dict[str, list[float]] = {}
+    for v in votes:
+        if int(v.get("tier") or 0) >= 1:
+            cast.setdefault(v["criterion"], []).append(float(v["score"]))
+    return {k: vals for k, vals in cast.items() if k in scores and any(x != float(scores[k]) for x in vals)}
+
+
+def _split_text(rubric: Rubric, key: str, vals: list[float], final) -> str:
+    levels = _and([f"{x:g}" for x in vals])
+    who = f"The {_COUNT.get(len(vals), len(vals))} judges" if len(vals) > 1 else "The judge"
+    return (f"{who} gave {levels} for {_title(rubric, key)}; the draft says {final:g}. "
+            "Check this score before approving.")
+
+
+def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
+    """What keeps this draft out of bulk approval by itself (before any teacher touched it):
+    [{code, text, criteria}], empty when nothing does."""
+    scores, judging = draft.get("scores") or {}, draft.get("judging") or {}
+    out = []
+    offline = bool(draft.get("is_offline")) or judging.get("route") == "offline"
+    for key, vals in split_criteria(scores, votes).items():
+        out.append(reason(VOTES_SPLIT, _split_text(rubric, key, vals, scores[key]), [key]))
+    split = {c for r in out for c in r["criteria"]}
+    named = set(judging.get("unsure") or [])
+    unsure = [k for k in [*rubric.keys, *sorted(named - set(rubric.keys))] if k in named and k not in split]
+    if unsure:
+        titles = _and([_title(rubric, k) for k in unsure])
+        # Judges that agreed, yet "disagree": the free judge (the learned offline scorer) was far off.
+        free = judging.get("disagree") and judging.get("route") not in ("judges_disagree", "low_confidence")
+        out.append(reason(UNSURE, f"The learned offline scorer's score for {titles} is more than one level from the "
+                                  "draft's: check it." if free else
+                                  f"The AI was not sure of its score for {titles}; no other judge settled it.", unsure))
+    elif not offline and (not judging or judging.get("route") in _UNSURE_ROUTES) and not out:
+        out.append(reason(UNSURE, "The AI gave no sure score for this draft and no other judge confirmed it."))
+    vetoed = judging.get("vetoed") or rubric.vetoed({k: int(v) for k, v in scores.items()}) if scores else []
+    for key in vetoed:
+        out.append(reason(VETO, f"{_title(rubric, key)} scored {scores[key]:g}, below the rubric's veto level.", [key]))
+    failed = [c for c in draft.get("checks") or [] if isinstance(c, dict) and c.get("passed") is False
+              and c.get("name") != "injection" and c.get("severity") in BLOCKING_SEVERITIES]
+    if failed:
+        out.append(reason(CHECK_FAILED, "A check failed: " + _and([str(c.get("label") or c.get("name")) for c in failed])
+                          + "."))
+    if "injection" in (draft.get("flags") or []):
+        out.append(reason(INJECTION, "The text seems to give the AI instructions: check the scores were not steered."))
+    if offline:
+        out.append(reason(OFFLINE_ONLY, "Drafted by the offline baseline, which says nothing about how sure it is of "
+                                        "one item: it can be approved in bulk only once the baseline's own blind "
+                                        "agreement on this assignment clears the readiness bar."))
+    return out
+
+
+# What the queue's row says in a word or two (the item says it in full).
+SHORT = {VOTES_SPLIT: "judges disagree", UNSURE: "AI unsure", VETO: "veto", CHECK_FAILED: "failed check",
+         INJECTION: "instructions to the AI", OFFLINE_ONLY: "offline baseline", BAND_NOT_READY: "band not ready"}
+
+
+def band_reason(band: str) -> dict:
+    who = "weaker" if band == "low" else "stronger"
+    return reason(BAND_NOT_READY, f"The AI's error is larger for {who} students ({band} band) than the readiness bar "
+                                  "allows, so drafts in that band need a teacher's eyes.")
+
+
+STATE_REASONS = {
+    BLIND_PENDING: "Waiting for a teacher's blind calibration score.",
+    EDITED: "A teacher edited this draft.",
+    NEEDS_ATTENTION: "The draft needs a teacher's attention (see the reasons on the item).",
+    NOT_DRAFTED: "There is no AI draft yet.",
+    DECIDED: "A teacher already decided on this item.",
+    COMMENT_NOT_CONFIRMED: "The Reviewer did not confirm the drafted comment.",
+    OLDER_DRAFT: "The teacher's review is of an earlier draft than the current one.",
+}
+
+
+def reasons_now(held: list[dict], *, status: str, band: str | None, blocked_bands=(), blind_pending: bool = False,
+                edited: bool = False, older_draft: bool = False, comment_confirmed: bool = True) -> list[dict]:
+    """The stored reasons with what holds the item back now: its status, a blind score still
+    missing, a teacher's edit or review of an earlier draft, a comment the Reviewer did not
+    confirm, the band gap of the readiness bar (`blocked_bands`)."""
+    if blind_pending:
+        return [reason(BLIND_PENDING, STATE_REASONS[BLIND_PENDING])]   # nothing the AI produced is shown
+    if status == "uploaded":
+        return [reason(NOT_DRAFTED, STATE_REASONS[NOT_DRAFTED])]
+    out = list(held)
+    if status in ("needs_attention", "failed"):
+        out.append(reason(NEEDS_ATTENTION, STATE_REASONS[NEEDS_ATTENTION]))
+    elif status in ("approved", "rejected", "released"):
+        out.append(reason(DECIDED, STATE_REASONS[DECIDED]))
+    if status == "drafted" and not comment_confirmed:
+        out.append(reason(COMMENT_NOT_CONFIRMED, STATE_REASONS[COMMENT_NOT_CONFIRMED]))
+    if edited:
+        out.append(reason(EDITED, STATE_REASONS[EDITED]))
+    if older_draft:
+        out.append(reason(OLDER_DRAFT, STATE_REASONS[OLDER_DRAFT]))
+    if band in blocked_bands:
+        out.append(band_reason(band))
+    return out
