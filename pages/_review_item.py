@@ -134,7 +134,8 @@ def _submission(data: dict, rubric) -> None:
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
     quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
     st.subheader(f"Submission · {sub['word_count']} words")
-    box = {"border": True, **({"height": 480} if sub["word_count"] > 220 else {})}  # scroll long texts only
+    height = labels.scroll_height(sub["text"], sub["word_count"])  # scroll long texts only
+    box = {"border": True, **({"height": height} if height else {})}
     if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
         with st.container(**box):
             st.markdown(labels.highlight_markdown(sub["text"], quotes))

@@ -415,3 +415,33 @@ def test_an_assignment_without_uploads_says_upload_not_assess(app_test, conn):
     f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]))
     at.run()
     assert any("run the assessment on the Assess page first" in i.value for i in at.info)
+
+
+def _box_heights(at) -> list[int]:
+    """Pixel heights of the fixed-height containers on the page (scroll boxes)."""
+    found = []
+
+    def walk(node):
+        proto = getattr(node, "proto", None)
+        if proto is not None and proto.__class__.__name__ == "Block" and proto.HasField("height_config") \
+                and proto.height_config.HasField("pixel_height"):
+            found.append(proto.height_config.pixel_height)
+        for child in getattr(node, "children", {}).values():
+            walk(child)
+    walk(at.main)
+    return found
+
+
+def test_a_long_text_without_spaces_is_shown_in_a_scroll_box(app_test, conn):
+    """Issue 21 item 11: 20,000 characters without a space are one "word": the box grew to ~11,000 px."""
+    c = f.course(conn)
+    st_id = f.student(conn, c["course_id"], external_id="s1", name="Name s1")
+    long_sid = f.submission(conn, c["assignment_id"], st_id, text="x" * 20_000)
+    f.draft(conn, long_sid, HIGH)
+    short_sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id="s2"),
+                             text="A short text about temperature.")
+    f.draft(conn, short_sid, HIGH)
+    at = open_item(review_page(app_test, c), long_sid)
+    assert 480 in _box_heights(at)
+    at = open_item(review_page(app_test, c), short_sid)
+    assert 480 not in _box_heights(at)

@@ -8,6 +8,21 @@ from core.errors import RubricError
 from core.rubric import Rubric
 from core.text import escape_markdown, format_timestamp
 
+# A student's text longer than this (in words, or in characters: a text without spaces is one
+# "word" yet fills thousands of pixels) is shown in a scroll box of SCROLL_HEIGHT pixels.
+SCROLL_WORDS, SCROLL_CHARS, SCROLL_HEIGHT = 220, 1500, 480
+
+
+def scroll_height(text: str, word_count: int) -> int | None:
+    """The height of the box a submission is shown in: SCROLL_HEIGHT for a long text (by words
+    or by characters), None (as tall as the text) for a short one.
+
+    >>> scroll_height("x" * 20_000, 1), scroll_height("A short text.", 3), scroll_height("w " * 300, 300)
+    (480, None, 480)
+    """
+    return SCROLL_HEIGHT if word_count > SCROLL_WORDS or len(text or "") > SCROLL_CHARS else None
+
+
 REASONS = {
     "too_harsh": "Too harsh",
     "too_lenient": "Too lenient",
