@@ -111,9 +111,18 @@ def _nav(aid: int, data: dict) -> None:
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
                 + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "") + "status: "
                 f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
-                + (f" · review version {data['review']['version']}" if data["review"] else ""))
+                + (f" · {_version_text(sid, data['review']['version'])}" if data["review"] else ""))
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
+
+
+def _version_text(sid: int, latest: int) -> str:
+    """The review version in the header: the one on screen, and the latest when it is newer
+    (the same numbers the "changed since you opened it" message uses)."""
+    loaded = st.session_state.get(_loaded_key(sid))
+    if loaded is not None and loaded != latest:
+        return f"you opened version {loaded}, the latest is version {latest}"
+    return f"review version {latest}"
 
 
 def _attention(data: dict) -> None:
@@ -389,9 +398,9 @@ def render(conn, aid: int, sid: int) -> None:
     _attention(data)
     _calibration.banner(conn, aid, short=True)
     _calibration.offsets(conn, aid)
-    if editable and loaded != data["review"]["version"]:
-        st.warning(f"This item changed since you opened it (you have version {loaded}, the latest is "
-                   f"{data['review']['version']}). Saving is refused until you load the latest version.")
+    newer = actions.changed_since(conn, sid, loaded, actor=me) if editable else None
+    if newer is not None:  # who saved, when and what, with the versions the header names
+        st.warning(_common.md(newer))
         st.button("Load the latest version", key=f"ri_reload_{sid}", on_click=_reload,
                   args=(sid, data["review"]["version"]))
     left, right = st.columns([5, 4], gap="large")
