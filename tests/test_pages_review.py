@@ -466,3 +466,20 @@ def test_an_item_changed_since_opening_says_who_when_what_with_the_headers_versi
     assert "Clarity: 3 → 2" in warned and "Bob's comment." in warned
     header = " ".join(plain(m.value) for m in at.markdown)
     assert "you opened version 1, the latest is version 2" in header and "review version 2" not in header
+
+
+def test_home_and_review_show_the_same_needs_attention_and_home_counts_every_upload(app_test, conn):
+    """Issue 21 item 5: Home's "Uploaded" counted undrafted reflections only (0 of 28 in a drafted week), and
+    Home counted a calibration item waiting for its blind score under "Needs attention", Review did not."""
+    from test_submission_status import _progress_course
+
+    c, _ = _progress_course(conn)
+    review = review_page(app_test, c)
+    review_counts = {m.label: m.value for m in review.metric}
+    at = app_test("pages/home.py")
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    counts = {m.label: m.value for m in at.metric[:5]}  # "This assignment"
+    assert review_counts["Needs attention"] == "1" and counts["Needs attention"] == "1 of 4"
+    assert counts["Uploaded"] == "4" and counts["Drafted"] == "3 of 4"
