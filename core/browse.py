@@ -69,7 +69,8 @@ def progress_counts(conn, *, course_id: int | None = None, assignment_id: int | 
     - rejected: rejected and back in the queue.
     """
     raw = status_counts(conn, course_id=course_id, assignment_id=assignment_id, actor=actor)
-    aids = [assignment_id] if assignment_id is not None else [a["id"] for a in courses.list_assignments(conn, course_id)]
+    aids = ([assignment_id] if assignment_id is not None
+            else [a["id"] for a in courses.list_assignments(conn, course_id)])
     return {"uploaded": sum(raw.values()), "drafted": sum(raw.values()) - raw["uploaded"] - raw["failed"],
             "needs_attention": sum(queue.group_counts(conn, a).get(triage.NEEDS_ATTENTION, 0) for a in aids),
             "approved": raw["approved"] + raw["released"], "released": raw["released"], "rejected": raw["rejected"]}

@@ -13,7 +13,8 @@ _RELEASED = """
     SELECT s.id AS submission_id, s.student_id, st.external_id, st.name AS student_name, a.id AS assignment_id,
            -- An assignment without a week number takes its place in the course (created 1st, 2nd...).
            COALESCE(a.week, (SELECT COUNT(*) FROM assignments b WHERE b.course_id = a.course_id AND b.id <= a.id))
-             AS week, a.week IS NULL AS week_is_position, a.title, COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id, ri.scores, ri.comment,
+             AS week, a.week IS NULL AS week_is_position, a.title,
+           COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id, ri.scores, ri.comment,
            rel.released_at, d.ai_config
     FROM submissions s
     JOIN assignments a ON a.id = s.assignment_id

@@ -26,7 +26,8 @@ def _build():
         reference = ui.reference_picker(conn, scope, key="fairness_reference")
     with c2:
         criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope, actor=_common.actor())], key="fairness_criterion",
-                                 format_func=lambda c: "All criteria (pooled)" if c is None else reports.title_of(titles, c))
+                                 format_func=lambda c: ("All criteria (pooled)" if c is None
+                                                        else reports.title_of(titles, c)))
     chosen.update(reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
     return reports.fairness_view(conn, scope, **chosen, wait=False, actor=_common.actor())
 
