@@ -182,24 +182,30 @@ def _wait_after(failures: int) -> float:
     return 0.0 if failures < 2 else float(min(2 ** (failures - 2), MAX_WAIT_S))
 
 
-def _count_attempt(conn, name: str, settings: Settings) -> None:
+def _locked_message(minutes: float) -> str:
+    return (f"Too many failed sign-ins for this name: it is locked for {max(1, round(minutes))} more minute(s). "
+            "Ask an admin if you forgot your password.")
+
+
+def _count_attempt(conn, name: str, settings: Settings) -> bool:
     """Refuse a name that must wait or is locked; else count this attempt as a failure before
     the password is checked (a right one clears the count), in one write transaction, so N
-    attempts sent at once count N and the ones after the second wait like sequential ones."""
+    attempts sent at once count N and the ones after the second wait like sequential ones.
+    True when this attempt, if its password is wrong, is the one that locks the name."""
     now = _now()
     with db.write_transaction(conn):
         seen = users_db.failures(conn, name)
         if seen and seen["locked_until"] and _parse(seen["locked_until"]) > now:
             left = (_parse(seen["locked_until"]) - now).total_seconds()
             if seen["failures"] >= settings.signin_lock_after:
-                raise NotSignedIn(f"Too many failed sign-ins for this name: it is locked for "
-                                  f"{max(1, round(left / 60))} more minute(s). Ask an admin if you forgot your password.")
+                raise NotSignedIn(_locked_message(left / 60))
             raise NotSignedIn(f"Too many failed sign-ins for this name: try again in {max(1, round(left))} second(s).")
         failures = users_db.record_failure(conn, name, locked_until=None)
         wait = (timedelta(minutes=settings.signin_lock_minutes) if failures >= settings.signin_lock_after
                 else timedelta(seconds=_wait_after(failures)))
         if wait:
             users_db.set_lock(conn, name, _stamp(now + wait))
+    return failures >= settings.signin_lock_after
 
 
 def sign_in(conn, username: str, password: str, *, settings: Settings | None = None) -> tuple[Actor, str]:
@@ -208,15 +214,15 @@ def sign_in(conn, username: str, password: str, *, settings: Settings | None = N
     locked name, a deactivated account."""
     settings = settings or load_settings()
     name = (username or "").strip()
-    if name:
-        _count_attempt(conn, name, settings)
+    locks = _count_attempt(conn, name, settings) if name else False
     user = users_db.find(conn, name) if name else None
     try:
         ok = _hasher.verify(user["password_hash"] if user and user["password_hash"] else _DUMMY_HASH, password or "")
     except (VerifyMismatchError, VerificationError, InvalidHashError):
         ok = False
     if not ok or user is None or not user["password_hash"]:
-        raise NotSignedIn(SIGNIN_FAILED)
+        # The failure that locks the name says so (not "Sign-in failed", then the lock on the next try).
+        raise NotSignedIn(_locked_message(settings.signin_lock_minutes) if locks else SIGNIN_FAILED)
     if not user["active"]:
         raise NotSignedIn("This account is deactivated; ask an admin.")
     with db.write_transaction(conn):

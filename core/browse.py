@@ -7,7 +7,7 @@ student names, rows and texts carry the student's pseudonym instead (`core.acces
 """
 from __future__ import annotations
 
-from core import access
+from core import access, triage
 from core.access import Actor
 from core.calibration import blind
 from core.pseudonym import Pseudonymizer
@@ -55,6 +55,26 @@ def status_counts(conn, *, course_id: int | None = None, assignment_id: int | No
         raise ValueError("status counts of a course or an assignment")
     access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
     return courses.status_counts(conn, course_id=course_id, assignment_id=assignment_id)
+
+
+def progress_counts(conn, *, course_id: int | None = None, assignment_id: int | None = None, actor: Actor) -> dict:
+    """Where the reflections stand, one definition of each count (Home shows them; Review's
+    "Needs attention" group is the same number):
+
+    - uploaded: every reflection uploaded, whatever has happened to it since;
+    - drafted: those with an AI draft (not the ones waiting for one, nor those whose draft failed);
+    - needs_attention: the Review queue's first group (core.triage.NEEDS_ATTENTION: flagged, or the
+      AI draft failed, and no decision yet), calibration items waiting for their blind score left
+      out as on Review (their group would hint at the hidden draft);
+    - approved: approved by a teacher, released or not; released: in a release;
+    - rejected: rejected and back in the queue.
+    """
+    raw = status_counts(conn, course_id=course_id, assignment_id=assignment_id, actor=actor)
+    aids = ([assignment_id] if assignment_id is not None
+            else [a["id"] for a in courses.list_assignments(conn, course_id)])
+    return {"uploaded": sum(raw.values()), "drafted": sum(raw.values()) - raw["uploaded"] - raw["failed"],
+            "needs_attention": sum(queue.group_counts(conn, a).get(triage.NEEDS_ATTENTION, 0) for a in aids),
+            "approved": raw["approved"] + raw["released"], "released": raw["released"], "rejected": raw["rejected"]}
 
 
 def locate(conn, kind: str, ident: int, *, actor: Actor) -> tuple[int, int | None] | None:

@@ -81,16 +81,30 @@ def agreement_scatter(cells: pd.DataFrame, lo: int, hi: int, *, cap: int = 2000,
     return _layout(fig, title + sub, "Reference score", "AI score")
 
 
+QWK_TICKS = [-1, -0.5, 0, 0.5, 1]
+
+
 def trend_chart(frame: pd.DataFrame, x: str, *, title: str = "Trend") -> go.Figure:
-    """MAE (left axis) and QWK (right axis) by week or by model/prompt version, n in the hover."""
-    xs = frame[x].astype(str)
+    """MAE (left axis, from 0) and QWK (right axis, its whole range −1 to 1 with 0 = chance) by
+    week or by model/prompt version, n in the hover. Weeks are whole numbers on the axis (Plotly
+    reads "1", "2" as numbers and would add 1.5); versions are categories."""
+    weeks = pd.to_numeric(frame[x], errors="coerce") if x == "week" else None
+    weekly = weeks is not None and len(frame) and weeks.notna().all()
+    xs = weeks if weekly else frame[x].astype(str).map(plain)
     fig = go.Figure()
     fig.add_trace(go.Scatter(x=xs, y=frame["mae"], mode="lines+markers", name="MAE", line=dict(color=_ORANGE),
                              customdata=frame["n"], hovertemplate="MAE %{y:.3f} (n=%{customdata})<extra></extra>"))
     fig.add_trace(go.Scatter(x=xs, y=frame["qwk"], mode="lines+markers", name="QWK", yaxis="y2",
                              line=dict(color=_BLUE), customdata=frame["n"],
                              hovertemplate="QWK %{y:.3f} (n=%{customdata})<extra></extra>"))
-    fig.update_layout(yaxis2=dict(title="QWK", overlaying="y", side="right", range=[-1, 1]))
+    fig.update_layout(yaxis=dict(rangemode="tozero"),
+                      yaxis2=dict(title="QWK", overlaying="y", side="right", range=[-1.05, 1.05], autorange=False,
+                                  tickmode="array", tickvals=QWK_TICKS, zeroline=True))
+    if weekly:
+        ticks = sorted(set(weeks.tolist()))
+        fig.update_xaxes(type="linear", tickmode="array", tickvals=ticks, ticktext=[f"{w:g}" for w in ticks])
+    else:
+        fig.update_xaxes(type="category")
     return _layout(fig, title, x.replace("_", " ").capitalize(), "MAE")
 
 
@@ -191,7 +205,8 @@ def edit_chart(by_criterion: pd.DataFrame, *, title: str = "Teacher changes to A
     fig = go.Figure()
     for name, values, color in (("raised", by_criterion["up"], _BLUE), ("lowered", by_criterion["down"], _ORANGE),
                                 ("kept", kept, _GREY)):
-        fig.add_trace(go.Bar(x=by_criterion["criterion"], y=values, name=name, marker_color=color))
+        fig.add_trace(go.Bar(x=by_criterion["criterion"].astype(str).map(plain), y=values, name=name,
+                             marker_color=color))
     fig.update_layout(barmode="stack")
     return _layout(fig, title, "Criterion", "Approved drafts")
 

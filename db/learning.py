@@ -11,7 +11,10 @@ ACTED = ("yes", "partly", "no")
 
 _RELEASED = """
     SELECT s.id AS submission_id, s.student_id, st.external_id, st.name AS student_name, a.id AS assignment_id,
-           a.week, a.title, COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id, ri.scores, ri.comment,
+           -- An assignment without a week number takes its place in the course (created 1st, 2nd...).
+           COALESCE(a.week, (SELECT COUNT(*) FROM assignments b WHERE b.course_id = a.course_id AND b.id <= a.id))
+             AS week, a.week IS NULL AS week_is_position, a.title,
+           COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id, ri.scores, ri.comment,
            rel.released_at, d.ai_config
     FROM submissions s
     JOIN assignments a ON a.id = s.assignment_id
@@ -20,14 +23,15 @@ _RELEASED = """
     JOIN releases rel ON rel.id = ri.release_id
     LEFT JOIN reviews r ON r.submission_id = s.id
     LEFT JOIN drafts d ON d.id = r.draft_id
-    WHERE a.course_id = ? AND a.week IS NOT NULL
+    WHERE a.course_id = ?
       AND ri.release_id = (SELECT MAX(release_id) FROM release_items WHERE submission_id = s.id)
 """
 
 
 def released_scores(conn: Database, course_id: int) -> list[dict]:
-    """Each released item of the course's weekly assignments (its latest release), week order."""
-    rows = list(conn.query(_RELEASED + " ORDER BY a.week, s.student_id, s.id", [course_id]))
+    """Each released item of the course (its latest release), week order; an assignment without
+    a week number counts at its place among the course's assignments (`week_is_position`)."""
+    rows = list(conn.query(_RELEASED + " ORDER BY week, s.student_id, s.id", [course_id]))
     for r in rows:
         r["scores"] = loads(r["scores"], {})
     return rows

@@ -58,10 +58,17 @@ def shell():
 
 def set_address(**values) -> None:
     """What this run shows, for the address: course, assignment (the sidebar), item (Review),
-    run (Assess), lesson (Lesson). None leaves a key out."""
+    run (Assess), lesson (Lesson). None leaves a key out.
+
+    Written at once as well, over the address's other keys: a page that ends with st.stop()
+    can send nothing after it (Streamlit refuses every message once a stop is requested), so
+    the write when the page has run never reaches the browser, and a refresh after an import
+    into a new course went back to the old one."""
     address = getattr(_shell, "address", None)
     if address is not None:
         address.update({k: v for k, v in values.items() if k in ADDRESS_KEYS})
+        current = {k: v for k, v in st.query_params.to_dict().items() if k in ADDRESS_KEYS and str(v).isdigit()}
+        _write_address({**current, **address})
 
 
 def _write_address(values: dict) -> None:

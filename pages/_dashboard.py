@@ -73,10 +73,18 @@ def _ci_pairs(frame: pd.DataFrame) -> list[str]:
     return [c[:-3] for c in map(str, frame.columns) if c.endswith("_lo") and f"{c[:-3]}_hi" in frame.columns]
 
 
+PERCENT_COLUMNS = ("exact", "adjacent")  # shares: shown as percentages, as the tiles show them
+
+
 def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
     """The frame with readable headers. Each `<stat>_lo`/`<stat>_hi` pair becomes one
-    "<STAT> 95% CI" column of "lo–hi" text (combine_ci) or two "… 95% CI low/high" columns."""
+    "<STAT> 95% CI" column of "lo–hi" text (combine_ci) or two "… 95% CI low/high" columns;
+    shares (PERCENT_COLUMNS) become percentages, their header saying so."""
     out = frame.copy()
+    for col in PERCENT_COLUMNS:
+        if col in out.columns:
+            out[col] = (pd.to_numeric(out[col], errors="coerce") * 100).round(1)
+            out = out.rename(columns={col: f"{_header(col)} (%)"})
     for stem in _ci_pairs(frame):
         name = f"{CI_NAMES.get(stem, _header(stem))} 95% CI"
         if combine_ci:
@@ -148,6 +156,22 @@ def num(x, digits: int = 3) -> str:
 
 
 def ci_text(ci, digits: int = 2, pending: bool = False) -> str:
+    """An interval for "95% CI …": "[lo, hi]", or why there is none (the caller says "CI")."""
     if pending and not ci:
-        return "CI being computed"
-    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "CI unavailable"
+        return "being computed"
+    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "unavailable"
+
+
+def percent(share) -> str:
+    """A share as the dashboards show every share: a percentage ("67%"), never a fraction."""
+    return "—" if share is None or (isinstance(share, float) and math.isnan(share)) else f"{share:.0%}"
+
+
+def interval_caption(row, stat: str, pending: bool = False) -> str:
+    """Under a headline tile: its 95% CI and on how many students it rests ("95% CI [0.21, 0.45]
+    on 24 students"); the interval resamples students and can include any value, "no difference" too."""
+    lo, hi = row.get(f"{stat}_lo"), row.get(f"{stat}_hi")
+    ci = None if lo is None or hi is None or lo != lo or hi != hi else (lo, hi)
+    students = row.get("students")
+    return (f"95% CI {ci_text(ci, 2, pending)}"
+            + (f" on {int(students)} students" if students is not None and students == students else ""))

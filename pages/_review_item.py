@@ -111,7 +111,7 @@ def _nav(aid: int, data: dict) -> None:
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
                 + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "") + "status: "
                 f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
-                + (f" · review version {data['review']['version']}" if data["review"] else ""))
+                + (f" · {_version_text(sid, data['review']['version'])}" if data["review"] else ""))
     c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
 
@@ -125,6 +125,15 @@ def _bulk_reasons(conn, data: dict) -> None:
     if shown:
         st.info("**Not for bulk approval: check it yourself**  \n"
                 + "  \n".join(f"• {_common.md(r['text'])}" for r in shown), icon=":material/rule:")
+
+
+def _version_text(sid: int, latest: int) -> str:
+    """The review version in the header: the one on screen, and the latest when it is newer
+    (the same numbers the "changed since you opened it" message uses)."""
+    loaded = st.session_state.get(_loaded_key(sid))
+    if loaded is not None and loaded != latest:
+        return f"you opened version {loaded}, the latest is version {latest}"
+    return f"review version {latest}"
 
 
 def _attention(data: dict) -> None:
@@ -145,7 +154,8 @@ def _submission(data: dict, rubric) -> None:
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
     quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
     st.subheader(f"Submission · {sub['word_count']} words")
-    box = {"border": True, **({"height": 480} if sub["word_count"] > 220 else {})}  # scroll long texts only
+    height = labels.scroll_height(sub["text"], sub["word_count"])  # scroll long texts only
+    box = {"border": True, **({"height": height} if height else {})}
     if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
         with st.container(**box):
             st.markdown(labels.highlight_markdown(sub["text"], quotes))
@@ -404,9 +414,9 @@ def render(conn, aid: int, sid: int) -> None:
     _bulk_reasons(conn, data)
     _calibration.banner(conn, aid, short=True)
     _calibration.offsets(conn, aid)
-    if editable and loaded != data["review"]["version"]:
-        st.warning(f"This item changed since you opened it (you have version {loaded}, the latest is "
-                   f"{data['review']['version']}). Saving is refused until you load the latest version.")
+    newer = actions.changed_since(conn, sid, loaded, actor=me) if editable else None
+    if newer is not None:  # who saved, when and what, with the versions the header names
+        st.warning(_common.md(newer))
         st.button("Load the latest version", key=f"ri_reload_{sid}", on_click=_reload,
                   args=(sid, data["review"]["version"]))
     left, right = st.columns([5, 4], gap="large")

@@ -13,6 +13,7 @@ conn = _common.get_db()
 me = _common.actor()
 scope = ui.current_scope()
 ui.scope_caption(scope)
+titles = reports.criterion_titles(conn, scope, actor=me)  # criteria by the rubric's names, never their keys
 view = ui.view_or_stop(lambda: reports.agreement_view(
     conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference"), wait=False, actor=me))
 if view is not None:
@@ -25,29 +26,38 @@ if view is not None:
         st.warning("These teachers' scores were given after seeing the AI draft, so they lean towards it: agreement "
                    "here overstates the AI. Bulk approvals never count.")
     overall = view["headline"].iloc[-1]
+    pending = reports.later.pending(view)
     cols = st.columns(6)
     cols[0].metric("Scored pairs (n)", int(overall["n"]))
     cols[1].metric("Students", int(overall["students"]) if "students" in overall else "…",
                    help="The intervals resample students: a student's "
                    "criteria and weeks are not independent of each other.")
-    cols[2].metric("MAE", ui.num(overall["mae"]), help="Mean absolute error in score points (lower is better).")
-    cols[3].metric("QWK", ui.num(overall["qwk"]), help="Quadratic weighted kappa over the full scale.")
-    cols[4].metric("Exact agreement", f"{overall['exact']:.0%}")
-    cols[5].metric("Within ±1", f"{overall['adjacent']:.0%}")
+    cols[2].metric("MAE", ui.num(overall["mae"]), help="Mean absolute error in score points (0 = the same scores "
+                                                       "as the reference; lower is better).")
+    cols[3].metric("QWK", ui.num(overall["qwk"]), help="Quadratic weighted kappa over the full scale, from −1 to 1: "
+                                                       "1 = the same scores as the reference, 0 = no better than "
+                                                       "chance.")
+    for col, stat in ((cols[2], "mae"), (cols[3], "qwk")):
+        col.caption(ui.interval_caption(overall, stat, pending))
+    cols[4].metric("Exact agreement", ui.percent(overall["exact"]))
+    cols[5].metric("Within ±1", ui.percent(overall["adjacent"]))
     st.subheader("By criterion")
-    ui.table(view["headline"], "agreement_by_criterion")
+    ui.table(view["headline"].drop(columns="criterion").rename(columns={"title": "criterion"}),
+             "agreement_by_criterion")
 
     st.subheader("Where they disagree")
     names = list(view["confusion"])
-    crit = st.selectbox("Criterion", names, index=len(names) - 1, key="agreement_criterion")
+    crit = st.selectbox("Criterion", names, index=len(names) - 1, key="agreement_criterion",
+                        format_func=lambda k: reports.title_of(titles, k))
     left, right = st.columns(2)
     with left:
         cm = view["confusion"][crit]
-        ui.chart(charts.confusion_heatmap(cm, f"Confusion matrix: {crit}"), cm.reset_index(), "confusion_matrix")
+        ui.chart(charts.confusion_heatmap(cm, f"Confusion matrix: {reports.title_of(titles, crit)}"), cm.reset_index(),
+                 "confusion_matrix")
     with right:
         cells = view["cells"][crit]
-        ui.chart(charts.agreement_scatter(cells, lo, hi, title=f"AI vs reference: {crit}"), cells, "ai_vs_reference",
-                 "AI vs reference")
+        ui.chart(charts.agreement_scatter(cells, lo, hi, title=f"AI vs reference: {reports.title_of(titles, crit)}"),
+                 cells, "ai_vs_reference", "AI vs reference")
 
     st.subheader("Over time and across versions")
     left, right = st.columns(2)
@@ -66,14 +76,14 @@ if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     cols = st.columns(3)
     cols[0].metric("MAE (after seeing the AI draft)", ui.num(anchored["mae"]))
     cols[1].metric("QWK (after seeing the AI draft)", ui.num(anchored["qwk"]))
-    cols[2].metric("Exact (after seeing the AI draft)", f"{anchored['exact']:.0%}")
+    cols[2].metric("Exact (after seeing the AI draft)", ui.percent(anchored["exact"]))
 
 judges = reports.judge_view(conn, scope, actor=me)
 if judges["available"]:
     st.subheader("Agreement between models")
     st.caption(_common.md("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
                           + " on the submissions they all scored (1 = identical, 0 = chance)."))
-    ui.table(judges["alpha"], "judge_agreement", "agreement between models")
+    ui.table(reports.titled(judges["alpha"], titles), "judge_agreement", "agreement between models")
 
 judging = reports.judge_agreement_view(conn, scope, actor=me)
 st.subheader("Agreement between judges")
@@ -87,7 +97,7 @@ else:
             st.warning(f"{escape_markdown(mark['title'])}: the judges agree "
                        + ("poorly (α < 0.67): " + f"{mark['sent_to_teacher']} item(s) where they disagreed went to a "
                           "teacher." if mark["verdict"] == "poor" else "only moderately (0.67 ≤ α < 0.80)."))
-    ui.table(judging["alpha"], "judge_alpha", "agreement between judges")
+    ui.table(reports.titled(judging["alpha"], titles), "judge_alpha", "agreement between judges")
     st.caption("Each judge against the teachers' blind calibration scores and the uploaded expert scores "
                "(exact agreement and MAE over the scores both have).")
     ui.table(judging["judges"], "judges_vs_reference", "judges against teachers and experts")
@@ -98,7 +108,7 @@ if not edits["n_decided"]:
     st.info("No approved or rejected reviews yet: edit analytics appear once teachers decide on drafts.")
 else:
     cols = st.columns(3)
-    cols[0].metric("Approved unchanged", ui.num(edits["share_unchanged"] * 100, 0) + "%",
+    cols[0].metric("Approved unchanged", ui.percent(edits["share_unchanged"]),
                    help=f"{edits['approved_unchanged']} of {edits['n_approved']} drafts approved one by one "
                         "(bulk approvals are not counted).")
     ce = edits["comment_edits"]
@@ -110,7 +120,8 @@ else:
         st.caption(f"{edits['bulk_approved']} bulk approval(s) are not counted: a bulk approval is the AI's draft "
                    "as it stands, not a teacher's judgement of it.")
     if len(edits["by_criterion"]):
-        ui.chart(charts.edit_chart(edits["by_criterion"]), edits["by_criterion"], "teacher_score_changes")
+        by_criterion = reports.titled(edits["by_criterion"], titles)
+        ui.chart(charts.edit_chart(by_criterion), by_criterion, "teacher_score_changes")
     if len(edits["reason_codes"]):
         st.caption("Reason codes given with edits")
         ui.table(edits["reason_codes"], "reason_codes")

@@ -11,6 +11,7 @@ st.caption("Error of the AI's scores by score band, by student group and by leng
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
+titles = reports.criterion_titles(conn, scope, actor=_common.actor())  # the rubric's names, never keys
 c1, c2, c3 = st.columns(3)
 with c3:
     threshold = st.number_input("Alert when ΔMAE exceeds", min_value=0.0, max_value=10.0, value=0.25, step=0.05,
@@ -25,7 +26,8 @@ def _build():
         reference = ui.reference_picker(conn, scope, key="fairness_reference")
     with c2:
         criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope, actor=_common.actor())], key="fairness_criterion",
-                                 format_func=lambda c: "All criteria (pooled)" if c is None else c)
+                                 format_func=lambda c: ("All criteria (pooled)" if c is None
+                                                        else reports.title_of(titles, c)))
     chosen.update(reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
     return reports.fairness_view(conn, scope, **chosen, wait=False, actor=_common.actor())
 
@@ -43,9 +45,12 @@ if view is not None:
               help="The published multi-agent study (Zhang & Luo 2025) reports 0.50: twice the error for "
                    "students scored 0–1.")
     low, high = bands["bands"]["low"], bands["bands"]["high"]
+    both = ("" if pending or not view.get("students") else
+            f" (of {view['students']} students: a student whose scores fall in both bands, on different criteria "
+            "or weeks, is counted in each)")
     st.caption(f"95% CI {ui.ci_text(bands['delta_mae_ci'], 3, pending)}; "
                f"low band {'…' if pending else low['students'] or 0} students, high band "
-               f"{'…' if pending else high['students'] or 0} students"
+               f"{'…' if pending else high['students'] or 0} students{both}"
                + (f" — {bands['delta_mae_note']}" if bands["delta_mae_note"] else ""))
     if delta == delta and delta > threshold:
         ci = bands["delta_mae_ci"]
@@ -58,7 +63,7 @@ if view is not None:
     ui.chart(charts.band_chart(frame), frame, "error_by_band")
     if len(view["bands_by_criterion"]):
         st.caption("ΔMAE per criterion")
-        ui.table(view["bands_by_criterion"], "delta_mae_by_criterion", "ΔMAE by criterion")
+        ui.table(reports.titled(view["bands_by_criterion"], titles), "delta_mae_by_criterion", "ΔMAE by criterion")
 
     st.subheader("By student group")
     if not view["groups"]:

@@ -41,22 +41,27 @@ if not browse.list_courses(conn, actor=me):
 
 cid = _common.course_id()
 aid = _common.assignment_id()
-labels = {"uploaded": "Uploaded", "drafted": "Drafted", "needs_attention": "Needs attention",
-          "approved": "Approved", "released": "Released"}
+labels = {  # what each count is (core.browse.progress_counts defines them; Review uses the same)
+    "uploaded": ("Uploaded", "Every reflection uploaded, whatever has happened to it since."),
+    "drafted": ("Drafted", "Reflections with an AI draft."),
+    "needs_attention": ("Needs attention", "Flagged or failed drafts without a decision: the first group on "
+                                           "Review. Calibration items waiting for a blind score are not counted."),
+    "approved": ("Approved", "Approved by a teacher, released or not."),
+    "released": ("Released", "Sent to students."),
+}
 for title, counts in (
-    ("This assignment", browse.status_counts(conn, assignment_id=aid, actor=me) if aid else None),
-    ("This course", browse.status_counts(conn, course_id=cid, actor=me) if cid else None),
+    ("This assignment", browse.progress_counts(conn, assignment_id=aid, actor=me) if aid else None),
+    ("This course", browse.progress_counts(conn, course_id=cid, actor=me) if cid else None),
 ):
     if counts is None:
         continue
     st.subheader(title)
     cols = st.columns(len(labels))
-    for col, (key, label) in zip(cols, labels.items()):
-        value = counts[key] + (counts["failed"] if key == "needs_attention" else 0)
-        col.metric(label, value)
-    extra = {k: v for k, v in counts.items() if k in ("rejected",) and v}
-    if extra:
-        st.caption(f"Rejected and back in the queue: {extra['rejected']}")
+    for col, (key, (label, meaning)) in zip(cols, labels.items()):
+        col.metric(label, counts[key] if key == "uploaded" else f"{counts[key]} of {counts['uploaded']}",
+                   help=meaning)
+    if counts["rejected"]:
+        st.caption(f"Rejected and back in the queue: {counts['rejected']}")
 
 if cid:
     _calibration.home(conn, cid)

@@ -18,8 +18,11 @@ if cid is None:
     st.stop()
 g = learning.growth(conn, cid, actor=me)
 if not g["released"]:
-    st.info("Nothing released in this course's weekly assignments yet: growth appears once work is released.")
+    st.info("Nothing released in this course yet: growth appears once work is released.")
     st.stop()
+if g["by_position"]:
+    st.caption(_common.md("Without a week number, counted at their place among the course's assignments: "
+                          + ", ".join(g["by_position"]) + "."))
 rubric = browse.assignment_rubric(conn, browse.list_assignments(conn, cid, actor=me)[-1]["id"], actor=me)
 cohort_rows = [{"week": w, "scores": {c["criterion"]: c["mean"] for c in g["cohort"] if c["week"] == w}}
                for w in g["weeks"]]

@@ -75,6 +75,24 @@ def test_failures_make_the_next_try_wait_then_lock_the_name(conn, monkeypatch):
     assert conn.execute("SELECT COUNT(*) FROM signin_failures").fetchone()[0] == 0
 
 
+def test_the_failure_that_locks_the_name_says_it_is_locked(conn, monkeypatch):
+    """Issue 21 item 14: the fifth failure said "Sign-in failed"; the lock was told only on the sixth."""
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_AFTER", "3")
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_MINUTES", "15")
+    f.user(conn, "anna", "admin")
+    for n in (1, 2):
+        conn.execute("UPDATE signin_failures SET locked_until = ?", [stamp_ago(1)])
+        with pytest.raises(NotSignedIn, match="not right"):
+            accounts.sign_in(conn, "anna", f"wrong {n}")
+    conn.execute("UPDATE signin_failures SET locked_until = ?", [stamp_ago(1)])
+    with pytest.raises(NotSignedIn, match="locked for 15 more minute") as third:
+        accounts.sign_in(conn, "anna", "wrong 3")
+    assert "not right" not in str(third.value)
+    conn.execute("UPDATE signin_failures SET locked_until = ?", [stamp_ago(1)])
+    actor, _ = accounts.sign_in(conn, "anna", f.PASSWORD)   # a right password at the last try still signs in
+    assert str(actor) == "anna"
+
+
 def test_an_unknown_name_is_slowed_down_like_a_known_one(conn):
     for n in range(2):
         with pytest.raises(NotSignedIn):

@@ -41,6 +41,20 @@ def test_trend_chart_has_mae_and_qwk_on_two_axes():
     assert qwk.yaxis == "y2" and fig.layout.yaxis2.overlaying == "y"
 
 
+def test_trend_chart_weeks_are_whole_numbers_and_qwk_keeps_its_own_range():
+    """Issue 21 item 6: a QWK axis from −0.732 to 0.768 and week ticks 1, 1.5, 2."""
+    frame = pd.DataFrame({"week": ["1", "2", "3"], "n": [10, 12, 9], "mae": [0.5, 0.4, 0.3], "qwk": [0.6, 0.7, 0.8]})
+    fig = charts.trend_chart(frame, "week", title="By week")
+    assert list(fig.data[0].x) == [1, 2, 3]
+    assert list(fig.layout.xaxis.tickvals) == [1, 2, 3] and list(fig.layout.xaxis.ticktext) == ["1", "2", "3"]
+    qwk_axis = fig.layout.yaxis2
+    assert qwk_axis.autorange is False and qwk_axis.range[0] <= -1 and qwk_axis.range[1] >= 1
+    assert list(qwk_axis.tickvals) == [-1, -0.5, 0, 0.5, 1]
+    assert fig.layout.yaxis.rangemode == "tozero"
+    versions = pd.DataFrame({"version": ["gpt-4o · v1", "2"], "n": [5, 6], "mae": [0.5, 0.4], "qwk": [0.1, 0.2]})
+    assert charts.trend_chart(versions, "version").layout.xaxis.type == "category"
+
+
 def test_band_chart_has_ci_error_bars_and_n_in_labels():
     rep = metrics.band_report(pair_counts([2, 2, 1, 3, 2, 3, 0, 1] * 4, [0, 1, 1, 3, 2, 2, 0, 1] * 4), 0, 3,
                               n_boot=200)

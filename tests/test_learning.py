@@ -79,3 +79,27 @@ def test_the_learning_page_shows_growth_and_no_satisfaction_measure(conn, app_te
     assert len(at.get("plotly_chart")) == 1 and len(at.dataframe) >= 3
     text = " ".join(x.value for x in at.caption).lower()
     assert "no satisfaction measure" in text
+
+
+def _course_without_weeks(conn):
+    """Issue 21 item 8: a course whose assignments carry no week number (an upload without one)."""
+    c, students, subs = _course(conn)
+    conn.execute("UPDATE assignments SET week = NULL WHERE course_id = ?", [c["course_id"]])
+    return c, students, subs
+
+
+def test_growth_counts_assignments_without_a_week_number_at_their_place(conn):
+    c, students, _ = _course_without_weeks(conn)
+    g = learning.growth(conn, c["course_id"], actor=Actor("test", role="admin"))
+    assert g["released"] == 6 and g["weeks"] == [1, 2, 3]           # created 1st, 2nd, 3rd
+    assert g["slopes"]["clarity"]["mean"] == 1.0
+    assert g["by_position"] == ["Week 1", "Week 2", "Week 3"]
+
+
+def test_the_learning_page_shows_released_work_of_assignments_without_a_week_number(conn, app_test):
+    c, _, _ = _course_without_weeks(conn)
+    at = app_test("pages/learning.py").run()
+    assert not at.exception, at.exception
+    assert not any("Nothing released" in i.value for i in at.info)
+    assert len(at.get("plotly_chart")) == 1
+    assert any("Without a week number" in x.value for x in at.caption)

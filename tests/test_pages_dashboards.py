@@ -1,4 +1,6 @@
 """Agreement, Fairness and Costs pages via AppTest: with data, and honest when empty."""
+import re
+
 import pytest
 
 import factories as f
@@ -182,7 +184,7 @@ def test_every_download_button_names_its_data(conn, app_test, page):
 def test_agreement_table_headers_are_readable(conn, app_test):
     at = _page(app_test, AGREEMENT, _fill(conn))
     headline = at.dataframe[0].value
-    assert {"MAE 95% CI", "QWK 95% CI", "Exact agreement", "Within ±1"} <= set(headline.columns)
+    assert {"MAE 95% CI", "QWK 95% CI", "Exact agreement (%)", "Within ±1 (%)"} <= set(headline.columns)
     assert not any(c.endswith(("_lo", "_hi")) for frame in at.dataframe for c in map(str, frame.value.columns))
     assert "–" in headline["MAE 95% CI"].iloc[0]
 
@@ -232,4 +234,50 @@ def test_a_large_scope_shows_its_figures_at_once_and_says_its_intervals_are_comi
             break
     assert not at.exception and not any("being computed" in plain(i.value) for i in at.info)
     text = " ".join(plain(x.value) for x in at.caption)
-    assert "CI being computed" not in text and ("students" in text)
+    assert "being computed" not in text and ("students" in text)
+
+
+def test_agreement_tiles_give_mae_and_qwk_their_intervals_and_students(conn, app_test):
+    """Issue 21 item 6: the MAE and QWK tiles had no interval (QWK had none anywhere on the page)."""
+    at = _page(app_test, AGREEMENT, _fill(conn))
+    assert not at.exception, at.exception
+    tiles = " ".join(plain(c.value) for c in at.caption)
+    intervals = re.findall(r"95% CI \[(-?[\d.]+), (-?[\d.]+)\] on 24 students", tiles)
+    assert len(intervals) == 2, tiles
+    mae = float(next(m.value for m in at.metric if m.label == "MAE"))
+    qwk = float(next(m.value for m in at.metric if m.label == "QWK"))
+    (mae_lo, mae_hi), (qwk_lo, qwk_hi) = [(float(a), float(b)) for a, b in intervals]
+    assert mae_lo <= mae <= mae_hi and qwk_lo <= qwk <= qwk_hi and qwk_hi <= 1
+
+
+def test_agreement_page_names_criteria_by_the_rubric_and_shows_every_share_as_a_percentage(conn, app_test):
+    """Issue 21 item 6: raw criterion keys, and fractions (0.67) in the table beside percentages (67%) in the tiles."""
+    at = _page(app_test, AGREEMENT, _fill(conn))
+    assert not at.exception, at.exception
+    keys = ("real_world_application", "concept_understanding", "reflection_depth")
+    box = at.selectbox(key="agreement_criterion")
+    assert "Real-world application" in box.options and not set(keys) & set(box.options)
+    for frame in at.dataframe:
+        assert not set(keys) & set(map(str, frame.value.to_numpy().ravel())), frame.value
+    headline = at.dataframe[0].value
+    assert "Real-world application" in set(headline["Criterion"])
+    tile = next(m.value for m in at.metric if m.label == "Exact agreement")
+    assert tile.endswith("%") and abs(headline["Exact agreement (%)"].iloc[-1] - float(tile.rstrip("%"))) <= 0.5
+    spec = " ".join(c.proto.spec for c in at.get("plotly_chart"))
+    assert "real_world_application" not in spec
+
+
+def test_fairness_says_a_student_can_be_in_both_bands_and_an_unavailable_ci_reads_right(conn, app_test):
+    """Issue 21 item 6: "low band 18 students, high band 21" on 28 students; "95% CI CI unavailable"."""
+    at = _page(app_test, FAIRNESS, _fill(conn))
+    assert not at.exception, at.exception
+    text = " ".join(plain(c.value) for c in at.caption)
+    assert "(of 24 students: a student whose scores fall in both bands" in text
+    c = f.course(conn, name="Tiny")
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]))
+    f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2))
+    f.reference(conn, sid, dict.fromkeys(c["rubric"].keys, 1))
+    at = _page(app_test, FAIRNESS, c)
+    assert not at.exception, at.exception
+    text = " ".join(plain(x.value) for x in at.caption) + " ".join(m.help or "" for m in at.metric)
+    assert "95% CI unavailable" in text and "CI CI" not in text

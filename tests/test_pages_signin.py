@@ -103,6 +103,21 @@ def test_a_database_with_courses_but_no_users_offers_no_first_admin_form(app_tes
     assert [t for t in at.text_input if t.key == "signin_name"] and "python -m core" not in text_of(at)
 
 
+def test_the_wrong_password_that_locks_the_name_says_so_on_the_page(app_test, conn, two_courses):
+    """Issue 21 item 14: the fifth failure (the one that locks) said "Sign-in failed"."""
+    f.user(conn, "tom", "ta", courses=[two_courses["A"]["course_id"]])
+    at = app_test(signed_in=False).run()
+    for attempt in range(5):
+        conn.execute("UPDATE signin_failures SET locked_until = NULL")  # skip the short waits
+        at.text_input(key="signin_name").input("tom")
+        at.text_input(key="signin_password").input(f"wrong {attempt}")
+        at.button[0].click().run()
+        said = text_of(at)
+        if attempt < 4:
+            assert "the name or the password is not right" in said and "locked" not in said
+    assert "locked for 15 more minute" in said and "not right" not in said
+
+
 def test_wrong_passwords_slow_down_then_lock_the_name(app_test, conn, two_courses):
     f.user(conn, "tom", "ta", courses=[two_courses["A"]["course_id"]])
     conn.execute("UPDATE signin_failures SET locked_until = NULL")
@@ -112,7 +127,8 @@ def test_wrong_passwords_slow_down_then_lock_the_name(app_test, conn, two_course
         at.text_input(key="signin_name").input("tom")
         at.text_input(key="signin_password").input(f"wrong {attempt}")
         at.button[0].click().run()
-        assert "the name or the password is not right" in text_of(at) or "try again" in text_of(at)
+        assert ("the name or the password is not right" in text_of(at) or "try again" in text_of(at)
+                or (attempt == 4 and "locked" in text_of(at)))
     at.text_input(key="signin_password").input(f.PASSWORD)  # the right one, too late
     at.button[0].click().run()
     assert "locked" in text_of(at)

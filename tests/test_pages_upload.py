@@ -153,6 +153,30 @@ def test_import_into_a_new_course_selects_it(app_test, conn):
     assert at.selectbox(key="up_course").value == cid
 
 
+def test_import_into_a_new_course_puts_it_in_the_address_and_a_refresh_stays_there(app_test, conn):
+    """Issue 21 item 12: after importing into a new course the address kept course=1 (the Upload page ends
+    with st.stop(), after which the address written at the end never reached the browser)."""
+    demo.load_demo(conn, actor=Actor("test", role="admin"))
+    at = app_test("pages/upload.py").run()
+    assert at.query_params["course"] == "1"
+    at.selectbox(key="up_course").set_value(-1).run()
+    at.text_input(key="up_new_course").set_value("Autumn course")
+    at.text_input(key="up_new_title").set_value("Week 1")
+    at.session_state["upload_sources"] = [("w1.csv", GOOD_CSV)]
+    at.run()
+    _button(at, "Import").click().run()
+    assert not at.exception, at.exception
+    cid, aid = conn.execute("SELECT a.course_id, a.id FROM assignments a JOIN courses c ON c.id = a.course_id "
+                            "WHERE c.name = 'Autumn course'").fetchone()
+    assert at.query_params["course"] == str(cid) and at.query_params["assignment"] == str(aid)
+    refreshed = app_test("pages/upload.py")          # a refresh: a new session with the same address
+    for key, value in at.query_params.items():
+        refreshed.query_params[key] = value
+    refreshed.run()
+    assert not refreshed.exception
+    assert refreshed.session_state["course_id"] == cid and refreshed.sidebar.selectbox(key="_pick_course").value == cid
+
+
 def test_recent_imports_show_readable_times_and_zero_rejected(app_test, conn):
     demo.load_demo(conn, actor=Actor("test", role="admin"))
     at = app_test("pages/upload.py").run()

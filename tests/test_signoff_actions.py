@@ -118,7 +118,7 @@ def test_second_reviewer_gets_conflict_showing_what_changed(conn, course):
         actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=0), comment=r["comment"],
                          reasons=["too_lenient"], actor=Actor("bob", role="admin"))
     msg = str(exc.value)
-    assert msg.startswith("ann saved this item at ") and "your change was not saved" in msg
+    assert msg.startswith("ann saved this item just now ") and "your change was not saved" in msg
     assert "Clarity: 3 → 2" in msg and "Comment: “" in msg and "Ann's words.”" in msg
     assert "Reasons: — → Tone" in msg
     fields = {c["field"] for c in exc.value.changes}
@@ -129,6 +129,25 @@ def test_second_reviewer_gets_conflict_showing_what_changed(conn, course):
     with pytest.raises(ConflictError):
         actions.approve(conn, sid, version=1, actor=Actor("bob", role="admin"))
     assert submissions.get_submission(conn, sid)["status"] == "drafted"
+
+
+def test_a_conflict_names_the_saver_by_display_name_says_when_in_words_and_both_versions(conn, course):
+    """Issue 21 item 13: "you have version 1, the latest is 2", not who saved, when, or what changed."""
+    from core import accounts
+
+    accounts.add_user(conn, username="bob", role="instructor", password=f.PASSWORD, display_name="Bob Brown",
+                      actor=f.actor("test setup"))
+    sid = make_item(conn, course)
+    actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
+    actions.save_edit(conn, sid, version=1, scores=dict(HIGH, clarity=2), comment="Bob's words.",
+                      reasons=["tone"], actor=Actor("bob", role="admin"))
+    conn.execute("UPDATE audit_log SET at = '2020-03-04T10:05:00Z' WHERE action = 'edit'")
+    said = actions.changed_since(conn, sid, 1, actor=Actor("ann", role="admin"))
+    assert said.startswith("Bob Brown saved this item on 4 March 2020 at 10:05 UTC after you opened it.")
+    assert "You opened version 1; the latest is version 2" in said
+    assert "Clarity: 3 → 2" in said and "Bob's words.”" in said and "2020-03-04" not in said
+    assert "Saving is refused until you load the latest version" in said and "was not saved" not in said
+    assert actions.changed_since(conn, sid, 2, actor=Actor("ann", role="admin")) is None
 
 
 def test_approve_with_edit_and_reject(conn, course):

@@ -40,3 +40,34 @@ def test_set_status_many_sets_one_status_for_a_set(conn):
     assert submissions.set_status_many(conn, ids[:2], "released", triage.RELEASED) == 2
     assert [_row(conn, i)[:2] for i in ids] == [("released", triage.RELEASED)] * 2 + [("uploaded", triage.NOT_DRAFTED)]
     assert submissions.set_status_many(conn, [], "released", triage.RELEASED) == 0
+
+
+def _progress_course(conn):
+    """Issue 21 item 5: five reflections in two weeks: drafted, flagged, flagged but waiting for its blind
+    calibration score, one not drafted yet; in week 2 one approved and released."""
+    c = f.course(conn, weeks=2)
+    scores = dict.fromkeys(c["rubric"].keys, 2)
+    aid = c["assignment_id"]
+    sids = [f.submission(conn, aid, f.student(conn, c["course_id"])) for _ in range(4)]
+    f.draft(conn, sids[0], scores)
+    f.draft(conn, sids[1], scores, status="needs_attention")
+    hidden = f.draft(conn, sids[2], scores, status="needs_attention")
+    conn.execute("INSERT INTO calibration_items (assignment_id, submission_id, stratum, draft_id, drawn_by, drawn_at) "
+                 "VALUES (?, ?, 'low band', ?, 'ann', '2026-01-01T00:00:00Z')", [aid, sids[2], hidden])
+    week2 = f.submission(conn, c["assignment_ids"][1], f.student(conn, c["course_id"]))
+    f.draft(conn, week2, scores, status="released")
+    return c, sids
+
+
+def test_progress_counts_have_one_definition_each(conn):
+    from core import browse
+    from core.access import Actor
+
+    c, _ = _progress_course(conn)
+    me = Actor("ann", role="admin")
+    week1 = browse.progress_counts(conn, assignment_id=c["assignment_id"], actor=me)
+    assert week1["uploaded"] == 4 and week1["drafted"] == 3         # every upload, not only the undrafted one
+    # the hidden calibration item is left out, as the Review queue leaves it out of its first group
+    assert week1["needs_attention"] == 1 == browse.queue_group_counts(conn, c["assignment_id"], actor=me)[0]
+    course = browse.progress_counts(conn, course_id=c["course_id"], actor=me)
+    assert (course["uploaded"], course["needs_attention"], course["approved"], course["released"]) == (5, 1, 1, 1)

@@ -52,7 +52,8 @@ def _mean_ci(values: list[float], seed: int = 0) -> dict:
 
 def growth(conn, course_id: int, *, actor: Actor) -> dict:
     """{criteria, weeks, cohort: [{week, criterion, mean, n}], slopes: {criterion: mean slope
-    with CI}, students: [{student_id, name, criterion, weeks, slope, first, last}]}."""
+    with CI}, students: [{student_id, name, criterion, weeks, slope, first, last}], released,
+    by_position: titles of assignments without a week number, counted at their place in the course}."""
     access.check(conn, actor, "dashboards", course=course_id)
     rows = learning_db.released_scores(conn, course_id)
     pseudonyms = (None if access.sees_names(actor, course_id)
@@ -81,7 +82,7 @@ def growth(conn, course_id: int, *, actor: Actor) -> dict:
                 per_student.append(sl)
         slopes[k] = _mean_ci(per_student)
     return {"criteria": criteria, "weeks": weeks, "cohort": cohort, "slopes": slopes, "students": students,
-            "released": len(rows)}
+            "released": len(rows), "by_position": sorted({r["title"] for r in rows if r["week_is_position"]})}
 
 
 def student_growth(conn, course_id: int, student_id: int, *, actor: Actor) -> list[dict]:

@@ -9,6 +9,6 @@ from core.reports.agreement import agreement_view, anchored_view, edit_view, jud
 from core.reports.costs import costs_view  # noqa: F401
 from core.reports.fairness import fairness_view  # noqa: F401
 from core.reports.judges import judge_agreement_view  # noqa: F401
-from core.reports.pairs import criteria, reference_label  # noqa: F401
+from core.reports.pairs import criteria, criterion_titles, reference_label, title_of, titled  # noqa: F401
 from core.reports.table import summary  # noqa: F401
 from db.analytics import REFERENCE_CHOICES, Scope  # noqa: F401  (what the pages pass)

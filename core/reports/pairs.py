@@ -46,6 +46,33 @@ def criteria(conn: Database, scope: analytics.Scope, *, actor: Actor) -> list[st
     return keys
 
 
+def criterion_titles(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict[str, str]:
+    """{criterion key: the rubric's title} for the rubrics in scope: what a page shows instead of a key."""
+    scope = access.scope_for(conn, actor, scope)
+    return {c.key: c.title for rid in analytics.rubric_ids(conn, scope) for c in courses.get_rubric(conn, rid).criteria}
+
+
+def titled(frame: pd.DataFrame, titles: dict[str, str], column: str = "criterion") -> pd.DataFrame:
+    """The frame with its criterion keys shown as the rubric's titles (a key no rubric names, as
+    words; "All criteria" and other labels unchanged).
+
+    >>> titled(pd.DataFrame({"criterion": ["clarity", "old_key", "All criteria"]}), {"clarity": "Clarity"})
+    ... # doctest: +NORMALIZE_WHITESPACE
+          criterion
+    0       Clarity
+    1       Old key
+    2  All criteria
+    """
+    if column not in frame.columns:
+        return frame
+    return frame.assign(**{column: frame[column].map(lambda k: title_of(titles, k))})
+
+
+def title_of(titles: dict[str, str], key) -> str:
+    key = str(key)
+    return titles.get(key) or (key.replace("_", " ").capitalize() if "_" in key else key)
+
+
 def pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict, list[str]]:
     """Keep the pairs on the scale with the most pairs; say so when others exist.
 

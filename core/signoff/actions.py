@@ -15,14 +15,15 @@ from core import triage
 from core.access import Actor
 from core.calibration import blind
 from core.errors import ConflictError, FairMarkError, NotFound
+from core.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
 from core.text import format_timestamp
-from db import audit, courses, drafts, file_of, now, reviews, submissions, write_transaction
+from db import audit, courses, drafts, file_of, now, reviews, submissions, users, write_transaction
 
 __all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",
-           "reject", "back_to_review", "regenerate", "Regenerated", "newer_draft", "use_draft", "comment_checks",
-           "snapshot", "changes"]
+           "reject", "back_to_review", "changed_since", "regenerate", "Regenerated", "newer_draft", "use_draft",
+           "comment_checks", "snapshot", "changes"]
 # Statuses of items still waiting for the teacher's decision (Approve/Reject moves on to these).
 UNDECIDED = ("drafted", "needs_attention", "failed")
 
@@ -91,11 +92,32 @@ def _require_review(conn: Database, submission_id: int) -> dict:
     return review
 
 
-def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict) -> VersionConflict:
+def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict, *,
+              refused: bool = True) -> VersionConflict:
     diff = changes(reviews.review_at_version(conn, submission_id, loaded_version), snapshot(current))
     rubric = _rubric_for(conn, submissions.get_submission(conn, submission_id))
+    who = reviews.last_change(conn, submission_id) or {}
+    user = users.find(conn, who["actor"]) if who.get("actor") else None
+    who = {**who, "name": (user or {}).get("display_name") or who.get("actor")}
     # Plain text (pages escape it for Markdown); `changes` keeps the raw values for code.
-    return VersionConflict(conflict_message(reviews.last_change(conn, submission_id), diff, rubric), diff)
+    return VersionConflict(conflict_message(who, diff, rubric, loaded=loaded_version, latest=current.get("version"),
+                                            refused=refused),
+                           diff)
+
+
+def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
+    """What changed since the teacher opened `loaded_version`, as the conflict a save would meet
+    says it (who by display name, when in words, which scores and comment, both versions); None
+    when it is still the latest. The student's name is hidden for an actor who does not see names."""
+    course_id = access.check(conn, actor, "read", submission=submission_id)
+    review = _require_review(conn, submission_id)
+    if review["version"] == loaded_version:
+        return None
+    message = str(_conflict(conn, submission_id, loaded_version, review, refused=False))
+    if access.sees_names(actor, course_id):
+        return message
+    student = reviews.item(conn, submission_id)["student"]
+    return Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide(message)
 
 
 def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:

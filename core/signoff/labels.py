@@ -8,6 +8,21 @@ from core.errors import RubricError
 from core.rubric import Rubric
 from core.text import escape_markdown, format_timestamp
 
+# A student's text longer than this (in words, or in characters: a text without spaces is one
+# "word" yet fills thousands of pixels) is shown in a scroll box of SCROLL_HEIGHT pixels.
+SCROLL_WORDS, SCROLL_CHARS, SCROLL_HEIGHT = 220, 1500, 480
+
+
+def scroll_height(text: str, word_count: int) -> int | None:
+    """The height of the box a submission is shown in: SCROLL_HEIGHT for a long text (by words
+    or by characters), None (as tall as the text) for a short one.
+
+    >>> scroll_height("x" * 20_000, 1), scroll_height("A short text.", 3), scroll_height("w " * 300, 300)
+    (480, None, 480)
+    """
+    return SCROLL_HEIGHT if word_count > SCROLL_WORDS or len(text or "") > SCROLL_CHARS else None
+
+
 REASONS = {
     "too_harsh": "Too harsh",
     "too_lenient": "Too lenient",
@@ -133,17 +148,51 @@ def change_text(diff: list[dict], rubric: Rubric | None) -> str:
     return "; ".join(_change_line(c, rubric) for c in diff)
 
 
-def conflict_message(who: dict | None, diff: list[dict], rubric: Rubric | None) -> str:
-    """Why a save was refused, in a teacher's words: who saved first and when, what they changed
-    (criterion titles, labels, readable times; no codes, no version numbers). Plain text: pages
-    escape it when they show it as Markdown."""
+def when_words(value, now=None) -> str:
+    """How long ago a stored UTC timestamp was, in words; a day or more back, the date in words.
+
+    >>> from datetime import datetime, timezone
+    >>> now = datetime(2026, 12, 1, 16, 30, tzinfo=timezone.utc)
+    >>> [when_words(t, now) for t in ("2026-12-01T16:29:40Z", "2026-12-01T16:28:00Z", "2026-12-01T13:10:00Z",
+    ...                               "2026-11-29T21:27:43.687Z")]
+    ['just now', '2 minutes ago', '3 hours ago', 'on 29 November 2026 at 21:27 UTC']
+    """
+    from datetime import datetime, timezone
+
+    text = str(value or "").strip()
+    try:
+        at = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
+    except ValueError:
+        return ""
+    at = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+    seconds = ((now or datetime.now(timezone.utc)) - at).total_seconds()
+    if seconds < 60:
+        return "just now"
+    for unit, size in (("minute", 60), ("hour", 3600)):
+        n = int(seconds // size)
+        if seconds < size * (60 if unit == "minute" else 24):
+            return f"{n} {unit}{'' if n == 1 else 's'} ago"
+    return f"on {at.day} {at:%B %Y} at {at:%H:%M} UTC"
+
+
+def conflict_message(who: dict | None, diff: list[dict], rubric: Rubric | None, *, loaded: int | None = None,
+                     latest: int | None = None, refused: bool = True, now=None) -> str:
+    """Why a save was refused (or will be), in a teacher's words: who saved first (their display
+    name, `who["name"]`) and when in words, what they changed (criterion titles, labels, the
+    comment; no codes), and, when given, the version the teacher opened and the latest one as
+    the item's header numbers them. `refused`: a save was refused (else: it would be). Plain
+    text: pages escape it when they show it as Markdown."""
     who = who or {}
-    when = format_timestamp(who.get("at"))
+    when = when_words(who.get("at"), now)
     lines = [f"- {_change_line(c, rubric)}" for c in diff if c["field"] != "version"]
-    return (f"{who.get('actor') or 'Someone else'} saved this item"
-            + (f" at {when}" if when else "") + " after you opened it, so your change was not saved. "
-            "What they changed:\n" + ("\n".join(lines) or "- nothing you can see (the item was only reopened)")
-            + "\nLoad the latest version, then make your change again.")
+    versions = (f" You opened version {loaded}; the latest is version {latest} (the one named at the top)."
+                if loaded is not None and latest is not None else "")
+    return (f"{who.get('name') or who.get('actor') or 'Someone else'} saved this item"
+            + (f" {when}" if when else "") + " after you opened it"
+            + (", so your change was not saved." if refused else ".") + versions
+            + " What they changed:\n" + ("\n".join(lines) or "- nothing you can see (the item was only reopened)")
+            + ("\nLoad the latest version, then make your change again." if refused
+               else "\nSaving is refused until you load the latest version."))
 
 
 def history_rows(history: list[dict], rubric: Rubric | None) -> list[dict]:
