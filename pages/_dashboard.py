@@ -9,6 +9,7 @@ import streamlit as st
 
 from core import browse, reports
 from core.errors import FairMarkError
+from core.signoff import labels
 from core.text import escape_markdown
 from pages import _common
 
@@ -73,10 +74,24 @@ def _ci_pairs(frame: pd.DataFrame) -> list[str]:
     return [c[:-3] for c in map(str, frame.columns) if c.endswith("_lo") and f"{c[:-3]}_hi" in frame.columns]
 
 
+def criterion_name(key) -> str:
+    """A criterion key as words ("real_world_application" -> "Real world application"), where a
+    figure has no rubric title beside it."""
+    return labels.label({}, key)
+
+
 def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
     """The frame with readable headers. Each `<stat>_lo`/`<stat>_hi` pair becomes one
-    "<STAT> 95% CI" column of "lo–hi" text (combine_ci) or two "… 95% CI low/high" columns."""
+    "<STAT> 95% CI" column of "lo–hi" text (combine_ci) or two "… 95% CI low/high" columns.
+    Criterion keys and reason codes read as words (the rubric's title where the frame has it)."""
     out = frame.copy()
+    if "criterion" in out.columns:
+        if "title" in out.columns:
+            out = out.drop(columns="criterion").rename(columns={"title": "criterion"})
+        else:
+            out["criterion"] = out["criterion"].map(criterion_name)
+    if "code" in out.columns:
+        out["code"] = out["code"].map(lambda c: labels.label(labels.REASONS, c))
     for stem in _ci_pairs(frame):
         name = f"{CI_NAMES.get(stem, _header(stem))} 95% CI"
         if combine_ci:

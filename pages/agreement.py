@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core import browse, charts, export_analysis, reports
-from core.text import escape_markdown
+from core.text import count, escape_markdown
 from pages import _common
 from pages import _dashboard as ui
 from pages import _lessons_agreement
@@ -39,14 +39,17 @@ if view is not None:
 
     st.subheader("Where they disagree")
     names = list(view["confusion"])
-    crit = st.selectbox("Criterion", names, index=len(names) - 1, key="agreement_criterion")
+    crit = st.selectbox("Criterion", names, index=len(names) - 1, key="agreement_criterion",
+                        format_func=ui.criterion_name)
     left, right = st.columns(2)
     with left:
         cm = view["confusion"][crit]
-        ui.chart(charts.confusion_heatmap(cm, f"Confusion matrix: {crit}"), cm.reset_index(), "confusion_matrix")
+        ui.chart(charts.confusion_heatmap(cm, f"Confusion matrix: {ui.criterion_name(crit)}"), cm.reset_index(),
+                 "confusion_matrix")
     with right:
         cells = view["cells"][crit]
-        ui.chart(charts.agreement_scatter(cells, lo, hi, title=f"AI vs reference: {crit}"), cells, "ai_vs_reference",
+        ui.chart(charts.agreement_scatter(cells, lo, hi, title=f"AI vs reference: {ui.criterion_name(crit)}"), cells,
+                 "ai_vs_reference",
                  "AI vs reference")
 
     st.subheader("Over time and across versions")
@@ -60,7 +63,8 @@ if view is not None:
 anchored = reports.anchored_view(conn, scope, actor=me)
 if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     st.subheader("After seeing the AI draft")
-    st.caption(f"Teachers' approved scores ({anchored['n']} criterion scores from {anchored['students']} students), "
+    st.caption(f"Teachers' approved scores ({count(anchored['n'], 'criterion score')} from "
+               f"{count(anchored['students'], 'student')}), "
                "given after reading the AI's draft: they lean towards it, so this agreement overstates the AI. "
                "Shown apart from the honest references above; bulk approvals never count.")
     cols = st.columns(3)

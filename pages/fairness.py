@@ -25,7 +25,7 @@ def _build():
         reference = ui.reference_picker(conn, scope, key="fairness_reference")
     with c2:
         criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope, actor=_common.actor())], key="fairness_criterion",
-                                 format_func=lambda c: "All criteria (pooled)" if c is None else c)
+                                 format_func=lambda c: "All criteria (pooled)" if c is None else ui.criterion_name(c))
     chosen.update(reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
     return reports.fairness_view(conn, scope, **chosen, wait=False, actor=_common.actor())
 

@@ -18,7 +18,7 @@ from core.errors import ConflictError, FairMarkError, NotFound
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
 from core.text import format_timestamp
-from db import audit, courses, drafts, file_of, now, reviews, submissions, write_transaction
+from db import audit, courses, drafts, file_of, now, reviews, submissions, users, write_transaction
 
 __all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",
            "reject", "back_to_review", "regenerate", "Regenerated", "newer_draft", "use_draft", "comment_checks",
@@ -95,7 +95,10 @@ def _conflict(conn: Database, submission_id: int, loaded_version: int, current: 
     diff = changes(reviews.review_at_version(conn, submission_id, loaded_version), snapshot(current))
     rubric = _rubric_for(conn, submissions.get_submission(conn, submission_id))
     # Plain text (pages escape it for Markdown); `changes` keeps the raw values for code.
-    return VersionConflict(conflict_message(reviews.last_change(conn, submission_id), diff, rubric), diff)
+    who = reviews.last_change(conn, submission_id)
+    if who and who.get("actor"):  # the colleague by the name the app shows, not the user name
+        who = {**who, "actor": users.display_names(conn).get(who["actor"], who["actor"])}
+    return VersionConflict(conflict_message(who, diff, rubric), diff)
 
 
 def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:
