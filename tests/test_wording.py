@@ -51,3 +51,30 @@ def test_readability_never_shows_a_grade_outside_school_grades(text):
     detail = checks.check_readability(text, 8)["detail"]
     assert f"grade {grade}" not in detail and f"grade {grade:g}" not in detail
     assert ("above grade 18" if grade > 18 else "below grade 1") in detail
+
+
+def test_dashboard_tables_show_criterion_titles_and_reason_labels():
+    import pandas as pd
+
+    from pages import _dashboard
+
+    frame = pd.DataFrame({"criterion": ["concept_understanding"], "title": ["Concept understanding"], "mae": [0.5]})
+    shown = _dashboard.readable(frame)
+    assert list(shown.columns) == ["Criterion", "MAE"] and shown.iloc[0, 0] == "Concept understanding"
+    edits = _dashboard.readable(pd.DataFrame({"criterion": ["real_world_application"], "code": ["too_harsh"]}))
+    assert edits.values.tolist() == [["Real world application", "Too harsh"]]
+
+
+def test_a_configuration_is_named_by_its_models_not_its_hash(conn):
+    from core.evals import config as ai_config
+    from core.evals import gate
+    from core.settings import Settings
+    from db import evals as evals_db
+
+    defn = ai_config.definition("openai", Settings(llm_api_key="k"))
+    h = ai_config.config_hash(defn)
+    evals_db.record_config(conn, h, defn, variant="questions")
+    name = gate.config_name(conn, h)
+    assert h not in name and "prompts of the variant “questions”" in name and "first used" in name
+    s = gate.status(conn, h)
+    assert s["name"] == name and h not in s["message"]
