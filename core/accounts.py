@@ -120,6 +120,13 @@ def user_id_of(conn, username: str) -> int:
     return found["id"]
 
 
+def display_names(conn, *, actor: Actor) -> dict[str, str]:
+    """User name -> display name: what pages show where the audit log recorded who did a thing
+    (its `actor` is the user name). Any signed-in user may read colleagues' names."""
+    require(actor, "read")
+    return users_db.display_names(conn)
+
+
 def list_users(conn, *, actor: Actor) -> list[dict]:
     require(actor, "users")
     return [{**u, "role_label": ROLE_LABELS[u["role"]], "grants": users_db.grants_of(conn, u["id"])}

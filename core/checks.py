@@ -28,7 +28,7 @@ import textstat
 
 from core import injection, leakage
 from core.prompts import DELIMITERS
-from core.text import words  # the project's one word count
+from core.text import count, words  # the project's one word count
 
 MAX_WORDS = 120
 MIN_SUBMISSION_WORDS = 100
@@ -123,10 +123,25 @@ def fk_grade(text: str) -> float:
     return round(0.39 * n_words / sentences + 11.8 * syllables / n_words - 15.59, 1)
 
 
+def grade_text(grade: float) -> str:
+    """A Flesch-Kincaid grade as a teacher reads it. The formula runs past any school grade
+    (93.6 for a text without full stops, -3.4 for "Yes. No."): outside grades 1-18 it says
+    only that the sentences are very long or very short, so no number is shown there.
+
+    >>> grade_text(8.0), grade_text(93.6), grade_text(-3.4)
+    ('grade 8', 'above grade 18 (very long sentences)', 'below grade 1 (very short sentences)')
+    """
+    if grade > 18:
+        return "above grade 18 (very long sentences)"
+    if grade < 1:
+        return "below grade 1 (very short sentences)"
+    return f"grade {grade:g}"
+
+
 # --- the comment -----------------------------------------------------------------------
 def check_word_count(comment: str) -> dict:
     n = words(comment)
-    return _result("word_count", f"At most {MAX_WORDS} words", n <= MAX_WORDS, f"{n} words", "fail")
+    return _result("word_count", f"At most {MAX_WORDS} words", n <= MAX_WORDS, count(n, "word"), "fail")
 
 
 def check_actions(comment: str) -> dict:
@@ -143,18 +158,18 @@ def check_question(comment: str) -> dict:
 def check_readability(comment: str, target_grade: float | None) -> dict:
     grade = fk_grade(comment)
     if target_grade is None:
-        return _result("readability", "Reading level", True, f"grade {grade}", "warn")
+        return _result("readability", "Reading level", True, grade_text(grade), "warn")
     diff = grade - float(target_grade)
     if diff > READABILITY_TOLERANCE:
         return _result("readability", f"Reads at grade {target_grade:g} ±{READABILITY_TOLERANCE:g}", False,
-                       f"grade {grade}: harder than the target {target_grade:g}; use shorter sentences "
+                       f"{grade_text(grade)}: harder than the target {target_grade:g}; use shorter sentences "
                        "and plainer words", "fail")
     if diff < -READABILITY_TOLERANCE:
         return _result("readability", f"Reads at grade {target_grade:g} ±{READABILITY_TOLERANCE:g}", False,
-                       f"grade {grade}: simpler than the target {target_grade:g} — fine unless far below",
+                       f"{grade_text(grade)}: simpler than the target {target_grade:g} — fine unless far below",
                        "warn")
     return _result("readability", f"Reads at grade {target_grade:g} ±{READABILITY_TOLERANCE:g}", True,
-                   f"grade {grade}", "fail")
+                   grade_text(grade), "fail")
 
 
 def check_comment_quotes(comment: str, submission: str) -> dict:

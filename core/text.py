@@ -6,10 +6,15 @@ from __future__ import annotations
 import re
 
 _WORD_CHAR = re.compile(r"[^\W_]")
-_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&@")
+_MD_SPECIAL = set("\\`*_{}[]()#+-.!|<>~$:=&@/")
 JOINER = "\u2060"  # WORD JOINER: invisible, no line break
-_JOIN_AFTER = set(":@")
-_WWW = re.compile(r"www(?=\\\.)", re.IGNORECASE)
+# Where Streamlit's renderer still transforms the text after backslash escapes are resolved
+# (it matches on the text itself): emoji and icon shortcodes (:smile:, :material_home:,
+# :streamlit:), bare-URL and e-mail autolinks (www., https://, a@b.co) and typographic
+# arrows (" -> "). A WORD JOINER goes in at these places only: it travels with copied text,
+# so text without them is shown, and copies, exactly as typed.
+_NEEDS_JOINER = re.compile(r"(?<=:)(?=[\w+-]+:)|(?<=www)(?=\.)|(?<=:)(?=//)|(?<=[\w.+-]@)"
+                           r"|(?:(?<=^[<>~-])|(?<=\s[<>~-]))(?=(?:->|[-=>])(?:\s|$))", re.IGNORECASE)
 
 
 def words(text: str | None) -> int:
@@ -27,24 +32,62 @@ def words(text: str | None) -> int:
     return sum(1 for token in (text or "").split() if _WORD_CHAR.search(token))
 
 
+def count(n, noun: str, plural: str | None = None) -> str:
+    """A number with its noun, singular for one: the one place pages say "1 word", "3 words".
+
+    >>> count(1, "word"), count(3, "word"), count(0, "reply", "replies"), count(1.0, "item")
+    ('1 word', '3 words', '0 replies', '1 item')
+    """
+    shown = f"{n:g}" if isinstance(n, float) else str(n)
+    return f"{shown} {noun if n == 1 else plural or noun + 's'}"
+
+
+def article(noun: str) -> str:
+    """The noun with "a" or "an" ("an item", "a run", "an AI draft"): by its first letter, and
+    for an abbreviation by how its first letter is spoken.
+
+    >>> article("item"), article("run"), article("LLM call"), article("user")
+    ('an item', 'a run', 'an LLM call', 'a user')
+    """
+    word = str(noun).split(" ")[0]
+    spoken_vowel = word[:1].lower() in "aeio" if not word.isupper() or len(word) < 2 else word[:1] in "AEFHILMNORSX"
+    return ("an " if spoken_vowel else "a ") + str(noun)
+
+
 def escape_markdown(text: str) -> str:
     r"""User text as Markdown that Streamlit shows as the same text, interpreting nothing.
 
-    Backslash escapes stop CommonMark (emphasis, links, headings, HTML, code, `$` maths), but
-    Streamlit's own shortcodes (`:material/delete:`, `:smile:`, `:red[...]`) and the bare-URL
-    and e-mail autolinks are matched on the text *after* escapes are resolved. An invisible
-    WORD JOINER (U+2060) after every `:` and `@` and inside `www.` breaks those patterns
-    without changing what the reader sees.
+    Backslash escapes stop CommonMark (emphasis, links, headings, HTML, code, `$` maths) and
+    Streamlit's directives and icons (`:red[...]`, `:material/delete:`; the `/` is escaped as
+    Streamlit rewrites ":material/" in the source). What Streamlit matches on the text *after*
+    escapes are resolved (see `_NEEDS_JOINER`) gets an invisible WORD JOINER (U+2060) as well;
+    nothing else does, so a name like "Physics: :material/home:" copies as typed.
 
-    >>> escape_markdown("**Zoë** :material/delete: www.x.io")
-    '\\*\\*Zoë\\*\\* \\:\u2060material/delete\\:\u2060 www\u2060\\.x\\.io'
+    >>> escape_markdown("**Zoë** :material/delete: 10:30")
+    '\\*\\*Zoë\\*\\* \\:material\\/delete\\: 10\\:30'
+    >>> escape_markdown(":smile: www.x.io") == "\\:" + JOINER + "smile\\: www" + JOINER + "\\.x\\.io"
+    True
     """
+    text = str(text)
+    joins = {m.start() for m in _NEEDS_JOINER.finditer(text)}
     out = []
-    for ch in str(text):
-        out.append("\\" + ch if ch in _MD_SPECIAL else ch)
-        if ch in _JOIN_AFTER:
+    for i, ch in enumerate(text):
+        if i in joins:
             out.append(JOINER)
-    return _WWW.sub("www" + JOINER, "".join(out))
+        out.append("\\" + ch if ch in _MD_SPECIAL else ch)
+    if len(text) in joins:
+        out.append(JOINER)
+    return "".join(out)
+
+
+def shows_exactly(text: str) -> bool:
+    """Whether `escape_markdown` shows (and the browser copies) the text with nothing added:
+    where not, and the exact text matters (a name to type back), show it with st.text.
+
+    >>> shows_exactly("Physics: :material/home: 10:30"), shows_exactly("see www.x.io")
+    (True, False)
+    """
+    return _NEEDS_JOINER.search(str(text)) is None
 
 
 _FILE_SPECIAL = set("\\`*_[]<>|~$&#")

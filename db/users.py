@@ -46,6 +46,12 @@ def find_by_email(conn: Database, email: str) -> dict | None:
     return next(conn.query(f"SELECT {_USER_COLUMNS} FROM users WHERE email = ?", [email]), None)
 
 
+def display_names(conn: Database) -> dict[str, str]:
+    """User name -> display name, for the users who have one."""
+    return {r["username"]: r["display_name"] for r in conn.query(
+        "SELECT username, display_name FROM users WHERE display_name IS NOT NULL AND display_name != ''")}
+
+
 def list_users(conn: Database) -> list[dict]:
     return list(conn.query(f"SELECT {_USER_COLUMNS} FROM users ORDER BY username"))
 

@@ -25,11 +25,11 @@ import threading
 import streamlit as st
 
 import db
-from core import access, browse
+from core import access, accounts, browse
 from core.access import Actor
 from core.errors import NotSignedIn
 from core.settings import Settings, load_settings
-from core.text import escape_markdown
+from core.text import article, escape_markdown
 from pages import _signin
 
 ADDRESS_KEYS = ("course", "assignment", "item", "run", "lesson")
@@ -46,7 +46,7 @@ _shell = threading.local()
 def shell():
     """app.py runs every page inside this, so a page can tell it was routed by app.py. When the
     page has run (or stopped), the address is written once with what it showed."""
-    _shell.active, _shell.address, _shell.actor = True, {}, None
+    _shell.active, _shell.address, _shell.actor, _shell.names = True, {}, None, None
     try:
         yield
     finally:
@@ -98,7 +98,7 @@ def _apply_address(conn, me: Actor) -> None:
             continue
         where = browse.locate(conn, kind, value, actor=me)
         if where is None:
-            st.toast(f"The link names a {kind} that does not exist or that you have no access to; showing what "
+            st.toast(f"The link names {article(kind)} that does not exist or that you have no access to; showing what "
                      "is there instead.")
         else:
             found[kind] = where
@@ -145,6 +145,20 @@ def md(text) -> str:
     """User text, or a message quoting it, as Markdown that shows exactly that text (line
     breaks kept). Use it for every label, caption, message, option or header with user text."""
     return escape_markdown(text).replace("\n", "  \n")
+
+
+def person(name) -> str:
+    """Who did a thing, as the app names people: the display name of the user name the audit
+    log recorded ("e2e.teacher" -> "Ada Admin"); a name with no account ("command line (ann)",
+    a background worker) as it is. Looked up once per run."""
+    if not name:
+        return ""
+    names = getattr(_shell, "names", None) if getattr(_shell, "active", False) else None
+    if names is None:
+        names = accounts.display_names(connect(), actor=actor())
+        if getattr(_shell, "active", False):
+            _shell.names = names
+    return names.get(str(name), str(name))
 
 
 def show_error(error) -> None:

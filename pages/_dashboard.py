@@ -9,6 +9,7 @@ import streamlit as st
 
 from core import browse, reports
 from core.errors import FairMarkError
+from core.signoff import labels
 from core.text import escape_markdown
 from pages import _common
 
@@ -76,11 +77,25 @@ def _ci_pairs(frame: pd.DataFrame) -> list[str]:
 PERCENT_COLUMNS = ("exact", "adjacent")  # shares: shown as percentages, as the tiles show them
 
 
+def criterion_name(key) -> str:
+    """A criterion key as words ("real_world_application" -> "Real world application"), where a
+    figure has no rubric title beside it."""
+    return labels.label({}, key)
+
+
 def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
     """The frame with readable headers. Each `<stat>_lo`/`<stat>_hi` pair becomes one
     "<STAT> 95% CI" column of "lo–hi" text (combine_ci) or two "… 95% CI low/high" columns;
-    shares (PERCENT_COLUMNS) become percentages, their header saying so."""
+    shares (PERCENT_COLUMNS) become percentages, their header saying so. Criterion keys and reason
+    codes read as words (the rubric's title where the frame has it)."""
     out = frame.copy()
+    if "criterion" in out.columns:
+        if "title" in out.columns:
+            out = out.drop(columns="criterion").rename(columns={"title": "criterion"})
+        else:
+            out["criterion"] = out["criterion"].map(criterion_name)
+    if "code" in out.columns:
+        out["code"] = out["code"].map(lambda c: labels.label(labels.REASONS, c))
     for col in PERCENT_COLUMNS:
         if col in out.columns:
             out[col] = (pd.to_numeric(out[col], errors="coerce") * 100).round(1)

@@ -23,7 +23,7 @@ STATE_BOX = {"passed": st.success, "failed": st.error, "unevaluated": st.warning
 # --- the configuration in use and its gate --------------------------------------------------
 def _status_for(conn, provider: str) -> tuple[dict, dict]:
     defn = ai_config.current(provider, _common.settings())
-    return defn, gate.status(conn, ai_config.config_hash(defn), provider)
+    return defn, gate.status(conn, ai_config.config_hash(defn), provider, definition=defn)
 
 
 def config_status(conn, provider: str | None = None, *, key: str = "cfg", overridable: bool = False) -> dict:
@@ -34,7 +34,7 @@ def config_status(conn, provider: str | None = None, *, key: str = "cfg", overri
         st.success(msg)
     defn, s = _status_for(conn, provider)
     box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
-    box(escape_markdown(f"AI configuration {s['hash']} ({provider}): {s['label']}. {s['message']}"))
+    box(escape_markdown(f"AI configuration ({s['name']}): {s['label']}. {s['message']}"))
     with st.expander("What this configuration is (prompt, model and temperature per role)"):
         st.dataframe(pd.DataFrame(ai_config.describe(defn)), hide_index=True, width="stretch")
     if overridable and s["state"] in ("failed", "unevaluated"):
@@ -65,10 +65,10 @@ def assess_gate(conn, provider: str) -> bool:
     Only an admin may override the gate: the form is on the Settings page, never here."""
     _, s = _status_for(conn, provider)
     if s["state"] == "passed" or s["state"] == "offline":
-        st.caption(escape_markdown(f"AI configuration {s['hash']}: {s['label']}."))
+        st.caption(escape_markdown(f"AI configuration ({s['name']}): {s['label']}."))
         return True
     box = st.info if s["cleared"] else st.warning
-    box(escape_markdown(f"AI configuration {s['hash']}: {s['label']}. {s['message']}"))
+    box(escape_markdown(f"AI configuration ({s['name']}): {s['label']}. {s['message']}"))
     return s["cleared"]
 
 
@@ -78,10 +78,12 @@ def eval_runs(conn) -> None:
         st.caption("No eval run yet: `python -m core evals run` records one.")
         return
     st.dataframe(pd.DataFrame([{
-        "run": r["id"], "configuration": r["config_hash"], "provider": r["provider"], "cases": r["cases"],
+        "run": r["id"], "configuration": gate.config_name(conn, r["config_hash"]), "provider": r["provider"],
+        "cases": r["cases"],
         "passed": r["passed"], "failed": r["failed"], "not run": r["not_run"],
         "blocking failed": r["blocking_failed"], "blocking not run": r["blocking_not_run"],
-        "suite version": r["suite_version"], "when": format_timestamp(r["created_at"]), "by": r["created_by"]}
+        "suite version": r["suite_version"], "when": format_timestamp(r["created_at"]),
+        "by": _common.person(r["created_by"])}
         for r in runs]), hide_index=True, width="stretch")
 
 
@@ -94,7 +96,7 @@ def review_item(conn, data: dict) -> None:
         st.caption(f"Not run ({OFFLINE_LABEL}): " + ", ".join(not_run) + " — their verdicts need a language model.")
     if draft.get("ai_config"):
         s = gate.status(conn, draft["ai_config"], draft.get("provider"))
-        st.caption(escape_markdown(f"Drafted by AI configuration {draft['ai_config']}: {s['label']}."))
+        st.caption(escape_markdown(f"Drafted by AI configuration ({s['name']}): {s['label']}."))
     sid = data["submission"]["id"]
     _next_steps(conn, sid)
     _save_as_case(conn, sid, draft)

@@ -17,7 +17,8 @@ def render(conn, scope) -> None:
     st.subheader("Lessons: judge and human verdicts")
     st.caption("The review's verdict on each lesson as uploaded (publish or revise) against the expert's and the "
                "approving teacher's. On the synthetic demo the lessons and verdicts were written together: a check "
-               "of the plumbing, not evidence that the judge is right. Seed 001 reports 80-85 %.")
+               "of the plumbing, not evidence that the judge is right. The published LLM-judge case study this "
+               "review follows reports 80-85 % agreement with experts.")
     cols = st.columns(len(view["raters"]))
     for col, (kind, r) in zip(cols, view["raters"].items()):
         kappa = "undefined" if pd.isna(r["kappa"]) else f"{r['kappa']:.2f}"

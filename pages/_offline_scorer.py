@@ -63,7 +63,8 @@ def panel(conn, aid: int) -> None:
                    "free judge: more than one level apart, the item goes to the unsure group.")
         if view["version"]:
             st.dataframe(table(view), hide_index=True, width="stretch")
-            st.caption(f"Trained {format_timestamp(view['trained_at'])} by {_common.md(view['trained_by'] or '')} in "
+            st.caption(f"Trained {format_timestamp(view['trained_at'])} by "
+                       f"{_common.md(_common.person(view['trained_by']))} in "
                        f"{view['seconds']:.1f} s.")
         with st.form(f"offline_scorer_{aid}"):
             opts = view["options"]

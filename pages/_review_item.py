@@ -22,7 +22,7 @@ from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels, review_view
-from core.text import format_timestamp
+from core.text import count, format_timestamp
 from pages import _calibration, _common, _evals_widgets
 from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
 
@@ -153,7 +153,7 @@ def _submission(data: dict, rubric) -> None:
     sub, draft = data["submission"], data["draft"] or {}
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
     quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
-    st.subheader(f"Submission · {sub['word_count']} words")
+    st.subheader(f"Submission · {count(sub['word_count'], 'word')}")
     height = labels.scroll_height(sub["text"], sub["word_count"])  # scroll long texts only
     box = {"border": True, **({"height": height} if height else {})}
     if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
@@ -249,7 +249,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     if rv["status"] != "in_review" or sub["status"] in ("approved", "released"):
         shown = sub["status"] if sub["status"] == "released" else rv["status"]
         st.info(f"Status: **{labels.label(labels.STATUS_LABELS, shown)}**"
-                + (f" by {_common.md(rv['approved_by'])}" if rv["approved_by"] else "")
+                + (f" by {_common.md(_common.person(rv['approved_by']))}" if rv["approved_by"] else "")
                 + (f", {format_timestamp(rv['approved_at'])}" if rv["approved_at"] else "")
                 + (" · released version locked; a change makes a new version that needs its own release"
                    if sub["status"] == "released" else ""))
@@ -263,7 +263,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
     comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
-    st.caption(f"{checks.words(comment)} words (limit {checks.MAX_WORDS})")
+    st.caption(f"{count(checks.words(comment), 'word')} (limit {checks.MAX_WORDS})")
     _checks(actions.comment_checks(comment, submission_text=sub["text"],
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
@@ -378,7 +378,8 @@ def _ai_details(conn, data: dict, rubric) -> None:
                     st.caption("Failed checks: " + _common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"])))
     with tabs[-1]:
-        rows = labels.history_rows(browse.item_history(conn, data["submission"]["id"], actor=_common.actor()), rubric)
+        rows = labels.history_rows(browse.item_history(conn, data["submission"]["id"], actor=_common.actor()), rubric,
+                                   _common.person)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 

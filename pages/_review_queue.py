@@ -13,6 +13,7 @@ from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import bulk, eligibility, labels
+from core.text import count
 from pages import _calibration, _common
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
@@ -104,7 +105,7 @@ def _row(row: dict, rubric) -> None:
         c1, c2, c3, c4 = st.columns([3, 3, 6, 1], vertical_alignment="center")
         c1.markdown(f"**{_common.md(row['student_name'] or row['external_id'])}**  \n"
                     + (f"{_common.md(row['external_id'])} · " if row["external_id"] else "")
-                    + f"{row['word_count']} words")
+                    + count(row["word_count"], "word"))
         c1.caption(triage.LABELS.get(row["priority"], "") + (" · opened" if row["opened_at"] else ""))
         scores = row["scores"] or {}
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None

@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core import browse, charts, export_analysis, reports
-from core.text import escape_markdown
+from core.text import count, escape_markdown
 from pages import _common
 from pages import _dashboard as ui
 from pages import _lessons_agreement
@@ -70,7 +70,8 @@ if view is not None:
 anchored = reports.anchored_view(conn, scope, actor=me)
 if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     st.subheader("After seeing the AI draft")
-    st.caption(f"Teachers' approved scores ({anchored['n']} criterion scores from {anchored['students']} students), "
+    st.caption(f"Teachers' approved scores ({count(anchored['n'], 'criterion score')} from "
+               f"{count(anchored['students'], 'student')}), "
                "given after reading the AI's draft: they lean towards it, so this agreement overstates the AI. "
                "Shown apart from the honest references above; bulk approvals never count.")
     cols = st.columns(3)

@@ -11,7 +11,7 @@ from core.text import escape_markdown, format_timestamp
 from pages import _common, _evals_widgets
 
 st.title("AI quality")
-st.caption("Seed 003: the feedback is judged on whether it gives the answer away, whether it is grounded, whether "
+st.caption("The feedback is judged on whether it gives the answer away, whether it is grounded, whether "
            "it fits the student's level and whether it teaches — never on how much students like it.")
 conn = _common.get_db()
 me = _common.actor()
@@ -65,7 +65,7 @@ with tab_saved:
         st.info("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page.")
     else:
         st.dataframe(pd.DataFrame([{"case": r["case"]["id"], "dimension": r["dimension"], "requirement": r["reason"],
-                                    "saved by": r["saved_by"], "when": format_timestamp(r["saved_at"])}
+                                    "saved by": _common.person(r["saved_by"]), "when": format_timestamp(r["saved_at"])}
                                    for r in rows]), hide_index=True, width="stretch")
         st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", saved.jsonl(conn, actor=me),
                            file_name="saved.jsonl", mime="application/jsonl")
@@ -108,7 +108,8 @@ with tab_cmp:
             st.dataframe(pd.DataFrame([{"comparison": c["id"], "B (variant)": c["variant_b"], "status": c["status"],
                                         "pairs drafted": f"{c['drafted'] + c['skipped']} of {c['sample_size']}",
                                         "skipped (same comment)": c["skipped"],
-                                        "started": format_timestamp(c["created_at"]), "by": c["created_by"]}
+                                        "started": format_timestamp(c["created_at"]),
+                                        "by": _common.person(c["created_by"])}
                                        for c in comps]), hide_index=True, width="stretch")
             pick = st.selectbox("Results of", [c["id"] for c in comps], key="q_cmp_pick")
             r = pairwise.results(conn, pick, actor=me)

@@ -5,7 +5,7 @@ import streamlit as st
 from core import access, browse
 from core.calibration import blind, draw, readiness
 from core.errors import FairMarkError
-from core.text import escape_markdown
+from core.text import count, escape_markdown
 from pages import _calibration, _common, _offline_scorer
 
 st.title("Calibrate")
@@ -36,7 +36,7 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
         st.rerun()
     left, right = st.columns([5, 4], gap="large")
     with left:
-        st.subheader(f"Reflection · {seen['submission']['word_count']} words")
+        st.subheader(f"Reflection · {count(seen['submission']['word_count'], 'word')}")
         box = {"border": True, **({"height": 480} if seen["submission"]["word_count"] > 220 else {})}
         with st.container(**box):
             st.text(seen["submission"]["text"])
@@ -103,12 +103,12 @@ def _set(conn, aid: int, rubric) -> None:
         with st.container(border=True):
             c1, c2, c3 = st.columns([4, 4, 2], vertical_alignment="center")
             c1.markdown(f"**{escape_markdown(item['name'] or item['external_id'])}** · "
-                        f"{item['word_count']} words")
+                        + count(item["word_count"], "word"))
             if item["stratum"]:  # without the AI's band until you scored it (core.calibration.draw.seen_by)
                 c1.caption(escape_markdown(item["stratum"]))
             mine = me in raters
             c2.caption(("You scored it" if mine else "Not scored by you yet")
-                       + (f" · scored by {escape_markdown(', '.join(raters))}" if raters else
+                       + (f" · scored by {escape_markdown(', '.join(map(_common.person, raters)))}" if raters else
                           " · draft hidden until a blind score is saved"))
             c3.button("Open" if mine else "Score blind", key=f"cal_open_{item['submission_id']}", on_click=_open,
                       args=(item["submission_id"],))

@@ -5,12 +5,13 @@ import pandas as pd
 import streamlit as st
 
 from core import browse, charts
-from core.evals import learning
+from core.evals import gate, learning
+from core.signoff import labels
 from pages import _common
 
 st.title("Learning over time")
 st.caption("From released, teacher-approved scores only. No satisfaction measure is shown as success: students "
-           "often like best the feedback that did the work for them (seed 003).")
+           "often like best the feedback that did the work for them.")
 conn = _common.get_db()
 me = _common.actor()
 cid = _common.require_course()
@@ -29,20 +30,23 @@ cohort_rows = [{"week": w, "scores": {c["criterion"]: c["mean"] for c in g["coho
 st.plotly_chart(charts.student_progress_chart(cohort_rows, rubric, title="Cohort: mean released score by week"),
                 width="stretch", key="learning_cohort")
 st.subheader("Growth per criterion (points per week)")
-st.dataframe(pd.DataFrame([{"criterion": k, "students": s["n"], "mean growth per week": s["mean"],
+st.dataframe(pd.DataFrame([{"criterion": labels.criterion_title(rubric, k), "students": s["n"],
+                            "mean growth per week": s["mean"],
                             "95 % CI": s["ci"] or s["ci_note"]} for k, s in g["slopes"].items()]),
              hide_index=True, width="stretch")
 names = sorted({(s["student_id"], s["name"]) for s in g["students"]}, key=lambda x: x[1])
 if names:
     pick = st.selectbox("Student", [i for i, _ in names], format_func=dict(names).get, key="learning_student")
-    st.dataframe(pd.DataFrame([{"criterion": s["criterion"], "weeks released": s["weeks"], "first": s["first"],
+    st.dataframe(pd.DataFrame([{"criterion": labels.criterion_title(rubric, s["criterion"]), "weeks released": s["weeks"],
+                                "first": s["first"],
                                 "last": s["last"], "growth per week": s["slope"]}
                                for s in g["students"] if s["student_id"] == pick]), hide_index=True, width="stretch")
 st.subheader("After each AI configuration's feedback")
 st.caption("Mean change of a student's score from the week of the feedback to their next week, by the configuration "
            "that drafted that feedback. Observational, no control group: a difference is a question, not a proof.")
 after = learning.after_config(conn, cid, actor=me)
-st.dataframe(pd.DataFrame([{"configuration": a["config"], "from week": a["from_week"], "transitions": a["n"],
+st.dataframe(pd.DataFrame([{"configuration": gate.config_name(conn, a["config"]), "from week": a["from_week"],
+                            "transitions": a["n"],
                             "mean change": a["mean"], "95 % CI": a["ci"] or a["ci_note"]} for a in after]),
              hide_index=True, width="stretch")
 st.subheader("Did students act on last week's next steps?")
@@ -53,6 +57,6 @@ else:
     st.dataframe(pd.DataFrame([{"week": w["week"], "marked": w["n"], "yes": w["yes"], "partly": w["partly"],
                                 "no": w["no"], "acted (yes + half partly)": w["acted_share"]}
                                for w in ns["by_week"]]), hide_index=True, width="stretch")
-    st.dataframe(pd.DataFrame([{"configuration of the feedback": c["config"], "marked": c["n"],
+    st.dataframe(pd.DataFrame([{"configuration of the feedback": gate.config_name(conn, c["config"]), "marked": c["n"],
                                 "acted (yes + half partly)": c["acted_share"]} for c in ns["by_config"]]),
                  hide_index=True, width="stretch")

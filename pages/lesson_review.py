@@ -148,7 +148,7 @@ for f in fixes:
 # --- approve and export -------------------------------------------------------------------------------
 st.subheader("Sign-off")
 if lesson["status"] == "approved":
-    st.success(f"Approved by {escape_markdown(lesson['approved_by'] or '')} on "
+    st.success(f"Approved by {escape_markdown(_common.person(lesson['approved_by']))} on "
                f"{format_timestamp(lesson['approved_at'])}.")
     d1, d2 = st.columns(2)
     for col, fmt, mime in ((d1, "md", "text/markdown"),
@@ -166,5 +166,5 @@ else:
     st.caption("Review the lesson on the Lessons page first.")
 
 with st.expander("Audit trail"):
-    st.dataframe(pd.DataFrame([{"when": format_timestamp(h["at"]), "who": h["actor"], "what": h["action"],
+    st.dataframe(pd.DataFrame([{"when": format_timestamp(h["at"]), "who": _common.person(h["actor"]), "what": h["action"],
                                 "why": h["reason"]} for h in data["history"]]), hide_index=True)

@@ -7,7 +7,7 @@ from core import access, browse
 from core.errors import FairMarkError
 from core.lessons import costs, demo, ingest, runs, spec, tiers
 from core.offline import LABEL as OFFLINE_LABEL
-from core.text import escape_markdown
+from core.text import count, escape_markdown
 from pages import _common
 
 st.title("Lessons")
@@ -98,7 +98,7 @@ def show_run() -> None:
     if p is None:
         return
     who = OFFLINE_LABEL if p["provider"] == "offline" else "AI judge"
-    st.progress(p["fraction"], text=f"Run {p['run_id']} ({who}): {p['finished']} of {p['total']} lessons, "
+    st.progress(p["fraction"], text=f"Run {p['run_id']} ({who}): {p['finished']} of {count(p['total'], 'lesson')}, "
                                     f"{p['status']}")
     if p["error"]:
         _common.show_error(f"Run stopped: {p['error']}")
@@ -139,8 +139,10 @@ st.subheader("Cost")
 m1, m2, m3 = st.columns(3)
 m1.metric("Calls", spent["calls"], help=f"{spent['cache_hits']} answered from the cache at $0.")
 m2.metric("Per lesson", f"${spent['per_lesson_usd']:.5f}",
-          help=f"Seed 001 reports ${spent['seed_per_lesson_usd']} per lesson on the happy path.")
+          help=f"The published case study this review follows reports ${spent['seed_per_lesson_usd']} per lesson "
+               "when nothing needs fixing.")
 m3.metric("Per 20 lessons", f"${spent['per_20_lessons_usd']:.4f}",
-          help=f"Seed 001 reports ${spent['seed_per_course_usd']} per 20-lesson course.")
+          help=f"The published case study this review follows reports ${spent['seed_per_course_usd']} per "
+               "20-lesson course.")
 with st.expander("Per lesson, from the call log"):
     st.dataframe(pd.DataFrame(spent["rows"]).drop(columns=["lesson_id"]), hide_index=True)

@@ -86,5 +86,5 @@ if aid is not None:
     if history:
         st.subheader("Releases")
         st.dataframe(pd.DataFrame([{"Release": h["id"], "Released at": format_timestamp(h["released_at"]),
-                                    "Released by": h["released_by"], "Items": h["n_items"], "Note": h["note"]}
+                                    "Released by": _common.person(h["released_by"]), "Items": h["n_items"], "Note": h["note"]}
                                    for h in history]), hide_index=True, width="stretch")

@@ -119,7 +119,7 @@ if not sources:
     st.subheader("Recent imports")
     recent = browse.recent_imports(conn, cid, actor=me, limit=10) if cid != NEW else []
     if recent:
-        st.dataframe(pd.DataFrame([{"when": format_timestamp(r["at"]), "who": r["actor"], "files": r["reason"],
+        st.dataframe(pd.DataFrame([{"when": format_timestamp(r["at"]), "who": _common.person(r["actor"]), "files": r["reason"],
                                     "imported": r["after"].get("imported"),
                                     "rejected rows left out": r["after"].get("rejected") or 0} for r in recent]),
                      hide_index=True)

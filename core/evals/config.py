@@ -146,7 +146,30 @@ def llm_for(provider: str, db_path, variant: Variant = STANDARD, settings: Setti
 
 
 def describe(defn: dict) -> list[dict]:
-    """One row per role for a table: role, model, temperature, prompt hash."""
-    labels = registry.labels()
+    """One row per role for a table: role, model, temperature, and whether its prompt is the
+    bundled one (a prompt's hash means nothing to a reader)."""
+    labels, bundled = registry.labels(), registry.prompt_hashes(None)
     return [{"role": labels.get(name, name), "model": r["model"], "temperature": r["temperature"],
-             "prompt": r["prompt_hash"]} for name, r in defn.get("roles", {}).items()]
+             "prompt": "as bundled" if r.get("prompt_hash") == bundled.get(name) else "changed"}
+            for name, r in defn.get("roles", {}).items()]
+
+
+def name(defn: dict | None, *, variant: str = "", first_used_at: str | None = None) -> str:
+    """A configuration as people tell them apart (its hash stays its key in the database and on
+    the command line): models, temperature, prompts, and when it was first used.
+
+    >>> name({"provider": "openai", "roles": {"a": {"model": "gpt-4o-mini", "temperature": 0.3}}}, variant="questions")
+    'openai gpt-4o-mini at temperature 0.3, prompts of the variant “questions”'
+    """
+    from core.text import format_timestamp
+
+    if not defn:
+        return "a configuration not used yet"
+    if defn.get("provider") == "offline":
+        return "the offline baseline"
+    roles = list(defn.get("roles", {}).values())
+    models = ", ".join(sorted({str(r.get("model")) for r in roles}))
+    temps = "/".join(f"{t:g}" for t in sorted({float(r.get("temperature", 0)) for r in roles}))
+    return (f"{defn.get('provider', '')} {models} at temperature {temps}"
+            + (f", prompts of the variant “{variant}”" if variant else ", bundled prompts")
+            + (f", first used {format_timestamp(first_used_at)}" if first_used_at else ""))

@@ -22,6 +22,7 @@ from core.errors import GateError, NotFound
 from core.evals import config as ai_config
 from db import audit
 from db import evals as evals_db
+from db import users as users_db
 
 LABELS = {"passed": "passed its blocking eval cases", "failed": "FAILED blocking eval cases",
           "unevaluated": "not evaluated yet", "offline": "offline baseline — not an AI configuration"}
@@ -29,11 +30,22 @@ HOW = ("Run `python -m core evals run` with this configuration (a real endpoint 
        "or an admin can override the gate on the Settings page, with a reason (audited).")
 
 
-def status(conn, config_hash: str | None, provider: str | None = None) -> dict:
-    """{hash, state, label, cleared, override, eval_run, message} of a configuration."""
+def config_name(conn, config_hash: str | None, definition: dict | None = None) -> str:
+    """What pages call a configuration (core.evals.config.name): from its recorded definition,
+    else from `definition` (one not used yet)."""
+    cfg = evals_db.get_config(conn, config_hash) if config_hash else None
+    if cfg is None:
+        return ai_config.name(definition) if definition else "a configuration not recorded here"
+    return ai_config.name(cfg["definition"], variant=cfg.get("variant") or "", first_used_at=cfg.get("first_used_at"))
+
+
+def status(conn, config_hash: str | None, provider: str | None = None, definition: dict | None = None) -> dict:
+    """{hash, name, state, label, cleared, override, eval_run, message} of a configuration
+    (`definition`: names one not recorded yet)."""
     cfg = evals_db.get_config(conn, config_hash) if config_hash else None
     provider = provider or (cfg or {}).get("provider")
-    out = {"hash": config_hash, "state": "unevaluated", "cleared": False, "override": None, "eval_run": None}
+    out = {"hash": config_hash, "name": config_name(conn, config_hash, definition or {"provider": provider}),
+           "state": "unevaluated", "cleared": False, "override": None, "eval_run": None}
     if provider == "offline":
         out.update(state="offline", cleared=True)
         out["label"] = LABELS["offline"]
@@ -51,12 +63,12 @@ def status(conn, config_hash: str | None, provider: str | None = None) -> dict:
     out["cleared"] = out["state"] == "passed" or override is not None
     out["label"] = LABELS[out["state"]] + (" — run allowed by an admin's override" if override and
                                            out["state"] != "passed" else "")
-    out["message"] = _message(out)
+    out["message"] = _message(out, conn)
     return out
 
 
-def _message(s: dict) -> str:
-    name = f"AI configuration {s['hash']}"
+def _message(s: dict, conn=None) -> str:
+    name = "This configuration"  # pages show its name beside the message; the command line its hash
     run = s["eval_run"]
     if s["state"] == "passed":
         return f"{name} passed its blocking eval cases (eval run {run['id']}, {run['created_at'][:10]})."
@@ -70,7 +82,8 @@ def _message(s: dict) -> str:
         text = f"{name} has not been evaluated against the eval cases."
     if s["override"]:
         o = s["override"]
-        return text + f" {o['actor']} overrode the gate on {o['created_at'][:10]}: “{o['reason']}”."
+        who = users_db.display_names(conn).get(o["actor"], o["actor"]) if conn is not None else o["actor"]
+        return text + f" {who} overrode the gate on {o['created_at'][:10]}: “{o['reason']}”."
     return text + " " + HOW
 
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 import re
 
 from core import checks, leakage
-from core.text import words
+from core.text import count, words
 
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|\(\d\)\s*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
@@ -54,7 +54,7 @@ def readability(comment: str, inp, check) -> tuple[bool, str]:
 def sentence_length(comment: str, inp, check) -> tuple[bool, str]:
     limit = int(check.max or 20)
     longest = max((words(s) for s in _SENTENCE_END.split(comment or "") if s.strip()), default=0)
-    return longest <= limit, f"longest sentence {longest} words (at most {limit})"
+    return longest <= limit, f"longest sentence {count(longest, 'word')} (at most {limit})"
 
 
 def no_terms(comment: str, inp, check) -> tuple[bool, str]:

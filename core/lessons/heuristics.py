@@ -26,7 +26,7 @@ import re
 from core import checks
 from core.lessons import sections
 from core.lessons.spec import LessonSpec
-from core.text import words
+from core.text import count, words
 
 GRADE_TOLERANCE = 1.0      # the seed: within ±1 of the target audience
 GRADE_CLEAR_FAIL = 4.0     # further off than this is settled without an LLM
@@ -112,7 +112,7 @@ def check_length(text: str, spec: LessonSpec) -> dict:
     ok = spec.min_words <= n <= spec.max_words
     clear = n < spec.min_words / 2 or n > spec.max_words * 2
     return _result("length", f"Length {spec.min_words}-{spec.max_words} words", ok,
-                   f"{n} words" + ("" if ok else (" (too short)" if n < spec.min_words else " (too long)")),
+                   count(n, "word") + ("" if ok else (" (too short)" if n < spec.min_words else " (too long)")),
                    "fail" if clear else "warn", words=n)
 
 

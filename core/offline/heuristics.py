@@ -27,6 +27,7 @@ from core import checks, injection
 from core.offline import features as text_features
 from core.offline.features import EXAMPLE_MARKERS, QUESTION_MARKERS
 from core.rubric import Rubric
+from core.text import count
 
 CONNECTIVES = ("first", "second", "then", "however", "therefore", "because", "finally", "in conclusion",
                "on the other hand", "for this reason", "as a result", "overall")
@@ -86,13 +87,13 @@ def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
     core.offline.features.dense of the same text)."""
     length = min(1.0, f["words"] / 250)
     if signal == "length":
-        return length, f"{f['words']} words."
+        return length, f"{count(f['words'], 'word')}."
     if signal == "concepts":
         cov = len(f["concepts_found"]) / f["concepts_total"] if f["concepts_total"] else length
         named = ", ".join(f["concepts_found"]) or "none"
         return 0.7 * min(1.0, cov * 1.6) + 0.3 * length, (
             f"Mentions {len(f['concepts_found'])} of {f['concepts_total']} key concepts ({named}) "
-            f"in {f['words']} words.")
+            f"in {count(f['words'], 'word')}.")
     if signal == "examples":
         return 0.75 * min(1.0, f["examples"] / 2) + 0.25 * length, (
             f"Found {f['examples']} example marker(s) such as 'for example' or 'at work'.")
@@ -103,7 +104,7 @@ def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
         readable = 1.0 if 5 <= f["grade"] <= 14 else 0.4
         score = (0.3 * min(1.0, f["paragraphs"] / 3) + 0.3 * readable + 0.2 * min(1.0, f["connectives"] / 3)
                  + 0.2 * length)
-        return score, (f"{f['paragraphs']} paragraph(s), reading grade {f['grade']}, "
+        return score, (f"{f['paragraphs']} paragraph(s), reading {checks.grade_text(f['grade'])}, "
                        f"{f['connectives']} linking word(s).")
     if signal == "cohesion":
         return (0.35 * min(1.0, f["paragraphs"] / 3) + 0.4 * min(1.0, d["linking_words"] / 2.5) + 0.25 * length), (

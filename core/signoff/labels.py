@@ -195,9 +195,10 @@ def conflict_message(who: dict | None, diff: list[dict], rubric: Rubric | None, 
                else "\nSaving is refused until you load the latest version."))
 
 
-def history_rows(history: list[dict], rubric: Rubric | None) -> list[dict]:
-    """An item's audit history (db.reviews.history) as table rows with labels, not codes."""
-    return [{"When": format_timestamp(h["at"]), "Who": h["actor"], "Action": label(ACTION_LABELS, h["action"]),
+def history_rows(history: list[dict], rubric: Rubric | None, person=str) -> list[dict]:
+    """An item's audit history (db.reviews.history) as table rows with labels, not codes;
+    `person`: user name -> the name shown (pages/_common.person: the display name)."""
+    return [{"When": format_timestamp(h["at"]), "Who": person(h["actor"]), "Action": label(ACTION_LABELS, h["action"]),
              "Reason": reason_label(h["reason"]), "Change": change_text(changes(h["before"], h["after"]), rubric)}
             for h in history]
 
