@@ -29,9 +29,9 @@ TOKENS_PER_WORD = 1.35   # of student text (English; the prompts' own text is ch
 # Expected extra scoring calls per submission until the call log can say (core.judging.scoring):
 SAMPLES_PER_ITEM = 0.0   # OpenAI's models return score probabilities: no self-consistency samples
 UNSURE_SHARE = 0.25      # items whose first judge is not confident: the second judge is asked
-                         # (bench.cascade: 23 % of items reach tier 2; seed 001's ambiguous zone)
+                         # (bench.cascade: 23 % of items reach tier 2; seed 001: 20 % of lessons)
 THIRD_SHARE = 0.5        # of those, the two judges disagree and the third is asked (bench.cascade:
-                         # 11 % of items; seed 001: 15-30 % of cases)
+                         # 11 % of items; seed 001's CLEV: 15-30 % of the cases it judges)
 MEASURED_FROM = 20       # judged items in the call log before its shares replace the expected ones
 
 
