@@ -4,8 +4,8 @@ A prompt file has a `=== system ===` section (role instructions and the rubric) 
 `=== user ===` section (the data). Everything the same for every submission of an assignment
 comes first and the submission's own data last (PER_SUBMISSION; checked on load): a provider's
 prompt cache reuses only an identical prefix (OpenAI: of 1,024 tokens or more, the response
-schema included), so one shared placeholder after the student's text would make it all new. Placeholders are `{{name}}`; JSON braces in
-the text are left alone. Each role declares the variables the code passes: a placeholder the
+schema included), so one shared placeholder after the student's text would make it all new.
+Placeholders are `{{name}}`; JSON braces in the text are left alone. Each role declares the variables the code passes: a placeholder the
 code does not know about fails on load, a missing or unexpected variable fails on render.
 Every value is data: render() strips the prompt files' delimiter tags out of it (DELIMITERS).
 
