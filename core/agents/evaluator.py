@@ -31,6 +31,11 @@ NO_ANCHORS = "(none yet)"
 # whether the text holds instructions aimed at it. One top-level field, after the criteria.
 INSTRUCTIONS = injection.REPORT_FIELD
 
+# The reasoning the teacher reads beside each score: the prompt asks for at most REASONING_WORDS
+# words (every word is paid for again by each role that reads the notes); the schema cuts a longer
+# one at REASONING_CHARS (about 45 words: room for long words, and for the offline baseline's).
+REASONING_WORDS, REASONING_CHARS = 30, 300
+
 
 class InstructionsToAI(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -47,7 +52,7 @@ def _schema(rubric_json: str) -> type[BaseModel]:
         f"CriterionEvaluation_{rubric.scale_min}_{rubric.scale_max}",
         __config__=ConfigDict(extra="forbid"),
         evidence_quote=(bounded_text(200), ...),
-        reasoning=(bounded_text(400, min_chars=1), ...),
+        reasoning=(bounded_text(REASONING_CHARS, min_chars=1), ...),
         score=(Literal[levels], ...),
         areas_for_improvement=(Annotated[list[bounded_text(200)],
                                          Field(min_length=1, json_schema_extra={"maxItems": 2}),
