@@ -117,7 +117,7 @@ class Tokenizer:
             try:
                 import bpe_openai
             except ImportError:
-                raise SystemExit("--tokenizer o200k needs bpe-openai: pip install bpe-openai") from None
+                raise SystemExit("--tokenizer o200k needs bpe-openai: pip install -r requirements-dev.txt") from None
             self._o200k = bpe_openai.get_encoding("o200k_base")
             return
         import llama_cpp

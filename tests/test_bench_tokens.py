@@ -97,3 +97,10 @@ def test_the_schema_billed_is_the_one_the_request_carries():
     assert billed == sent_schema(Comment)
     assert json.loads(billed) == {"type": "object", "properties": {"comment": {"type": "string"}},
                                   "required": ["comment"], "additionalProperties": False}
+
+
+def test_the_o200k_tokenizer_counts_as_gpt_4o_mini_does():
+    """--tokenizer o200k: o200k_base's own ids (tiktoken's: "Hello world" is 13225, 2375), no download."""
+    tok = tokens.Tokenizer("o200k")
+    assert tok.ids("Hello world") == [13225, 2375]
+    assert tok.count("") == 0 and tok.count("Score the reflection on each criterion.") < 10
