@@ -17,6 +17,16 @@ from Settings, the weighted majority) behind a fake LLM at the project's protoco
 Every judge's answer is drawn once per item, so the single judge (the Evaluator alone), blanket
 3x voting (majority of all three, median on ties) and the cascade are compared on the same
 answers. calls_per_item counts the calls the cascade made; saving = 1 - calls / (3 x items).
+`accuracy_gap_to_blanket_3x` is cascade minus blanket accuracy with a paired 95 % bootstrap
+interval over items (`same_accuracy_as_blanket_3x`: the interval includes 0).
+
+What it measures on: synthetic judges whose accuracy and confidence are set above, not real
+models; the figures say what the cascade's rules do with judges like these, not how often real
+judges are unsure or right. Two bounds follow from the arithmetic, whatever the rules:
+`saving_ceiling` = 1 - 1/3, reached only if every item settled at its first judge (each item
+needs that call: the Evaluator's answer is the draft's); and `saving_bound` = 1 - (1 + s) / 3
+where s is the share of items whose first judge was not sure (each needs at least one more
+call), reached only if the second judge always agreed.
 """
 from __future__ import annotations
 
@@ -84,6 +94,16 @@ class FakeJudges:
         return LLMResponse(data=data, model=self.model_for(role), usage=Usage(), score_probs=probs)
 
 
+def _paired_gap(a: list[bool], b: list[bool], rng: random.Random, n_boot: int = 2000) -> tuple[float, tuple]:
+    """Mean of a minus mean of b, and its 95 % percentile bootstrap interval resampling items
+    (both figures of an item drawn together: the two methods saw the same answers)."""
+    import numpy as np
+
+    diffs = np.array(a, dtype=float) - np.array(b, dtype=float)
+    idx = np.random.default_rng(rng.randrange(2**32)).integers(0, len(diffs), size=(n_boot, len(diffs)))
+    boots = diffs[idx].mean(axis=1)
+    return float(diffs.mean()), (float(np.percentile(boots, 2.5)), float(np.percentile(boots, 97.5)))
+
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m bench.cascade", description=__doc__.split("\n\n")[0])
     ap.add_argument("--n", type=int, default=1000, help="items")
@@ -97,6 +117,7 @@ def main(argv: list[str] | None = None) -> dict:
     llm = FakeJudges(items)
     config = scoring.Config(band_margin=None)
     right = {"single": 0, "cascade": 0, "blanket": 0}
+    hits: dict[str, list[bool]] = {"cascade": [], "blanket": []}
     escalated = third = 0
     for i, item in enumerate(items):
         job = Job(rubric=RUBRIC, assignment={}, text=f"item {i}", ids=Ids(submission_id=i))
@@ -104,16 +125,22 @@ def main(argv: list[str] | None = None) -> dict:
         out = scoring.score(llm, job, config)
         escalated += llm.calls - before > 1
         third += llm.calls - before > 2
+        hits["cascade"].append(out.scores["x"] == item["truth"])
+        hits["blanket"].append(ORDINAL.combine(item["answers"], [1, 1, 1]) == item["truth"])
         right["single"] += item["answers"][0] == item["truth"]
-        right["cascade"] += out.scores["x"] == item["truth"]
-        right["blanket"] += ORDINAL.combine(item["answers"], [1, 1, 1]) == item["truth"]
+        right["cascade"] += hits["cascade"][-1]
+        right["blanket"] += hits["blanket"][-1]
     n = len(items)
+    gap, (lo, hi) = _paired_gap(hits["cascade"], hits["blanket"], random.Random(args.seed))
     result = {"calls_per_item": round(llm.calls / n, 4), "calls_blanket_3x": 3.0,
               "saving": round(1 - llm.calls / (3 * n), 4),
               "accuracy_single": round(right["single"] / n, 4), "accuracy_cascade": round(right["cascade"] / n, 4),
               "accuracy_blanket_3x": round(right["blanket"] / n, 4),
               "n": n, "ambiguous": args.ambiguous, "seed": args.seed,
-              "share_tier2": round(escalated / n, 4), "share_third_judge": round(third / n, 4)}
+              "share_tier2": round(escalated / n, 4), "share_third_judge": round(third / n, 4),
+              "accuracy_gap_to_blanket_3x": [round(gap, 4), round(lo, 4), round(hi, 4)],
+              "same_accuracy_as_blanket_3x": lo <= 0 <= hi,
+              "saving_ceiling": round(1 - 1 / 3, 4), "saving_bound": round(1 - (1 + escalated / n) / 3, 4)}
     print(json.dumps(result))
     return result
 

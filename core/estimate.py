@@ -2,6 +2,13 @@
 what it reads and its answer budget (core.agents.registry), and the submissions' word counts
 (chars / 4 per token), priced with the Settings page's price table.
 
+Each call's prompt counts the response schema as the request carries it
+(core.llm.structured.sent_schema: the provider bills it as prompt tokens), and the provider's
+prompt cache as bench.tokens prices it (core.llm.prompt_cache.cached_tokens, the one formula):
+the part every submission of an assignment shares (the schema and the system message) is
+billed at the cached price on every call to the same model but the first, when it is long
+enough to be cached. That is the best case; the call log records what was really cached.
+
 The Evaluator's prompt is rendered as the run will render it: with the rubric and, once the
 assignment is calibrated, the teacher's examples (core.calibration.anchors). The judge cascade
 (core.judging.scoring) adds scoring calls on some items: self-consistency samples of the
@@ -17,7 +24,7 @@ from core import access
 from core.access import Actor
 from core.agents import evaluator, registry
 from core.calibration import anchors
-from core.llm import effective_settings
+from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
 from core.runs import run_config
 from core.settings import Settings
@@ -29,9 +36,9 @@ TOKENS_PER_WORD = 1.35   # of student text (English; the prompts' own text is ch
 # Expected extra scoring calls per submission until the call log can say (core.judging.scoring):
 SAMPLES_PER_ITEM = 0.0   # OpenAI's models return score probabilities: no self-consistency samples
 UNSURE_SHARE = 0.25      # items whose first judge is not confident: the second judge is asked
-                         # (bench.cascade: 23 % of items reach tier 2; seed 001's ambiguous zone)
+                         # (bench.cascade: 23 % of items reach tier 2; seed 001: 20 % of lessons)
 THIRD_SHARE = 0.5        # of those, the two judges disagree and the third is asked (bench.cascade:
-                         # 11 % of items; seed 001: 15-30 % of cases)
+                         # 11 % of items; seed 001's CLEV: 15-30 % of the cases it judges)
 MEASURED_FROM = 20       # judged items in the call log before its shares replace the expected ones
 
 
@@ -49,19 +56,26 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
     if not ids:
         return out
     static: dict[int, dict[str, int]] = {}
-    cost = 0.0
+    cost = cached_in = 0.0
     models = run_config(provider, settings)["models"]
     scorer = registry.at("score")[0].name
     extra = [(models[scorer], cascade["samples_per_item"]), *cascade["judges"].items()]
-    for aid, n_words in runs_db.word_counts(conn, ids):
+    counted = runs_db.word_counts(conn, ids)
+    per_assignment: dict[int, int] = {}
+    for aid, _ in counted:
+        per_assignment[aid] = per_assignment.get(aid, 0) + 1
+    for aid, n_words in counted:
         if aid not in static:
             static[aid] = _static_tokens(conn, aid)
         tokens = _item_tokens(static[aid], int(n_words or 0))
-        calls = [(models[role], 1.0, t_in, t_out) for role, (t_in, t_out) in tokens.items()]
+        # (model, share of the item's tokens, role, calls per item: the role's share is in its tokens)
+        calls = [(models[role], 1.0, t_in, t_out, role, registry.get(role).share)
+                 for role, (t_in, t_out) in tokens.items()]
         # each extra scoring call is one more Evaluator prompt and answer
-        calls += [(model, share, *tokens[scorer]) for model, share in extra if share]
-        for model, share, t_in, t_out in calls:
+        calls += [(model, share, *tokens[scorer], scorer, share) for model, share in extra if share]
+        for model, share, t_in, t_out, role, per_item in calls:
             t_in, t_out = share * t_in, share * t_out
+            hit = per_item * shared_prefix_cached(static[aid], role, per_item * per_assignment[aid])
             out["tokens_in"] += t_in
             out["tokens_out"] += t_out
             price = llm_calls.get_price(conn, model)
@@ -69,11 +83,21 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
                 if model not in out["unpriced"]:
                     out["unpriced"].append(model)
                 continue
-            cost += llm_calls.cost_usd(price, t_in, t_out)
+            cached_in += hit
+            cost += llm_calls.cost_usd(price, t_in, t_out, hit)
     out["tokens_in"], out["tokens_out"] = int(out["tokens_in"]), int(out["tokens_out"])
+    out["tokens_cached"] = int(cached_in)
     out["cost_usd"] = round(cost, 4)
     out["per_submission_usd"] = round(cost / len(ids), 6)
     return out
+
+
+def shared_prefix_cached(static: dict, role: str, calls: float) -> float:
+    """The cached input tokens of one of `calls` calls of a role to one model on an assignment: the
+    prefix they share (schema and system message) is cached on every call but the first."""
+    if calls <= 1:
+        return 0.0
+    return cached_tokens(static.get(f"{role}:prefix", 0)) * (calls - 1) / calls
 
 
 def cascade_calls(conn, settings: Settings) -> dict:
@@ -99,14 +123,23 @@ def cascade_calls(conn, settings: Settings) -> dict:
 
 
 def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
-    """Each role's prompt without the per-submission data; the Evaluator's carries this
-    assignment's rubric and its examples (once calibrated)."""
+    """Each role's prompt without the per-submission data, with its response schema; the
+    Evaluator's carries this assignment's rubric and its examples (once calibrated).
+    "<role>:prefix" is the part every submission shares: the schema and the system message."""
     a = courses.get_assignment(conn, assignment_id)
     rubric = courses.get_rubric(conn, a["rubric_id"])
     examples = anchors.for_submission(conn, None, assignment_id, rubric)
-    tok = {name: (len(p.system) + len(p.user)) // 4 for name, p in registry.load_prompts().items()}
+    tok: dict[str, int] = {}
+    prompts = registry.load_prompts()
     rendered = evaluator.PROMPT.load().render(**evaluator.prompt_values(rubric, {**a, "anchors": examples}, ""))
-    tok["evaluator"] = sum(len(m["content"]) for m in rendered) // 4
+    for role in registry.roles():
+        schema = len(sent_schema(role.schema(rubric))) if role.schema(rubric) is not None else 0
+        if role.name == evaluator.PROMPT.name:
+            system, rest = len(rendered[0]["content"]), sum(len(m["content"]) for m in rendered[1:])
+        else:
+            system, rest = len(prompts[role.name].system), len(prompts[role.name].user)
+        tok[role.name] = (schema + system + rest) // 4
+        tok[f"{role.name}:prefix"] = (schema + system) // 4
     tok["criteria"] = len(rubric.criteria)
     return tok
 

@@ -1,9 +1,11 @@
 """Prompt files under prompts/: one per agent role, validated on load, hashed.
 
-A prompt file has a `=== system ===` section (role instructions and the rubric: the same for
-every submission of an assignment, so providers' prompt caching can reuse it) and a
-`=== user ===` section (the per-submission data). Placeholders are `{{name}}`; JSON braces in
-the text are left alone. Each role declares the variables the code passes: a placeholder the
+A prompt file has a `=== system ===` section (role instructions and the rubric) and a
+`=== user ===` section (the data). Everything the same for every submission of an assignment
+comes first and the submission's own data last (PER_SUBMISSION; checked on load): a provider's
+prompt cache reuses only an identical prefix (OpenAI: of 1,024 tokens or more, the response
+schema included), so one shared placeholder after the student's text would make it all new.
+Placeholders are `{{name}}`; JSON braces in the text are left alone. Each role declares the variables the code passes: a placeholder the
 code does not know about fails on load, a missing or unexpected variable fails on render.
 Every value is data: render() strips the prompt files' delimiter tags out of it (DELIMITERS).
 
@@ -34,6 +36,11 @@ PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # (`<x>` and `</x>`) are added to this list automatically; tests check every file is covered.
 DELIMITERS = ("submission", "evaluation", "equity", "questions", "scores", "comment", "fixes", "checks", "source",
               "question", "examples")
+
+# The placeholders that carry one submission's own data (its text, or an answer about it). Every
+# other placeholder (rubric, examples, source, question, answer key, ...) is shared by the
+# assignment's submissions and must come before the first of these.
+PER_SUBMISSION = frozenset({"submission", "evaluation", "equity", "questions", "comment", "checks", "scores", "fixes"})
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Zero-width and other invisible format characters a model would read through ("</com\u200bment>").
@@ -142,8 +149,28 @@ def parse(name: str, text: str, allowed: frozenset[str]) -> Prompt:
     unused = sorted(allowed - used)
     if unused:
         raise PromptError(f"prompt '{name}' never uses {unused}, which the code passes to it")
+    _check_shared_first(name, f"{system}\n{user}")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return Prompt(name=name, system=system, user=user, hash=digest)
+
+
+def _check_shared_first(name: str, text: str) -> None:
+    """Every shared placeholder before the first per-submission one (PER_SUBMISSION).
+
+    >>> _check_shared_first("x", "{{rubric}} {{submission}}")
+    >>> try:
+    ...     _check_shared_first("x", "{{submission}} {{source}}")
+    ... except PromptError as e:
+    ...     print(str(e)[:71])
+    prompt 'x': {{source}} is the same for every submission but comes after
+    """
+    order = [m.group(1) for m in _PLACEHOLDER.finditer(text)]
+    first = next((i for i, v in enumerate(order) if v in PER_SUBMISSION), None)
+    late = [v for v in order[first:] if v not in PER_SUBMISSION] if first is not None else []
+    if late:
+        raise PromptError(f"prompt '{name}': {{{{{late[0]}}}}} is the same for every submission but comes after "
+                          f"{{{{{order[first]}}}}}; put what submissions share first, so the provider's prompt "
+                          "cache can reuse it")
 
 
 @dataclass(frozen=True)

@@ -282,7 +282,7 @@ def summary(p: dict) -> dict:
 KIND = run_engine.Kind(
     name="reflections", pending=runs_db.pending_items, counts=runs_db.item_counts, prepare=_prepare,
     process=_assess_item, progress=lambda conn, run_id: _progress(conn, run_id),
-    after=judge_agreement.review_run,   # seed 001's rule on the judges' agreement
+    after=judge_agreement.review_run,   # the rule on the judges' agreement (Krippendorff's thresholds)
     held=lambda guard: guard.held_items(), reopen=runs_db.reopen_items, release=_release)
 
 

@@ -402,7 +402,7 @@ def m012_judging(conn: Database) -> None:
       {field path: {label: p}}), so an answer served from the cache keeps its confidence;
     - drafts.judging: how the scores were judged (JSON: tier, per-criterion distribution,
       expected score and entropy, unsure criteria, vetoes, notes; core.judging.scoring);
-    - judge_agreement: the seed's rule on an assignment's judge agreement (Krippendorff's alpha
+    - judge_agreement: the agreement rule's mark on an assignment's judge agreement (Krippendorff's alpha
       per criterion over the items with two or more votes), written after each run."""
     conn.execute("ALTER TABLE llm_calls ADD COLUMN tier INTEGER")
     conn.execute("ALTER TABLE llm_calls ADD COLUMN score_probs TEXT")

@@ -68,7 +68,7 @@ def blind_scores(conn: Database, scope) -> list[dict]:
         "GROUP BY b.submission_id, b.criterion", args))
 
 
-# --- the seed's rule per assignment (table judge_agreement) ----------------------------------
+# --- the agreement rule per assignment (table judge_agreement) -------------------------------
 def save_agreement(conn: Database, assignment_id: int, *, verdict: str, alpha: dict, items: int,
                    sent_to_teacher: int, at: str) -> None:
     conn.execute(

@@ -80,8 +80,10 @@ m2.metric("Estimated tokens (in / out)",
 m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else
           f"${estimate['cost_usd'] * (runs.BATCH_PRICE if batch else 1):.4f}" + (" (batch rate)" if batch else ""),
           help=None if provider == "offline" else
-          "Every agent and judge of the feedback per submission, the Evaluator with the assignment's examples "
-          f"once calibrated, and the judge cascade's extra scoring calls ({estimate['cascade']['source']}: "
+          "Every agent and judge of the feedback per submission with its answer format, the Evaluator with the "
+          "assignment's examples once calibrated, the part of each prompt all submissions share at the cached "
+          "price where the provider caches it (at best), "
+          f"and the judge cascade's extra scoring calls ({estimate['cascade']['source']}: "
           f"{estimate['cascade']['samples_per_item']:g} samples and "
           f"{sum(estimate['cascade']['judges'].values()):g} judge calls per submission).")
 if estimate.get("unpriced"):

@@ -55,6 +55,23 @@ def test_areas_for_improvement_one_or_two():
         schema.model_validate(answer)
 
 
+def test_a_reasoning_longer_than_the_schemas_bound_is_cut_and_the_prompt_asks_for_fewer_words():
+    """The teacher reads a short reasoning beside each score; every word of it is paid for again
+    by each role that reads the notes. The prompt asks for at most REASONING_WORDS words; a
+    longer answer from a server that does not enforce the schema is cut at REASONING_CHARS (no
+    tighter: the offline baseline's own reasoning must fit)."""
+    schema = evaluator.schema_for(RUBRIC)
+    answer = evaluation_for(schema)
+    answer["clarity"]["reasoning"] = "word " * 100                          # 500 characters
+    cut = schema.model_validate(answer).clarity.reasoning
+    assert len(cut) == evaluator.REASONING_CHARS == 400
+    crit = schema.model_json_schema()["$defs"]
+    assert next(iter(crit.values()))["properties"]["reasoning"]["maxLength"] == evaluator.REASONING_CHARS
+    system = evaluator.PROMPT.load().system
+    assert f"reasoning: 1-2 sentences, at most {evaluator.REASONING_WORDS} words" in system
+    assert evaluator.REASONING_WORDS == 30
+
+
 def test_evaluator_sends_rubric_and_delimited_text_and_logs_its_context():
     llm = ScriptedLLM().script("evaluator", lambda m, s: evaluation_for(s, score=2))
     resp = evaluator.run(llm, job("My text </submission> here", ids=Ids(run_id=7, submission_id=9)))
@@ -96,8 +113,11 @@ def test_coach_works_from_the_evaluators_output_not_the_whole_text():
     coach.run(llm, job(outputs={"evaluator": evaluation}))
     sent = llm.all_text()
     assert "Split the text into one paragraph per idea." in sent and "drafts became more creative" in sent
-    assert "The text addresses clarity" in sent and '"score":2' in sent
+    assert '"score":2' in sent
     assert "I wonder how bias enters the training data" not in sent      # the rest of the reflection
+    # nor the reasoning: its prompt starts from the scores, the areas and the quotes, and the
+    # reasoning's tokens would be paid for on every call
+    assert "The text addresses clarity" not in sent and "reasoning" not in sent
 
 
 def test_reviewer_checks_the_comment_against_scores_reasoning_and_evidence():

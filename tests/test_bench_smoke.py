@@ -35,25 +35,44 @@ def test_tokens_benchmark_counts_every_agent_and_prices_it(capsys):
         agents = out[scenario]["per_agent"]
         assert set(tokens._seed_roles()) <= set(agents)
         for role in tokens._seed_roles():
-            assert agents[role]["prompt_tokens"] > 0 and agents[role]["completion_tokens"] > 0
+            assert agents[role]["prompt_tokens"] > agents[role]["schema_tokens"] > 0    # the schema is billed
+            assert agents[role]["completion_tokens"] > 0
         total = out[scenario]["per_reflection"]
         assert total["cost_usd"] == pytest.approx(
+            ((total["prompt_tokens"] - total["cached_tokens"]) * 0.15 + total["cached_tokens"] * 0.075
+             + total["completion_tokens"] * 0.60) / 1e6, rel=1e-3)
+        assert total["cost_uncached_usd"] == pytest.approx(
             (total["prompt_tokens"] * 0.15 + total["completion_tokens"] * 0.60) / 1e6, rel=1e-3)
         assert 2.5 < out[scenario]["chars_per_token"] < 6.5
+    plain = out["at_limits"]["per_agent"]
+    # The Evaluator's schema, rubric and instructions are the same for every submission and come
+    # first: the second and third calls read them from the cache (the first never does).
+    ev = plain["evaluator"]
+    assert ev["shared_prefix_tokens"] >= 1024 and 0 < ev["cached_tokens"] <= ev["prompt_tokens"] * 2 / 3
     # At the prompts' limits every comment passes the checks: no reviser call.
-    assert "reviser" not in out["at_limits"]["per_agent"]
-    assert out["at_limits"]["per_agent"]["reviewer"]["calls_per_reflection"] == 1.0
+    assert "reviser" not in plain
+    assert plain["reviewer"]["calls_per_reflection"] == 1.0
     assert out["cost_per_reflection_usd"] == out["at_limits"]["per_reflection"]["cost_usd"]
-    # A calibrated assignment's examples lengthen only the Evaluator's prompt; the cascade's
-    # expected judge calls are Evaluator calls; the totals say which figure includes what.
+    # A calibrated assignment's examples lengthen only the Evaluator's prompt (and the judges').
     assert out["calibration"]["blind_scored"] == 4 * tokens.CALIBRATION_SET
     assert out["calibration"]["examples_per_prompt"] > 0
-    calibrated, plain = out["calibrated"]["per_agent"], out["at_limits"]["per_agent"]
+    calibrated = out["calibrated"]["per_agent"]
     assert calibrated["evaluator"]["prompt_tokens"] > plain["evaluator"]["prompt_tokens"] + 100
     assert calibrated["coach"]["prompt_tokens"] == plain["coach"]["prompt_tokens"]
-    assert out["cascade"]["cost_usd"] == pytest.approx(0.375 * plain["evaluator"]["cost_usd"], abs=1e-6)
+    # The cascade runs for real: the judges answer the Evaluator's prompt on the unsure item (1 of 3),
+    # and the third judge is asked there because the first judge split.
+    for name in ("at_limits", "calibrated", "later"):
+        assert out["cascade"][name]["judge_calls_per_reflection"] == pytest.approx(2 / 3, abs=1e-3)
+    assert plain["judge:b"]["calls_per_reflection"] == plain["judge:c"]["calls_per_reflection"] == pytest.approx(1 / 3, abs=1e-3)
+    # Later issues' placeholders: the comment bank and last week's comment lengthen the
+    # Aggregator's prompt; the bank is shared, so it is read from the cache after the first call.
+    later = out["later"]["per_agent"]
+    assert later["aggregator"]["prompt_tokens"] > calibrated["aggregator"]["prompt_tokens"] + 500
+    assert later["aggregator"]["cached_tokens"] > 0 and later["coach"]["prompt_tokens"] > calibrated["coach"]["prompt_tokens"]
     t = out["totals_usd"]
-    assert t["five_agents"] < t["five_agents_and_judges"] < t["with_cascade"] < t["calibrated_with_cascade"]
+    assert t["five_agents"] < t["five_agents_and_judges"] < t["with_cascade"] < t["calibrated_with_cascade"] \
+        < t["later_with_cascade"]
+    assert all(out["totals_without_prompt_cache_usd"][k] >= v for k, v in t.items())
     assert out["goal_met"] == {k: v <= 0.0010 for k, v in t.items()}
 
 
@@ -89,6 +108,12 @@ def test_cascade_benchmark_goes_through_the_score_stage_and_saves_calls(capsys):
     assert out["saving"] == pytest.approx(1 - out["calls_per_item"] / 3, abs=1e-3)
     assert 1 < out["calls_per_item"] < 3 and 0 < out["share_third_judge"] < out["share_tier2"] < 1
     assert out["accuracy_cascade"] >= out["accuracy_single"]
+    # "The same accuracy" is an interval (paired, over items); the saving is bounded by arithmetic.
+    gap, lo, hi = out["accuracy_gap_to_blanket_3x"]
+    assert gap == pytest.approx(out["accuracy_cascade"] - out["accuracy_blanket_3x"], abs=1e-3) and lo <= gap <= hi
+    assert out["same_accuracy_as_blanket_3x"] == (lo <= 0 <= hi)
+    assert out["saving_bound"] == pytest.approx(1 - (1 + out["share_tier2"]) / 3, abs=1e-3)
+    assert out["saving"] <= out["saving_bound"] + 1e-9 and out["saving_bound"] < out["saving_ceiling"] == 0.6667
     # With every item clear and every first judge sure, one call per item and the single judge's answers.
     sure = cascade.main(["--n", "50", "--ambiguous", "0", "--seed", "3"])
     assert sure["calls_per_item"] < 1.2 and sure["accuracy_cascade"] >= sure["accuracy_single"]

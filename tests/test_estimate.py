@@ -79,3 +79,49 @@ def test_measured_cascade_shares_replace_the_expected_ones(conn, monkeypatch):
     cascade = estimate.for_run(conn, course_id=c["course_id"], redo=True, actor=f.actor())["cascade"]
     assert cascade["source"] == f"measured on {estimate.MEASURED_FROM} judged items"
     assert cascade["judges"] == {"judge-b": 0.25} and cascade["samples_per_item"] == 0
+
+
+def test_the_response_schema_is_counted_in_every_roles_prompt(conn):
+    """The provider bills the response schema as prompt tokens: the estimate counts it as the
+    request carries it (core.llm.sent_schema), on top of the rendered prompt."""
+    from core.agents import evaluator, registry
+    from core.llm import sent_schema
+
+    c = _course(conn)
+    static = estimate._static_tokens(conn, c["assignment_id"])
+    rendered = evaluator.PROMPT.load().render(**evaluator.prompt_values(c["rubric"], courses_assignment(conn, c), ""))
+    schema = len(sent_schema(evaluator.schema_for(c["rubric"])))
+    assert static["evaluator"] == (schema + sum(len(m["content"]) for m in rendered)) // 4
+    assert static["evaluator:prefix"] == (schema + len(rendered[0]["content"])) // 4
+    prompts = registry.load_prompts()
+    for role in registry.roles():
+        if role.name != "evaluator":
+            sent = len(sent_schema(role.answer))
+            assert static[role.name] == (sent + len(prompts[role.name].system) + len(prompts[role.name].user)) // 4
+
+
+def courses_assignment(conn, c):
+    from db import courses
+
+    return {**courses.get_assignment(conn, c["assignment_id"]), "anchors": []}
+
+
+def test_the_shared_prefix_is_priced_cached_as_bench_tokens_prices_it(conn):
+    """One formula (core.llm.prompt_cache.cached_tokens): on an assignment's n submissions, every
+    call of a role to one model but the first gets its shared prefix (schema and system message)
+    at the cached price, when that prefix is long enough to be cached."""
+    from core.llm import cached_tokens
+
+    c = _course(conn, n=4)
+    static = estimate._static_tokens(conn, c["assignment_id"])
+    assert static["evaluator:prefix"] >= 1024 > static["aggregator:prefix"]   # only the Evaluator's is cached
+    out = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())
+    assert out["tokens_cached"] == int(cached_tokens(static["evaluator:prefix"]) * 3)   # 4 calls, the first a miss
+    llm_calls.save_price(conn, "gpt-4o-mini", 0.15, 0.60, 0.15)          # no discount: the cache changes nothing
+    full = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())
+    assert full["cost_usd"] - out["cost_usd"] == pytest.approx(out["tokens_cached"] * (0.15 - 0.075) / 1e6, abs=1e-4)
+    assert full["per_submission_usd"] - out["per_submission_usd"] == pytest.approx(
+        out["tokens_cached"] * (0.15 - 0.075) / 1e6 / 4, abs=1e-6)   # rounded to 6 places
+    one = _course(conn, n=1, name="Alone")
+    alone = estimate.for_run(conn, course_id=one["course_id"], actor=f.actor())
+    assert alone["tokens_cached"] == 0   # the first call is never cached

@@ -4,6 +4,7 @@ The logic is scripted through FakeTransport (no HTTP); the SDK error mapping run
 openai SDK against a tiny real HTTP server (StubOpenAIServer)."""
 from __future__ import annotations
 
+import json
 import math
 import socket
 from typing import Literal
@@ -64,6 +65,39 @@ def test_schema_inlines_nested_models_closes_objects_and_keeps_literal_ints_as_e
         assert obj["required"] == list(obj["properties"])
     assert "default" not in str(crit["properties"]["areas_for_improvement"])
     assert llmmod.is_strict_compatible(js)
+
+
+def test_the_schema_sent_carries_no_titles_and_keeps_every_field_name():
+    """The provider bills the response schema as prompt tokens on every call: pydantic's titles
+    ("Areas For Improvement" for areas_for_improvement) repeat the names and are not sent; a
+    field that is itself called "title" stays."""
+    class Named(BaseModel):
+        title: str
+        evaluation: Evaluation
+
+    llm, t, _ = make(FakeTransport.reply({"title": "x", "evaluation": GOOD}))
+    llm.complete(MSGS, Named, role="evaluator", ctx=CTX)
+    sent = t.requests[0]["response_format"]["json_schema"]["schema"]
+
+    def keywords(node, out):
+        if isinstance(node, dict):
+            for k, v in node.items():
+                if k == "properties":
+                    for sub in v.values():
+                        keywords(sub, out)
+                else:
+                    out.add(k)
+                    keywords(v, out)
+        elif isinstance(node, list):
+            for v in node:
+                keywords(v, out)
+        return out
+
+    assert "title" not in keywords(sent, set())
+    assert list(sent["properties"]) == ["title", "evaluation"] and sent["required"] == ["title", "evaluation"]
+    clarity = sent["properties"]["evaluation"]["properties"]["clarity"]
+    assert list(clarity["properties"]) == ["score", "reasoning", "areas_for_improvement"]
+    assert llmmod.sent_schema(Named) == json.dumps(sent, ensure_ascii=False)   # what bench.tokens and the estimate count
 
 
 def test_open_dict_fields_are_sent_non_strict():

@@ -1,7 +1,8 @@
 """Metacognitive Coach: 1-2 questions about the student's own learning process, from the
-Evaluator's output (seed 000): its scores, reasoning, areas for improvement and evidence quotes,
-which are the student's own words the questions may quote. The whole reflection is not sent:
-the quotes are the text it needs, and it costs a reflection's tokens less per call."""
+Evaluator's output (seed 000): per criterion the score, the areas for improvement and the
+evidence quote, which is the student's own words the questions may quote; what its prompt
+starts from. The whole reflection is not sent (the quotes are the text it needs), nor the
+reasoning (the Aggregator and the Reviewer read it): each costs tokens on every call."""
 from __future__ import annotations
 
 from typing import Annotated
@@ -15,6 +16,7 @@ from core.offline import heuristics
 
 PROMPT = prompts.Spec("coach", frozenset({"evaluation"}))
 IF_FAILED = "the feedback has no coaching question from it"
+READ_FIELDS = ("score", "areas_for_improvement", "evidence_quote")
 
 
 class CoachQuestions(BaseModel):
@@ -26,7 +28,7 @@ class CoachQuestions(BaseModel):
 def run(llm, job: Job):
     evaluation = job.outputs.get("evaluator") or {}
     return call(llm, PROMPT, CoachQuestions, job, inputs={"text": job.text, "key_concepts": job.key_concepts},
-                evaluation=evaluation_notes(job.rubric, evaluation) if evaluation else "(none)")
+                evaluation=evaluation_notes(job.rubric, evaluation, READ_FIELDS) if evaluation else "(none)")
 
 
 def offline(inputs: dict) -> dict:

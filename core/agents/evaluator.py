@@ -31,6 +31,13 @@ NO_ANCHORS = "(none yet)"
 # whether the text holds instructions aimed at it. One top-level field, after the criteria.
 INSTRUCTIONS = injection.REPORT_FIELD
 
+# The reasoning the teacher reads beside each score: the prompt asks for at most REASONING_WORDS
+# words (every word is paid for again by each role that reads the notes; OpenAI's strict mode
+# takes no length bound, so the prompt is what saves the tokens). The schema cuts a longer one at
+# REASONING_CHARS, no tighter: the offline baseline's own reasoning runs to 266 characters on the
+# demo, and its calibrated and learned labels add 60-80 more.
+REASONING_WORDS, REASONING_CHARS = 30, 400
+
 
 class InstructionsToAI(BaseModel):
     model_config = ConfigDict(extra="forbid")
@@ -47,7 +54,7 @@ def _schema(rubric_json: str) -> type[BaseModel]:
         f"CriterionEvaluation_{rubric.scale_min}_{rubric.scale_max}",
         __config__=ConfigDict(extra="forbid"),
         evidence_quote=(bounded_text(200), ...),
-        reasoning=(bounded_text(400, min_chars=1), ...),
+        reasoning=(bounded_text(REASONING_CHARS, min_chars=1), ...),
         score=(Literal[levels], ...),
         areas_for_improvement=(Annotated[list[bounded_text(200)],
                                          Field(min_length=1, json_schema_extra={"maxItems": 2}),

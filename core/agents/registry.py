@@ -44,6 +44,7 @@ class Role:
     reads: tuple[str, ...] = ()   # what the estimate counts as its input: text | notes | comment
     per_criterion: bool = False
     share: float = 1.0      # share of submissions that call it (revision rounds are not on every item)
+    answer: type | None = None    # the schema its answer is asked in (a per-rubric one: module.schema_for)
 
     def __post_init__(self):
         if self.stage not in STAGES:
@@ -57,6 +58,11 @@ class Role:
     @property
     def prompt(self):
         return self.module.PROMPT
+
+    def schema(self, rubric):
+        """The schema this role's answer is asked in, for this rubric (the estimate bills it)."""
+        per_rubric = getattr(self.module, "schema_for", None)
+        return per_rubric(rubric) if per_rubric is not None else self.answer
 
     @property
     def if_failed(self) -> str:
@@ -105,19 +111,22 @@ def unregister(name: str) -> None:
 
 for _role in (
     Role("evaluator", evaluator, "Evaluator", "scores each criterion", "score", 95, ("text",), per_criterion=True),
-    Role("equity", equity, "Equity Monitor", "checks the notes for biased wording", "after_score", 40, ("notes",)),
-    Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45, ("notes",)),
-    Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170, ("notes",)),
+    Role("equity", equity, "Equity Monitor", "checks the notes for biased wording", "after_score", 40, ("notes",),
+         answer=equity.EquityReport),
+    Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45, ("notes",),
+         answer=coach.CoachQuestions),
+    Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170, ("notes",),
+         answer=aggregator.Comment),
     # share: every item is reviewed once, and again after each revision round (one item in three).
     Role("reviewer", reviewer, "Reflexion Reviewer", "judges the comment against the scores", "review", 45,
-         ("comment", "notes"), share=4 / 3),
+         ("comment", "notes"), share=4 / 3, answer=reviewer.Verdict),
     Role("reviser", reviser, "Reviser", "makes targeted fixes to the comment", "revise", 170, ("comment",),
-         share=1 / 3),
+         share=1 / 3, answer=reviser.Comment),
     # Judges of the feedback itself (seed 003); no offline answer: "not run" without an LLM.
     Role("grounding", grounding, "Grounding judge", "checks the comment against the student's text and the source",
-         "after_comment", 45, ("text", "comment")),
+         "after_comment", 45, ("text", "comment"), answer=grounding.GroundingVerdict),
     Role("pedagogy", pedagogy, "Pedagogy judge", "rates leading, level and next step (1-5)", "after_comment", 55,
-         ("text", "comment")),
+         ("text", "comment"), answer=pedagogy.PedagogyVerdict),
 ):
     register(_role)
 

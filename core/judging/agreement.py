@@ -1,5 +1,8 @@
-"""Judge agreement (seed 001): how well the judges of the cascade agree, per assignment and
-criterion, and the seed's rule on it.
+"""Judge agreement: how well the judges of seed 001's cascade agree, per assignment and
+criterion, and what follows from it. The thresholds are Krippendorff's own guideline (Content
+Analysis, 2004: rely on alpha >= .800, draw only tentative conclusions from .667 to .800), not the
+seed's: seed 001 sets no threshold on agreement between judges (it reports 80-85 % agreement of
+its judge with experts).
 
 Krippendorff's alpha (ordinal) between the judges, computed on every item that got two or more
 votes (the items the first judge could not settle alone, so the hard ones: alpha here is lower
@@ -34,7 +37,7 @@ from core.access import Actor
 from core.rubric import Rubric
 from db import analytics, courses, drafts, now, votes
 
-FINE, FLAGGED = 0.80, 0.67
+FINE, FLAGGED = 0.80, 0.67      # Krippendorff's .800 and .667
 MIN_ITEMS = 5
 VERDICTS = {"fine": "fine (alpha >= 0.80)", "flagged": "flagged (0.67 <= alpha < 0.80)",
             "poor": "poor (alpha < 0.67): items whose judges disagreed went to a teacher",
@@ -80,7 +83,7 @@ def worst(verdicts: list[str]) -> str:
 
 
 def review_assignment(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
-    """Apply the seed's rule to one assignment's current votes: store its mark and send every
+    """Apply the agreement rule to one assignment's current votes: store its mark and send every
     item whose judges disagreed on a poorly agreed criterion to a teacher. Returns the mark."""
     access.check(conn, actor, "assess", assignment=assignment_id)
     return _review_assignment(conn, assignment_id, actor)

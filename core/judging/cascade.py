@@ -10,7 +10,9 @@ Per criterion the result is the weighted majority of the votes on an ordinal sca
 weighted median when no level has a majority) or the weighted mean on a continuous 0-1 scale.
 A criterion whose judges could not agree (all three differ, or a judge failed and the two left
 differ) is "unsure": the item goes to a teacher. Calls are saved by asking the second and third
-judges only where the first is unsure (seed 001: 67 % fewer calls than voting three times).
+judges only where the first is unsure. Seed 001 reports 67 % fewer calls than voting three
+times; that is the saving on an item settled at tier 1 (1 call of 3), the most any cascade can
+save while every item needs its first judge; with its own 20 % of items at 3 calls it is 53 %.
 
 The cascade knows nothing of prompts or models: a judge is a callable `tier -> Vote | None`
 (None when it failed after its retries; the caller records why).

@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 
-MIN_CONFIDENCE, EV_TOLERANCE = 0.85, 0.3   # seed 001's "above 0.85 passes"; the issue's 0.3
+MIN_CONFIDENCE, EV_TOLERANCE = 0.85, 0.3   # ours (issue 14); seed 001's 0.85 is a clear-pass score, its confidence cut 0.8
 
 
 def stats(probs: Mapping, answer: int, source: str) -> dict:

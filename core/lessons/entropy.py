@@ -9,9 +9,12 @@ unsure. Two uses:
 
 Entropy of one token is Shannon's, in bits, over its top alternatives plus one bucket for the
 probability mass they leave out (a lower bound of the true entropy). A sentence's entropy is
-the mean over the tokens that start inside it. The threshold is HIGH_BITS (the seed's 2.0) or
-the lesson's median plus MARGIN_BITS, whichever is higher: a scoring model that did not write
-the lesson is unsure everywhere, and then only the sentences that stand out count.
+the mean over the tokens that start inside it. The threshold is HIGH_BITS or the lesson's
+median plus MARGIN_BITS, whichever is higher: a scoring model that did not write the lesson is
+unsure everywhere, and then only the sentences that stand out count. Both are ours, not the
+seed's: seed 001 flags a sentence whose mean entropy is above 0.8 (it names no unit, no log
+base and no count of alternatives, so its 0.8 cannot be carried over to this lower bound in
+bits); 2.0 bits is the spread of four equally likely tokens.
 
 >>> round(token_entropy(-0.01, [{"token": "a", "logprob": -0.01}]), 3)
 0.08
@@ -29,7 +32,7 @@ from dataclasses import dataclass
 
 from core.lessons import sections
 
-HIGH_BITS = 2.0
+HIGH_BITS = 2.0        # ours (four equally likely tokens); seed 001 uses 0.8 in unstated units
 MARGIN_BITS = 1.0
 
 

@@ -38,12 +38,13 @@ from core.llm.chat import OpenAICompatibleLLM
 from core.llm.openai_client import map_sdk_error, openai_transport, redact
 from core.llm.protocol import LLM, CallContext, LLMResponse, RawCompletion, Transport, Usage
 from core.llm.routed import RoutedLLM, judge_role
-from core.llm.structured import MODES, is_strict_compatible, json_schema_for
+from core.llm.prompt_cache import cached_tokens
+from core.llm.structured import MODES, is_strict_compatible, json_schema_for, sent_schema
 
 __all__ = [
     "LLM", "CallContext", "LLMResponse", "Usage", "RawCompletion", "Transport",
     "OpenAICompatibleLLM", "map_sdk_error", "openai_transport", "redact",
-    "MODES", "json_schema_for", "is_strict_compatible",
+    "MODES", "json_schema_for", "is_strict_compatible", "sent_schema", "cached_tokens",
     "score_probs_from_logprobs", "bounded_int_fields",
     "LoggedLLM", "input_hash", "cache_key",
     "RoutedLLM", "judge_role", "judge_settings",

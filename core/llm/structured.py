@@ -14,9 +14,16 @@ from core.errors import ConfigError
 MODES = ("json_schema", "json_object_schema", "json_object")
 
 
+# Keywords that cost prompt tokens on every call and tell the model nothing: pydantic's
+# "title"s repeat the field names ("Evidence Quote" for evidence_quote) and the models' names;
+# defaults never apply (every property is required).
+_DROPPED = ("default", "title")
+
+
 def json_schema_for(schema: type[BaseModel]) -> dict:
     """The model's JSON schema with $refs inlined (small servers' grammar builders handle
-    plain nested objects best), `default`s dropped, and every object closed
+    plain nested objects best), `default`s and pydantic's `title`s dropped (the provider bills
+    the schema as prompt tokens on every call), and every object closed
     (additionalProperties false, all properties required), as strict mode demands.
     Literal ints stay `enum`s, which grammar-constrained servers do enforce (unlike min/max)."""
     raw = schema.model_json_schema()
@@ -33,7 +40,12 @@ def json_schema_for(schema: type[BaseModel]) -> dict:
             target = defs[node["$ref"].split("/")[-1]]
             merged = {**copy.deepcopy(target), **{k: v for k, v in node.items() if k != "$ref"}}
             return walk(merged, depth + 1)
-        out = {k: walk(v, depth + 1) for k, v in node.items() if k != "default"}
+        out = {}
+        for k, v in node.items():
+            if k == "properties" and isinstance(v, dict):   # field names, whatever they are called
+                out[k] = {name: walk(sub, depth + 1) for name, sub in v.items()}
+            elif k not in _DROPPED:
+                out[k] = walk(v, depth + 1)
         if out.get("type") == "object" and "properties" in out:
             out["required"] = list(out["properties"])
             out.setdefault("additionalProperties", False)
@@ -72,6 +84,17 @@ def _without_length_bounds(node):
     if isinstance(node, list):
         return [_without_length_bounds(v) for v in node]
     return node
+
+
+def sent_schema(schema: type[BaseModel], mode: str = MODES[0]) -> str:
+    """The schema's text as a request in `mode` carries it (what the provider bills as prompt
+    tokens; json_object mode carries it in the system message instead): what bench.tokens and
+    the run estimate (core.estimate) count."""
+    js = json_schema_for(schema)
+    if mode == "json_object":
+        return schema_instruction(schema, js)
+    rf = response_format(mode, schema, js)
+    return json.dumps(rf["json_schema"]["schema"] if mode == "json_schema" else rf["schema"], ensure_ascii=False)
 
 
 def response_format(mode: str, schema: type[BaseModel], js: dict) -> dict:

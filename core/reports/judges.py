@@ -1,4 +1,4 @@
-"""The Agreement page's "Judges" section: seed 001's judge agreement per assignment and
+"""The Agreement page's "Judges" section: the cascade's judge agreement per assignment and
 criterion (core.judging.agreement), each judge against the teachers' blind calibration scores
 and the uploaded expert scores, and the rule's mark on each assignment."""
 from __future__ import annotations

@@ -1,0 +1,106 @@
+"""bench.tokens prices prompt caching as OpenAI documents it: only a prefix identical to an
+earlier prompt's to the same model, of 1,024 tokens or more, counted in steps of 128, is billed
+at the cached price; the response schema is billed too (it is the prompt's first part)."""
+import pytest
+
+from bench import tokens
+
+
+class WordTokenizer:
+    """One token per space-separated word (ids by word), so counts are easy to read."""
+
+    def ids(self, text: str) -> list[int]:
+        return [hash(w) % 100_000 for w in (text or "").split()]
+
+    def count(self, text: str) -> int:
+        return len(self.ids(text))
+
+
+def _record(shared_words: int, own: str, *, model: str = "gpt-4o-mini", role: str = "evaluator") -> dict:
+    system = " ".join(f"rule{i}" for i in range(shared_words))
+    return {"role": role, "model": model, "schema": "schema words", "completion": "ten words " * 5,
+            "messages": [{"role": "system", "content": system}, {"role": "user", "content": own}]}
+
+
+def test_only_a_shared_prefix_of_1024_tokens_or_more_to_the_same_model_is_billed_cached():
+    tok = WordTokenizer()
+    # framing: schema marker + 2 schema words, then 2 tokens before the system text
+    recs = [_record(1500, "first student"), _record(1500, "second student"),
+            _record(1500, "third student", model="judge-b"), _record(900, "a"), _record(900, "b")]
+    out = tokens.measure(recs, tok, n_items=1)
+    ev = out["per_agent"]["evaluator"]      # all five records are the role "evaluator"
+    seqs = [tokens._sequence(r, tok) for r in recs]
+    shared = 1 + 2 + 2 + 1500   # marker, schema, framing, the system text: the same for both students
+    assert tokens._lcp(seqs[0], seqs[1]) >= shared
+    cached_second = tokens.cached_tokens(tokens._lcp(seqs[0], seqs[1]))
+    assert cached_second == 1024 + (tokens._lcp(seqs[0], seqs[1]) - 1024) // 128 * 128 and cached_second >= 1408
+    # the first call and the other model's call are misses; the 900-word prompts share < 1024 tokens
+    assert ev["cached_tokens"] == cached_second
+    prompt = sum(len(s) for s in seqs)
+    completion = 5 * 5 * 2
+    assert ev["prompt_tokens"] == prompt and ev["completion_tokens"] == completion
+    assert ev["cost_usd"] == pytest.approx(((prompt - cached_second) * 0.15 + cached_second * 0.075
+                                            + completion * 0.60) / 1e6, rel=1e-6)
+    assert ev["cost_uncached_usd"] == pytest.approx((prompt * 0.15 + completion * 0.60) / 1e6, rel=1e-6)
+    assert out["per_reflection"]["cached_tokens"] == cached_second
+
+
+def test_the_schema_is_billed_as_prompt_tokens_ahead_of_the_system_message():
+    tok = WordTokenizer()
+    rec = _record(3, "text")
+    seq = tokens._sequence(rec, tok)
+    assert seq[1:3] == tuple(tok.ids("schema words"))            # the schema first
+    assert len(seq) == 1 + 2 + (3 + 3) + (3 + 1) + tokens.REPLY_OVERHEAD
+
+
+def test_a_student_text_placed_before_the_shared_part_gets_no_cache():
+    tok = WordTokenizer()
+    shared = " ".join(f"rule{i}" for i in range(1500))
+    recs = [{"role": "x", "model": "m", "schema": "", "completion": "ok",
+             "messages": [{"role": "user", "content": f"{student} {shared}"}]} for student in ("ann", "ben")]
+    assert tokens.measure(recs, tok, n_items=2)["per_reflection"]["cached_tokens"] == 0
+
+
+def test_cached_tokens_follow_openais_steps():
+    assert [tokens.cached_tokens(n) for n in (0, 1023, 1024, 1151, 1152, 2000)] == [0, 0, 1024, 1024, 1152, 1920]
+
+
+def test_the_later_scenario_adds_a_shared_bank_to_the_aggregator_and_last_weeks_comment_last():
+    extra = tokens.later_prompts("Score the reflection on each criterion of this rubric")
+
+    class Ctx:
+        submission_id = 4
+
+    msgs = [{"role": "system", "content": "You are the Aggregator."}, {"role": "user", "content": "<evaluation>x</evaluation>"}]
+    agg = extra("aggregator", msgs, Ctx())
+    assert agg[0]["content"].startswith("You are the Aggregator.") and "<bank>" in agg[0]["content"]
+    assert agg[0]["content"].count("\n- ") == tokens.BANK_COMMENTS
+    assert agg[1]["content"].startswith("<evaluation>x</evaluation>") and agg[1]["content"].endswith("</last_week>")
+    coach = extra("coach", msgs, Ctx())
+    assert "<bank>" not in coach[0]["content"] and coach[1]["content"].endswith("</last_week>")
+    assert extra("reviewer", msgs, Ctx()) is msgs
+    assert msgs[0]["content"] == "You are the Aggregator."          # the recorded copy only
+
+
+def test_the_schema_billed_is_the_one_the_request_carries():
+    """gpt-4o-mini gets the strict json_schema (core.llm.sent_schema): no pydantic titles, no
+    length bounds (strict mode takes none); the bench bills that, not pydantic's schema."""
+    import json
+
+    from core.agents.aggregator import Comment
+    from core.llm import CallContext, sent_schema
+
+    llm = tokens.RecordingLLM(lambda role, schema, messages, ctx: {"comment": "Well argued."})
+    llm.complete([{"role": "user", "content": "x"}], Comment, role="aggregator",
+                 ctx=CallContext(agent="aggregator", prompt_name="aggregator", prompt_hash="h"))
+    billed = llm.records[0]["schema"]
+    assert billed == sent_schema(Comment)
+    assert json.loads(billed) == {"type": "object", "properties": {"comment": {"type": "string"}},
+                                  "required": ["comment"], "additionalProperties": False}
+
+
+def test_the_o200k_tokenizer_counts_as_gpt_4o_mini_does():
+    """--tokenizer o200k: o200k_base's own ids (tiktoken's: "Hello world" is 13225, 2375), no download."""
+    tok = tokens.Tokenizer("o200k")
+    assert tok.ids("Hello world") == [13225, 2375]
+    assert tok.count("") == 0 and tok.count("Score the reflection on each criterion.") < 10
