@@ -200,8 +200,7 @@ def judge(panel: list[JudgeModel], job: LessonJob) -> Judgment:
     """The cascade over the panel. Raises LLMError when the first judge gives no verdict."""
     spend, failures = Spend(), []
     if not panel:
-        raise LLMError("No judge may review this lesson: every configured judge model is of the family that "
-                       "wrote it. Set FAIRMARK_MODEL_LESSON_JUDGE to a model of another family.")
+        raise LLMError("No judge is configured for lessons: set FAIRMARK_MODEL_LESSON_JUDGE.")
     first = panel[0]
 
     def first_vote(tier: int) -> Vote:
