@@ -9,7 +9,6 @@ from __future__ import annotations
 
 from core import access
 from core.access import Actor
-from core.calibration import blind
 from core.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
@@ -127,10 +126,8 @@ def queue_neighbour(conn, assignment_id: int, position: tuple, flt: queue.QueueF
 
 
 def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
-    """Everything the review item shows (db.reviews.item), names hidden where the grant says so.
-    A calibration item nobody has scored blind is refused (GateError): its draft stays hidden."""
+    """Everything the review item shows (db.reviews.item), names hidden where the grant says so."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
-    blind.require_visible(conn, submission_id)
     data = reviews.item(conn, submission_id)
     student = data["student"]
     hide = _masker(actor, course_id, student["name"], "", student["pseudonym"])

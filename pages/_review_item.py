@@ -367,9 +367,6 @@ def _reload(sid: int, version: int) -> None:
 
 def render(conn, aid: int, sid: int) -> None:
     me = _common.actor()
-    if _calibration.hidden(conn, sid):  # waiting for its blind score: nothing of the draft, a way to Calibrate
-        st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
-        return
     try:
         actions.open_item(conn, sid, actor=me)
         data = browse.review_item(conn, sid, actor=me)

@@ -104,8 +104,7 @@ def _set(conn, aid: int, rubric) -> None:
             c1, c2, c3 = st.columns([4, 4, 2], vertical_alignment="center")
             c1.markdown(f"**{escape_markdown(item['name'] or item['external_id'])}** · "
                         f"{item['word_count']} words")
-            if item["stratum"]:  # without the AI's band until you scored it (core.calibration.draw.seen_by)
-                c1.caption(escape_markdown(item["stratum"]))
+            c1.caption(escape_markdown(item["stratum"]))
             mine = me in raters
             c2.caption(("You scored it" if mine else "Not scored by you yet")
                        + (f" · scored by {escape_markdown(', '.join(raters))}" if raters else

@@ -21,9 +21,10 @@ def _claims(items: list[str]) -> list[str]:
 
 class GroundingVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    grounded: bool
-    unsupported: Annotated[list[bounded_text(200)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(_claims)]
+    # Reasoning before the verdict (seed 001): the explanation and the claims, then `grounded`.
     explanation: bounded_text(400)
+    unsupported: Annotated[list[bounded_text(200)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(_claims)]
+    grounded: bool
 
 
 def run(llm, job: Job):

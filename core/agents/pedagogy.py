@@ -21,10 +21,11 @@ PASS_MIN = 3          # a criterion below this sends the item to a teacher
 
 class PedagogyVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    # Reasoning before the verdict (seed 001): the justification, then the three scores.
+    justification: bounded_text(400)
     leads: Literal[1, 2, 3, 4, 5]
     level: Literal[1, 2, 3, 4, 5]
     next_step: Literal[1, 2, 3, 4, 5]
-    justification: bounded_text(400)
 
 
 def run(llm, job: Job):

@@ -28,36 +28,16 @@ MAX_SIZE = 200
 
 @dataclass
 class SetState:
-    items: list[dict]        # the set: {submission_id, stratum, external_id, name, word_count, raters, ...};
-                             # the stratum without the AI's band until the reader scored the item (`seen_by`)
+    items: list[dict]        # the set: {submission_id, stratum, external_id, name, word_count, raters, ...}
     pending: int             # items nobody has scored blind yet (their AI draft is hidden)
     scored: int              # items with at least one blind score
     double_scored: int       # items two or more teachers scored (the human ceiling)
     available: int           # items that could still be drawn
 
 
-BANDS = ("low band", "high band")
-
-
-def seen_by(item: dict, actor: Actor) -> dict:
-    """One item of the set as `actor` may see it: the stratum names the AI's predicted band, so
-    until this teacher saved their blind score it leaves the band out (length and group stay).
-
-    >>> seen_by({"stratum": "low band · shorter half", "raters": "bob"}, Actor("ann", role="admin"))["stratum"]
-    'shorter half'
-    >>> seen_by({"stratum": "low band · shorter half", "raters": "ann, bob"}, Actor("ann", role="admin"))["stratum"]
-    'low band · shorter half'
-    """
-    if str(actor) in (item["raters"] or "").split(", "):
-        return item
-    band, _, rest = (item["stratum"] or "").partition(" · ")
-    return {**item, "stratum": rest} if band in BANDS else item
-
-
 def state(conn: Database, assignment_id: int, *, actor: Actor) -> SetState:
-    """The set as `actor` may see it: nothing the AI produced for an item they have not scored."""
     access.check(conn, actor, "read", assignment=assignment_id)
-    rows = [seen_by(r, actor) for r in calibration.items(conn, assignment_id)]
+    rows = calibration.items(conn, assignment_id)
     raters = [len(r["raters"].split(", ")) if r["raters"] else 0 for r in rows]
     return SetState(rows, sum(1 for k in raters if k == 0), sum(1 for k in raters if k),
                     sum(1 for k in raters if k >= 2), len(calibration.pool(conn, assignment_id)))
@@ -75,7 +55,7 @@ def strata(conn: Database, assignment_id: int, group_by: str | None = None, *, a
     for r in rows:
         scores = loads(r["scores"], {}) or {}
         mean = sum(scores.values()) / len(scores) if scores else rubric.scale_min
-        parts = [BANDS[0] if rubric.low_band(mean) else BANDS[1],
+        parts = ["low band" if rubric.low_band(mean) else "high band",
                  "shorter half" if r["word_count"] <= median else "longer half"]
         if group_by:
             value = (loads(r["attributes"], {}) or {}).get(group_by)

@@ -259,6 +259,17 @@ def agreement(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
     return out
 
 
+def judge_agreement(rows: list[dict], threshold: float) -> dict:
+    """The pedagogy judge's agreement with the teachers' choices and whether it is trusted, by
+    every judge's trust rule (core.judging.judges.trusted: at least 20 choices, the interval's
+    lower bound above the threshold)."""
+    judge = agreement(rows)
+    evidence = dict(agreement=judge["agreement"], ci_low=(judge.get("ci") or [None])[0], n=judge["n"],
+                    threshold=threshold)
+    return {**judge, "threshold": threshold, "trusted": judges.trusted(**evidence),
+            "trust_reason": judges.trust_reason(**evidence)}
+
+
 def trust_threshold(conn) -> float:
     return cmp_db.get_trust_threshold(conn, DEFAULT_TRUST)
 
@@ -291,12 +302,7 @@ def _results(conn, comparison_id: int) -> dict:
     by_teacher = [{"teacher": t, "dimension": d, **win_rate([r for r in rows if r["teacher"] == t
                                                                 and r["dimension"] == d])}
                   for t in teachers for d in DIMENSIONS]
-    judge = agreement([r for r in rows if r["dimension"] == "pedagogy"])
-    threshold = trust_threshold(conn)
-    judge["threshold"] = threshold
-    evidence = dict(agreement=judge["agreement"], ci_low=(judge.get("ci") or [None])[0], n=judge.get("n") or 0,
-                    threshold=threshold)
-    judge["trusted"], judge["trust_reason"] = judges.trusted(**evidence), judges.trust_reason(**evidence)
+    judge = judge_agreement([r for r in rows if r["dimension"] == "pedagogy"], trust_threshold(conn))
     pairs = cmp_db.pairs(conn, comparison_id)
     return {"comparison": c["id"], "config_a": c["config_a"], "config_b": c["config_b"], "variant_b": c["variant_b"],
             "status": c["status"], "pairs": len(pairs), "failed_pairs": sum(bool(p["error"]) for p in pairs),
