@@ -264,8 +264,10 @@ def judge_agreement(rows: list[dict], threshold: float) -> dict:
     every judge's trust rule (core.judging.judges.trusted: at least 20 choices, the interval's
     lower bound above the threshold)."""
     judge = agreement(rows)
-    evidence = dict(agreement=judge["agreement"], ci_low=(judge.get("ci") or [None])[0], n=judge["n"],
-                    threshold=threshold)
+    ci_low = (judge.get("ci") or [None])[0]
+    if ci_low is None and judge["agreement"] is not None:     # no bootstrap interval: every choice agreed
+        ci_low = judges.wilson_low(judge["agreement"], judge["n"])
+    evidence = dict(agreement=judge["agreement"], ci_low=ci_low, n=judge["n"], threshold=threshold)
     return {**judge, "threshold": threshold, "trusted": judges.trusted(**evidence),
             "trust_reason": judges.trust_reason(**evidence)}
 

@@ -116,6 +116,18 @@ def trusted(*, agreement: float | None, ci_low: float | None, n: int, threshold:
     return agreement is not None and ci_low is not None and n >= MIN_CHOICES and ci_low > threshold
 
 
+def wilson_low(share: float, n: int, z: float = 1.96) -> float:
+    """The lower bound of the Wilson 95 % interval of a share: the bound where a bootstrap has
+    none (every choice agreed, so no resample varies).
+
+    >>> round(wilson_low(1.0, 60), 3), round(wilson_low(1.0, 5), 3)
+    (0.94, 0.566)
+    """
+    centre = share + z * z / (2 * n)
+    spread = z * ((share * (1 - share) + z * z / (4 * n)) / n) ** 0.5
+    return (centre - spread) / (1 + z * z / n)
+
+
 def trust_reason(*, agreement: float | None, ci_low: float | None, n: int, threshold: float) -> str:
     """Why the judge is (not) trusted, in a teacher's words."""
     if agreement is None:
