@@ -26,7 +26,7 @@ from core.llm import CallContext, LLMResponse, Usage, bounded_int_fields, json_s
 COMMENT = ("You explain temperature clearly and give a concrete example from work. "
            "Next: (1) connect temperature to bias, (2) add one question you still have. "
            "What would you test first?")
-QUESTION = "What helped you most to understand this topic, and what will you try next?"
+QUESTION = "What would you test first?"     # the comment carries it (the coach_question check)
 
 
 _REF = re.compile(r"\(ref ([0-9a-f]{8})\)")

@@ -268,8 +268,15 @@ def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool
 
 def _comment_checks(job: Job) -> list[dict]:
     """The comment's checks; the evidence quotes are the Evaluator's, checked after scoring."""
+    context = checks.DraftContext(
+        source=job.source, question=str(job.assignment.get("prompt") or ""),
+        coach_questions=tuple((job.outputs.get("coach") or {}).get("questions") or ()),
+        criterion_keys=tuple(k for k in job.rubric.keys if "_" in k),     # "clarity" is a word, not a code
+        answer=f"{job.answer_key.value} {job.answer_key.answer}" if job.answer_key else "",
+        known=" ".join([*(c.title for c in job.rubric.criteria), str(job.assignment.get("title") or ""),
+                        *job.key_concepts]))
     return [c for c in checks.comment_checks(job.comment, job.text, target_grade=job.target_grade,
-                                             answer_key=job.answer_key) if c["name"] != "evidence"]
+                                             answer_key=job.answer_key, context=context) if c["name"] != "evidence"]
 
 
 def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:
