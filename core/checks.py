@@ -37,8 +37,9 @@ item out of bulk approval; a "warn" is shown and never blocks):
     strengths_first  warn  opening with what the student did well is the seed's advice, but a
                            phrasing rule this simple misreads some openings
 
-The checks that need the draft's context (the source, the question, the Coach's questions) run
-when it is given (the pipeline gives it; the teacher's live edit checks run without them).
+The four eval rules are core.evals.rules.draft_checks (the pipeline adds them to these); the
+checks that need the draft's context (the source, the question, the Coach's questions) run when
+it is given (the pipeline gives it; the teacher's live edit checks run without them).
 
 Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md).
 
@@ -91,9 +92,13 @@ _ACTION_ITEM = re.compile(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S")
 _QUOTED = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]([^\"\u201c\u201d\u00ab\u00bb]{3,}?)[\"\u201c\u201d\u00ab\u00bb]")
 
 
-def _result(name: str, label: str, passed: bool, detail: str, severity: str) -> dict:
+def result(name: str, label: str, passed: bool, detail: str, severity: str) -> dict:
+    """One check result; a passed check is "info" whatever its severity when missed."""
     return {"name": name, "label": label, "passed": bool(passed), "detail": detail,
             "severity": "info" if passed else severity}
+
+
+_result = result
 
 
 def status(result: dict) -> str:
@@ -225,10 +230,9 @@ def comment_checks(comment: str, submission: str, *, evaluation: dict | None = N
                    target_grade: float | None = None, answer_key: leakage.AnswerKey | None = None,
                    context: DraftContext | None = None) -> list[dict]:
     """All checks on a feedback comment (and the Evaluator's evidence quotes, when given; the
-    leakage rule when the assignment has an answer key; the context-dependent free rules when
-    the draft's `context` is given)."""
-    from core.evals import rules     # rules build on this module's helpers
-
+    leakage rule when the assignment has an answer key; the Coach's question when the draft's
+    `context` is given). The pipeline adds the eval rules as draft checks
+    (core.evals.rules.draft_checks: they build on this module)."""
     return [
         check_word_count(comment),
         check_actions(comment),
@@ -237,16 +241,8 @@ def comment_checks(comment: str, submission: str, *, evaluation: dict | None = N
         check_comment_quotes(comment, submission),
         check_evidence_quotes(evaluation, submission),
         check_lexicon(comment),
-        _rule(rules.next_step, comment, None, "next_step", "Ends with a question or a next step", "fail"),
-        _rule(rules.sentence_length, comment, None, "sentence_length", "No sentence over 20 words", "warn",
-              max=20),
         check_strengths_first(comment),
-        *([] if context is None else [
-            _rule(rules.specifics, comment, context.inputs(submission), "specifics",
-                  "No name, year or number the student's text, the source or the question lacks", "warn"),
-            _rule(rules.no_terms, comment, None, "no_terms", "No assessment jargon or criterion codes", "warn",
-                  terms=[*JARGON, *context.criterion_keys]),
-            check_coach_question(comment, context.coach_questions)]),
+        *([] if context is None else [check_coach_question(comment, context.coach_questions)]),
         *leakage.check(comment, answer_key),
     ]
 
@@ -265,16 +261,6 @@ class DraftContext:
     def inputs(self, submission: str) -> SimpleNamespace:
         return SimpleNamespace(reflection=submission, source=f"{self.source} {self.answer} {self.known}",
                                question=self.question)
-
-
-# Words a student has not met in class: the assessment's own vocabulary.
-JARGON = ("rubric", "criterion", "criteria", "evaluator", "aggregator", "metacognitive", "LLM", "language model")
-
-
-def _rule(rule, comment: str, inputs, name: str, label: str, severity: str, **check) -> dict:
-    """A free rule of core.evals.rules as a draft check."""
-    passed, detail = rule(comment, inputs, SimpleNamespace(**{"max": None, "terms": (), **check}))
-    return _result(name, label, passed, detail, severity)
 
 
 _FIRST_SENTENCE = re.compile(r"^\s*(.+?[.!?])(?:\s|$)", re.DOTALL)

@@ -168,7 +168,7 @@ def test_short_empty_and_code_submissions_are_flagged():
 def test_failed_returns_only_blocking_checks():
     results = checks.comment_checks("Nice work.", SUBMISSION, target_grade=20)
     names = {c["name"] for c in checks.failed(results)}
-    assert names == {"actions", "question", "next_step"}      # issue 22: the eval rules run on drafts too
+    assert names == {"actions", "question"}
 
 
 @pytest.mark.parametrize("name", ["core.checks", "core.pseudonym", "core.prompts", "core.judging.confidence"])

@@ -7,6 +7,7 @@ import factories
 from assess_script import RICH_TEXT, good_llm
 from core import checks, pipeline
 from core.checks import DraftContext
+from core.evals import rules
 from db import drafts
 
 GOOD = ("You explain temperature clearly and give a concrete example from work. "
@@ -16,7 +17,9 @@ CONTEXT = DraftContext(source="", question="What did you learn about temperature
 
 
 def by_name(comment, submission="I explain temperature at work.", context=CONTEXT):
-    return {c["name"]: c for c in checks.comment_checks(comment, submission, target_grade=8, context=context)}
+    """What the pipeline checks on a draft: core.checks and the eval rules (core.evals.rules)."""
+    found = checks.comment_checks(comment, submission, target_grade=8, context=context)
+    return {c["name"]: c for c in found + rules.draft_checks(comment, submission, context)}
 
 
 def test_a_good_comment_passes_every_new_check():
