@@ -44,3 +44,19 @@ def test_a_cached_re_review_reaches_the_same_tier_and_confidence_as_the_first(co
     assert one["first"]["votes"][0]["confidence"] == 0.0
     assert [v["cache_hit"] for v in two["first"]["votes"]] == [True, True]
     assert again["tier"] == first["tier"]
+
+
+def test_a_reflection_whose_confidence_nobody_could_measure_is_unsure(conn, db_path):
+    """No logprobs, no self-consistency sample, no judge: the Evaluator's scores stand, unsure."""
+    import factories
+    from assess_script import RICH_TEXT, good_llm
+    from core import triage
+    from core.agents import Job
+    from core.judging import scoring
+    from core.rubric import default_rubric
+
+    job = Job(rubric=default_rubric(), assignment={"title": "Week 1", "prompt": "What did you learn?"}, text=RICH_TEXT)
+    out = scoring.score(good_llm(score_probs=None), job, scoring.Config(samples=0))
+    assert out.judging["route"] == "confidence_unknown" and out.confidence is None
+    assert out.unsure and out.judging["unsure"] == sorted(default_rubric().keys)
+    assert triage.is_unsure({"judging": out.judging})

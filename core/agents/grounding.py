@@ -7,10 +7,11 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
+from core.judging import judges
 from core.agents.common import Job, as_data, bounded_text, call, source_text
 
 PROMPT = prompts.Spec("grounding", frozenset({"submission", "source", "comment"}))
-TEMPERATURE = 0.0     # a judge: the same comment gets the same verdict
+TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 IF_FAILED = "the comment was not checked against the student's text and the source"
 
 

@@ -8,10 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from core import prompts
+from core.judging import judges
 from core.agents.common import Job, answer_key_text, as_data, bounded_text, call
 
 PROMPT = prompts.Spec("pedagogy", frozenset({"question", "answer_key", "target_grade", "submission", "comment"}))
-TEMPERATURE = 0.0
+TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 IF_FAILED = "the comment's teaching quality was not judged"
 CRITERIA = {"leads": "leads forward without giving the answer away",
             "level": "addresses the student's actual work and level",

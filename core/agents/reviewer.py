@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
+from core.judging import judges
 from core.agents.aggregator import evaluation_notes
 from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
 from core.offline import heuristics
@@ -15,7 +16,7 @@ from core.rubric import Rubric
 PROMPT = prompts.Spec("reviewer", frozenset({"scale", "evaluation", "comment", "checks"}))
 REVIEWED_FIELDS = ("score", "reasoning", "evidence_quote")
 IF_FAILED = "the comment was not reviewed against the scores"
-TEMPERATURE = 0.0     # a judge, like the Evaluator: the same comment gets the same verdict
+TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 
 
 class Verdict(BaseModel):

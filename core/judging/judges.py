@@ -94,6 +94,12 @@ def other_family(writer: str, configured: Iterable[tuple[T, str]]) -> tuple[T, s
     return next(((src, m) for src, m in configured if family(m) != family(writer)), None)
 
 
+# Every judge scores at temperature 0: the same work gets the same verdict (the Evaluator, the
+# reflection judges, the Reviewer, grounding and pedagogy; the lesson's consensus judges at 0.15
+# so a second opinion is not the first one's copy, core.lessons.judge).
+TEMPERATURE = 0.0
+
+
 # --- the free judge --------------------------------------------------------------------------
 FREE_TIER = 0                           # the tier its votes are stored with
 # A cheap model is often one level off; two levels is a signal.

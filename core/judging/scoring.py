@@ -112,11 +112,12 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
                             if k in v.scores and not FREE_TOLERANCE.agree(v.scores[k], final[k])})
     if len(outcome.votes) > 1:
         unsure_criteria = list(outcome.unsure)
-    elif stats and can_ask_more:
-        unsure_criteria = [k for k, s in stats.items()
-                           if not confidence.confident(s, config.min_confidence, config.ev_tolerance)]
+    elif can_ask_more:
+        # unknown confidence (no logprobs, no sample) is unsure, as for every judge (core.judging.confidence)
+        unsure_criteria = [k for k in final
+                           if not confidence.confident(stats.get(k), config.min_confidence, config.ev_tolerance)]
     else:
-        unsure_criteria = []     # confidence unknown (or a teacher looks anyway): nothing to say
+        unsure_criteria = []     # the offline baseline, or flagged: a teacher looks anyway
     unsure_criteria = sorted(set(unsure_criteria) | set(free_disagree))
     notes += [_free_note(v, k, final[k], job.rubric) for v in free for k in free_disagree if k in v.scores]
     per_criterion = _confidence_of_result(outcome, final, stats)
