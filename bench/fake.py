@@ -10,6 +10,7 @@ the cache.
 from __future__ import annotations
 
 import functools
+import math
 import hashlib
 import re
 import threading
@@ -25,7 +26,7 @@ from core.llm import CallContext, LLMResponse, Usage, bounded_int_fields, json_s
 COMMENT = ("You explain temperature clearly and give a concrete example from work. "
            "Next: (1) connect temperature to bias, (2) add one question you still have. "
            "What would you test first?")
-QUESTION = "What helped you most to understand this topic, and what will you try next?"
+QUESTION = "What would you test first?"     # the comment carries it (the coach_question check)
 
 
 _REF = re.compile(r"\(ref ([0-9a-f]{8})\)")
@@ -88,6 +89,16 @@ def certain_probs(data: BaseModel) -> dict | None:
 
     walk(data.model_dump(), [])
     return out or None
+
+
+def answer_tokens(raw: str, p: float = 0.999) -> list[dict]:
+    """The answer's own token logprobs (as a chat server returns them), one token per 4
+    characters, each of probability `p` with no alternative: what a sure model gives a schema
+    that reads its confidence from them (`WANTS_LOGPROBS`, the lesson judge). A low `p` with
+    alternatives is an unsure answer (3 bits per token at p = 0.125)."""
+    lp = math.log(p)
+    alts = [{"token": c, "logprob": lp} for c in "abcdefgh"] if p < 0.5 else [{"token": "a", "logprob": lp}]
+    return [{"token": raw[i:i + 4], "logprob": lp, "top_logprobs": alts} for i in range(0, len(raw), 4)]
 
 
 class SleepyLLM:

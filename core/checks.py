@@ -12,6 +12,35 @@ assignment's target; more than that is a *fail* (a student who cannot read the f
 act on it, and a revision can simplify it). Reading more than 2 grades *below* target is only a
 *warn*: plain language does no harm, and FK is noisy on 120-word texts.
 
+The eval runner's free rules (core.evals.rules) run on every real draft too, with a severity
+chosen for what a miss costs the student (a "fail" is repaired by the Reviser first and keeps the
+item out of bulk approval; a "warn" is shown and never blocks):
+
+    specifics        warn  a name, year or number that neither the student's text, the source,
+                           the question nor the rubric contains may be an invented fact (the free
+                           twin of the grounding judge), but it may as well be a useful pointer
+                           outside the text ("try Kolb's cycle"), which a capitalisation rule
+                           cannot tell apart: the teacher sees it, and the grounding judge (an
+                           LLM reading the texts) is the one that sends an item to a teacher
+    next_step        fail  neither a question nor a concrete step leaves the student nothing to
+                           do next (seed 003's third pedagogy criterion)
+    coach_question   warn  the comment carries one of the Coach's questions (not just any "?"):
+                           the metacognitive prompt is what the Coach exists for, but the
+                           Aggregator may rightly rephrase it in the student's words, which a
+                           word-overlap rule cannot always tell from dropping it; a false "fail"
+                           would cost a revision round (two more calls) and bulk approval, so the
+                           teacher sees the warning and the question checks (the "?" rule) block
+    sentence_length  warn  a sentence over 20 words is harder to read, but the readability
+                           check already blocks a comment that is too hard as a whole
+    no_terms         warn  assessment jargon or a raw criterion key ("reflection_depth") reads
+                           badly, but does not mislead
+    strengths_first  warn  opening with what the student did well is the seed's advice, but a
+                           phrasing rule this simple misreads some openings
+
+The four eval rules are core.evals.rules.draft_checks (the pipeline adds them to these); the
+checks that need the draft's context (the source, the question, the Coach's questions) run when
+it is given (the pipeline gives it; the teacher's live edit checks run without them).
+
 Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md).
 
 >>> r = comment_checks("Good start. Next: (1) add an example, (2) proofread. What surprised you?", "x")
@@ -22,6 +51,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from dataclasses import dataclass
+from types import SimpleNamespace
 
 import pyphen
 import textstat
@@ -61,9 +92,13 @@ _ACTION_ITEM = re.compile(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S")
 _QUOTED = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]([^\"\u201c\u201d\u00ab\u00bb]{3,}?)[\"\u201c\u201d\u00ab\u00bb]")
 
 
-def _result(name: str, label: str, passed: bool, detail: str, severity: str) -> dict:
+def result(name: str, label: str, passed: bool, detail: str, severity: str) -> dict:
+    """One check result; a passed check is "info" whatever its severity when missed."""
     return {"name": name, "label": label, "passed": bool(passed), "detail": detail,
             "severity": "info" if passed else severity}
+
+
+_result = result
 
 
 def status(result: dict) -> str:
@@ -207,9 +242,12 @@ def check_lexicon(comment: str) -> dict:
 
 
 def comment_checks(comment: str, submission: str, *, evaluation: dict | None = None,
-                   target_grade: float | None = None, answer_key: leakage.AnswerKey | None = None) -> list[dict]:
+                   target_grade: float | None = None, answer_key: leakage.AnswerKey | None = None,
+                   context: DraftContext | None = None) -> list[dict]:
     """All checks on a feedback comment (and the Evaluator's evidence quotes, when given; the
-    leakage rule when the assignment has an answer key)."""
+    leakage rule when the assignment has an answer key; the Coach's question when the draft's
+    `context` is given). The pipeline adds the eval rules as draft checks
+    (core.evals.rules.draft_checks: they build on this module)."""
     return [
         check_word_count(comment),
         check_actions(comment),
@@ -218,8 +256,64 @@ def comment_checks(comment: str, submission: str, *, evaluation: dict | None = N
         check_comment_quotes(comment, submission),
         check_evidence_quotes(evaluation, submission),
         check_lexicon(comment),
+        check_strengths_first(comment),
+        *([] if context is None else [check_coach_question(comment, context.coach_questions)]),
         *leakage.check(comment, answer_key),
     ]
+
+
+@dataclass(frozen=True)
+class DraftContext:
+    """What the context-dependent checks need besides the comment and the student's text."""
+    source: str = ""
+    question: str = ""
+    coach_questions: tuple[str, ...] = ()
+    criterion_keys: tuple[str, ...] = ()
+
+    answer: str = ""            # the answer key's answer: the leakage rule, not specifics, judges it
+    known: str = ""             # the rubric's titles, the assignment's title and key concepts
+
+    def inputs(self, submission: str) -> SimpleNamespace:
+        return SimpleNamespace(reflection=submission, source=f"{self.source} {self.answer} {self.known}",
+                               question=self.question)
+
+
+_FIRST_SENTENCE = re.compile(r"^\s*(.+?[.!?])(?:\s|$)", re.DOTALL)
+_PRAISE = re.compile(r"\b(?:good|great|well|clear(?:ly)?|strong|nice|excellent|thoughtful|careful(?:ly)?|specific|"
+                     r"insight\w*|effective(?:ly)?|you (?:explain|show|describe|connect|give|use|notice|name|link|"
+                     r"compare|reflect|identify|point out|ask)\w*|I like)\b", re.IGNORECASE)
+_CRITIQUE = re.compile(r"\b(?:but|however|although|missing|lacks?|needs?|should|must|not|no|don't|doesn't|isn't|"
+                       r"unclear|weak|try|improve|next)\b|\?|\(\d\)", re.IGNORECASE)
+
+
+def check_strengths_first(comment: str) -> dict:
+    """The first sentence names something the student did well, and nothing to fix yet."""
+    m = _FIRST_SENTENCE.match(comment or "")
+    first = m.group(1) if m else (comment or "").strip()
+    ok = bool(first) and bool(_PRAISE.search(first)) and not _CRITIQUE.search(first)
+    return _result("strengths_first", "Opens with a strength", ok,
+                   "opens with a strength" if ok else f'the first sentence names no strength: "{first[:80]}"', "warn")
+
+
+def _content_words(text: str) -> set[str]:
+    return {w for w in re.findall(r"[a-z']+", normalise(text)) if len(w) > 3}
+
+
+def check_coach_question(comment: str, coach_questions) -> dict:
+    """One of the Coach's questions is in the comment: verbatim, or a question sentence sharing
+    at least two thirds of its content words (the Aggregator may adjust a word to fit)."""
+    wanted = [q for q in coach_questions or () if q.strip()]
+    if not wanted:
+        return _result("coach_question", "Carries one of the Coach's questions", True,
+                       "the Coach asked no question", "warn")
+    asked = [s for s in re.findall(r"[^.!?]*\?", comment or "")]
+    for q in wanted:
+        need = _content_words(q)
+        if normalise(q) in normalise(comment) or any(need and len(need & _content_words(a)) >= 2 / 3 * len(need)
+                                                     for a in asked):
+            return _result("coach_question", "Carries one of the Coach's questions", True, f'carries "{q}"', "warn")
+    return _result("coach_question", "Carries one of the Coach's questions", False,
+                   "none of the Coach's questions is in the comment: " + "; ".join(f'"{q}"' for q in wanted), "warn")
 
 
 def failed(checks: list[dict]) -> list[dict]:

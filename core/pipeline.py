@@ -29,7 +29,7 @@ from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
-from core.evals import gate
+from core.evals import gate, rules
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
@@ -277,8 +277,16 @@ def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool
 
 def _comment_checks(job: Job) -> list[dict]:
     """The comment's checks; the evidence quotes are the Evaluator's, checked after scoring."""
-    return [c for c in checks.comment_checks(job.comment, job.text, target_grade=job.target_grade,
-                                             answer_key=job.answer_key) if c["name"] != "evidence"]
+    context = checks.DraftContext(
+        source=job.source, question=str(job.assignment.get("prompt") or ""),
+        coach_questions=tuple((job.outputs.get("coach") or {}).get("questions") or ()),
+        criterion_keys=tuple(k for k in job.rubric.keys if "_" in k),     # "clarity" is a word, not a code
+        answer=f"{job.answer_key.value} {job.answer_key.answer}" if job.answer_key else "",
+        known=" ".join([*(c.title for c in job.rubric.criteria), str(job.assignment.get("title") or ""),
+                        *job.key_concepts]))
+    found = checks.comment_checks(job.comment, job.text, target_grade=job.target_grade, answer_key=job.answer_key,
+                                  context=context)
+    return [c for c in found if c["name"] != "evidence"] + rules.draft_checks(job.comment, job.text, context)
 
 
 def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:

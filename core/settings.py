@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.errors import ConfigError
+from core.judging.judges import FEEDBACK_JUDGES, family, other_family
 
 DEFAULT_DB = "fairmark.db"
 
@@ -89,36 +90,35 @@ class Settings(BaseModel):
         return bool(self.llm_base_url or self.llm_api_key)
 
     def model_for(self, role: str) -> str:
-        """The role's own model, else the default. The Reviewer judges the Aggregator's comment,
-        so without a model of its own it takes another configured model than the Aggregator's
-        (a judge first, then another role's model): models prefer their own writing."""
+        """The role's own model, else the default. The judges of the comment (the Reviewer,
+        grounding and pedagogy judges) follow every judge's family rule (core.judging.judges):
+        without a model of their own they take a configured model of another family than the
+        Aggregator's, which wrote the comment (a judge first, then another role's model)."""
         own = self.models.get(role)
         if own:
             return own
-        if role == "reviewer":
-            other = self._reviewer_alternative()
+        if role in FEEDBACK_JUDGES:
+            other = self._feedback_alternative()
             if other is not None:
                 return other[1]
         return self.llm_model
 
-    def _reviewer_alternative(self) -> tuple[JudgeSpec | None, str] | None:
+    def _feedback_alternative(self) -> tuple[JudgeSpec | None, str] | None:
         writer = self.model_for("aggregator")
-        if self.llm_model != writer:
-            return None          # the default already differs from the Aggregator's model
-        for judge in self.judges:
-            if judge.model != writer:
-                return judge, judge.model
-        for role, model in sorted(self.models.items()):
-            if model != writer:
-                return None, model
-        return None
+        if family(self.llm_model) != family(writer):
+            return None          # the default is already of another family than the Aggregator's
+        return other_family(writer, [*((j, j.model) for j in self.judges),
+                                     *((None, m) for r, m in sorted(self.models.items()) if r not in FEEDBACK_JUDGES)])
+
+    def feedback_judge(self, role: str) -> JudgeSpec | None:
+        """The judge whose endpoint serves a comment judge's default model (None: the main one)."""
+        if role not in FEEDBACK_JUDGES or self.models.get(role):
+            return None
+        other = self._feedback_alternative()
+        return other[0] if other else None
 
     def reviewer_judge(self) -> JudgeSpec | None:
-        """The judge whose endpoint serves the Reviewer's default model (None: the main one)."""
-        if self.models.get("reviewer"):
-            return None
-        other = self._reviewer_alternative()
-        return other[0] if other else None
+        return self.feedback_judge("reviewer")
 
 
 _MODEL_PREFIX = "FAIRMARK_MODEL_"

@@ -17,7 +17,7 @@ from db.errors import ConfigError
 _CALL_COLUMNS = ("run_id", "submission_id", "lesson_id", "agent", "model", "prompt_name", "prompt_hash",
                  "input_hash", "temperature", "cache_key", "response", "tokens_in", "tokens_out",
                  "tokens_cached", "latency_ms", "cost_usd", "status", "cache_hit", "error",
-                 "request_id", "attempts", "note", "response_mode", "tier", "score_probs")
+                 "request_id", "attempts", "note", "response_mode", "tier", "score_probs", "answer_logprobs")
 STATUSES = ("ok", "cache_hit", "error")
 
 
@@ -38,11 +38,13 @@ def insert_call(conn: Database, **fields) -> int:
 
 
 def cached_response(conn: Database, cache_key: str) -> dict | None:
-    """The newest successful answer for this cache key: {id, response, score_probs} or None
-    (score_probs: the score labels' probabilities from the original call's logprobs, or None)."""
-    row = conn.execute("SELECT id, response, score_probs FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
+    """The newest successful answer for this cache key: {id, response, score_probs, answer_logprobs}
+    or None (score_probs: the score labels' probabilities from the original call's logprobs;
+    answer_logprobs: {raw, tokens}, the answer's own token logprobs where they were kept)."""
+    row = conn.execute("SELECT id, response, score_probs, answer_logprobs FROM llm_calls WHERE cache_key = ? AND status = 'ok' "
                      "AND response IS NOT NULL ORDER BY id DESC LIMIT 1", [cache_key]).fetchone()
-    return None if row is None else {"id": row[0], "response": row[1], "score_probs": dbmod.loads(row[2], None)}
+    return None if row is None else {"id": row[0], "response": row[1], "score_probs": dbmod.loads(row[2], None),
+                                     "answer_logprobs": dbmod.loads(row[3], None)}
 
 
 # --- prices -----------------------------------------------------------------------------

@@ -990,3 +990,12 @@ def m022a_bulk_holds(conn: Database) -> None:
                        || 'it is of one item: it can be approved in bulk only once the baseline''s own blind agreement '
                        || 'on this assignment clears the readiness bar.'
                 WHERE drafts.is_offline = 1))""")
+
+
+@migrations()
+def m022f_llm_calls_answer_logprobs(conn: Database) -> None:
+    """Issue 22 (one meaning of "unsure"): llm_calls.answer_logprobs keeps an answer's own token
+    logprobs with the raw text they align to (JSON {raw, tokens}), for schemas whose confidence
+    is read from them (the lesson judge), so a cached answer keeps the first answer's confidence
+    instead of becoming "unknown"."""
+    conn.execute("ALTER TABLE llm_calls ADD COLUMN answer_logprobs TEXT")

@@ -7,6 +7,7 @@ import db
 from core import admin, llm
 from core.agents import registry
 from core.errors import FairMarkError
+from core.judging.judges import family
 from core.text import format_timestamp
 from pages import _common
 
@@ -64,8 +65,8 @@ def _endpoint(conn, eff) -> None:
 def _models_and_limits(conn, base, eff) -> None:
     st.subheader("Models and limits")
     reviewer, aggregator = eff.model_for("reviewer"), eff.model_for("aggregator")
-    if eff.llm_configured and reviewer == aggregator:  # the offline baseline has no model to compare
-        st.warning(f"The Reviewer uses the same model as the Aggregator ({_common.md(reviewer)}). A judge from a "
+    if eff.llm_configured and family(reviewer) == family(aggregator):  # the offline baseline has no model
+        st.warning(f"The Reviewer uses the same model family as the Aggregator ({_common.md(reviewer)}). A judge from a "
                    "different model family catches more: models prefer their own writing "
                    "(self-preference bias of +10% to +25% in the published multi-agent study, "
                    "Zhang & Luo 2025). Choose another model for the Reviewer if your endpoint offers one.")

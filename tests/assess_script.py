@@ -53,7 +53,7 @@ def good_llm(**kw) -> ScriptedLLM:
     llm = ScriptedLLM(**kw)
     llm.always("evaluator", lambda messages, schema: evaluation_for(schema))
     llm.always("equity", {"flags": []})
-    llm.always("coach", {"questions": ["What helped you most this week?"]})
+    llm.always("coach", {"questions": ["What would you test first?"]})   # the comment carries it
     llm.always("aggregator", {"comment": GOOD_COMMENT})
     llm.always("reviewer", {"verdict": "CONFIDENT", "fixes": [], "explanation": "Matches the scores."})
     llm.always("grounding", GROUNDED)

@@ -15,7 +15,9 @@ callable (messages, schema) -> answer, an exception instance (raised), or `WithP
 {"clarity.score": {"2": 0.6, "3": 0.4}, ...})` for an answer with given score probabilities.
 Score probabilities (what a server's logprobs give): by default every bounded-integer field
 (a score) is certain, as from a confident model that returns logprobs; `ScriptedLLM(score_probs=None)`
-is a model that returns none. `judges=(JudgeSpec(...), ...)` are the judges it "routes" to
+is a model that returns none. Likewise a schema that reads its confidence from the answer's own
+token logprobs (`WANTS_LOGPROBS`, the lesson judge) gets certain tokens by default, none with
+`score_probs=None`; `WithProbs(answer, None, tokens=p)` gives tokens of probability p (0.125: unsure). `judges=(JudgeSpec(...), ...)` are the judges it "routes" to
 (role "judge:<name>", scripted like any role). A call for a role
 with nothing scripted, a pydantic instance of the wrong class, or a dict that does not fit the
 schema fails the test at once with UnexpectedCall (an AssertionError): scripts must be valid;
@@ -39,7 +41,7 @@ from dataclasses import dataclass
 
 from pydantic import BaseModel, ValidationError
 
-from bench.fake import certain_probs
+from bench.fake import answer_tokens, certain_probs
 from core.llm import CallContext, LLMResponse, RawCompletion, Usage
 
 
@@ -61,6 +63,7 @@ class WithProbs:
     """A scripted answer and the score probabilities its logprobs would give."""
     answer: object
     score_probs: dict | None
+    tokens: float | None = None      # the answer tokens' probability (WANTS_LOGPROBS schemas)
 
 
 class ScriptedLLM:
@@ -121,17 +124,20 @@ class ScriptedLLM:
             answer = answer(messages, schema)
         if isinstance(answer, BaseException):
             raise answer
-        probs = ...
+        probs, p_tokens = ..., None
         if isinstance(answer, WithProbs):
-            answer, probs = answer.answer, answer.score_probs
+            answer, probs, p_tokens = answer.answer, answer.score_probs, answer.tokens
         data = self._coerce(answer, schema, role)
         if probs is ...:
             probs = certain_probs(data) if self.score_probs == "certain" else None
         raw = data.model_dump_json()
+        if p_tokens is None and self.score_probs == "certain":
+            p_tokens = 0.999
+        tokens = answer_tokens(raw, p_tokens) if p_tokens and getattr(schema, "WANTS_LOGPROBS", False) else None
         return LLMResponse(data=data, model=self.model_for(role), raw=raw,
                            usage=Usage(**vars(self._usage)), latency_ms=1.0,
                            request_id=f"fake-{len(self.calls)}", attempts=1,
-                           response_mode="fake", score_probs=probs)
+                           response_mode="fake", score_probs=probs, logprobs=tokens)
 
     @staticmethod
     def _coerce(answer, schema, role):

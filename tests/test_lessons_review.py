@@ -76,12 +76,16 @@ def test_the_judge_is_never_of_the_family_that_wrote_the_lesson(conn, db_path):
     fake.assert_all_used()
     record = lessons_db.review(conn, out["review_id"])["record"]
     assert record["panel"] == ["gpt-4o-mini", "claude-3-haiku"]
-    assert "same model family as the lesson's writer (deepseek-v3)" in record["notes"][0]
+    assert "same model family as the writer (deepseek-v3)" in record["notes"][0]
+    # Only the writer's family configured (issue 22's one family rule): judged, and it says so.
     only_deepseek = ScriptedLLM(models={k: "deepseek-chat" for k in MODELS})
+    only_deepseek.script("lesson_judge", verdict(0.95, 0.9, 0.9, 0.9))
     lid2 = add_lesson(conn, LESSON.replace(b"min_words: 40", b"min_words: 40\ngenerated_by: deepseek-v3")
                       .replace(b"The water cycle", b"Water again"), name="w2.md")
     out = review.review_lesson(db_path, lid2, logged(only_deepseek, db_path))
-    assert out["status"] == "failed" and "another family" in out["error"] and only_deepseek.calls == []
+    only_deepseek.assert_all_used()
+    record = lessons_db.review(conn, out["review_id"])["record"]
+    assert out["status"] != "failed" and any("Every judge is of one model family (deepseek)" in n for n in record["notes"])
 
 
 def test_a_clear_stage1_failure_is_settled_without_any_llm_call(conn, db_path):

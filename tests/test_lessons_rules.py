@@ -41,7 +41,9 @@ def test_the_weighted_score_and_the_weakest_dimension():
 
 
 @pytest.mark.parametrize("evidence, tier", [
-    (Evidence(score=0.86), "ready"),
+    (Evidence(score=0.86, confidences=[0.9]), "ready"),
+    (Evidence(score=0.86), "sampled"),                              # no vote's confidence: unknown is unsure
+    (Evidence(score=0.95, confidences=[0.9, None]), "sampled"),     # one unknown confidence: not ready
     (Evidence(score=0.86, confidences=[0.9, 0.85]), "ready"),
     (Evidence(score=0.85), "sampled"),                              # the band's top is not "above 0.85"
     (Evidence(score=0.75), "sampled"),
@@ -53,7 +55,7 @@ def test_the_weighted_score_and_the_weakest_dimension():
     (Evidence(score=0.9, unsure=["factual_integrity"]), "needs_review"),
     (Evidence(score=0.9, critical_flags=["x is contradicted"]), "needs_review"),
     (Evidence(score=0.9, first_cost=0.001, fix_cost=0.0051), "needs_review"),
-    (Evidence(score=0.9, first_cost=0.001, fix_cost=0.005), "ready"),
+    (Evidence(score=0.9, first_cost=0.001, fix_cost=0.005, confidences=[0.95]), "ready"),
     (Evidence(clear_failures=["Length: 30 words"]), "needs_review"),
     (Evidence(offline=True), "needs_review"),
 ])

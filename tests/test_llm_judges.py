@@ -133,9 +133,11 @@ def test_the_reviewer_borrows_a_judges_model_and_endpoint_when_it_has_none_of_it
     assert settings.model_for("aggregator") == "gpt-4o-mini"
     own = settings.model_copy(update={"models": {"reviewer": "gpt-4o"}})
     assert own.model_for("reviewer") == "gpt-4o" and own.reviewer_judge() is None
-    # Without judges, another role's model on the main endpoint.
-    other = Settings(models={"evaluator": "gpt-4o"})
-    assert other.model_for("reviewer") == "gpt-4o" and other.reviewer_judge() is None
+    # Without judges, another role's model of another family, on the main endpoint.
+    other = Settings(models={"evaluator": "claude-3-haiku"})
+    assert other.model_for("reviewer") == "claude-3-haiku" and other.reviewer_judge() is None
+    # The family rule (issue 22): another model of the writer's family is no alternative.
+    assert Settings(models={"evaluator": "gpt-4o"}).model_for("reviewer") == "gpt-4o-mini"
     assert Settings().model_for("reviewer") == "gpt-4o-mini"          # one model: nothing else to take
 
 

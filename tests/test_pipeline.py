@@ -31,7 +31,7 @@ def test_happy_path_stores_a_complete_draft_and_points_the_submission_at_it(conn
     assert d["scores"] == dict.fromkeys(c["rubric"].keys, 2) and d["total"] == 8
     out = d["outputs"]
     assert set(out["evaluator"]["clarity"]) == {"score", "reasoning", "areas_for_improvement", "evidence_quote"}
-    assert out["coach"] == {"questions": ["What helped you most this week?"]} and out["equity"] == {"flags": []}
+    assert out["coach"] == {"questions": ["What would you test first?"]} and out["equity"] == {"flags": []}
     assert out["reviewer"]["verdict"] == "CONFIDENT" and "reviser" not in out
     assert d["comment"] == GOOD_COMMENT and d["provider"] == "fake" and d["is_offline"] == 0
     assert {ch["name"] for ch in d["checks"]} >= {"word_count", "actions", "question", "readability", "quotes",
@@ -59,7 +59,7 @@ def test_equity_monitor_and_coach_run_at_the_same_time(conn, db_path):
 
     llm = good_llm()
     llm.script("equity", meet({"flags": []}))
-    llm.script("coach", meet({"questions": ["Why this example?"]}))
+    llm.script("coach", meet({"questions": ["What would you test first?"]}))
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
     assert d["status"] == "drafted", d["error"]
     assert not barrier.broken
@@ -87,7 +87,8 @@ def test_a_failed_check_triggers_a_revision_even_when_the_reviewer_is_confident(
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
     llm.assert_all_used()
     assert d["status"] == "drafted" and d["rounds"] == 1
-    assert set(d["revisions"][1]["failed_checks"]) == {"word_count", "actions", "question"}
+    # (issue 22: the free rules run on drafts too: no next step is a blocking miss)
+    assert set(d["revisions"][1]["failed_checks"]) == {"word_count", "actions", "question", "next_step"}
     assert "At most 120 words" in llm.calls_for("reviser")[0].messages[1]["content"]
 
 
@@ -110,7 +111,7 @@ def test_no_real_name_or_email_reaches_the_model_and_the_teacher_sees_them_back(
     pseudonym = next(conn.query("SELECT pseudonym FROM students"))["pseudonym"]
     email = "maja.lindqvist@uni.se"
     llm = good_llm()
-    llm.script("aggregator", lambda m, s: {"comment": f"Well done, {pseudonym}. (1) a (2) b. Why?"})
+    llm.script("aggregator", lambda m, s: {"comment": f"Well done, {pseudonym}. (1) a (2) b. What would you test first?"})
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
     sent = llm.all_text()
     assert "Maja" not in sent and "Lindqvist" not in sent and email not in sent and pseudonym in sent
@@ -320,7 +321,7 @@ def test_checks_that_still_fail_after_two_rounds_are_the_reasons(conn, db_path):
     llm.always("reviser", {"comment": "Nice work overall, really."})
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=llm))
     assert d["status"] == "needs_attention" and d["rounds"] == 2 and d["verdict"] == "CONFIDENT"
-    assert len(d["revisions"]) == 3 and d["revisions"][2]["failed_checks"] == ["actions", "question"]
+    assert len(d["revisions"]) == 3 and d["revisions"][2]["failed_checks"] == ["actions", "question", "next_step"]
     assert "still fail" in d["attention_reasons"][0] and "2-3 concrete actions" in d["attention_reasons"][0]
 
 

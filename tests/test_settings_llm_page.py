@@ -58,19 +58,19 @@ def test_same_model_warning_needs_a_configured_endpoint(app_test):
     """Without an endpoint the offline baseline drafts: no model to compare, no warning."""
     at = app_test(PAGE).run()
     assert not at.exception, at.exception
-    assert not any("same model as the Aggregator" in w.value for w in at.warning)
+    assert not any("same model family as the Aggregator" in w.value for w in at.warning)
 
 
 def test_same_reviewer_and_aggregator_model_is_warned_and_saving_a_judge_clears_it(app_test, conn, monkeypatch):
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     at = app_test(PAGE).run()
-    assert any("same model as the Aggregator" in w.value for w in at.warning)
+    assert any("same model family as the Aggregator" in w.value for w in at.warning)
     at.text_input(key="llm_model_reviewer").input("claude-judge")
     at.number_input(key="llm_concurrency").set_value(3)
     next(b for b in at.button if b.label == "Save model settings").click().run()
     assert not at.exception, at.exception
     assert llm_calls.get_llm_overrides(conn) == {"models": {"reviewer": "claude-judge"}, "concurrency": 3}
-    assert not any("same model as the Aggregator" in w.value for w in at.warning)
+    assert not any("same model family as the Aggregator" in w.value for w in at.warning)
     assert any("Saved the model settings" in s.value for s in at.success)
     assert dbmod.loads(conn.execute("SELECT after FROM audit_log WHERE action = 'edit_llm_settings'").fetchone()[0])["concurrency"] == 3
 
@@ -80,7 +80,7 @@ def test_environment_value_is_not_stored_as_an_override(app_test, conn, monkeypa
     monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", f"http://127.0.0.1:{_closed_port()}/v1")
     at = app_test(PAGE).run()
     assert at.text_input(key="llm_model_reviewer").value == "env-judge"
-    assert not any("same model as the Aggregator" in w.value for w in at.warning)
+    assert not any("same model family as the Aggregator" in w.value for w in at.warning)
     next(b for b in at.button if b.label == "Save model settings").click().run()
     assert llm_calls.get_llm_overrides(conn) == {}
 

@@ -7,10 +7,11 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
+from core.judging import judges
 from core.agents.common import Job, as_data, bounded_text, call, source_text
 
 PROMPT = prompts.Spec("grounding", frozenset({"submission", "source", "comment"}))
-TEMPERATURE = 0.0     # a judge: the same comment gets the same verdict
+TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 IF_FAILED = "the comment was not checked against the student's text and the source"
 
 
@@ -21,9 +22,10 @@ def _claims(items: list[str]) -> list[str]:
 
 class GroundingVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    grounded: bool
-    unsupported: Annotated[list[bounded_text(200)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(_claims)]
+    # Reasoning before the verdict (seed 001): the explanation and the claims, then `grounded`.
     explanation: bounded_text(400)
+    unsupported: Annotated[list[bounded_text(200)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(_claims)]
+    grounded: bool
 
 
 def run(llm, job: Job):

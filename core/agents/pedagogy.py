@@ -8,10 +8,11 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from core import prompts
+from core.judging import judges
 from core.agents.common import Job, answer_key_text, as_data, bounded_text, call
 
 PROMPT = prompts.Spec("pedagogy", frozenset({"question", "answer_key", "target_grade", "submission", "comment"}))
-TEMPERATURE = 0.0
+TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 IF_FAILED = "the comment's teaching quality was not judged"
 CRITERIA = {"leads": "leads forward without giving the answer away",
             "level": "addresses the student's actual work and level",
@@ -21,10 +22,11 @@ PASS_MIN = 3          # a criterion below this sends the item to a teacher
 
 class PedagogyVerdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
+    # Reasoning before the verdict (seed 001): the justification, then the three scores.
+    justification: bounded_text(400)
     leads: Literal[1, 2, 3, 4, 5]
     level: Literal[1, 2, 3, 4, 5]
     next_step: Literal[1, 2, 3, 4, 5]
-    justification: bounded_text(400)
 
 
 def run(llm, job: Job):

@@ -7,6 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
+from core.judging import judges
 from core.agents.aggregator import evaluation_notes
 from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
 from core.offline import heuristics
@@ -15,13 +16,16 @@ from core.rubric import Rubric
 PROMPT = prompts.Spec("reviewer", frozenset({"scale", "evaluation", "comment", "checks"}))
 REVIEWED_FIELDS = ("score", "reasoning", "evidence_quote")
 IF_FAILED = "the comment was not reviewed against the scores"
+TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 
 
 class Verdict(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    verdict: Literal["CONFIDENT", "REVISE"]
-    fixes: Annotated[list[bounded_text(300)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(truncate(5))]
+    # Reasoning before the verdict (seed 001): the verdict is conditioned on the explanation the
+    # model has already written, not rationalised after it.
     explanation: bounded_text(500)
+    fixes: Annotated[list[bounded_text(300)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(truncate(5))]
+    verdict: Literal["CONFIDENT", "REVISE"]
 
 
 def scores_text(rubric: Rubric, scores: dict[str, int]) -> str:
@@ -44,7 +48,8 @@ def assessment(rubric: Rubric, evaluation: dict | None, scores: dict[str, int]) 
 
 def run(llm, job: Job):
     bad = failed_checks(job.checks)
-    return call(llm, PROMPT, Verdict, job, inputs={"failed_checks": bad}, scale=scale_text(job.rubric),
+    return call(llm, PROMPT, Verdict, job, inputs={"failed_checks": bad}, temperature=TEMPERATURE,
+                scale=scale_text(job.rubric),
                 evaluation=assessment(job.rubric, job.outputs.get("evaluator"), job.scores), comment=job.comment,
                 checks=compact(bad) if bad else "all checks passed")
 

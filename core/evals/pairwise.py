@@ -15,7 +15,8 @@ teachers compare ~100 cases pairwise, which also calibrates the judge).
     results()  B's win rate per dimension ((wins + ties / 2) / n) with a 95 % bootstrap CI that
                resamples pairs (a pair judged by several teachers counts once per draw), per
                teacher, and the pedagogy judge's agreement with the teachers; the judge is
-               trusted for later changes only at or above the admin's threshold
+               trusted for later changes only on at least 20 choices with the lower bound of
+               its agreement's interval above the admin's threshold (core.judging.judges.trusted)
 """
 from __future__ import annotations
 
@@ -29,6 +30,7 @@ from core.access import Actor
 from core.errors import ConflictError, FairMarkError, GateError, NotFound
 from core.evals import comparison_runs
 from core.evals import config as ai_config
+from core.judging import judges
 from core.llm import default_provider, effective_settings
 from core.metrics.bootstrap import percentile_ci
 from db import audit, courses
@@ -277,6 +279,19 @@ def agreement(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
     return out
 
 
+def judge_agreement(rows: list[dict], threshold: float) -> dict:
+    """The pedagogy judge's agreement with the teachers' choices and whether it is trusted, by
+    every judge's trust rule (core.judging.judges.trusted: at least 20 choices, the interval's
+    lower bound above the threshold)."""
+    judge = agreement(rows)
+    ci_low = (judge.get("ci") or [None])[0]
+    if ci_low is None and judge["agreement"] is not None:     # no bootstrap interval: every choice agreed
+        ci_low = judges.wilson_low(judge["agreement"], judge["n"])
+    evidence = dict(agreement=judge["agreement"], ci_low=ci_low, n=judge["n"], threshold=threshold)
+    return {**judge, "threshold": threshold, "trusted": judges.trusted(**evidence),
+            "trust_reason": judges.trust_reason(**evidence)}
+
+
 def trust_threshold(conn) -> float:
     return cmp_db.get_trust_threshold(conn, DEFAULT_TRUST)
 
@@ -309,10 +324,7 @@ def _results(conn, comparison_id: int) -> dict:
     by_teacher = [{"teacher": t, "dimension": d, **win_rate([r for r in rows if r["teacher"] == t
                                                                 and r["dimension"] == d])}
                   for t in teachers for d in DIMENSIONS]
-    judge = agreement([r for r in rows if r["dimension"] == "pedagogy"])
-    threshold = trust_threshold(conn)
-    judge["threshold"] = threshold
-    judge["trusted"] = judge["agreement"] is not None and judge["agreement"] >= threshold
+    judge = judge_agreement([r for r in rows if r["dimension"] == "pedagogy"], trust_threshold(conn))
     pairs = cmp_db.pairs(conn, comparison_id)
     return {"comparison": c["id"], "config_a": c["config_a"], "config_b": c["config_b"], "variant_b": c["variant_b"],
             "status": c["status"], "pairs": len(pairs), "failed_pairs": sum(bool(p["error"]) for p in pairs),
@@ -330,8 +342,7 @@ def judge_trust(conn) -> dict:
                 "why": "no blind comparison has been judged by teachers yet"}
     r = _results(conn, ids[0])  # only the judge's agreement leaves this function
     j = r["judge"]
-    why = (f"agreement {j['agreement']:.0%} with the teachers on {j['n']} choices in comparison {ids[0]} "
-           f"(threshold {j['threshold']:.0%})" if j["agreement"] is not None else
-           f"the judge did not run in comparison {ids[0]}")
+    why = (f"agreement {j['agreement']:.0%} with the teachers on {j['n']} choices in comparison {ids[0]}: "
+           f"{j['trust_reason']}" if j["agreement"] is not None else f"the judge did not run in comparison {ids[0]}")
     return {"trusted": j["trusted"], "agreement": j["agreement"], "threshold": j["threshold"],
             "comparison": ids[0], "why": why}

@@ -21,6 +21,7 @@ True
 from __future__ import annotations
 
 import re
+from types import SimpleNamespace
 
 from core import checks, leakage
 from core.text import count, words
@@ -101,6 +102,28 @@ def specifics(comment: str, inp, check) -> tuple[bool, str]:
                 found.append(n)
     return (not found, "no unsupported name, year or number" if not found
             else "not in the student’s text, the source or the question: " + ", ".join(found))
+
+
+# --- the same rules on every real draft (issue 22): severities argued in core.checks ----------
+# Words a student has not met in class: the assessment's own vocabulary.
+JARGON = ("rubric", "criterion", "criteria", "evaluator", "aggregator", "metacognitive", "LLM", "language model")
+
+
+def draft_checks(comment: str, submission: str, context: checks.DraftContext) -> list[dict]:
+    """specifics, sentence_length, no_terms and next_step as draft checks ({name, label, passed,
+    detail, severity}, as core.checks gives them)."""
+    def rule(fn, inputs, name, label, severity, **check):
+        passed, detail = fn(comment, inputs, SimpleNamespace(**{"max": None, "terms": (), **check}))
+        return checks.result(name, label, passed, detail, severity)
+
+    return [
+        rule(next_step, None, "next_step", "Ends with a question or a next step", "fail"),
+        rule(sentence_length, None, "sentence_length", "No sentence over 20 words", "warn", max=20),
+        rule(specifics, context.inputs(submission), "specifics",
+             "No name, year or number the student's text, the source or the question lacks", "warn"),
+        rule(no_terms, None, "no_terms", "No assessment jargon or criterion codes", "warn",
+             terms=[*JARGON, *context.criterion_keys]),
+    ]
 
 
 RULES = {"leakage": leakage_rule, "readability": readability, "sentence_length": sentence_length,

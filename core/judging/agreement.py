@@ -17,6 +17,11 @@ than it would be on every item, and the figures say so):
 A verdict needs at least MIN_ITEMS such items; fewer are reported with their alpha but judged
 "too few items". `review_run` applies the rule to the assignments of a finished run.
 
+Alpha is among the LLM judges: the free judge's votes (the learned offline scorer, tier 0,
+core.judging.judges.is_free) never enter it. Counted with zero tolerance they would make every
+item it scores "two or more votes" and let one-level differences, which its own tolerance calls
+meaningless, send whole assignments to teachers; it keeps its tolerance in the scoring instead.
+
 >>> rows = [{"submission_id": i, "criterion": "x", "judge": j, "score": s}
 ...         for i, pair in enumerate([(1, 1), (2, 2), (3, 3), (0, 0), (2, 3)]) for j, s in zip("ab", pair)]
 >>> a = alpha_by_criterion(rows)["x"]
@@ -34,6 +39,7 @@ from sqlite_utils import Database
 from core import access
 from core import metrics, triage
 from core.access import Actor
+from core.judging.judges import is_free
 from core.rubric import Rubric
 from db import analytics, courses, drafts, now, votes
 
@@ -55,8 +61,9 @@ def _items(rows: list[dict]) -> dict[tuple[int, str], dict[str, float]]:
 
 
 def alpha_by_criterion(rows: list[dict]) -> dict[str, dict]:
-    """{criterion: {"alpha": float | None, "items": n with two or more votes, "disagreed": [submission ids]}}."""
-    items = _items(rows)
+    """{criterion: {"alpha": float | None, "items": n with two or more LLM votes, "disagreed": [submission ids]}}
+    (the free judge's votes left out)."""
+    items = _items([r for r in rows if not is_free(r)])
     out = {}
     for criterion in sorted({k[1] for k in items}):
         voted = {sid: v for (sid, c), v in items.items() if c == criterion and len(v) >= 2}

@@ -1,6 +1,16 @@
-"""How sure a judge is of each criterion's score: a distribution over the rubric's levels, from
-the score tokens' logprobs (core.llm.logprobs) or from a self-consistency sample, and what the
-cascade reads from it.
+"""How sure a judge is: one `Confidence` type for every judge (reflections' Evaluator and judges,
+the lesson judges, the feedback judges), and for a reflection's scores the distribution over the
+rubric's levels, from the score tokens' logprobs (core.llm.logprobs) or from a self-consistency
+sample, and what the cascade reads from it.
+
+One meaning of "unsure" everywhere: a confidence nobody could measure (no logprobs, no sample)
+is *unknown*, and unknown is never sure. An item the AI is unsure about gets a teacher's eyes,
+so a judge that cannot say how sure it is does not settle anything alone.
+
+>>> Confidence(0.9).sure(0.8), Confidence(None).sure(0.8), Confidence(None).low(0.5), Confidence(0.3).low(0.5)
+(True, False, False, True)
+>>> Confidence.weakest([0.9, None, 0.95]).known, Confidence.weakest([0.9, 0.85]).value
+(False, 0.85)
 
 Per criterion: `probs` {level: p}, `expected` (the mean level), `entropy` (bits: 0 when one
 level has all the mass, 2 when four levels are equally likely), `p_answer` (the probability of
@@ -19,9 +29,46 @@ True
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 
 MIN_CONFIDENCE, EV_TOLERANCE = 0.85, 0.3   # ours (issue 14); seed 001's 0.85 is a clear-pass score, its confidence cut 0.8
+
+
+@dataclass(frozen=True)
+class Confidence:
+    """How sure one judge is of one answer: a probability in 0..1, or None when unknown (the
+    server gave no logprobs and nothing else measured it). `source` says where it came from:
+    "logprobs" | "samples" | "entropy" (the lesson judge's answer tokens) | "votes" | None."""
+    value: float | None
+    source: str | None = None
+
+    @property
+    def known(self) -> bool:
+        return self.value is not None
+
+    def sure(self, threshold: float) -> bool:
+        """At least `threshold`; unknown is not sure."""
+        return self.value is not None and self.value >= threshold - 1e-9
+
+    def low(self, threshold: float) -> bool:
+        """Known to be under `threshold` (unknown is not known to be low: it is unsure, not wrong)."""
+        return self.value is not None and self.value < threshold - 1e-9
+
+    @classmethod
+    def weakest(cls, values: Iterable[float | None], source: str | None = None) -> "Confidence":
+        """The least sure of several (one unknown makes the whole unknown: it could be anything)."""
+        values = list(values)
+        if not values or any(v is None for v in values):
+            return cls(None, source)
+        return cls(min(values), source)
+
+    def describe(self) -> str:
+        """In a teacher's words."""
+        return "unknown (the model gave no logprobs)" if self.value is None else f"{self.value:.0%}"
+
+
+UNKNOWN = Confidence(None)
 
 
 def stats(probs: Mapping, answer: int, source: str) -> dict:
@@ -41,7 +88,7 @@ def confident(stat: Mapping | None, min_confidence: float = MIN_CONFIDENCE, ev_t
     `ev_tolerance` of it. Unknown confidence (None) is not confident."""
     if not stat:
         return False
-    return (stat["p_answer"] >= min_confidence - 1e-9
+    return (Confidence(stat["p_answer"], stat.get("source")).sure(min_confidence)
             and abs(stat["expected"] - stat["answer"]) <= ev_tolerance + 1e-9)
 
 

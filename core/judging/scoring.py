@@ -9,9 +9,10 @@
             confident (its score >= `min_confidence` probable and the expected score within
             `ev_tolerance` of it) and the expected mean score is more than `band_margin` from
             the rubric's band cut (the low/high band decision is where a wrong score hurts)
-    tier 2  CLEV (core.judging.cascade): the first judge of Settings' list (ideally another model
-            family, on its own endpoint), the second only when the two disagree; per criterion
-            the weighted majority (median on ties)
+    tier 2  CLEV (core.judging.cascade): the first judge of Settings' list, the second only when
+            the two disagree; per criterion the weighted majority (median on ties). The family
+            rule (core.judging.judges.pick): judges of the Evaluator's family are not asked while
+            a judge of another family is configured; with one family only, the item says so
 
 The item is "unsure" (core.triage) when the first judge was not confident and nobody could settle
 it, or when the judges could not agree on a criterion (all three differ), or when a free judge
@@ -29,8 +30,9 @@ from dataclasses import dataclass, field
 
 from core.agents import Job, evaluator
 from core.errors import LLMConfigFault, LLMError
-from core.judging import cascade, confidence
+from core.judging import cascade, confidence, judges as panel
 from core.judging.cascade import ORDINAL, Outcome, Vote, run
+from core.judging.judges import FREE_TOLERANCE
 from core.llm.routed import judge_role
 from core.offline import judge as offline_judge
 from core.rubric import Rubric
@@ -54,11 +56,10 @@ class Config:
 
 
 # Free judges (issue 15's learned offline scorer): callables job -> Vote | None, asked after
-# the cascade at no model cost. Their votes are stored (tier 0) and count in judge agreement,
-# never in the result; a free judge more than FREE_TOLERANCE levels from the result makes the
-# item unsure (a cheap model is often one level off; two levels is a signal).
+# the cascade at no model cost. Their votes are stored (tier 0), never counted in the result nor
+# in judge agreement (core.judging.judges); a free judge more than FREE_TOLERANCE levels from
+# the result makes the item unsure.
 FREE_JUDGES: list[Callable[[Job], Vote | None]] = [offline_judge.vote]
-FREE_TOLERANCE = cascade.Scale("continuous", 1.0)
 
 
 @dataclass
@@ -97,8 +98,11 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
         why = "offline baseline: no judges" if llm.provider == OFFLINE_PROVIDER else \
             "flagged for a teacher (tier 0): no consensus step"
         outcome = Outcome({k: float(v) for k, v in answer.items()}, [v1], 1, [], [why], settled=confident)
-    else:
-        judges = [_judge(llm, job, spec, notes) for spec in getattr(llm, "judges", ())]
+    judged_by: panel.Panel | None = None
+    if can_ask_more:
+        judged_by = panel.pick(list(getattr(llm, "judges", ())), writer=v1.judge, model_of=lambda spec: spec.model)
+        notes += judged_by.notes + ([judged_by.one_family] if judged_by.one_family else [])
+        judges = [_judge(llm, job, spec, notes) for spec in judged_by.kept]
         outcome = run(lambda tier: v1, judges, scale=ORDINAL, settled=lambda v: confident and not near_cut)
     notes = [n for n in outcome.notes if n not in (cascade.SECOND_FAILED, cascade.THIRD_FAILED)] + notes  # ours say why
     final = {k: int(v) for k, v in outcome.scores.items()}
@@ -108,11 +112,12 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
                             if k in v.scores and not FREE_TOLERANCE.agree(v.scores[k], final[k])})
     if len(outcome.votes) > 1:
         unsure_criteria = list(outcome.unsure)
-    elif stats and can_ask_more:
-        unsure_criteria = [k for k, s in stats.items()
-                           if not confidence.confident(s, config.min_confidence, config.ev_tolerance)]
+    elif can_ask_more:
+        # unknown confidence (no logprobs, no sample) is unsure, as for every judge (core.judging.confidence)
+        unsure_criteria = [k for k in final
+                           if not confidence.confident(stats.get(k), config.min_confidence, config.ev_tolerance)]
     else:
-        unsure_criteria = []     # confidence unknown (or a teacher looks anyway): nothing to say
+        unsure_criteria = []     # the offline baseline, or flagged: a teacher looks anyway
     unsure_criteria = sorted(set(unsure_criteria) | set(free_disagree))
     notes += [_free_note(v, k, final[k], job.rubric) for v in free for k in free_disagree if k in v.scores]
     per_criterion = _confidence_of_result(outcome, final, stats)
@@ -127,6 +132,8 @@ def score(llm, job: Job, config: Config = Config(), *, flagged: bool = False) ->
         "expected_mean": round(mean_score(job.rubric, expected), 3), "band_cut": job.rubric.band_cut,
         "near_band_cut": near_cut, "judges": [v.judge for v in outcome.votes] + [v.judge for v in free],
         "vetoed": vetoed, "notes": notes,
+        # the family rule's sentence when only one model family judged (None: several did)
+        "one_family": judged_by.one_family if judged_by else None,
     }
     # The offline baseline is no judge: its scores are not votes.
     votes = [] if llm.provider == OFFLINE_PROVIDER else [_row(v, k) for v in [*outcome.votes, *free] for k in v.scores]

@@ -153,6 +153,8 @@ def judge_confidence(raw: str, logprobs: list[dict] | None) -> dict:
     if not tokens:
         return {"confidence": None, "unsure": []}
     scored = [s for s in per_sentence(answer_sentences(raw), tokens) if s.bits is not None]
+    if not scored:      # no free-text sentence (terse reasons): the whole answer is the one span
+        scored = [s for s in per_sentence([sections.Sentence(0, len(raw), raw)], tokens) if s.bits is not None]
     if not scored:
         return {"confidence": None, "unsure": []}
     unsure = [s for s in scored if s.bits >= HIGH_BITS]

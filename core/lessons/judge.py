@@ -2,9 +2,10 @@
 panel (core.judging.cascade with a continuous 0-1 scale).
 
 Tier 1 is one judge at temperature 0. It settles the lesson when its weighted score is above
-0.85 (and no veto) or under 0.50, unless its own answer had low confidence (token entropy);
-otherwise the second judge votes at temperature 0.15, and a third only where those two differ
-by more than TOLERANCE on some dimension. Per dimension the votes combine as a weighted mean.
+0.85 (and no veto) or under 0.50 and its own answer is sure (core.judging.confidence: at least
+HIGH_CONFIDENCE from its token entropy; unknown confidence is not sure); otherwise the second
+judge votes at temperature 0.15, and a third only where those two differ by more than
+TOLERANCE on some dimension. Per dimension the votes combine as a weighted mean.
 """
 from __future__ import annotations
 
@@ -16,6 +17,7 @@ from pydantic import AfterValidator, BaseModel, BeforeValidator, Field
 from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
 from core.judging.cascade import Scale, Vote, run
+from core.judging.confidence import Confidence
 from core.lessons import entropy, rubric, sections
 from core.lessons.roles import JUDGE, JudgeModel
 from core.lessons.spec import LessonSpec
@@ -142,17 +144,20 @@ def vote(member: JudgeModel, job: LessonJob, tier: int, spend: Spend, failures: 
     spend.add(resp)
     verdict: LessonVerdict = resp.data
     conf = entropy.judge_confidence(resp.raw, resp.logprobs)
+    known = conf["confidence"] is not None
+    note = "" if known else "the answer came without logprobs: confidence unknown, so it settles nothing alone"
     answer = {"judge": member.name, "tier": tier, "verdict": verdict.model_dump(), "confidence": conf["confidence"],
-              "unsure": conf["unsure"], "cache_hit": resp.cache_hit,
-              "note": "served from cache: no logprobs, confidence unknown" if resp.cache_hit else ""}
+              "unsure": conf["unsure"], "cache_hit": resp.cache_hit, "note": note}
     return Vote(member.name, tier, verdict.scores(), dict.fromkeys(rubric.KEYS, conf["confidence"]), answer=answer)
+
+
+HIGH_CONFIDENCE = 0.8      # the seed: "if confidence > 0.8 -> accept"
 
 
 def _settled(v: Vote) -> bool:
     w = rubric.weigh(v.scores)
-    conf = next(iter(v.confidence.values()), None)
     clear = (w.score > CLEAR_PASS and not w.vetoed) or w.score < CLEAR_FAIL
-    return clear and (conf is None or conf >= 0.8)
+    return clear and Confidence.weakest(v.confidence.values(), "entropy").sure(HIGH_CONFIDENCE)
 
 
 @dataclass
@@ -200,8 +205,7 @@ def judge(panel: list[JudgeModel], job: LessonJob) -> Judgment:
     """The cascade over the panel. Raises LLMError when the first judge gives no verdict."""
     spend, failures = Spend(), []
     if not panel:
-        raise LLMError("No judge may review this lesson: every configured judge model is of the family that "
-                       "wrote it. Set FAIRMARK_MODEL_LESSON_JUDGE to a model of another family.")
+        raise LLMError("No judge is configured for lessons: set FAIRMARK_MODEL_LESSON_JUDGE.")
     first = panel[0]
 
     def first_vote(tier: int) -> Vote:

@@ -8,15 +8,16 @@ when those two disagree); each seat's model is `FAIRMARK_MODEL_LESSON_JUDGE`, `.
 of its own, so its judge can come from another provider: `FAIRMARK_JUDGE_LESSON_JUDGE_2_BASE_URL`
 / `_API_KEY` (issue 14's judge endpoints, `core.settings.judge_endpoint`, by the seat's name);
 such a seat is a judge of the run's RoutedLLM (`seat_judges`) and its calls go out under
-`core.llm.judge_role(seat)`. The judge is never the model
-(or model family) that wrote the lesson: self-preference bias (seed 001: +10 % GPT-4, +25 % Claude).
+`core.llm.judge_role(seat)`. The seats follow every judge's family rule
+(core.judging.judges.pick): never the family that wrote the lesson while another is configured;
+with one family only, the lesson is judged and says so.
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from core import prompts
+from core.judging.judges import family, pick
 from core.llm.routed import JUDGE_PREFIX, judge_role
 from core.settings import JudgeSpec, Settings, judge_endpoint
 
@@ -44,19 +45,6 @@ LOGPROBS_AGENT = "lesson_logprobs"     # the echo call's agent name in the call 
 
 def prompt_hashes() -> dict[str, str]:
     return {r.name: r.prompt.load().hash for r in ROLES}
-
-
-def family(model: str) -> str:
-    """A model's family, from its name: the provider path is dropped and the leading letters
-    kept ("openai/gpt-4o-mini" -> "gpt", "claude-3-haiku" -> "claude", "qwen3-235b" -> "qwen").
-    Names are the only evidence available; an alias that hides the family defeats it.
-
-    >>> [family(m) for m in ("gpt-4o-mini", "openai/gpt-4.1", "claude-3-haiku", "Qwen3-235B", "deepseek-chat")]
-    ['gpt', 'gpt', 'claude', 'qwen', 'deepseek']
-    """
-    name = model.strip().lower().rsplit("/", 1)[-1]
-    m = re.match(r"[a-z]+", name)
-    return m.group(0) if m else name
 
 
 def seat_judges(settings: Settings) -> list[JudgeSpec]:
@@ -90,16 +78,15 @@ def panel(llm, *, generated_by: str = "", judges: list[JudgeModel] | None = None
         routed = {j.name for j in getattr(llm, "judges", ())}
         roles = [judge_role(seat) if seat in routed else seat for seat in JUDGE_SEATS]
         judges = [JudgeModel(llm.model_for(role), llm, role) for role in roles]
-    notes, kept, seen = [], [], set()
+    seen, unique = set(), []
     for j in judges:
-        if j.name in seen:
-            continue
-        seen.add(j.name)
-        if generated_by and (j.name == generated_by or family(j.name) == family(generated_by)):
-            notes.append(f"{j.name} was not asked: it is of the same model family as the lesson's writer "
-                         f"({generated_by}).")
-            continue
-        kept.append(j)
+        if j.name not in seen:
+            seen.add(j.name)
+            unique.append(j)
+    chosen = pick(unique, writer=generated_by, model_of=lambda j: j.name)
+    kept, notes = chosen.kept, list(chosen.notes)
+    if chosen.one_family:
+        notes.append(chosen.one_family)
     if len(kept) > 1 and family(kept[0].name) == family(kept[1].name):
         notes.append(f"the second judge ({kept[1].name}) is of the same family as the first: CLEV wants "
                      "different families (set FAIRMARK_MODEL_LESSON_JUDGE_2).")

@@ -1,7 +1,9 @@
 """Seed 001's human-in-the-loop tiers, the lessons queue order, and the 10 % sample.
 
-    ready         > 0.85 with high confidence: publish after a teacher's approval
-    sampled       0.75-0.85: a 10 % sample of these is queued for a teacher's review
+    ready         > 0.85 with high confidence in every vote: publish after a teacher's approval
+    sampled       0.75-0.85, or a vote whose confidence is moderate or unknown (no logprobs:
+                  core.judging.confidence, unknown is unsure): a 10 % sample is queued for a
+                  teacher's review
     needs_review  < 0.75 after fixes, a veto, low confidence in every vote, judges who could
                   not agree, a critical factual flag, fixes that cost more than 5x the first
                   judgment, a clear Stage 1 failure, or no judge at all (the offline baseline)
@@ -12,6 +14,8 @@ Every lesson still needs a teacher's approval before export; the tier says how c
 'ready'
 >>> decide(Evidence(score=0.8)).tier, decide(Evidence(score=0.9, confidences=[0.6])).tier
 ('sampled', 'sampled')
+>>> decide(Evidence(score=0.9, confidences=[None])).reasons
+["A judge's confidence is unknown (its answer came without logprobs): a teacher spot-checks it."]
 >>> d = decide(Evidence(score=0.95, vetoed=["factual_integrity"]))
 >>> d.tier, d.reasons
 ('needs_review', ['Factual integrity is under its veto threshold: the lesson fails whatever its total.'])
@@ -22,11 +26,12 @@ import math
 import random
 from dataclasses import dataclass, field
 
+from core.judging.confidence import Confidence
+from core.lessons.judge import HIGH_CONFIDENCE
 from core.lessons.rubric import BY_KEY, PASS_MARK
 from core.offline import LABEL as OFFLINE_LABEL
 
 READY_ABOVE = 0.85
-HIGH_CONFIDENCE = 0.8      # the seed: "if confidence > 0.8 -> accept"
 LOW_CONFIDENCE = 0.5
 FIX_COST_LIMIT = 5.0       # fixing may cost at most this many times the first judgment
 SAMPLE_SHARE = 0.10
@@ -69,8 +74,8 @@ def decide(e: Evidence) -> Decision:
     reasons += [f"{BY_KEY[k].label} is under its veto threshold: the lesson fails whatever its total." for k in e.vetoed]
     if e.score is not None and e.score < PASS_MARK:
         reasons.append(f"Score {e.score:.2f} is under {PASS_MARK} after the fixes.")
-    known = [c for c in e.confidences if c is not None]
-    if known and len(known) == len(e.confidences) and all(c < LOW_CONFIDENCE for c in known):
+    confs = [Confidence(c, "entropy") for c in e.confidences]
+    if confs and all(c.low(LOW_CONFIDENCE) for c in confs):
         reasons.append("Every judge's answer had low confidence (high token entropy).")
     reasons += [f"The judges could not agree on {BY_KEY[k].label.lower()}." for k in e.unsure]
     reasons += [f"Critical factual flag: {f}" for f in e.critical_flags]
@@ -78,11 +83,15 @@ def decide(e: Evidence) -> Decision:
         reasons.append(f"Fixing cost {e.fix_cost / e.first_cost:.1f}x the first judgment (limit {FIX_COST_LIMIT:g}x).")
     if reasons:
         return Decision("needs_review", reasons)
-    confident = not known or min(known) >= HIGH_CONFIDENCE
-    if e.score > READY_ABOVE and confident:
+    weakest = Confidence.weakest([c.value for c in confs])
+    if e.score > READY_ABOVE and weakest.sure(HIGH_CONFIDENCE):
         return Decision("ready", [])
-    why = [f"Score {e.score:.2f} is in the spot-check band ({PASS_MARK}-{READY_ABOVE})."] if e.score <= READY_ABOVE \
-        else ["A judge's answer had only moderate confidence."]
+    if e.score <= READY_ABOVE:
+        why = [f"Score {e.score:.2f} is in the spot-check band ({PASS_MARK}-{READY_ABOVE})."]
+    elif not weakest.known:
+        why = ["A judge's confidence is unknown (its answer came without logprobs): a teacher spot-checks it."]
+    else:
+        why = ["A judge's answer had only moderate confidence."]
     return Decision("sampled", why)
 
 

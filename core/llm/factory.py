@@ -12,6 +12,7 @@ from core.errors import ConfigError
 from core.llm.chat import OpenAICompatibleLLM
 from core.llm.logged import LoggedLLM
 from core.llm.protocol import CallContext, Transport
+from core.judging.judges import FEEDBACK_JUDGES
 from core.llm.routed import RoutedLLM
 from core.settings import JudgeSpec, Settings, judge_endpoint, load_settings
 from db import llm_calls
@@ -68,10 +69,14 @@ def from_settings(settings, db_path=None, *, transport: Transport | None = None,
     inner = OpenAICompatibleLLM(settings, transport=transport, **kwargs)
     judges = settings.judges if judges is None else judges
     if judges:
-        reviewer = settings.reviewer_judge()
         inner = RoutedLLM(inner, [(j, OpenAICompatibleLLM(judge_settings(settings, j), **kwargs))
-                                  for j in judges], reviewer_judge=reviewer.name if reviewer else None)
+                                  for j in judges], borrowed=borrowed_judges(settings))
     return LoggedLLM(inner, db_path, read_cache=read_cache)
+
+
+def borrowed_judges(settings: Settings) -> dict[str, str]:
+    """Comment judge role -> the judge whose model and endpoint it borrows (the family rule)."""
+    return {role: j.name for role in FEEDBACK_JUDGES if (j := settings.feedback_judge(role)) is not None}
 
 
 def judge_settings(settings: Settings, judge: JudgeSpec) -> Settings:
@@ -138,9 +143,8 @@ def make_batch_llm(db_path, *, run_id: int | None = None, settings: Settings | N
     # engine's 24 hours are the limit); faults of single lines are retried in the next wave.
     inner = SampleTagged(OpenAICompatibleLLM(settings, transport=batcher.transport, sleep=lambda s: None))
     if settings.judges:
-        reviewer = settings.reviewer_judge()
         inner = RoutedLLM(inner, [(j, OpenAICompatibleLLM(judge_settings(settings, j)))
-                                  for j in settings.judges], reviewer_judge=reviewer.name if reviewer else None)
+                                  for j in settings.judges], borrowed=borrowed_judges(settings))
     return LoggedLLM(inner, db_path, price_factor=BATCH_PRICE), batcher
 
 

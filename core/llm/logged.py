@@ -2,7 +2,10 @@
 offline baseline, a test fake), so every implementation is logged, priced and cached the same
 way. The cache key is (model, prompt hash, input hash, temperature[, sample index]): a re-run
 of unchanged work is answered from the log and costs nothing, with the score probabilities the
-original call's logprobs gave (so a cache hit keeps its confidence). A self-consistency
+original call's logprobs gave and, for a schema that reads its confidence from the answer's own
+token logprobs (`WANTS_LOGPROBS`: the lesson judge), those tokens and the raw text they align
+to, so a cache hit keeps its confidence (core.judging.confidence: unknown is unsure, so a
+cached answer without them would judge differently from the first). A self-consistency
 sample (core.judging) has its index in the key, so samples at the same temperature differ."""
 from __future__ import annotations
 
@@ -43,6 +46,14 @@ def cache_key(model: str, prompt_hash: str, in_hash: str, temperature: float, sa
     if sample:          # only samples carry an index: every other key stays what it always was
         parts.append(int(sample))
     return hashlib.sha256(_canonical(parts).encode()).hexdigest()
+
+
+def _kept_logprobs(schema, resp: LLMResponse) -> str | None:
+    """The answer's token logprobs and raw text, only for schemas that read confidence from
+    them (the others' confidence is in score_probs; a whole answer's tokens are large)."""
+    if not (resp.logprobs and getattr(schema, "WANTS_LOGPROBS", False)):
+        return None
+    return db.dumps({"raw": resp.raw, "tokens": resp.logprobs})
 
 
 class LoggedLLM:
@@ -108,13 +119,13 @@ class LoggedLLM:
                 if data is not None:
                     latency = (time.perf_counter() - t0) * 1000
                     note = f"served from cache (call #{hit['id']})"
-                    probs = hit["score_probs"]
+                    probs, kept = hit["score_probs"], hit["answer_logprobs"] or {}
                     llm_calls.insert_call(conn, **row, response=hit["response"], status="cache_hit",
                                           cache_hit=1, latency_ms=latency, attempts=0, note=note,
                                           score_probs=None if probs is None else db.dumps(probs))
-                    return LLMResponse(data=data, model=model, raw=hit["response"], usage=Usage(),
+                    return LLMResponse(data=data, model=model, raw=kept.get("raw") or hit["response"], usage=Usage(),
                                        latency_ms=latency, cache_hit=True, cost_usd=0.0,
-                                       attempts=0, note=note, score_probs=probs)
+                                       attempts=0, note=note, score_probs=probs, logprobs=kept.get("tokens"))
         t0 = time.perf_counter()
         try:
             resp = self.inner.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
@@ -142,7 +153,8 @@ class LoggedLLM:
             tokens_out=resp.usage.tokens_out, tokens_cached=resp.usage.tokens_cached,
             latency_ms=resp.latency_ms, cost_usd=resp.cost_usd, request_id=resp.request_id,
             attempts=resp.attempts, note=resp.note, response_mode=resp.response_mode,
-            score_probs=None if resp.score_probs is None else db.dumps(resp.score_probs))
+            score_probs=None if resp.score_probs is None else db.dumps(resp.score_probs),
+            answer_logprobs=_kept_logprobs(schema, resp))
         return resp
 
     def _cost(self, conn, model: str, usage: Usage) -> tuple[float, str]:

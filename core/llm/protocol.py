@@ -65,7 +65,8 @@ class LLMResponse(Generic[T]):
     response_mode: str | None = None
     note: str = ""
     # The answer's own token logprobs ([{token, logprob, top_logprobs}]) when the server
-    # returned them; never cached (the lesson judge's confidence reads them).
+    # returned them; cached with the raw text only for schemas that read their confidence from
+    # them (`WANTS_LOGPROBS`, the lesson judge: core.llm.logged).
     logprobs: list[dict] | None = field(default=None, repr=False)
 
 

@@ -1,7 +1,8 @@
 """One LLM in front of several endpoints: the main model for the agent roles, and each judge of
 the cascade's consensus step on its own endpoint (core.settings.judge_endpoint), so a judge can
-come from another provider. Callers name a judge's calls `role=judge_role(name)`; the Reviewer
-goes to a judge's endpoint when it borrows that judge's model (Settings.reviewer_judge).
+come from another provider. Callers name a judge's calls `role=judge_role(name)`; a judge of the
+comment (Reviewer, grounding, pedagogy) goes to a judge's endpoint when it borrows that judge's
+model (Settings.feedback_judge).
 
 It holds no client of its own: every endpoint is an OpenAICompatibleLLM (core.llm.openai_client
 stays the only module that imports openai), and LoggedLLM wraps the whole, so judges' calls are
@@ -22,11 +23,12 @@ def judge_role(name: str) -> str:
 
 
 class RoutedLLM:
-    def __init__(self, main: LLM, judges: list[tuple[JudgeSpec, LLM]], *, reviewer_judge: str | None = None):
+    def __init__(self, main: LLM, judges: list[tuple[JudgeSpec, LLM]], *, borrowed: dict[str, str] | None = None):
         self.main = main
         self.provider = main.provider
         self._judges = {spec.name: (spec, llm) for spec, llm in judges}
-        self._reviewer_judge = reviewer_judge if reviewer_judge in self._judges else None
+        # role -> the judge whose model (and endpoint) it borrows
+        self._borrowed = {r: j for r, j in (borrowed or {}).items() if j in self._judges}
 
     def __repr__(self) -> str:
         return f"RoutedLLM({self.main!r}, judges={list(self._judges)})"
@@ -41,8 +43,8 @@ class RoutedLLM:
 
     def _route(self, role: str) -> tuple[JudgeSpec | None, LLM]:
         name = role[len(JUDGE_PREFIX):] if role.startswith(JUDGE_PREFIX) else None
-        if name is None and role == "reviewer" and self._reviewer_judge:
-            name = self._reviewer_judge
+        if name is None:
+            name = self._borrowed.get(role)
         if name is None:
             return None, self.main
         if name not in self._judges:

@@ -2,14 +2,15 @@
 language model scores, the assignment's learned model votes too, at no model cost.
 
 It votes only on criteria whose learned model beat word count alone in cross-validation
-(`Scorer.trusted`); its vote is stored (tier 0) and counted in judge agreement, never in the
-result. A disagreement of more than one level with the result makes the item "unsure"
+(`Scorer.trusted`); its vote is stored (tier 0), never counted in the result nor in judge
+agreement (core.judging.judges: the free judge). A disagreement of more than one level with the result makes the item "unsure"
 (core.judging.scoring): a model with a typical error of half a level says nothing by being one
 level off.
 """
 from __future__ import annotations
 
 from core.judging.cascade import Vote
+from core.judging.judges import FREE_TIER
 from core.offline.scorer import JUDGE
 
 
@@ -19,5 +20,5 @@ def vote(job) -> Vote | None:
     if not keys:
         return None
     scored = scorer.model.score(job.text, job.assignment.get("prompt") or "", job.key_concepts)
-    return Vote(f"{JUDGE} v{scorer.version}", 0, {k: scored[k]["score"] for k in keys}, {}, 1.0,
+    return Vote(f"{JUDGE} v{scorer.version}", FREE_TIER, {k: scored[k]["score"] for k in keys}, {}, 1.0,
                 {k: {"score": scored[k]["score"], "pushes": scored[k]["pushes"]} for k in keys})
