@@ -209,6 +209,7 @@ def speed(essays: list[dict], n: int, calibrated: int = 100, concurrency: int = 
     import db as dbmod
     from bench import database_env
     from core import runs
+    from core.access import Actor
     from core.llm import make_llm
     from core.rubric import RUBRIC_DIR, load_rubric_file
     from db import courses, offline_models
@@ -238,11 +239,12 @@ def speed(essays: list[dict], n: int, calibrated: int = 100, concurrency: int = 
                     "scored_at) VALUES (?,?,?,?,?,?,?)",
                     [(i + 1, k, "ellipse", e["scores"][k], "upload", "bench", "2025-01-01")
                      for i, e in enumerate(picked[:calibrated]) for k in CRITERIA])
+            bench = Actor("bench", role="admin")
             run_id = runs.create(conn, course_id=cid, assignment_id=aid, provider="offline", concurrency=concurrency,
-                                 created_by="bench")
+                                 actor=bench)
             load_before = os.getloadavg()[0]
             started, cpu = time.perf_counter(), time.process_time()
-            p = runs.execute(path, run_id, make_llm("offline", path))
+            p = runs.execute(path, run_id, make_llm("offline", path), actor=bench)
             wall, cpu = time.perf_counter() - started, time.process_time() - cpu
             version = offline_models.latest(conn, aid)
             conn.close()
