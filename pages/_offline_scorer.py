@@ -31,7 +31,18 @@ def table(view: dict) -> pd.DataFrame:
         "MAE": _fig(r["model"], "mae"), "Word count: MAE": _fig(r["word_count"], "mae"),
         "Bias (scorer − you)": _fig(r["model"], "bias", sign=True),
         "Beats word count": {True: "yes", False: "no", None: "—"}[r["beats_length"]],
+        "Scores with": METHODS.get(r.get("method"), "—"),
     } for r in view["rows"]])
+
+
+METHODS = {"learned": "the learned model", "blend": "the model blended with word count", "word_count": "word count"}
+
+
+def why(view: dict) -> None:
+    """Per criterion where word count or a blend won: which scorer and why (core's sentence)."""
+    for r in view["rows"]:
+        if r.get("method") in ("blend", "word_count"):
+            st.caption(f"{_common.md(r['title'])}: {_common.md(r['scored_by'])}")
 
 
 def summary(conn, aid: int) -> None:
@@ -45,6 +56,7 @@ def summary(conn, aid: int) -> None:
                "model that never saw its score), beside word count alone in your proportions of each level."
                + (" Your scores changed since: the next offline assessment retrains it." if view["stale"] else ""))
     st.dataframe(table(view), hide_index=True, width="stretch")
+    why(view)
 
 
 def panel(conn, aid: int) -> None:
@@ -63,6 +75,7 @@ def panel(conn, aid: int) -> None:
                    "free judge: more than one level apart, the item goes to the unsure group.")
         if view["version"]:
             st.dataframe(table(view), hide_index=True, width="stretch")
+            why(view)
             st.caption(f"Trained {format_timestamp(view['trained_at'])} by "
                        f"{_common.md(_common.person(view['trained_by']))} in "
                        f"{view['seconds']:.1f} s.")

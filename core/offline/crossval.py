@@ -6,6 +6,11 @@ in the teacher's proportions. QWK, MAE and bias (scorer − teacher) with 95% in
 resample students (core.metrics), so a teacher sees whether the model beats length before
 trusting it. For a criterion with too few scores for a model, the calibrated heuristic's
 figures on those scores (its cut points used only their proportions).
+
+A learned criterion is scored by whichever of the learned model, word count alone or a blend
+agreed best (core.offline.levels.choose): the row names it (`method`, `weight`), has the
+blend's figures when a blend won, and the figures of that choice made without each text's
+score (`chosen`, the honest estimate); `scored_by` says it in a teacher's words.
 """
 from __future__ import annotations
 
@@ -40,13 +45,60 @@ def beats_length(row: dict) -> bool:
     return m is not None and (w is None or m > w)
 
 
-def criterion_row(kind: str, levels, word_levels, scores, students, lo: int, hi: int) -> dict:
+def trusted(row: dict) -> bool:
+    """The criterion's scorer is a model that beat word count alone in cross-validation (the
+    free judge votes on these only; word count is no judge). A row from before the switch:
+    the learned model beat word count."""
+    if "method" not in row:
+        return beats_length(row)
+    best = (row.get("blend") or row.get("model") or {}).get("qwk")
+    w = (row.get("word_count") or {}).get("qwk")
+    return row["method"] != "word_count" and best is not None and (w is None or best > w)
+
+
+def _q(f: dict | None) -> str:
+    return "—" if not f or f.get("qwk") is None else f"{f['qwk']:.2f}"
+
+
+def scored_by(row: dict) -> str:
+    """Which scorer a learned criterion uses and why, in a teacher's words ("" for a heuristic).
+
+    >>> scored_by({"method": "word_count", "weight": 0.0, "model": {"n": 100, "qwk": 0.6},
+    ...            "word_count": {"n": 100, "qwk": 0.62}})
+    'Scored by word count: it agreed better with your scores than the learned model (QWK 0.62 vs 0.60, leave-one-out on 100 scores).'
+    """
+    method, n = row.get("method"), (row.get("model") or {}).get("n")
+    if method is None:
+        return ""
+    on = f"leave-one-out on {n} scores"
+    model, words = _q(row.get("model")), _q(row.get("word_count"))
+    if method == "word_count":
+        return (f"Scored by word count: it agreed better with your scores than the learned model "
+                f"(QWK {words} vs {model}, {on}).")
+    if method == "blend":
+        share = round(100 * row["weight"])
+        return (f"Scored by the learned model blended with word count ({share}% model, {100 - share}% word "
+                f"count): the blend agreed better with your scores than either alone (QWK {_q(row.get('blend'))} "
+                f"vs {model} for the model and {words} for word count, {on}).")
+    return (f"Scored by the learned model: it agreed better with your scores than word count or a blend "
+            f"(QWK {model} vs {words} for word count, {on}).")
+
+
+def criterion_row(kind: str, levels, word_levels, scores, students, lo: int, hi: int, choice=None) -> dict:
     """One criterion's figures: the scorer's (learned: leave-one-out; calibrated: its levels)
-    and word count alone's, on the same scores."""
+    and word count alone's, on the same scores; with a learned criterion's `choice`
+    (core.offline.levels.Choice, over the same scored texts) the winner's."""
     keep = np.asarray(levels) >= lo
 
     def pick(seq):
         return [v for v, k in zip(seq, keep) if k]
-    return {"kind": kind,
-            "model": figures(pick(levels), pick(scores), pick(students), lo, hi),
-            "word_count": figures(pick(word_levels), pick(scores), pick(students), lo, hi)}
+    row = {"kind": kind,
+           "model": figures(pick(levels), pick(scores), pick(students), lo, hi),
+           "word_count": figures(pick(word_levels), pick(scores), pick(students), lo, hi)}
+    if choice is not None:
+        w = choice.weight
+        row.update(method="learned" if w == 1.0 else "word_count" if w == 0.0 else "blend", weight=w,
+                   chosen=figures(choice.nested.tolist(), scores, students, lo, hi))
+        if row["method"] == "blend":
+            row["blend"] = figures(choice.levels[w].tolist(), scores, students, lo, hi)
+    return row

@@ -160,7 +160,8 @@ def _pushes_text(pushes: list[tuple[str, float]]) -> str:
 
 def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str = "", scorer=None) -> dict:
     """Scores per criterion from text features. With a `scorer` (core.offline.scorer.Scorer),
-    a criterion the teacher scored often enough gets the learned model's level and the three
+    a criterion the teacher scored often enough gets the learned model's level (or word
+    count's, or a blend's, when that agreed better with the teacher: said first) and the three
     features that pushed it; one with fewer scores keeps the heuristic, spread over the levels
     like the teacher's scores that exist (labelled so); without, the plain heuristic."""
     learned = scorer.model.score(text, prompt, key_concepts) if scorer is not None and scorer.model else {}
@@ -179,8 +180,12 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str 
         calibration = scorer.calibration.get(c.key) if scorer is not None else None
         if c.key in learned:
             score = learned[c.key]["score"]
-            why = (f"Learned from {scorer.scores[c.key]} teacher scores (offline scorer v{scorer.version}): "
-                   f"{_pushes_text(learned[c.key]['pushes'])}.")
+            pushes, said = _pushes_text(learned[c.key]["pushes"]), scorer.scored_by(c.key)
+            if scorer.model.method(c.key) == "learned":
+                why = (f"Learned from {scorer.scores[c.key]} teacher scores (offline scorer v{scorer.version}): "
+                       f"{pushes}. {said}").rstrip()
+            else:   # word count or a blend won in cross-validation: that comes first
+                why = f"{said} From {scorer.scores[c.key]} teacher scores (offline scorer v{scorer.version}): {pushes}."
         elif calibration:
             score = min(short_cap, rubric.scale_min + int(np.searchsorted(calibration["cuts"], q, side="right")))
             why += (f" Heuristic calibrated on {calibration['scores']} teacher score(s) (a learned model needs "

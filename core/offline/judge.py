@@ -1,9 +1,10 @@
 """The learned offline scorer as a free judge (core.judging.scoring.FREE_JUDGES): when a
 language model scores, the assignment's learned model votes too, at no model cost.
 
-It votes only on criteria whose learned model beat word count alone in cross-validation
-(`Scorer.trusted`); its vote is stored (tier 0), never counted in the result nor in judge
-agreement (core.judging.judges: the free judge). A disagreement of more than one level with the result makes the item "unsure"
+It votes only on criteria scored by a model (learned, or blended with word count) that beat
+word count alone in cross-validation (`Scorer.trusted`; word count alone is no judge); its vote
+is stored (tier 0), never counted in the result nor in judge agreement (core.judging.judges: the
+free judge). A disagreement of more than one level with the result makes the item "unsure"
 (core.judging.scoring): a model with a typical error of half a level says nothing by being one
 level off.
 """

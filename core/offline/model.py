@@ -9,6 +9,8 @@ on the teacher's scores, with its predictions mapped to the rubric's levels.
     model      scikit-learn ridge regression per criterion, its penalty chosen by leave-one-out;
                blended half and half with a ridge on the mean of all criteria (the teacher's
                scores of one text move together, and the mean is less noisy than one score)
+    winner     per criterion the learned model, word count alone or a blend of the two, whichever
+               agreed best with the teacher in cross-validation (core.offline.levels.choose)
     levels     the cut points put the assignment's predicted scores in the same proportions
                as the teacher's scores (a half point counts half to each level), so the
                predicted distribution matches the teacher's and the mean bias is about 0
@@ -26,12 +28,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from core.offline import features
+from core.offline import features, levels
+from core.offline.levels import cut_points, target_shares, word_count_levels  # noqa: F401  (their home before)
 
 ALPHAS = np.logspace(-1, 3.5, 12)
 MEAN_BLEND = 0.5          # weight of the all-criteria model in each criterion's prediction
@@ -92,6 +94,7 @@ class Model:
     coef: dict[str, np.ndarray]              # criterion -> weights over the columns
     intercept: dict[str, float]
     cuts: dict[str, np.ndarray]              # criterion -> hi - lo cut points on the raw prediction
+    blend: dict[str, float] = field(default_factory=dict)   # criterion -> the learned model's share (levels.choose)
     _rows: dict = field(default_factory=dict, repr=False)   # text hash -> feature row (this process)
 
     @property
@@ -110,6 +113,11 @@ class Model:
             for i, row in zip(todo, x):
                 self._rows[keys[i]] = row
         return np.array([self._rows[k] for k in keys])
+
+    def method(self, key: str) -> str:
+        """What scores the criterion: "learned", "blend" (with word count) or "word_count"."""
+        w = self.blend.get(key, 1.0)
+        return "learned" if w == 1.0 else "word_count" if w == 0.0 else "blend"
 
     def raw(self, x: np.ndarray) -> dict[str, np.ndarray]:
         return {k: x @ self.coef[k] + self.intercept[k] for k in self.coef}
@@ -144,7 +152,7 @@ class Model:
         for k in self.coef:
             arrays.update({f"coef.{k}": self.coef[k], f"cuts.{k}": self.cuts[k]})
         meta = {"lo": self.lo, "hi": self.hi, "blocks": [b.name for b in self.blocks],
-                "criteria": list(self.coef), "intercept": self.intercept}
+                "criteria": list(self.coef), "intercept": self.intercept, "blend": self.blend}
         arrays["meta"] = np.array(json.dumps(meta))
         buf = io.BytesIO()
         np.savez_compressed(buf, **arrays)
@@ -159,7 +167,7 @@ class Model:
             return cls(lo=meta["lo"], hi=meta["hi"], dense_mean=z["dense_mean"], dense_scale=z["dense_scale"],
                        blocks=blocks, x_mean=z["x_mean"], coef={k: z[f"coef.{k}"] for k in meta["criteria"]},
                        intercept={k: float(v) for k, v in meta["intercept"].items()},
-                       cuts={k: z[f"cuts.{k}"] for k in meta["criteria"]})
+                       cuts={k: z[f"cuts.{k}"] for k in meta["criteria"]}, blend=meta.get("blend", {}))
 
 
 def _named(values: dict) -> list[float]:
@@ -169,7 +177,7 @@ def _named(values: dict) -> list[float]:
 # What a stored model's columns mean: a change of the features or blocks changes this, and the
 # scorer retrains instead of reading old numbers with new meanings (core.offline.scorer).
 FORMAT = hashlib.sha256(json.dumps([features.NAMES, {k: {a: str(b) for a, b in v.items()} for k, v in BLOCKS.items()},
-                                    SVD_DIMS, BLOCK_WEIGHT, MEAN_BLEND]).encode()).hexdigest()[:12]
+                                    SVD_DIMS, BLOCK_WEIGHT, MEAN_BLEND, "winner", levels.WEIGHTS]).encode()).hexdigest()[:12]
 
 
 def label_of(column: str) -> str:
@@ -180,42 +188,13 @@ def _key(text: str, prompt: str, concepts) -> str:
     return hashlib.sha1(json.dumps([text, prompt, list(concepts)]).encode()).hexdigest()
 
 
-# --- the level mapping ------------------------------------------------------------------------
-def target_shares(scores, lo: int, hi: int, prior: float = 0.0) -> np.ndarray:
-    """The teacher's share of each level; a half point (2.5, the mean of two raters) counts
-    half to each neighbour, so the mapped levels keep the teacher's mean. `prior` adds that
-    many scores to every level (a few scores should not close a level off).
-
-    >>> target_shares([1, 2, 2.5, 3], 1, 3).round(3).tolist()
-    [0.25, 0.375, 0.375]
-    """
-    mass = np.full(hi - lo + 1, float(prior))
-    for y in scores:
-        f, c = math.floor(y), math.ceil(y)
-        if f == c:
-            mass[int(f) - lo] += 1
-        else:
-            mass[int(f) - lo] += c - y
-            mass[int(c) - lo] += y - f
-    return mass / mass.sum()
-
-
-def cut_points(pool_predictions: np.ndarray, scores, lo: int, hi: int, prior: float = 0.0) -> np.ndarray:
-    """Cut points on the raw predictions that give the assignment's texts the teacher's
-    proportions of each level.
-
-    >>> cut_points(np.arange(10.0), [1, 1, 2, 3], 1, 3).tolist()
-    [4.5, 6.75]
-    """
-    return np.quantile(pool_predictions, np.cumsum(target_shares(scores, lo, hi, prior))[:-1])
-
-
 # --- training ---------------------------------------------------------------------------------
 @dataclass
 class Trained:
     model: Model
     loo_levels: dict[str, np.ndarray]        # criterion -> leave-one-out levels of its training texts
     loo_raw: dict[str, np.ndarray]
+    choices: dict[str, levels.Choice] = field(default_factory=dict)   # criterion -> learned, blend or word count
 
 
 def _ridge(x: np.ndarray, y: np.ndarray):
@@ -271,7 +250,7 @@ def train(texts: list[str], prompts: list[str], concepts: list[list[str]], label
             block = _fit_block(name, _block_docs(name, unique_texts))
             if block is not None:
                 blocks.append(block)
-    model = Model(lo, hi, mean, scale, blocks, np.zeros(0), {}, {}, {})
+    model = Model(lo, hi, mean, scale, blocks, np.zeros(0), {}, {}, {}, {})
     # The dense rows are computed once: seed the row cache, then transform everything.
     d = (dense_rows - mean) / scale
     x_all = np.hstack([d, *(b.directions(_block_docs(b.name, all_texts)) for b in blocks)])
@@ -284,7 +263,7 @@ def train(texts: list[str], prompts: list[str], concepts: list[list[str]], label
     stacked = np.vstack(list(y.values()))
     has_any = ~np.all(np.isnan(stacked), axis=0)
     mean_fit = _ridge(x[has_any], np.nanmean(stacked[:, has_any], axis=0)) if has_any.sum() >= 3 else None
-    loo_levels, loo_raw = {}, {}
+    loo_levels, loo_raw, choices = {}, {}, {}
     for key, yk in y.items():
         rows = ~np.isnan(yk)
         m, loo = _ridge(x[rows], yk[rows])
@@ -301,11 +280,26 @@ def train(texts: list[str], prompts: list[str], concepts: list[list[str]], label
         full[rows] = loo
         loo_raw[key] = full
         loo_levels[key] = np.where(rows, model.level(key, np.nan_to_num(full)), -1)
-    return Trained(model, loo_levels, loo_raw)
+        choices[key] = _use_the_winner(model, key, x[rows], x_pool, yk[rows], loo, pool_raw)
+    return Trained(model, loo_levels, loo_raw, choices)
 
 
-def word_count_levels(words: np.ndarray, pool_words: np.ndarray, scores, lo: int, hi: int) -> np.ndarray:
-    """Word count alone, given the teacher's proportions of each level (the baseline a learned
-    model has to beat): longer texts get higher levels."""
-    cuts = cut_points(np.concatenate([pool_words, words]).astype(float), scores, lo, hi)
-    return lo + np.searchsorted(cuts, np.asarray(words, dtype=float), side="right")
+def _use_the_winner(model: Model, key: str, x: np.ndarray, x_pool: np.ndarray, y: np.ndarray, loo: np.ndarray,
+                    learned_all: np.ndarray) -> levels.Choice:
+    """Replace the criterion's learned model by the blend with word count that agreed best with
+    the teacher in cross-validation (core.offline.levels.choose). Word count is a line on the
+    length column fitted to the scores (longer never scores lower), so every blend is still a
+    linear model of the same columns: stored, scored and explained the same way."""
+    col = features.NAMES.index("length")
+    z, z_all = x[:, col], np.concatenate([x_pool[:, col], x[:, col]])
+    slope = max(float(np.cov(z, y)[0, 1] / z.var(ddof=1)) if len(y) > 2 and z.var() > 0 else 0.0, 1e-6)
+    base = float(y.mean() - slope * z.mean())
+    choice = levels.choose(loo, learned_all, base + slope * z, base + slope * z_all, y, model.lo, model.hi)
+    w = choice.weight
+    length = np.zeros_like(model.coef[key])
+    length[col] = slope
+    model.coef[key] = w * model.coef[key] + (1 - w) * length
+    model.intercept[key] = w * model.intercept[key] + (1 - w) * base
+    model.cuts[key] = cut_points(w * learned_all + (1 - w) * (base + slope * z_all), y, model.lo, model.hi)
+    model.blend[key] = w
+    return choice

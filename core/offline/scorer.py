@@ -74,9 +74,13 @@ class Scorer:
         return "calibrated" if key in self.calibration else "heuristic"
 
     def trusted(self) -> list[str]:
-        """Criteria whose learned model beat word count alone in cross-validation (the free
-        judge votes on these only)."""
-        return [k for k in (self.model.coef if self.model else {}) if crossval.beats_length(self.agreement.get(k, {}))]
+        """Criteria scored by a model (learned, or blended with word count) that beat word count
+        alone in cross-validation (the free judge votes on these only)."""
+        return [k for k in (self.model.coef if self.model else {}) if crossval.trusted(self.agreement.get(k, {}))]
+
+    def scored_by(self, key: str) -> str:
+        """Which scorer the criterion uses (learned model, word count or a blend) and why."""
+        return crossval.scored_by(self.agreement.get(key, {})) if self.kind(key) == "learned" else ""
 
     @property
     def cache_tag(self) -> str:
@@ -168,7 +172,8 @@ def overview(conn, assignment_id: int, *, actor: Actor) -> dict:
     """What the Assess and Calibrate pages show: {version, trained_at, trained_by, seconds,
     options, stale (the teacher's scores or options changed since: the next offline assessment
     retrains), rows: per criterion {key, title, kind, kind_label, scores, model {...},
-    word_count {...}, beats_length}}."""
+    word_count {...}, beats_length, method (learned, blend, word_count or None), chosen {...}
+    (the choice's own cross-validated figures), scored_by (which scorer and why, in words)}}."""
     access.check(conn, actor, "read", assignment=assignment_id)
     rubric = courses.assignment_rubric(conn, assignment_id)
     latest = store.latest(conn, assignment_id)
@@ -179,7 +184,9 @@ def overview(conn, assignment_id: int, *, actor: Actor) -> dict:
         figures = (latest or {}).get("agreement", {}).get(c.key, {})
         rows.append({"key": c.key, "title": c.title, "kind": info["kind"], "kind_label": KINDS[info["kind"]],
                      "scores": info["scores"], "model": figures.get("model"), "word_count": figures.get("word_count"),
-                     "beats_length": crossval.beats_length(figures) if figures else None})
+                     "beats_length": crossval.beats_length(figures) if figures else None,
+                     "method": figures.get("method"), "chosen": figures.get("chosen"),
+                     "scored_by": crossval.scored_by(figures) if info["kind"] == "learned" else ""})
     stale = latest is not None and latest["options"] != asdict(options)
     if latest is not None and not stale:
         sources = _sources(conn, assignment_id, options)
@@ -253,7 +260,8 @@ def _train(conn, assignment_id: int, options: Options, rows: list[dict], data_ha
             levels = lo + np.searchsorted(cuts, q_scored, side="right")
             kind = "calibrated"
         criteria[k] = {"kind": kind, "scores": len(ys)}
-        agreement[k] = crossval.criterion_row(kind, levels, wl, ys, [students[j] for j in scored], lo, hi)
+        agreement[k] = crossval.criterion_row(kind, levels, wl, ys, [students[j] for j in scored], lo, hi,
+                                              trained.choices.get(k) if k in learn else None)
     training = [{"submission_id": r["submission_id"], "assignment_id": r["assignment_id"], "criterion": r["criterion"],
                  "score": float(r["score"]), "source": r["source"]} for r in rows]
     store.save(conn, {
