@@ -47,7 +47,7 @@ def backup_bytes(conn, *, actor: Actor) -> bytes:
             return path.read_bytes()
     except (OSError, sqlite3.Error) as e:
         raise ConfigError(f"The backup could not be made ({e}); nothing was downloaded. Try again, or make it "
-                          "with `python -m core data backup FILE` on the server.") from e
+                          "with: python -m core data backup FILE (on the server).") from e
 
 
 def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: str | None = None) -> dict:
