@@ -15,15 +15,15 @@ from core import browse, data_care
 from core.errors import FairMarkError
 from pages import _common
 
-RESET = "_data_reset"  # set by a deletion: the next run clears the pickers before drawing them
+# Deletions so far in this browser session: part of the pickers' keys, so that after a deletion
+# they are new widgets showing "choose one" (the browser keeps an old widget's choice on screen).
+ROUND = "_data_round_{}"  # .format("student" / "course")
 
 
 def render(conn) -> None:
     me = _common.actor()
-    for key in st.session_state.pop(RESET, []):
-        st.session_state.pop(key, None)
     if msg := st.session_state.pop("data_flash", None):
-        st.success(_common.md(msg))
+        st.success(msg)  # Markdown: the names in it were escaped when it was written
     _backup(conn, me)
     _restore(me)
 
@@ -31,7 +31,8 @@ def render(conn) -> None:
     courses = browse.list_courses(conn, actor=me)
     if courses:
         names = {c["id"]: c["name"] for c in courses}
-        cid = st.selectbox("Course", list(names), format_func=names.get, key="data_course")
+        cid = st.selectbox("Course", list(names), format_func=names.get,
+                           key=f"data_course_{st.session_state.get(ROUND.format('course'), 0)}")
         _delete_student(conn, me, cid)
         _delete_course(conn, me, cid, names[cid])
 
@@ -91,7 +92,7 @@ def _restore(me) -> None:
     except FairMarkError as e:
         _common.show_error(e)
         return
-    st.success(_common.md(f"Restored {shown}. Every session has ended: sign in again."))
+    st.success(f"Restored {_common.md(shown)}. Every session has ended: sign in again.")
     st.button("Sign in again", key="data_restore_signin")
     st.stop()
 
@@ -99,7 +100,7 @@ def _restore(me) -> None:
 def _delete_student(conn, me, cid: int) -> None:
     students = browse.list_students(conn, cid, actor=me)
     shown = {s["id"]: s["name"] or s["external_id"] for s in students}
-    pick = f"data_student_{cid}"
+    pick = f"data_student_{cid}_{st.session_state.get(ROUND.format('student'), 0)}"
     labels = {s["id"]: f"{shown[s['id']]} ({s['external_id']})" if s["external_id"] else shown[s["id"]]
               for s in students}
     sid = st.selectbox("Student", list(shown), index=None, placeholder="Choose the student",
@@ -115,10 +116,10 @@ def _delete_student(conn, me, cid: int) -> None:
     if not clicked:
         return
     if not sure:
-        st.error(_common.md(f"Tick \"Delete everything about {shown[sid]}\" to confirm: nothing was deleted."))
+        st.error(f"Tick \"Delete everything about {_common.md(shown[sid])}\" to confirm: nothing was deleted.")
         return
     _do(lambda: data_care.delete_student(conn, sid, actor=me, reason=reason),
-        f"Deleted {shown[sid]}'s data", leave_out=("students",), reset=[pick])
+        f"Deleted {_common.md(shown[sid])}'s data", leave_out=("students",), picker="student")
 
 
 def _delete_course(conn, me, cid: int, name: str) -> None:
@@ -135,17 +136,18 @@ def _delete_course(conn, me, cid: int, name: str) -> None:
             "" if typed.strip() else " (the box was empty)") + ": nothing was deleted.")
         return
     _do(lambda: data_care.delete_course(conn, cid, actor=me, reason=reason),
-        f"Deleted the course {name} and everything in it", leave_out=("courses",),
-        reset=["data_course", f"data_student_{cid}"])
+        f"Deleted the course {_common.md(name)} and everything in it", leave_out=("courses",), picker="course")
 
 
-def _do(action, done: str, *, leave_out: tuple[str, ...] = (), reset: list[str] = ()) -> None:
+def _do(action, done: str, *, leave_out: tuple[str, ...] = (), picker: str | None = None) -> None:
     try:
         counts = action()
     except FairMarkError as e:
         _common.show_error(e)
     else:
+        # `done` is Markdown (any name in it escaped): the message shows no invisible characters
         st.session_state["data_flash"] = (done + ": " + data_care.deleted_words(counts, leave_out=leave_out) + "."
                                           if isinstance(counts, dict) else done)
-        st.session_state[RESET] = list(reset)
+        if picker:  # a deletion: its picker starts again
+            st.session_state[ROUND.format(picker)] = st.session_state.get(ROUND.format(picker), 0) + 1
         st.rerun()

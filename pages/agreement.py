@@ -123,7 +123,7 @@ if _common.course_id() is not None and sum(browse.status_counts(conn, course_id=
     target = _common.assignment_id() if scope.kind == "assignment" else None
     course = _common.course_id()  # read now: the deferred download runs outside this run's session state
 
-    def _analysis() -> bytes:
+    def _analysis() -> bytes:  # deferred: no rerun on the click, which would drop it before it is built
         return export_analysis.export(_common.connect(), course, target, actor=me).data
 
     st.caption("Every submission of " + ("this assignment" if target else "this course")
@@ -132,4 +132,5 @@ if _common.course_id() is not None and sum(browse.status_counts(conn, course_id=
                  "not for students.")
     st.download_button(ui.download_label("analysis", "AI and teacher scores for analysis (not for students)"),
                        _analysis,
-                       file_name="scores-for-analysis-NOT-for-students.csv", mime="text/csv", key="dl_analysis")
+                       file_name="scores-for-analysis-NOT-for-students.csv", mime="text/csv", key="dl_analysis",
+                       on_click="ignore")

@@ -44,7 +44,7 @@ def _settings(app_test):
 def test_a_deletion_resets_the_form_and_a_second_click_deletes_nobody_else(app_test, conn, course):
     c, people = course
     at = _settings(app_test)
-    pick = f"data_student_{c['course_id']}"
+    pick = f"data_student_{c['course_id']}_0"
     assert at.selectbox(key=pick).value is None                  # nobody is chosen to begin with
     at.selectbox(key=pick).set_value(people[0]).run()
     at.text_input(key=f"data_student_reason_{people[0]}").set_value("her request of 3 May")
@@ -53,8 +53,9 @@ def test_a_deletion_resets_the_form_and_a_second_click_deletes_nobody_else(app_t
     assert not at.exception
     assert _students(conn) == ["Ben Okafor", "Chloé Martin"]
     assert plain(at.success[0].value) == "Deleted Ana Silva's data: 1 reflection, 1 AI draft."
-    # Reset: no student chosen, so no tick and no Delete button to click again.
-    assert at.selectbox(key=pick).value is None
+    assert "\u2060" not in at.success[0].value                    # nothing invisible travels with copied text
+    # Reset: a new picker with no student chosen, so no tick and no Delete button to click again.
+    assert at.selectbox(key=f"data_student_{c['course_id']}_1").value is None
     assert not [b for b in at.button if b.label == "Delete the student's data"]
     assert not [x for x in at.checkbox if x.key and x.key.startswith("data_student_sure_")]
     at.run()
@@ -66,7 +67,7 @@ def test_a_deletion_resets_the_form_and_a_second_click_deletes_nobody_else(app_t
 def test_a_tick_for_one_student_is_not_a_tick_for_another(app_test, conn, course):
     c, people = course
     at = _settings(app_test)
-    pick = f"data_student_{c['course_id']}"
+    pick = f"data_student_{c['course_id']}_0"
     at.selectbox(key=pick).set_value(people[0]).run()
     at.checkbox(key=f"data_student_sure_{people[0]}").check().run()
     at.selectbox(key=pick).set_value(people[1]).run()              # another student: a fresh, unticked box
