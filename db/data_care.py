@@ -166,8 +166,8 @@ def check_backup(source: str | Path) -> list[str]:
     path = Path(source).resolve()
     with open(path, "rb") as fh:
         if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
-            return ["it is not an SQLite database file (a FairMark backup is one: choose the .db file "
-                    "that \"Download a backup\" or `python -m core data backup` made)"]
+            return ["it is not an SQLite database file (a FairMark backup is one; choose the .db file made by "
+                    "\"Prepare a backup\" in Settings, Data, or by python -m core data backup)"]
     try:
         src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as e:
