@@ -22,8 +22,7 @@ ROUND = "_data_round_{}"  # .format("student" / "course")
 
 def render(conn) -> None:
     me = _common.actor()
-    if msg := st.session_state.pop("data_flash", None):
-        st.success(msg)  # Markdown: the names in it were escaped when it was written
+    flash = st.container()
     _backup(conn, me)
     _restore(me)
 
@@ -33,8 +32,17 @@ def render(conn) -> None:
         names = {c["id"]: c["name"] for c in courses}
         cid = st.selectbox("Course", list(names), format_func=names.get,
                            key=f"data_course_{st.session_state.get(ROUND.format('course'), 0)}")
-        _delete_student(conn, me, cid)
+        chosen = _delete_student(conn, me, cid)
         _delete_course(conn, me, cid, names[cid])
+    else:
+        chosen = False
+    # A deletion's message stays until the next student is chosen: a second click on the old
+    # Delete button reruns the page, and the message must not vanish with it.
+    if msg := st.session_state.get("data_flash"):
+        if chosen or not st.session_state.get("data_flash_sticky"):
+            st.session_state.pop("data_flash")
+        if not chosen:
+            flash.success(msg)  # Markdown: the names in it were escaped when it was written
 
     st.subheader("Retention")
     days = data_care.retention_days(conn)
@@ -97,7 +105,8 @@ def _restore(me) -> None:
     st.stop()
 
 
-def _delete_student(conn, me, cid: int) -> None:
+def _delete_student(conn, me, cid: int) -> bool:
+    """The picker and, once a student is chosen, the form bound to them (True: one is chosen)."""
     students = browse.list_students(conn, cid, actor=me)
     shown = {s["id"]: s["name"] or s["external_id"] for s in students}
     pick = f"data_student_{cid}_{st.session_state.get(ROUND.format('student'), 0)}"
@@ -106,20 +115,19 @@ def _delete_student(conn, me, cid: int) -> None:
     sid = st.selectbox("Student", list(shown), index=None, placeholder="Choose the student",
                        format_func=labels.get, key=pick)
     if sid is None:
-        return
+        return False
     with st.form(f"data_delete_student_{sid}", clear_on_submit=True):
         reason = st.text_input("Reason (audit log)", placeholder="e.g. the student's request of 3 May",
                                key=f"data_student_reason_{sid}")
-        sure = st.checkbox(_common.md(f"Delete everything about {shown[sid]}: their reflections, drafts, reviews, "
-                                      "scores and releases"), key=f"data_student_sure_{sid}")
+        sure = st.checkbox(f"Delete everything about {_common.md(shown[sid])}: their reflections, drafts, reviews, "
+                           "scores and releases", key=f"data_student_sure_{sid}")
         clicked = st.form_submit_button("Delete the student's data")
-    if not clicked:
-        return
-    if not sure:
+    if clicked and not sure:
         st.error(f"Tick \"Delete everything about {_common.md(shown[sid])}\" to confirm: nothing was deleted.")
-        return
-    _do(lambda: data_care.delete_student(conn, sid, actor=me, reason=reason),
-        f"Deleted {_common.md(shown[sid])}'s data", leave_out=("students",), picker="student")
+    elif clicked:
+        _do(lambda: data_care.delete_student(conn, sid, actor=me, reason=reason),
+            f"Deleted {_common.md(shown[sid])}'s data", leave_out=("students",), picker="student")
+    return True
 
 
 def _delete_course(conn, me, cid: int, name: str) -> None:
@@ -148,6 +156,7 @@ def _do(action, done: str, *, leave_out: tuple[str, ...] = (), picker: str | Non
         # `done` is Markdown (any name in it escaped): the message shows no invisible characters
         st.session_state["data_flash"] = (done + ": " + data_care.deleted_words(counts, leave_out=leave_out) + "."
                                           if isinstance(counts, dict) else done)
+        st.session_state["data_flash_sticky"] = bool(picker)
         if picker:  # a deletion: its picker starts again
             st.session_state[ROUND.format(picker)] = st.session_state.get(ROUND.format(picker), 0) + 1
         st.rerun()

@@ -58,8 +58,11 @@ def test_a_deletion_resets_the_form_and_a_second_click_deletes_nobody_else(app_t
     assert at.selectbox(key=f"data_student_{c['course_id']}_1").value is None
     assert not [b for b in at.button if b.label == "Delete the student's data"]
     assert not [x for x in at.checkbox if x.key and x.key.startswith("data_student_sure_")]
-    at.run()
+    at.run()                                                      # a rerun (a second click on the old button)
     assert _students(conn) == ["Ben Okafor", "Chloé Martin"]
+    assert plain(at.success[0].value).startswith("Deleted Ana Silva's data")  # the message stays until
+    at.selectbox(key=f"data_student_{c['course_id']}_1").set_value(people[1]).run()
+    assert not at.success                                         # the next student is chosen
     reason = conn.execute("SELECT reason FROM audit_log WHERE action = 'delete_student'").fetchone()[0]
     assert reason == "her request of 3 May"
 
