@@ -7,6 +7,8 @@ restore first keeps a backup of the database it replaces, beside it.
 """
 from __future__ import annotations
 
+import sqlite3
+import tempfile
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
@@ -35,35 +37,56 @@ def backup(conn, dest: str | Path, *, actor: Actor) -> dict:
     return {"path": str(dest), "bytes": dest.stat().st_size}
 
 
-def restore(db_path: str | Path, source: str | Path, *, actor: Actor) -> dict:
-    """Replace the database with a backup. Refused unless the file is a sound FairMark database;
-    the database it replaces is kept first as `<db>.before-restore-<time>`. Every session ends
-    (the backup's would otherwise revive ones ended after it was taken): everyone signs in again."""
+def backup_bytes(conn, *, actor: Actor) -> bytes:
+    """`backup` as the file's bytes (the page's download); a failure to make it is a ConfigError
+    that says why, never a half file."""
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "fairmark-backup.db"
+            backup(conn, path, actor=actor)
+            return path.read_bytes()
+    except (OSError, sqlite3.Error) as e:
+        raise ConfigError(f"The backup could not be made ({e}); nothing was downloaded. Try again, or make it "
+                          "with: python -m core data backup FILE (on the server).") from e
+
+
+def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: str | None = None) -> dict:
+    """Replace the database with a backup. Refused unless the file is a sound FairMark database
+    no newer than this version (`shown_as`: the file's name in that message, e.g. an upload's).
+    The backup is first copied aside and brought up to date there (migrations, every session
+    ended, the audit row): the current database is untouched until that has succeeded, then
+    kept as `<db>.before-restore-<time>` and replaced in one step. Every session ends (the
+    backup's would otherwise revive ones ended after it was taken): everyone signs in again."""
     access.require(actor, "data_care")
     source = Path(source)
+    shown = shown_as or str(source)
     if not source.is_file():
-        raise NotFound(f"{source}: no such backup file")
+        raise NotFound(f"{shown}: no such backup file")
     problems = care_db.check_backup(source)
     if problems:
-        raise ConfigError(f"{source} cannot be restored: " + "; ".join(problems) + ".")
+        raise ConfigError(f"{shown} cannot be restored: " + "; ".join(problems) + ". Nothing was changed.")
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
-    conn = db.connect(db_path)
-    try:
-        kept = Path(f"{db_path}.before-restore-{stamp}")
-        care_db.backup_to(conn, kept)
-        care_db.restore_from(conn, source)
-    finally:
-        conn.close()
+    kept = Path(f"{db_path}.before-restore-{stamp}")
+    with tempfile.TemporaryDirectory() as tmp:
+        stage = Path(tmp) / "restore.db"
+        care_db.copy_file(source, stage)
+        staged = db.connect(stage)  # a backup from an older version is migrated here, not in place
+        try:
+            with db.write_transaction(staged):
+                ended = users_db.end_all_sessions(staged)
+                audit(staged, actor=actor, action="restore", entity="database",
+                      after={"from": shown, "previous_kept_at": str(kept), "sessions_ended": ended})
+        finally:
+            staged.close()
+            db.forget_migrated(stage)
+        conn = db.connect(db_path)
+        try:
+            care_db.backup_to(conn, kept)
+            care_db.restore_from(conn, stage)
+        finally:
+            conn.close()
     db.forget_migrated(db_path)
-    conn = db.connect(db_path)  # a backup from an older version is migrated now
-    try:
-        with db.write_transaction(conn):
-            ended = users_db.end_all_sessions(conn)
-            audit(conn, actor=actor, action="restore", entity="database",
-                  after={"from": str(source), "previous_kept_at": str(kept), "sessions_ended": ended})
-    finally:
-        conn.close()
-    return {"restored_from": str(source), "previous_kept_at": str(kept)}
+    return {"restored_from": shown, "previous_kept_at": str(kept), "sessions_ended": ended}
 
 
 def delete_student(conn, student_id: int, *, actor: Actor, reason: str = "") -> dict:
@@ -86,6 +109,50 @@ def delete_course(conn, course_id: int, *, actor: Actor, reason: str = "") -> di
         audit(conn, actor=actor, action="delete_course", entity="courses", entity_id=course_id,
               after={"course": name, "deleted": counts}, reason=reason or "deletion on request")
     return counts
+
+
+# What a deletion counts, in a teacher's words (singular, plural), in the order a message lists them.
+_DELETED_WORDS = {
+    "courses": ("course", "courses"), "assignments": ("assignment", "assignments"),
+    "students": ("student", "students"), "submissions": ("reflection", "reflections"),
+    "drafts": ("AI draft", "AI drafts"), "reviews": ("review", "reviews"),
+    "reference_scores": ("reference score", "reference scores"),
+    "releases": ("release", "releases"), "release_items": ("released result", "released results"),
+    "calibration_items": ("calibration item", "calibration items"),
+    "calibration_scores": ("blind calibration score", "blind calibration scores"),
+    "review_samples": ("spot-check sample", "spot-check samples"),
+    "next_step_marks": ("next-step check", "next-step checks"),
+    "saved_eval_cases": ("saved AI quality case", "saved AI quality cases"),
+    "comparisons": ("blind comparison", "blind comparisons"),
+    "comparison_pairs": ("blind comparison pair", "blind comparison pairs"),
+    "pair_choices": ("blind comparison choice", "blind comparison choices"),
+    "lessons": ("lesson", "lessons"), "lesson_reviews": ("lesson review", "lesson reviews"),
+    "lesson_fixes": ("proposed lesson fix", "proposed lesson fixes"),
+    "lesson_references": ("lesson reference", "lesson references"),
+    "runs": ("assessment run", "assessment runs"), "run_items": ("run entry", "run entries"),
+    "judge_votes": ("judge's vote", "judges' votes"),
+    "judge_agreement": ("judge agreement figure", "judge agreement figures"),
+    "llm_calls": ("language model call", "language model calls"),
+    "grants": ("course access grant", "course access grants"),
+    "audit_log": ("audit log entry", "audit log entries"),
+}
+
+
+def deleted_words(counts: dict[str, int], *, leave_out: tuple[str, ...] = ()) -> str:
+    """What `delete_student` / `delete_course` counted, as a teacher reads it: "2 reflections,
+    1 review, 5 language model calls" (every table with rows, none left out but `leave_out`).
+
+    >>> deleted_words({"reviews": 1, "submissions": 2, "llm_calls": 5, "students": 1}, leave_out=("students",))
+    '2 reflections, 1 review, 5 language model calls'
+    """
+    order = list(_DELETED_WORDS) + sorted(set(counts) - set(_DELETED_WORDS))
+    parts = []
+    for table in order:
+        n = counts.get(table, 0)
+        if n and table not in leave_out:
+            one, many = _DELETED_WORDS.get(table, (table.replace("_", " "),) * 2)
+            parts.append(f"{n} {one if n == 1 else many}")
+    return ", ".join(parts) or "nothing else"
 
 
 def retention_days(conn) -> int | None:

@@ -9,6 +9,8 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from db.schema import migrations
+
 # What hangs on a set of submissions (temp table doomed_subs), in deletion order: (label, statement).
 _SUBMISSION_DATA = (
     ("pair_choices", "DELETE FROM pair_choices WHERE pair_id IN (SELECT id FROM comparison_pairs "
@@ -132,6 +134,19 @@ def backup_to(conn: Database, dest: str | Path) -> None:
         target.close()
 
 
+def copy_file(source: str | Path, dest: str | Path) -> None:
+    """A consistent copy of a database file that no one else is using (SQLite's backup)."""
+    src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+    try:
+        target = sqlite3.connect(str(dest))
+        try:
+            src.backup(target)
+        finally:
+            target.close()
+    finally:
+        src.close()
+
+
 def restore_from(conn: Database, source: str | Path) -> None:
     """Overwrite this database with a backup file, page by page, under SQLite's lock."""
     src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
@@ -141,20 +156,44 @@ def restore_from(conn: Database, source: str | Path) -> None:
         src.close()
 
 
+SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
+
+
 def check_backup(source: str | Path) -> list[str]:
-    """What is wrong with a file offered for restore ([] when it is a sound FairMark database)."""
+    """What is wrong with a file offered for restore ([] when it is a sound FairMark database
+    this version can open): an SQLite file, `PRAGMA integrity_check` ok, FairMark's tables, and
+    no migration this version does not know (a backup from a newer FairMark)."""
+    path = Path(source).resolve()
+    with open(path, "rb") as fh:
+        if fh.read(len(SQLITE_HEADER)) != SQLITE_HEADER:
+            return ["it is not an SQLite database file (a FairMark backup is one; choose the .db file made by "
+                    "\"Prepare a backup\" in Settings, Data, or by python -m core data backup)"]
     try:
-        src = sqlite3.connect(f"file:{Path(source).resolve()}?mode=ro", uri=True)
+        src = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
     except sqlite3.Error as e:
         return [f"cannot open it ({e})"]
     try:
-        ok = src.execute("PRAGMA integrity_check").fetchone()[0]
+        found = [line for r in src.execute("PRAGMA integrity_check(3)") for line in r[0].splitlines()]
+        if found != ["ok"]:
+            return ["it is damaged (SQLite's integrity check: "
+                    + "; ".join(line for line in found if not line.startswith("***")) + ")"]
         tables = {r[0] for r in src.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-        problems = [] if ok == "ok" else [f"integrity check: {ok}"]
         if not {"_sqlite_migrations", "courses", "submissions"} <= tables:
-            problems.append("it is not a FairMark database (no courses or migrations table)")
-        return problems
+            return ["it is not a FairMark database (no courses or migrations table)"]
+        applied = [r[0] for r in src.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = ?",
+                                             [migrations.name])]
+        newer = [name for name in applied if name not in _known_migrations()]
+        if newer:
+            return [f"it was made by a newer version of FairMark (its database has {len(newer)} change(s) this "
+                    f"version does not know: {', '.join(newer[:3])}); update FairMark, then restore it"]
+        return []
     except sqlite3.DatabaseError as e:
-        return [f"it is not an SQLite database ({e})"]
+        return [f"it is damaged (SQLite: {e})"]
     finally:
         src.close()
+
+
+def _known_migrations() -> set[str]:
+    # sqlite-utils keeps the registered migrations in a private list; pending() on an empty
+    # in-memory database lists them all through its public API.
+    return {m.name for m in migrations.pending(Database(memory=True))}

@@ -156,14 +156,15 @@ def chart(fig, frame: pd.DataFrame, key: str, name: str | None = None) -> None:
     """Plot a figure and offer the DataFrame behind it as CSV (the button names the chart)."""
     st.plotly_chart(fig, width="stretch", key=f"fig_{key}")
     st.download_button(download_label(key, name), frame.to_csv(index=False).encode("utf-8"),
-                       file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}")
+                       file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}", on_click="ignore")
 
 
 def table(frame: pd.DataFrame, key: str, name: str | None = None) -> None:
     """A table with readable headers, and its data as CSV (numbers kept, CI bounds as two columns)."""
     st.dataframe(readable(frame), hide_index=True, width="stretch")
     data = readable(frame, combine_ci=False).to_csv(index=False).encode("utf-8")
-    st.download_button(download_label(key, name), data, file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}")
+    st.download_button(download_label(key, name), data, file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}",
+                       on_click="ignore")
 
 
 def num(x, digits: int = 3) -> str:

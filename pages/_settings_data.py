@@ -1,6 +1,12 @@
-"""Settings tab "Data" (admins): a backup to download, deleting one student's or a whole course's
-data on request, and the retention period for old courses (core.data_care; each step audited)."""
+"""Settings tab "Data" (admins): a backup to download and one to restore, deleting one student's
+or a whole course's data on request, and the retention period for old courses (core.data_care;
+each step audited).
+
+A deletion is bound to what the admin confirmed, as an approval is to the item drawn: its form,
+tick and button are keyed by the student's (course's) id, so a tick given for one student is
+never a tick for another, and after a deletion the pickers go back to "choose one"."""
 import tempfile
+from datetime import datetime
 from pathlib import Path
 
 import streamlit as st
@@ -9,44 +15,34 @@ from core import browse, data_care
 from core.errors import FairMarkError
 from pages import _common
 
-
-def _backup_bytes() -> bytes:
-    with tempfile.TemporaryDirectory() as tmp:
-        path = Path(tmp) / "fairmark-backup.db"
-        data_care.backup(_common.connect(), path, actor=_common.actor())
-        return path.read_bytes()
+# Deletions so far in this browser session: part of the pickers' keys, so that after a deletion
+# they are new widgets showing "choose one" (the browser keeps an old widget's choice on screen).
+ROUND = "_data_round_{}"  # .format("student" / "course")
 
 
 def render(conn) -> None:
     me = _common.actor()
-    if msg := st.session_state.pop("data_flash", None):
-        st.success(_common.md(msg))
-    st.subheader("Backup")
-    st.caption("A consistent copy of the whole database, taken while the app keeps running (SQLite's online "
-               "backup). Restore it with `python -m core data restore FILE` (the current database is kept beside it).")
-    st.download_button("Download a backup", _backup_bytes, file_name="fairmark-backup.db",
-                       mime="application/vnd.sqlite3", key="data_backup")
+    flash = st.container()
+    _backup(conn, me)
+    _restore(me)
 
     st.subheader("Delete on request")
     courses = browse.list_courses(conn, actor=me)
     if courses:
         names = {c["id"]: c["name"] for c in courses}
-        cid = st.selectbox("Course", list(names), format_func=names.get, key="data_course")
-        students = browse.list_students(conn, cid, actor=me)
-        with st.form("data_delete_student"):
-            sid = st.selectbox("Student", [s["id"] for s in students],
-                               format_func={s["id"]: f"{s['name'] or s['external_id']} ({s['external_id']})"
-                                            for s in students}.get)
-            reason = st.text_input("Reason (audit log)", placeholder="e.g. the student's request of 3 May")
-            sure = st.checkbox("Delete everything about this student: their reflections, drafts, reviews, "
-                               "scores and releases")
-            if st.form_submit_button("Delete the student's data") and sure and sid is not None:
-                _do(lambda: data_care.delete_student(conn, sid, actor=me, reason=reason), "Deleted")
-        with st.form("data_delete_course"):
-            typed = st.text_input(f"Type the course's name to delete it with everything in it: {names[cid]}")
-            reason = st.text_input("Reason (audit log)", key="data_course_reason")
-            if st.form_submit_button("Delete the course") and typed == names[cid]:
-                _do(lambda: data_care.delete_course(conn, cid, actor=me, reason=reason), "Deleted")
+        cid = st.selectbox("Course", list(names), format_func=names.get,
+                           key=f"data_course_{st.session_state.get(ROUND.format('course'), 0)}")
+        chosen = _delete_student(conn, me, cid)
+        _delete_course(conn, me, cid, names[cid])
+    else:
+        chosen = False
+    # A deletion's message stays until the next student is chosen: a second click on the old
+    # Delete button reruns the page, and the message must not vanish with it.
+    if msg := st.session_state.get("data_flash"):
+        if chosen or not st.session_state.get("data_flash_sticky"):
+            st.session_state.pop("data_flash")
+        if not chosen:
+            flash.success(msg)  # Markdown: the names in it were escaped when it was written
 
     st.subheader("Retention")
     days = data_care.retention_days(conn)
@@ -54,19 +50,113 @@ def render(conn) -> None:
         keep = st.number_input("Delete courses with no work for this many days (empty: keep them)", 30, 3650,
                                value=days, step=30)
         if st.form_submit_button("Save"):
-            _do(lambda: data_care.set_retention(conn, keep, actor=me), "Saved")
+            _do(lambda: data_care.set_retention(conn, keep, actor=me), "Saved.")
     expired = data_care.expired_courses(conn, actor=me)
-    st.caption((", ".join(f"{c['name']} (last work {c['last_activity'][:10]})" for c in expired)
-                + " would be deleted by `python -m core data apply-retention`.") if expired
+    st.caption(_common.md(", ".join(f"{c['name']} (last work {c['last_activity'][:10]})" for c in expired))
+               + " would be deleted by `python -m core data apply-retention`." if expired
                else "No course is past the retention period.")
 
 
-def _do(action, done: str) -> None:
+def _backup(conn, me) -> None:
+    st.subheader("Backup")
+    st.caption("A consistent copy of the whole database, taken while the app keeps running (SQLite's online "
+               "backup). Prepare it, then download it; restore it below or with `python -m core data restore FILE`.")
+    # Built in this script run (which knows who is signed in), not in a deferred download,
+    # which runs outside it; a failure is shown here, not swallowed by the browser.
+    if st.button("Prepare a backup", key="data_backup_make"):
+        try:
+            data = data_care.backup_bytes(conn, actor=me)
+        except FairMarkError as e:
+            _common.show_error(e)
+        else:
+            at = datetime.now().strftime("%Y-%m-%d-%H%M")
+            st.download_button(f"Download the backup ({len(data) / 1_000_000:.1f} MB)", data,
+                               file_name=f"fairmark-backup-{at}.db", mime="application/vnd.sqlite3",
+                               on_click="ignore", key="data_backup")
+
+
+def _restore(me) -> None:
+    st.subheader("Restore a backup")
+    st.caption("Replaces the whole database with a backup file. The file is checked first (a FairMark database, "
+               "not damaged, from this version or an older one); the current database is kept beside it. "
+               "Every session ends: everyone, you too, signs in again.")
+    with st.form("data_restore", clear_on_submit=True):
+        upload = st.file_uploader("Backup file (.db)", key="data_restore_file")
+        sure = st.checkbox("Replace the whole database with this backup", key="data_restore_sure")
+        if not st.form_submit_button("Restore"):
+            return
+    if upload is None:
+        st.error("Choose the backup file to restore: nothing was changed.")
+        return
+    if not sure:
+        st.error("Tick \"Replace the whole database with this backup\" to restore it: nothing was changed.")
+        return
+    shown = Path(upload.name).name
+    try:
+        with tempfile.TemporaryDirectory() as tmp:
+            path = Path(tmp) / "upload.db"
+            path.write_bytes(upload.getvalue())
+            data_care.restore(_common.settings().db_path, path, actor=me, shown_as=shown)
+    except FairMarkError as e:
+        _common.show_error(e)
+        return
+    st.success(f"Restored {_common.md(shown)}. Every session has ended: sign in again.")
+    st.button("Sign in again", key="data_restore_signin")
+    st.stop()
+
+
+def _delete_student(conn, me, cid: int) -> bool:
+    """The picker and, once a student is chosen, the form bound to them (True: one is chosen)."""
+    students = browse.list_students(conn, cid, actor=me)
+    shown = {s["id"]: s["name"] or s["external_id"] for s in students}
+    pick = f"data_student_{cid}_{st.session_state.get(ROUND.format('student'), 0)}"
+    labels = {s["id"]: f"{shown[s['id']]} ({s['external_id']})" if s["external_id"] else shown[s["id"]]
+              for s in students}
+    sid = st.selectbox("Student", list(shown), index=None, placeholder="Choose the student",
+                       format_func=labels.get, key=pick)
+    if sid is None:
+        return False
+    with st.form(f"data_delete_student_{sid}", clear_on_submit=True):
+        reason = st.text_input("Reason (audit log)", placeholder="e.g. the student's request of 3 May",
+                               key=f"data_student_reason_{sid}")
+        sure = st.checkbox(f"Delete everything about {_common.md(shown[sid])}: their reflections, drafts, reviews, "
+                           "scores and releases", key=f"data_student_sure_{sid}")
+        clicked = st.form_submit_button("Delete the student's data")
+    if clicked and not sure:
+        st.error(f"Tick \"Delete everything about {_common.md(shown[sid])}\" to confirm: nothing was deleted.")
+    elif clicked:
+        _do(lambda: data_care.delete_student(conn, sid, actor=me, reason=reason),
+            f"Deleted {_common.md(shown[sid])}'s data", leave_out=("students",), picker="student")
+    return True
+
+
+def _delete_course(conn, me, cid: int, name: str) -> None:
+    st.caption("To delete the course with everything in it, type its name exactly as shown here:")
+    st.code(name, language=None)  # shown as text (a label would render shortcodes); its copy button copies it
+    with st.form(f"data_delete_course_{cid}", clear_on_submit=True):
+        typed = st.text_input("The course's name", key=f"data_course_name_{cid}")
+        reason = st.text_input("Reason (audit log)", key=f"data_course_reason_{cid}")
+        clicked = st.form_submit_button("Delete the course")
+    if not clicked:
+        return
+    if typed.strip() != name.strip():
+        st.error("Type the course's name exactly as shown above to delete it" + (
+            "" if typed.strip() else " (the box was empty)") + ": nothing was deleted.")
+        return
+    _do(lambda: data_care.delete_course(conn, cid, actor=me, reason=reason),
+        f"Deleted the course {_common.md(name)} and everything in it", leave_out=("courses",), picker="course")
+
+
+def _do(action, done: str, *, leave_out: tuple[str, ...] = (), picker: str | None = None) -> None:
     try:
         counts = action()
     except FairMarkError as e:
         _common.show_error(e)
     else:
-        st.session_state["data_flash"] = done + (": " + ", ".join(f"{n} {t}" for t, n in counts.items())
-                                                 if isinstance(counts, dict) else ".")
+        # `done` is Markdown (any name in it escaped): the message shows no invisible characters
+        st.session_state["data_flash"] = (done + ": " + data_care.deleted_words(counts, leave_out=leave_out) + "."
+                                          if isinstance(counts, dict) else done)
+        st.session_state["data_flash_sticky"] = bool(picker)
+        if picker:  # a deletion: its picker starts again
+            st.session_state[ROUND.format(picker)] = st.session_state.get(ROUND.format(picker), 0) + 1
         st.rerun()

@@ -133,9 +133,10 @@ _lessons_agreement.render(conn, ui.current_scope())
 if _common.course_id() is not None and sum(browse.status_counts(conn, course_id=_common.course_id(), actor=me).values()):
     st.subheader("Data for your own analysis")
     target = _common.assignment_id() if scope.kind == "assignment" else None
+    course = _common.course_id()  # read now: the deferred download runs outside this run's session state
 
-    def _analysis() -> bytes:
-        return export_analysis.export(_common.connect(), _common.course_id(), target, actor=me).data
+    def _analysis() -> bytes:  # deferred: no rerun on the click, which would drop it before it is built
+        return export_analysis.export(_common.connect(), course, target, actor=me).data
 
     st.caption("Every submission of " + ("this assignment" if target else "this course")
                + ": the AI's scores, the teacher's approved scores (and whether they were edited, approved as "
@@ -143,4 +144,5 @@ if _common.course_id() is not None and sum(browse.status_counts(conn, course_id=
                  "not for students.")
     st.download_button(ui.download_label("analysis", "AI and teacher scores for analysis (not for students)"),
                        _analysis,
-                       file_name="scores-for-analysis-NOT-for-students.csv", mime="text/csv", key="dl_analysis")
+                       file_name="scores-for-analysis-NOT-for-students.csv", mime="text/csv", key="dl_analysis",
+                       on_click="ignore")

@@ -75,12 +75,15 @@ if aid is not None:
         st.caption(f"{available} item(s). Every file marks them “{export.MARKER}”; drafts from the offline "
                    "baseline say so.")
         c1, c2, c3 = st.columns(3)
+        # No rerun on the click: a rerun replaces the deferred file before the browser asks for it.
         c1.download_button("Download CSV", build("csv"), file_name=f"{assignment['title']}.csv",
-                           mime="text/csv", key="dl_csv")
+                           mime="text/csv", key="dl_csv", on_click="ignore")
         c2.download_button("Download Canvas gradebook CSV", build("canvas"),
-                           file_name=f"{assignment['title']}-canvas.csv", mime="text/csv", key="dl_canvas")
+                           file_name=f"{assignment['title']}-canvas.csv", mime="text/csv", key="dl_canvas",
+                           on_click="ignore")
         c3.download_button("Download feedback ZIP (Markdown per student)", build("zip"),
-                           file_name=f"{assignment['title']}-feedback.zip", mime="application/zip", key="dl_zip")
+                           file_name=f"{assignment['title']}-feedback.zip", mime="application/zip", key="dl_zip",
+                           on_click="ignore")
 
     history = browse.releases_of(conn, aid, actor=me)
     if history:

@@ -214,3 +214,92 @@ def test_a_restore_ends_every_session_even_those_the_backup_still_has_open(conn,
     assert accounts.resume(conn, after_backup) is None
     assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 0
     conn.close()
+
+
+# --- issue 21: a restore checks the file first and changes nothing unless it is sound ----------
+def _sound_backup(conn, tmp_path):
+    data_care.backup(conn, tmp_path / "sound.db", actor=f.actor())
+    return tmp_path / "sound.db"
+
+
+def _damaged(backup, dest):
+    """The backup with the courses' name index page overwritten: SQLite still opens the file,
+    but its integrity check fails."""
+    con = sqlite3.connect(backup)
+    root = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sqlite_autoindex_courses_1'").fetchone()[0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    data = bytearray(backup.read_bytes())
+    data[(root - 1) * size:root * size] = b"\x0d" + bytes(size - 1)
+    dest.write_bytes(bytes(data))
+    return dest
+
+
+def _courses(db_path):
+    con = sqlite3.connect(db_path)
+    try:
+        return [r[0] for r in con.execute("SELECT name FROM courses ORDER BY id")]
+    finally:
+        con.close()
+
+
+def _refused(db_path, bad, match, shown_as=None):
+    before = _courses(db_path)
+    with pytest.raises(ConfigError, match=match) as refused:
+        data_care.restore(db_path, bad, actor=f.actor(), shown_as=shown_as)
+    assert "Nothing was changed" in str(refused.value)
+    assert _courses(db_path) == before                                    # the current data is untouched
+    assert not list(db_path.parent.glob("*before-restore*"))             # nor replaced
+    return str(refused.value)
+
+
+def test_a_restore_refuses_a_file_that_is_not_sqlite(conn, db_path, tmp_path, course_with_work):
+    bad = tmp_path / "notes.db"
+    bad.write_bytes(b"name,score\nAna,3\n" * 50)
+    message = _refused(db_path, bad, "it is not an SQLite database file", shown_as="notes.db")
+    assert message.startswith("notes.db cannot be restored")              # the upload's name, not a temp path
+    empty = tmp_path / "empty.db"
+    empty.write_bytes(b"")                                                 # SQLite would open it as a new database
+    _refused(db_path, empty, "it is not an SQLite database file")
+
+
+def test_a_restore_refuses_a_damaged_backup(conn, db_path, tmp_path, course_with_work):
+    bad = _damaged(_sound_backup(conn, tmp_path), tmp_path / "damaged.db")
+    message = _refused(db_path, bad, r"it is damaged \(SQLite")
+    assert "***" not in message and "\n" not in message
+
+
+def test_a_restore_refuses_a_backup_from_a_newer_version(conn, db_path, tmp_path, course_with_work):
+    newer = _sound_backup(conn, tmp_path)
+    con = sqlite3.connect(newer)
+    con.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                "VALUES ('fairmark', 'm099_from_the_future', '2030-01-01')")
+    con.commit()
+    con.close()
+    _refused(db_path, newer, r"made by a newer version of FairMark .*m099_from_the_future.*update FairMark")
+    from db import data_care as care_db
+    assert care_db.check_backup(_sound_backup(conn, tmp_path / "again")) == []  # this version's own is sound
+
+
+def test_a_restore_that_fails_part_way_leaves_the_current_database(conn, db_path, tmp_path, course_with_work,
+                                                                   monkeypatch):
+    """The backup is brought up to date on a copy first: a failure there (here: ending the
+    sessions) leaves the current database as it was, with no restore recorded."""
+    backup = _sound_backup(conn, tmp_path)
+    data_care.delete_student(conn, course_with_work[1][0], actor=f.actor())
+    students = conn.execute("SELECT COUNT(*) FROM students").fetchone()[0]
+
+    def broken(_conn):
+        raise sqlite3.OperationalError("disk I/O error")
+    monkeypatch.setattr(users_db, "end_all_sessions", broken)
+    with pytest.raises(sqlite3.OperationalError):
+        data_care.restore(db_path, backup, actor=f.actor())
+    assert conn.execute("SELECT COUNT(*) FROM students").fetchone()[0] == students
+    assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE action = 'restore'").fetchone()[0] == 0
+
+
+def test_deleted_counts_read_in_a_teachers_words():
+    words = data_care.deleted_words({"llm_calls": 5, "run_items": 1, "reviews": 1, "submissions": 1,
+                                     "audit_log": 3, "students": 1}, leave_out=("students",))
+    assert words == "1 reflection, 1 review, 1 run entry, 5 language model calls, 3 audit log entries"
+    assert "_" not in data_care.deleted_words({t: 2 for t in data_care._DELETED_WORDS})
