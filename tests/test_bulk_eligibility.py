@@ -200,3 +200,23 @@ def test_a_free_judge_far_off_keeps_the_item_out_and_says_so(conn, db_path, monk
     [r] = review_view.item_reasons(conn, sid, actor=ADMIN)
     assert r["code"] == "unsure" and r["text"].startswith("The learned offline scorer's score for Clarity")
     assert bulk.sample_state(conn, c["assignment_id"], actor=ADMIN).candidates == 0
+
+
+def test_unknown_confidence_with_one_far_off_free_vote_blames_the_offline_scorer_only_for_that_criterion():
+    from core.rubric import default_rubric
+
+    r = default_rubric()
+    scores = dict.fromkeys(r.keys, 2)
+    votes = [{"criterion": k, "judge": "evaluator", "tier": 1, "score": 2.0} for k in r.keys]
+    votes += [{"criterion": k, "judge": "learned-scorer", "tier": 0, "score": 0.0 if k == "clarity" else 3.0}
+              for k in r.keys]     # three votes one level off (agreeing), one two levels off
+    for route in ("confidence_unknown", "judges_failed"):
+        draft = {"scores": scores, "judging": {"route": route, "unsure": list(r.keys), "disagree": True}}
+        out = eligibility.hold_reasons(draft, votes, r)
+        assert [x["code"] for x in out] == ["unsure", "unsure"]
+        [free] = [x for x in out if x["text"].startswith("The learned offline scorer's score for")]
+        [ai] = [x for x in out if x["text"].startswith("The AI was not sure of its score for")]
+        assert free["criteria"] == ["clarity"] and "for Clarity is more than one level" in free["text"]
+        assert ai["criteria"] == ["concept_understanding", "real_world_application", "reflection_depth"]
+        assert "Concept understanding, Real-world application and Reflection depth;" in ai["text"]
+        assert "Clarity" not in ai["text"] and "Concept" not in free["text"]

@@ -25,6 +25,7 @@ Reason codes are stable (the command line prints them); the texts are for teache
 """
 from __future__ import annotations
 
+from core.judging import judges
 from core.rubric import Rubric
 
 VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION = "votes_split", "unsure", "veto", "check_failed", "injection"
@@ -79,14 +80,18 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
     split = {c for r in out for c in r["criteria"]}
     named = set(judging.get("unsure") or [])
     unsure = [k for k in [*rubric.keys, *sorted(named - set(rubric.keys))] if k in named and k not in split]
-    if unsure:
-        titles = _and([_title(rubric, k) for k in unsure])
-        # Judges that agreed, yet "disagree": the free judge (the learned offline scorer) was far off.
-        free = judging.get("disagree") and judging.get("route") not in ("judges_disagree", "low_confidence")
-        out.append(reason(UNSURE, f"The learned offline scorer's score for {titles} is more than one level from the "
-                                  "draft's: check it." if free else
-                                  f"The AI was not sure of its score for {titles}; no other judge settled it.", unsure))
-    elif not offline and (not judging or judging.get("route") in _UNSURE_ROUTES) and not out:
+    # The free judge (the learned offline scorer) more than FREE_TOLERANCE from the draft makes its
+    # criteria unsure; the others are unsure because the AI was (unknown confidence names them all).
+    far = {v["criterion"] for v in votes if judges.is_free(v) and v["criterion"] in scores
+           and not judges.FREE_TOLERANCE.agree(float(v["score"]), float(scores[v["criterion"]]))}
+    off = [k for k in unsure if k in far]
+    if off:
+        out.append(reason(UNSURE, f"The learned offline scorer's score for {_and([_title(rubric, k) for k in off])} "
+                                  "is more than one level from the draft's: check it.", off))
+    if rest := [k for k in unsure if k not in far]:
+        out.append(reason(UNSURE, f"The AI was not sure of its score for {_and([_title(rubric, k) for k in rest])}; "
+                                  "no other judge settled it.", rest))
+    if not out and not offline and (not judging or judging.get("route") in _UNSURE_ROUTES):
         out.append(reason(UNSURE, "The AI gave no sure score for this draft and no other judge confirmed it."))
     vetoed = judging.get("vetoed") or rubric.vetoed({k: int(v) for k, v in scores.items()}) if scores else []
     for key in vetoed:
