@@ -152,10 +152,12 @@ def calibrated_students(conn: Database, assignment_id: int) -> int:
 
 
 def blind_scored_by_offline(conn: Database, assignment_id: int) -> bool:
-    """Whether the drafts the readiness gate compares with the blind scores (the blind-scored
-    items' current drafts) are all the offline baseline's: then readiness measures its agreement."""
+    """Whether the drafts the readiness gate compares with the blind scores are all the offline
+    baseline's: then readiness measures its agreement. The draft compared is the reviewed one,
+    else the current one (the pairs of db.aggregates)."""
     n, offline = conn.execute(
-        "SELECT COUNT(*), TOTAL(d.is_offline) FROM submissions s JOIN drafts d ON d.id = s.current_draft_id "
+        "SELECT COUNT(*), TOTAL(d.is_offline) FROM submissions s LEFT JOIN reviews r ON r.submission_id = s.id "
+        "JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id) "
         "WHERE s.assignment_id = ? AND EXISTS (SELECT 1 FROM calibration_scores cs WHERE cs.submission_id = s.id)",
         [assignment_id]).fetchone()
     return n > 0 and offline == n

@@ -220,3 +220,27 @@ def test_unknown_confidence_with_one_far_off_free_vote_blames_the_offline_scorer
         assert ai["criteria"] == ["concept_understanding", "real_world_application", "reflection_depth"]
         assert "Concept understanding, Real-world application and Reflection depth;" in ai["text"]
         assert "Clarity" not in ai["text"] and "Concept" not in free["text"]
+
+
+def test_an_item_blind_scored_on_an_llm_draft_then_redrafted_offline_does_not_lift_offline_only(conn, db_path,
+                                                                                             monkeypatch):
+    """Readiness compares the blind scores with the reviewed draft (db.aggregates: the review's
+    draft, else the current one): here the LLM's, so it says nothing about the baseline."""
+    from core.signoff import actions
+
+    c = f.course(conn)
+    aid = c["assignment_id"]
+    sids = [f.submission(conn, aid, f.student(conn, c["course_id"]), f"{RICH_TEXT} {i}") for i in range(3)]
+    pipeline.assess_one(db_path, sids[0], llm=good_llm())
+    llm_draft = drafts.latest_draft_id(conn, sids[0])
+    calibration.add_items(conn, aid, [(sids[0], None, "test")], actor="ann", at="2025-01-01")
+    blind.save(conn, sids[0], drafts.get_draft(conn, llm_draft)["scores"], actor=Actor("ann", role="admin"))
+    assert actions.open_item(conn, sids[0], actor=ADMIN)["draft_id"] == llm_draft
+    for sid in sids:
+        pipeline.assess_submission(db_path, sid, pipeline.make_llm("offline", db_path))
+    assert drafts.get_draft(conn, drafts.latest_draft_id(conn, sids[0]))["is_offline"]
+    monkeypatch.setattr(readiness, "readiness", lambda conn, assignment_id, **_: {"ready": True,
+                                                                                   "held_back_band": None})
+    assert not calibration.blind_scored_by_offline(conn, aid)
+    assert bulk.held_back(conn, aid, actor=ADMIN) == ((), ())
+    assert bulk.sample_state(conn, aid, actor=ADMIN).candidates == 0
