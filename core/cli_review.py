@@ -18,7 +18,7 @@ def register(sub) -> None:
     q.add_argument("--assignment", required=True, help="assignment title")
     add_db_arg(q)
     q.set_defaults(func=run_queue)
-    s = verbs.add_parser("show", help="one item as the review page shows it (with --as: that user opens it)")
+    s = verbs.add_parser("show", help="one item as the review page shows it (the acting user opens it)")
     s.add_argument("submission", type=int, help="submission id")
     add_db_arg(s)
     s.set_defaults(func=run_show)
@@ -49,8 +49,9 @@ def run_queue(args) -> int:
 def run_show(args) -> int:
     conn = open_db(args)
     who = actor(args, conn)
-    # Only a named user's look counts as opening the item (the release gate's sample).
-    emit(review_view.review_show(conn, args.submission, actor=who, opening=bool(getattr(args, "as_user", None))))
+    # Showing opens the item as the acting user, as the page does (the audit says who; the release
+    # gate's sample counts it): `review approve` needs an opened item.
+    emit(review_view.review_show(conn, args.submission, actor=who))
     return 0
 
 

@@ -100,3 +100,15 @@ def test_an_item_waiting_for_its_blind_score_shows_no_ai_data_and_cannot_be_show
     assert item["judging"] == {"confident": None, "split_criteria": [], "judges": []}
     code, out = run(capsys, "review", "show", str(sid), "--as", "ivy")
     assert code == 2 and set(out) == {"error"} and "blind" in out["error"].lower()
+
+
+def test_show_then_approve_work_as_the_command_line_without_as_and_the_opening_counts(conn, capsys, seeded):
+    sid = seeded["sids"][0]
+    code, out = run(capsys, "review", "show", str(sid))
+    assert code == 0 and out["review_version"] == 1
+    opened = [e for e in reviews.history(conn, sid) if e["action"] == "open"]
+    assert reviews.get_review(conn, sid)["opened_at"] is not None     # the release gate's sample counts it
+    assert len(opened) == 1 and opened[0]["actor"].startswith("command line")
+    code, out = run(capsys, "review", "approve", str(sid), "--version", str(out["review_version"]))
+    assert code == 0 and out["status"] == "approved"
+    assert submissions.get_submission(conn, sid)["status"] == "approved"
