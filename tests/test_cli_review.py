@@ -112,3 +112,30 @@ def test_show_then_approve_work_as_the_command_line_without_as_and_the_opening_c
     code, out = run(capsys, "review", "approve", str(sid), "--version", str(out["review_version"]))
     assert code == 0 and out["status"] == "approved"
     assert submissions.get_submission(conn, sid)["status"] == "approved"
+
+
+@pytest.mark.parametrize("sees_names", [True, False])
+def test_a_stale_approve_quotes_the_comment_with_the_name_only_for_an_actor_who_sees_names(
+        conn, capsys, seeded, monkeypatch, sees_names):
+    """The conflict quotes the comment, which may name the student: it follows core.access.sees_names
+    as `changed_since` and the item do. (A TA sees names today; the rule is what is tested.)"""
+    from core import access
+    from core.signoff import actions
+
+    sid = seeded["sids"][0]
+    ivy = f.user(conn, "ivy", "instructor")
+    actions.open_item(conn, sid, actor=ivy)
+    actions.save_edit(conn, sid, version=1, scores=SCORES, comment="Ann a1, your example of rust is vivid.",
+                      reasons=["generic"], actor=ivy)
+    real = access.sees_names
+    monkeypatch.setattr(access, "sees_names", lambda actor, course_id: sees_names and real(actor, course_id))
+    code, out = run(capsys, "review", "approve", str(sid), "--version", "1", "--as", "tina")
+    assert code == 2 and out["latest_version"] == 2 and "your example of rust is vivid" in out["error"]
+    assert ("Ann a1" in out["error"]) is sees_names
+    if not sees_names:
+        student = reviews.item(conn, sid)["student"]
+        assert student["pseudonym"] in out["error"]
+    with pytest.raises(actions.VersionConflict) as refused:     # the page meets the same text
+        actions.approve(conn, sid, version=1, actor=f.user(conn, "tina", "ta"))
+    assert ("Ann a1" in str(refused.value)) is sees_names
+    assert submissions.get_submission(conn, sid)["status"] == "drafted"

@@ -92,39 +92,40 @@ def _require_review(conn: Database, submission_id: int) -> dict:
     return review
 
 
-def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict, *,
+def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict, *, actor: Actor,
               refused: bool = True) -> VersionConflict:
+    """What changed since `loaded_version`, said to `actor`: it quotes the comment, so the
+    student's name is hidden for an actor who does not see names (core.access.sees_names)."""
     diff = changes(reviews.review_at_version(conn, submission_id, loaded_version), snapshot(current))
-    rubric = _rubric_for(conn, submissions.get_submission(conn, submission_id))
+    sub = submissions.get_submission(conn, submission_id)
     who = reviews.last_change(conn, submission_id) or {}
     user = users.find(conn, who["actor"]) if who.get("actor") else None
     who = {**who, "name": (user or {}).get("display_name") or who.get("actor")}
     # Plain text (pages escape it for Markdown); `changes` keeps the raw values for code.
-    return VersionConflict(conflict_message(who, diff, rubric, loaded=loaded_version, latest=current.get("version"),
-                                            refused=refused),
-                           diff)
+    message = conflict_message(who, diff, _rubric_for(conn, sub), loaded=loaded_version,
+                               latest=current.get("version"), refused=refused)
+    if not access.sees_names(actor, courses.get_assignment(conn, sub["assignment_id"])["course_id"]):
+        student = reviews.item(conn, submission_id)["student"]
+        message = Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide(message)
+    return VersionConflict(message, diff)
 
 
 def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
     """What changed since the teacher opened `loaded_version`, as the conflict a save would meet
     says it (who by display name, when in words, which scores and comment, both versions); None
     when it is still the latest. The student's name is hidden for an actor who does not see names."""
-    course_id = access.check(conn, actor, "read", submission=submission_id)
+    access.check(conn, actor, "read", submission=submission_id)
     review = _require_review(conn, submission_id)
     if review["version"] == loaded_version:
         return None
-    message = str(_conflict(conn, submission_id, loaded_version, review, refused=False))
-    if access.sees_names(actor, course_id):
-        return message
-    student = reviews.item(conn, submission_id)["student"]
-    return Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide(message)
+    return str(_conflict(conn, submission_id, loaded_version, review, actor=actor, refused=False))
 
 
-def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: str) -> dict:
+def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: Actor) -> dict:
     """Conditional UPDATE on the loaded version; raises VersionConflict and writes nothing if stale."""
     if reviews.update_review(conn, review["id"], loaded_version, fields, actor=actor) != 1:
         raise _conflict(conn, review["submission_id"], loaded_version,
-                        reviews.get_review(conn, review["submission_id"]))
+                        reviews.get_review(conn, review["submission_id"]), actor=actor)
     return reviews.get_review(conn, review["submission_id"])
 
 
@@ -183,7 +184,7 @@ def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict,
         rubric = _rubric_for(conn, sub)
         review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(conn, submission_id, version, review)
+            raise _conflict(conn, submission_id, version, review, actor=actor)
         missing = [c.title for c in rubric.criteria if scores.get(c.key) is None]
         if missing:
             raise FairMarkError(f"choose a score for: {', '.join(missing)}")
@@ -231,7 +232,7 @@ def approve(conn: Database, submission_id: int, *, version: int, actor: Actor, s
                                reasons=reasons, note=note, actor=actor)
             version = review["version"]
         if review["version"] != version:
-            raise _conflict(conn, submission_id, version, review)
+            raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
         if review["status"] == "approved" and sub["status"] in ("approved", "released"):
             by, when = review["approved_by"] or "someone", format_timestamp(review["approved_at"])
@@ -257,7 +258,7 @@ def reject(conn: Database, submission_id: int, *, version: int, note: str, actor
     with writing(conn):
         review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(conn, submission_id, version, review)
+            raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
         after = _update_review(conn, review, version, {"status": "rejected", "note": note.strip(),
                                                        "approved_by": None, "approved_at": None,
@@ -276,7 +277,7 @@ def back_to_review(conn: Database, submission_id: int, *, version: int, actor: A
     with writing(conn):
         review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(conn, submission_id, version, review)
+            raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
         if sub["status"] == "released":
             raise AlreadyDecided("This item is already released, so its approval cannot be withdrawn. Edit it "
@@ -351,7 +352,7 @@ def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int
     with writing(conn):
         review = _require_review(conn, submission_id)
         if review["version"] != version:
-            raise _conflict(conn, submission_id, version, review)
+            raise _conflict(conn, submission_id, version, review, actor=actor)
         draft = drafts.get_draft(conn, draft_id)
         if draft["submission_id"] != submission_id:
             raise NotFound(f"draft {draft_id} belongs to another submission")
