@@ -119,18 +119,34 @@ def escape_commonmark(text: str) -> str:
     return "\n".join(lines)
 
 
-def format_timestamp(value) -> str:
-    """A stored UTC timestamp ("2026-11-29T21:27:43.687677Z") as "2026-11-29 21:27 UTC".
-    Empty for None or ""; text that is not a timestamp is returned unchanged."""
+def _utc(value):
+    """A stored timestamp as an aware UTC datetime; None for None or ""; the text itself when
+    it is not a timestamp (a naive one is taken as UTC, as the database stores them)."""
     from datetime import datetime, timezone
 
     if value is None or value == "":
-        return ""
+        return None
     text = str(value).strip()
     try:
         at = datetime.fromisoformat(text[:-1] + "+00:00" if text.endswith("Z") else text)
     except ValueError:
         return text
-    if at.tzinfo is not None:
-        at = at.astimezone(timezone.utc)
-    return at.strftime("%Y-%m-%d %H:%M") + " UTC"
+    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+
+
+def format_timestamp(value) -> str:
+    """A stored UTC timestamp ("2026-11-29T21:27:43.687677Z") as "2026-11-29 21:27 UTC".
+    Empty for None or ""; text that is not a timestamp is returned unchanged."""
+    at = _utc(value)
+    return "" if at is None else at if isinstance(at, str) else at.strftime("%Y-%m-%d %H:%M") + " UTC"
+
+
+def format_date(value) -> str:
+    """The day of a stored UTC timestamp in words: "2026-11-29T21:27:43Z" -> "29 November 2026".
+    Empty for None or ""; text that is not a timestamp is returned unchanged.
+
+    >>> format_date("2026-11-29T21:27:43.687677Z"), format_date("2025-01-01"), format_date(None)
+    ('29 November 2026', '1 January 2025', '')
+    """
+    at = _utc(value)
+    return "" if at is None else at if isinstance(at, str) else f"{at.day} {at:%B %Y}"

@@ -366,8 +366,8 @@ def _ai_details(conn, data: dict, rubric) -> None:
                              hide_index=True, width="stretch")
     with tabs[-2]:
         if not draft.get("is_offline"):   # the offline baseline has no Reviewer verdict (issue 21)
-            st.markdown(f"Verdict: **{_common.md(draft.get('verdict') or '—')}** after {draft.get('rounds', 0)} "
-                        "revision round(s)")
+            st.markdown(f"**{_common.md(labels.verdict_label(draft.get('verdict')))}** after "
+                        f"{count(draft.get('rounds') or 0, 'revision round')}")
         for reason in draft.get("attention_reasons") or []:
             st.warning(_common.md(reason))
         for rev in draft.get("revisions") or []:

@@ -112,7 +112,7 @@ def _row(row: dict, rubric) -> None:
         c2.markdown(f"Total **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
                     + (" · edited" if row["edited"] else ""))
         # The offline baseline has no Reviewer verdict (issue 21): only its label.
-        tags = ([] if row["is_offline"] else [row["verdict"] or "no verdict"]) + [
+        tags = ([] if row["is_offline"] else [labels.verdict_label(row["verdict"])]) + [
             *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])] + ([OFFLINE_LABEL] if row["is_offline"] else [])
         tags += [eligibility.SHORT[r["code"]] for r in row.get("held_back") or []
                  if r.get("code") in eligibility.SHORT and r.get("code") != eligibility.OFFLINE_ONLY]
@@ -123,8 +123,8 @@ def _row(row: dict, rubric) -> None:
 
 def _bulk(conn, aid: int) -> None:
     if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
-                     help="Drafts on which the judges agreed and were sure, the Reviewer was CONFIDENT, with no "
-                          "veto, failed check or flag; each other item says why it is left out."):
+                     help="Drafts on which the judges agreed and were sure, the Reviewer confirmed the comment, "
+                          "with no veto, failed check or flag; each other item says why it is left out."):
         return
     me = _common.actor()
     if block := readiness.bulk_block(conn, aid, actor=me):

@@ -13,6 +13,7 @@ import streamlit as st
 
 from core import browse, data_care
 from core.errors import FairMarkError
+from core.text import format_date
 from pages import _common
 
 # Deletions so far in this browser session: part of the pickers' keys, so that after a deletion
@@ -52,7 +53,7 @@ def render(conn) -> None:
         if st.form_submit_button("Save"):
             _do(lambda: data_care.set_retention(conn, keep, actor=me), "Saved.")
     expired = data_care.expired_courses(conn, actor=me)
-    st.caption(_common.md(", ".join(f"{c['name']} (last work {c['last_activity'][:10]})" for c in expired))
+    st.caption(_common.md(", ".join(f"{c['name']} (last work {format_date(c['last_activity'])})" for c in expired))
                + " would be deleted by `python -m core data apply-retention`." if expired
                else "No course is past the retention period.")
 

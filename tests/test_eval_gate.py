@@ -56,6 +56,9 @@ def test_a_failed_configuration_is_refused_and_a_passed_one_runs(conn, course_wi
     assert gate.status(conn, h)["state"] == "unevaluated"      # blocking cases not run are not a pass
     evals_db.save_eval_run(conn, h, _report(), suite="data/evals")
     assert gate.status(conn, h)["state"] == "passed"
+    conn.execute("UPDATE eval_runs SET created_at = '2026-03-04T10:05:00.000Z'")
+    said = gate.status(conn, h)["message"]
+    assert said.endswith("(eval run 3, 4 March 2026).") and "2026-03-04" not in said
     assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("test", role="admin")) > 0
 
 
@@ -70,6 +73,9 @@ def test_an_admins_override_is_audited_and_holds_for_that_configuration_only(con
     assert audit["actor"] == "Admin A" and "leakage rules" in audit["reason"]
     s = gate.status(conn, h)
     assert s["cleared"] and s["state"] == "unevaluated" and "Admin A overrode the gate" in s["message"]
+    conn.execute("UPDATE ai_config_overrides SET created_at = '2026-03-04T10:05:00.000Z'")
+    said = gate.status(conn, h)["message"]
+    assert "Admin A overrode the gate on 4 March 2026:" in said and "2026-03-04" not in said
     assert runs.create(conn, course_id=course_with_llm["course_id"], provider="openai", actor=Actor("test", role="admin")) > 0
     monkeypatch.setenv("FAIRMARK_MODEL_AGGREGATOR", "another-model")      # a change: a new configuration
     other = f.course(conn, name="Another course")

@@ -329,10 +329,15 @@ def test_teachers_see_labels_not_internal_codes(app_test, seeded, conn):
     at = review_page(app_test, c)
     captions = " ".join(x.value for x in at.caption)
     assert "Injection attempt" in captions and "injection" not in captions
+    assert "Reviewer: confident" in plain(captions) and "CONFIDENT" not in captions
+    at.toggle(key="rq_bulk").set_value(True).run()
+    assert "the Reviewer confirmed the comment" in at.toggle(key="rq_bulk").help
+    assert "CONFIDENT" not in at.toggle(key="rq_bulk").help
     sid = ids["attention"]
     at = open_item(at, sid)
     md = " ".join(m.value for m in at.markdown)
     assert "status: Needs attention" in md and "needs_attention" not in md
+    assert "Reviewer: confident** after 0 revision rounds" in plain(md) and "CONFIDENT" not in md
     at.selectbox(key=f"ri_score_{sid}_1_real_world_application").set_value(1)
     at.multiselect(key=f"ri_reasons_{sid}_1").set_value(["too_harsh", "tone"])
     at.text_input(key=f"ri_note_{sid}_1").set_value("kinder")

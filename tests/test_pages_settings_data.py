@@ -110,6 +110,7 @@ def test_the_retention_caption_shows_a_course_name_as_text(app_test, conn, cours
     at = _settings(app_test)
     caption = next(x.value for x in at.caption if "would be deleted" in x.value)
     assert escape_markdown("Ethics :material/home: 2026") in caption and ":material/home:" not in caption  # no icon
+    assert "(last work 1 June 2019)" in plain(caption) and "2019-06-01" not in plain(caption)
 
 
 def test_prepare_a_backup_gives_a_download_and_a_failure_says_why(app_test, conn, course, monkeypatch):

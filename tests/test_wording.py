@@ -78,3 +78,20 @@ def test_a_configuration_is_named_by_its_models_not_its_hash(conn):
     assert h not in name and "prompts of the variant “questions”" in name and "first used" in name
     s = gate.status(conn, h)
     assert s["name"] == name and h not in s["message"]
+
+
+def test_a_stored_date_reads_as_a_date_in_words():
+    from core.text import format_date
+
+    assert format_date("2019-06-01T23:30:00.000Z") == "1 June 2019"
+    assert format_date("2026-11-29T21:27:43.687677+01:00") == "29 November 2026"   # in UTC
+    assert format_date("2025-01-01") == "1 January 2025"
+    assert format_date(None) == "" and format_date("") == "" and format_date("soon") == "soon"
+
+
+def test_the_reviewers_verdict_reads_as_words_not_its_code():
+    from core.signoff import labels
+
+    assert labels.verdict_label("CONFIDENT") == "Reviewer: confident"
+    assert labels.verdict_label("REVISE") == "Reviewer: asked for changes"
+    assert labels.verdict_label(None) == "Reviewer: no verdict"

@@ -12,6 +12,7 @@ from core.agents.aggregator import evaluation_notes
 from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
 from core.offline import heuristics
 from core.rubric import Rubric
+from core.signoff.labels import verdict_label
 
 PROMPT = prompts.Spec("reviewer", frozenset({"scale", "evaluation", "comment", "checks"}))
 REVIEWED_FIELDS = ("score", "reasoning", "evidence_quote")
@@ -60,7 +61,7 @@ def offline(inputs: dict) -> dict:
 
 def describe(output: dict, rubric) -> list[tuple[str, str]]:
     # The offline baseline's rule-based review stores no verdict (issue 21): none is shown.
-    blocks = [("heading", f"Verdict: {output['verdict']}")] if output.get("verdict") else []
+    blocks = [("heading", verdict_label(output["verdict"]))] if output.get("verdict") else []
     if output.get("explanation"):
         blocks.append(("text", output["explanation"]))
     blocks += [("text", f"Fix: {fix}") for fix in output.get("fixes") or []]

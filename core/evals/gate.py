@@ -20,6 +20,7 @@ from core import access
 from core.access import Actor
 from core.errors import GateError, NotFound
 from core.evals import config as ai_config
+from core.text import format_date
 from db import audit
 from db import evals as evals_db
 from db import users as users_db
@@ -71,7 +72,7 @@ def _message(s: dict, conn=None) -> str:
     name = "This configuration"  # pages show its name beside the message; the command line its hash
     run = s["eval_run"]
     if s["state"] == "passed":
-        return f"{name} passed its blocking eval cases (eval run {run['id']}, {run['created_at'][:10]})."
+        return f"{name} passed its blocking eval cases (eval run {run['id']}, {format_date(run['created_at'])})."
     if s["state"] == "failed":
         ids = ", ".join(run["blocking_failed_ids"]) or str(run["blocking_failed"])
         text = f"{name} failed blocking eval cases in eval run {run['id']}: {ids}."
@@ -83,7 +84,7 @@ def _message(s: dict, conn=None) -> str:
     if s["override"]:
         o = s["override"]
         who = users_db.display_names(conn).get(o["actor"], o["actor"]) if conn is not None else o["actor"]
-        return text + f" {who} overrode the gate on {o['created_at'][:10]}: “{o['reason']}”."
+        return text + f" {who} overrode the gate on {format_date(o['created_at'])}: “{o['reason']}”."
     return text + " " + HOW
 
 

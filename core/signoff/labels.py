@@ -50,6 +50,14 @@ FLAG_LABELS = {
     "empty": "Empty",
     "non_english": "Not English",
 }
+# The Reviewer's verdict on the drafted comment (core.agents.reviewer), as the queue shows it.
+VERDICT_LABELS = {"CONFIDENT": "Reviewer: confident", "REVISE": "Reviewer: asked for changes"}
+
+
+def verdict_label(verdict: str | None) -> str:
+    return VERDICT_LABELS.get(verdict) or ("Reviewer: no verdict" if not verdict else f"Reviewer: {verdict.lower()}")
+
+
 ACTION_LABELS = {
     "open": "Opened",
     "edit": "Edited",
