@@ -279,7 +279,7 @@ class DraftContext:
 
 
 _FIRST_SENTENCE = re.compile(r"^\s*(.+?[.!?])(?:\s|$)", re.DOTALL)
-_PRAISE = re.compile(r"\b(?:good|great|well|clear(?:ly)?|strong|nice|excellent|thoughtful|careful(?:ly)?|specific|"
+_PRAISE = re.compile(r"\b(?:good|great|well|clear(?:ly)?|strong|strength\w*|shows?|nice|excellent|thoughtful|careful(?:ly)?|specific|"
                      r"insight\w*|effective(?:ly)?|you (?:explain|show|describe|connect|give|use|notice|name|link|"
                      r"compare|reflect|identify|point out|ask)\w*|I like)\b", re.IGNORECASE)
 _CRITIQUE = re.compile(r"\b(?:but|however|although|missing|lacks?|needs?|should|must|not|no|don't|doesn't|isn't|"

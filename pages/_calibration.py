@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from core.calibration import NOT_CALIBRATED, blind, offset, readiness
+from core.judging import judges
 from core.text import escape_markdown
 from core import browse
 from pages import _common
@@ -40,6 +41,9 @@ def banner(conn, aid: int, *, short: bool = False) -> dict:
         (st.warning if gap["held_back"] else st.caption)(escape_markdown(f"Band gap: {gap['text']}"))
         for g in r.get("group_gaps") or []:
             (st.warning if g["over_bar"] else st.caption)(escape_markdown(f"Group gap, {g['text']}"))
+    if not short and (note := judges.one_family_note(_common.settings())):
+        # The family rule (issue 22): judges of one family prefer their own family's writing.
+        st.warning(escape_markdown(note), icon=":material/diversity_3:")
     return r
 
 

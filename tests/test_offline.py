@@ -74,6 +74,9 @@ def test_comment_has_strengths_first_actions_and_a_question():
     assert comment.startswith("Your reflection shows strength in")
     assert checks.check_actions(comment)["passed"] and checks.check_question(comment)["passed"]
     assert checks.check_lexicon(comment)["passed"]
+    # The offline template opens with a strength: the draft check must say so (it failed on every
+    # offline draft when "strength"/"shows" were not praise words).
+    assert checks.check_strengths_first(comment)["passed"]
 
 
 def test_low_scores_are_not_praised():

@@ -3,6 +3,7 @@ calibration item's AI draft cannot be seen anywhere before a blind score is save
 from __future__ import annotations
 
 import factories as f
+from shown import plain
 from core.calibration import blind, draw, readiness
 from db import calibration
 from core.access import Actor
@@ -185,3 +186,17 @@ def test_upload_can_declare_the_scores_blind_calibration_scores(app_test, conn):
     assert conn.execute("SELECT rater, criterion, score, source FROM calibration_scores").fetchall() == [
         ("rater1", "clarity", 2.0, "upload")]
     assert conn.execute("SELECT COUNT(*) FROM reference_scores").fetchone()[0] == 0
+
+
+def test_the_readiness_view_says_when_every_judge_is_of_one_model_family(conn, app_test, monkeypatch):
+    """Issue 22 point 3: with one family configured the readiness view says so (and says nothing
+    of the kind with a judge of another family)."""
+    c, _ = seeded(conn, 2)
+    monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", "http://127.0.0.1:9/v1")
+    monkeypatch.setenv("FAIRMARK_LLM_MODEL", "gpt-4o-mini")
+    at = page(app_test, c)
+    assert not at.exception, at.exception
+    assert any("one model family (gpt)" in plain(w.value) for w in at.warning)
+    monkeypatch.setenv("FAIRMARK_JUDGES", '[{"name": "b", "model": "claude-3-5-haiku"}]')
+    at = page(app_test, c)
+    assert not any("one model family" in plain(w.value) for w in at.warning)

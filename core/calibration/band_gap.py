@@ -36,7 +36,7 @@ def band_gap(pairs: pd.DataFrame, lo: int, hi: int, *, cut: float, max_gap: floa
             out["ci"] = [out["delta_mae"], out["delta_mae"]]   # every resample agrees: that is its interval
     d, ci = out["delta_mae"], out["ci"]
     if ci is None:
-        out["text"] = ("Band gap not measurable yet: it needs blind scores in both the low and the high band "
+        out["text"] = ("Not measurable yet: it needs blind scores in both the low and the high band "
                        f"(the bar: ΔMAE under {max_gap:.2f}).")
         return out
     worse = "low" if d >= 0 else "high"

@@ -38,7 +38,7 @@ T = TypeVar("T")
 
 # --- the family rule ---------------------------------------------------------------------------
 ONE_FAMILY = ("Every judge is of one model family ({family}): no model of another family checked this, so a "
-              "model's preference for its own family's writing (seed 001: +10 % to +25 %) is not ruled out. "
+              "model's preference for its own family's writing (+10 % to +25 % in published studies) is not ruled out. "
               "Configure a judge of another family to rule it out.")
 
 
