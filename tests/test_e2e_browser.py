@@ -657,7 +657,7 @@ def test_upload_review_approve_and_export_a_lesson_in_chromium(server, browser, 
     expect(page.get_by_text("Imported 1 lesson(s)")).to_be_visible()
 
     page.get_by_role("button", name="Start review (1 lesson(s))").click()
-    expect(page.get_by_text(re.compile(r"1 of 1 lessons, done"))).to_be_visible()
+    expect(page.get_by_text(re.compile(r"1 of 1 lesson, done"))).to_be_visible()
     idle(page)
     page.get_by_role("link", name=re.compile("^The water cycle")).click()
     idle(page)
