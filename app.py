@@ -33,7 +33,7 @@ PAGES = {
     "Admin": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
 }
 
-# What a role must be allowed (core.access) to see a page in the menu and open it; the other
+# What a role must be allowed (core.accounts.access) to see a page in the menu and open it; the other
 # pages need "read". Only a hint: every core function the page calls checks again.
 NEEDS = {"Upload": "upload", "Assess": "assess", "Calibrate": "calibrate", "Release": "release",
          "Compare": "compare", "Agreement": "dashboards", "Fairness": "dashboards", "Costs": "dashboards",

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 @contextlib.contextmanager

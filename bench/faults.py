@@ -28,8 +28,9 @@ from fake_openai_server import FAULTS, FakeOpenAI  # noqa: E402
 
 import db  # noqa: E402
 from bench import let_configuration_run  # noqa: E402
-from core import ingest, runs  # noqa: E402
-from core.access import Actor  # noqa: E402
+from core.ingest import commit as ingest
+from core.runs import reflections as runs
+from core.accounts.access import Actor  # noqa: E402
 from core.llm import chat  # noqa: E402
 
 TEXT = ("This week I learned how a large language model predicts the next token and how temperature changes "

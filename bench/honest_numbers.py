@@ -26,13 +26,14 @@ from pathlib import Path
 
 import numpy as np
 import pandas as pd
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def demo_pairs(db_path: str) -> pd.DataFrame:
     """(student, criterion, ai, reference, ell, section, n) of the offline baseline on the demo course."""
     import db
-    from core import demo, runs
+    from core import demo
+    from core.runs import reflections as runs
     from core.llm import make_llm
     from db import analytics
 

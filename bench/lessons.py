@@ -18,7 +18,7 @@ import argparse
 import json
 import tempfile
 from pathlib import Path
-from core.access import Actor
+from core.accounts.access import Actor
 
 PRICES = {"deepseek-chat": {"input_per_mtok": 0.27, "cached_input_per_mtok": 0.07, "output_per_mtok": 1.10},
           "gpt-4o-mini": {"input_per_mtok": 0.15, "cached_input_per_mtok": 0.075, "output_per_mtok": 0.60}}

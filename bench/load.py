@@ -54,7 +54,7 @@ PASSWORD = "bench.load teacher's password"   # a throwaway database's accounts
 
 # --- the database and the writer ----------------------------------------------------------------
 def _operator(name: str = "bench.load"):
-    from core.access import Actor
+    from core.accounts.access import Actor
 
     return Actor(name, role="admin", via="cli")
 
@@ -63,7 +63,7 @@ def sign_in_teachers(path: str, course_id: int, n: int, first: int = 1) -> list[
     """`n` instructors of the course (accounts made as an admin would), each signed in: the
     session tokens their browsers' cookies hold (issue 13: every page needs a signed-in user)."""
     import db
-    from core import accounts
+    from core.accounts import identity as accounts
     from db import users as users_db
 
     conn = db.connect(path)
@@ -87,7 +87,7 @@ def build(path: str, review_items: int, run_size: int) -> dict:
     submissions the run will assess. Returns {course_id, assignment_id, items: [ids]}."""
     import db
     from bench import synth
-    from core import runs
+    from core.runs import reflections as runs
     from core.llm import make_llm
 
     info = synth.build_uploaded(path, review_items + run_size)
@@ -113,7 +113,7 @@ def write(path: str, latency: float, concurrency: int) -> None:
     on I/O like a provider; again with --redo when done, until killed."""
     import db
     from bench.fake import SleepyLLM
-    from core import runs
+    from core.runs import reflections as runs
     from core.llm import LoggedLLM
 
     redo = False

@@ -1,7 +1,7 @@
 """How long masking takes: 20,000 characters of any content against a 300-student roster.
 
-    python -m bench.masking                     # the current core.pseudonym
-    python -m bench.masking --before REV        # also the core/pseudonym.py of git revision REV
+    python -m bench.masking                     # the current core.privacy.pseudonym
+    python -m bench.masking --before REV        # also the core/privacy/pseudonym.py of git revision REV
 
 Goal: under 50 ms for every content (issue #10), with no named-entity model. The contents
 include the ones that made the earlier regex-per-variant masking quadratic (one letter
@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from core.pseudonym import Person, roster
+from core.privacy.pseudonym import Person, roster
 
 SIZE = 20_000
 FIRST = ["Ana", "Zoë", "José", "Liam", "Åsa", "Anne-Marie", "Mohammed", "Wei", "Olga", "Siobhán", "Noah", "Will",
@@ -85,7 +85,7 @@ t0 = time.perf_counter(); p.hide(text); print(time.perf_counter() - t0)
 
 
 def time_revision(rev: str, people: list[Person], texts: dict[str, str], limit_s: float) -> dict[str, float | None]:
-    source = subprocess.run(["git", "show", f"{rev}:core/pseudonym.py"], capture_output=True, text=True, check=True,
+    source = subprocess.run(["git", "show", f"{rev}:core/privacy/pseudonym.py"], capture_output=True, text=True, check=True,
                             cwd=Path(__file__).resolve().parent.parent).stdout
     out: dict[str, float | None] = {}
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,7 +105,7 @@ def time_revision(rev: str, people: list[Person], texts: dict[str, str], limit_s
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--before", metavar="REV", help="also time core/pseudonym.py of this git revision")
+    ap.add_argument("--before", metavar="REV", help="also time core/privacy/pseudonym.py of this git revision")
     ap.add_argument("--limit", type=float, default=120.0, help="seconds allowed per content for --before")
     args = ap.parse_args(argv)
     people = make_roster()

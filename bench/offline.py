@@ -20,7 +20,7 @@ The prompts are listed largest first; those at even places were the development 
 `--mixed-sizes` adds the older measure: that many essays of all prompts mixed as the teacher's
 scores, measured on all the others (in-sample-style: a mixed pool, where word count is weak).
 
-Speed: a real offline run (core.runs) over `--speed-n` ELLIPSE essays of one assignment on
+Speed: a real offline run (core.runs.reflections) over `--speed-n` ELLIPSE essays of one assignment on
 the ELLIPSE rubric, 100 of them with calibration scores, on a temporary database: the first
 item trains the scorer (stored as a version), every item is scored by it through the whole
 offline pipeline (all roles, checks, call log, drafts). Reports submissions per second
@@ -208,8 +208,8 @@ def speed(essays: list[dict], n: int, calibrated: int = 100, concurrency: int = 
     """A real offline run over `n` essays of one assignment, `calibrated` of them with scores."""
     import db as dbmod
     from bench import database_env
-    from core import runs
-    from core.access import Actor
+    from core.runs import reflections as runs
+    from core.accounts.access import Actor
     from core.llm import make_llm
     from core.rubric import RUBRIC_DIR, load_rubric_file
     from db import courses, offline_models

@@ -41,7 +41,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from core.access import Actor
+from core.accounts.access import Actor
 
 OUT = Path(__file__).resolve().parent / "out"
 ROOT = Path(__file__).resolve().parent.parent
@@ -180,7 +180,7 @@ APPTESTS = {   # name -> (page, scope, open the first item)
 def signed_in_token(path: str) -> str:
     """A signed-in session of the benchmark's admin (pages show only the sign-in form otherwise)."""
     import db
-    from core import accounts
+    from core.accounts import identity as accounts
     from db import users as users_db
 
     conn = db.connect(path)

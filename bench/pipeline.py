@@ -4,7 +4,7 @@
 
 The fake LLM (bench.fake.SleepyLLM) sleeps `latency` per call and answers every role validly
 (Reviewer CONFIDENT, a comment that passes the checks), wrapped in the real LoggedLLM (call
-log + cache). The assessment is a real run (core.runs.create / execute) on a temporary
+log + cache). The assessment is a real run (core.runs.reflections.create / execute) on a temporary
 SQLite database of N synthetic submissions (>= 110 words, no flags).
 
 Critical path of one submission: Evaluator, then Equity Monitor ∥ Coach, then Aggregator, then
@@ -31,7 +31,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from core.access import Actor
+from core.accounts.access import Actor
 
 NAIVE_BUDGET_S = 20.0   # default naive subset: about this many seconds of sleeping
 
@@ -45,7 +45,7 @@ def _settings(db_path: str):
 def assess_run(db_path: str, info: dict, llm, concurrency: int, *, redo: bool = False) -> tuple[int, float]:
     """A real run over the assignment: runs.create + runs.execute; returns (run_id, wall seconds)."""
     import db
-    from core import runs
+    from core.runs import reflections as runs
 
     conn = db.connect(db_path)
     try:
@@ -79,7 +79,8 @@ def calls_per_item() -> int:
 def naive_one(db_path: str, submission_id: int, llm) -> int:
     """The seed's way for one submission: the agents strictly one after another."""
     import db
-    from core import checks, pipeline, triage
+    from core import checks, pipeline
+    from core.signoff import triage
     from core.agents import Ids, registry
     from db import drafts as drafts_db
 

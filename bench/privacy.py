@@ -26,8 +26,9 @@ from privacy_cases import FILLER, REFLECTIONS, ROSTER, leaks, sent  # noqa: E402
 
 import db  # noqa: E402
 from bench import let_configuration_run  # noqa: E402
-from core import ingest, runs  # noqa: E402
-from core.access import Actor
+from core.ingest import commit as ingest
+from core.runs import reflections as runs
+from core.accounts.access import Actor
 
 
 def main() -> int:

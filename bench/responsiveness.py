@@ -5,7 +5,7 @@
 
 One process plays the app: an HTTP server thread answers a page request (open the database,
 read the review queue and its group counts of the assignment, as the Review page does) while a
-background run (core.runs.start, offline baseline) assesses one 20,000-character reflection of a
+background run (core.runs.reflections.start, offline baseline) assesses one 20,000-character reflection of a
 course with a 300-student roster. A second process requests the page every 100 ms and records
 how long each answer took. Anything that holds Python's GIL or SQLite's write lock for long
 (a quadratic regex, a transaction left open while computing) shows up as a slow answer.
@@ -28,9 +28,10 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import db
-from core import ingest, runs
+from core.ingest import commit as ingest
+from core.runs import reflections as runs
 from db import queue
-from core.access import Actor
+from core.accounts.access import Actor
 
 SIZE = 20_000
 PROSE = ("This week I worked with {a} and {b}; {c}'s idea about temperature was new to me. Write to "

@@ -18,7 +18,7 @@ import hashlib
 import random
 
 import db as dbmod
-from core import triage
+from core.signoff import triage
 from core.agents import registry
 from core.rubric import default_rubric
 from db import aggregates, courses, dumps

@@ -68,7 +68,7 @@ import typing
 from pathlib import Path
 
 from bench.fake import certain_probs
-from core.access import Actor
+from core.accounts.access import Actor
 from core.llm.prompt_cache import CACHE_MIN, CACHE_STEP, cached_tokens  # noqa: F401  (OpenAI's rule)
 
 PRICE_IN, PRICE_CACHED, PRICE_OUT = 0.15, 0.075, 0.60   # gpt-4o-mini, $ per million tokens

@@ -1,9 +1,9 @@
 """Command line: python -m core COMMAND … (each command prints a JSON summary on stdout).
 
 Commands are registered by small modules, one per area, so each stays readable:
-core.cli_catalogue (init, demo, import), core.cli_assignment (assignment set), core.cli_assess
-(assess), core.cli_export (export), core.cli_metrics (metrics), core.cli_evals (evals),
-core.cli_lessons (lessons), core.cli_users (user), core.cli_data (data), core.cli_review (review,
+core.cli.catalogue (init, demo, import), core.cli.assignment (assignment set), core.cli.assess
+(assess), core.cli.export (export), core.cli.metrics (metrics), core.cli.evals (evals),
+core.cli.lessons (lessons), core.cli.users (user), core.cli.data (data), core.cli.review (review,
 release).
 """
 from __future__ import annotations
@@ -15,8 +15,8 @@ import sys
 
 from core.errors import FairMarkError
 
-COMMAND_MODULES = ("core.cli_catalogue", "core.cli_assignment", "core.cli_assess", "core.cli_export",
-                   "core.cli_metrics", "core.cli_evals", "core.cli_lessons", "core.cli_users", "core.cli_data", "core.cli_review")
+COMMAND_MODULES = ("core.cli.catalogue", "core.cli.assignment", "core.cli.assess", "core.cli.export",
+                   "core.cli.metrics", "core.cli.evals", "core.cli.lessons", "core.cli.users", "core.cli.data", "core.cli.review")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -4,8 +4,8 @@ the write happens. The readiness bar (core.calibration.readiness.save_bar), the 
 threshold (core.evals.pairwise.set_trust_threshold) and gate overrides check the same way."""
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from db import llm_calls
 
 

@@ -14,9 +14,9 @@ import random
 from pathlib import Path
 
 import db
-from core import catalogue
-from core.access import Actor
-from core.ingest import ReadyRow, clean_text, text_hash
+from core.courses import catalogue
+from core.accounts.access import Actor
+from core.ingest.commit import ReadyRow, clean_text, text_hash
 from core.rubric import default_rubric
 from core.text import words
 from db import submissions

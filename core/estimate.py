@@ -20,13 +20,13 @@ which).
 """
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.agents import evaluator, registry
 from core.calibration import anchors
 from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
-from core.runs import run_config
+from core.runs.reflections import run_config
 from core.settings import Settings
 from db import courses, llm_calls
 from db import runs as runs_db
@@ -44,7 +44,7 @@ MEASURED_FROM = 20       # judged items in the call log before its shares replac
 
 def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
             redo: bool = False, limit: int | None = None, settings: Settings | None = None, actor: Actor) -> dict:
-    """Tokens and cost a run with these options (as for core.runs.create) would take."""
+    """Tokens and cost a run with these options (as for core.runs.reflections.create) would take."""
     access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
     settings = effective_settings(settings)
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,

@@ -7,7 +7,7 @@
       -> needs attention with the reasons when it still does not pass.
 
 Every roster name (each student's own pseudonym), e-mail and phone number is masked before the
-first call (core.pseudonym); the draft is restored for the teacher just before it is stored,
+first call (core.privacy.pseudonym); the draft is restored for the teacher just before it is stored,
 its evidence quotes as the student wrote them. Each agent call is logged (and cached)
 by the LLM wrapper as it finishes, so a resumed item replays finished steps from the cache;
 the draft, the submission's status and the run item are then written in one transaction.
@@ -16,7 +16,7 @@ status "failed" and the error, never a half-written item. Only the scoring role'
 fails the item; any later role's failure costs only its contribution (the reason is shown).
 The exception is a fault every further item would hit too (`LLMConfigFault`, e.g. a refused
 key): it propagates as its type, no draft is written, and the run stops with the item still
-pending (core.runs).
+pending (core.runs.reflections).
 """
 from __future__ import annotations
 
@@ -24,7 +24,8 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 
 import db
-from core import checks, injection, triage
+from core import checks, injection
+from core.signoff import triage
 from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
@@ -33,7 +34,7 @@ from core.evals import gate, rules
 from core.judging import scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
-from core.pseudonym import Pseudonymizer
+from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.signoff import eligibility
 from db import drafts as drafts_db
@@ -207,7 +208,7 @@ def _degraded(label: str, e: LLMError, consequence: str) -> str:
 def _recoverable(e: LLMError) -> bool:
     """After the Evaluator has scored, a later agent's fault costs only its contribution: the
     draft is kept and sent to a teacher with the reason. A fault of the configuration (a
-    refused key) is not recoverable: it ends the run (core.runs), so it is re-raised."""
+    refused key) is not recoverable: it ends the run (core.runs.reflections), so it is re-raised."""
     return not isinstance(e, LLMConfigFault)
 
 

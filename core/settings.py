@@ -61,9 +61,9 @@ class Settings(BaseModel):
     max_retries: int = 3
     concurrency: int = 8
     # A run stops when an unknown model or an unreachable endpoint fails this many
-    # submissions in a row (core.run_guard); a refused key stops it at once.
+    # submissions in a row (core.runs.guard); a refused key stops it at once.
     stop_after_faults: int = 3
-    # Sign-in (core/accounts.py): a session ends after this long without a click, and after
+    # Sign-in (core/accounts/identity.py): a session ends after this long without a click, and after
     # session_max_hours whatever happens; a name is locked after signin_lock_after failures in a row.
     session_idle_minutes: float = 60.0
     session_max_hours: float = 12.0

@@ -1,4 +1,4 @@
-"""Who does something: the leaf type both layers share (core/access.py re-exports it and holds
+"""Who does something: the leaf type both layers share (core/accounts/access.py re-exports it and holds
 the permissions). An `Actor` IS the name recorded as who did a thing (a `str`: the audit log's
 `actor`, `reviewed_by`, a blind score's rater), and carries the user id and role that
 `db.audit` writes beside it, and the courses the person may reach. So a name travels through

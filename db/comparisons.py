@@ -4,7 +4,7 @@
 Nothing here tells a page which side is A: `pair_for_teacher` returns the pair as left/right
 text only; `save_choices` receives left/right and translates with the stored `b_on_left`.
 
-Drafting the pairs is a run (runs.kind 'comparisons', core.run_engine): the comparison's
+Drafting the pairs is a run (runs.kind 'comparisons', core.runs.engine): the comparison's
 `run_id`; its items are the pairs, named by their submission (pending: not drafted, no error).
 A comparison's status follows its run: drafting while the run is queued or running, ready when
 it is done, failed when it stopped (resumable).

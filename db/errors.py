@@ -34,7 +34,7 @@ class ConflictError(FairMarkError):
 
 
 class Forbidden(FairMarkError):
-    """The signed-in person's role or grants do not allow this (core/access.py says which and
+    """The signed-in person's role or grants do not allow this (core/accounts/access.py says which and
     whom to ask)."""
 
 
@@ -51,7 +51,7 @@ class LLMError(FairMarkError):
     """A call to the language model failed after the allowed retries.
 
     `config_suspect`: the fault may be a setting rather than this submission (an unknown model,
-    an endpoint that never answered). One such fault fails only its item; core.runs stops the
+    an endpoint that never answered). One such fault fails only its item; core.runs.reflections stops the
     run when the same one hits several items in a row (then it is the setting)."""
 
     retryable = False

@@ -1,4 +1,4 @@
-"""What an export holds (core.export builds the files): the latest released version of each
+"""What an export holds (core.export.released builds the files): the latest released version of each
 item, plus, when asked, items whose current review is approved but not released yet. Both are
 approved versions by construction, so nothing unapproved can be selected here.
 """

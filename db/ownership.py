@@ -1,4 +1,4 @@
-"""Which course an id belongs to: one query per kind of id, so core/access.py can check a
+"""Which course an id belongs to: one query per kind of id, so core/accounts/access.py can check a
 grant before anything else is read. None when the id does not exist."""
 from __future__ import annotations
 

@@ -34,7 +34,7 @@ class QueueFilter:
     """What the teacher narrowed the queue to. All fields optional."""
 
     statuses: tuple[str, ...] | None = None
-    group: int | None = None          # core.triage priority group
+    group: int | None = None          # core.signoff.triage priority group
     criterion: str | None = None
     score: int | None = None          # with criterion: teacher's score if reviewed, else the draft's
     flag: str | None = None           # "any", "failed_check" (derived) or a code in drafts.flags
@@ -130,7 +130,7 @@ def position(conn: Database, submission_id: int) -> tuple[int, int] | None:
 
 
 def group_counts(conn: Database, assignment_id: int) -> dict[int, int]:
-    """Submissions per queue group (core.triage priority), calibration items waiting for their
+    """Submissions per queue group (core.signoff.triage priority), calibration items waiting for their
     blind score left out (their group would hint at the hidden draft)."""
     # Kept by triggers (m017c), minus the few hidden calibration items: a few rows at any size.
     counts = dict(conn.execute("SELECT priority, n FROM queue_counts WHERE assignment_id = ? AND n > 0",

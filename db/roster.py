@@ -1,4 +1,4 @@
-"""The course's students as masking needs them (core.pseudonym): every name, e-mail and
+"""The course's students as masking needs them (core.privacy.pseudonym): every name, e-mail and
 pseudonym of the course a submission belongs to, so no classmate's name reaches a model."""
 from __future__ import annotations
 

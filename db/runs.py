@@ -102,7 +102,7 @@ def pending_items(conn: Database, run_id: int) -> list[int]:
 
 
 # A working period ends now while the worker is alive (heard from within this many seconds,
-# core.runs.STALE_AFTER_S); a period its worker never closed (it died) ends at its last
+# core.runs.reflections.STALE_AFTER_S); a period its worker never closed (it died) ends at its last
 # heartbeat, so the time a run stood stopped never counts as working time.
 SILENT_LIMIT_S = 60.0
 # Seconds of the open working period (resumed_at .. end), as SQL with one parameter (now);

@@ -75,7 +75,7 @@ CREATE TABLE submissions (
     -- uploaded | drafted | needs_attention | failed | approved | rejected | released
     status TEXT NOT NULL DEFAULT 'uploaded',
     current_draft_id INTEGER,                  -- latest AI draft (drafts.id)
-    priority INTEGER NOT NULL DEFAULT 9,       -- review-queue group, lower = look first (core.triage)
+    priority INTEGER NOT NULL DEFAULT 9,       -- review-queue group, lower = look first (core.signoff.triage)
     created_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ','now')),
     UNIQUE (assignment_id, student_id, text_hash)
 );
@@ -850,7 +850,7 @@ def m017c_queue_counts(conn: Database) -> None:
 
 @migrations()
 def m018a_comparison_runs(conn: Database) -> None:
-    """Drafting a blind comparison is a run (core.run_engine, runs.kind 'comparisons'), so it
+    """Drafting a blind comparison is a run (core.runs.engine, runs.kind 'comparisons'), so it
     resumes after a restart and its calls carry the run (costs apart from the reflections).
     `comparisons.run_id` links the two; the run's items are the comparison's pairs. A comparison
     still drafting before this migration had no worker left: it gets a stopped run to resume."""

@@ -40,7 +40,7 @@ def write_import(conn: Database, *, actor: str, course_name: str, new_assignment
                  rubric_by_assignment: dict, rows: list, summary: dict, course_description: str = "",
                  is_synthetic: bool = False, assignment_details: dict | None = None, rng=None,
                  scores_are: str = "reference") -> dict:
-    """Write validated rows (core.ingest.ReadyRow) in ONE transaction; returns counts and ids.
+    """Write validated rows (core.ingest.commit.ReadyRow) in ONE transaction; returns counts and ids.
 
     Rows already in the database (same student, assignment and text) are skipped and counted,
     so a re-run is harmless. `assignment_details` (title -> prompt, key_concepts, target_grade)
@@ -126,7 +126,7 @@ def _ensure_student(conn: Database, course_id: int, r, rng) -> tuple[int, int]:
 def set_status(conn: Database, submission_id: int, status: str, priority: int, *,
                only_from: tuple[str, ...] | None = None, current_draft_id: int | None = None) -> int:
     """THE writer of one submission's status: status and its queue priority (computed by the
-    caller with core.triage.priority) always change together, so the queue order never lies.
+    caller with core.signoff.triage.priority) always change together, so the queue order never lies.
 
     `only_from`: the statuses the row must have right now. The condition is in the UPDATE
     itself, so a decision that lands between the caller's read and this write still wins (the

@@ -1,5 +1,5 @@
 """Accounts, sessions, failed sign-ins and grants (issue 13). The rules (hashing, lockout,
-expiry, who may do what) are core/accounts.py's and core/access.py's; this module only reads
+expiry, who may do what) are core/accounts/identity.py's and core/accounts/access.py's; this module only reads
 and writes the rows. No password and no session token is ever stored: only their hashes."""
 from __future__ import annotations
 

@@ -10,7 +10,7 @@ import streamlit as st
 from core.calibration import NOT_CALIBRATED, blind, offset, readiness
 from core.judging import judges
 from core.text import escape_markdown
-from core import browse
+from core.courses import browse
 from pages import _common
 
 

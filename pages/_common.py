@@ -11,7 +11,7 @@ course and assignment); after that the session state is the source and every run
 address back (`set_address`, written when the page has run). Pages read the address only
 through `address_value` and write it only through `set_address` (a page's links may carry
 query parameters). All URL handling is here: an id the signed-in user may not open is dropped
-like one that does not exist (core.browse.locate).
+like one that does not exist (core.courses.browse.locate).
 
 Who is signed in: `actor()`, the Actor app.py's sign-in gate resolved for this run (a widget
 callback, which runs before the script, and a fragment's auto-refresh resolve it again so an
@@ -25,8 +25,10 @@ import threading
 import streamlit as st
 
 import db
-from core import access, accounts, browse
-from core.access import Actor
+from core.accounts import access
+from core.accounts import identity as accounts
+from core.courses import browse
+from core.accounts.access import Actor
 from core.errors import NotSignedIn
 from core.settings import Settings, load_settings
 from core.text import article, escape_markdown
@@ -248,7 +250,7 @@ def require_assignment() -> int | None:
 
 def menu(pages: dict, needs: dict | None = None) -> None:
     """The pages by role (app.py's PAGES) the signed-in role may use (`needs`: page title ->
-    action of core.access), as links at the top of the sidebar."""
+    action of core.accounts.access), as links at the top of the sidebar."""
     me = actor()
     with st.sidebar:
         for section, entries in pages.items():

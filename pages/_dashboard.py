@@ -7,7 +7,8 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core import browse, reports
+from core import reports
+from core.courses import browse
 from core.errors import FairMarkError
 from core.signoff import labels
 from core.text import escape_markdown

@@ -7,10 +7,12 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core import access, browse
+from core.accounts import access
+from core.courses import browse
 from core.agents import registry
 from core.errors import FairMarkError
-from core.evals import DIMENSIONS, gate, learning, saved
+from core.evals import DIMENSIONS, gate, saved
+from core.growth import learning
 from core.evals import config as ai_config
 from core.llm import default_provider
 from core.offline import LABEL as OFFLINE_LABEL

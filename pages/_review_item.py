@@ -16,7 +16,10 @@ import dataclasses
 import pandas as pd
 import streamlit as st
 
-from core import access, browse, checks, leakage, triage
+from core import checks, leakage
+from core.accounts import access
+from core.courses import browse
+from core.signoff import triage
 from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring

@@ -8,7 +8,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core import access, browse, triage
+from core.accounts import access
+from core.courses import browse
+from core.signoff import triage
 from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL

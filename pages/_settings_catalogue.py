@@ -2,7 +2,11 @@
 import pandas as pd
 import streamlit as st
 
-from core import access, answer_keys, browse, catalogue, leakage
+from core import leakage
+from core.accounts import access
+from core.courses import answer_keys
+from core.courses import browse
+from core.courses import catalogue
 from core.errors import FairMarkError
 from core.rubric import RUBRIC_DIR, SIGNALS, load_rubric_file
 from pages import _common

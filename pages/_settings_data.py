@@ -11,7 +11,8 @@ from pathlib import Path
 
 import streamlit as st
 
-from core import browse, data_care
+from core import data_care
+from core.courses import browse
 from core.errors import FairMarkError
 from core.text import format_date
 from pages import _common

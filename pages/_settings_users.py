@@ -1,9 +1,11 @@
 """Settings tab "Users" (admins): who may sign in, their roles and the courses granted to them.
-Every change goes through core.accounts (audited); passwords are typed here once and never shown."""
+Every change goes through core.accounts.identity (audited); passwords are typed here once and never shown."""
 import pandas as pd
 import streamlit as st
 
-from core import access, accounts, browse
+from core.accounts import access
+from core.accounts import identity as accounts
+from core.courses import browse
 from core.errors import FairMarkError
 from pages import _common
 

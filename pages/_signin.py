@@ -1,11 +1,11 @@
 """Sign-in (issue 13): the only thing a signed-out visitor sees, on every page.
 
-The session lives server-side (core.accounts); the browser keeps only its random token in a
+The session lives server-side (core.accounts.identity); the browser keeps only its random token in a
 cookie, set and deleted through extra-streamlit-components' CookieManager (Streamlit reads
 cookies, st.context.cookies, but cannot set one) and read back with st.context.cookies when a
 refresh or a deep link opens a new Streamlit session. Institutional sign-in is Streamlit's own
 st.login (OpenID Connect, .streamlit/secrets.toml [auth]); its identity's e-mail is mapped to a
-FairMark user by core.accounts.oidc_actor.
+FairMark user by core.accounts.identity.oidc_actor.
 """
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from datetime import datetime, timedelta, timezone
 import streamlit as st
 
 import db
-from core import accounts
-from core.access import Actor
+from core.accounts import identity as accounts
+from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.settings import load_settings
 from core.text import escape_markdown

@@ -1,7 +1,9 @@
 """Agreement: does the AI score like the human reference? (issue #5)"""
 import streamlit as st
 
-from core import browse, charts, export_analysis, reports
+from core import charts, reports
+from core.courses import browse
+from core.export import analysis as export_analysis
 from core.text import count, escape_markdown
 from pages import _common
 from pages import _dashboard as ui

@@ -3,7 +3,8 @@ gate, the eval runs, the cases teachers saved, and blind pairwise comparisons of
 import pandas as pd
 import streamlit as st
 
-from core import access, browse
+from core.accounts import access
+from core.courses import browse
 from core.errors import FairMarkError
 from core.evals import pairwise, saved
 from core.evals import config as ai_config

@@ -2,9 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from core import browse
+from core.courses import browse
 from core import estimate as estimates
-from core import runs
+from core.runs import reflections as runs
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp

@@ -2,7 +2,8 @@
 AI compares. Nothing of the AI's draft is shown for an item until you have saved your scores."""
 import streamlit as st
 
-from core import access, browse
+from core.accounts import access
+from core.courses import browse
 from core.calibration import blind, draw, readiness
 from core.errors import FairMarkError
 from core.text import count, escape_markdown

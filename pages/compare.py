@@ -4,7 +4,7 @@ and no label; the choices are stored per teacher. When all pairs are judged, the
 import pandas as pd
 import streamlit as st
 
-from core import browse
+from core.courses import browse
 from core.errors import FairMarkError
 from core.evals import pairwise
 from core.text import format_timestamp

@@ -1,7 +1,9 @@
 """Home: where things stand, and the way in for a new user."""
 import streamlit as st
 
-from core import access, browse, demo
+from core import demo
+from core.accounts import access
+from core.courses import browse
 from core.errors import FairMarkError
 from pages import _calibration, _common
 
@@ -41,7 +43,7 @@ if not browse.list_courses(conn, actor=me):
 
 cid = _common.course_id()
 aid = _common.assignment_id()
-labels = {  # what each count is (core.browse.progress_counts defines them; Review uses the same)
+labels = {  # what each count is (core.courses.browse.progress_counts defines them; Review uses the same)
     "uploaded": ("Uploaded", "Every reflection uploaded, whatever has happened to it since."),
     "drafted": ("Drafted", "Reflections with an AI draft."),
     "needs_attention": ("Needs attention", "Flagged or failed drafts without a decision: the first group on "

@@ -4,8 +4,10 @@ figure is shown: liked feedback is often feedback that did the work for the stud
 import pandas as pd
 import streamlit as st
 
-from core import browse, charts
-from core.evals import gate, learning
+from core import charts
+from core.courses import browse
+from core.evals import gate
+from core.growth import learning
 from core.signoff import labels
 from pages import _common
 

@@ -4,7 +4,7 @@ export and the audit trail. Every button is bound to the lesson version it was d
 import pandas as pd
 import streamlit as st
 
-from core import browse
+from core.courses import browse
 from core.errors import FairMarkError
 from core.lessons import export, signoff, view
 from core.text import escape_markdown, format_timestamp

@@ -3,7 +3,8 @@ background (seed 001's judge, or the offline baseline), and work through the que
 import pandas as pd
 import streamlit as st
 
-from core import access, browse
+from core.accounts import access
+from core.courses import browse
 from core.errors import FairMarkError
 from core.lessons import costs, demo, ingest, runs, spec, tiers
 from core.offline import LABEL as OFFLINE_LABEL

@@ -2,7 +2,8 @@
 import pandas as pd
 import streamlit as st
 
-from core import browse, export
+from core.courses import browse
+from core.export import released as export
 from core.errors import FairMarkError
 from core.signoff import release
 from core.text import format_timestamp

@@ -2,7 +2,7 @@
 prices, the judges, the calibration bar, the AI configuration, users and data care (admins)."""
 import streamlit as st
 
-from core import access
+from core.accounts import access
 from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
                    _settings_judges, _settings_llm, _settings_users)
 

@@ -2,7 +2,9 @@
 import pandas as pd
 import streamlit as st
 
-from core import browse, charts, export
+from core import charts
+from core.courses import browse
+from core.export import released as export
 from core.signoff import labels
 from core.text import format_timestamp
 from pages import _common

@@ -1,5 +1,5 @@
 """Upload: choose where the reflections go, upload files, check the column mapping and the
-preview, then import. The import itself is one transaction in core.ingest; its summary is
+preview, then import. The import itself is one transaction in core.ingest.commit; its summary is
 read back from the audit log, so it survives a refresh."""
 import hashlib
 from pathlib import Path
@@ -7,10 +7,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core import access, browse, ingest
+from core.accounts import access
+from core.courses import browse
+from core.ingest import commit as ingest
 from core.errors import FairMarkError
-from core.ingest_mapping import Mapping, parse_score_column
-from core.ingest_read import MAX_FILE_BYTES, MAX_TEXT_CHARS
+from core.ingest.mapping import Mapping, parse_score_column
+from core.ingest.read import MAX_FILE_BYTES, MAX_TEXT_CHARS
 from core.rubric import RUBRIC_DIR, load_rubric_file, parse_rubric
 from core.text import format_timestamp
 from pages import _common

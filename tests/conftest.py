@@ -46,7 +46,7 @@ def _cheap_password_hashing(monkeypatch):
     hash with the same algorithm at the lowest cost (the product's parameters are untouched)."""
     from argon2 import PasswordHasher
 
-    from core import accounts
+    from core.accounts import identity as accounts
 
     monkeypatch.setattr(accounts, "_hasher", PasswordHasher(time_cost=1, memory_cost=1024, parallelism=1))
 

@@ -8,8 +8,9 @@ import hashlib
 import itertools
 
 import db as dbmod
-from core import accounts, triage
-from core.access import Actor
+from core.accounts import identity as accounts
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.rubric import Rubric, default_rubric
 from db import courses, dumps
 from db import users as users_db

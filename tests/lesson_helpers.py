@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from core.lessons import ingest
-from core.access import Actor
+from core.accounts.access import Actor
 
 LESSON = b"""---
 title: The water cycle

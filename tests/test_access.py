@@ -20,8 +20,8 @@ import pytest
 
 import core
 import factories as f
-from core import access
-from core.access import Actor, Forbidden
+from core.accounts import access
+from core.accounts.access import Actor, Forbidden
 from db import dumps, now
 from db.analytics import Scope
 
@@ -33,25 +33,25 @@ ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id
 SHARED_IDS = {"rubric_id"}
 
 INTERNAL = {
-    "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs / "
+    "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs.reflections / "
                                 "core.signoff.actions.regenerate checked",
     "core.pipeline.assess_submission": "the run worker's step for an item of a checked run",
     "core.offline.scorer.current": "the pipeline's learned offline scorer while it drafts an item of a checked run "
                                    "(core.offline.scorer.train_now is the teacher's checked entry)",
-    "core.llm.factory.make_batch_llm": "the LLM of a checked run in batch mode (core.runs' prepare)",
+    "core.llm.factory.make_batch_llm": "the LLM of a checked run in batch mode (core.runs.reflections' prepare)",
     "core.pipeline.item_for": "the one loader of an item to draft, for a checked run, regenerate or comparison run",
     "core.calibration.anchors.for_submission": "the pipeline's examples while it drafts a checked item",
     "core.calibration.blind.require_visible": "called by core.signoff.actions.open_item after its check",
     "core.judging.agreement.review_run": "the run engine's after-hook of a checked run",
     "core.lessons.review.review_lesson": "the lesson run worker's step for a lesson of a checked run",
-    "core.run_engine.execute": "the engine behind core.runs / core.lessons.runs, which check",
-    "core.run_engine.start": "the engine behind core.runs / core.lessons.runs, which check",
-    "core.run_engine.resume": "the engine behind core.runs / core.lessons.runs, which check",
-    "core.run_engine.cancel": "the engine behind core.runs.cancel / core.lessons.runs.cancel, which check",
-    "core.run_engine.is_alive": "whether this process runs a worker for a run id: no course data",
-    "core.run_engine.wait_for": "waits for this process's worker thread: no course data",
-    "core.run_worker.claim": "the engine's claim of a checked run",
-    "core.catalogue.grant_creator": "grants a new course to its creator inside the creating, checked transaction",
+    "core.runs.engine.execute": "the engine behind core.runs.reflections / core.lessons.runs, which check",
+    "core.runs.engine.start": "the engine behind core.runs.reflections / core.lessons.runs, which check",
+    "core.runs.engine.resume": "the engine behind core.runs.reflections / core.lessons.runs, which check",
+    "core.runs.engine.cancel": "the engine behind core.runs.reflections.cancel / core.lessons.runs.cancel, which check",
+    "core.runs.engine.is_alive": "whether this process runs a worker for a run id: no course data",
+    "core.runs.engine.wait_for": "waits for this process's worker thread: no course data",
+    "core.runs.worker.claim": "the engine's claim of a checked run",
+    "core.courses.catalogue.grant_creator": "grants a new course to its creator inside the creating, checked transaction",
 }
 
 
@@ -165,9 +165,9 @@ def refusal_problem(fn, conn, db_path, outsider: Actor, ids: dict) -> str | None
 
 def test_the_table_is_not_empty_and_covers_every_area():
     names = [n for n, _ in public_course_functions()]
-    for area in ("core.signoff.actions.approve", "core.signoff.release.release", "core.runs.create",
+    for area in ("core.signoff.actions.approve", "core.signoff.release.release", "core.runs.reflections.create",
                  "core.calibration.blind.save", "core.lessons.signoff.approve", "core.evals.pairwise.choose",
-                 "core.reports.agreement.agreement_view", "core.export.export", "core.browse.review_item",
+                 "core.reports.agreement.agreement_view", "core.export.released.export", "core.courses.browse.review_item",
                  "core.signoff.review_view.review_queue", "core.signoff.review_view.review_show",
                  "core.signoff.review_view.item_reasons", "core.signoff.bulk.held_back"):
         assert area in names

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 import factories as f
-from core import accounts
+from core.accounts import identity as accounts
 from core.errors import ConfigError, ConflictError, Forbidden, NotSignedIn
 from core.settings import load_settings
 

@@ -16,7 +16,7 @@ import factories as f
 from dashboard_data import KEYS, review, scores
 from db import aggregates, analytics, dumps
 from db.analytics import Scope
-from core.access import Actor
+from core.accounts.access import Actor
 
 REFERENCES = ("auto", "expert", "blind", "teacher", "rater:r1", "rater:r2")
 OPS = ("draft", "expert", "unexpert", "blind", "unblind", "review", "unreview", "release", "attrs", "week",

@@ -7,7 +7,7 @@ import pytest
 import factories as f
 from assess_script import RICH_TEXT, evaluation_for, good_llm
 from core import pipeline
-from core.access import Actor
+from core.accounts.access import Actor
 from core.calibration import blind, readiness
 from core.settings import JudgeSpec
 from core.signoff import bulk, eligibility, review_view

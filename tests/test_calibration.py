@@ -13,7 +13,7 @@ from core.signoff import actions, bulk
 from dashboard_data import KEYS, scores
 from db import analytics, calibration, queue
 from db.analytics import Scope
-from core.access import Actor
+from core.accounts.access import Actor
 
 TEXT = ("This week I learned how temperature changes a language model's answers. For example, at work I drafted "
         "emails and saw invented deadlines at a high temperature, so I now keep it low and check the facts. ")
@@ -108,7 +108,7 @@ def test_the_set_shows_no_ai_band_to_a_teacher_until_they_scored_the_item(conn):
 
 
 def test_the_review_item_view_refuses_a_pending_item_until_scored_blind(conn):
-    from core import browse
+    from core.courses import browse
 
     c, sids = course_with_drafts(conn, 2)
     calibration.add_items(conn, c["assignment_id"], [(sids[0], None, "t")], actor="ann", at="2025-01-01")
@@ -120,7 +120,7 @@ def test_the_review_item_view_refuses_a_pending_item_until_scored_blind(conn):
 
 
 def test_the_analysis_export_blanks_a_pending_items_ai_columns_until_scored_blind(conn):
-    from core import export_analysis
+    from core.export import analysis as export_analysis
 
     c, sids = course_with_drafts(conn, 3)
     f.draft(conn, sids[0], scores(3), flags=["short_text"])

@@ -2,7 +2,7 @@
 import pytest
 
 from core import checks
-from core.access import Actor
+from core.accounts.access import Actor
 
 SUBMISSION = "I learned that “temperature” changes   how random the answers are.\nAt work I tried it twice."
 KEYS = {"name", "label", "passed", "detail", "severity"}
@@ -171,7 +171,7 @@ def test_failed_returns_only_blocking_checks():
     assert names == {"actions", "question"}
 
 
-@pytest.mark.parametrize("name", ["core.checks", "core.pseudonym", "core.prompts", "core.judging.confidence"])
+@pytest.mark.parametrize("name", ["core.checks", "core.privacy.pseudonym", "core.prompts", "core.judging.confidence"])
 def test_docstring_examples_run(name):
     import doctest
     import importlib
@@ -225,7 +225,7 @@ def test_the_short_text_flag_and_the_stored_word_count_agree_around_100_words(co
     import csv
     import io
 
-    from core import ingest
+    from core.ingest import commit as ingest
     from core.text import words
 
     tricky = ["It's", "\u2014", "e.g.", "well-known", "(1)", "AI,"]

@@ -7,7 +7,7 @@ from pathlib import Path
 import factories
 from assess_script import RICH_TEXT
 from core.__main__ import main
-from core.access import Actor
+from core.accounts.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"drafted", "needs_attention", "failed", "calls", "cache_hits", "tokens_in", "tokens_out", "cost_usd",
@@ -69,7 +69,7 @@ def test_module_entry_point_runs_as_a_process(conn, db_path):
 
 
 def test_resume_continues_an_interrupted_run(conn, db_path, capsys):
-    from core import runs
+    from core.runs import reflections as runs
 
     c = make_course(conn, n=2)
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))

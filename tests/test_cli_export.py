@@ -10,7 +10,7 @@ import sys
 import factories as f
 from core.signoff import actions, release
 from core.__main__ import main
-from core.access import Actor
+from core.accounts.access import Actor
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent
 SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 1, "clarity": 3}
@@ -102,7 +102,7 @@ def test_export_for_analysis_has_every_submission_with_ai_teacher_and_reference_
 
 
 def test_analysis_download_on_the_agreement_page(conn, app_test):
-    from core import export_analysis
+    from core.export import analysis as export_analysis
 
     c = f.course(conn, name="Course Z")
     sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text="x")
@@ -118,7 +118,7 @@ def test_analysis_download_on_the_agreement_page(conn, app_test):
 
 
 def test_a_coordinator_without_a_names_grant_gets_pseudonyms_in_the_analysis_export(conn):
-    from core import export_analysis
+    from core.export import analysis as export_analysis
 
     c = f.course(conn, name="Course N")
     sid = f.student(conn, c["course_id"], external_id="stu-4711", name="Karin Lind")

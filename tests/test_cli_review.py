@@ -117,9 +117,9 @@ def test_show_then_approve_work_as_the_command_line_without_as_and_the_opening_c
 @pytest.mark.parametrize("sees_names", [True, False])
 def test_a_stale_approve_quotes_the_comment_with_the_name_only_for_an_actor_who_sees_names(
         conn, capsys, seeded, monkeypatch, sees_names):
-    """The conflict quotes the comment, which may name the student: it follows core.access.sees_names
+    """The conflict quotes the comment, which may name the student: it follows core.accounts.access.sees_names
     as `changed_since` and the item do. (A TA sees names today; the rule is what is tested.)"""
-    from core import access
+    from core.accounts import access
     from core.signoff import actions
 
     sid = seeded["sids"][0]

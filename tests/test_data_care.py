@@ -200,7 +200,7 @@ def test_cli_data_backup_delete_and_retention(conn, db_path, tmp_path, capsys, c
 
 
 def test_a_restore_ends_every_session_even_those_the_backup_still_has_open(conn, db_path, tmp_path):
-    from core import accounts
+    from core.accounts import identity as accounts
 
     f.user(conn, "tom", "ta")
     _, signed_out_later = accounts.sign_in(conn, "tom", f.PASSWORD)

@@ -4,10 +4,10 @@ import sqlite3
 import pytest
 
 import db as dbmod
-from core.ingest import ReadyRow, text_hash
+from core.ingest.commit import ReadyRow, text_hash
 from core.rubric import default_rubric
 from db import submissions
-from core.access import Actor
+from core.accounts.access import Actor
 
 EXPECTED_COLUMNS = {
     "courses": {"id", "name", "description", "is_synthetic", "created_at"},

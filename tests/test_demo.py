@@ -9,7 +9,7 @@ from collections import Counter
 from core import demo
 from core.rubric import default_rubric
 from db import courses, submissions
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def _fingerprint(conn) -> str:

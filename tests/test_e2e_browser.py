@@ -33,8 +33,10 @@ import sqlite3
 import pytest
 
 import db as dbmod
-from core import demo, ingest, runs
-from core.access import Actor
+from core import demo
+from core.ingest import commit as ingest
+from core.runs import reflections as runs
+from core.accounts.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
 from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, chromium, idle, item_id, load, nav, new_page,

@@ -27,8 +27,9 @@ import pytest
 
 import db as dbmod
 import factories as f
-from core import data_care, demo, runs
-from core.access import Actor
+from core import data_care, demo
+from core.runs import reflections as runs
+from core.accounts.access import Actor
 from core.evals import saved
 from core.lessons import ingest as lesson_ingest
 from core.lessons import runs as lesson_runs

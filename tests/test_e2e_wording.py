@@ -21,7 +21,9 @@ import sys
 import pytest
 
 import db as dbmod
-from core import demo, ingest, runs
+from core import demo
+from core.ingest import commit as ingest
+from core.runs import reflections as runs
 from core.rubric import default_rubric
 from core.signoff import actions, labels, release
 from db import reviews, users

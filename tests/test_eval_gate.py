@@ -4,7 +4,7 @@ import pytest
 
 import factories as f
 from assess_script import RICH_TEXT
-from core import runs
+from core.runs import reflections as runs
 from core.errors import GateError
 from core.evals import config as ai_config
 from core.evals import gate
@@ -12,7 +12,7 @@ from shown import plain
 from core.llm import LoggedLLM, OpenAICompatibleLLM
 from core.settings import Settings, load_settings
 from db import evals as evals_db
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 @pytest.fixture
@@ -156,7 +156,7 @@ def test_regenerate_needs_the_gate_too(conn, course_with_llm, db_path, monkeypat
 
 
 def test_a_resumed_run_with_changed_settings_is_gated_again(conn, course_with_llm, db_path, monkeypatch):
-    from core.run_engine import RunStopped
+    from core.runs.engine import RunStopped
     from fake_openai_server import FakeOpenAI
 
     c = course_with_llm

@@ -9,11 +9,11 @@ import zipfile
 import pytest
 
 import factories as f
-from core import export
+from core.export import released as export
 from core.signoff import actions, release
 from core.errors import FairMarkError
 from db import exports, reviews
-from core.access import Actor
+from core.accounts.access import Actor
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -133,7 +133,7 @@ def test_exportable_count_matches_the_export(conn, setup):
 
 
 def test_released_totals_keep_the_rubric_they_were_released_under(conn):
-    from core import catalogue
+    from core.courses import catalogue
     from core.rubric import default_rubric
 
     c = f.course(conn)

@@ -23,7 +23,7 @@ from assess_script import RICH_TEXT
 from core.__main__ import main
 from core.llm import chat
 from fake_openai_server import FAULTS, FakeOpenAI
-from core.access import Actor
+from core.accounts.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent
 # Phrases a message that says what to do contains (core.errors messages end with the action).
@@ -141,7 +141,7 @@ def test_an_unknown_model_stops_the_run_and_the_resume_retries_every_item(conn, 
 
 def test_cancel_prints_the_run_and_its_status(conn, capfd):
     c, _ = course(conn, 2)
-    from core import runs
+    from core.runs import reflections as runs
 
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     assert main(["assess", "--cancel", str(run_id)]) == 0
@@ -202,7 +202,7 @@ def test_two_processes_started_at_once_make_one_run_and_one_draft_per_submission
 
 def test_two_resumes_at_once_one_worker_processes_the_run(conn, db_path, monkeypatch):
     c, subs = course(conn, 6)
-    from core import runs
+    from core.runs import reflections as runs
 
     with FakeOpenAI(latency=0.02) as server:
         use_server(monkeypatch, server)

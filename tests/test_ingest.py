@@ -7,13 +7,13 @@ import docx
 import pytest
 from openpyxl import Workbook
 
-from core import ingest
-from core.ingest_mapping import detect_mapping, parse_score_column
-from core.ingest_read import document_row, read_files
+from core.ingest import commit as ingest
+from core.ingest.mapping import detect_mapping, parse_score_column
+from core.ingest.read import document_row, read_files
 from core.rubric import default_rubric, load_rubric_file
 from core.rubric import RUBRIC_DIR
 from db import courses, submissions
-from core.access import Actor
+from core.accounts.access import Actor
 
 TEXT_A = "Temperature changes how random the next token is, so I use a low value for policy emails."
 TEXT_B = "Prompting is giving context: role, audience, format. I tried it on meeting notes."

@@ -8,11 +8,12 @@ import docx
 import pytest
 from openpyxl import Workbook
 
-from core import ingest, ingest_read
+from core.ingest import commit as ingest
+from core.ingest import read as ingest_read
 from core.errors import IngestError
-from core.ingest_read import MAX_FILE_BYTES
+from core.ingest.read import MAX_FILE_BYTES
 from db import submissions
-from core.access import Actor
+from core.accounts.access import Actor
 
 TEXT = "Temperature changes how random the next token is, so I keep it low for policy emails."
 

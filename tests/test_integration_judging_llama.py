@@ -33,7 +33,8 @@ import factories
 from assess_script import good_llm
 from conftest_llama import (API_KEY, LlamaServer, _free_port, _require_llama_server, _stop, _wait_ready,
                             smollm2_gguf)
-from core import llm as llmmod, pipeline, triage
+from core import llm as llmmod, pipeline
+from core.signoff import triage
 from core.injection import REPORT_FIELD
 from core.rubric import parse_rubric
 from core.settings import JudgeSpec

@@ -10,9 +10,10 @@ from __future__ import annotations
 import json
 
 import factories
-from core import demo, llm as llmmod, runs
+from core import demo, llm as llmmod
+from core.runs import reflections as runs
 from db import courses
-from core.access import Actor
+from core.accounts.access import Actor
 
 N_ITEMS = 2
 

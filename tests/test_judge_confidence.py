@@ -50,7 +50,7 @@ def test_a_reflection_whose_confidence_nobody_could_measure_is_unsure(conn, db_p
     """No logprobs, no self-consistency sample, no judge: the Evaluator's scores stand, unsure."""
     import factories
     from assess_script import RICH_TEXT, good_llm
-    from core import triage
+    from core.signoff import triage
     from core.agents import Job
     from core.judging import scoring
     from core.rubric import default_rubric

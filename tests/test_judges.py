@@ -2,12 +2,14 @@
 after the comment, send an item to a teacher when they fail, and are "not run" offline."""
 import factories as f
 from assess_script import GOOD_COMMENT, RICH_TEXT, good_llm
-from core import answer_keys, pipeline, runs
+from core import pipeline
+from core.courses import answer_keys
+from core.runs import reflections as runs
 from core.agents import Job, grounding, pedagogy, registry
 from core.evals import config as ai_config
 from core.rubric import default_rubric
 from db import drafts
-from core.access import Actor
+from core.accounts.access import Actor
 
 SOURCE = "Lesson 2: temperature scales the logits before sampling; higher values spread the probability."
 

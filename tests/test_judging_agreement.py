@@ -3,11 +3,13 @@ two or more votes, the seed's rule after a run, judges against reference scores,
 import pytest
 
 import factories
-from core import reports, runs, triage
+from core import reports
+from core.runs import reflections as runs
+from core.signoff import triage
 from core.judging import agreement
 from core.signoff import bulk
 from db import analytics, drafts, votes
-from core.access import Actor
+from core.accounts.access import Actor
 
 KEYS = ("concept_understanding", "real_world_application", "reflection_depth", "clarity")
 

@@ -4,7 +4,8 @@ import pytest
 
 import factories
 from assess_script import RICH_TEXT, evaluation_for, good_llm
-from core import pipeline, triage
+from core import pipeline
+from core.signoff import triage
 from core.errors import LLMAuthError, LLMConfigFault, LLMServerError
 from core.judging import scoring
 from core.judging.cascade import Vote
@@ -14,7 +15,7 @@ from core.settings import JudgeSpec
 from core.signoff import bulk
 from db import drafts, votes
 from fake_llm import WithProbs
-from core.access import Actor
+from core.accounts.access import Actor
 
 B, C = JudgeSpec(name="b", model="model-b"), JudgeSpec(name="c", model="model-c", weight=1.0)
 

@@ -170,5 +170,5 @@ def test_no_module_imports_another_modules_private_names():
 
 
 def test_the_private_import_finder_finds_one():
-    tree = ast.parse("from core.ingest_read import _JUNK, MAX\nfrom pages import _common\n")
-    assert _private_imports(tree, {"pages._common"}) == ["core.ingest_read._JUNK"]
+    tree = ast.parse("from core.ingest.read import _JUNK, MAX\nfrom pages import _common\n")
+    assert _private_imports(tree, {"pages._common"}) == ["core.ingest.read._JUNK"]

@@ -4,10 +4,11 @@ import pytest
 
 import factories as f
 from assess_script import RICH_TEXT, good_llm
-from core import answer_keys, checks, leakage, pipeline
+from core import checks, leakage, pipeline
+from core.courses import answer_keys
 from core.errors import ConfigError
 from db import courses, drafts
-from core.access import Actor
+from core.accounts.access import Actor
 
 Q = "Starting at w = 4.0 with gradient 2.0 and learning rate 0.5, what is w after one step?"
 

@@ -2,9 +2,9 @@
 cohort), growth after each AI configuration's feedback, and next steps acted on as teachers mark
 them on the review item. No satisfaction figure anywhere."""
 import factories as f
-from core.evals import learning
+from core.growth import learning
 from core.signoff import actions, release
-from core.access import Actor
+from core.accounts.access import Actor
 
 KEYS = ("concept_understanding", "real_world_application", "reflection_depth", "clarity")
 

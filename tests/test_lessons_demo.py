@@ -8,7 +8,7 @@ from bench.lesson_judge import DemoJudge
 from core.lessons import agreement, costs, demo, runs
 from core.llm import LoggedLLM
 from db import lessons as lessons_db
-from core.access import Actor
+from core.accounts.access import Actor
 
 PRICES = {"deepseek-chat": {"input_per_mtok": 0.27, "cached_input_per_mtok": 0.07, "output_per_mtok": 1.10},
           "gpt-4o-mini": {"input_per_mtok": 0.15, "cached_input_per_mtok": 0.075, "output_per_mtok": 0.60}}

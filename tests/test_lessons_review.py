@@ -15,7 +15,7 @@ from db import lessons as lessons_db
 from db import votes as votes_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import LESSON, MODELS, ONE_JUDGE, add_lesson, issue, verdict
-from core.access import Actor
+from core.accounts.access import Actor
 
 PRICES = {m: {"input_per_mtok": 0.27, "cached_input_per_mtok": 0.07, "output_per_mtok": 1.10}
           for m in set(MODELS.values())}

@@ -15,7 +15,7 @@ from db import runs as runs_db
 from fake_llm import ScriptedLLM, StubOpenAIServer
 from factories import not_found, unreachable
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def demo_course(conn) -> int:

@@ -11,7 +11,7 @@ from core.lessons import heuristics, ingest, sections
 from core.lessons.spec import LessonSpec, split_front_matter
 from db import lessons as lessons_db
 from lesson_helpers import LESSON, add_lesson
-from core.access import Actor
+from core.accounts.access import Actor
 
 SPEC = LessonSpec(title="The water cycle", target_grade=5, min_words=40,
                   objectives=["Explain how the sun's heat makes water evaporate",
@@ -155,7 +155,7 @@ def _zip(members: dict, compression=zipfile.ZIP_DEFLATED) -> bytes:
 
 
 def test_a_lesson_zip_gets_the_same_checks_as_a_reflection_zip(conn, monkeypatch):
-    """One ZIP reader (core.ingest_read.zip_members) for reflections and lessons."""
+    """One ZIP reader (core.ingest.read.zip_members) for reflections and lessons."""
     with pytest.raises(IngestError, match="looks like a zip bomb"):
         ingest.import_lessons(conn, [("bomb.zip", _zip({"big.md": b"# Big\n" + b"a" * (5 * 1024 * 1024)}))],
                               course_name="Science", actor=Actor("t", role="admin"))
@@ -163,7 +163,7 @@ def test_a_lesson_zip_gets_the_same_checks_as_a_reflection_zip(conn, monkeypatch
         ingest.import_lessons(conn, [("more.zip", _zip({"rain.md": b"# Rain\nIt rains.",
                                                         "inner.zip": _zip({"x.md": b"# X\nx"})}))],
                               course_name="Science", actor=Actor("t", role="admin"))
-    from core import ingest_read
+    from core.ingest import read as ingest_read
     monkeypatch.setattr(ingest_read, "MAX_ZIP_MEMBERS", 2)
     with pytest.raises(IngestError, match="holds 3 entries; the limit is 2"):
         ingest.import_lessons(conn, [("many.zip", _zip({f"l{i}.md": b"# L\nText." for i in range(3)}))],

@@ -16,7 +16,7 @@ from core.llm import CallContext, LoggedLLM, OpenAICompatibleLLM, RoutedLLM, jud
 from core.settings import JudgeSpec, Settings, judge_endpoint, load_settings
 from db import llm_calls
 from fake_llm import FakeTransport, StubOpenAIServer
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 class Criterion(BaseModel):

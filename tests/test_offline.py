@@ -12,7 +12,7 @@ from core.offline.provider import OfflineLLM
 from core.errors import LLMBadRequest
 from core.rubric import default_rubric, parse_rubric
 from db import drafts
-from core.access import Actor
+from core.accounts.access import Actor
 
 CONCEPTS = ["large language model", "temperature", "bias"]
 POOR = "I read the text. It was ok and I think it is good to know about it for later."
@@ -123,7 +123,7 @@ def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     """The review header shows submissions.word_count (set at import); the offline reasoning's
     "in N words" and the checks must give the same N (one word count), also for hyphens,
     dashes, "e.g." and numbers."""
-    from core import ingest
+    from core.ingest import commit as ingest
 
     text = ("Large language models—e.g. GPT-4—guess the next word; temperature 0.7 makes it more "
             "random. Self-attention, well-known bias: it's tricky — I'm not sure about 3.5 vs 4.")
@@ -183,7 +183,8 @@ def test_offline_comments_read_at_the_target_grade_with_capitalised_actions(conn
     at grade 5-7) and its numbered actions started in lower case."""
     import re
 
-    from core import demo, runs
+    from core import demo
+    from core.runs import reflections as runs
     from db import courses
 
     summary = demo.load_demo(conn, actor=Actor("test", role="admin"))

@@ -7,10 +7,10 @@ from assess_script import RICH_TEXT
 from core import prompts
 from core.__main__ import main
 from core.evals import config as ai_config
-from core.access import Actor
+from core.accounts.access import Actor
 from db import comparisons as cmp_db
 from fake_openai_server import FakeOpenAI
-from core import run_engine
+from core.runs import engine as run_engine
 
 
 def test_eval_runs_and_their_cases_show(conn, app_test, capsys):
@@ -110,7 +110,7 @@ def test_the_compare_page_says_how_many_pairs_were_skipped(conn, app_test, tmp_p
 
 
 def test_an_interrupted_comparison_is_resumed_from_the_page(conn, app_test, tmp_path, monkeypatch, db_path):
-    from core import run_engine
+    from core.runs import engine as run_engine
 
     root = tmp_path / "variants"
     (root / "plainer").mkdir(parents=True)

@@ -5,7 +5,7 @@ import factories
 from assess_script import RICH_TEXT
 from db import runs as runs_db
 from shown import plain
-from core.access import Actor
+from core.accounts.access import Actor
 
 PAGE = "pages/assess.py"
 
@@ -72,7 +72,7 @@ def test_shows_configuration_and_estimate_then_runs_in_the_background(app_test, 
 
 def test_interrupted_run_offers_resume_and_resumes(app_test, conn, db_path):
     c = make_course(conn)
-    from core import runs
+    from core.runs import reflections as runs
 
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     conn.execute("UPDATE runs SET status = 'running', heartbeat_at = '2026-01-01T00:00:00.000000Z' WHERE id = ?",
@@ -89,7 +89,7 @@ def test_interrupted_run_offers_resume_and_resumes(app_test, conn, db_path):
 
 def test_running_run_can_be_cancelled(app_test, conn, db_path):
     c = make_course(conn)
-    from core import runs
+    from core.runs import reflections as runs
 
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     conn.execute("UPDATE runs SET status = 'running', heartbeat_at = ? WHERE id = ?",
@@ -104,7 +104,7 @@ def test_running_run_can_be_cancelled(app_test, conn, db_path):
 
 
 def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_test, conn):
-    from core import runs
+    from core.runs import reflections as runs
 
     c = factories.course(conn, name="Spring course", weeks=2)
     a1, a2 = c["assignment_ids"]
@@ -133,7 +133,7 @@ def test_names_the_course_and_assignment_and_hides_another_assignments_run(app_t
 
 
 def test_course_wide_run_is_named_in_recent_runs(app_test, conn):
-    from core import runs
+    from core.runs import reflections as runs
 
     c = make_course(conn, n=1)
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
@@ -167,7 +167,7 @@ def test_course_names_in_the_scope_labels_are_not_markdown(app_test, conn):
 
 def test_a_finished_run_links_to_review(app_test, conn, db_path):
     """Issue 21 item 16: when a run finished, nothing led on to the Review page."""
-    from core import runs
+    from core.runs import reflections as runs
 
     c = make_course(conn)
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))

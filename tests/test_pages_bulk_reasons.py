@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 
 import factories as f
-from core.access import Actor
+from core.accounts.access import Actor
 from core.signoff import eligibility
 from shown import plain
 from test_bulk_eligibility import band_gap_course

@@ -6,7 +6,7 @@ import factories as f
 from shown import plain
 from core.calibration import blind, draw, readiness
 from db import calibration
-from core.access import Actor
+from core.accounts.access import Actor
 
 SCORES = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 1}
 TEXT = "This week I learned that temperature controls how random a language model's answers are. Item"

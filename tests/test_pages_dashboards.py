@@ -6,7 +6,7 @@ import pytest
 import factories as f
 from db import dumps
 from shown import plain
-from core.access import Actor
+from core.accounts.access import Actor
 
 AGREEMENT, FAIRNESS, COSTS = "pages/agreement.py", "pages/fairness.py", "pages/costs.py"
 
@@ -199,7 +199,7 @@ def test_costs_page_names_calls_outside_runs_and_the_study(conn, app_test):
 
 def test_costs_in_offline_mode_say_no_llm_was_used_and_nothing_was_spent(conn, db_path, app_test):
     """Issue 11 item 12: "LLM calls 695", a green "−0.00150 vs the published study" and empty charts."""
-    from core import runs
+    from core.runs import reflections as runs
 
     c = f.course(conn)
     for i in range(3):

@@ -8,7 +8,7 @@ from db import lessons as lessons_db
 from db import runs as runs_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, issue, verdict
-from core.access import Actor
+from core.accounts.access import Actor
 
 HOOK = "The water did not disappear."
 

@@ -10,7 +10,7 @@ import factories as f
 from core.signoff import actions, bulk
 from db import drafts, releases, reviews, submissions
 from shown import plain
-from core.access import Actor
+from core.accounts.access import Actor
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 LOW = {"concept_understanding": 1, "real_world_application": 0, "reflection_depth": 1, "clarity": 1}
@@ -455,7 +455,7 @@ def test_a_long_text_without_spaces_is_shown_in_a_scroll_box(app_test, conn):
 def test_an_item_changed_since_opening_says_who_when_what_with_the_headers_version_numbers(app_test, seeded, conn):
     """Issue 21 item 13: the warning said "you have version 1, the latest is 2" while the header already
     said version 2, and not who saved, when, or what changed."""
-    from core import accounts
+    from core.accounts import identity as accounts
 
     c, ids = seeded
     sid = ids["rest"]

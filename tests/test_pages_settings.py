@@ -1,7 +1,7 @@
 """Settings page (AppTest): courses, assignments and rubrics tabs change the database."""
 from core import demo
 from db import courses
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def _button(at, label):

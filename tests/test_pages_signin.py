@@ -85,7 +85,7 @@ def test_first_visit_of_a_fresh_database_creates_the_admin(app_test, conn):
 
 
 def test_a_database_with_courses_but_no_users_offers_no_first_admin_form(app_test, conn):
-    from core import accounts
+    from core.accounts import identity as accounts
     from core.errors import Forbidden
 
     f.course(conn, "Course from before sign-in")
@@ -199,5 +199,5 @@ def test_sign_out_ends_the_session(app_test, conn, two_courses):
     at.sidebar.button(key="sign_out").click().run()
     assert [b.label for b in at.button] == ["Sign in"]
     assert conn.execute("SELECT ended_at IS NOT NULL FROM sessions").fetchall() == [(1,)]
-    from core import accounts
+    from core.accounts import identity as accounts
     assert accounts.resume(conn, token) is None

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import factories as f
 from core.signoff import actions, release
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def test_student_sees_released_weeks_only(app_test, conn):

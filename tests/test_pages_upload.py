@@ -6,7 +6,7 @@ import db as dbmod
 from core import demo
 from db import submissions
 from shown import plain
-from core.access import Actor
+from core.accounts.access import Actor
 
 CSV = (b"student_id,name,text,clarity_rater1,section\n"
        b"s1,Ada,<script>alert(1)</script> I learned about temperature.,2,A\n"
@@ -93,11 +93,11 @@ def test_clear_staged_files(app_test, conn):
 
 def test_streamlit_upload_limit_matches_the_apps_own_limit():
     """The uploader's "… MB per file" comes from .streamlit/config.toml; the app refuses files
-    over core.ingest_read.MAX_FILE_BYTES. Both must say the same."""
+    over core.ingest.read.MAX_FILE_BYTES. Both must say the same."""
     import tomllib
     from pathlib import Path
 
-    from core.ingest_read import MAX_FILE_BYTES
+    from core.ingest.read import MAX_FILE_BYTES
 
     config = tomllib.loads((Path(__file__).parents[1] / ".streamlit" / "config.toml").read_text())
     assert config["server"]["maxUploadSize"] * 1024 * 1024 == MAX_FILE_BYTES

@@ -8,11 +8,12 @@ import pytest
 
 import factories as f
 from assess_script import RICH_TEXT, good_llm
-from core import browse, prompts
+from core import prompts
+from core.courses import browse
 from core.errors import ConflictError, FairMarkError, GateError
 from core.evals import pairwise
 from db import comparisons as cmp_db
-from core.access import Actor
+from core.accounts.access import Actor
 
 A_TEXT = "Version A: you explain temperature clearly. Next: (1) add bias, (2) add a question. What next?"
 B_TEXT = "Version B: your example from work is vivid. Next: (1) say why, (2) test it twice. What changed?"
@@ -214,7 +215,7 @@ def test_configuration_a_drafts_as_the_configuration_in_use_with_the_assignments
 
 
 def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, variant_dir):
-    from core import run_engine
+    from core.runs import engine as run_engine
     from core.evals import comparison_runs
 
     c, subs = _course(conn)
@@ -223,7 +224,7 @@ def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, v
     # A worker on this host claimed it and died (a server restart): the run still says running.
     conn.execute("UPDATE runs SET status = 'running', worker = 'gone', worker_pid = 999999999, worker_host = ?, "
                  "heartbeat_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE id = ?",
-                 [__import__("core.run_worker", fromlist=["HOST"]).HOST, run_id])
+                 [__import__("core.runs.worker", fromlist=["HOST"]).HOST, run_id])
     assert cmp_db.get(conn, cid)["status"] == "drafting" and pairwise.is_resumable(conn, db_path, cid, actor=Actor("test", role="admin"))
     pairwise.resume(db_path, cid, actor=Actor("test", role="admin"))
     assert run_engine.wait_for(db_path, run_id, timeout=60)
@@ -234,7 +235,7 @@ def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, v
 
 def test_an_unknown_model_stops_the_drafting_with_every_pair_waiting(conn, db_path, variant_dir, monkeypatch):
     from core.evals import comparison_runs
-    from core.run_engine import RunStopped
+    from core.runs.engine import RunStopped
     from fake_openai_server import FakeOpenAI
 
     c, _ = _course(conn)
@@ -252,7 +253,7 @@ def test_an_unknown_model_stops_the_drafting_with_every_pair_waiting(conn, db_pa
 
 
 def test_a_changed_configuration_in_use_is_no_longer_configuration_a(conn, db_path, variant_dir, monkeypatch):
-    from core.run_engine import RunStopped
+    from core.runs.engine import RunStopped
 
     c, _ = _course(conn)
     monkeypatch.setenv("FAIRMARK_LLM_API_KEY", "sk-test")

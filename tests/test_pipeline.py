@@ -334,7 +334,7 @@ def test_regenerate_without_an_llm_uses_the_offline_baseline_and_skips_the_cache
 
 
 def test_pseudonymizer_hides_name_parts_emails_and_restores_the_first_name():
-    from core.pseudonym import Pseudonymizer
+    from core.privacy.pseudonym import Pseudonymizer
 
     p = Pseudonymizer("José María de la Cruz", "jm@uni.es", "Student-ABCDE")
     hidden = p.hide("I, José María de la Cruz (JM@uni.es), agree with José; María's view, cc x@y.org. de la mode.")

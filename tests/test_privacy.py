@@ -7,9 +7,9 @@ import re
 import pytest
 
 import factories
-from core import runs
+from core.runs import reflections as runs
 from fake_openai_server import FakeOpenAI
-from core.access import Actor
+from core.accounts.access import Actor
 from privacy_cases import FILLER, REFLECTIONS, ROSTER, fold, leaks, sent
 
 TEXTS = [text for _, text in REFLECTIONS]

@@ -6,8 +6,9 @@ import pytest
 
 import factories as f
 from assess_script import RICH_TEXT, evaluation_for, good_llm, submission_text
-from core import answer_keys, pipeline, prompts
-from core.access import Actor
+from core import pipeline, prompts
+from core.courses import answer_keys
+from core.accounts.access import Actor
 from core.agents import aggregator, registry
 
 SOURCE = "Lesson 2: temperature scales the logits before sampling; higher values spread the probability."

@@ -3,7 +3,7 @@ import unicodedata
 
 import pytest
 
-from core.pseudonym import COMMON_WORDS, Pseudonymizer
+from core.privacy.pseudonym import COMMON_WORDS, Pseudonymizer
 
 
 def nfd(text: str) -> str:

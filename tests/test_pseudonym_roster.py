@@ -2,7 +2,7 @@
 FairMark inserted, quotes as the student wrote them."""
 import pytest
 
-from core.pseudonym import Person, Pseudonymizer, roster
+from core.privacy.pseudonym import Person, Pseudonymizer, roster
 
 ROSTER = [
     {"name": "Ana López", "email": "ana.lopez@uni.es", "pseudonym": "Student-AAAAA"},

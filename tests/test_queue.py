@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 import factories as f
-from core import triage
+from core.signoff import triage
 from core.signoff import actions
 from db import queue
 from signoff_items import HIGH, LOW, course, make_item  # noqa: F401  (course: a fixture)
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def test_queue_order_filters_pagination_and_neighbours(conn, course):

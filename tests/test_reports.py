@@ -2,13 +2,14 @@
 import pytest
 
 import factories as f
-from core import cli_metrics, metrics, reports
+from core import metrics, reports
+from core.cli import metrics as cli_metrics
 from core.rubric import parse_rubric
 from dashboard_data import KEYS, call, item, mixed_course, review, scores
 from db import analytics, dumps
 from db import costs as costs_db
 from db.analytics import Scope
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def test_agreement_view_equals_metrics_on_the_rows(conn):

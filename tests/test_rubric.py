@@ -4,11 +4,11 @@ from pathlib import Path
 import pytest
 
 import factories as f
-from core import catalogue
+from core.courses import catalogue
 from core.errors import RubricError
 from core.rubric import default_rubric, load_rubric_file, parse_rubric
 from db import courses
-from core.access import Actor
+from core.accounts.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -9,11 +9,13 @@ import pytest
 import factories
 from factories import not_found, unreachable
 from assess_script import RICH_TEXT, evaluation_for, good_llm
-from core import run_engine, run_worker, runs
+from core.runs import engine as run_engine
+from core.runs import worker as run_worker
+from core.runs import reflections as runs
 from core.errors import ConflictError, LLMNotFound
-from core.run_guard import ConfigFaultGuard
+from core.runs.guard import ConfigFaultGuard
 from db import runs as runs_db
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def course_with(conn, n):

@@ -6,10 +6,10 @@ import pytest
 import db as dbmod
 import factories
 from assess_script import RICH_TEXT, good_llm, submission_text
-from core import runs
+from core.runs import reflections as runs
 from core.errors import ConflictError, LLMServerError
 from db import runs as runs_db
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def course_with(conn, n=4, texts=None):

@@ -5,12 +5,12 @@ import json
 import pytest
 
 import factories as f
-from core import answer_keys
+from core.courses import answer_keys
 from core.__main__ import main
 from core.errors import FairMarkError
 from core.evals import cases, saved
 from core.signoff import actions
-from core.access import Actor
+from core.accounts.access import Actor
 
 TEXT = "I am Ana Silva (ana.silva@uni.se). I computed w = 5.0 but I am unsure about the sign."
 LEAKED = "Ana, the answer is 3.0: you added instead of subtracting. What will you check next time?"

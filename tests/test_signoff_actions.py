@@ -4,12 +4,12 @@ from __future__ import annotations
 import pytest
 
 import factories as f
-from core import triage
+from core.signoff import triage
 from core.errors import ConflictError, FairMarkError, NotFound, RubricError
 from core.signoff import actions
 from db import drafts, reviews, submissions
 from signoff_items import HIGH, LOW, audited, course, make_item  # noqa: F401  (course: a fixture)
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def test_open_creates_review_from_draft_once(conn, course):
@@ -133,7 +133,7 @@ def test_second_reviewer_gets_conflict_showing_what_changed(conn, course):
 
 def test_a_conflict_names_the_saver_by_display_name_says_when_in_words_and_both_versions(conn, course):
     """Issue 21 item 13: "you have version 1, the latest is 2", not who saved, when, or what changed."""
-    from core import accounts
+    from core.accounts import identity as accounts
 
     accounts.add_user(conn, username="bob", role="instructor", password=f.PASSWORD, display_name="Bob Brown",
                       actor=f.actor("test setup"))

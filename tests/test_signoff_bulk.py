@@ -8,7 +8,7 @@ from core.errors import ConflictError, GateError
 from core.signoff import actions, bulk, release
 from db import reviews, submissions
 from signoff_items import HIGH, LOW, course, make_item  # noqa: F401  (course: a fixture)
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 @pytest.fixture(autouse=True)
@@ -63,7 +63,7 @@ def test_bulk_approve_requires_opened_stratified_sample(conn, course):
 def test_redo_run_after_sample_needs_a_fresh_sample(conn, db_path, course):
     """A sample opened before a redo run checked drafts that no longer exist: bulk approval of the
     new drafts is refused until a fresh sample is drawn and opened."""
-    from core import runs
+    from core.runs import reflections as runs
 
     text = ("This week I learned that temperature controls how random a language model is. For example, when I "
             "drafted a policy email at temperature 0.9 the model invented a deadline, so I now keep it low. ") * 4
@@ -96,7 +96,8 @@ def test_redo_run_after_sample_needs_a_fresh_sample(conn, db_path, course):
 def test_new_drafts_after_the_draw_invalidate_the_whole_sample(conn, db_path, course):
     """The sampled item itself is unchanged (approved on its own), but the other candidates got
     new drafts after the draw: those were never represented, so the sample must be redrawn."""
-    from core import pipeline, runs
+    from core import pipeline
+    from core.runs import reflections as runs
 
     text = ("This week I learned that temperature controls how random a language model is. For example, when I "
             "drafted a policy email at temperature 0.9 the model invented a deadline, so I now keep it low. ") * 4

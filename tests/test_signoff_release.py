@@ -7,7 +7,7 @@ from core.errors import GateError
 from core.signoff import actions, release
 from db import reviews, submissions
 from signoff_items import HIGH, audited, course, make_item  # noqa: F401  (course: a fixture)
-from core.access import Actor
+from core.accounts.access import Actor
 
 
 def test_edit_after_release_makes_new_version_needing_own_release(conn, course):

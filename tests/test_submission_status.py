@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import factories as f
-from core import triage
+from core.signoff import triage
 from db import submissions
 
 
@@ -60,8 +60,8 @@ def _progress_course(conn):
 
 
 def test_progress_counts_have_one_definition_each(conn):
-    from core import browse
-    from core.access import Actor
+    from core.courses import browse
+    from core.accounts.access import Actor
 
     c, _ = _progress_course(conn)
     me = Actor("ann", role="admin")

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core.pseudonym import Pseudonymizer
+from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from db import calibration
 from db import roster as roster_db

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import GateError, NotFound
 from db import calibration, courses, drafts, now, write_transaction
 from db.submissions import get_submission

@@ -16,8 +16,8 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import GateError
 from core.signoff.actions import writing
 from db import calibration, courses, loads, now

@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core import access
+from core.accounts import access
 from core import metrics
-from core.access import Actor
+from core.accounts.access import Actor
 from db import analytics, courses
 
 MIN_STUDENTS = 5

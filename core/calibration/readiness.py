@@ -27,9 +27,9 @@ from dataclasses import asdict, dataclass
 import pandas as pd
 from sqlite_utils import Database
 
-from core import access
+from core.accounts import access
 from core import metrics
-from core.access import Actor
+from core.accounts.access import Actor
 from core.calibration import NOT_CALIBRATED
 from core.calibration.band_gap import band_gap, group_gaps
 from core.errors import ConfigError, GateError

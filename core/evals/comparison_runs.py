@@ -1,4 +1,4 @@
-"""Drafting a blind comparison's pairs: a run of the one run engine (core.run_engine, runs.kind
+"""Drafting a blind comparison's pairs: a run of the one run engine (core.runs.engine, runs.kind
 'comparisons'), so a restart leaves it resumable instead of "drafting" for ever, and every call
 carries the run (the Costs page shows comparisons apart from the reflections).
 
@@ -12,7 +12,7 @@ and the comment masked (the stored comment has the names back for the teacher).
 One transaction per pair. A pair whose two comments are the same is stored but skipped (no
 judge call, never shown to teachers, counted apart: db.comparisons.SAME). A pair whose drafting
 fails keeps its error and stays out of the comparison. A configuration fault (a refused key;
-the same unknown model or unreachable endpoint on several pairs in a row, core.run_guard) stops
+the same unknown model or unreachable endpoint on several pairs in a row, core.runs.guard) stops
 the run with what to fix, the pairs it had failed waiting again for the resume. When the
 configuration in use is no longer the comparison's A (a model or prompt changed since it was
 created), the drafting stops: A would not be A.
@@ -30,8 +30,8 @@ from core.errors import LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.judging import scoring
 from core.llm import effective_settings
-from core.run_engine import Kind, RunStopped
-from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
+from core.runs.engine import Kind, RunStopped
+from core.runs.guard import DEFAULT_LIMIT, ConfigFaultGuard
 from core.settings import Settings
 from db import comparisons as cmp_db
 from db import evals as evals_db

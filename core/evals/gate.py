@@ -7,8 +7,8 @@ cases (seed 003: leakage and grounding block a release)?
                          provider cannot run the judges)
     state "offline"      the offline baseline: not an AI configuration, nothing to gate
 
-A run (core.runs.create), a Regenerate (core.pipeline.assess_one) and a resumed run whose
-settings changed since it started (core.runs) with a configuration that has not passed are
+A run (core.runs.reflections.create), a Regenerate (core.pipeline.assess_one) and a resumed run whose
+settings changed since it started (core.runs.reflections) with a configuration that has not passed are
 refused unless an admin has overridden the gate for exactly that configuration, with a reason
 (on the Settings page); the override is stored and written to the audit log. Any change to a
 prompt, a model or a temperature is a new configuration, which has to pass (or be overridden)
@@ -16,8 +16,8 @@ again.
 """
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import GateError, NotFound
 from core.evals import config as ai_config
 from core.text import format_date

@@ -25,8 +25,9 @@ import random
 import numpy as np
 
 import db
-from core import access, run_engine
-from core.access import Actor
+from core.accounts import access
+from core.runs import engine as run_engine
+from core.accounts.access import Actor
 from core.errors import ConflictError, FairMarkError, GateError, NotFound
 from core.evals import comparison_runs
 from core.evals import config as ai_config

@@ -12,12 +12,12 @@ from __future__ import annotations
 
 import json
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import FairMarkError, NotFound
 from core.evals import DIMENSIONS
 from core.evals.cases import DEFAULT_CHECKS, Case
-from core.pseudonym import Pseudonymizer
+from core.privacy.pseudonym import Pseudonymizer
 from db import audit
 from db import roster as roster_db
 from db import evals as evals_db

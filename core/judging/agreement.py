@@ -36,9 +36,10 @@ from collections import defaultdict
 
 from sqlite_utils import Database
 
-from core import access
-from core import metrics, triage
-from core.access import Actor
+from core.accounts import access
+from core import metrics
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.judging.judges import is_free
 from core.rubric import Rubric
 from db import analytics, courses, drafts, now, votes
@@ -117,7 +118,7 @@ def _review_assignment(conn: Database, assignment_id: int, actor) -> dict:
 
 
 def review_run(conn: Database, run_id: int) -> dict[int, dict]:
-    """The rule on every assignment a run drafted (core.runs calls it when a run ends, for the
+    """The rule on every assignment a run drafted (core.runs.reflections calls it when a run ends, for the
     run its creator was allowed to start; the audit names the rule, not a person)."""
     return {aid: _review_assignment(conn, aid, "judge agreement") for aid in votes.assignments_of_run(conn, run_id)}
 

@@ -14,7 +14,7 @@
             rule (core.judging.judges.pick): judges of the Evaluator's family are not asked while
             a judge of another family is configured; with one family only, the item says so
 
-The item is "unsure" (core.triage) when the first judge was not confident and nobody could settle
+The item is "unsure" (core.signoff.triage) when the first judge was not confident and nobody could settle
 it, or when the judges could not agree on a criterion (all three differ), or when a free judge
 disagrees (`FREE_JUDGES`). A criterion scored below its `veto_below` sends the item to a
 teacher whatever the total.

@@ -9,8 +9,8 @@ lessons it rests on: a handful of lessons gives a wide interval, and the page sa
 """
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.metrics.agreement import agreement, pair_counts
 from core.metrics.bootstrap import agreement_cis
 from core.offline import LABEL as OFFLINE_LABEL

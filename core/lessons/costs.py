@@ -2,8 +2,8 @@
 figures: $0.0007 per lesson on the happy path and $0.014 per 20-lesson course."""
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from db import lessons as lessons_db
 
 SEED_PER_LESSON_USD = 0.0007

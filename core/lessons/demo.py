@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.access import Actor
+from core.accounts.access import Actor
 from core.lessons import ingest
 from db import lessons as lessons_db
 

@@ -4,7 +4,7 @@ checks, every fix and its decision, and the teacher's approval. Only approved le
 
 The lesson text is the teacher's Markdown and stays as it is; the review record quotes names,
 sections and sentences, so in a Markdown file it is escaped (core.text.escape_commonmark). File
-names keep every script's letters (core.export.safe_name), and a course's files never overwrite
+names keep every script's letters (core.export.released.safe_name), and a course's files never overwrite
 each other."""
 from __future__ import annotations
 
@@ -14,10 +14,10 @@ from pathlib import Path
 
 import yaml
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import ConflictError
-from core.export import safe_name
+from core.export.released import safe_name
 from core.lessons import rubric, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_commonmark, format_timestamp

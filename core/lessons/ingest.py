@@ -12,11 +12,12 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 import db
-from core import catalogue, ingest_read
-from core.access import Actor
+from core.courses import catalogue
+from core.ingest import read as ingest_read
+from core.accounts.access import Actor
 from core.errors import IngestError
-from core.ingest import clean_text, text_hash
-from core.ingest_read import decode_text, read_docx, zip_members
+from core.ingest.commit import clean_text, text_hash
+from core.ingest.read import decode_text, read_docx, zip_members
 from core.lessons.spec import LessonSpec, split_front_matter
 from db import lessons as lessons_db
 
@@ -73,7 +74,7 @@ def read_files(files: list[tuple[str, bytes]]) -> list[LessonFile]:
 
 
 def _read_zip(name: str, data: bytes) -> list[LessonFile]:
-    """The ZIP's lesson files (core.ingest_read's checks, as for reflections); any member that
+    """The ZIP's lesson files (core.ingest.read's checks, as for reflections); any member that
     cannot be read refuses the upload, naming it."""
     out = []
     for m in zip_members(name, data, set(LESSON_TYPES), "Markdown (.md), text (.txt) and Word (.docx)"):

@@ -19,7 +19,7 @@ from typing import Callable
 
 import db
 from core.errors import LLMConfigFault, LLMError
-from core.ingest import text_hash
+from core.ingest.commit import text_hash
 from core.lessons import entropy, factcheck, heuristics, refine, roles, tiers
 from core.lessons.judge import Judgment, LessonJob, Spend, judge
 from core.lessons.spec import LessonSpec

@@ -1,12 +1,12 @@
 """Lesson runs: the lesson review in the background, on the runs and run_items tables the
 reflections use (kind 'lessons', items with subject 'lesson') and the same call log and cache.
 
-The run itself (claim, worker, heartbeat, resume, cancel) is core.run_engine's, the same as a
+The run itself (claim, worker, heartbeat, resume, cancel) is core.runs.engine's, the same as a
 reflection run's; this module is what a lesson run does: which lessons are pending (`KIND`),
 reviewing one (one transaction), and at the end drawing the sampled tier's 10 % sample. As for
 reflections: `create` checks "no unfinished lesson run of the course" and inserts in ONE write
 transaction; a configuration fault stops the run (RunStopped: a refused key at once, an unknown
-model or an unreachable endpoint once it hits several lessons in a row, core.run_guard), and
+model or an unreachable endpoint once it hits several lessons in a row, core.runs.guard), and
 the lessons the fault had already failed wait with the rest for the resume.
 """
 from __future__ import annotations
@@ -15,15 +15,15 @@ import logging
 from typing import Callable
 
 import db
-from core import access
-from core import run_engine
-from core.access import Actor
+from core.accounts import access
+from core.runs import engine as run_engine
+from core.accounts.access import Actor
 from core.errors import ConfigError, ConflictError, LLMConfigFault
 from core.lessons import review, roles, tiers
 from core.llm import check_provider, default_provider, echo, effective_settings, from_settings
 from core.offline import LABEL as OFFLINE_LABEL
-from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
-from core.run_worker import worker_gone
+from core.runs.guard import DEFAULT_LIMIT, ConfigFaultGuard
+from core.runs.worker import worker_gone
 from core.settings import Settings, judge_endpoint, load_settings
 from db import lessons as lessons_db
 from db import runs as runs_db
@@ -61,7 +61,7 @@ def create(conn, *, course_id: int, provider: str | None = None, redo: bool = Fa
     config = run_config(provider, settings, concurrency)
     hashes = {} if provider == "offline" else roles.prompt_hashes()
     # Check and insert in one write transaction (BEGIN IMMEDIATE): of two starts at the same
-    # instant, the second sees the first's run (as core.runs.create).
+    # instant, the second sees the first's run (as core.runs.reflections.create).
     with db.write_transaction(conn):
         for other in runs_db.unfinished_runs(conn, course_id, kind="lessons"):
             state = "still running: wait for it or cancel it" if not worker_gone(other) else \
@@ -88,7 +88,7 @@ def _llm_for(provider: str, db_path: str):
 def _prepare(run: dict, db_path: str, given) -> tuple:
     """(llm, options) for the run's reviews: the caller's, else the configured provider's (None
     for the offline baseline: Stage 1 only), watched for configuration faults that hit several
-    lessons in a row (core.run_guard); and the echo endpoint for the lesson text's entropy."""
+    lessons in a row (core.runs.guard); and the echo endpoint for the lesson text's entropy."""
     llm, options = given if given is not None else (None, None)
     if llm is None:
         llm = _llm_for(run["provider"], db_path)
@@ -138,7 +138,7 @@ def _draw_sample(conn, run_id: int) -> None:
     lessons_db.mark_sample(conn, tiers.draw_sample(ids, seed=run_id), tiers.priority("reviewed", "sampled", True))
 
 
-# --- the run's API (core.run_engine with this kind) ------------------------------------------
+# --- the run's API (core.runs.engine with this kind) ------------------------------------------
 def execute(db_path, run_id: int, llm=None, *, options: review.Options | None = None,
             on_progress: Callable[[dict], None] | None = None, actor: Actor) -> dict:
     """Review the run's pending lessons now (in this thread, `concurrency` at a time)."""

@@ -12,8 +12,8 @@ silently):
 """
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import ConflictError, FairMarkError
 from core.lessons import tiers
 from db import lessons as lessons_db

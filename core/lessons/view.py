@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import re
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.lessons import rubric, sections, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from db import lessons as lessons_db

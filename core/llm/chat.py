@@ -106,7 +106,7 @@ class OpenAICompatibleLLM:
             except LLMError as exc:
                 reached = reached or not getattr(exc, "unreachable", False)
                 if not exc.retryable or retries >= self.max_retries:
-                    # Never reached at all: maybe a wrong endpoint. core.run_guard decides whether
+                    # Never reached at all: maybe a wrong endpoint. core.runs.guard decides whether
                     # it is (the same fault on several items in a row) or a passing outage.
                     exc.config_suspect = exc.config_suspect or not reached
                     raise

@@ -26,9 +26,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from core import access
+from core.accounts import access
 from core import text as text_mod
-from core.access import Actor
+from core.accounts.access import Actor
 from core.errors import ConfigError
 from core.offline import crossval, heuristics
 from core.offline import model as learned

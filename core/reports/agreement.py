@@ -5,9 +5,9 @@ from __future__ import annotations
 import pandas as pd
 from sqlite_utils import Database
 
-from core import access
+from core.accounts import access
 from core import metrics
-from core.access import Actor
+from core.accounts.access import Actor
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.offline import LABEL as OFFLINE_LABEL
 from core.reports.later import whole_or_figures

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.offline import LABEL as OFFLINE_LABEL
 from core.offline import MODEL as OFFLINE_MODEL
 from db import analytics

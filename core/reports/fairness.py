@@ -5,9 +5,9 @@ import numpy as np
 import pandas as pd
 from sqlite_utils import Database
 
-from core import access
+from core.accounts import access
 from core import metrics
-from core.access import Actor
+from core.accounts.access import Actor
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.metrics.fairness import MIN_N
 from core.metrics.length import SHORT_WORDS

@@ -8,8 +8,8 @@ from collections import Counter
 import pandas as pd
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.judging import agreement
 from db import analytics, votes
 

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pandas as pd
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from db import analytics, courses
 
 EMPTY_MESSAGE = ("No reference scores yet — upload expert scores, or score a calibration set blind on the "

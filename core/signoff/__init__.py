@@ -17,5 +17,5 @@ Rules these modules enforce (pages and the command line only call them; the SQL 
 - Release locks the approved review versions in `release_items`; a later edit makes a new
   version that goes back to review and needs its own release.
 - A submission's status changes only through db.submissions.set_status (or its set-based
-  sibling), with the priority core.triage computes for it.
+  sibling), with the priority core.signoff.triage computes for it.
 """

@@ -10,12 +10,12 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from core import access
-from core import triage
-from core.access import Actor
+from core.accounts import access
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.calibration import blind
 from core.errors import ConflictError, FairMarkError, NotFound
-from core.pseudonym import Pseudonymizer
+from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
 from core.text import format_timestamp
@@ -95,7 +95,7 @@ def _require_review(conn: Database, submission_id: int) -> dict:
 def _conflict(conn: Database, submission_id: int, loaded_version: int, current: dict, *, actor: Actor,
               refused: bool = True) -> VersionConflict:
     """What changed since `loaded_version`, said to `actor`: it quotes the comment, so the
-    student's name is hidden for an actor who does not see names (core.access.sees_names)."""
+    student's name is hidden for an actor who does not see names (core.accounts.access.sees_names)."""
     diff = changes(reviews.review_at_version(conn, submission_id, loaded_version), snapshot(current))
     sub = submissions.get_submission(conn, submission_id)
     who = reviews.last_change(conn, submission_id) or {}

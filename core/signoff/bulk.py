@@ -11,9 +11,9 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from core import access
-from core import triage
-from core.access import Actor
+from core.accounts import access
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.calibration import readiness
 from core.errors import ConflictError, GateError
 from core.rubric import Rubric

@@ -6,9 +6,9 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from core import access
-from core import triage
-from core.access import Actor
+from core.accounts import access
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core import access, browse, triage
-from core.access import Actor
+from core.accounts import access
+from core.courses import browse
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.calibration import blind, readiness
 from core.signoff import actions, bulk
 from core.signoff import eligibility as rules

@@ -7,7 +7,7 @@ Columns: marker, student_id, assignment, week, submission_id, draft_id (the curr
 then per criterion `<key>_ai`, `<key>_teacher`, `<key>_reference` (the mean of the uploaded
 raters), then teacher_kind, status, flags and one column per group attribute. Every submission
 is included, whatever its status. A coordinator without a names grant for the course gets each
-student's pseudonym in `student_id` (`core.access.sees_names`), the rows in pseudonym order. `<key>_teacher` holds the teacher's approved scores and
+student's pseudonym in `student_id` (`core.accounts.access.sees_names`), the rows in pseudonym order. `<key>_teacher` holds the teacher's approved scores and
 `teacher_kind` says how they were approved: "edited" (the teacher changed the AI's draft),
 "approved" (as drafted), "bulk" (bulk approval: these are the AI's scores); both are empty
 while the teacher has not approved the item. A calibration item nobody has scored blind yet
@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import FairMarkError
-from core.export import Export, csv_bytes, safe_name
+from core.export.released import Export, csv_bytes, safe_name
 from db import courses, exports
 
 MARKER = "analysis only — not for students"

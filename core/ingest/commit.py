@@ -22,11 +22,11 @@ import re
 from dataclasses import asdict, dataclass, field
 
 import db
-from core import catalogue
-from core.access import Actor
+from core.courses import catalogue
+from core.accounts.access import Actor
 from core.errors import IngestError
-from core.ingest_mapping import Mapping, check_mapping, detect_mapping, norm
-from core.ingest_read import MAX_TEXT_CHARS, Problem, RawRow, RawTable, read_files
+from core.ingest.mapping import Mapping, check_mapping, detect_mapping, norm
+from core.ingest.read import MAX_TEXT_CHARS, Problem, RawRow, RawTable, read_files
 from core.rubric import Rubric, default_rubric
 from core.text import words
 from db import courses

@@ -17,7 +17,7 @@ from functools import partial
 from pathlib import Path
 
 from core.__main__ import emit
-from core.cli_common import STOPPED, actor, add_db_arg, open_db
+from core.cli.common import STOPPED, actor, add_db_arg, open_db
 from core.errors import ConfigError, IngestError
 from core.lessons import costs, demo, export, ingest, runs
 from core.llm import PROVIDERS

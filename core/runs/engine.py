@@ -5,7 +5,7 @@ one item is processed, what happens when all are done — is a `Kind`.
 
 A run's state lives only in the database, so a browser refresh, another tab or the command line
 all see the same numbers. One worker per run: a worker claims the run atomically and records its
-token, pid and host (core.run_worker); its heartbeat every few seconds is conditional on that
+token, pid and host (core.runs.worker); its heartbeat every few seconds is conditional on that
 token, so a worker whose run was taken over stops starting items. A run whose worker died stays
 "running"; `resume` takes it over at once when the worker's process is gone from this host, else
 when its heartbeat is a minute old, and processes only the items still pending. Each item is one
@@ -23,9 +23,9 @@ from pathlib import Path
 from typing import Any, Callable
 
 import db
-from core import run_worker
+from core.runs import worker as run_worker
 from core.errors import ConflictError, FairMarkError
-from core.run_worker import age_s, worker_gone
+from core.runs.worker import age_s, worker_gone
 from db import aggregates
 from db import runs as runs_db
 

@@ -1,5 +1,5 @@
 """`python -m core assignment set`: an assignment's settings from the command line (the same as
-Settings → Courses & assignments, audited the same way through core.catalogue).
+Settings → Courses & assignments, audited the same way through core.courses.catalogue).
 
 Each setting is one entry of SETTINGS (option, what it means, how the text becomes the value),
 so a later setting (an answer key, a source text) is one more line.
@@ -9,9 +9,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from core import catalogue
+from core.courses import catalogue
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli.common import actor, add_db_arg, open_db
 from core.errors import FairMarkError
 from db import courses
 
@@ -29,7 +29,7 @@ def _grade(text: str) -> float:
 
 @dataclass(frozen=True)
 class Setting:
-    field: str                       # the assignment's column (core.catalogue.edit_assignment)
+    field: str                       # the assignment's column (core.courses.catalogue.edit_assignment)
     option: str
     help: str
     parse: Callable[[str], object] = str

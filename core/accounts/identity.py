@@ -26,7 +26,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 import db
-from core.access import Actor, require
+from core.accounts.access import Actor, require
 from core.errors import ConfigError, ConflictError, Forbidden, NotFound, NotSignedIn
 from core.settings import Settings, load_settings
 from db import users as users_db

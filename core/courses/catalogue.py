@@ -6,8 +6,8 @@ keep the rubric_id they were scored under, so scores already given never change 
 """
 from __future__ import annotations
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import NotFound, RubricError
 from core.rubric import Rubric, parse_rubric
 from db import audit, courses

@@ -17,7 +17,7 @@ import json
 from pathlib import Path
 
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli.common import actor, add_db_arg, open_db
 from core.evals import config as ai_config
 from core.evals import gate, pairwise, runner, saved
 from core.evals.cases import dumps_case, load_suite

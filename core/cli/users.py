@@ -19,9 +19,9 @@ from __future__ import annotations
 import getpass
 import sys
 
-from core import accounts
+from core.accounts import identity as accounts
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli.common import actor, add_db_arg, open_db
 from core.errors import ConfigError
 from db import courses
 from db.actors import ROLES

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_commonmark

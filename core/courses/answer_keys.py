@@ -5,9 +5,10 @@ rule (core.leakage) reads the key on every drafted comment, the grounding judge 
 """
 from __future__ import annotations
 
-from core import access
-from core import catalogue, leakage
-from core.access import Actor
+from core.accounts import access
+from core import leakage
+from core.courses import catalogue
+from core.accounts.access import Actor
 from core.errors import ConfigError
 
 MAX_SOURCE_CHARS = 20_000

@@ -1,4 +1,4 @@
-"""One masked text and how to undo it (core.pseudonym masks; this restores).
+"""One masked text and how to undo it (core.privacy.pseudonym masks; this restores).
 
 Every replacement is a `Span`: the original text it replaced and the placeholder that took its
 place. Restoring touches only those placeholders: a quote from the masked text comes back as
@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 EMAIL_PLACEHOLDER = "[email]"
 PHONE_PLACEHOLDER = "[phone]"
-# Name particles: matched only as part of the full name (core.pseudonym), never a first name.
+# Name particles: matched only as part of the full name (core.privacy.pseudonym), never a first name.
 PARTICLES = frozenset("""
 af al av bin bint da das de dei del della der des di dos du el ibn la le lo ten ter van von y zu
 """.split())

@@ -1,4 +1,4 @@
-"""Where a text holds an e-mail address or a phone number: spans for core.pseudonym to mask.
+"""Where a text holds an e-mail address or a phone number: spans for core.privacy.pseudonym to mask.
 
 Both finders are linear in the text, whatever it contains (20,000 characters of one word, of
 dots, of digits or of "at at at"): they look for anchors first (an "@", a bracketed or spelled

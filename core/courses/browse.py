@@ -3,14 +3,15 @@
 Pages never read a course's data from db/ themselves: they call these (or the other core
 functions that take `actor`), so a URL with another course's id, a crafted query parameter or a
 download link meets the same check as a button. Where a coordinator's grant does not show
-student names, rows and texts carry the student's pseudonym instead (`core.access.sees_names`).
+student names, rows and texts carry the student's pseudonym instead (`core.accounts.access.sees_names`).
 """
 from __future__ import annotations
 
-from core import access, triage
-from core.access import Actor
+from core.accounts import access
+from core.signoff import triage
+from core.accounts.access import Actor
 from core.calibration import blind
-from core.pseudonym import Pseudonymizer
+from core.privacy.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
 from db import evals as evals_db
@@ -63,7 +64,7 @@ def progress_counts(conn, *, course_id: int | None = None, assignment_id: int | 
 
     - uploaded: every reflection uploaded, whatever has happened to it since;
     - drafted: those with an AI draft (not the ones waiting for one, nor those whose draft failed);
-    - needs_attention: the Review queue's first group (core.triage.NEEDS_ATTENTION: flagged, or the
+    - needs_attention: the Review queue's first group (core.signoff.triage.NEEDS_ATTENTION: flagged, or the
       AI draft failed, and no decision yet), calibration items waiting for their blind score left
       out as on Review (their group would hint at the hidden draft);
     - approved: approved by a teacher, released or not; released: in a release;

@@ -5,7 +5,7 @@ approval from the command line. Refusals exit 2 with {"error": ...} (core.__main
 from __future__ import annotations
 
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli.common import actor, add_db_arg, open_db
 from core.signoff import actions, release, review_view
 from db import courses
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 import sys
 from functools import partial
 
-from core import runs
+from core.runs import reflections as runs
 from core.__main__ import emit
-from core.cli_common import STOPPED, actor, add_db_arg, open_db
+from core.cli.common import STOPPED, actor, add_db_arg, open_db
 from core.errors import ConfigError
 from core.llm import PROVIDERS
 from core.offline import LABEL as OFFLINE_LABEL

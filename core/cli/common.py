@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 
 import db
-from core import access
+from core.accounts import access
 from core.settings import load_settings
 
 STOPPED = 3   # exit code of a run (assess, lessons review) that a configuration fault stopped
@@ -28,7 +28,7 @@ def actor(args, conn) -> access.Actor:
     """Who this command acts as, said on stderr: the FairMark user of --as USER (their role
     and grants apply), else the operator with the database file in hand, recorded as
     "command line (<OS user>)" with an admin's rights."""
-    from core import accounts  # lazy: argon2 is only needed when a command acts
+    from core.accounts import identity as accounts
 
     name = getattr(args, "as_user", None)
     who = access.command_line(accounts.actor_of(conn, name) if name else None)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import export as exporter
-from core import export_analysis
+from core.export import released as exporter
+from core.export import analysis as export_analysis
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli.common import actor, add_db_arg, open_db
 from db import courses
 
 

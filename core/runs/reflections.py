@@ -8,13 +8,13 @@ Lifecycle:
     create() -> queued --start()/execute()--> running --> done | cancelled | failed
 One unfinished run per course: `create` checks and inserts in ONE write transaction, so two
 processes starting at the same instant make one run. Claiming, the worker, heartbeats, resume
-and cancel are core.run_engine's (shared with lesson runs); this module is what a reflection
+and cancel are core.runs.engine's (shared with lesson runs); this module is what a reflection
 run does with one submission (`KIND`). Every finished item is one transaction
 (db.drafts.save_draft), so an interruption never leaves a half-written item.
 
 A fault of the configuration stops the run (status failed, error "stopped: <what to fix>"),
 leaving the rest pending for a resume: a refused key at once, an unknown model or an
-unreachable endpoint once it hits several submissions in a row (core.run_guard).
+unreachable endpoint once it hits several submissions in a row (core.runs.guard).
 
 In the app, `start()` runs the worker in a daemon thread registered per (database, run), so a
 rerun of the page never starts a second worker for the same run.
@@ -25,9 +25,10 @@ import logging
 from typing import Callable
 
 import db
-from core import access
-from core import pipeline, run_engine
-from core.access import Actor
+from core.accounts import access
+from core import pipeline
+from core.runs import engine as run_engine
+from core.accounts.access import Actor
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, GateError, LLMConfigFault
 from core.judging import agreement as judge_agreement
@@ -36,10 +37,10 @@ from core.evals import gate
 from core.llm.batch import BATCH_PRICE  # noqa: F401  (the Assess page's estimate)
 from core.llm import check_provider, default_provider, effective_settings, make_batch_llm, make_llm
 from core.offline import LABEL as OFFLINE_LABEL
-from core.run_engine import RunStopped, is_alive, wait_for  # noqa: F401  (this module's API)
-from core.run_guard import DEFAULT_LIMIT, ConfigFaultGuard
-from core.run_worker import age_s as _age_s
-from core.run_worker import worker_gone
+from core.runs.engine import RunStopped, is_alive, wait_for  # noqa: F401  (this module's API)
+from core.runs.guard import DEFAULT_LIMIT, ConfigFaultGuard
+from core.runs.worker import age_s as _age_s
+from core.runs.worker import worker_gone
 from core.settings import Settings
 from db import batches as batches_db
 from db import runs as runs_db
@@ -123,11 +124,11 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     return run_id
 
 
-# --- execute: what a reflection run does with one submission (core.run_engine runs it) ---
+# --- execute: what a reflection run does with one submission (core.runs.engine runs it) ---
 def _prepare(run: dict, db_path: str, llm):
     """The run's LLM (the configured provider unless the caller gave one; in batch mode the
     endpoint's batch engine), watched for configuration faults that hit several submissions in
-    a row (core.run_guard). The configured provider answers with the settings in force now: when
+    a row (core.runs.guard). The configured provider answers with the settings in force now: when
     they are not the configuration the run was created with (a resume after a change), the eval
     gate is asked again, and a refusal stops the run before any call."""
     batcher = None
@@ -186,7 +187,7 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
         conn.close()
 
 
-# --- the run's API (core.run_engine with this kind) ------------------------------------------
+# --- the run's API (core.runs.engine with this kind) ------------------------------------------
 def execute(db_path, run_id: int, llm=None, *, on_progress: Callable[[dict], None] | None = None, actor: Actor) -> dict:
     """Claim the run and draft its pending submissions now (items concurrently); returns the
     final progress. A configuration fault stops the run (RunStopped)."""

@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from core import access
-from core.access import Actor
+from core.accounts import access
+from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.metrics.bootstrap import percentile_ci
 from db import audit, courses

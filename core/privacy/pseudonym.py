@@ -3,7 +3,7 @@
 Every student of the course is masked, not only the author: a reflection that names a
 classmate ("I worked with Ana López") sends "I worked with Student-7Q2XK" to the model. Each
 student becomes their own pseudonym (set at import), their e-mail address their pseudonymous
-address, any other e-mail "[email]" and any phone number "[phone]" (core.pii_spans).
+address, any other e-mail "[email]" and any phone number "[phone]" (core.privacy.pii_spans).
 
 Matching is tolerant of how people actually type, because a single miss sends a real name to
 the model:
@@ -53,8 +53,8 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from core import pii_spans
-from core.masked import EMAIL_PLACEHOLDER, PARTICLES, PHONE_PLACEHOLDER, Masked, Person, Span  # noqa: F401
+from core.privacy import pii_spans
+from core.privacy.masked import EMAIL_PLACEHOLDER, PARTICLES, PHONE_PLACEHOLDER, Masked, Person, Span  # noqa: F401
 
 
 # Name parts that are also ordinary English words: masked only when Capitalised.

@@ -3,11 +3,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from core import demo, ingest
+from core import demo
+from core.ingest import commit as ingest
 from core.__main__ import emit
-from core.cli_common import actor, add_db_arg, open_db
+from core.cli.common import actor, add_db_arg, open_db
 from core.errors import IngestError
-from core.ingest_mapping import apply_overrides
+from core.ingest.mapping import apply_overrides
 from core.rubric import load_rubric_file
 from db import file_of
 

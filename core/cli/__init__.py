@@ -1,0 +1,1 @@
+"""The command line: python -m core COMMAND (each command prints a JSON summary on stdout)."""

@@ -1,0 +1,1 @@
+"""Courses and assignments: editing the catalogue, answer keys, and what the pages read about courses."""

@@ -1,0 +1,1 @@
+"""Student growth: how a student's scores move across assignments (not the eval gate)."""

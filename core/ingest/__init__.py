@@ -1,0 +1,1 @@
+"""Bringing reflections in: read the uploaded files, map their columns, validate, commit."""

@@ -1,0 +1,1 @@
+"""Background runs: create, process concurrently, heartbeat, stop on a configuration fault, resume."""
