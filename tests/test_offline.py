@@ -133,9 +133,9 @@ def test_reasoning_counts_words_like_the_stored_word_count(conn, db_path):
     assert stored == checks.words(text) == 25  # the lone dash is not a word
     llm = LoggedLLM(OfflineLLM(), db_path)
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
-    from core.agents import evaluator
+    from core.agents import common
 
-    reasons = " ".join(v["reasoning"] for v in evaluator.criteria(d["outputs"]["evaluator"]).values())
+    reasons = " ".join(v["reasoning"] for v in common.criteria(d["outputs"]["evaluator"]).values())
     assert f"in {stored} words" in reasons or f"({stored} words)" in reasons, reasons
 
 

@@ -410,6 +410,6 @@ def test_an_evidence_quote_naming_the_student_comes_back_verbatim_and_is_found(c
 
 
 def evaluator_criteria(draft):
-    from core.agents import evaluator
+    from core.agents import common
 
-    return evaluator.criteria(draft["outputs"]["evaluator"]).values()
+    return common.criteria(draft["outputs"]["evaluator"]).values()

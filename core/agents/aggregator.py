@@ -2,30 +2,12 @@
 rewrites and the Coach's questions (<= 120 words, strengths first, 2-3 actions)."""
 from __future__ import annotations
 
-from pydantic import BaseModel, ConfigDict
-
 from core import prompts
-from core.agents.common import Job, answer_key_text, bounded_text, call, compact, scale_text, source_text
+from core.agents.common import Comment, Job, answer_key_text, call, compact, evaluation_notes, scale_text, source_text
 from core.offline import heuristics
-from core.rubric import Rubric
 
 PROMPT = prompts.Spec("aggregator", frozenset({"target_grade", "scale", "evaluation", "equity", "questions",
                                                "answer_key", "source"}))
-
-
-class Comment(BaseModel):
-    model_config = ConfigDict(extra="forbid")
-    # Bounded in the schema only (about 150 words): a longer comment is not cut but caught by
-    # the word-count check and revised.
-    comment: bounded_text(1000, min_chars=1, cut=False)
-
-
-def evaluation_notes(rubric: Rubric, evaluation: dict, fields: tuple[str, ...] | None = None) -> str:
-    """Per criterion: title, score, reasoning, areas and evidence quote (compact JSON); only
-    `fields` of each when given. Read by the Aggregator, the Coach and the Reviewer (seed 000)."""
-    return compact({key: {"title": rubric.criterion(key).title,
-                          **{f: v for f, v in evaluation[key].items() if fields is None or f in fields}}
-                    for key in rubric.keys if key in evaluation})
 
 
 def run(llm, job: Job):

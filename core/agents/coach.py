@@ -10,8 +10,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.agents.aggregator import evaluation_notes
-from core.agents.common import Job, bounded_text, call, truncate
+from core.agents.common import Job, bounded_text, call, evaluation_notes, truncate
 from core.offline import heuristics
 
 PROMPT = prompts.Spec("coach", frozenset({"evaluation"}))

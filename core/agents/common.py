@@ -6,9 +6,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import AfterValidator, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from core import leakage, prompts
+from core import injection, leakage, prompts
 from core.llm.protocol import CallContext, LLMResponse
 from core.rubric import Rubric
 
@@ -143,3 +143,36 @@ def text_blocks(output: dict) -> list[tuple[str, str]]:
         else:
             blocks.append(("text", str(value)))
     return blocks
+
+
+# Shared by several roles: one role never imports another (they meet here).
+class Comment(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    # Bounded in the schema only (about 150 words): a longer comment is not cut but caught by
+    # the word-count check and revised.
+    comment: bounded_text(1000, min_chars=1, cut=False)
+
+
+def evaluation_notes(rubric: Rubric, evaluation: dict, fields: tuple[str, ...] | None = None) -> str:
+    """Per criterion: title, score, reasoning, areas and evidence quote (compact JSON); only
+    `fields` of each when given. Read by the Aggregator, the Coach and the Reviewer (seed 000)."""
+    return compact({key: {"title": rubric.criterion(key).title,
+                          **{f: v for f, v in evaluation[key].items() if fields is None or f in fields}}
+                    for key in rubric.keys if key in evaluation})
+
+
+def scores_text(rubric: Rubric, scores: dict[str, int]) -> str:
+    return compact({rubric.criterion(k).title: v for k, v in scores.items()})
+
+
+def criteria(evaluation: dict) -> dict:
+    """The per-criterion part of an Evaluator answer (without its report on instructions)."""
+    return {key: item for key, item in evaluation.items() if key != injection.REPORT_FIELD}
+
+
+def for_equity(evaluation: dict) -> str:
+    """The Evaluator's notes without the evidence quotes: the Equity Monitor never sees the
+    student's words (the seed's rule against anchoring)."""
+    return compact({key: {"score": item["score"], "reasoning": item["reasoning"],
+                          "areas_for_improvement": item["areas_for_improvement"]}
+                    for key, item in criteria(evaluation).items()})

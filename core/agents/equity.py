@@ -7,8 +7,7 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.agents import evaluator
-from core.agents.common import Job, bounded_text, call, truncate
+from core.agents.common import Job, bounded_text, call, for_equity, truncate
 from core.offline import heuristics
 
 PROMPT = prompts.Spec("equity", frozenset({"evaluation"}))
@@ -28,8 +27,8 @@ class EquityReport(BaseModel):
 
 
 def run(llm, job: Job):
-    """Sees `evaluator.for_equity(...)`: scores, reasoning, areas; no quotes."""
-    notes = evaluator.for_equity(job.outputs["evaluator"])
+    """Sees `for_equity(...)`: scores, reasoning, areas; no quotes."""
+    notes = for_equity(job.outputs["evaluator"])
     return call(llm, PROMPT, EquityReport, job, inputs={"notes": notes}, evaluation=notes)
 
 

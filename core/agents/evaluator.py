@@ -120,23 +120,10 @@ def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERAT
                 tier=tier, sample=sample, hash_extra=extra, **values)
 
 
-def criteria(evaluation: dict) -> dict:
-    """The per-criterion part of an Evaluator answer (without its report on instructions)."""
-    return {key: item for key, item in evaluation.items() if key != INSTRUCTIONS}
-
-
 def scores(data: BaseModel | dict) -> dict[str, int]:
     items = data.items() if isinstance(data, dict) else data
     return {key: int(item["score"] if isinstance(item, dict) else item.score) for key, item in items
             if key != INSTRUCTIONS}
-
-
-def for_equity(evaluation: dict) -> str:
-    """The Evaluator's notes without the evidence quotes: the Equity Monitor never sees the
-    student's words (the seed's rule against anchoring)."""
-    return compact({key: {"score": item["score"], "reasoning": item["reasoning"],
-                          "areas_for_improvement": item["areas_for_improvement"]}
-                    for key, item in criteria(evaluation).items()})
 
 
 def offline(inputs: dict) -> dict:

@@ -8,8 +8,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
 from core.judging import judges
-from core.agents.aggregator import evaluation_notes
-from core.agents.common import Job, bounded_text, call, compact, scale_text, truncate
+from core.agents.common import Job, bounded_text, call, compact, evaluation_notes, scale_text, truncate
 from core.offline import heuristics
 from core.rubric import Rubric
 from core.signoff.labels import verdict_label
@@ -27,10 +26,6 @@ class Verdict(BaseModel):
     explanation: bounded_text(500)
     fixes: Annotated[list[bounded_text(300)], Field(json_schema_extra={"maxItems": 5}), AfterValidator(truncate(5))]
     verdict: Literal["CONFIDENT", "REVISE"]
-
-
-def scores_text(rubric: Rubric, scores: dict[str, int]) -> str:
-    return compact({rubric.criterion(k).title: v for k, v in scores.items()})
 
 
 def failed_checks(checks: list[dict]) -> list[dict]:

@@ -3,9 +3,7 @@ Reviewer's fixes and the failed checks; cheaper than writing the comment again."
 from __future__ import annotations
 
 from core import checks, prompts
-from core.agents.aggregator import Comment
-from core.agents.common import Job, call, compact
-from core.agents.reviewer import scores_text
+from core.agents.common import Comment, Job, call, compact, scores_text
 from core.offline import heuristics
 
 PROMPT = prompts.Spec("reviser", frozenset({"target_grade", "scores", "comment", "fixes"}))
