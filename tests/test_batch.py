@@ -16,7 +16,7 @@ import pytest
 import db as dbmod
 import factories
 from assess_script import RICH_TEXT
-from core.__main__ import main
+from core.cli import main
 from core.llm import chat, openai_client
 from fake_batch_server import FakeBatchOpenAI
 

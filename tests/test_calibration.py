@@ -343,7 +343,7 @@ def test_the_evaluator_writes_evidence_and_reasoning_before_the_score():
 def test_import_scores_are_calibration(conn, db_path, tmp_path, capsys):
     import json
 
-    from core.__main__ import main
+    from core.cli import main
 
     rows = ["student_id,name,text," + ",".join(KEYS)]
     rows += [f's{i},Pupil {i},"{TEXT} {i}",' f"{i % 4},{i % 4},{(i + 1) % 4},{i % 4}" for i in range(5)]

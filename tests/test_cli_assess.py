@@ -6,7 +6,7 @@ from pathlib import Path
 
 import factories
 from assess_script import RICH_TEXT
-from core.__main__ import main
+from core.cli import main
 from core.accounts.access import Actor
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -5,7 +5,7 @@ import sys
 from pathlib import Path
 
 import db as dbmod
-from core.__main__ import main
+from core.cli import main
 from db import submissions
 
 ROOT = Path(__file__).resolve().parent.parent

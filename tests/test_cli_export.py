@@ -9,7 +9,7 @@ import sys
 
 import factories as f
 from core.signoff import actions, release
-from core.__main__ import main
+from core.cli import main
 from core.accounts.access import Actor
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parent.parent

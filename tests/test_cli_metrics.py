@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from sklearn.metrics import cohen_kappa_score
 
-from core.__main__ import main
+from core.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
 

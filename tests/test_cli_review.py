@@ -7,7 +7,7 @@ import json
 import pytest
 
 import factories as f
-from core.__main__ import main
+from core.cli import main
 from db import reviews, submissions
 
 SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 1, "clarity": 3}

@@ -14,7 +14,7 @@ import pytest
 import db
 import factories as f
 from core import data_care
-from core.__main__ import main
+from core.cli import main
 from core.errors import ConfigError, Forbidden
 from db import users as users_db
 

@@ -8,7 +8,7 @@ import pytest
 
 import eval_script
 from core import prompts
-from core.__main__ import main
+from core.cli import main
 from core.errors import ConfigError
 from core.evals import DIMENSIONS, cases, runner
 from core.evals import config as ai_config

@@ -20,7 +20,7 @@ import pytest
 import db as dbmod
 import factories
 from assess_script import RICH_TEXT
-from core.__main__ import main
+from core.cli import main
 from core.llm import chat
 from fake_openai_server import FAULTS, FakeOpenAI
 from core.accounts.access import Actor

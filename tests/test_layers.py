@@ -172,3 +172,54 @@ def test_no_module_imports_another_modules_private_names():
 def test_the_private_import_finder_finds_one():
     tree = ast.parse("from core.ingest.read import _JUNK, MAX\nfrom pages import _common\n")
     assert _private_imports(tree, {"pages._common"}) == ["core.ingest.read._JUNK"]
+
+
+# The house (issue: a layout that shows the architecture). core's top level holds the concepts
+# every area shares; each area with more than one module is a package.
+MAX_TOP_LEVEL = 15
+
+
+def test_core_top_level_holds_at_most_fifteen_modules():
+    top = sorted(p.name for p in (ROOT / "core").glob("*.py") if p.name not in ("__init__.py", "__main__.py"))
+    assert len(top) <= MAX_TOP_LEVEL, f"{len(top)} modules at core's top level: {top}"
+
+
+def _agent_imports(graph: dict[str, set[str]]) -> list[str]:
+    """Role modules importing another role: they share helpers only through core.agents.common
+    (the registry, which lists every role, is the one module that imports them all)."""
+    shared = {"core.agents", "core.agents.common"}
+    return sorted(f"{m} -> {dep}" for m, deps in graph.items()
+                  if m.startswith("core.agents.") and m not in ("core.agents.common", "core.agents.registry")
+                  for dep in deps if dep.startswith("core.agents") and dep not in shared)
+
+
+def test_agents_never_import_each_other():
+    graph = _graph()
+    assert graph["core.agents.coach"] & {"core.agents.common"}       # the reader sees the shared helpers
+    assert _agent_imports(graph) == []
+
+
+def test_the_agent_import_finder_finds_one():
+    assert _agent_imports({"core.agents.reviser": {"core.agents.reviewer", "core.agents.common"},
+                           "core.agents.registry": {"core.agents.reviser"}}) == ["core.agents.reviser -> core.agents.reviewer"]
+
+
+def _into_cli(graph: dict[str, set[str]]) -> list[str]:
+    """The command line is an adapter over core, like pages/: nothing else in the app imports it."""
+    return sorted(f"{m} -> {dep}" for m, deps in graph.items()
+                  if not (m == "core.cli" or m.startswith("core.cli.") or m == "core.__main__")
+                  for dep in deps if dep == "core.cli" or dep.startswith("core.cli."))
+
+
+def test_only_the_command_line_imports_the_command_line():
+    graph = _graph()
+    assert "core.cli.common" in graph["core.cli.review"]
+    assert _into_cli(graph) == []
+    assert list((ROOT / "core").glob("cli_*.py")) == [], "command modules live in core/cli/"
+
+
+def test_student_growth_stands_apart_from_the_eval_gate():
+    graph = _graph()
+    assert "core.growth.learning" in graph, "student growth has its own package"
+    assert not any(dep.startswith("core.evals") for dep in graph["core.growth.learning"])
+    assert not any(m.startswith("core.evals") and "learning" in m for m in graph)

@@ -5,7 +5,7 @@ import json
 import factories as f
 from assess_script import RICH_TEXT
 from core import prompts
-from core.__main__ import main
+from core.cli import main
 from core.evals import config as ai_config
 from core.accounts.access import Actor
 from db import comparisons as cmp_db

@@ -6,7 +6,7 @@ import pytest
 
 import factories as f
 from core.courses import answer_keys
-from core.__main__ import main
+from core.cli import main
 from core.errors import FairMarkError
 from core.evals import cases, saved
 from core.signoff import actions

@@ -21,7 +21,7 @@ import sys
 from functools import partial
 
 from core.runs import reflections as runs
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import STOPPED, actor, add_db_arg, open_db
 from core.errors import ConfigError
 from core.llm import PROVIDERS

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from core.courses import catalogue
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.errors import FairMarkError
 from db import courses

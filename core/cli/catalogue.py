@@ -5,7 +5,7 @@ from pathlib import Path
 
 from core import demo
 from core.ingest import commit as ingest
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.errors import IngestError
 from core.ingest.mapping import apply_overrides

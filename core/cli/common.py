@@ -1,6 +1,7 @@
 """Helpers shared by the command modules."""
 from __future__ import annotations
 
+import json
 import sys
 
 import db
@@ -8,6 +9,11 @@ from core.accounts import access
 from core.settings import load_settings
 
 STOPPED = 3   # exit code of a run (assess, lessons review) that a configuration fault stopped
+
+
+def emit(obj) -> None:
+    """The JSON summary every command prints on stdout."""
+    print(json.dumps(obj, ensure_ascii=False, default=str))
 
 
 def open_db(args):

@@ -12,7 +12,7 @@ Each prints one JSON object; deletions list what they deleted per table.
 from __future__ import annotations
 
 from core import data_care
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.errors import ConfigError, NotFound
 from db import courses, file_of

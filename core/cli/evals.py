@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.evals import config as ai_config
 from core.evals import gate, pairwise, runner, saved

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from core.export import released as exporter
 from core.export import analysis as export_analysis
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from db import courses
 

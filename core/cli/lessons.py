@@ -16,7 +16,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import STOPPED, actor, add_db_arg, open_db
 from core.errors import ConfigError, IngestError
 from core.lessons import costs, demo, export, ingest, runs

@@ -134,7 +134,7 @@ def compute(rows: pd.DataFrame, lo: int, hi: int, *, group: bool = False, band_c
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.__main__ import emit
+    from core.cli.common import emit
 
     rows, skipped = read_scores(args.file, args.ai, args.reference, args.group, args.lo, args.hi, args.cluster)
     out = compute(rows, args.lo, args.hi, group=args.group is not None, band_cut=args.band_cut,

@@ -1,10 +1,10 @@
 """`python -m core review queue|show|approve` and `python -m core release`: the queue the teacher
 sees, one item as the review page shows it, approving one item with the page's checks, and the
 Release page's release (the same core functions, so every gate applies to both). No bulk
-approval from the command line. Refusals exit 2 with {"error": ...} (core.__main__)."""
+approval from the command line. Refusals exit 2 with {"error": ...} (core.cli)."""
 from __future__ import annotations
 
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.signoff import actions, release, review_view
 from db import courses

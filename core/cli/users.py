@@ -20,7 +20,7 @@ import getpass
 import sys
 
 from core.accounts import identity as accounts
-from core.__main__ import emit
+from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.errors import ConfigError
 from db import courses
