@@ -51,7 +51,7 @@ same model in the same scenario. This is the best case: OpenAI does not promise 
 lasts minutes; many requests a minute on one prefix spill over to other machines), and the call
 log records what was really cached.
 
-Cost at gpt-4o-mini list prices (db.schema's price row): $0.15 per million input tokens,
+Cost at gpt-4o-mini list prices (the price row of db/migrations/m001_initial.py): $0.15 per million input tokens,
 $0.075 per million cached input tokens, $0.60 per million output tokens. Prints one JSON line.
 """
 from __future__ import annotations

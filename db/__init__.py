@@ -20,7 +20,7 @@ from pathlib import Path
 from sqlite_utils import Database
 
 from db.actors import audit_fields
-from db.schema import migrations
+from db.migrations import migrations as _migrations
 
 _migrated: set[str] = set()
 _lock = threading.Lock()
@@ -43,7 +43,7 @@ def connect(path: str | Path, *, migrate: bool = True) -> Database:
         key = _resolved(path) if path != ":memory:" else f"mem:{id(conn)}"
         if key not in _migrated:
             with _lock:
-                migrations.apply(conn)
+                _migrations.apply(conn)
                 _migrated.add(key)
     return conn
 

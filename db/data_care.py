@@ -9,7 +9,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
-from db.schema import migrations
+from db.migrations import ORDER, migrations
 
 # What hangs on a set of submissions (temp table doomed_subs), in deletion order: (label, statement).
 _SUBMISSION_DATA = (
@@ -182,7 +182,7 @@ def check_backup(source: str | Path) -> list[str]:
             return ["it is not a FairMark database (no courses or migrations table)"]
         applied = [r[0] for r in src.execute("SELECT name FROM _sqlite_migrations WHERE migration_set = ?",
                                              [migrations.name])]
-        newer = [name for name in applied if name not in _known_migrations()]
+        newer = [name for name in applied if name not in ORDER]
         if newer:
             return [f"it was made by a newer version of FairMark (its database has {len(newer)} change(s) this "
                     f"version does not know: {', '.join(newer[:3])}); update FairMark, then restore it"]
@@ -191,9 +191,3 @@ def check_backup(source: str | Path) -> list[str]:
         return [f"it is damaged (SQLite: {e})"]
     finally:
         src.close()
-
-
-def _known_migrations() -> set[str]:
-    # sqlite-utils keeps the registered migrations in a private list; pending() on an empty
-    # in-memory database lists them all through its public API.
-    return {m.name for m in migrations.pending(Database(memory=True))}

@@ -1,5 +1,6 @@
 """The data layer: migrations on a blank database, the import writer, pseudonyms."""
 import sqlite3
+from pathlib import Path
 
 import pytest
 
@@ -48,6 +49,18 @@ def test_migrations_create_every_table_with_its_columns(tmp_path):
     finally:
         conn.close()
         dbmod.forget_migrated(path)
+
+
+def test_every_migration_module_is_registered_once_under_its_own_name_in_order():
+    """A module in db/migrations/ left out of ORDER would never be applied; each registered
+    name is its module's, the name the database records."""
+    from sqlite_utils import Database
+
+    from db import migrations as package
+
+    modules = sorted(p.stem for p in Path(package.__file__).parent.glob("*.py") if p.stem != "__init__")
+    assert sorted(package.ORDER) == modules
+    assert [m.name for m in package.migrations.pending(Database(memory=True))] == list(package.ORDER)
 
 
 def test_draft_outputs_migration_folds_the_per_role_columns_into_one_without_losing_a_draft(tmp_path):
