@@ -1,1 +1,1 @@
-"""FairMark domain logic. Never imports streamlit (see README, "Layers")."""
+"""FairMark domain logic. Never imports streamlit (see docs/development.md, the layer rules)."""

@@ -179,14 +179,14 @@ def test_reason_codes_are_stable():
             "blind_pending", "edited"} <= set(eligibility.CODES)
 
 
-def test_the_readme_documents_the_band_gap_setting_with_its_default():
+def test_the_configuration_reference_documents_the_band_gap_setting_with_its_default():
     from pathlib import Path
 
     from core.settings import Settings
 
-    readme = (Path(__file__).resolve().parent.parent / "README.md").read_text()
-    row = next(line for line in readme.splitlines() if line.startswith("| `FAIRMARK_MAX_BAND_GAP` |"))
-    assert row.endswith(f"| `{Settings().max_band_gap:.2f}` |")
+    docs = (Path(__file__).resolve().parent.parent / "docs" / "configuration.md").read_text()
+    row = next(line for line in docs.splitlines() if line.startswith("| `FAIRMARK_MAX_BAND_GAP` |"))
+    assert f"| `{Settings().max_band_gap:.2f}` |" in row   # the default column (an example follows it)
 
 
 def test_a_free_judge_far_off_keeps_the_item_out_and_says_so(conn, db_path, monkeypatch):

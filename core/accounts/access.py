@@ -161,5 +161,5 @@ def command_line(as_user: Actor | None = None) -> Actor:
 
 
 def table() -> list[dict]:
-    """What each role may do (README's table, the Settings page)."""
+    """What each role may do (docs/admin.md's table, the Settings page)."""
     return [{"action": a.words, **{ROLE_LABELS[r]: r in a.roles for r in ROLES}} for a in ACTIONS.values()]

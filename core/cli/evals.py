@@ -29,8 +29,8 @@ from db import file_of
 
 def register(sub) -> None:
     p = sub.add_parser("evals", help="evaluate the feedback AI: eval cases, the gate, saved cases",
-                       description="Seed 003's evaluation of the feedback itself (leakage, grounding, level, "
-                                   "pedagogy). See the README section 'Evaluating an AI change'.")
+                       description="Evaluate the feedback itself (leakage, grounding, level, pedagogy). "
+                                   "See docs/coordinator.md, 'Check an AI change before it is used'.")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
 
     r = verbs.add_parser("run", help="run the eval suite; exit 1 when a blocking case fails")

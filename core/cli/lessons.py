@@ -26,7 +26,7 @@ from db import courses, file_of
 
 
 def register(sub) -> None:
-    p = sub.add_parser("lessons", help="review lesson texts before publishing (seed 001's judge)",
+    p = sub.add_parser("lessons", help="review lesson texts before publishing (a judge cascade on a weighted rubric)",
                        description="Lesson review: import lessons with their specification, review them (Stage 1 "
                                    "heuristics, the judge cascade, targeted fixes, tiers), export approved ones.")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")

@@ -24,7 +24,7 @@ particles ("de", "van", see PARTICLES) only as part of the name ("de la Cruz"), 
 
 What is NOT masked: names of people who are not on the course's roster (a teacher, a family
 member, a celebrity). No named-entity model is used: none that installs from the package
-registries with its model is well kept (see the README). Postal addresses are not masked.
+registries with its model is well kept (see docs/admin.md). Postal addresses are not masked.
 
 Linear time: the text is read once, token by token, against one dictionary of every roster
 name variant (and the e-mail and phone finders are anchored), so 20,000 characters of any
