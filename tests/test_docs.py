@@ -438,3 +438,38 @@ def test_the_lesson_docs_sit_in_their_sections():
     cli = _read("cli.md")
     assert cli.index("### `python -m core init`") < cli.index("### `python -m core lessons import`")
     assert "## Lesson review on the demo" in _read("benchmarks.md")
+
+
+# --- the names the pages give the code ---------------------------------------------------------
+DOTTED = re.compile(r"(?<![\w./-])((?:core|db|bench)(?:\.[A-Za-z_]\w*)+)")
+# Named before it lands: the screenshot script, made with the pictures (like SCREENSHOTS).
+MADE_ELSEWHERE = {"bench.screenshots"}
+
+
+def _unresolved(text: str) -> list[str]:
+    """Every dotted name of the code (core.x.y, db.x, bench.x) in a page that names no module,
+    function or value: a module the house moved, or a helper that moved to another module."""
+    import importlib
+
+    missing = []
+    for name in sorted(set(DOTTED.findall(text)) - MADE_ELSEWHERE):
+        parts, obj = name.split("."), None
+        for i in range(len(parts), 0, -1):
+            with contextlib.suppress(ModuleNotFoundError):
+                obj = importlib.import_module(".".join(parts[:i]))
+                break
+        for attr in parts[i:]:
+            obj = getattr(obj, attr, None)
+        if obj is None:
+            missing.append(name)
+    return missing
+
+
+@pytest.mark.parametrize("page", PRODUCT_DOCS, ids=lambda p: p.name)
+def test_every_module_and_function_a_page_names_exists(page):
+    assert _unresolved(page.read_text(encoding="utf-8")) == [], page.name
+
+
+def test_the_name_finder_finds_a_moved_name():
+    text = "core.ingest.read.MAX_FILE_BYTES, core.ingest_read.MAX_FILE_BYTES, core.agents.evaluator.criteria, fairmark.db"
+    assert _unresolved(text) == ["core.agents.evaluator.criteria", "core.ingest_read.MAX_FILE_BYTES"]
