@@ -5,7 +5,7 @@ from sqlite_utils import Database
 
 
 def m018a_comparison_runs(conn: Database) -> None:
-    """Drafting a blind comparison is a run (core.run_engine, runs.kind 'comparisons'), so it
+    """Drafting a blind comparison is a run (core.runs.engine, runs.kind 'comparisons'), so it
     resumes after a restart and its calls carry the run (costs apart from the reflections).
     `comparisons.run_id` links the two; the run's items are the comparison's pairs. A comparison
     still drafting before this migration had no worker left: it gets a stopped run to resume."""
