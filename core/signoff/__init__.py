@@ -4,6 +4,9 @@
 - `bulk`: approve the confident drafts together after checking a stratified sample.
 - `release`: the gates, then release the approved items (locks their versions).
 - `labels`: what the pages show instead of stored codes.
+- `triage`: where an item goes in the review queue (the ones that most need a human first).
+- `eligibility`: whether a draft may be approved in bulk, and why not.
+- `review_view`: the review queue and one item as data, for the Review page and the command line.
 
 Rules these modules enforce (pages and the command line only call them; the SQL is in db/):
 - The teacher's version wins. `reviews` holds it; nothing here or in the pipeline replaces it
