@@ -1,4 +1,4 @@
-"""The issue-10 benchmarks run on tiny sizes and print the figures the README quotes (no timing
+"""The issue-10 benchmarks run on tiny sizes and print the figures docs/benchmarks.md quotes (no timing
 assertions: the machine is shared; the figures come from `python -m bench.*`)."""
 from bench import faults, masking, privacy, responsiveness
 

@@ -1,4 +1,4 @@
-"""bench.honest_numbers runs on tiny sizes and prints what the README quotes (the figures
+"""bench.honest_numbers runs on tiny sizes and prints what docs/benchmarks.md quotes (the figures
 themselves come from `python -m bench.honest_numbers`)."""
 import json
 

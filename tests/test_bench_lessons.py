@@ -1,4 +1,4 @@
-"""bench/lessons.py runs both lesson runs on the demo and prints what the README quotes."""
+"""bench/lessons.py runs both lesson runs on the demo and prints what docs/benchmarks.md quotes."""
 import json
 
 from bench import lessons

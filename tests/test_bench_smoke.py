@@ -1,4 +1,4 @@
-"""The benchmarks in bench/ run on tiny sizes and print what the README quotes (no timing
+"""The benchmarks in bench/ run on tiny sizes and print what docs/benchmarks.md quotes (no timing
 assertions: this machine is shared; the figures themselves come from `python -m bench.*`)."""
 import json
 
