@@ -8,10 +8,11 @@ priority order, the first two automatic and blocking an AI change, the last two 
     runner.py     run a suite with an LLM: `python -m core evals run`
     saved.py      "save as eval case" from a corrected review item
     pairwise.py   blind pairwise comparison of two configurations by teachers
-    learning.py   growth over time from released scores; next steps acted on
+    comparison_runs.py  drafting a comparison's pairs as a background run
 
 The leakage rule itself is core.leakage (it runs on every drafted comment too); the two judges
-are agent roles (core.agents.grounding, core.agents.pedagogy).
+are agent roles (core.agents.grounding, core.agents.pedagogy). Student growth over time is not
+part of the gate: it lives apart, in core.growth.learning.
 """
 DIMENSIONS = ("leakage", "grounding", "level", "pedagogy")
 # The first two are automatable and block a release (seed 003); the last two need teachers.
