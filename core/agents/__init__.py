@@ -9,6 +9,8 @@ function that renders the role's prompt and calls the LLM it is given.
     reviser    -> a targeted revision of the comment (the Reviewer's fixes, failed checks)
 
 They are listed once, in `core.agents.registry`; everything else reads that list.
+Roles never import each other: what several share (the call, the Comment schema, the Evaluator's
+notes as the next roles read them) is in `core.agents.common`.
 Agents never build clients: the pipeline passes an `LLM` (core.llm protocol).
 """
 from core.agents.common import Ids, Job
