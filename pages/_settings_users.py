@@ -7,6 +7,7 @@ from core.accounts import access
 from core.accounts import identity as accounts
 from core.courses import browse
 from core.errors import FairMarkError
+from core.text import format_timestamp
 from pages import _common
 
 
@@ -17,7 +18,7 @@ def render(conn) -> None:
     users = accounts.list_users(conn, actor=me)
     st.dataframe(pd.DataFrame([{
         "user": u["username"], "name": u["display_name"], "role": u["role_label"], "e-mail": u["email"] or "",
-        "active": bool(u["active"]), "last sign-in": u["last_signin_at"] or "never",
+        "active": bool(u["active"]), "last sign-in": format_timestamp(u["last_signin_at"]) or "never",
         "courses": "; ".join((g["course_name"] or f"department {g['department']}") + (" (names)" if g["sees_names"]
                                                                                         else "") for g in u["grants"])
         or ("every course" if u["role"] == "admin" else "none")} for u in users]), hide_index=True, width="stretch")

@@ -88,3 +88,8 @@ def _apptest_uses_navigation(monkeypatch):
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init)
+
+
+def pytest_configure(config):
+    # A test that starts the app and a browser, or otherwise takes minutes: `-m "not slow"` leaves it out.
+    config.addinivalue_line("markers", "slow: takes minutes (a browser, a real server); -m 'not slow' skips it")

@@ -104,3 +104,14 @@ def test_rubric_table_has_readable_headers_and_no_none(app_test, conn):
     frame = table.value
     assert str(frame["weight"].dtype).startswith("float") and frame["weight"].isna().all()
     assert "None" not in frame.astype(str).to_string()
+
+
+def test_users_tab_says_the_last_sign_in_as_the_other_pages_say_a_time(app_test):
+    """Not the stored ISO string ("2026-12-01T19:25:41.428335Z"): core.text.format_timestamp."""
+    import re
+
+    at = app_test("pages/settings.py").run()   # the signed-in admin has just signed in
+    assert not at.exception
+    users = next(d.value for d in at.dataframe if "last sign-in" in d.value.columns)
+    shown = users.loc[users["user"] == "test-admin", "last sign-in"].item()
+    assert re.fullmatch(r"\d{4}-\d\d-\d\d \d\d:\d\d UTC", shown), shown
