@@ -129,7 +129,9 @@ def _calibrate(db_path: Path, course: str, queue: list[dict]) -> int:
     blind as the instructor, the demo's expert scores standing in for the teacher's own (no
     command line does this)."""
     import db
-    from core import accounts, browse, demo
+    from core import demo
+    from core.accounts import identity as accounts
+    from core.courses import browse
     from core.calibration import blind, draw
 
     data = demo.demo_data()

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from bench import screenshots
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 CODE = [ROOT / "app.py", *sorted((ROOT / "core").rglob("*.py")), *sorted((ROOT / "db").rglob("*.py")),
@@ -358,10 +360,8 @@ def test_the_json_keys_of_the_review_queue_are_those_others_script_against(print
 
 # --- the pages read well on their own -------------------------------------------------------
 PRODUCT_DOCS = [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
-# Made by the screenshot script into docs/img/ (each guide shows its tasks).
-SCREENSHOTS = {"home.png", "teacher-upload.png", "teacher-assess.png", "teacher-review.png", "teacher-release.png",
-               "coordinator-agreement.png", "coordinator-fairness.png", "coordinator-calibration.png",
-               "admin-users.png", "admin-models.png", "admin-backup.png"}
+# Made by the screenshot script (python -m bench.screenshots) into docs/img/: each guide shows its tasks.
+SCREENSHOTS = {shot.name for shot in screenshots.SHOTS}
 
 
 @pytest.mark.parametrize("page", PRODUCT_DOCS, ids=lambda p: p.name)
@@ -379,8 +379,6 @@ def test_links_lead_to_pages_and_pictures_that_exist(page):
             continue
         path, _, anchor = target.partition("#")
         dest = (page.parent / path).resolve() if path else page
-        if dest.parent == DOCS / "img" and dest.name in SCREENSHOTS:
-            continue   # made by the screenshot script
         assert dest.exists(), (page.name, target)
         if anchor and dest.suffix == ".md":
             assert anchor in _anchors(dest.read_text(encoding="utf-8")), (page.name, target)
@@ -442,8 +440,6 @@ def test_the_lesson_docs_sit_in_their_sections():
 
 # --- the names the pages give the code ---------------------------------------------------------
 DOTTED = re.compile(r"(?<![\w./-])((?:core|db|bench)(?:\.[A-Za-z_]\w*)+)")
-# Named before it lands: the screenshot script, made with the pictures (like SCREENSHOTS).
-MADE_ELSEWHERE = {"bench.screenshots"}
 
 
 def _unresolved(text: str) -> list[str]:
@@ -452,7 +448,7 @@ def _unresolved(text: str) -> list[str]:
     import importlib
 
     missing = []
-    for name in sorted(set(DOTTED.findall(text)) - MADE_ELSEWHERE):
+    for name in sorted(set(DOTTED.findall(text))):
         parts, obj = name.split("."), None
         for i in range(len(parts), 0, -1):
             with contextlib.suppress(ModuleNotFoundError):
