@@ -3,6 +3,8 @@ prices, the judges, the calibration bar, the AI configuration, users and data ca
 import streamlit as st
 
 from core.accounts import access
+from core.evals import views
+from core.llm import default_provider
 from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
                    _settings_judges, _settings_llm, _settings_users)
 
@@ -27,8 +29,11 @@ with tab_llm:
 with tab_judges:
     _settings_judges.render(conn)
 with tab_ai:
-    _evals_widgets.config_status(conn, key="settings", overridable=True)
-    _evals_widgets.eval_runs(conn)
+    gate = views.gate_view(conn, provider=default_provider(_common.settings()), settings=_common.settings(),
+                           actor=_common.actor())   # the tab's one read
+    _evals_widgets.config_status(conn, key="settings", overridable=True, current=(gate["config"], gate["status"]),
+                                 may_override=True)
+    _evals_widgets.eval_runs(gate["runs"])
 with tab_bar:
     _settings_calibration.render(conn)
 with tab_users:
