@@ -2,7 +2,6 @@
 prices, the judges, the calibration bar, the AI configuration, users and data care (admins)."""
 import streamlit as st
 
-from core.accounts import access
 from core.evals import views
 from core.llm import default_provider
 from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
@@ -10,10 +9,11 @@ from pages import (_common, _evals_widgets, _settings_calibration, _settings_cat
 
 st.title("Settings")
 conn = _common.get_db()
-if not access.may(_common.actor(), "settings"):
+catalogue = _settings_catalogue.read(conn)  # the first tab's read says whether the admin's tabs are drawn
+if not catalogue["may"]["settings"]:
     tab_catalogue, tab_rubrics = st.tabs(["Courses & assignments", "Rubrics"])
     with tab_catalogue:
-        _settings_catalogue.courses_and_assignments(conn)
+        _settings_catalogue.courses_and_assignments(conn, catalogue)
     with tab_rubrics:
         _settings_catalogue.rubrics(conn)
     st.stop()
@@ -21,7 +21,7 @@ tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai, tab_users, tab
     ["Courses & assignments", "Rubrics", "Language model & prices", "Judges & confidence", "Calibration bar",
      "AI configuration", "Users", "Data"])
 with tab_catalogue:
-    _settings_catalogue.courses_and_assignments(conn)
+    _settings_catalogue.courses_and_assignments(conn, catalogue)
 with tab_rubrics:
     _settings_catalogue.rubrics(conn)
 with tab_llm:

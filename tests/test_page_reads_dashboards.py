@@ -143,3 +143,33 @@ def test_the_lesson_page_with_no_lessons_checks_once(conn, app_test, monkeypatch
     at, counter = _render(app_test, monkeypatch, "pages/lesson_review.py", f.course(conn))
     assert at.info
     _once(at, counter)
+
+
+def _per_tab(at, counter, expected):
+    assert counter.calls == expected
+    counter.reset()
+    at.run()
+    assert not at.exception, at.exception
+    assert counter.calls == expected
+
+
+def test_the_settings_page_checks_the_actor_once_per_tab(conn, app_test, monkeypatch):
+    """Streamlit draws every tab on a render: each tab reads what it shows in one call with one
+    check; the calibration bar (the installation's setting, no course data) needs none."""
+    c = f.course(conn)
+    at, counter = _render(app_test, monkeypatch, "pages/settings.py", c)
+    assert len(at.tabs) == 8
+    _per_tab(at, counter, [("require", "read"),          # Courses & assignments (and whether the admin's tabs show)
+                           ("require", "read"),          # Rubrics
+                           ("require", "settings"),      # Language model & prices
+                           ("require", "settings"),      # Judges & confidence
+                           ("require", "settings"),      # AI configuration
+                           ("require", "users"),         # Users
+                           ("require", "data_care")])    # Data
+
+
+def test_the_settings_page_of_an_instructor_checks_once_per_tab(conn, app_test, monkeypatch):
+    c = f.course(conn)
+    at, counter = _render(app_test, monkeypatch, "pages/settings.py", c, role="instructor")
+    assert len(at.tabs) == 2
+    _per_tab(at, counter, [("require", "read"), ("require", "read")])
