@@ -139,9 +139,21 @@ def test_the_lesson_page_checks_the_actor_once(conn, app_test, monkeypatch, role
     _once(at, counter)
 
 
-def test_the_lesson_page_with_no_lessons_checks_once(conn, app_test, monkeypatch):
-    at, counter = _render(app_test, monkeypatch, "pages/lesson_review.py", f.course(conn))
-    assert at.info
+def test_an_approved_lesson_with_its_downloads_checks_once(conn, app_test, monkeypatch, db_path):
+    """The MD and DOCX downloads are built on the click (an export checks itself), not on every render."""
+    from core.lessons import review, signoff
+    from db import lessons as lessons_db
+    from fake_llm import ScriptedLLM
+    from lesson_helpers import ONE_JUDGE, add_lesson, verdict
+
+    lid = add_lesson(conn)
+    fake = ScriptedLLM(models=ONE_JUDGE)
+    fake.script("lesson_judge", verdict(0.9, 0.9, 0.8, 0.85))
+    review.review_lesson(db_path, lid, fake)
+    signoff.approve(conn, lid, version=lessons_db.get(conn, lid)["version"], actor=ADMIN, verdict="publish")
+    c = {"course_id": lessons_db.get(conn, lid)["course_id"], "assignment_id": None}
+    at, counter = _render(app_test, monkeypatch, "pages/lesson_review.py", c)
+    assert [b.label for b in at.get("download_button")] == ["Download MD", "Download DOCX"]
     _once(at, counter)
 
 
