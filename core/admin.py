@@ -52,3 +52,11 @@ def prices(conn, *, actor: Actor) -> list[dict]:
 def unpriced_models(conn, *, actor: Actor) -> list[str]:
     access.require(actor, "settings")
     return llm_calls.unpriced_models(conn)
+
+
+def llm_tab(conn, *, actor: Actor) -> dict:
+    """The Settings page's "Language model & prices" tab in one read (one check): {"last_test",
+    "overrides", "unpriced", "prices"}."""
+    access.require(actor, "settings")
+    return {"last_test": llm_calls.get_last_connection_test(conn), "overrides": llm_calls.get_llm_overrides(conn),
+            "unpriced": llm_calls.unpriced_models(conn), "prices": llm_calls.list_prices(conn)}

@@ -172,9 +172,25 @@ def set_retention(conn, days: int | None, *, actor: Actor) -> None:
               before={"days": before}, after={"days": days})
 
 
+def data_view(conn, course_id: int | None = None, *, actor: Actor) -> dict:
+    """The Settings page's "Data" tab in one read (one check): {"courses", "course" (the one asked
+    for, else the first), "students" of it, "retention_days", "expired" (expired_courses)}."""
+    access.require(actor, "data_care")
+    rows = courses.list_courses(conn)
+    ids = [c["id"] for c in rows]
+    course_id = course_id if course_id in ids else (ids[0] if ids else None)
+    return {"courses": rows, "course": course_id,
+            "students": courses.list_students(conn, course_id) if course_id is not None else [],
+            "retention_days": retention_days(conn), "expired": _expired(conn)}
+
+
 def expired_courses(conn, *, actor: Actor, now: datetime | None = None) -> list[dict]:
     """The courses the retention period has run out for: [{id, name, last_activity}]."""
     access.require(actor, "data_care")
+    return _expired(conn, now)
+
+
+def _expired(conn, now: datetime | None = None) -> list[dict]:
     days = retention_days(conn)
     if days is None:
         return []

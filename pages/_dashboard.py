@@ -8,7 +8,6 @@ import pandas as pd
 import streamlit as st
 
 from core import reports
-from core.courses import browse
 from core.errors import FairMarkError
 from core.signoff import labels
 from core.text import escape_markdown
@@ -17,13 +16,21 @@ from pages import _common
 SCOPE_LABELS = {"assignment": "this assignment", "course": "this course", "all": "all courses"}
 
 
-def view_or_stop(build) -> dict | None:
-    """Build a dashboard's view (widgets it reads included): a FairMarkError is shown and stops
-    the page; an empty view shows its message and gives None; its notes are shown as warnings."""
+def read_or_stop(read):
+    """The page's one read (core.reports.*_page): a FairMarkError (a refusal) is shown and stops
+    the page."""
     try:
-        view = build()
+        return read()
     except FairMarkError as e:
         _common.show_error(e)
+        st.stop()
+
+
+def shown(view: dict | None, error: str | None = None) -> dict | None:
+    """A dashboard's view as the page shows it: an error is shown and stops the page; an empty
+    view shows its message and gives None; its notes are shown as warnings."""
+    if error:
+        _common.show_error(error)
         st.stop()
     if view["empty"]:
         st.info(_common.md(view["message"]))
@@ -111,10 +118,12 @@ def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
     return out.rename(columns={c: _header(c) for c in out.columns if c in HEADERS or "_" in str(c)})
 
 
-def reference_picker(conn, scope: reports.Scope, key: str) -> str:
-    choices = [*reports.REFERENCE_CHOICES,
-               *(f"rater:{r}" for r in browse.raters(conn, scope, actor=_common.actor()))]
-    return st.selectbox("Reference scores", choices, key=key,
+def reference_picker(data: dict, key: str) -> str:
+    """The reference picker, its options and choice as the page's read returned them
+    (core.reports.*_page: `data["references"]`, `data["reference"]`)."""
+    if st.session_state.get(key, data["reference"]) != data["reference"]:
+        st.session_state[key] = data["reference"]   # a choice this scope no longer offers: the first option
+    return st.selectbox("Reference scores", data["references"], key=key,
                         format_func=lambda c: reports.reference_label(c)[:1].upper() + reports.reference_label(c)[1:],
                         help="What the AI's scores (before any teacher edit) are compared with. Expert and blind "
                              "calibration scores were given without seeing the AI's draft; teachers' approved scores "

@@ -7,7 +7,6 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.accounts import access
 from core.courses import browse
 from core.agents import registry
 from core.errors import FairMarkError
@@ -28,24 +27,25 @@ def _status_for(conn, provider: str) -> tuple[dict, dict]:
     return defn, gate.status(conn, ai_config.config_hash(defn), provider, definition=defn)
 
 
-def config_status(conn, provider: str | None = None, *, key: str = "cfg", overridable: bool = False) -> dict:
+def config_status(conn, provider: str | None = None, *, key: str = "cfg", overridable: bool = False,
+                  current: tuple[dict, dict] | None = None, may_override: bool = False) -> dict:
     """The configuration in use, whether it passed its blocking eval cases, and (`overridable`:
-    the Settings page, an admin's page) the override form."""
-    provider = provider or default_provider(_common.settings())
+    the Settings page, an admin's page; `may_override`: its read says the actor may) the override
+    form. `current`: (definition, gate status) as the page's read returned them."""
     if overridable and (msg := st.session_state.pop("evals_flash", None)):
         st.success(msg)
-    defn, s = _status_for(conn, provider)
+    defn, s = current or _status_for(conn, provider or default_provider(_common.settings()))
     box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
     box(escape_markdown(f"AI configuration ({s['name']}): {s['label']}. {s['message']}"))
     with st.expander("What this configuration is (prompt, model and temperature per role)"):
         st.dataframe(pd.DataFrame(ai_config.describe(defn)), hide_index=True, width="stretch")
-    if overridable and s["state"] in ("failed", "unevaluated"):
+    if overridable and may_override and s["state"] in ("failed", "unevaluated"):
         override_form(conn, s, defn, key=key)
     return s
 
 
 def override_form(conn, s: dict, defn: dict, *, key: str) -> None:
-    if s["override"] or not access.may(_common.actor(), "settings"):
+    if s["override"]:
         return
     with st.expander("Admin: let this configuration run without passing (audited)"):
         st.caption("Only for an admin who knows why the eval cases do not apply. The override holds for exactly "
@@ -74,13 +74,13 @@ def assess_gate(conn, provider: str) -> bool:
     return s["cleared"]
 
 
-def eval_runs(conn) -> None:
-    runs = browse.eval_runs(conn, actor=_common.actor())
+def eval_runs(runs: list[dict]) -> None:
+    """The eval runs as the page's read returned them (core.evals.views.eval_runs)."""
     if not runs:
         st.caption("No eval run yet: `python -m core evals run` records one.")
         return
     st.dataframe(pd.DataFrame([{
-        "run": r["id"], "configuration": gate.config_name(conn, r["config_hash"]), "provider": r["provider"],
+        "run": r["id"], "configuration": r["configuration"], "provider": r["provider"],
         "cases": r["cases"],
         "passed": r["passed"], "failed": r["failed"], "not run": r["not_run"],
         "blocking failed": r["blocking_failed"], "blocking not run": r["blocking_not_run"],

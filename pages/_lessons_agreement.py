@@ -5,14 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from core.lessons import agreement
-from pages import _common
 
-
-def render(conn, scope) -> None:
-    course_id = None if scope.kind == "all" else scope.course_id
-    view = agreement.lesson_agreement(conn, course_id, actor=_common.actor())
-    if not view["raters"]:
+def render(view: dict | None) -> None:
+    """`view`: core.lessons.agreement.lesson_agreement, as the Agreement page's read returned it."""
+    if not view or not view["raters"]:
         return
     st.subheader("Lessons: judge and human verdicts")
     st.caption("The review's verdict on each lesson as uploaded (publish or revise) against the expert's and the "

@@ -3,15 +3,13 @@ import pandas as pd
 import streamlit as st
 
 from core import leakage
-from core.accounts import access
 from core.courses import answer_keys
-from core.courses import browse
 from core.courses import catalogue
 from core.errors import FairMarkError
 from core.rubric import RUBRIC_DIR, SIGNALS, load_rubric_file
 from pages import _common
 
-NEW = -1
+NEW = catalogue.NEW  # the pickers' "+ New ..." entry
 
 
 def _flash(key: str) -> None:
@@ -20,19 +18,26 @@ def _flash(key: str) -> None:
         st.success(_common.md(msg))  # quotes course, assignment and rubric names
 
 
-def courses_and_assignments(conn) -> None:
+def read(conn) -> dict:
+    """The "Courses & assignments" tab's one read (it also says whether the actor may change the
+    installation's settings: the page draws the admin's tabs then)."""
+    return catalogue.editor_view(conn, st.session_state.get("set_course", _common.course_id()), actor=_common.actor())
+
+
+def courses_and_assignments(conn, data: dict) -> None:
+    """`data`: read(conn)."""
     _flash("cat_flash")
-    me = _common.actor()
-    all_courses = [c for c in browse.list_courses(conn, actor=me) if access.may(me, "upload", c["id"])]
-    ids = [c["id"] for c in all_courses] + ([NEW] if access.may(me, "create_course") else [])
+    all_courses = data["courses"]
+    ids = [c["id"] for c in all_courses] + ([NEW] if data["may"]["create_course"] else [])
     if not ids:
         st.info("No course of yours to edit.")
         return
     names = {c["id"]: c["name"] + (" (synthetic demo)" if c["is_synthetic"] else "") for c in all_courses}
     names[NEW] = "+ New course"
-    cur = _common.course_id()
-    cid = st.selectbox("Course", ids, format_func=names.get, index=ids.index(cur) if cur in ids else 0,
-                       key="set_course")
+    if "set_course" in st.session_state and st.session_state["set_course"] != data["course_id"]:
+        st.session_state["set_course"] = data["course_id"]        # no longer offered: the first one
+    cid = st.selectbox("Course", ids, format_func=names.get, key="set_course",
+                       index=0 if "set_course" in st.session_state else ids.index(data["course_id"]))
     if cid == NEW:
         with st.form("new_course"):
             name = st.text_input("Name")
@@ -46,7 +51,7 @@ def courses_and_assignments(conn) -> None:
                     st.session_state["cat_flash"] = f"Created the course {name.strip()!r}."
                     st.rerun()
         return
-    course = browse.get_course(conn, cid, actor=me)
+    course = data["course"]
     with st.form(f"course_{cid}"):
         name = st.text_input("Name", course["name"])
         description = st.text_area("Description", course["description"])
@@ -60,8 +65,7 @@ def courses_and_assignments(conn) -> None:
                 st.rerun()
 
     st.subheader("Assignments")
-    assignments = browse.list_assignments(conn, cid, actor=me)
-    rubric_rows = browse.list_rubrics(conn, actor=me)
+    assignments, rubric_rows = data["assignments"], data["rubrics"]
     if assignments:
         st.dataframe(pd.DataFrame([{"week": a["week"], "title": a["title"], "rubric id": a["rubric_id"],
                                     "key concepts": ", ".join(a["key_concepts"]),
@@ -143,7 +147,8 @@ def _rubric_columns(rubric) -> dict:
 
 def rubrics(conn) -> None:
     _flash("rub_flash")
-    rows = browse.list_rubrics(conn, actor=_common.actor())
+    data = catalogue.rubrics_view(conn, st.session_state.get("set_rubric"), actor=_common.actor())  # the tab's read
+    rows = data["rubrics"]
     bundled = sorted(RUBRIC_DIR.glob("*.yaml"))
     if st.button("Add the bundled rubrics", help=", ".join(p.name for p in bundled)):
         try:
@@ -159,8 +164,11 @@ def rubrics(conn) -> None:
     else:
         ids = [r["id"] for r in rows]
         labels = {r["id"]: f"{_common.rubric_label(r['name'])} — version {r['version']}" for r in rows}
-        rid = st.selectbox("Rubric", ids, format_func=labels.get, index=len(ids) - 1, key="set_rubric")
-        rubric = browse.get_rubric(conn, rid, actor=_common.actor())
+        if "set_rubric" in st.session_state and st.session_state["set_rubric"] != data["rubric_id"]:
+            st.session_state["set_rubric"] = data["rubric_id"]    # no longer offered: the newest
+        rid = st.selectbox("Rubric", ids, format_func=labels.get, key="set_rubric",
+                           index=0 if "set_rubric" in st.session_state else len(ids) - 1)
+        rubric = data["rubric"]
         st.caption(f"Scale {rubric.scale_min}–{rubric.scale_max}; {len(rubric.criteria)} criteria. "
                    "Saving an edit creates a new version; scores given under this one keep their meaning.")
         table = pd.DataFrame(catalogue.rubric_to_rows(rubric))

@@ -12,7 +12,6 @@ from pathlib import Path
 import streamlit as st
 
 from core import data_care
-from core.courses import browse
 from core.errors import FairMarkError
 from core.text import format_date
 from pages import _common
@@ -29,12 +28,15 @@ def render(conn) -> None:
     _restore(me)
 
     st.subheader("Delete on request")
-    courses = browse.list_courses(conn, actor=me)
+    pick = f"data_course_{st.session_state.get(ROUND.format('course'), 0)}"
+    data = data_care.data_view(conn, st.session_state.get(pick), actor=me)  # the tab's one read
+    courses = data["courses"]
     if courses:
         names = {c["id"]: c["name"] for c in courses}
-        cid = st.selectbox("Course", list(names), format_func=names.get,
-                           key=f"data_course_{st.session_state.get(ROUND.format('course'), 0)}")
-        chosen = _delete_student(conn, me, cid)
+        if pick in st.session_state and st.session_state[pick] != data["course"]:
+            st.session_state[pick] = data["course"]          # no longer there: the first one
+        cid = st.selectbox("Course", list(names), format_func=names.get, key=pick)
+        chosen = _delete_student(conn, me, cid, data["students"])
         _delete_course(conn, me, cid, names[cid])
     else:
         chosen = False
@@ -47,13 +49,13 @@ def render(conn) -> None:
             flash.success(msg)  # Markdown: the names in it were escaped when it was written
 
     st.subheader("Retention")
-    days = data_care.retention_days(conn)
+    days = data["retention_days"]
     with st.form("data_retention"):
         keep = st.number_input("Delete courses with no work for this many days (empty: keep them)", 30, 3650,
                                value=days, step=30)
         if st.form_submit_button("Save"):
             _do(lambda: data_care.set_retention(conn, keep, actor=me), "Saved.")
-    expired = data_care.expired_courses(conn, actor=me)
+    expired = data["expired"]
     st.caption(_common.md(", ".join(f"{c['name']} (last work {format_date(c['last_activity'])})" for c in expired))
                + " would be deleted by `python -m core data apply-retention`." if expired
                else "No course is past the retention period.")
@@ -107,9 +109,8 @@ def _restore(me) -> None:
     st.stop()
 
 
-def _delete_student(conn, me, cid: int) -> bool:
+def _delete_student(conn, me, cid: int, students: list[dict]) -> bool:
     """The picker and, once a student is chosen, the form bound to them (True: one is chosen)."""
-    students = browse.list_students(conn, cid, actor=me)
     shown = {s["id"]: s["name"] or s["external_id"] for s in students}
     pick = f"data_student_{cid}_{st.session_state.get(ROUND.format('student'), 0)}"
     labels = {s["id"]: f"{shown[s['id']]} ({s['external_id']})" if s["external_id"] else shown[s["id"]]

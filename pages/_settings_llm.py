@@ -18,14 +18,15 @@ def render(conn) -> None:
         st.success(_common.md(msg))
     base = _common.settings()                 # environment / secrets.toml
     eff = llm.effective_settings(base, conn)  # plus this page's overrides
-    _endpoint(conn, eff)
+    data = admin.llm_tab(conn, actor=_common.actor())  # the tab's one read
+    _endpoint(conn, eff, data["last_test"])
     st.divider()
-    _models_and_limits(conn, base, eff)
+    _models_and_limits(conn, base, eff, data["overrides"])
     st.divider()
-    _prices(conn)
+    _prices(conn, data)
 
 
-def _endpoint(conn, eff) -> None:
+def _endpoint(conn, eff, last: dict | None) -> None:
     st.subheader("Endpoint")
     if not eff.llm_configured:
         st.info("No language model is configured, so FairMark drafts with the **offline baseline — "
@@ -40,7 +41,6 @@ def _endpoint(conn, eff) -> None:
                     "(read from the environment or secrets only; never shown or stored)")
     else:
         st.markdown("**Base URL:** none: no language model is used (offline baseline)  \n**API key:** not set")
-    last = admin.last_connection_test(conn, actor=_common.actor())
     if last:
         when = format_timestamp(last["at"])
         if last.get("ok"):
@@ -62,7 +62,7 @@ def _endpoint(conn, eff) -> None:
                                       f"({result['tokens_in']} tokens in, {result['tokens_out']} out)."))
 
 
-def _models_and_limits(conn, base, eff) -> None:
+def _models_and_limits(conn, base, eff, overrides: dict) -> None:
     st.subheader("Models and limits")
     reviewer, aggregator = eff.model_for("reviewer"), eff.model_for("aggregator")
     if eff.llm_configured and family(reviewer) == family(aggregator):  # the offline baseline has no model
@@ -104,19 +104,19 @@ def _models_and_limits(conn, base, eff) -> None:
         else:
             st.session_state["llm_flash"] = "Saved the model settings. New runs use them."
             st.rerun()
-    if admin.llm_overrides(conn, actor=_common.actor()) and st.button("Reset to environment settings", key="llm_reset"):
+    if overrides and st.button("Reset to environment settings", key="llm_reset"):
         admin.save_llm_overrides(conn, {}, actor=_common.actor())
         st.session_state["llm_flash"] = "Back to the environment's settings."
         st.rerun()
 
 
-def _prices(conn) -> None:
+def _prices(conn, data: dict) -> None:
     st.subheader("Prices (US$ per million tokens)")
-    unpriced = admin.unpriced_models(conn, actor=_common.actor())
+    unpriced = data["unpriced"]
     if unpriced:
         st.warning(_common.md("Calls to these models were counted at $0 because they have no price: "
                               + ", ".join(unpriced) + ". Add them below."))
-    df = pd.DataFrame(admin.prices(conn, actor=_common.actor()),
+    df = pd.DataFrame(data["prices"],
                       columns=["model", "input_per_mtok", "cached_input_per_mtok", "output_per_mtok"])
     edited = st.data_editor(
         df, num_rows="dynamic", hide_index=True, key="llm_prices",

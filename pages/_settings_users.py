@@ -5,7 +5,6 @@ import streamlit as st
 
 from core.accounts import access
 from core.accounts import identity as accounts
-from core.courses import browse
 from core.errors import FairMarkError
 from core.text import format_timestamp
 from pages import _common
@@ -15,7 +14,8 @@ def render(conn) -> None:
     me = _common.actor()
     if msg := st.session_state.pop("users_flash", None):
         st.success(_common.md(msg))
-    users = accounts.list_users(conn, actor=me)
+    data = accounts.users_view(conn, actor=me)  # the tab's one read
+    users = data["users"]
     st.dataframe(pd.DataFrame([{
         "user": u["username"], "name": u["display_name"], "role": u["role_label"], "e-mail": u["email"] or "",
         "active": bool(u["active"]), "last sign-in": format_timestamp(u["last_signin_at"]) or "never",
@@ -45,7 +45,7 @@ def render(conn) -> None:
     by_id = {u["id"]: u for u in users}
     uid = st.selectbox("User", ids, format_func=lambda i: by_id[i]["username"], key="users_pick")
     user = by_id[uid]
-    courses = browse.list_courses(conn, actor=me)
+    courses = data["courses"]
     c1, c2 = st.columns(2)
     with c1.form(f"user_grant_{uid}"):
         course = st.selectbox("Course", [c["id"] for c in courses],

@@ -2,7 +2,6 @@
 import streamlit as st
 
 from core import charts, reports
-from core.courses import browse
 from core.export import analysis as export_analysis
 from core.text import count, escape_markdown
 from pages import _common
@@ -15,9 +14,12 @@ conn = _common.get_db()
 me = _common.actor()
 scope = ui.current_scope()
 ui.scope_caption(scope)
-titles = reports.criterion_titles(conn, scope, actor=me)  # criteria by the rubric's names, never their keys
-view = ui.view_or_stop(lambda: reports.agreement_view(
-    conn, scope, reference=ui.reference_picker(conn, scope, key="agreement_reference"), wait=False, actor=me))
+data = ui.read_or_stop(lambda: reports.agreement_page(   # the page's one read: everything below comes from it
+    conn, scope, reference=st.session_state.get("agreement_reference", "auto"), course_id=_common.course_id(),
+    actor=me))
+titles = data["titles"]  # criteria by the rubric's names, never their keys
+ui.reference_picker(data, key="agreement_reference")
+view = ui.shown(data["view"], data["error"])
 if view is not None:
     ui.intervals_pending(view, lambda c: reports.agreement_view(c, scope, reference=view["reference"], wait=False,
                                                                 actor=me))
@@ -69,7 +71,7 @@ if view is not None:
         ui.chart(charts.trend_chart(view["by_version"], "version", title="By model / prompt version"),
                  view["by_version"], "trend_by_version")
 
-anchored = reports.anchored_view(conn, scope, actor=me)
+anchored = data["anchored"]
 if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     st.subheader("After seeing the AI draft")
     st.caption(f"Teachers' approved scores ({count(anchored['n'], 'criterion score')} from "
@@ -81,14 +83,14 @@ if not anchored["empty"] and (view is None or view["reference"] != "teacher"):
     cols[1].metric("QWK (after seeing the AI draft)", ui.num(anchored["qwk"]))
     cols[2].metric("Exact (after seeing the AI draft)", ui.percent(anchored["exact"]))
 
-judges = reports.judge_view(conn, scope, actor=me)
+judges = data["judges"]
 if judges["available"]:
     st.subheader("Agreement between models")
     st.caption(_common.md("Krippendorff's alpha (ordinal) between " + ", ".join(judges["versions"])
                           + " on the submissions they all scored (1 = identical, 0 = chance)."))
     ui.table(reports.titled(judges["alpha"], titles), "judge_agreement", "agreement between models")
 
-judging = reports.judge_agreement_view(conn, scope, actor=me)
+judging = data["judging"]
 st.subheader("Agreement between judges")
 if not judging["available"]:
     st.caption(judging["message"])
@@ -105,7 +107,7 @@ else:
                "(exact agreement and MAE over the scores both have).")
     ui.table(judging["judges"], "judges_vs_reference", "judges against teachers and experts")
 
-edits = reports.edit_view(conn, scope, actor=me)
+edits = data["edits"]
 st.subheader("What teachers changed")
 if not edits["n_decided"]:
     st.info("No approved or rejected reviews yet: edit analytics appear once teachers decide on drafts.")
@@ -129,13 +131,13 @@ else:
         st.caption("Reason codes given with edits")
         ui.table(edits["reason_codes"], "reason_codes")
 
-_lessons_agreement.render(conn, ui.current_scope())
+_lessons_agreement.render(data["lessons"])
 
 # --- data for analysis: every submission's AI, teacher and reference scores (issue 11) -----
-if _common.course_id() is not None and sum(browse.status_counts(conn, course_id=_common.course_id(), actor=me).values()):
+if data["analysis"] is not None:
     st.subheader("Data for your own analysis")
     target = _common.assignment_id() if scope.kind == "assignment" else None
-    course = _common.course_id()  # read now: the deferred download runs outside this run's session state
+    course = data["analysis"]  # read now: the deferred download runs outside this run's session state
 
     def _analysis() -> bytes:  # deferred: no rerun on the click, which would drop it before it is built
         return export_analysis.export(_common.connect(), course, target, actor=me).data

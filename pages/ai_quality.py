@@ -3,10 +3,10 @@ gate, the eval runs, the cases teachers saved, and blind pairwise comparisons of
 import pandas as pd
 import streamlit as st
 
-from core.accounts import access
 from core.courses import browse
 from core.errors import FairMarkError
-from core.evals import pairwise, saved
+from core.evals import pairwise, views
+from core.llm import default_provider
 from core.evals import config as ai_config
 from core.text import escape_markdown, format_timestamp
 from pages import _common, _evals_widgets
@@ -19,13 +19,26 @@ me = _common.actor()
 db_path = _common.settings().db_path
 if msg := st.session_state.pop("evals_flash", None):
     st.success(msg)
+data = views.quality_view(  # the page's one read; the pickers' choices go down with it
+    conn, course_id=_common.course_id(), provider=default_provider(_common.settings()), settings=_common.settings(),
+    db_path=db_path, eval_run=st.session_state.get("q_eval_run"), comparison=st.session_state.get("q_cmp_pick"),
+    actor=me)
+
+
+def _pick(key: str, value) -> None:
+    """A picker's choice no longer offered: the one the read fell back to."""
+    if st.session_state.get(key, value) != value:
+        st.session_state[key] = value
 
 
 def _drafting(cid: int) -> None:
     """A progress bar per comparison being drafted, in a fragment that refreshes every second
-    meanwhile; when the last one is done, the whole page runs once more (table and results)."""
-    drafting = [c for c in browse.comparisons_of(_common.connect(), cid, actor=_common.actor())
-                if c["status"] == "drafting"]
+    meanwhile; when the last one is done, the whole page runs once more (table and results).
+    Drawn with the page, it shows the page's read; each refresh of its own reads again."""
+    comps = st.session_state.pop("_cmp_read", None)
+    if comps is None:
+        comps = browse.comparisons_of(_common.connect(), cid, actor=_common.actor())
+    drafting = [c for c in comps if c["status"] == "drafting"]
     for c in drafting:
         done = c["drafted"] + c["skipped"] + c["failed"]
         st.progress(done / c["sample_size"] if c["sample_size"] else 0.0,
@@ -42,14 +55,14 @@ def _drafting(cid: int) -> None:
 tab_gate, tab_saved, tab_cmp = st.tabs(["Configuration and eval runs", "Saved eval cases", "Blind comparisons"])
 
 with tab_gate:
-    _evals_widgets.config_status(conn, key="quality")
+    _evals_widgets.config_status(conn, key="quality", current=(data["config"], data["status"]))
     st.subheader("Eval runs")
-    _evals_widgets.eval_runs(conn)
-    runs = browse.eval_runs(conn, actor=me)
+    _evals_widgets.eval_runs(data["runs"])
+    runs = data["runs"]
     if runs:
+        _pick("q_eval_run", data["eval_run"])
         rid = st.selectbox("Show the cases of eval run", [r["id"] for r in runs], key="q_eval_run")
-        cfg = next(r["config_hash"] for r in runs if r["id"] == rid)
-        report = browse.latest_eval_run(conn, cfg, actor=me)
+        report = data["report"]
         if report and report["id"] == rid:
             st.dataframe(pd.DataFrame([{
                 "case": x["id"], "dimension": x["dimension"], "blocking": x["blocking"], "status": x["status"],
@@ -61,14 +74,14 @@ with tab_gate:
                        "`python -m core evals run` to see any run in full.")
 
 with tab_saved:
-    rows = saved.saved_cases(conn, actor=me)
+    rows = data["saved"]
     if not rows:
         st.info("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page.")
     else:
         st.dataframe(pd.DataFrame([{"case": r["case"]["id"], "dimension": r["dimension"], "requirement": r["reason"],
                                     "saved by": _common.person(r["saved_by"]), "when": format_timestamp(r["saved_at"])}
                                    for r in rows]), hide_index=True, width="stretch")
-        st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", saved.jsonl(conn, actor=me),
+        st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", data["jsonl"],
                            file_name="saved.jsonl", mime="application/jsonl")
 
 with tab_cmp:
@@ -102,7 +115,8 @@ with tab_cmp:
                         st.session_state["evals_flash"] = (f"Comparison {new} is being drafted; teachers judge it on "
                                                            "the Compare page.")
                         st.rerun()
-        comps = browse.comparisons_of(conn, cid, actor=me)
+        comps = data["comparisons"]
+        st.session_state["_cmp_read"] = comps       # the fragment's first drawing shows the page's read
         st.fragment(_drafting, run_every=1.0 if any(c["status"] == "drafting" for c in comps) else None)(cid)
         if comps:
             st.subheader("Comparisons")
@@ -112,11 +126,12 @@ with tab_cmp:
                                         "started": format_timestamp(c["created_at"]),
                                         "by": _common.person(c["created_by"])}
                                        for c in comps]), hide_index=True, width="stretch")
+            _pick("q_cmp_pick", data["comparison"])
             pick = st.selectbox("Results of", [c["id"] for c in comps], key="q_cmp_pick")
-            r = pairwise.results(conn, pick, actor=me)
+            r = data["results"]
             if r["status"] == "failed":
                 st.error(escape_markdown(next(c["error"] or "" for c in comps if c["id"] == pick)))
-            if pairwise.is_resumable(conn, db_path, pick, actor=me) and st.button(
+            if data["resumable"] and st.button(
                     "Resume drafting", key=f"cmp_resume_{pick}", help="The drafting stopped or its worker is gone "
                     "(e.g. a restart): continue with the pairs not drafted yet."):
                 try:
@@ -134,12 +149,12 @@ with tab_cmp:
             st.caption(f"Pedagogy judge vs teachers: agreement {j['agreement']:.0%} on {j['n']} choices (CI {j['ci']})"
                        if j["agreement"] is not None else f"Pedagogy judge vs teachers: {j['ci_note']}")
         st.subheader("When the pedagogy judge is trusted")
-        trust = pairwise.judge_trust(conn)
+        trust = data["trust"]
         st.caption(("Trusted" if trust["trusted"] else "Not trusted") + f" for later changes: {trust['why']}. "
                    "A trusted judge's pedagogy cases block an AI change like leakage and grounding do.")
-        with st.form("judge_trust") if access.may(me, "settings") else st.container():
+        with st.form("judge_trust") if data["may"]["settings"] else st.container():
             value = st.slider("Agreement with the teachers needed (admin)", 0.5, 1.0, float(trust["threshold"]), 0.05)
-            if access.may(me, "settings") and st.form_submit_button("Save threshold"):
+            if data["may"]["settings"] and st.form_submit_button("Save threshold"):
                 try:
                     pairwise.set_trust_threshold(conn, value, actor=me)
                 except FairMarkError as e:

@@ -4,17 +4,15 @@ and no label; the choices are stored per teacher. When all pairs are judged, the
 import pandas as pd
 import streamlit as st
 
-from core.courses import browse
 from core.errors import FairMarkError
-from core.evals import pairwise
+from core.evals import pairwise, views
 from core.text import format_timestamp
 from pages import _common
 
 SIDE = {"left": "Response 1", "tie": "Equally good", "right": "Response 2"}
 
 
-def show_results(conn, comparison_id: int) -> None:
-    r = pairwise.results(conn, comparison_id, actor=_common.actor())
+def show_results(r: dict) -> None:
     st.subheader("Results: how often configuration B was better")
     st.caption(_common.md(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
                           f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI "
@@ -47,27 +45,29 @@ conn = _common.get_db()
 cid = _common.require_course()
 if cid is None:
     st.stop()
-comps = browse.comparisons_of(conn, cid, actor=_common.actor())
-ready = [c for c in comps if c["drafted"]]
+data = views.compare_view(conn, cid, comparison=st.session_state.get("cmp_pick"), actor=_common.actor())  # one read
+comps, ready = data["comparisons"], data["ready"]
 if not ready:
     st.info("No comparison to judge in this course yet. A coordinator starts one on the AI quality page."
             + "".join(f" Comparison {c['id']}: {pairwise.skipped_note(c['skipped'])}" for c in comps if c["skipped"]))
     st.stop()
 ids = [c["id"] for c in ready]
 names = {c["id"]: f"Comparison {c['id']} · {c['drafted']} pairs · {format_timestamp(c['created_at'])}" for c in ready}
+if st.session_state.get("cmp_pick", data["comparison"]) != data["comparison"]:
+    st.session_state["cmp_pick"] = data["comparison"]      # no longer offered: the first one
 comparison_id = st.selectbox("Comparison", ids, format_func=names.get, key="cmp_pick")
 teacher = _common.actor()
 st.caption(_common.md(f"Judging as {teacher.display_name}.") + " Two AI configurations wrote a comment for the same "
            "student; which one wrote which, and on which side, is hidden and drawn at random for every pair.")
-prog = browse.comparison_progress(conn, comparison_id, actor=teacher)
+prog = data["progress"]
 st.progress(prog["judged"] / prog["pairs"] if prog["pairs"] else 0.0,
             text=f"{prog['judged']} of {prog['pairs']} pairs judged")
 if prog["skipped"]:
     st.caption(pairwise.skipped_note(prog["skipped"]))
-pair = pairwise.next_pair(conn, comparison_id, actor=teacher)
+pair = data["pair"]
 if pair is None:
     st.success(f"You have judged all {prog['pairs']} pairs. Thank you.")
-    show_results(conn, comparison_id)
+    show_results(data["results"])
     st.stop()
 
 st.subheader(f"Pair {prog['judged'] + 1} of {prog['pairs']}")

@@ -9,7 +9,8 @@ st.title("Costs")
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
-view = ui.view_or_stop(lambda: reports.costs_view(conn, scope, actor=_common.actor()))
+data = ui.read_or_stop(lambda: reports.costs_page(conn, scope, actor=_common.actor()))  # the page's one read
+view = ui.shown(data)
 if view is not None:
     s, per = view["summary"], view["per_submission"]
     cols = st.columns(5)
@@ -60,7 +61,7 @@ if view is not None:
                             "consensus judges' mean (the first judge's where none was called).")
         ui.table(tiers["by_tier"], "judge_calls_by_tier", "judge calls by tier")
 
-apart = reports.costs_view(conn, scope, actor=_common.actor()).get("apart")      # cached with the view: no second query
+apart = data.get("apart")
 if apart is not None and len(apart):
     st.subheader("Other work, counted apart")
     st.caption("Calls that did not assess reflections: they are in no figure above (not per reflection, not in "

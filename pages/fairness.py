@@ -11,7 +11,6 @@ st.caption("Error of the AI's scores by score band, by student group and by leng
 conn = _common.get_db()
 scope = ui.current_scope()
 ui.scope_caption(scope)
-titles = reports.criterion_titles(conn, scope, actor=_common.actor())  # the rubric's names, never keys
 c1, c2, c3 = st.columns(3)
 with c3:
     threshold = st.number_input("Alert when ΔMAE exceeds", min_value=0.0, max_value=10.0, value=0.25, step=0.05,
@@ -21,21 +20,21 @@ with st.expander("Band and sample-size settings"):
                           value=None, step=0.5, key="fairness_cut")
     min_n = st.number_input("Flag bands and groups with fewer items than", min_value=2, value=10, step=1,
                             key="fairness_min_n")
-def _build():
-    with c1:
-        reference = ui.reference_picker(conn, scope, key="fairness_reference")
-    with c2:
-        criterion = st.selectbox("Criterion", [None, *reports.criteria(conn, scope, actor=_common.actor())], key="fairness_criterion",
-                                 format_func=lambda c: ("All criteria (pooled)" if c is None
-                                                        else reports.title_of(titles, c)))
-    chosen.update(reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
-    return reports.fairness_view(conn, scope, **chosen, wait=False, actor=_common.actor())
-
-
-chosen: dict = {}
-view = ui.view_or_stop(_build)
+me = _common.actor()
+data = ui.read_or_stop(lambda: reports.fairness_page(  # the page's one read: the pickers' options and the view
+    conn, scope, reference=st.session_state.get("fairness_reference", "auto"),
+    criterion=st.session_state.get("fairness_criterion"), cut=cut, min_n=int(min_n), actor=me))
+titles = data["titles"]  # the rubric's names, never keys
+with c1:
+    ui.reference_picker(data, key="fairness_reference")
+with c2:
+    if st.session_state.get("fairness_criterion") != data["criterion"]:
+        st.session_state["fairness_criterion"] = data["criterion"]  # not offered in this scope: all criteria
+    st.selectbox("Criterion", data["criteria"], key="fairness_criterion",
+                 format_func=lambda c: "All criteria (pooled)" if c is None else reports.title_of(titles, c))
+chosen = data["options"]
+view = ui.shown(data["view"], data["error"])
 if view is not None:
-    me = _common.actor()
     ui.intervals_pending(view, lambda c: reports.fairness_view(c, scope, **chosen, wait=False, actor=me))
     pending = reports.later.pending(view)
     ui.reference_caption(view)

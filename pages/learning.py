@@ -5,8 +5,6 @@ import pandas as pd
 import streamlit as st
 
 from core import charts
-from core.courses import browse
-from core.evals import gate
 from core.growth import learning
 from core.signoff import labels
 from pages import _common
@@ -19,14 +17,15 @@ me = _common.actor()
 cid = _common.require_course()
 if cid is None:
     st.stop()
-g = learning.growth(conn, cid, actor=me)
+data = learning.learning_view(conn, cid, actor=me)  # the page's one read
+g = data["growth"]
 if not g["released"]:
     st.info("Nothing released in this course yet: growth appears once work is released.")
     st.stop()
 if g["by_position"]:
     st.caption(_common.md("Without a week number, counted at their place among the course's assignments: "
                           + ", ".join(g["by_position"]) + "."))
-rubric = browse.assignment_rubric(conn, browse.list_assignments(conn, cid, actor=me)[-1]["id"], actor=me)
+rubric = data["rubric"]
 cohort_rows = [{"week": w, "scores": {c["criterion"]: c["mean"] for c in g["cohort"] if c["week"] == w}}
                for w in g["weeks"]]
 st.plotly_chart(charts.student_progress_chart(cohort_rows, rubric, title="Cohort: mean released score by week"),
@@ -46,19 +45,19 @@ if names:
 st.subheader("After each AI configuration's feedback")
 st.caption("Mean change of a student's score from the week of the feedback to their next week, by the configuration "
            "that drafted that feedback. Observational, no control group: a difference is a question, not a proof.")
-after = learning.after_config(conn, cid, actor=me)
-st.dataframe(pd.DataFrame([{"configuration": gate.config_name(conn, a["config"]), "from week": a["from_week"],
+after = data["after"]
+st.dataframe(pd.DataFrame([{"configuration": a["name"], "from week": a["from_week"],
                             "transitions": a["n"],
                             "mean change": a["mean"], "95 % CI": a["ci"] or a["ci_note"]} for a in after]),
              hide_index=True, width="stretch")
 st.subheader("Did students act on last week's next steps?")
-ns = learning.next_steps(conn, cid, actor=me)
+ns = data["next_steps"]
 if not ns["overall"]["n"]:
     st.caption("No teacher has marked it yet (on the Review page, under 'Last week's next steps').")
 else:
     st.dataframe(pd.DataFrame([{"week": w["week"], "marked": w["n"], "yes": w["yes"], "partly": w["partly"],
                                 "no": w["no"], "acted (yes + half partly)": w["acted_share"]}
                                for w in ns["by_week"]]), hide_index=True, width="stretch")
-    st.dataframe(pd.DataFrame([{"configuration of the feedback": gate.config_name(conn, c["config"]), "marked": c["n"],
+    st.dataframe(pd.DataFrame([{"configuration of the feedback": c["name"], "marked": c["n"],
                                 "acted (yes + half partly)": c["acted_share"]} for c in ns["by_config"]]),
                  hide_index=True, width="stretch")

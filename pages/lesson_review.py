@@ -4,7 +4,6 @@ export and the audit trail. Every button is bound to the lesson version it was d
 import pandas as pd
 import streamlit as st
 
-from core.courses import browse
 from core.errors import FairMarkError
 from core.lessons import export, signoff, view
 from core.text import escape_markdown, format_timestamp
@@ -18,17 +17,20 @@ if flash := st.session_state.pop("lesson_flash", None):
     st.success(flash)
 
 wanted = _common.address_value("lesson")     # a deep link into another course chose that course
-queue = browse.lesson_queue(conn, cid, actor=me) if cid is not None else []
+picked = st.session_state.get("lesson_pick")
+data = view.lesson_page(conn, cid, picked if picked is not None else wanted, actor=me)  # the page's one read
+queue = data["queue"]
 ids = [lesson["id"] for lesson in queue]
 if not ids:
     st.info("No lessons in this course: upload them on the Lessons page.")
     st.page_link("pages/lessons.py", label="Go to Lessons", icon=":material/menu_book:")
     st.stop()
-start = ids.index(wanted) if wanted in ids else 0
 titles = {lesson["id"]: lesson["title"] for lesson in queue}
+if picked is not None and picked != data["lesson_id"]:
+    st.session_state["lesson_pick"] = data["lesson_id"]   # no longer in this course's queue: the first one
+start = 0 if "lesson_pick" in st.session_state else ids.index(data["lesson_id"])  # the state holds the choice
 lesson_id = st.selectbox("Lesson (in queue order)", ids, index=start, format_func=titles.get, key="lesson_pick")
 _common.set_address(lesson=lesson_id)
-data = view.lesson_view(conn, lesson_id, actor=me)
 lesson, record, review = data["lesson"], data["record"], data["review"]
 version = lesson["version"]
 
@@ -153,8 +155,11 @@ if lesson["status"] == "approved":
     d1, d2 = st.columns(2)
     for col, fmt, mime in ((d1, "md", "text/markdown"),
                            (d2, "docx", "application/vnd.openxmlformats-officedocument.wordprocessingml.document")):
-        col.download_button(f"Download {fmt.upper()}", export.render(conn, lesson_id, fmt, actor=me),
-                            file_name=export.file_name(lesson["title"], fmt), mime=mime, key=f"dl_{fmt}_{lesson_id}")
+        # built on the click (an export, like a button's action, checks itself), not on every render
+        col.download_button(f"Download {fmt.upper()}",
+                            lambda fmt=fmt: export.render(_common.connect(), lesson_id, fmt, actor=me),
+                            file_name=export.file_name(lesson["title"], fmt), mime=mime, key=f"dl_{fmt}_{lesson_id}",
+                            on_click="ignore")
 elif lesson["status"] == "reviewed":
     verdict = st.radio("Your verdict on the lesson as it was uploaded", list(signoff.VERDICTS),
                        format_func=signoff.VERDICTS.get, index=None, key=f"verdict_{lesson_id}_{version}",

@@ -3,10 +3,8 @@ background (seed 001's judge, or the offline baseline), and work through the que
 import pandas as pd
 import streamlit as st
 
-from core.accounts import access
-from core.courses import browse
 from core.errors import FairMarkError
-from core.lessons import costs, demo, ingest, runs, spec, tiers
+from core.lessons import demo, ingest, runs, spec, tiers, view
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import count, escape_markdown
 from pages import _common
@@ -21,11 +19,12 @@ if flash := st.session_state.pop("lessons_flash", None):
     st.success(_common.md(flash))
 
 cid = _common.course_id()
-course = browse.get_course(conn, cid, actor=me) if cid is not None else None
+data = view.lessons_page(conn, db_path, cid, redo=bool(st.session_state.get("lessons_redo")), actor=me)  # one read
+course, queue = data["course"], data["queue"]
 
 # --- upload ---------------------------------------------------------------------------------
-if access.may(me, "lessons"):  # instructors and admins: upload and the demo
-    with st.expander("Upload lessons", expanded=course is None or not browse.lesson_queue(conn, cid, actor=me)):
+if data["may"]["upload"]:  # instructors and admins: upload and the demo
+    with st.expander("Upload lessons", expanded=course is None or not queue):
         with st.form("lesson_upload", clear_on_submit=True):
             files = st.file_uploader("Lesson files (Markdown, text, Word or a ZIP of them)",
                                      type=["md", "markdown", "txt", "docx", "zip"], accept_multiple_files=True,
@@ -64,7 +63,6 @@ if access.may(me, "lessons"):  # instructors and admins: upload and the demo
 if course is None:
     st.info("No course yet: upload lessons above (or load the demo lessons).")
     st.stop()
-queue = browse.lesson_queue(conn, cid, actor=me)
 if not queue:
     st.info(_common.md(f"'{course['name']}' has no lessons yet: upload some above."))
     st.stop()
@@ -81,11 +79,11 @@ if not configured:
     c1.caption("No language model is configured (Settings page): only the Stage 1 checks can run.")
 redo = c2.checkbox("Also review lessons reviewed before", key="lessons_redo",
                    help="Never touches an approved lesson.")
-waiting = browse.lessons_waiting(conn, cid, redo=redo, actor=me)
-last = runs.latest(conn, db_path, cid, actor=me)
+waiting = data["waiting"]
+last = data["run"]
 active = last is not None and last["status"] in ("queued", "running") and not last["resumable"]
 if st.button(f"Start review ({waiting} lesson(s))", type="primary",
-             disabled=not waiting or active or not access.may(me, "lessons", cid)):
+             disabled=not waiting or active or not data["may"]["review"]):
     try:
         run_id = runs.create(conn, course_id=cid, provider=provider, redo=redo, actor=me)
         runs.start(db_path, run_id, actor=me)
@@ -95,7 +93,10 @@ if st.button(f"Start review ({waiting} lesson(s))", type="primary",
 
 
 def show_run() -> None:
-    p = runs.latest(_common.connect(), db_path, cid, actor=_common.actor())
+    """The latest run's progress: drawn with the page, the page's read; each refresh of its own
+    (every second while the run is live) reads again."""
+    first = st.session_state.pop("_lessons_run", None)
+    p = first["run"] if first is not None else runs.latest(_common.connect(), db_path, cid, actor=_common.actor())
     if p is None:
         return
     who = OFFLINE_LABEL if p["provider"] == "offline" else "AI judge"
@@ -114,11 +115,12 @@ def show_run() -> None:
         st.session_state["lessons_live"] = p["run_id"]
 
 
+st.session_state["_lessons_run"] = {"run": last}
 st.fragment(show_run, run_every=1.0 if active else None)()
 
 # --- the queue ----------------------------------------------------------------------------------
 st.subheader("Queue")
-counts = browse.lesson_tiers(conn, cid, actor=me)
+counts = data["tiers"]
 QUEUE_METRICS = {"needs_review": tiers.LABELS["needs_review"], "sampled": tiers.LABELS["sampled"],
                  "ready": tiers.LABELS["ready"], "approved": "Approved", "uploaded": "Not reviewed"}
 for col, (key, label) in zip(st.columns(len(QUEUE_METRICS)), QUEUE_METRICS.items()):
@@ -135,7 +137,7 @@ for lesson in queue:
                  label=f"{escape_markdown(lesson['title'])} — {state}{extra}{score}{offline}",
                  icon=":material/article:")
 
-spent = costs.course_costs(conn, cid, actor=me)
+spent = data["costs"]
 st.subheader("Cost")
 m1, m2, m3 = st.columns(3)
 m1.metric("Calls", spent["calls"], help=f"{spent['cache_hits']} answered from the cache at $0.")

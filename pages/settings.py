@@ -2,16 +2,18 @@
 prices, the judges, the calibration bar, the AI configuration, users and data care (admins)."""
 import streamlit as st
 
-from core.accounts import access
+from core.evals import views
+from core.llm import default_provider
 from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
                    _settings_judges, _settings_llm, _settings_users)
 
 st.title("Settings")
 conn = _common.get_db()
-if not access.may(_common.actor(), "settings"):
+catalogue = _settings_catalogue.read(conn)  # the first tab's read says whether the admin's tabs are drawn
+if not catalogue["may"]["settings"]:
     tab_catalogue, tab_rubrics = st.tabs(["Courses & assignments", "Rubrics"])
     with tab_catalogue:
-        _settings_catalogue.courses_and_assignments(conn)
+        _settings_catalogue.courses_and_assignments(conn, catalogue)
     with tab_rubrics:
         _settings_catalogue.rubrics(conn)
     st.stop()
@@ -19,7 +21,7 @@ tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai, tab_users, tab
     ["Courses & assignments", "Rubrics", "Language model & prices", "Judges & confidence", "Calibration bar",
      "AI configuration", "Users", "Data"])
 with tab_catalogue:
-    _settings_catalogue.courses_and_assignments(conn)
+    _settings_catalogue.courses_and_assignments(conn, catalogue)
 with tab_rubrics:
     _settings_catalogue.rubrics(conn)
 with tab_llm:
@@ -27,8 +29,11 @@ with tab_llm:
 with tab_judges:
     _settings_judges.render(conn)
 with tab_ai:
-    _evals_widgets.config_status(conn, key="settings", overridable=True)
-    _evals_widgets.eval_runs(conn)
+    gate = views.gate_view(conn, provider=default_provider(_common.settings()), settings=_common.settings(),
+                           actor=_common.actor())   # the tab's one read
+    _evals_widgets.config_status(conn, key="settings", overridable=True, current=(gate["config"], gate["status"]),
+                                 may_override=True)
+    _evals_widgets.eval_runs(gate["runs"])
 with tab_bar:
     _settings_calibration.render(conn)
 with tab_users:

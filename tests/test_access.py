@@ -52,6 +52,16 @@ INTERNAL = {
     "core.runs.engine.wait_for": "waits for this process's worker thread: no course data",
     "core.runs.worker.claim": "the engine's claim of a checked run",
     "core.courses.catalogue.grant_creator": "grants a new course to its creator inside the creating, checked transaction",
+    # the parts of a page's one read (one check, then these): each public function around them checks
+    **{f"core.reports.{name}": "a part of a dashboard page's read (core.reports.dashboards) after its access.scope_for"
+       for name in ("agreement.agreement_in", "agreement.anchored_in", "agreement.edits_in", "agreement.judges_in",
+                    "costs.costs_in", "fairness.fairness_in", "judges.judge_agreement_in", "pairs.criteria_in",
+                    "pairs.titles_in")},
+    "core.lessons.agreement.lesson_agreement_in": "the Agreement page's lesson section, after its access.scope_for",
+    "core.lessons.costs.costs_in": "the Lessons page's cost, read by core.lessons.view.lessons_page after its check",
+    "core.lessons.runs.latest_in": "the Lessons page's run, read by core.lessons.view.lessons_page after its check",
+    "core.evals.pairwise.results_in": "a comparison's results, read by core.evals.views after its check",
+    "core.evals.pairwise.resumable_in": "whether a comparison resumes, read by core.evals.views after its check",
 }
 
 

@@ -26,9 +26,11 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatchError
 
 import db
+from core.accounts import access
 from core.accounts.access import Actor, require
 from core.errors import ConfigError, ConflictError, Forbidden, NotFound, NotSignedIn
 from core.settings import Settings, load_settings
+from db import courses as courses_db
 from db import users as users_db
 from db.actors import ROLE_LABELS, ROLES
 
@@ -129,8 +131,19 @@ def display_names(conn, *, actor: Actor) -> dict[str, str]:
 
 def list_users(conn, *, actor: Actor) -> list[dict]:
     require(actor, "users")
+    return _users(conn)
+
+
+def _users(conn) -> list[dict]:
     return [{**u, "role_label": ROLE_LABELS[u["role"]], "grants": users_db.grants_of(conn, u["id"])}
             for u in users_db.list_users(conn)]
+
+
+def users_view(conn, *, actor: Actor) -> dict:
+    """The Settings page's "Users" tab in one read (one check): {"users" (list_users), "courses"
+    (every course, to grant)}."""
+    access.require(actor, "users")
+    return {"users": _users(conn), "courses": courses_db.list_courses(conn)}
 
 
 def set_role(conn, user_id: int, role: str, *, actor: Actor) -> None:

@@ -177,3 +177,35 @@ def rows_to_rubric(base: Rubric, rows: list[dict]) -> Rubric:
     data = base.model_dump(mode="json")
     data["criteria"] = criteria
     return parse_rubric(data)
+
+
+NEW = -1  # the pickers' "+ New course" / "+ New assignment"
+
+
+def editor_view(conn, pick: int | None = None, *, actor: Actor) -> dict:
+    """The Settings page's "Courses & assignments" tab in one read (one check): {"courses" the
+    actor may edit, "may" {"create_course", "settings"}, "course_id", "course", "assignments" of
+    it, "rubrics" (every version, to pick from)}. `pick`, the course picker's choice, is only a
+    preference among the courses offered: one not offered (not the actor's to edit, or deleted
+    meanwhile) is not read and gives the first course (or NEW), as the picker itself does."""
+    access.require(actor, "read")
+    mine = [c for c in courses.list_courses(conn) if access.allowed(actor, "upload", course_id=c["id"])["upload"]]
+    may = access.allowed(actor, "create_course", "settings")
+    ids = [c["id"] for c in mine] + ([NEW] if may["create_course"] else [])
+    course_id = pick if pick in ids else (ids[0] if ids else None)
+    chosen = course_id is not None and course_id != NEW
+    return {"courses": mine, "may": may, "course_id": course_id,
+            "course": courses.get_course(conn, course_id) if chosen else None,
+            "assignments": courses.list_assignments(conn, course_id) if chosen else [],
+            "rubrics": courses.list_rubrics(conn) if chosen else []}
+
+
+def rubrics_view(conn, rubric_id: int | None = None, *, actor: Actor) -> dict:
+    """The Settings page's "Rubrics" tab in one read: {"rubrics" (every version), "rubric_id"
+    (the one asked for, else the newest), "rubric"}."""
+    access.require(actor, "read")
+    rows = courses.list_rubrics(conn)
+    ids = [r["id"] for r in rows]
+    rubric_id = rubric_id if rubric_id in ids else (ids[-1] if ids else None)
+    return {"rubrics": rows, "rubric_id": rubric_id,
+            "rubric": courses.get_rubric(conn, rubric_id) if rubric_id is not None else None}

@@ -191,6 +191,11 @@ def resume(db_path, comparison_id: int, *, actor: Actor):
 
 def is_resumable(conn, db_path, comparison_id: int, *, actor: Actor) -> bool:
     access.check(conn, actor, "read", comparison=comparison_id)
+    return resumable_in(conn, db_path, comparison_id)
+
+
+def resumable_in(conn, db_path, comparison_id: int) -> bool:
+    """`is_resumable` once the actor is checked."""
     c = cmp_db.get(conn, comparison_id)
     if c is None or c["run_id"] is None:
         return False
@@ -312,10 +317,11 @@ def set_trust_threshold(conn, value: float, *, actor: Actor) -> None:
 
 def results(conn, comparison_id: int, *, actor: Actor) -> dict:
     access.check(conn, actor, "read", comparison=comparison_id)
-    return _results(conn, comparison_id)
+    return results_in(conn, comparison_id)
 
 
-def _results(conn, comparison_id: int) -> dict:
+def results_in(conn, comparison_id: int) -> dict:
+    """`results` once the actor is checked (a page's one read, core.evals.views)."""
     c = cmp_db.get(conn, comparison_id)
     if c is None:
         raise NotFound(f"comparison {comparison_id} does not exist")
@@ -341,7 +347,7 @@ def judge_trust(conn) -> dict:
     if not ids:
         return {"trusted": False, "agreement": None, "threshold": trust_threshold(conn), "comparison": None,
                 "why": "no blind comparison has been judged by teachers yet"}
-    r = _results(conn, ids[0])  # only the judge's agreement leaves this function
+    r = results_in(conn, ids[0])  # only the judge's agreement leaves this function
     j = r["judge"]
     why = (f"agreement {j['agreement']:.0%} with the teachers on {j['n']} choices in comparison {ids[0]}: "
            f"{j['trust_reason']}" if j["agreement"] is not None else f"the judge did not run in comparison {ids[0]}")

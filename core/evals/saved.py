@@ -80,6 +80,11 @@ def saved_cases(conn, *, actor: Actor) -> list[dict]:
     """The saved cases of the courses the actor may see the dashboards of (pseudonymised, but
     still a student's reflection: they stay in their course)."""
     access.require(actor, "dashboards")
+    return saved_in(conn, actor)
+
+
+def saved_in(conn, actor: Actor) -> list[dict]:
+    """`saved_cases` once the actor is checked for the dashboards (a page's one read)."""
     return [r for r in evals_db.saved_cases(conn)
             if actor.all_courses or ownership.course_of(conn, "submission", r["submission_id"]) in actor.courses]
 
@@ -90,4 +95,9 @@ def cases_for_export(conn, *, actor: Actor) -> list[dict]:
 
 def jsonl(conn, *, actor: Actor) -> str:
     """Every saved case the actor may see, as JSONL (the AI quality page's download)."""
-    return "".join(json.dumps(c, ensure_ascii=False) + "\n" for c in cases_for_export(conn, actor=actor))
+    return jsonl_of(saved_cases(conn, actor=actor))
+
+
+def jsonl_of(rows: list[dict]) -> str:
+    """Saved cases (saved_cases' rows) as JSONL."""
+    return "".join(json.dumps(r["case"], ensure_ascii=False) + "\n" for r in rows)

@@ -48,9 +48,15 @@ def found_by(problem: str, record: dict) -> str | None:
 
 def lesson_agreement(conn, course_id: int | None = None, *, actor: Actor) -> dict:
     access.check(conn, actor, "dashboards", course=course_id)
+    return lesson_agreement_in(conn, course_id, None if actor.all_courses else tuple(actor.course_ids()))
+
+
+def lesson_agreement_in(conn, course_id: int | None, courses: tuple[int, ...] | None) -> dict:
+    """`lesson_agreement` once the actor is checked: one course, or every course (`courses`: the
+    ones granted, None: all)."""
     pairs = lessons_db.reference_pairs(conn, course_id)
-    if course_id is None and not actor.all_courses:  # every course: the ones granted
-        pairs = [p for p in pairs if actor.has_course(p["course_id"])]
+    if course_id is None and courses is not None:  # every course: the ones granted
+        pairs = [p for p in pairs if p["course_id"] in courses]
     by_rater: dict[str, list[dict]] = {}
     for p in pairs:
         by_rater.setdefault("expert" if p["rater"] == "expert" else "teacher", []).append(p)

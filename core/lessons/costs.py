@@ -15,6 +15,11 @@ def course_costs(conn, course_id: int, *, actor: Actor) -> dict:
     """Calls, tokens and dollars per lesson and for the course; per-lesson figures average over
     the lessons that made at least one call (offline and Stage 1-settled lessons cost $0)."""
     access.check(conn, actor, "read", course=course_id)
+    return costs_in(conn, course_id)
+
+
+def costs_in(conn, course_id: int) -> dict:
+    """`course_costs` once the actor is checked."""
     rows = lessons_db.spend(conn, course_id)
     called = [r for r in rows if r["calls"]]
     total = {k: sum(r[k] for r in rows) for k in ("calls", "cache_hits", "tokens_in", "tokens_out", "cost_usd")}

@@ -192,6 +192,11 @@ def _progress(conn, run_id: int, db_path=None) -> dict:
 
 def latest(conn, db_path, course_id: int, *, actor: Actor) -> dict | None:
     access.check(conn, actor, "read", course=course_id)
+    return latest_in(conn, db_path, course_id)
+
+
+def latest_in(conn, db_path, course_id: int) -> dict | None:
+    """`latest` once the actor is checked (the Lessons page's one read, core.lessons.view)."""
     found = runs_db.list_runs(conn, course_id, limit=1, kind="lessons")
     return _progress(conn, found[0]["id"], db_path) if found else None
 

@@ -11,8 +11,11 @@ import re
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.lessons import costs as lesson_costs
 from core.lessons import rubric, sections, tiers
+from core.lessons import runs as lesson_runs
 from core.offline import LABEL as OFFLINE_LABEL
+from db import courses as courses_db
 from db import lessons as lessons_db
 from db import votes as votes_db
 
@@ -45,6 +48,10 @@ def segments(text: str, issues: list[dict]) -> list[tuple[str, int | None]]:
 
 def lesson_view(conn, lesson_id: int, *, actor: Actor) -> dict:
     access.check(conn, actor, "read", lesson=lesson_id)
+    return _lesson(conn, lesson_id)
+
+
+def _lesson(conn, lesson_id: int) -> dict:
     lesson = lessons_db.get(conn, lesson_id)
     review = lessons_db.review(conn, lesson["current_review_id"])
     record = (review or {}).get("record") or {}
@@ -67,6 +74,34 @@ def lesson_view(conn, lesson_id: int, *, actor: Actor) -> dict:
         "fixes": lessons_db.fixes(conn, review["id"]) if review else [],
         "history": lessons_db.history(conn, lesson_id),
     }
+
+
+def lessons_page(conn, db_path, course_id: int | None, *, redo: bool = False, actor: Actor) -> dict:
+    """What the Lessons page shows, in one read: {"course" (None without one), "queue", "waiting"
+    (lessons a review would take, `redo`: those reviewed before too), "run" (the latest run's
+    progress), "tiers" (counts), "costs" (costs.course_costs), "may" {"upload": upload lessons and the
+    demo, "review": start a review in this course}}."""
+    access.check(conn, actor, "read", course=course_id)
+    may = {"upload": access.allowed(actor, "lessons")["lessons"],
+           "review": access.allowed(actor, "lessons", course_id=course_id)["lessons"]}
+    if course_id is None:
+        return {"course": None, "queue": [], "may": may}
+    return {"course": courses_db.get_course(conn, course_id), "queue": lessons_db.queue(conn, course_id),
+            "waiting": len(lessons_db.eligible(conn, course_id, redo=redo)),
+            "run": lesson_runs.latest_in(conn, db_path, course_id), "tiers": lessons_db.tier_counts(conn, course_id),
+            "costs": lesson_costs.costs_in(conn, course_id), "may": may}
+
+
+def lesson_page(conn, course_id: int | None, lesson_id: int | None = None, *, actor: Actor) -> dict:
+    """What the Lesson page shows, in one read: {"queue" (the course's lessons in queue order),
+    "lesson_id" (the one asked for, else the first), and lesson_view's keys for it}."""
+    access.check(conn, actor, "read", course=course_id)
+    queue = lessons_db.queue(conn, course_id) if course_id is not None else []
+    ids = [lesson["id"] for lesson in queue]
+    if not ids:
+        return {"queue": [], "lesson_id": None}
+    lesson_id = lesson_id if lesson_id in ids else ids[0]
+    return {"queue": queue, "lesson_id": lesson_id, **_lesson(conn, lesson_id)}
 
 
 def fix_diff(before: str, after: str) -> str:

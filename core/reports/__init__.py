@@ -7,6 +7,7 @@ the metrics command); the views assemble what each dashboard page shows.
 from core.reports import later  # noqa: F401  (pages: reports.later.pending)
 from core.reports.agreement import agreement_view, anchored_view, edit_view, judge_view  # noqa: F401
 from core.reports.costs import costs_view  # noqa: F401
+from core.reports.dashboards import agreement_page, costs_page, fairness_page  # noqa: F401
 from core.reports.fairness import fairness_view  # noqa: F401
 from core.reports.judges import judge_agreement_view  # noqa: F401
 from core.reports.pairs import criteria, criterion_titles, reference_label, title_of, titled  # noqa: F401

@@ -33,16 +33,22 @@ def agreement_view(conn: Database, scope: analytics.Scope, *, reference: str = "
     figures at once, marked "intervals_pending", its intervals computed in the background
     (core.reports.later).
     """
-    scope = access.scope_for(conn, actor, scope)
+    return agreement_in(conn, access.scope_for(conn, actor, scope), reference=reference, n_boot=n_boot, seed=seed,
+                        intervals=intervals, wait=wait)
+
+
+def agreement_in(conn: Database, scope: analytics.Scope, *, reference: str = "auto", n_boot: int = DEFAULT_BOOT,
+                 seed: int = 0, intervals: bool = True, wait: bool = True) -> dict:
+    """`agreement_view` of a scope access.scope_for has already checked (a page's one read)."""
     version = analytics.fresh_version(conn, scope)
     key = ("agreement_view", scope, reference, n_boot, seed, intervals)
     if intervals and not wait:
         return whole_or_figures(
-            conn, key, version, lambda: agreement_view(conn, scope, reference=reference, intervals=False, actor=actor),
-            lambda c: agreement_view(c, scope, reference=reference, n_boot=n_boot, seed=seed, actor=actor))
+            conn, key, version, lambda: agreement_in(conn, scope, reference=reference, intervals=False),
+            lambda c: agreement_in(c, scope, reference=reference, n_boot=n_boot, seed=seed))
     build = _agreement_view if intervals else _agreement_figures
     view = analytics.memo(conn, key, lambda: build(conn, scope, reference, n_boot, seed), version=version)
-    view["edits"] = _edit_view(conn, scope)
+    view["edits"] = edits_in(conn, scope)
     return view
 
 
@@ -109,8 +115,11 @@ def anchored_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> di
     """The AI against teachers' scores given after seeing its draft (approved one by one; bulk
     approvals never count): shown apart from the honest references, because a teacher who
     read the draft first leans towards it. {"empty", "n", "students", "mae", "qwk", "exact"}."""
-    scope = access.scope_for(conn, actor, scope)
+    return anchored_in(conn, access.scope_for(conn, actor, scope))
 
+
+def anchored_in(conn: Database, scope: analytics.Scope) -> dict:
+    """`anchored_view` of a scope access.scope_for has already checked."""
     def compute() -> dict:
         table, scale, _ = pick_scale(conn, analytics.cell_counts(conn, scope, reference="teacher"))
         if table.empty:
@@ -129,10 +138,11 @@ def edit_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
 
     Comment edit distance uses the newest analytics.COMMENT_SAMPLE edited comments (difflib per pair).
     """
-    return _edit_view(conn, access.scope_for(conn, actor, scope))
+    return edits_in(conn, access.scope_for(conn, actor, scope))
 
 
-def _edit_view(conn: Database, scope: analytics.Scope) -> dict:
+def edits_in(conn: Database, scope: analytics.Scope) -> dict:
+    """`edit_view` of a scope access.scope_for has already checked."""
     def compute() -> dict:
         c = analytics.edit_counts(conn, scope)
         summary = metrics.edit_summary(c["outcomes"], c["changes"], c["comment_pairs"], c["reason_codes"])
@@ -155,8 +165,11 @@ def judge_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     Uses each version's latest successful draft per submission, over the newest
     analytics.JUDGE_SAMPLE submissions that at least two versions scored. Cached until the data change.
     """
-    scope = access.scope_for(conn, actor, scope)
+    return judges_in(conn, access.scope_for(conn, actor, scope))
 
+
+def judges_in(conn: Database, scope: analytics.Scope) -> dict:
+    """`judge_view` of a scope access.scope_for has already checked."""
     def compute() -> dict:
         long = analytics.judge_scores(conn, scope)
         if long.empty:

@@ -27,7 +27,11 @@ def costs_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     also when the view is empty). Calls are attributed through their submission, else through
     their run. Cached until the data or the call log change.
     """
-    scope = access.scope_for(conn, actor, scope)
+    return costs_in(conn, access.scope_for(conn, actor, scope))
+
+
+def costs_in(conn: Database, scope: analytics.Scope) -> dict:
+    """`costs_view` of a scope access.scope_for has already checked."""
     return analytics.memo(conn, ("costs", scope), lambda: _costs_view(costs_db.cost_tables(conn, scope)),
                           version=analytics.costs_version(conn))
 

@@ -35,15 +35,20 @@ def fairness_view(conn: Database, scope: analytics.Scope, *, reference: str = "a
     change. `wait=False` (the page): a large scope's figures at once, marked
     "intervals_pending", its intervals computed in the background (core.reports.later).
     """
-    scope = access.scope_for(conn, actor, scope)
+    return fairness_in(conn, access.scope_for(conn, actor, scope), reference=reference, criterion=criterion, cut=cut,
+                       n_boot=n_boot, seed=seed, min_n=min_n, short_words=short_words, intervals=intervals, wait=wait)
+
+
+def fairness_in(conn: Database, scope: analytics.Scope, *, reference: str = "auto", criterion: str | None = None,
+                cut: float | None = None, n_boot: int = DEFAULT_BOOT, seed: int = 0, min_n: int = MIN_N,
+                short_words: int = SHORT_WORDS, intervals: bool = True, wait: bool = True) -> dict:
+    """`fairness_view` of a scope access.scope_for has already checked (a page's one read)."""
     version = analytics.fresh_version(conn, scope)
     key = ("fairness_view", scope, reference, criterion, cut, n_boot, seed, min_n, short_words, intervals)
-    options = dict(reference=reference, criterion=criterion, cut=cut, min_n=min_n, short_words=short_words,
-                   actor=actor)
+    options = dict(reference=reference, criterion=criterion, cut=cut, min_n=min_n, short_words=short_words)
     if intervals and not wait:
-        return whole_or_figures(conn, key, version, lambda: fairness_view(conn, scope, **options,
-                                                                                 intervals=False),
-                                      lambda c: fairness_view(c, scope, **options, n_boot=n_boot, seed=seed))
+        return whole_or_figures(conn, key, version, lambda: fairness_in(conn, scope, **options, intervals=False),
+                                lambda c: fairness_in(c, scope, **options, n_boot=n_boot, seed=seed))
     build = _fairness_view if intervals else _fairness_figures
     return analytics.memo(conn, key, lambda: build(conn, scope, reference, criterion, cut, n_boot, seed, min_n,
                                                    short_words), version=version)

@@ -21,8 +21,11 @@ def judge_agreement_view(conn: Database, scope: analytics.Scope, *, actor: Actor
     """{"available", "message", "alpha" (assignment x criterion: items, alpha, verdict), "judges"
     (per judge: votes and agreement with blind and expert scores), "marks" (the stored rule per
     assignment), "notes"}. Cached until the data change."""
-    scope = access.scope_for(conn, actor, scope)
+    return judge_agreement_in(conn, access.scope_for(conn, actor, scope))
 
+
+def judge_agreement_in(conn: Database, scope: analytics.Scope) -> dict:
+    """`judge_agreement_view` of a scope access.scope_for has already checked."""
     def compute() -> dict:
         rows = votes.current(conn, scope)
         if not rows:

@@ -39,7 +39,11 @@ def empty_message(reference: str) -> str:
 
 def criteria(conn: Database, scope: analytics.Scope, *, actor: Actor) -> list[str]:
     """Criterion keys of the rubrics used by the assignments in scope, in rubric order."""
-    scope = access.scope_for(conn, actor, scope)
+    return criteria_in(conn, access.scope_for(conn, actor, scope))
+
+
+def criteria_in(conn: Database, scope: analytics.Scope) -> list[str]:
+    """`criteria` of a scope access.scope_for has already checked."""
     keys: list[str] = []
     for rid in analytics.rubric_ids(conn, scope):
         keys += [k for k in courses.get_rubric(conn, rid).keys if k not in keys]
@@ -48,7 +52,11 @@ def criteria(conn: Database, scope: analytics.Scope, *, actor: Actor) -> list[st
 
 def criterion_titles(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict[str, str]:
     """{criterion key: the rubric's title} for the rubrics in scope: what a page shows instead of a key."""
-    scope = access.scope_for(conn, actor, scope)
+    return titles_in(conn, access.scope_for(conn, actor, scope))
+
+
+def titles_in(conn: Database, scope: analytics.Scope) -> dict[str, str]:
+    """`criterion_titles` of a scope access.scope_for has already checked."""
     return {c.key: c.title for rid in analytics.rubric_ids(conn, scope) for c in courses.get_rubric(conn, rid).criteria}
 
 
