@@ -5,7 +5,7 @@ import pandas as pd
 import streamlit as st
 
 from core import charts
-from core.growth import learning
+from core.reports import dashboards
 from core.signoff import labels
 from pages import _common
 
@@ -17,7 +17,7 @@ me = _common.actor()
 cid = _common.require_course()
 if cid is None:
     st.stop()
-data = learning.learning_view(conn, cid, actor=me)  # the page's one read
+data = dashboards.learning_page(conn, cid, actor=me)  # the page's one read
 g = data["growth"]
 if not g["released"]:
     st.info("Nothing released in this course yet: growth appears once work is released.")

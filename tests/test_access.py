@@ -60,6 +60,8 @@ INTERNAL = {
     "core.lessons.agreement.lesson_agreement_in": "the Agreement page's lesson section, after its access.scope_for",
     "core.lessons.costs.costs_in": "the Lessons page's cost, read by core.lessons.view.lessons_page after its check",
     "core.lessons.runs.latest_in": "the Lessons page's run, read by core.lessons.view.lessons_page after its check",
+    **{f"core.growth.learning.{name}": "a part of the Learning page's read (core.reports.dashboards.learning_page) after its check"
+       for name in ("growth_in", "after_config_in", "next_steps_in")},
     "core.evals.pairwise.results_in": "a comparison's results, read by core.evals.views after its check",
     "core.evals.pairwise.resumable_in": "whether a comparison resumes, read by core.evals.views after its check",
 }

@@ -18,7 +18,6 @@ import numpy as np
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
-from core.evals import gate
 from core.metrics.bootstrap import percentile_ci
 from db import audit, courses
 from db import learning as learning_db
@@ -56,10 +55,10 @@ def growth(conn, course_id: int, *, actor: Actor) -> dict:
     with CI}, students: [{student_id, name, criterion, weeks, slope, first, last}], released,
     by_position: titles of assignments without a week number, counted at their place in the course}."""
     access.check(conn, actor, "dashboards", course=course_id)
-    return _growth(conn, course_id, actor)
+    return growth_in(conn, course_id, actor)
 
 
-def _growth(conn, course_id: int, actor: Actor) -> dict:
+def growth_in(conn, course_id: int, actor: Actor) -> dict:
     rows = learning_db.released_scores(conn, course_id)
     pseudonyms = (None if access.sees_names(actor, course_id)
                   else {s["id"]: s["pseudonym"] for s in courses.list_students(conn, course_id)})
@@ -90,21 +89,6 @@ def _growth(conn, course_id: int, actor: Actor) -> dict:
             "released": len(rows), "by_position": sorted({r["title"] for r in rows if r["week_is_position"]})}
 
 
-def learning_view(conn, course_id: int, *, actor: Actor) -> dict:
-    """What the Learning page shows, in one read (one check): {"growth", "rubric" (of the course's
-    last assignment: the criteria's titles and scale), "after" (after_config, each with the
-    configuration's "name"), "next_steps" (its "by_config" with names too)}."""
-    access.check(conn, actor, "dashboards", course=course_id)
-    g = _growth(conn, course_id, actor)
-    if not g["released"]:
-        return {"growth": g, "rubric": None, "after": [], "next_steps": None}
-    rubric = courses.assignment_rubric(conn, courses.list_assignments(conn, course_id)[-1]["id"])
-    after = [{**a, "name": gate.config_name(conn, a["config"])} for a in _after_config(conn, course_id)]
-    ns = _next_steps(conn, course_id)
-    ns["by_config"] = [{**c, "name": gate.config_name(conn, c["config"])} for c in ns["by_config"]]
-    return {"growth": g, "rubric": rubric, "after": after, "next_steps": ns}
-
-
 def student_growth(conn, course_id: int, student_id: int, *, actor: Actor) -> list[dict]:
     access.check(conn, actor, "read", course=course_id, student=student_id)
     return [s for s in growth(conn, course_id, actor=actor)["students"] if s["student_id"] == student_id]
@@ -114,10 +98,10 @@ def after_config(conn, course_id: int, *, actor: Actor) -> list[dict]:
     """Per AI configuration: the mean change of a student's mean score from the week its
     feedback was released to the student's next released week, with a CI over transitions."""
     access.check(conn, actor, "dashboards", course=course_id)
-    return _after_config(conn, course_id)
+    return after_config_in(conn, course_id)
 
 
-def _after_config(conn, course_id: int) -> list[dict]:
+def after_config_in(conn, course_id: int) -> list[dict]:
     rows = learning_db.released_scores(conn, course_id)
     by_student: dict[int, list[dict]] = {}
     for r in rows:
@@ -142,10 +126,10 @@ def next_steps(conn, course_id: int, *, actor: Actor) -> dict:
     """The teachers' marks: counts of yes / partly / no overall, per week and per configuration
     of the feedback acted on (or not)."""
     access.check(conn, actor, "dashboards", course=course_id)
-    return _next_steps(conn, course_id)
+    return next_steps_in(conn, course_id)
 
 
-def _next_steps(conn, course_id: int) -> dict:
+def next_steps_in(conn, course_id: int) -> dict:
     marks = learning_db.marks(conn, course_id)
 
     def counts(ms):

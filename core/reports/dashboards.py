@@ -1,4 +1,4 @@
-"""What the Agreement, Fairness and Costs pages show, each read in one call with one permission
+"""What the Agreement, Fairness, Costs and Learning pages show, each read in one call with one permission
 check (access.scope_for): the page passes the choices its widgets hold and renders what comes
 back, the options of its pickers included.
 
@@ -14,6 +14,8 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
+from core.evals import gate
+from core.growth import learning
 from core.lessons.agreement import lesson_agreement_in
 from core.reports.agreement import agreement_in, anchored_in, edits_in, judges_in
 from core.reports.costs import costs_in
@@ -83,3 +85,18 @@ def fairness_page(conn: Database, scope: analytics.Scope, *, reference: str = "a
 def costs_page(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
     """costs_view: the Costs page's one read (its "apart" also when the view is empty)."""
     return costs_in(conn, access.scope_for(conn, actor, scope))
+
+
+def learning_page(conn, course_id: int, *, actor: Actor) -> dict:
+    """What the Learning page shows, in one read (one check): {"growth", "rubric" (of the course's
+    last assignment: the criteria's titles and scale), "after" (after_config, each with the
+    configuration's "name"), "next_steps" (its "by_config" with names too)}."""
+    access.check(conn, actor, "dashboards", course=course_id)
+    g = learning.growth_in(conn, course_id, actor)
+    if not g["released"]:
+        return {"growth": g, "rubric": None, "after": [], "next_steps": None}
+    rubric = courses.assignment_rubric(conn, courses.list_assignments(conn, course_id)[-1]["id"])
+    after = [{**a, "name": gate.config_name(conn, a["config"])} for a in learning.after_config_in(conn, course_id)]
+    ns = learning.next_steps_in(conn, course_id)
+    ns["by_config"] = [{**c, "name": gate.config_name(conn, c["config"])} for c in ns["by_config"]]
+    return {"growth": g, "rubric": rubric, "after": after, "next_steps": ns}
