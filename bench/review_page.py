@@ -45,6 +45,8 @@ def measure(path: str, sel: dict, token: str, reruns: int) -> dict:
         raise RuntimeError(f"the review page failed: {at.exception[0].value}")
     if any(b.label == "Sign in" for b in at.button):
         raise RuntimeError("the review page showed the sign-in form")
+    if not any(b.label == "← Queue" for b in at.button):
+        raise RuntimeError("the review page showed no open item")
     times, checks = [], []
     access.require = counted
     try:

@@ -158,3 +158,13 @@ def test_bulk_query_benchmark_times_the_candidates_on_a_small_database(tmp_path,
     out = bulk_query.main(["--n", "40", "--db", str(tmp_path / "b.db"), "--runs", "2"])
     assert last_json(capsys) == out and out["submissions"] == 10 and out["runs"] == 2
     assert "low" not in out["candidates"] and out["median_ms"] >= 0
+
+
+def test_review_page_benchmark_times_reruns_with_an_item_open(capsys, tmp_path):
+    from bench import review_page
+
+    out = review_page.main(["--n", "20", "--reruns", "2", "--out-dir", str(tmp_path)])
+    assert last_json(capsys) == out
+    assert out["reruns"] == 2 and out["role"] == "teacher"
+    assert 0 < out["rerun_s"]["min"] <= out["rerun_s"]["median"] <= out["rerun_s"]["max"]
+    assert out["permission_checks_per_rerun"] > 0      # every read the page makes is checked
