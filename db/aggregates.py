@@ -190,7 +190,7 @@ def ensure_group(conn: Database, course_ids) -> str:
         return key
     from db import users
 
-    ids = sorted({int(c) for c in course_ids})
+    ids = {int(c) for c in course_ids}
     with db.write_transaction(conn):
         if conn.execute("SELECT 1 FROM agg_groups WHERE scope = ? LIMIT 1", [key]).fetchone():
             return key
@@ -200,12 +200,16 @@ def ensure_group(conn: Database, course_ids) -> str:
         for g in stale:
             conn.execute("DELETE FROM agg_cells WHERE scope = ?", [g])
             conn.execute("DELETE FROM agg_groups WHERE scope = ?", [g])
-        conn.conn.executemany("INSERT INTO agg_groups (scope, course_id) VALUES (?, ?)", [(key, c) for c in ids])
-        conn.execute(
-            "INSERT INTO agg_cells (scope, ref, dim, value, rubric_id, criterion, source, ai, reference, n) "
-            "SELECT ?, ref, dim, value, rubric_id, criterion, source, ai, reference, SUM(n) FROM agg_cells "
-            "WHERE scope IN (SELECT 'c' || course_id FROM agg_groups WHERE scope = ?) "
-            "GROUP BY ref, dim, value, rubric_id, criterion, source, ai, reference HAVING SUM(n) != 0", [key, key])
+        conn.conn.executemany("INSERT INTO agg_groups (scope, course_id) VALUES (?, ?)",
+                              [(key, c) for c in sorted(ids)])
+        others = [f"c{c}" for (c,) in conn.execute("SELECT id FROM courses").fetchall() if c not in ids]
+        # Most courses granted: all courses minus the others reads fewer rows than the sum.
+        keys, sign = ([f"c{c}" for c in sorted(ids)], "n") if len(ids) <= len(others) else (
+            ["all", *others], "CASE WHEN scope = 'all' THEN n ELSE -n END")
+        cols = "ref, dim, value, rubric_id, criterion, source, ai, reference"
+        conn.execute(f"INSERT INTO agg_cells (scope, {cols}, n) SELECT ?, {cols}, SUM({sign}) FROM agg_cells "
+                     f"WHERE scope IN ({', '.join('?' * len(keys))}) GROUP BY {cols} HAVING SUM({sign}) != 0",
+                     [key, *keys])
     return key
 
 
