@@ -107,7 +107,7 @@ def _refresh_chunk(conn: Database, ids: list[int]) -> int:
         now = dict(_in(conn, "SELECT submission_id, state FROM agg_subs WHERE submission_id IN ({})", changed))
         if any(now.get(sid) != was[sid] for sid in changed):
             raise _Stale()
-        _apply(conn, delta)
+        _apply(conn, _with_groups(conn, delta))
         _in(conn, "DELETE FROM agg_pairs WHERE submission_id IN ({})", changed)
         _in(conn, "DELETE FROM agg_subs WHERE submission_id IN ({})", changed)
         rows = [new[sid] for sid in changed if sid in new]
@@ -154,6 +154,63 @@ def _apply(conn: Database, delta: Counter) -> None:
     conn.conn.executemany(
         "DELETE FROM agg_cells WHERE scope = ? AND ref = ? AND dim = ? AND value = ? AND rubric_id = ? "
         "AND criterion = ? AND source = ? AND ai = ? AND reference = ? AND n = 0", [c[:-1] for c in changes])
+
+
+def _with_groups(conn: Database, delta: Counter) -> Counter:
+    """The delta with each course's change added to the groups that course belongs to (read in
+    the write transaction, so a group made meanwhile is never missed nor counted twice)."""
+    courses = sorted({int(key[0][1:]) for key in delta if key[0].startswith("c")})
+    groups: dict = defaultdict(list)
+    for course_id, scope in _in(conn, "SELECT course_id, scope FROM agg_groups WHERE course_id IN ({})", courses):
+        groups[f"c{course_id}"].append(scope)
+    for key, n in list(delta.items()):
+        for scope in groups.get(key[0], ()):
+            delta[(scope, *key[1:])] += n
+    return delta
+
+
+# --- several courses as one scope: a user's granted courses -----------------------------------
+def group_key(course_ids) -> str:
+    """The agg_cells scope of a set of courses ('g<hash>'), the same for the same set.
+
+    >>> group_key([3, 1, 2]) == group_key((1, 2, 3, 3))
+    True
+    """
+    ids = ",".join(str(c) for c in sorted({int(c) for c in course_ids}))
+    return "g" + hashlib.sha256(ids.encode()).hexdigest()[:24]
+
+
+def ensure_group(conn: Database, course_ids) -> str:
+    """The scope key of these courses' summed counts, made the first time it is asked for (the
+    sum of the courses' rows) and kept up to date by `refresh` from then on: a coordinator's
+    "all courses" reads one scope's rows, however many courses are granted. Groups that no
+    user's grants make any more are dropped when a new one is made."""
+    key = group_key(course_ids)
+    if conn.execute("SELECT 1 FROM agg_groups WHERE scope = ? LIMIT 1", [key]).fetchone():
+        return key
+    from db import users
+
+    ids = {int(c) for c in course_ids}
+    with db.write_transaction(conn):
+        if conn.execute("SELECT 1 FROM agg_groups WHERE scope = ? LIMIT 1", [key]).fetchone():
+            return key
+        wanted = {key} | {group_key(users.granted_courses(conn, uid)) for (uid,) in
+                          conn.execute("SELECT id FROM users WHERE role != 'admin'").fetchall()}
+        stale = [g for (g,) in conn.execute("SELECT DISTINCT scope FROM agg_groups").fetchall() if g not in wanted]
+        for g in stale:
+            conn.execute("DELETE FROM agg_cells WHERE scope = ?", [g])
+            conn.execute("DELETE FROM agg_groups WHERE scope = ?", [g])
+        conn.conn.executemany("INSERT INTO agg_groups (scope, course_id) VALUES (?, ?)",
+                              [(key, c) for c in sorted(ids)])
+        others = [f"c{c}" for (c,) in conn.execute("SELECT id FROM courses").fetchall() if c not in ids]
+        # Most courses granted: all courses minus the others reads fewer rows than the sum.
+        keys, sign = ([f"c{c}" for c in sorted(ids)], "n") if len(ids) <= len(others) else (
+            ["all", *others], "CASE WHEN scope = 'all' THEN n ELSE -n END")
+        cols = "ref, dim, value, rubric_id, criterion, source, ai, reference"
+        conn.execute(f"INSERT INTO agg_cells (scope, {cols}, n) SELECT ?, {cols}, SUM({sign}) FROM agg_cells "
+                     f"WHERE scope IN ({', '.join('?' * len(keys))}) GROUP BY {cols} HAVING SUM({sign}) != 0",
+                     [key, *keys])
+    return key
 
 
 def _in(conn: Database, sql: str, ids: list[int]) -> list:

@@ -47,32 +47,32 @@ class Scope:
     courses: tuple[int, ...] | None = None  # "all" limited to these (a user's granted courses)
 
     def where(self, sub: str = "s", asg: str = "a") -> tuple[str, list]:
-        if self.kind == "assignment":
-            return (f"{sub}.assignment_id = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
-        if self.kind == "course":
-            return (f"{asg}.course_id = ?", [self.course_id]) if self.course_id else ("0", [])
-        if self.courses is not None:
-            return (f"{asg}.course_id IN ({', '.join('?' * len(self.courses))})", list(self.courses)) \
-                if self.courses else ("0", [])
-        return "1", []
+        """The scope as one SQL condition (a user's granted courses: one IN list, no check per row)."""
+        return self._condition(f"{sub}.assignment_id", f"{asg}.course_id")
 
     def agg_where(self, prefix: str = "") -> tuple[str, list]:
         """The scope over db.aggregates' per-submission rows (their course_id, assignment_id)."""
+        return self._condition(f"{prefix}assignment_id", f"{prefix}course_id")
+
+    def _condition(self, assignment: str, course: str) -> tuple[str, list]:
         if self.kind == "assignment":
-            return (f"{prefix}assignment_id = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
+            return (f"{assignment} = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
         if self.kind == "course":
-            return (f"{prefix}course_id = ?", [self.course_id]) if self.course_id else ("0", [])
+            return (f"{course} = ?", [self.course_id]) if self.course_id else ("0", [])
         if self.courses is not None:
-            return (f"{prefix}course_id IN ({', '.join('?' * len(self.courses))})", list(self.courses)) \
+            return (f"{course} IN ({', '.join('?' * len(self.courses))})", list(self.courses)) \
                 if self.courses else ("0", [])
         return "1", []
 
     @property
     def cell_keys(self) -> list[str]:
         """The agg_cells scopes whose sum is this scope: "all" limited to a user's granted courses
-        sums those courses' rows (never the all-courses row, which counts the others too)."""
+        is that course's rows, or the group of those courses (db.aggregates.ensure_group, made by
+        `fresh_version`), never the all-courses row, which counts the others too."""
         if self.kind == "all" and self.courses is not None:
-            return [f"c{c}" for c in self.courses]
+            if len(set(self.courses)) > 1:
+                return [aggregates.group_key(self.courses)]
+            return [f"c{c}" for c in set(self.courses)]
         return [] if self.key is None else [self.key]
 
     @property
@@ -111,6 +111,8 @@ def fresh_version(conn: Database, scope: Scope | None = None) -> int:
     when given): the cache key of every view built from them, so only a change to what they
     count (in that scope) makes a view recompute."""
     aggregates.refresh(conn)
+    if scope is not None and scope.cell_keys[:1] == [aggregates.group_key(scope.courses or ())]:
+        aggregates.ensure_group(conn, scope.courses)
     return aggregates.version(conn, None if scope is None else (scope.key or "none"))
 
 
@@ -295,8 +297,12 @@ def student_count(conn: Database, scope: Scope, reference: str, rubric_ids: set[
     ref = "COALESCE(expert, blind)" if reference == "auto" else reference
     where, args = scope.agg_where()
     ids = sorted(int(r) for r in rubric_ids)
+    rubrics = f"rubric_id IN ({', '.join('?' * len(ids))})"
+    if scope.kind == "all" and scope.courses is None and reference == "teacher":  # each student looked up (m023p)
+        return conn.execute(f"SELECT COUNT(*) FROM students st WHERE EXISTS (SELECT 1 FROM agg_pairs WHERE "
+                            f"student_id = st.id AND teacher IS NOT NULL AND {rubrics})", ids).fetchone()[0]
     return conn.execute(f"SELECT COUNT(DISTINCT student_id) FROM agg_pairs WHERE {where} AND {ref} IS NOT NULL "
-                        f"AND rubric_id IN ({', '.join('?' * len(ids))})", [*args, *ids]).fetchone()[0]
+                        f"AND {rubrics}", [*args, *ids]).fetchone()[0]
 
 
 def raters(conn: Database, scope: Scope) -> list[str]:
@@ -304,7 +310,7 @@ def raters(conn: Database, scope: Scope) -> list[str]:
     keys = scope.cell_keys
     if not keys:
         return []
-    fresh_version(conn)
+    fresh_version(conn, scope)
     return [r[0].removeprefix("rater:") for r in conn.execute(
         f"SELECT DISTINCT ref FROM agg_cells WHERE scope IN ({', '.join('?' * len(keys))}) AND ref > 'rater:' "
         "AND ref < 'rater;' ORDER BY ref", keys)]
@@ -327,11 +333,6 @@ def attributes(conn: Database, scope: Scope) -> list[str]:
         f"ORDER BY j.key", args)]
 
 
-def frame(conn: Database, sql: str, args: list) -> pd.DataFrame:
-    cur = conn.execute(sql, args)
-    return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])
-
-
 # --- edit analytics ---------------------------------------------------------------------------
 def edit_counts(conn: Database, scope: Scope) -> dict:
     """What teachers changed in reviews they decided one by one (approved/rejected), as counts.
@@ -343,7 +344,7 @@ def edit_counts(conn: Database, scope: Scope) -> dict:
     newest COMMENT_SAMPLE edited comments, "reason_codes": (code, n), "bulk_approved": int}.
     Read from the kept-up-to-date counts (db.aggregates): constant in the number of submissions.
     """
-    fresh_version(conn)
+    fresh_version(conn, scope)
     rows = _cells(conn, scope, "edit", "dim IN ('outcome', 'change', 'reason')", [])
     outcome, changes, codes = [], [], []
     for _, criterion, _, dim, value, ai, teacher, n in rows:

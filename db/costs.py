@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 from sqlite_utils import Database
 
-from db.analytics import Scope, frame
+from db.analytics import Scope
 
 # What a call was for (`work`): its run's kind (reflections | lessons | comparisons); without a
 # run, a lesson's call is lesson review, a submission's call a Regenerate (reflections), and the
@@ -59,3 +59,8 @@ def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
         "by_work": f"SELECT x.work, {agg} {every} GROUP BY x.work ORDER BY x.work",
     }
     return {name: frame(conn, query, args) for name, query in sql.items()}
+
+
+def frame(conn: Database, sql: str, args: list) -> pd.DataFrame:
+    cur = conn.execute(sql, args)
+    return pd.DataFrame(cur.fetchall(), columns=[c[0] for c in cur.description])

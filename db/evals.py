@@ -87,8 +87,15 @@ def save_case(conn: Database, *, submission_id: int, draft_id: int | None, dimen
         [submission_id, draft_id, dimension, reason, dumps(case), saved_by, now()]).lastrowid
 
 
-def saved_cases(conn: Database) -> list[dict]:
-    rows = list(conn.query("SELECT * FROM saved_eval_cases ORDER BY id"))
+def saved_cases(conn: Database, course_ids: list[int] | None = None) -> list[dict]:
+    """Every saved case, or those of these courses' submissions (one condition in SQL)."""
+    if course_ids is None:
+        rows = list(conn.query("SELECT * FROM saved_eval_cases ORDER BY id"))
+    else:
+        rows = list(conn.query(
+            "SELECT c.* FROM saved_eval_cases c JOIN submissions s ON s.id = c.submission_id "
+            "JOIN assignments a ON a.id = s.assignment_id "
+            f"WHERE a.course_id IN ({', '.join('?' * len(course_ids))}) ORDER BY c.id", list(course_ids)))
     for r in rows:
         r["case"] = loads(r.pop("case_json"), {})
     return rows

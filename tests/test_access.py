@@ -259,3 +259,77 @@ def test_dashboards_over_all_courses_show_only_granted_ones(conn, two_courses):
     scope = access.scope_for(conn, coordinator, Scope("all"))
     assert scope.courses == (two_courses["mine"],)
     assert access.scope_for(conn, f.actor(), Scope("all")).courses is None
+
+
+def _scored_courses(conn) -> list[int]:
+    """Three courses whose AI drafts and expert scores differ, so each course's figures are its own."""
+    from dashboard_data import item
+
+    ids = []
+    for k, (ai, expert) in enumerate([((0, 1, 2, 3), (0, 1, 2, 3)), ((3, 3, 2, 2), (1, 1, 2, 2)),
+                                      ((1, 1, 1, 1), (3, 2, 1, 0))]):
+        c = f.course(conn, f"Course {'ABC'[k]}")
+        for i in range(2 + k):
+            item(conn, c, [(v + i) % 4 for v in ai], expert=expert, attrs={"section": "AB"[i % 2]})
+        ids.append(c["course_id"])
+    return ids
+
+
+def _confusion(view) -> dict:
+    return view["confusion"]["All criteria"].to_dict()
+
+
+def _summed(*views) -> dict:
+    total = views[0]["confusion"]["All criteria"]
+    for v in views[1:]:
+        total = total.add(v["confusion"]["All criteria"], fill_value=0)
+    return total.astype(int).to_dict()
+
+
+def test_all_courses_figures_are_exactly_the_granted_courses_for_every_role(conn):
+    import pandas as pd
+
+    from core import reports
+    from dashboard_data import item
+
+    a, b, c = _scored_courses(conn)
+    admin = f.actor()
+    cora = f.user(conn, "cora", "coordinator", courses=[a, b])
+    tina = f.user(conn, "tina", "instructor", courses=[c])
+
+    def views(who, kind="all", course=None):
+        return (reports.agreement_view(conn, Scope(kind, course), intervals=False, actor=who),
+                reports.fairness_view(conn, Scope(kind, course), intervals=False, actor=who))
+
+    def check() -> None:
+        per_course = {cid: views(admin, "course", cid) for cid in (a, b, c)}
+        agreement, fairness = views(cora)
+        assert _confusion(agreement) == _summed(per_course[a][0], per_course[b][0])
+        assert fairness["bands"]["bands"]["low"]["n"] == sum(
+            per_course[x][1]["bands"]["bands"]["low"]["n"] for x in (a, b))
+        agreement, fairness = views(tina)
+        assert _confusion(agreement) == _confusion(per_course[c][0])
+        pd.testing.assert_frame_equal(pd.DataFrame(fairness["groups"]["section"]["by_group"]),
+                                      pd.DataFrame(per_course[c][1]["groups"]["section"]["by_group"]))
+        whole = reports.agreement_view(conn, Scope("all"), actor=tina)
+        assert whole["students"] == reports.agreement_view(conn, Scope("course", c), actor=admin)["students"]
+        assert _confusion(views(admin)[0]) == _summed(*(per_course[x][0] for x in (a, b, c)))
+
+    check()
+    # New work in a course the coordinator is not granted, and in one they are: their figures
+    # follow only their own courses' (the summed counts are kept up to date, not cached stale).
+    before = _confusion(views(cora)[0])
+    cc = {"course_id": c, "assignment_ids": [conn.execute("SELECT id FROM assignments WHERE course_id = ?",
+                                                          [c]).fetchone()[0]]}
+    item(conn, cc, (0, 0, 0, 0), expert=(3, 3, 3, 3))
+    assert _confusion(views(cora)[0]) == before
+    ca = {"course_id": a, "assignment_ids": [conn.execute("SELECT id FROM assignments WHERE course_id = ?",
+                                                          [a]).fetchone()[0]]}
+    item(conn, ca, (0, 0, 0, 0), expert=(3, 3, 3, 3))
+    assert _confusion(views(cora)[0]) != before
+    check()
+    # A course the coordinator is not granted stays refused, on its own too.
+    with pytest.raises(Forbidden):
+        reports.agreement_view(conn, Scope("course", c), intervals=False, actor=cora)
+    with pytest.raises(Forbidden):
+        reports.fairness_view(conn, Scope("course", a), intervals=False, actor=tina)

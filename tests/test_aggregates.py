@@ -305,3 +305,60 @@ def test_a_large_scope_shows_its_figures_at_once_and_its_intervals_when_ready(co
         _time.sleep(0.05)
         fair = reports.fairness_view(conn, scope, wait=False, actor=Actor("test", role="admin"))
     assert fair["students"] == reports.fairness_view(conn, scope, actor=Actor("test", role="admin"))["students"] > 0
+
+
+def _third_course(conn, name: str = "C"):
+    """A course no one in these tests is granted, with expert-scored drafts of its own."""
+    c = f.course(conn, name)
+    subs = []
+    for i in range(3):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], attributes={"section": "C"}),
+                           text=" ".join(["word"] * (50 + 20 * i)))
+        f.draft(conn, sid, scores(i))
+        f.reference(conn, sid, scores(3 - i), rater="r1")
+        subs.append(sid)
+    return c, subs
+
+
+def test_a_users_granted_courses_are_one_scope_kept_up_to_date_by_every_refresh(conn):
+    a, b, subs = _world(conn)
+    c, others = _third_course(conn)
+    granted = Scope("all", courses=(a["course_id"], b["course_id"]))
+    # Two of five courses are summed; four of five are all courses minus the fifth.
+    d, more = _third_course(conn, "D")
+    e, most = _third_course(conn, "E")
+    others += more + most
+    most_courses = Scope("all", courses=(a["course_id"], b["course_id"], c["course_id"], d["course_id"]))
+    _check(conn, a, b, [most_courses], ("auto", "teacher"))
+    # Several courses read one group scope of the summed counts; one course reads its own rows.
+    assert granted.cell_keys == [aggregates.group_key([b["course_id"], a["course_id"]])]
+    assert Scope("all", courses=(b["course_id"],)).cell_keys == [f"c{b['course_id']}"]
+    _check(conn, a, b, [granted], ("auto", "teacher"))      # the first read makes the group
+    assert sorted(r[0] for r in conn.execute("SELECT course_id FROM agg_groups WHERE scope = ?",
+                                             granted.cell_keys)) == sorted([a["course_id"], b["course_id"]])
+    # Edits in every course after the group was made: it follows its own courses' only.
+    rng, ctx = random.Random(5), {"clock": 0}
+    for i, sid in enumerate(subs + others):
+        _apply(conn, ("draft", "expert", "review", "attrs", "blind", "unreview")[i % 6], sid, rng, ctx)
+    _check(conn, a, b, [granted, most_courses], REFERENCES)
+    assert aggregates.dirty_count(conn) == 0
+
+
+def test_groups_no_users_grants_make_any_more_are_dropped(conn):
+    from core import reports
+
+    a, b, _ = _world(conn)
+    c, _ = _third_course(conn)
+    cora = f.user(conn, "cora", "coordinator", courses=[a["course_id"], b["course_id"]])
+    reports.agreement_view(conn, Scope("all"), intervals=False, actor=cora)
+    first = aggregates.group_key([a["course_id"], b["course_id"]])
+    assert {r[0] for r in conn.execute("SELECT DISTINCT scope FROM agg_groups")} == {first}
+    from core.accounts import identity as accounts
+
+    accounts.revoke(conn, cora.user_id, course_id=b["course_id"], actor=Actor("test", role="admin"))
+    cora = f.user(conn, "cora", "coordinator", courses=[c["course_id"]])
+    reports.agreement_view(conn, Scope("all"), intervals=False, actor=cora)
+    now = aggregates.group_key([a["course_id"], c["course_id"]])
+    assert {r[0] for r in conn.execute("SELECT DISTINCT scope FROM agg_groups")} == {now}
+    assert conn.execute("SELECT COUNT(*) FROM agg_cells WHERE scope = ?", [first]).fetchone()[0] == 0
+    assert conn.execute("SELECT COUNT(*) FROM agg_cells WHERE scope = ?", [now]).fetchone()[0] > 0

@@ -77,7 +77,7 @@ def test_tokens_benchmark_counts_every_agent_and_prices_it(capsys):
 
 
 def test_pages_benchmark_times_every_page_for_both_layouts(capsys, tmp_path):
-    out = pages.main(["--sizes", "20,60", "--repeat", "1", "--out-dir", str(tmp_path)])
+    out = pages.main(["--sizes", "20,60", "--repeat", "1", "--out-dir", str(tmp_path), "--roles", "admin"])
     assert last_json(capsys) == out
     for layout in ("courses", "worst"):
         part = out[layout]
@@ -91,6 +91,39 @@ def test_pages_benchmark_times_every_page_for_both_layouts(capsys, tmp_path):
     assert out["courses"]["selected_assignment_submissions"] == {"20": 20, "60": 28}
     # The built databases are cached by size and layout.
     assert len(list(tmp_path.glob("pages-*-20-v*.db"))) == 2
+
+
+def test_pages_benchmark_times_every_page_and_scope_signed_in_as_each_role(capsys, tmp_path):
+    out = pages.main(["--sizes", "20,700", "--repeat", "1", "--out-dir", str(tmp_path), "--layouts", "courses",
+                      "--roles", "coordinator,teacher"])
+    assert last_json(capsys) == out
+    part = out["courses"]
+    assert part["problems"] == [] and part["courses"] == {"20": 1, "700": 3}
+    names = set(part["timings_s"])
+    for role in ("coordinator", "teacher"):
+        assert {f"{role}:{n}" for n in pages.APPTESTS} <= names
+        assert {f"{role}:{page}_{scope}_figures_cold" for page in ("agreement", "fairness")
+                for scope in ("assignment", "course", "all")} <= names
+    assert "coordinator:grant_change_first_view" in names and not any(":" not in n for n in names)
+    # The summary has every page and scope for each role, cold (and warm for the views).
+    assert set(part["by_role"]["apptest_fairness_all"]) == {"coordinator", "teacher"}
+    assert set(part["by_role"]["agreement_all_figures"]["teacher"]) == {"cold", "warm"}
+    assert part["by_role"]["agreement_all_figures"]["coordinator"]["cold"] == \
+        part["timings_s"]["coordinator:agreement_all_figures_cold"]["ratio"]
+    # The coordinator is granted five courses in six (the selected one among them); the teacher
+    # the selected course.
+    import db
+
+    conn = db.connect(str(tmp_path / f"pages-courses-700-v{synth.VERSION}.db"))
+    try:
+        sel = pages.selection(conn)
+        granted = pages.granted_courses(conn, sel, "coordinator")
+        assert len(granted) == 2 and sel["course_id"] in granted
+        assert pages.granted_courses(conn, sel, "teacher") == [sel["course_id"]]
+        assert pages.granted_courses(conn, sel, "admin") is None
+    finally:
+        conn.close()
+        db.forget_migrated(str(tmp_path / f"pages-courses-700-v{synth.VERSION}.db"))
 
 
 def test_synthetic_layouts_grow_by_courses_or_by_assignment_size():
@@ -125,3 +158,13 @@ def test_bulk_query_benchmark_times_the_candidates_on_a_small_database(tmp_path,
     out = bulk_query.main(["--n", "40", "--db", str(tmp_path / "b.db"), "--runs", "2"])
     assert last_json(capsys) == out and out["submissions"] == 10 and out["runs"] == 2
     assert "low" not in out["candidates"] and out["median_ms"] >= 0
+
+
+def test_review_page_benchmark_times_reruns_with_an_item_open(capsys, tmp_path):
+    from bench import review_page
+
+    out = review_page.main(["--n", "20", "--reruns", "2", "--out-dir", str(tmp_path)])
+    assert last_json(capsys) == out
+    assert out["reruns"] == 2 and out["role"] == "teacher"
+    assert 0 < out["rerun_s"]["min"] <= out["rerun_s"]["median"] <= out["rerun_s"]["max"]
+    assert out["permission_checks_per_rerun"] > 0      # every read the page makes is checked

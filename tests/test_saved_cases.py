@@ -89,3 +89,19 @@ def test_save_as_eval_case_on_the_review_item(conn, app_test):
     assert not at.exception
     rows = saved.cases_for_export(conn, actor=Actor("test", role="admin"))
     assert len(rows) == 1 and rows[0]["dimension"] == "grounding"
+
+
+def test_a_coordinator_sees_the_saved_cases_of_their_granted_courses_only(conn):
+    first = _item(conn)
+    conn.execute("UPDATE courses SET name = 'Last year'")   # the next item is made in a course of its own
+    second = _item(conn)
+    for sid in (first, second):
+        saved.save_case(conn, sid, dimension="leakage", reason="Ana must find 3.0 herself: hint at the sign.",
+                        actor=Actor("Ms T", role="admin"))
+    course_of = {sid: conn.execute("SELECT a.course_id FROM submissions s JOIN assignments a "
+                                   "ON a.id = s.assignment_id WHERE s.id = ?", [sid]).fetchone()[0]
+                 for sid in (first, second)}
+    cora = f.user(conn, "cora", "coordinator", courses=[course_of[second]])
+    assert [r["submission_id"] for r in saved.saved_cases(conn, actor=cora)] == [second]
+    assert [r["submission_id"] for r in saved.saved_cases(conn, actor=f.user(conn, "nobody", "coordinator"))] == []
+    assert [r["submission_id"] for r in saved.saved_cases(conn, actor=Actor("a", role="admin"))] == [first, second]

@@ -42,6 +42,7 @@ ORDER = (
     "m015a_accounts",
     "m022a_bulk_holds",
     "m022f_llm_calls_answer_logprobs",
+    "m023p_dashboard_scopes",
 )
 
 migrations = Migrations("fairmark")
