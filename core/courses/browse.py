@@ -70,7 +70,13 @@ def progress_counts(conn, *, course_id: int | None = None, assignment_id: int | 
     - approved: approved by a teacher, released or not; released: in a release;
     - rejected: rejected and back in the queue.
     """
-    raw = status_counts(conn, course_id=course_id, assignment_id=assignment_id, actor=actor)
+    status_counts(conn, course_id=course_id, assignment_id=assignment_id, actor=actor)   # the check
+    return progress_of(conn, course_id=course_id, assignment_id=assignment_id)
+
+
+def progress_of(conn, *, course_id: int | None = None, assignment_id: int | None = None) -> dict:
+    """`progress_counts` for a caller that has checked the actor (a page's view)."""
+    raw = courses.status_counts(conn, course_id=course_id, assignment_id=assignment_id)
     aids = ([assignment_id] if assignment_id is not None
             else [a["id"] for a in courses.list_assignments(conn, course_id)])
     return {"uploaded": sum(raw.values()), "drafted": sum(raw.values()) - raw["uploaded"] - raw["failed"],
@@ -120,6 +126,12 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
 def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
                page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
+    return queue_page_of(conn, assignment_id, flt, actor=actor, course_id=course_id, page=page, page_size=page_size)
+
+
+def queue_page_of(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor, course_id: int,
+                  page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
+    """`queue_page` for a caller that has checked the actor (a page's view)."""
     out = queue.queue(conn, assignment_id, flt, page=page, page_size=page_size)
     if not access.sees_names(actor, course_id):
         rows = []
@@ -152,6 +164,11 @@ def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
     A calibration item nobody has scored blind is refused (GateError): its draft stays hidden."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
     blind.require_visible(conn, submission_id)
+    return review_item_of(conn, submission_id, actor=actor, course_id=course_id)
+
+
+def review_item_of(conn, submission_id: int, *, actor: Actor, course_id: int) -> dict:
+    """`review_item` for a caller that has checked the actor and that the draft may be seen."""
     data = reviews.item(conn, submission_id)
     student = data["student"]
     hide = _masker(actor, course_id, student["name"], "", student["pseudonym"])
@@ -168,6 +185,11 @@ def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
 
 def item_history(conn, submission_id: int, *, actor: Actor) -> list[dict]:
     course_id = access.check(conn, actor, "read", submission=submission_id)
+    return item_history_of(conn, submission_id, actor=actor, course_id=course_id)
+
+
+def item_history_of(conn, submission_id: int, *, actor: Actor, course_id: int) -> list[dict]:
+    """`item_history` for a caller that has checked the actor (a page's view)."""
     rows = reviews.history(conn, submission_id)
     if not access.sees_names(actor, course_id):
         student = reviews.item(conn, submission_id)["student"]
@@ -223,6 +245,10 @@ def students_with_releases(conn, course_id: int, *, actor: Actor) -> set[int]:
 
 def student_released(conn, student_id: int, *, actor: Actor) -> list[dict]:
     course_id = access.check(conn, actor, "read", student=student_id)
+    return _student_released(conn, student_id, actor=actor, course_id=course_id)
+
+
+def _student_released(conn, student_id: int, *, actor: Actor, course_id: int) -> list[dict]:
     rows = releases.student_released(conn, student_id)
     if not access.sees_names(actor, course_id):
         person = next((s for s in courses.list_students(conn, course_id) if s["id"] == student_id), None)
@@ -284,3 +310,4 @@ def get_rubric(conn, rubric_id: int, *, actor: Actor):
 def list_rubrics(conn, *, actor: Actor) -> list[dict]:
     access.require(actor, "read")
     return courses.list_rubrics(conn)
+
