@@ -10,7 +10,7 @@ from __future__ import annotations
 from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
-from core.calibration import blind
+from core.calibration import blind, readiness
 from core.privacy.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
@@ -311,3 +311,37 @@ def list_rubrics(conn, *, actor: Actor) -> list[dict]:
     access.require(actor, "read")
     return courses.list_rubrics(conn)
 
+
+# --- pages' views: what one run of a page shows, read with one check --------------------------
+def students_page(conn, course_id: int, *, actor: Actor, student_id: int | None = None) -> dict:
+    """The Students page: {"students" (as list_students), "released" (ids with released work),
+    "student_id" (`student_id` when it is one of the course's, else the first with released work,
+    else the first; None without students), "rows" (its released work: student_released),
+    "rubrics" {rubric id: rubric}}."""
+    access.check(conn, actor, "read", course=course_id)
+    students = courses.list_students(conn, course_id)
+    if not access.sees_names(actor, course_id):
+        students = [{**r, "name": r["pseudonym"], "email": "", "external_id": ""} for r in students]
+    released = releases.students_with_releases(conn, course_id)
+    ids = [s["id"] for s in students]
+    if student_id not in ids:
+        student_id = next((i for i in ids if i in released), ids[0] if ids else None)
+    rows = [] if student_id is None else _student_released(conn, student_id, actor=actor, course_id=course_id)
+    return {"students": students, "released": released, "student_id": student_id, "rows": rows,
+            "rubrics": {r["rubric_id"]: courses.get_rubric(conn, r["rubric_id"]) for r in rows}}
+
+
+def home_page(conn, *, actor: Actor, course_id: int | None = None, assignment_id: int | None = None) -> dict:
+    """The Home page: {"courses" (list_courses), "may" (the actions the actor may do, anywhere:
+    the page's links), "assignment" and "course" (progress_counts, None when not chosen),
+    "calibration" (core.calibration.readiness.course_overview of the course), "course_row"}."""
+    if course_id is None and assignment_id is None:
+        access.require(actor, "read")
+    else:
+        access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
+    return {"courses": [c for c in courses.list_courses(conn) if actor.has_course(c["id"])],
+            "may": access.allowed(actor),
+            "assignment": progress_of(conn, assignment_id=assignment_id) if assignment_id else None,
+            "course": progress_of(conn, course_id=course_id) if course_id else None,
+            "calibration": readiness.overview_of(conn, course_id) if course_id else [],
+            "course_row": courses.get_course(conn, course_id) if course_id else None}
