@@ -128,8 +128,8 @@ def review_page(conn: Database, assignment_id: int, *, actor: Actor, item: int |
                 loaded_version: int | None = None, flt: queue.QueueFilter | None = None, page: int = 0,
                 with_bulk: bool = False) -> dict:
     """Everything one run of the Review page shows, read with one check of the actor:
-    {"course_id", "may" (the actions the actor may do in the course), "readiness", "offsets",
-    "item" (`item` when it is of this assignment, else None: see _item_view), "queue" (when no item
+    {"course_id", "may" (the actions the actor may do in the course), "readiness", "offsets" (with
+    an item: core.calibration.offset), "item" (`item` when it is of this assignment, else None: see _item_view), "queue" (when no item
     is shown: see _queue_view)}. `loaded_version`: the review version the teacher's screen holds
     (what changed since is said); `flt`, `page`: the queue's filters and page; `with_bulk`: the
     bulk approval panel is open. Writes (open an item, approve, ...) check on their own; opening
@@ -137,10 +137,10 @@ def review_page(conn: Database, assignment_id: int, *, actor: Actor, item: int |
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     may = access.allowed(actor, course_id)
     ready = readiness.current(conn, assignment_id)
-    out = {"course_id": course_id, "may": may, "readiness": ready, "item": None, "queue": None,
-           "offsets": offset.of_assignment(conn, assignment_id)}
+    out = {"course_id": course_id, "may": may, "readiness": ready, "item": None, "queue": None, "offsets": []}
     where = queue.position(conn, item) if item is not None else None
     if where is not None and where[0] == assignment_id:   # another assignment's item (a crafted address): none
+        out["offsets"] = offset.of_assignment(conn, assignment_id)
         out["item"] = _item_view(conn, assignment_id, item, where[1], actor=actor, course_id=course_id, may=may,
                                  ready=ready, loaded_version=loaded_version)
     else:
