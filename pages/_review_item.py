@@ -11,8 +11,6 @@ next save is refused with a conflict message instead.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import streamlit as st
 
@@ -26,33 +24,16 @@ from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, labels
 from core.text import count, format_timestamp
 from pages import _calibration, _common, _evals_widgets
-from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
+from pages._review_nav import back_to_queue, go, next_to_decide
+from pages._review_queue import show_flash
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
 RESULT = "ri_result"  # (submission id, kind, message) of the last action, shown under the buttons
 
 
-def requested() -> int | None:
-    """The item the address or a click asked for (the view says whether it is shown)."""
-    return st.session_state.get("review_item")
-
-
 def loaded_version(sid: int | None) -> int | None:
     """The review version this teacher's screen holds of the item (None: not opened yet)."""
     return None if sid is None else st.session_state.get(_loaded_key(sid))
-
-
-def follow(view: dict) -> dict | None:
-    """The item the page's view shows, else None: an item of another assignment or course (a
-    crafted address) is shown as no item at all and closed."""
-    item = view["item"]
-    if item is None:
-        if requested() is not None:
-            close_item()
-        return None
-    if not st.session_state.get("review_pos"):
-        open_item(item["submission_id"], (item["priority"], item["submission_id"]))
-    return item
 
 
 def _loaded_key(sid: int) -> str:
@@ -69,53 +50,13 @@ def _fresh(sid: int, version: int) -> bool:
     return st.session_state.get("review_item") == sid and st.session_state.get(_loaded_key(sid)) == version
 
 
-# --- navigation ---------------------------------------------------------------------------
-def _go(aid: int, sid: int, pos: tuple, forward: bool) -> None:
-    """Previous / Next from the item the button was drawn on."""
-    if st.session_state.get("review_item") != sid:
-        return
-    conn, me = _common.connect(), _common.actor()
-    nxt = browse.queue_neighbour(conn, aid, tuple(pos), current_filter(), forward=forward, actor=me)
-    if nxt is None:
-        st.toast("This is the last item." if forward else "This is the first item.")
-        return
-    open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
-
-
-def _next_to_decide(aid: int, sid: int, pos: tuple) -> None:
-    """The next item still waiting for a decision (within the filters), from the teacher's
-    place onwards, then from the top of the queue; back to the queue when none is left."""
-    if st.session_state.get("review_item") != sid:
-        return
-    conn, me = _common.connect(), _common.actor()
-    flt = current_filter()
-    statuses = tuple(s for s in (flt.statuses or actions.UNDECIDED) if s in actions.UNDECIDED)
-    nxt = None
-    if statuses:
-        flt = dataclasses.replace(flt, statuses=statuses)
-        nxt = browse.queue_neighbour(conn, aid, tuple(pos), flt, forward=True, actor=me)
-        if nxt is None:
-            nxt = browse.queue_neighbour(conn, aid, (-1, -1), flt, forward=True, actor=me)
-    if nxt is not None:
-        open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
-        return
-    close_item()
-    left = browse.queue_page(conn, aid, browse.QueueFilter(statuses=actions.UNDECIDED), page_size=1, actor=me)["rows"]
-    flash("Nothing left to decide in this assignment." if not left
-          else "Nothing left to decide among the items your filters show.", "success")
-
-
-def _back_to_queue() -> None:
-    close_item()
-
-
 def _nav(aid: int, data: dict) -> None:
     sid = data["submission"]["id"]
     pos = tuple(st.session_state.get("review_pos") or (data["submission"]["priority"], sid))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 6], vertical_alignment="center")
-    c1.button("← Queue", key="ri_back", on_click=_back_to_queue)
-    c2.button("↑ Previous", key="ri_prev", on_click=_go, args=(aid, sid, pos, False))
-    c3.button("Next ↓", key="ri_next", on_click=_go, args=(aid, sid, pos, True))
+    c1.button("← Queue", key="ri_back", on_click=back_to_queue)
+    c2.button("↑ Previous", key="ri_prev", on_click=go, args=(aid, sid, pos, False))
+    c3.button("Next ↓", key="ri_next", on_click=go, args=(aid, sid, pos, True))
     student = data["student"]
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
                 + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "") + "status: "
@@ -299,7 +240,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
         pos = tuple(st.session_state.get("review_pos") or (sub["priority"], sid))
         d1, d2 = st.columns(2)
         d1.button("Next item to decide →", key=f"ri_nextdecide_{k}", type="primary", width="stretch",
-                  on_click=_next_to_decide,
+                  on_click=next_to_decide,
                   args=(aid, sid, pos))
         if sub["status"] != "released":
             d2.button("Back to review", key=f"ri_undo_{k}", args=("back", aid, sid, loaded, name), **bound,
@@ -399,11 +340,11 @@ def render(conn, aid: int, view: dict) -> None:
     sid = item["submission_id"]
     if item["hidden"]:  # waiting for its blind score: nothing of the draft, a way to Calibrate
         _calibration.hidden_notice()
-        st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
+        st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
         return
     if item["error"]:
         _common.show_error(item["error"])
-        st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
+        st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
         return
     _common.set_address(item=sid)
     _common.know_people(item["people"])
