@@ -19,7 +19,11 @@ def upload_page(conn, *, actor: Actor, course_id: int | None = None, rubric_id: 
     "assignments" and "rubrics" {assignment id: its rubric} of that course, "saved_rubrics" (the
     catalogue), "rubric" (the saved rubric `rubric_id`, for a new assignment), "recent" (that
     course's latest imports), "people" (display names)}."""
-    access.require(actor, "upload")
+    try:   # the picker's course when there is one (a course deleted meanwhile: as if none)
+        access.check(conn, actor, "upload", course=course_id)
+    except NotFound:
+        course_id = None
+        access.require(actor, "upload")
     may = access.allowed(actor)
     granted = [c for c in courses.list_courses(conn) if "upload" in access.allowed(actor, c["id"])]
     ids = [c["id"] for c in granted]

@@ -53,7 +53,7 @@ def _rule(conn: Database, assignment_id: int, actor: Actor) -> samples.Eligibili
     return eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
 
 
-def rule_by(conn: Database, assignment_id: int, held: tuple) -> samples.Eligibility:
+def _rule_by(conn: Database, assignment_id: int, held: tuple) -> samples.Eligibility:
     """The bulk-approval rule from `held_back_by`'s (lifted, bands)."""
     lifted, bands = held
     return eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
@@ -81,17 +81,17 @@ class SampleState:
 
 def sample_state(conn: Database, assignment_id: int, *, actor: Actor) -> SampleState:
     access.check(conn, actor, "read", assignment=assignment_id)
-    return sample_state_by(conn, assignment_id, _rule(conn, assignment_id, actor))
+    return _sample_state_by(conn, assignment_id, _rule(conn, assignment_id, actor))
 
 
 def sample_state_of(conn: Database, assignment_id: int) -> SampleState:
     """`sample_state` for a caller that has checked the actor (a page's view)."""
-    return sample_state_by(conn, assignment_id, rule_by(conn, assignment_id, held_back_by(
+    return _sample_state_by(conn, assignment_id, _rule_by(conn, assignment_id, held_back_by(
         conn, assignment_id, readiness.current(conn, assignment_id))))
 
 
-def sample_state_by(conn: Database, assignment_id: int, rule: samples.Eligibility) -> SampleState:
-    """`sample_state` under `rule` (`rule_by`), for a caller that has checked the actor."""
+def _sample_state_by(conn: Database, assignment_id: int, rule: samples.Eligibility) -> SampleState:
+    """`sample_state` under `rule`, for a caller that has checked the actor."""
     by_band = samples.candidates_by_band(conn, assignment_id, rule)
     # A row counts only while the sampled draft is still current (`live`).
     rows = samples.sample_rows(conn, assignment_id)

@@ -93,7 +93,9 @@ def item_reasons(conn: Database, submission_id: int, *, actor: Actor) -> list[di
 
 def _reasons_of(conn: Database, aid: int, submission_id: int, held: tuple) -> list[dict]:
     rows = queue.all_items(conn, aid, submission_id)
-    return _visible(_item_reasons(rows[0], bulk.rule_by(conn, aid, held)), held[0]) if rows else []
+    lifted, bands = held
+    rule = bulk.eligibility(courses.assignment_rubric(conn, aid), lifted=lifted, blocked_bands=bands)
+    return _visible(_item_reasons(rows[0], rule), lifted) if rows else []
 
 
 def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bool = True) -> dict:
@@ -197,8 +199,7 @@ def _queue_view(conn: Database, aid: int, *, actor: Actor, course_id: int, may, 
         return out
     if with_bulk and "bulk_approve" in may:
         block = readiness.block_text(conn, aid, ready)
-        out["bulk"] = {"block": block, "state": None if block else bulk.sample_state_by(
-            conn, aid, bulk.rule_by(conn, aid, bulk.held_back_by(conn, aid, ready)))}
+        out["bulk"] = {"block": block, "state": None if block else bulk.sample_state_of(conn, aid)}
     flt = flt or queue.QueueFilter()
     if flt.criterion is not None and flt.criterion not in rubric.keys:
         flt = dataclasses.replace(flt, criterion=None, score=None)
