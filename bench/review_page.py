@@ -1,97 +1,154 @@
-"""The Review page's server time per rerun with an item open: the figure to hold before and after
-each page asks core for what it shows in one read.
+"""Server time of one rerun of the Review page, an item open and the queue, as an instructor.
 
-    python -m bench.review_page [--n 10000] [--reruns 10] [--role teacher]
+    python -m bench.review_page [--submissions 200] [--reruns 20]
 
-One AppTest of app.py on the Review page, signed in (bench.pages' users: a teacher granted the
-selected course, a coordinator granted five courses in six, or an admin), the first item of the
-selected assignment open (bench.pages.selection, on bench.pages' cached "courses" database of
---n submissions). The first run warms imports and SQLite's cache; then each rerun (at.run()
-again: what a click that changes nothing costs the server) is timed, and the permission checks
-it makes are counted (calls of core.accounts.access.require, which every check goes through).
+Seeds a database under a temporary folder with bench.synth ("worst" layout: one course whose
+first assignment has --submissions reflections, each with an AI draft; about half with a
+teacher's review), signs in an instructor granted the course, runs the Review page through
+streamlit's AppTest (app.py and its sidebar included, as a browser's rerun), opens an item,
+then times --reruns reruns of the item and of the queue (the first rerun of each warms
+imports and SQLite's cache and is not timed). The item opened is the queue's first one, so
+every rerun shows the same item.
 
-Prints one JSON line: seconds per rerun (median, min, max), checks per rerun, the machine's
-load average before and after.
+Prints one JSON line: the median and quartiles in milliseconds of each (wall clock), the median
+CPU time of this process per rerun (the page runs in its thread; less disturbed by other work on
+a busy machine than the wall clock), and the permission
+checks one rerun of the page makes (the counter of tests/page_reads.py, written out here so
+the bench stands alone: calls of core.accounts.access made from a page's own frames).
 """
 from __future__ import annotations
 
 import argparse
 import json
-import logging
-import shutil
+import os
 import statistics
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench import database_env, pages
+ROOT = Path(__file__).resolve().parent.parent
+PASSWORD = "bench review password"
+CHECKS = ("require", "check", "check_path", "check_all", "scope_for", "may")
+SHELL = {"_common.py", "_signin.py"}
 
 
-def measure(path: str, sel: dict, token: str, reruns: int) -> dict:
-    from core.accounts import access
+def seed(path: str, submissions: int) -> dict:
+    """The database and an instructor's signed-in session: {"token", "course_id", "assignment_id"}."""
+    import db
+    from bench import synth
+    from core.accounts import identity as accounts
+    from core.accounts.access import Actor
 
-    calls = {"n": 0}
-    require = access.require
-
-    def counted(*args, **kwargs):
-        calls["n"] += 1
-        return require(*args, **kwargs)
-
-    pages._patch_pages_manager()
-    at = pages.app_test("pages/review.py", token, sel, "assignment", True)
-    at.run()
-    if at.exception:
-        raise RuntimeError(f"the review page failed: {at.exception[0].value}")
-    if any(b.label == "Sign in" for b in at.button):
-        raise RuntimeError("the review page showed the sign-in form")
-    if not any(b.label == "← Queue" for b in at.button):
-        raise RuntimeError("the review page showed no open item")
-    times, checks = [], []
-    access.require = counted
+    made = synth.build(path, submissions * 4, layout="worst")["courses"][0]
+    conn = db.connect(path)
     try:
-        for _ in range(reruns):
-            calls["n"] = 0
-            t0 = time.perf_counter()
-            at.run()
-            times.append(time.perf_counter() - t0)
-            checks.append(calls["n"])
-            if at.exception:
-                raise RuntimeError(f"the review page failed on a rerun: {at.exception[0].value}")
+        setup = Actor("bench setup", role="admin")
+        uid = accounts.add_user(conn, username="bench.teacher", role="instructor", password=PASSWORD, actor=setup)
+        accounts.grant(conn, uid, course_id=made["course_id"], sees_names=True, actor=setup)
+        token = accounts.sign_in(conn, "bench.teacher", PASSWORD)[1]
     finally:
-        access.require = require
-    return {"rerun_s": {"median": round(statistics.median(times), 4), "min": round(min(times), 4),
-                        "max": round(max(times), 4)},
-            "permission_checks_per_rerun": statistics.median(checks), "reruns": reruns}
+        conn.close()
+    return {"token": token, "course_id": made["course_id"], "assignment_id": made["assignment_ids"][0]}
+
+
+def _patch_pages_manager() -> None:
+    """AppTest resets PagesManager.uses_pages_directory before each run; with a pages/ folder
+    beside app.py a second run would then skip app.py (tests/conftest.py). Keep it off."""
+    from streamlit.runtime.pages_manager import PagesManager
+
+    if getattr(PagesManager, "_fairmark_review_bench", False):
+        return
+    original = PagesManager.__init__
+
+    def init(self, *args, **kwargs):
+        original(self, *args, **kwargs)
+        PagesManager.uses_pages_directory = False
+
+    PagesManager.__init__ = init
+    PagesManager._fairmark_review_bench = True
+
+
+class _Checks:
+    """Counts the permission checks made from the page's own frames (the shell left out)."""
+
+    def __init__(self):
+        from core.accounts import access
+
+        self.n, self._depth, pages = 0, 0, str(ROOT / "pages")
+        for name in CHECKS:
+            setattr(access, name, self._wrap(getattr(access, name), pages))
+
+    def _wrap(self, fn, pages: str):
+        def counted(*args, **kwargs):
+            if self._depth == 0:
+                frame = sys._getframe(1)
+                while frame is not None:
+                    path = frame.f_code.co_filename
+                    if path.startswith(pages) and Path(path).name not in SHELL:
+                        self.n += 1
+                        break
+                    frame = frame.f_back
+            self._depth += 1
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._depth -= 1
+        return counted
+
+
+def _time(at, reruns: int, checks: _Checks) -> dict:
+    at.run()   # warm
+    times, cpu, counts = [], [], []
+    for _ in range(reruns):
+        checks.n = 0
+        t0, c0 = time.perf_counter(), time.process_time()
+        at.run()
+        times.append((time.perf_counter() - t0) * 1000)
+        cpu.append((time.process_time() - c0) * 1000)
+        counts.append(checks.n)
+        if at.exception:
+            raise SystemExit(f"the page failed: {at.exception[0].value}")
+    q = statistics.quantiles(times, n=4) if len(times) > 1 else [times[0]] * 3
+    return {"median_ms": round(statistics.median(times), 1), "q1_ms": round(q[0], 1), "q3_ms": round(q[2], 1),
+            "cpu_median_ms": round(statistics.median(cpu), 1), "checks_per_rerun": max(counts)}
 
 
 def main(argv: list[str] | None = None) -> dict:
     ap = argparse.ArgumentParser(prog="python -m bench.review_page", description=__doc__.split("\n\n")[0])
-    ap.add_argument("--n", type=int, default=10_000, help="submissions in the database")
-    ap.add_argument("--reruns", type=int, default=10, help="timed reruns (median)")
-    ap.add_argument("--role", default="teacher", choices=pages.ROLES, help="who is signed in")
-    ap.add_argument("--out-dir", default=str(pages.OUT), help="where the built databases are cached")
+    ap.add_argument("--submissions", type=int, default=200, help="reflections in the assignment reviewed")
+    ap.add_argument("--reruns", type=int, default=20, help="timed reruns of each view")
     args = ap.parse_args(argv)
-    logging.getLogger("streamlit").setLevel(logging.ERROR)
-    import db
+    with tempfile.TemporaryDirectory(prefix="fairmark-review-bench-") as tmp:
+        path = os.path.join(tmp, "review.db")
+        os.environ["FAIRMARK_DB"] = path
+        os.environ["FAIRMARK_SECRETS"] = os.path.join(tmp, "no-secrets.toml")
+        sel = seed(path, args.submissions)
+        from streamlit.testing.v1 import AppTest
 
-    load = pages._load()
-    with tempfile.TemporaryDirectory(prefix="fairmark-review-") as tmp:
-        work = str(Path(tmp) / "review.db")
-        shutil.copyfile(pages.cached_db(args.n, "courses", Path(args.out_dir)), work)
-        conn = db.connect(work)
-        try:
-            sel = pages.selection(conn)
-        finally:
-            conn.close()
-        token = pages.bench_actors(work, sel, [args.role])[args.role][1]
-        with database_env(work):
-            out = measure(work, sel, token, args.reruns)
-        db.forget_migrated(work)
-    result = {"n": args.n, "role": args.role, **out, "load_average": load, "load_average_after": pages._load()}
-    print(json.dumps(result))
-    return result
+        _patch_pages_manager()
+        checks = _Checks()
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
+        at.switch_page("pages/review.py")
+        at.session_state["_session_token"] = sel["token"]
+        at.session_state["course_id"] = sel["course_id"]
+        at.session_state["assignment_id"] = sel["assignment_id"]
+        at.run()
+        if at.exception or any(b.label == "Sign in" for b in at.button):
+            raise SystemExit(f"the queue did not render: {at.exception}")
+        queue = _time(at, args.reruns, checks)
+        first = next(b for b in at.button if b.key and b.key.startswith("open_"))
+        first.click().run()
+        if at.session_state["review_item"] is None:
+            raise SystemExit("no item opened")
+        item = _time(at, args.reruns, checks)
+        if not any(b.key == "ri_back" for b in at.button):
+            raise SystemExit("the item did not render")
+    out = {"bench": "review_page", "submissions": args.submissions, "reruns": args.reruns,
+           "item": item, "queue": queue}
+    print(json.dumps(out))
+    return out
 
 
 if __name__ == "__main__":
-    sys.exit(0 if main() else 1)
+    main()

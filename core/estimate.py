@@ -46,6 +46,13 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
             redo: bool = False, limit: int | None = None, settings: Settings | None = None, actor: Actor) -> dict:
     """Tokens and cost a run with these options (as for core.runs.reflections.create) would take."""
     access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
+    return of_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider, redo=redo, limit=limit,
+                  settings=settings)
+
+
+def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai", redo: bool = False,
+           limit: int | None = None, settings: Settings | None = None) -> dict:
+    """`for_run` for a caller that has checked the actor (a page's view)."""
     settings = effective_settings(settings)
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)

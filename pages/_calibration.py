@@ -1,5 +1,6 @@
 """UI helpers for calibration, shared by the Calibrate, Review and Home pages: the readiness
-banner and table, systematic offsets, and the notice shown instead of a hidden draft."""
+banner and table, systematic offsets, and the notice shown instead of a hidden draft. Each
+draws what its page's view (one read in core) returned; none reads on its own."""
 from __future__ import annotations
 
 import math
@@ -7,10 +8,9 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.calibration import NOT_CALIBRATED, blind, offset, readiness
+from core.calibration import NOT_CALIBRATED, blind
 from core.judging import judges
 from core.text import escape_markdown
-from core.courses import browse
 from pages import _common
 
 
@@ -24,10 +24,10 @@ def _num(x, digits: int = 2, sign: bool = False) -> str:
     return f"{x:+.{digits}f}" if sign else f"{x:.{digits}f}"
 
 
-def banner(conn, aid: int, *, short: bool = False) -> dict:
-    """The assignment's readiness in one line (a warning below the bar); returns the readiness.
-    `short`: the drafts' version ("AI not yet calibrated for this assignment", and why)."""
-    r = readiness.readiness(conn, aid, actor=_common.actor())
+def banner(r: dict, *, short: bool = False) -> dict:
+    """The assignment's readiness `r` (core.calibration.readiness) in one line (a warning below
+    the bar); returns it. `short`: the drafts' version ("AI not yet calibrated for this
+    assignment", and why)."""
     if r["ready"]:
         st.caption(":material/verified: " + escape_markdown(r["message"]))
     elif short:
@@ -47,29 +47,26 @@ def banner(conn, aid: int, *, short: bool = False) -> dict:
     return r
 
 
-def queue_notice(conn, aid: int) -> None:
+def queue_notice(r: dict, waiting: int) -> None:
     """Above the review queue: readiness, and the calibration items it leaves out."""
-    banner(conn, aid, short=True)
-    waiting = browse.calibration_pending(conn, aid, actor=_common.actor())
+    banner(r, short=True)
     if waiting:
         st.caption(f"{waiting} item(s) of the calibration set wait for a blind score and are not in this queue: "
                    "their AI drafts stay hidden until they are scored on the Calibrate page.")
 
 
-def offsets(conn, aid: int) -> None:
-    """Systematic offsets against the blind scores, said plainly (never corrected)."""
-    for o in offset.offsets(conn, aid, actor=_common.actor()):
+def offsets(found: list[dict]) -> None:
+    """Systematic offsets against the blind scores (core.calibration.offset), said plainly
+    (never corrected)."""
+    for o in found:
         st.info(escape_markdown(o["message"]), icon=":material/straighten:")
 
 
-def hidden(conn, sid: int) -> bool:
+def hidden_notice() -> None:
     """For a calibration item nobody has scored blind: say why its draft is hidden, and where
-    to go instead. True when the caller must show nothing of the draft."""
-    if not blind.is_hidden(conn, sid, actor=_common.actor()):
-        return False
+    to go instead (the caller shows nothing of the draft)."""
     st.info(blind.HIDDEN, icon=":material/visibility_off:")
     st.page_link("pages/calibrate.py", label="Score it blind on Calibrate", icon=":material/tune:")
-    return True
 
 
 def table(r: dict) -> pd.DataFrame:
@@ -94,10 +91,9 @@ def table(r: dict) -> pd.DataFrame:
 STATUS = {"ready": "Ready", "not_ready": "Not yet", "no_calibration": "Not calibrated"}
 
 
-def home(conn, cid: int) -> None:
-    """Home: which assignments the AI is calibrated for, and how many more blind scores would
-    likely make the interval decisive."""
-    rows = readiness.course_overview(conn, cid, actor=_common.actor())
+def home(rows: list[dict]) -> None:
+    """Home: which assignments the AI is calibrated for (core.calibration.readiness.course_overview),
+    and how many more blind scores would likely make the interval decisive."""
     if not rows:
         return
     st.subheader("Calibration")

@@ -163,6 +163,13 @@ def person(name) -> str:
     return names.get(str(name), str(name))
 
 
+def know_people(names: dict) -> None:
+    """The display names a page's view read with its data (user name -> display name):
+    person() uses them for the rest of this run instead of reading them again."""
+    if getattr(_shell, "active", False):
+        _shell.names = dict(names)
+
+
 def show_error(error) -> None:
     """A FairMarkError (or its message) as st.error: its message may quote names and titles."""
     st.error(md(str(error)))

@@ -90,22 +90,22 @@ def eval_runs(runs: list[dict]) -> None:
 
 
 # --- the review item ----------------------------------------------------------------------
-def review_item(conn, data: dict) -> None:
-    """Below the AI details: judges not run, the draft's configuration, next steps, save as case."""
+def review_item(conn, item: dict) -> None:
+    """Below the AI details: judges not run, the draft's configuration, next steps, save as case
+    (from the Review page's view of the item: core.signoff.review_view)."""
+    data = item["data"]
     draft = data["draft"] or {}
     not_run = [r.label for r in registry.roles() if r.needs_llm and r.name not in (draft.get("outputs") or {})]
     if draft and not_run and draft.get("is_offline"):
         st.caption(f"Not run ({OFFLINE_LABEL}): " + ", ".join(not_run) + " — their verdicts need a language model.")
-    if draft.get("ai_config"):
-        s = gate.status(conn, draft["ai_config"], draft.get("provider"))
+    if s := item["ai_config"]:
         st.caption(escape_markdown(f"Drafted by AI configuration ({s['name']}): {s['label']}."))
     sid = data["submission"]["id"]
-    _next_steps(conn, sid)
-    _save_as_case(conn, sid, draft)
+    _next_steps(conn, sid, item["previous_next_steps"])
+    _save_as_case(conn, sid, draft, item["saved_cases"])
 
 
-def _next_steps(conn, sid: int) -> None:
-    prev = learning.previous_next_steps(conn, sid, actor=_common.actor())
+def _next_steps(conn, sid: int, prev: dict | None) -> None:
     if prev is None:
         return
     with st.expander(_common.md(f"Last week's next steps (week {prev['week']}: {prev['title']})"
@@ -127,10 +127,9 @@ def _next_steps(conn, sid: int) -> None:
                     st.rerun()
 
 
-def _save_as_case(conn, sid: int, draft: dict) -> None:
+def _save_as_case(conn, sid: int, draft: dict, n: int) -> None:
     if not (draft.get("comment") or "").strip():
         return
-    n = browse.saved_case_count(conn, sid, actor=_common.actor())
     with st.expander("Save as eval case" + (f" · {n} saved" if n else "")):
         st.caption("When the AI's comment went wrong, save this item as an eval case: a future AI change must "
                    "get it right before it is used. The student's name and e-mail are replaced by the pseudonym.")

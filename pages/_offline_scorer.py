@@ -45,9 +45,9 @@ def why(view: dict) -> None:
             st.caption(f"{_common.md(r['title'])}: {_common.md(r['scored_by'])}")
 
 
-def summary(conn, aid: int) -> None:
-    """The table with one line above it (Calibrate's readiness section)."""
-    view = scorer.overview(conn, aid, actor=_common.actor())
+def summary(view: dict) -> None:
+    """The table with one line above it (Calibrate's readiness section), from the scorer's
+    overview the page's view read (core.offline.scorer.overview)."""
     if view["version"] is None:
         st.caption("Offline scorer: not trained yet (it learns from your blind scores at the next offline "
                    "assessment, or on the Assess page).")
@@ -59,9 +59,9 @@ def summary(conn, aid: int) -> None:
     why(view)
 
 
-def panel(conn, aid: int) -> None:
-    """Assess: the offline scorer of this assignment, its options and a Train button."""
-    view = scorer.overview(conn, aid, actor=_common.actor())
+def panel(conn, aid: int, view: dict) -> None:
+    """Assess: the offline scorer of this assignment (`view`: core.offline.scorer.overview), its
+    options and a Train button."""
     head = (f"Offline scorer: v{view['version']}, " + ("retrains at the next offline run" if view["stale"]
                                                          else "up to date") if view["version"] else
             "Offline scorer: not trained yet")

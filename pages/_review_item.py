@@ -11,42 +11,29 @@ next save is refused with a conflict message instead.
 """
 from __future__ import annotations
 
-import dataclasses
-
 import pandas as pd
 import streamlit as st
 
 from core import checks, leakage
-from core.accounts import access
 from core.courses import browse
 from core.signoff import triage
 from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
-from core.signoff import actions, labels, review_view
+from core.signoff import actions, labels
 from core.text import count, format_timestamp
 from pages import _calibration, _common, _evals_widgets
-from pages._review_queue import close_item, current_filter, flash, open_item, show_flash
+from pages._review_nav import back_to_queue, go, next_to_decide
+from pages._review_queue import show_flash
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
 RESULT = "ri_result"  # (submission id, kind, message) of the last action, shown under the buttons
 
 
-def current_item(conn, aid: int) -> int | None:
-    sid = st.session_state.get("review_item")
-    if sid is None:
-        return None
-    try:
-        row = browse.queue_position(conn, sid, actor=_common.actor())
-    except FairMarkError:  # another course's item (a crafted address): shown as no item at all
-        row = None
-    if row is None or row[0] != aid:
-        close_item()
-        return None
-    if not st.session_state.get("review_pos"):
-        open_item(sid, (row[1], sid))
-    return sid
+def loaded_version(sid: int | None) -> int | None:
+    """The review version this teacher's screen holds of the item (None: not opened yet)."""
+    return None if sid is None else st.session_state.get(_loaded_key(sid))
 
 
 def _loaded_key(sid: int) -> str:
@@ -63,53 +50,13 @@ def _fresh(sid: int, version: int) -> bool:
     return st.session_state.get("review_item") == sid and st.session_state.get(_loaded_key(sid)) == version
 
 
-# --- navigation ---------------------------------------------------------------------------
-def _go(aid: int, sid: int, pos: tuple, forward: bool) -> None:
-    """Previous / Next from the item the button was drawn on."""
-    if st.session_state.get("review_item") != sid:
-        return
-    conn, me = _common.connect(), _common.actor()
-    nxt = browse.queue_neighbour(conn, aid, tuple(pos), current_filter(), forward=forward, actor=me)
-    if nxt is None:
-        st.toast("This is the last item." if forward else "This is the first item.")
-        return
-    open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
-
-
-def _next_to_decide(aid: int, sid: int, pos: tuple) -> None:
-    """The next item still waiting for a decision (within the filters), from the teacher's
-    place onwards, then from the top of the queue; back to the queue when none is left."""
-    if st.session_state.get("review_item") != sid:
-        return
-    conn, me = _common.connect(), _common.actor()
-    flt = current_filter()
-    statuses = tuple(s for s in (flt.statuses or actions.UNDECIDED) if s in actions.UNDECIDED)
-    nxt = None
-    if statuses:
-        flt = dataclasses.replace(flt, statuses=statuses)
-        nxt = browse.queue_neighbour(conn, aid, tuple(pos), flt, forward=True, actor=me)
-        if nxt is None:
-            nxt = browse.queue_neighbour(conn, aid, (-1, -1), flt, forward=True, actor=me)
-    if nxt is not None:
-        open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
-        return
-    close_item()
-    left = browse.queue_page(conn, aid, browse.QueueFilter(statuses=actions.UNDECIDED), page_size=1, actor=me)["rows"]
-    flash("Nothing left to decide in this assignment." if not left
-          else "Nothing left to decide among the items your filters show.", "success")
-
-
-def _back_to_queue() -> None:
-    close_item()
-
-
 def _nav(aid: int, data: dict) -> None:
     sid = data["submission"]["id"]
     pos = tuple(st.session_state.get("review_pos") or (data["submission"]["priority"], sid))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 6], vertical_alignment="center")
-    c1.button("← Queue", key="ri_back", on_click=_back_to_queue)
-    c2.button("↑ Previous", key="ri_prev", on_click=_go, args=(aid, sid, pos, False))
-    c3.button("Next ↓", key="ri_next", on_click=_go, args=(aid, sid, pos, True))
+    c1.button("← Queue", key="ri_back", on_click=back_to_queue)
+    c2.button("↑ Previous", key="ri_prev", on_click=go, args=(aid, sid, pos, False))
+    c3.button("Next ↓", key="ri_next", on_click=go, args=(aid, sid, pos, True))
     student = data["student"]
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
                 + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "") + "status: "
@@ -119,12 +66,9 @@ def _nav(aid: int, data: dict) -> None:
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
 
 
-def _bulk_reasons(conn, data: dict) -> None:
-    """Why the item is kept out of bulk approval (issue 22), while it waits for a decision."""
-    if data["submission"]["status"] not in actions.UNDECIDED:
-        return
-    shown = [r for r in review_view.item_reasons(conn, data["submission"]["id"], actor=_common.actor())
-             if r["code"] not in review_view.STATE_CODES]
+def _bulk_reasons(shown: list[dict]) -> None:
+    """Why the item is kept out of bulk approval, while it waits for a decision (the view's
+    `bulk_reasons`: what the item's status and attention reasons do not already say)."""
     if shown:
         st.info("**Not for bulk approval: check it yourself**  \n"
                 + "  \n".join(f"• {_common.md(r['text'])}" for r in shown), icon=":material/rule:")
@@ -296,7 +240,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
         pos = tuple(st.session_state.get("review_pos") or (sub["priority"], sid))
         d1, d2 = st.columns(2)
         d1.button("Next item to decide →", key=f"ri_nextdecide_{k}", type="primary", width="stretch",
-                  on_click=_next_to_decide,
+                  on_click=next_to_decide,
                   args=(aid, sid, pos))
         if sub["status"] != "released":
             d2.button("Back to review", key=f"ri_undo_{k}", args=("back", aid, sid, loaded, name), **bound,
@@ -324,8 +268,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
         st.rerun()
 
 
-def _new_draft(conn, data: dict, loaded: int, rubric) -> None:
-    new = actions.newer_draft(conn, data["submission"]["id"], actor=_common.actor())
+def _new_draft(new: dict | None, data: dict, loaded: int, rubric) -> None:
     if new is None:
         return
     with st.container(border=True):
@@ -347,9 +290,10 @@ def _blocks(blocks: list[tuple[str, str]]) -> None:
             st.text(text)
 
 
-def _ai_details(conn, data: dict, rubric) -> None:
+def _ai_details(item: dict, rubric) -> None:
     """One tab per agent role that answered (from the role registry), then the revisions and
     the audit history."""
+    data = item["data"]
     draft = data["draft"] or {}
     outputs = draft.get("outputs") or {}
     shown = [r for r in registry.roles() if r.name in outputs]
@@ -363,7 +307,7 @@ def _ai_details(conn, data: dict, rubric) -> None:
     if judged:
         with tabs[len(shown)]:
             _blocks(scoring.describe(draft["judging"], rubric))
-            cast = browse.item_votes(conn, data["submission"]["id"], draft_id=draft["id"], actor=_common.actor())
+            cast = item["votes"]
             if cast:
                 st.dataframe(pd.DataFrame(cast)[["criterion", "judge", "tier", "score", "confidence", "weight"]],
                              hide_index=True, width="stretch")
@@ -381,8 +325,7 @@ def _ai_details(conn, data: dict, rubric) -> None:
                     st.caption("Failed checks: " + _common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"])))
     with tabs[-1]:
-        rows = labels.history_rows(browse.item_history(conn, data["submission"]["id"], actor=_common.actor()), rubric,
-                                   _common.person)
+        rows = labels.history_rows(item["history"], rubric, _common.person)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
 
 
@@ -391,21 +334,21 @@ def _reload(sid: int, version: int) -> None:
     st.session_state.pop(RESULT, None)
 
 
-def render(conn, aid: int, sid: int) -> None:
-    me = _common.actor()
-    if _calibration.hidden(conn, sid):  # waiting for its blind score: nothing of the draft, a way to Calibrate
-        st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
+def render(conn, aid: int, view: dict) -> None:
+    """The item from the page's view (core.signoff.review_view.review_page)."""
+    me, item = _common.actor(), view["item"]
+    sid = item["submission_id"]
+    if item["hidden"]:  # waiting for its blind score: nothing of the draft, a way to Calibrate
+        _calibration.hidden_notice()
+        st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
         return
-    try:
-        actions.open_item(conn, sid, actor=me)
-        data = browse.review_item(conn, sid, actor=me)
-    except FairMarkError as e:
-        _common.show_error(e)
-        st.button("← Queue", key="ri_back_err", on_click=_back_to_queue)
+    if item["error"]:
+        _common.show_error(item["error"])
+        st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
         return
     _common.set_address(item=sid)
-    rubric = browse.get_rubric(conn, data["assignment"]["rubric_id"], actor=me)
-    editable = access.may(me, "review", data["assignment"]["course_id"]) and data["review"] is not None
+    _common.know_people(item["people"])
+    data, rubric, editable = item["data"], item["rubric"], item["editable"]
     vkey = _loaded_key(sid)
     if editable and vkey not in st.session_state:
         st.session_state[vkey] = data["review"]["version"]
@@ -415,10 +358,10 @@ def render(conn, aid: int, sid: int) -> None:
         st.caption(_common.md(f"Read only: your role ({me.role_label}) may look at this item but not change it."))
     show_flash()
     _attention(data)
-    _bulk_reasons(conn, data)
-    _calibration.banner(conn, aid, short=True)
-    _calibration.offsets(conn, aid)
-    newer = actions.changed_since(conn, sid, loaded, actor=me) if editable else None
+    _bulk_reasons(item["bulk_reasons"])
+    _calibration.banner(view["readiness"], short=True)
+    _calibration.offsets(view["offsets"])
+    newer = item["changed"]
     if newer is not None:  # who saved, when and what, with the versions the header names
         st.warning(_common.md(newer))
         st.button("Load the latest version", key=f"ri_reload_{sid}", on_click=_reload,
@@ -429,11 +372,11 @@ def render(conn, aid: int, sid: int) -> None:
     with right:
         if editable:
             _editor(conn, aid, data, rubric, loaded)
-            _new_draft(conn, data, loaded, rubric)
+            _new_draft(item["newer_draft"], data, loaded, rubric)
         elif data["draft"]:
             st.subheader("The AI's draft")
             st.text(labels.scores_text(data["draft"]["scores"], rubric))
             st.text(data["draft"]["comment"] or "")
-    _ai_details(conn, data, rubric)
+    _ai_details(item, rubric)
     if editable:
-        _evals_widgets.review_item(conn, data)
+        _evals_widgets.review_item(conn, item)

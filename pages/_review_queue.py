@@ -8,13 +8,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from core.accounts import access
 from core.courses import browse
 from core.signoff import triage
-from core.calibration import readiness
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
-from core.signoff import bulk, eligibility, labels
+from core.signoff import bulk, eligibility, labels, review_view
 from core.text import count
 from pages import _calibration, _common
 
@@ -26,8 +24,7 @@ ALL = "all"
 STATUS_LABELS = {ALL: "All drafted", "to_review": "To review", "needs_attention": "Needs attention",
                  "drafted": "Drafted", "rejected": "Rejected", "approved": "Approved", "released": "Released"}
 FLAG_LABELS = {ALL: "Any or none", "any": "Has a flag", **labels.FLAG_LABELS}
-GROUPS = (triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
-          triage.APPROVED, triage.RELEASED)
+GROUPS = review_view.GROUPS
 
 
 def keep_filters() -> None:
@@ -123,16 +120,19 @@ def _row(row: dict, rubric) -> None:
         c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
 
 
-def _bulk(conn, aid: int) -> None:
+def _bulk(conn, aid: int, panel: dict | None) -> None:
+    """The bulk approval panel as the page's view read it (`panel`: {"block", "state"})."""
     if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
                      help="Drafts on which the judges agreed and were sure, the Reviewer confirmed the comment, "
                           "with no veto, failed check or flag; each other item says why it is left out."):
         return
+    if panel is None:   # the view was read with the panel closed (it opens with the toggle's click)
+        return
     me = _common.actor()
-    if block := readiness.bulk_block(conn, aid, actor=me):
+    if block := panel["block"]:
         st.info(block)
         return
-    state = bulk.sample_state(conn, aid, actor=me)
+    state = panel["state"]
     if state.candidates == 0:
         st.info("No drafts qualify for bulk approval right now.")
         return
@@ -183,30 +183,29 @@ def _confirm(conn, aid: int, n: int) -> None:
         st.rerun()
 
 
-def render(conn, aid: int) -> None:
-    me = _common.actor()
-    rubric = browse.assignment_rubric(conn, aid, actor=me)
+def render(conn, aid: int, view: dict) -> None:
+    """The queue from the page's view (core.signoff.review_view.review_page)."""
+    q = view["queue"]
+    rubric = q["rubric"]
     show_flash()
-    _calibration.queue_notice(conn, aid)
-    counts = browse.queue_group_counts(conn, aid, actor=me)
+    _calibration.queue_notice(view["readiness"], q["pending"])
+    counts = q["counts"]
     shown = [g for g in GROUPS if counts.get(g)]
     if not shown:
-        st.info("Nothing to review yet: " + ("run the assessment on the Assess page first."
-                                             if browse.status_counts(conn, assignment_id=aid, actor=me)["uploaded"]
+        st.info("Nothing to review yet: " + ("run the assessment on the Assess page first." if q["uploaded"]
                                              else "no reflections were uploaded for this assignment (Upload page)."))
         return
     for col, g in zip(st.columns(len(shown)), shown):
         col.metric(triage.LABELS[g], counts[g])
-    if access.may(me, "bulk_approve", browse.get_assignment(conn, aid, actor=me)["course_id"]):
+    if "bulk_approve" in view["may"]:
         with st.container(border=True):
-            _bulk(conn, aid)
+            _bulk(conn, aid, q["bulk"])
     _filters(rubric)
     page = st.session_state.get("review_page", 0)
-    try:
-        result = browse.queue_page(conn, aid, current_filter(), page=page, actor=me)
-    except FairMarkError as e:
-        _common.show_error(e)
+    if q["error"]:
+        _common.show_error(q["error"])
         return
+    result = q["page"]
     if not result["rows"]:
         st.info("No items match these filters.")
     for row in result["rows"]:

@@ -2,8 +2,7 @@
 import pandas as pd
 import streamlit as st
 
-from core.courses import browse
-from core import estimate as estimates
+from core.runs import assess_view
 from core.runs import reflections as runs
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
@@ -34,6 +33,13 @@ configured = _common.settings().llm_configured
 if st.session_state.get("assess_provider") not in (["openai", "offline"] if configured else ["offline"]):
     st.session_state.pop("assess_provider", None)
 providers = ["openai", "offline"] if configured else ["offline"]
+# The options as the widgets below will return them (their state, else their first choice): the
+# page's one read (core.runs.reflections.assess_view) is for these.
+provider = st.session_state.get("assess_provider") or providers[0]
+target = aid if st.session_state.get("assess_scope", "assignment") == "assignment" else None
+view = assess_view.assess_page(conn, db_path, cid, actor=me, assignment_id=aid, provider=provider, target=target,
+                               redo=bool(st.session_state.get("assess_redo", False)))
+_common.know_people(view["people"])
 labels = {"offline": "Offline baseline — no LLM (text features and templates)",
           "openai": "Configured language model"}
 c1, c2 = st.columns(2)
@@ -41,9 +47,9 @@ provider = c1.radio("Provider", providers, format_func=labels.get, key="assess_p
 if not configured:
     c1.caption("No language model is configured (Settings page), so only the offline baseline is available.")
 if aid is not None:
-    _offline_scorer.panel(conn, aid)
-course_name = browse.get_course(conn, cid, actor=me)["name"]
-assignment = browse.get_assignment(conn, aid, actor=me) if aid is not None else None
+    _offline_scorer.panel(conn, aid, view["offline_scorer"])
+course_name = view["course"]["name"]
+assignment = view["assignment"]
 a_name = _assignment_name(assignment["title"], assignment["week"]) if assignment else "no assignment yet"
 scope = c2.radio("Assess", ["assignment", "course"], key="assess_scope",
                  format_func={"assignment": f"This assignment: {_common.md(a_name)} ({_common.md(course_name)})",
@@ -59,13 +65,10 @@ target = aid if scope == "assignment" else None
 for key in KEPT:
     st.session_state[f"_kept_{key}"] = st.session_state[key]
 
-try:
-    config = runs.describe(provider)
-    estimate = estimates.for_run(conn, course_id=cid, assignment_id=target, provider=provider, redo=redo,
-                                   actor=me)
-except FairMarkError as e:
-    _common.show_error(e)
+if view["error"]:
+    _common.show_error(view["error"])
     st.stop()
+config, estimate = view["config"], view["estimate"]
 
 with st.expander(f"Configuration: {_common.md(config['label'])}", expanded=False):
     st.dataframe(pd.DataFrame({"role": list(config["models"]), "model": list(config["models"].values())}),
@@ -89,7 +92,7 @@ m3.metric("Estimated cost", "$0 (offline)" if provider == "offline" else
 if estimate.get("unpriced"):
     st.warning(_common.md("No price for " + ", ".join(estimate["unpriced"]) + ": add it on the Settings page."))
 
-recent = runs.history(conn, db_path, cid, None, limit=10, actor=me)
+recent = view["history"]
 active = next((r for r in recent if r["status"] in ("queued", "running") and not r["resumable"]), None)
 
 cleared = _evals_widgets.assess_gate(conn, provider)   # has this AI configuration passed its eval cases?
@@ -108,8 +111,13 @@ if estimate["submissions"] == 0 and active is None:
 
 
 # --- the current run ----------------------------------------------------------------------
+# The run's progress as the page's read has it, for the fragment's first draw in this run; its
+# own reruns (every second while the run is live) read it afresh.
+_read = {r["run_id"]: r for r in recent}
+
+
 def show_run(run_id: int) -> None:
-    p = runs.progress(_common.connect(), run_id, db_path, actor=_common.actor())
+    p = _read.pop(run_id, None) or runs.progress(_common.connect(), run_id, db_path, actor=_common.actor())
     state = {"queued": "waiting to start", "running": "running", "done": "finished", "cancelled": "cancelled",
              "failed": "stopped"}[p["status"]]
     if p["status"] in ("queued", "running") and p["resumable"]:

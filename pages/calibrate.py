@@ -2,9 +2,7 @@
 AI compares. Nothing of the AI's draft is shown for an item until you have saved your scores."""
 import streamlit as st
 
-from core.accounts import access
-from core.courses import browse
-from core.calibration import blind, draw, readiness
+from core.calibration import blind, calibrate_view, draw, readiness
 from core.errors import FairMarkError
 from core.text import count, escape_markdown
 from pages import _calibration, _common, _offline_scorer
@@ -25,11 +23,11 @@ def _open(sid: int | None) -> None:
     st.session_state["cal_item"] = sid
 
 
-def _score(conn, aid: int, sid: int, rubric) -> None:
-    """One item: the text and score pickers before saving; after, the AI beside your scores."""
+def _score(conn, aid: int, sid: int, rubric, seen: dict) -> None:
+    """One item (`seen`: core.calibration.blind.for_rater): the text and score pickers before
+    saving; after, the AI beside your scores."""
     rater = _common.actor()
-    seen = blind.for_rater(conn, sid, actor=rater)
-    if seen["submission"]["assignment_id"] != aid:  # the sidebar moved to another assignment
+    if seen.get("elsewhere"):  # the sidebar moved to another assignment
         _open(None)
         st.rerun()
     if st.button("← Calibration set", key="cal_back"):
@@ -72,16 +70,17 @@ def _score(conn, aid: int, sid: int, rubric) -> None:
             st.caption("This item has no AI draft to compare with.")
 
 
-def _set(conn, aid: int, rubric) -> None:
+def _set(conn, aid: int, rubric, view: dict) -> None:
     me = _common.actor()
-    state = draw.state(conn, aid, actor=me)
+    state = view["set"]
     c1, c2, c3, c4 = st.columns(4)
     c1.metric("In the set", len(state.items))
     c2.metric("Scored blind", state.scored)
     c3.metric("Waiting (draft hidden)", state.pending)
     c4.metric("Double-scored", state.double_scored)
-    with st.form("cal_draw") if access.may(me, "assess") else st.container():
-        attrs = browse.attributes(conn, browse.Scope("assignment", assignment_id=aid), actor=me)
+    may_draw = "assess" in view["may"]
+    with st.form("cal_draw") if may_draw else st.container():
+        attrs = view["attributes"]
         f1, f2 = st.columns(2)
         size = f1.number_input("Set size", min_value=1, max_value=draw.MAX_SIZE,
                                value=max(draw.DEFAULT_SIZE, len(state.items)), step=1, key="cal_size",
@@ -90,7 +89,7 @@ def _set(conn, aid: int, rubric) -> None:
                                 format_func=lambda a: "— no group —" if a is None else a)
         st.caption(f"Strata: the AI's predicted band, length (shorter/longer half) and the group. "
                    f"{state.available} drafted reflections nobody has opened yet can be drawn.")
-        if access.may(me, "assess") and st.form_submit_button(
+        if may_draw and st.form_submit_button(
                 "Draw the calibration set" if not state.items else "Add items to the set"):
             try:
                 after = draw.draw(conn, aid, size=int(size), group_by=group_by, actor=me)
@@ -128,21 +127,25 @@ if aid is not None:
     kind, message = st.session_state.pop("cal_flash", (None, None))
     if message:
         getattr(st, kind)(message)
-    rubric = browse.assignment_rubric(conn, aid, actor=_common.actor())
     sid = st.session_state.get("cal_item")
+    view = calibrate_view.calibrate_page(conn, aid, actor=_common.actor(), item=None if sid is None else int(sid))
+    _common.know_people(view["people"])
+    rubric = view["rubric"]
     if sid is not None:
         try:
-            _score(conn, aid, int(sid), rubric)
+            if view["item"].get("error"):
+                raise FairMarkError(view["item"]["error"])
+            _score(conn, aid, int(sid), rubric, view["item"])
         except FairMarkError as e:
             _common.show_error(e)
             _open(None)
     else:
-        r = _calibration.banner(conn, aid)
-        _calibration.offsets(conn, aid)
+        r = _calibration.banner(view["readiness"])
+        _calibration.offsets(view["offsets"])
         with st.expander("The AI against your blind scores, per criterion", expanded=r["students"] > 0):
             st.dataframe(_calibration.table(r), hide_index=True, width="stretch")
             st.caption(f"The bar (set by an admin in Settings): {readiness.Bar(**r['bar']).text()}. Intervals resample "
                        "students. Items used as the AI's examples are never scored on themselves.")
-            _offline_scorer.summary(conn, aid)
+            _offline_scorer.summary(view["offline_scorer"])
         st.subheader("Calibration set")
-        _set(conn, aid, rubric)
+        _set(conn, aid, rubric, view)

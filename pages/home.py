@@ -2,7 +2,6 @@
 import streamlit as st
 
 from core import demo
-from core.accounts import access
 from core.courses import browse
 from core.errors import FairMarkError
 from pages import _calibration, _common
@@ -15,8 +14,11 @@ if flash := st.session_state.pop("home_flash", None):
 st.caption("AI-drafted rubric scores and feedback for written reflections. "
            "A teacher approves every word before a student sees it.")
 
-if not browse.list_courses(conn, actor=me):
-    if not access.may(me, "create_course"):
+cid = _common.course_id()
+aid = _common.assignment_id()
+view = browse.home_page(conn, actor=me, course_id=cid, assignment_id=aid)
+if not view["courses"]:
+    if "create_course" not in view["may"]:
         st.info("No course is granted to you yet: ask an admin (or the course's instructor) to give you access.")
         st.stop()
     st.subheader("Get started")
@@ -41,8 +43,6 @@ if not browse.list_courses(conn, actor=me):
     st.page_link("pages/upload.py", label="Upload reflections", icon=":material/upload_file:")
     st.stop()
 
-cid = _common.course_id()
-aid = _common.assignment_id()
 labels = {  # what each count is (core.courses.browse.progress_counts defines them; Review uses the same)
     "uploaded": ("Uploaded", "Every reflection uploaded, whatever has happened to it since."),
     "drafted": ("Drafted", "Reflections with an AI draft."),
@@ -52,8 +52,8 @@ labels = {  # what each count is (core.courses.browse.progress_counts defines th
     "released": ("Released", "Sent to students."),
 }
 for title, counts in (
-    ("This assignment", browse.progress_counts(conn, assignment_id=aid, actor=me) if aid else None),
-    ("This course", browse.progress_counts(conn, course_id=cid, actor=me) if cid else None),
+    ("This assignment", view["assignment"]),
+    ("This course", view["course"]),
 ):
     if counts is None:
         continue
@@ -66,8 +66,8 @@ for title, counts in (
         st.caption(f"Rejected and back in the queue: {counts['rejected']}")
 
 if cid:
-    _calibration.home(conn, cid)
-course = browse.get_course(conn, cid, actor=me) if cid else None
+    _calibration.home(view["calibration"])
+course = view["course_row"]
 if course and course["is_synthetic"]:
     st.info("This is the synthetic demo course: the reflections were written for FairMark "
             "and belong to no real student.")
@@ -78,7 +78,7 @@ NEXT = [("pages/upload.py", "Upload", ":material/upload_file:", "upload"),
         ("pages/release.py", "Release", ":material/send:", "release"),
         ("pages/agreement.py", "Agreement (coordinators)", ":material/balance:", "dashboards"),
         ("pages/fairness.py", "Fairness (coordinators)", ":material/diversity_3:", "dashboards")]
-steps = [step for step in NEXT if access.may(me, step[3])]
+steps = [step for step in NEXT if step[3] in view["may"]]
 if steps:
     st.markdown("**Next steps:**")
     for col, (path, label, icon, _) in zip(st.columns(len(steps)), steps):

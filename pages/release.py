@@ -2,7 +2,6 @@
 import pandas as pd
 import streamlit as st
 
-from core.courses import browse
 from core.export import released as export
 from core.errors import FairMarkError
 from core.signoff import release
@@ -14,10 +13,13 @@ conn = _common.get_db()
 me = _common.actor()
 aid = _common.require_assignment()
 if aid is not None:
-    assignment = browse.get_assignment(conn, aid, actor=me)
+    view = release.release_page(conn, aid, actor=me,
+                                include_approved=bool(st.session_state.get("release_include_approved")))
+    _common.know_people(view["people"])
+    assignment = view["assignment"]
     if flash := st.session_state.pop("release_flash", None):
         st.success(flash)
-    ov = browse.release_overview(conn, aid, actor=me)
+    ov = view["overview"]
     for col, (label, value, help_) in zip(st.columns(5), [
             ("Approved, not released", ov.approved_unreleased, None),
             ("Released", ov.released, "Items with a released version (what the exports hold)."
@@ -31,7 +33,7 @@ if aid is not None:
                    "the released version until the new one is approved and released.")
 
     st.subheader("Release gates")
-    gates = release.release_gates(conn, aid, actor=me)
+    gates = view["gates"]
     for g in gates:
         mark = ":green[:material/check_circle:]" if g.ok else ":red[:material/cancel:]"
         st.markdown(f"{mark} **{g.name}** — {g.detail}")
@@ -62,7 +64,7 @@ if aid is not None:
 
     st.subheader("Export")
     include = st.checkbox("Also include approved items that are not released yet", key="release_include_approved")
-    available = browse.exportable_count(conn, aid, include_approved=include, actor=me)
+    available = view["exportable"]
     if not available:
         st.caption("Nothing to export yet: only released items are exported"
                    + ("." if include else " (tick the box to include approved ones)."))
@@ -86,7 +88,7 @@ if aid is not None:
                            file_name=f"{assignment['title']}-feedback.zip", mime="application/zip", key="dl_zip",
                            on_click="ignore")
 
-    history = browse.releases_of(conn, aid, actor=me)
+    history = view["history"]
     if history:
         st.subheader("Releases")
         st.dataframe(pd.DataFrame([{"Release": h["id"], "Released at": format_timestamp(h["released_at"]),

@@ -14,17 +14,16 @@ conn = _common.get_db()
 me = _common.actor()
 cid = _common.require_course()
 if cid is not None:
-    students = browse.list_students(conn, cid, actor=me)
+    # Opens on someone with released work (an empty view first says nothing useful): the view picks.
+    view = browse.students_page(conn, cid, actor=me, student_id=st.session_state.get("student_pick"))
+    students = view["students"]
     if not students:
         st.info("This course has no students yet.")
     else:
         by_id = {s["id"]: s for s in students}
-        released = browse.students_with_releases(conn, cid, actor=me)
+        released = view["released"]
         ids = list(by_id)
-        # Open on someone with released work: an empty view first says nothing useful.
-        first = next((i for i in ids if i in released), ids[0])
-        if st.session_state.get("student_pick") not in by_id:
-            st.session_state["student_pick"] = first
+        st.session_state["student_pick"] = view["student_id"]
 
         def _name(i):
             s = by_id[i]
@@ -32,7 +31,7 @@ if cid is not None:
                     + ("" if i in released else " · nothing released yet"))
 
         sid = st.selectbox("Student", ids, key="student_pick", format_func=_name)
-        rows = browse.student_released(conn, sid, actor=me)
+        rows = view["rows"]
         name = by_id[sid]["name"] or by_id[sid]["external_id"]
         if not rows:
             st.info(f"Nothing released for {_common.md(name)} yet. Only released (teacher-approved) "
@@ -40,7 +39,7 @@ if cid is not None:
                     "Release page."
                     + ("" if released else " Nobody in this course has released work yet."))
         else:
-            rubrics = {r["rubric_id"]: browse.get_rubric(conn, r["rubric_id"], actor=me) for r in rows}
+            rubrics = view["rubrics"]
             rubric = rubrics[rows[-1]["rubric_id"]]  # the latest week's rubric names the criteria
             st.caption("Released, teacher-approved scores per criterion across weeks: growth over time.")
             st.plotly_chart(charts.student_progress_chart(rows, rubric), width="stretch", key="student_chart")

@@ -7,9 +7,9 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from core.accounts import access
 from core.courses import browse
 from core.ingest import commit as ingest
+from core.ingest import upload_view
 from core.errors import FairMarkError
 from core.ingest.mapping import Mapping, parse_score_column
 from core.ingest.read import MAX_FILE_BYTES, MAX_TEXT_CHARS
@@ -70,16 +70,27 @@ if flash:
     st.success(flash)
 
 # --- 1. where the reflections go ---------------------------------------------------------
+# The page's one read (core.ingest.commit.upload_view) is for the course and rubric the pickers below will
+# show: their state, else the sidebar's course.
+wanted = st.session_state.get("up_course", _common.course_id())
+pick_state = str(st.session_state.get("up_rubric") or "")
+view = upload_view.upload_page(conn, actor=me, course_id=None if wanted == NEW else wanted,
+                               rubric_id=int(pick_state.split(":")[1]) if pick_state.startswith("saved:") else None)
+_common.know_people(view["people"])
 c1, c2 = st.columns(2)
-all_courses = [c for c in browse.list_courses(conn, actor=me) if access.may(me, "upload", c["id"])]
-course_ids = [c["id"] for c in all_courses] + ([NEW] if access.may(me, "create_course") else [])
+all_courses = view["courses"]
+course_ids = [c["id"] for c in all_courses] + ([NEW] if view["may_create"] else [])
 course_names = {c["id"]: c["name"] for c in all_courses} | {NEW: "+ New course"}
 current = _common.course_id()
 cid = c1.selectbox("Course", course_ids, format_func=course_names.get,
                    index=course_ids.index(current) if current in course_ids else 0, key="up_course")
 course_name = c1.text_input("New course name", key="up_new_course") if cid == NEW else course_names[cid]
 
-existing = browse.list_assignments(conn, cid, actor=me) if cid != NEW else []
+read_for = NEW if view["course_id"] is None else view["course_id"]
+if cid == read_for:
+    existing = view["assignments"]
+else:   # the picker's state was not one the view could follow: read this course's own
+    existing = browse.list_assignments(conn, cid, actor=me) if cid != NEW else []
 a_ids = [a["id"] for a in existing] + [NEW]
 a_titles = {a["id"]: a["title"] for a in existing} | {NEW: "+ New assignment"}
 cur_a = _common.assignment_id()
@@ -90,17 +101,22 @@ if aid == NEW:
     title = c2.text_input("New assignment title", key="up_new_title")
     week = c2.number_input("Week", min_value=0, max_value=99, value=None, step=1, key="up_week")
     saved = {f"saved:{r['id']}": f"{_common.rubric_label(r['name'])} (v{r['version']})"
-             for r in browse.list_rubrics(conn, actor=me)}
+             for r in view["saved_rubrics"]}
     bundled = {f"file:{p.name}": f"{_common.rubric_label(load_rubric_file(p).name)} (bundled file)"
                for p in sorted(RUBRIC_DIR.glob("*.yaml"))}
     choices = saved | bundled
     pick = c2.selectbox("Rubric", list(choices), format_func=choices.get, key="up_rubric",
                         index=list(choices).index("file:reflection.yaml") if "file:reflection.yaml" in choices else 0)
-    rubric = (browse.get_rubric(conn, int(pick.split(":")[1]), actor=me) if pick.startswith("saved:")
-              else load_rubric_file(RUBRIC_DIR / pick.split(":", 1)[1]))
+    if not pick.startswith("saved:"):
+        rubric = load_rubric_file(RUBRIC_DIR / pick.split(":", 1)[1])
+    elif pick == pick_state and view["rubric"] is not None:
+        rubric = view["rubric"]
+    else:   # a default the state did not hold yet
+        rubric = browse.get_rubric(conn, int(pick.split(":")[1]), actor=me)
 else:
     title = a_titles[aid]
-    rubric = browse.get_rubric(conn, existing[a_ids.index(aid)]["rubric_id"], actor=me)
+    rubric = (view["rubrics"][aid] if cid == read_for else
+              browse.get_rubric(conn, existing[a_ids.index(aid)]["rubric_id"], actor=me))
 st.caption("Rows with a week/assignment column go to the matching assignment (a new one is created for an "
            "unknown week); all other rows go to the assignment chosen here.")
 
@@ -119,7 +135,8 @@ sources = st.session_state.get("upload_sources")
 
 if not sources:
     st.subheader("Recent imports")
-    recent = browse.recent_imports(conn, cid, actor=me, limit=10) if cid != NEW else []
+    recent = (view["recent"] if cid == read_for else
+              browse.recent_imports(conn, cid, actor=me, limit=10) if cid != NEW else [])
     if recent:
         st.dataframe(pd.DataFrame([{"when": format_timestamp(r["at"]), "who": _common.person(r["actor"]), "files": r["reason"],
                                     "imported": r["after"].get("imported"),

@@ -64,6 +64,28 @@ INTERNAL = {
        for name in ("growth_in", "after_config_in", "next_steps_in")},
     "core.evals.pairwise.results_in": "a comparison's results, read by core.evals.views after its check",
     "core.evals.pairwise.resumable_in": "whether a comparison resumes, read by core.evals.views after its check",
+    "core.calibration.blind.for_rater_of": "the body of blind.for_rater, for a page's view that checked the actor once (one read per page): calibrate_view.calibrate_page",
+    "core.calibration.draw.state_of": "the body of draw.state, for a page's view that checked the actor once (one read per page): calibrate_view.calibrate_page",
+    "core.calibration.offset.of_assignment": "the body of offset.offsets, for a page's view that checked the actor once (one read per page): review_view / calibrate_view",
+    "core.calibration.readiness.current": "the body of readiness.readiness, for a page's view that checked the actor once (one read per page): the pages' views",
+    "core.calibration.readiness.block_text": "bulk_block's sentence from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.calibration.readiness.overview_of": "the body of readiness.course_overview, for a page's view that checked the actor once (one read per page): browse.home_page",
+    "core.courses.browse.item_history_of": "the body of browse.item_history, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.courses.browse.progress_of": "the body of browse.progress_counts, for a page's view that checked the actor once (one read per page): browse.home_page",
+    "core.courses.browse.queue_page_of": "the body of browse.queue_page, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.courses.browse.review_item_of": "the body of browse.review_item, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.estimate.of_run": "the body of estimate.for_run, for a page's view that checked the actor once (one read per page): assess_view.assess_page",
+    "core.growth.learning.previous_of": "the body of learning.previous_next_steps, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.offline.scorer.overview_of": "the body of scorer.overview, for a page's view that checked the actor once (one read per page): calibrate_view / assess_view",
+    "core.runs.reflections.history_of": "the body of reflections.history, for a page's view that checked the actor once (one read per page): assess_view.assess_page",
+    "core.signoff.actions.changes_since": "the body of actions.changed_since, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.signoff.actions.newer_draft_of": "the body of actions.newer_draft, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.signoff.actions.record_open": "the body of actions.open_item, for a page's view that checked the actor once (one read per page): review_view.review_page",
+    "core.signoff.bulk.sample_state_of": "the body of bulk.sample_state, for a page's view that checked the actor once "
+                                         "(one read per page): review_view / release.gates_of",
+    "core.signoff.release.gates_of": "the body of release.release_gates, for a page's view that checked the actor once "
+                                     "(one read per page): release.release_page",
+    "core.signoff.bulk.held_back_by": "held_back from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
 }
 
 

@@ -77,27 +77,36 @@ def may(actor: Actor, action: str, course_id: int | None = None) -> bool:
     return True
 
 
-def allowed(actor: Actor, *actions: str, course_id: int | None = None) -> dict[str, bool]:
-    """{action: whether `require` would let it through}: what a page's view returns with its data
-    (after its one check), so the page shows only what core would do, without asking again.
+def allowed(actor: Actor, course_id: int | None = None) -> frozenset[str]:
+    """Every action `require` would let through (in the course): what a page's view returns
+    with its data, after its one check, so the page hides what core would refuse without
+    asking again. It refuses nothing itself.
 
-    >>> allowed(Actor("tom", role="ta", user_id=2, courses={1: True}), "review", "release", course_id=1)
-    {'review': True, 'release': False}
+        >>> sorted(allowed(Actor("tom", role="ta", user_id=2, courses={1: True}), 1))
+        ['calibrate', 'read', 'review']
+        >>> allowed(Actor("tom", role="ta", user_id=2, courses={1: True}), 2)
+        frozenset()
     """
-    return {a: actor.role in ACTIONS[a].roles and (course_id is None or actor.has_course(course_id)) for a in actions}
+    return frozenset(a for a in ACTIONS if _refusal(actor, a, course_id) is None)
 
 
-def require(actor: Actor, action: str, *, course_id: int | None = None) -> None:
-    """Refuse (Forbidden, saying whom to ask) unless the actor's role may do `action` and,
-    for a course's data, the course is granted."""
+def _refusal(actor: Actor, action: str, course_id: int | None) -> str | None:
     if not isinstance(actor, Actor):
         raise TypeError(f"expected the signed-in Actor, got {type(actor).__name__} {actor!r}")
     rule = ACTIONS[action]
     if actor.role not in rule.roles:
         where = " in this course" if rule.course else ""
-        raise Forbidden(f"Your role ({actor.role_label}) may not {rule.words}{where}; ask {rule.ask}.")
+        return f"Your role ({actor.role_label}) may not {rule.words}{where}; ask {rule.ask}."
     if course_id is not None and not actor.has_course(course_id):
-        raise Forbidden(f"You have no access to course {course_id}; ask an admin to grant it.")
+        return f"You have no access to course {course_id}; ask an admin to grant it."
+    return None
+
+
+def require(actor: Actor, action: str, *, course_id: int | None = None) -> None:
+    """Refuse (Forbidden, saying whom to ask) unless the actor's role may do `action` and,
+    for a course's data, the course is granted."""
+    if (refusal := _refusal(actor, action, course_id)) is not None:
+        raise Forbidden(refusal)
 
 
 def check(conn, actor: Actor, action: str, **ids) -> int | None:

@@ -55,6 +55,11 @@ def for_rater(conn: Database, submission_id: int, actor: Actor) -> dict:
     draft), "others" {rater: scores}}. Before the teacher has scored, no AI output and no other
     teacher's score is returned at all (so no page can show them by mistake)."""
     access.check(conn, actor, "calibrate", submission=submission_id)
+    return for_rater_of(conn, submission_id, actor)
+
+
+def for_rater_of(conn: Database, submission_id: int, actor: Actor) -> dict:
+    """`for_rater` for a caller that has checked the actor (a page's view)."""
     sub = get_submission(conn, submission_id)
     all_scores = calibration.scores_of(conn, submission_id)
     rater = str(actor)  # blind scores are kept per signed-in user

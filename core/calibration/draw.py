@@ -57,6 +57,11 @@ def seen_by(item: dict, actor: Actor) -> dict:
 def state(conn: Database, assignment_id: int, *, actor: Actor) -> SetState:
     """The set as `actor` may see it: nothing the AI produced for an item they have not scored."""
     access.check(conn, actor, "read", assignment=assignment_id)
+    return state_of(conn, assignment_id, actor)
+
+
+def state_of(conn: Database, assignment_id: int, actor: Actor) -> SetState:
+    """`state` for a caller that has checked the actor (a page's view)."""
     rows = [seen_by(r, actor) for r in calibration.items(conn, assignment_id)]
     raters = [len(r["raters"].split(", ")) if r["raters"] else 0 for r in rows]
     return SetState(rows, sum(1 for k in raters if k == 0), sum(1 for k in raters if k),

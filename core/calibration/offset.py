@@ -22,6 +22,11 @@ def offsets(conn: Database, assignment_id: int, *, actor: Actor) -> list[dict]:
     """[{"band", "range", "bias", "ci", "students", "message"}] for the bands with a systematic
     offset against the blind scores (empty when there is none, or too few students)."""
     access.check(conn, actor, "read", assignment=assignment_id)
+    return of_assignment(conn, assignment_id)
+
+
+def of_assignment(conn: Database, assignment_id: int) -> list[dict]:
+    """`offsets` for a caller that has checked the actor (a page's view)."""
     def compute() -> list[dict]:
         rubric = courses.assignment_rubric(conn, assignment_id)
         pairs = analytics.pair_counts(conn, analytics.Scope("assignment", assignment_id=assignment_id),

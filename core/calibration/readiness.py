@@ -160,6 +160,11 @@ def readiness(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT,
     Cached until the assignment's blind-scored pairs or blind scores change (per bar): a run's
     other drafts never recompute it."""
     access.check(conn, actor, "read", assignment=assignment_id)
+    return current(conn, assignment_id, n_boot=n_boot, seed=seed)
+
+
+def current(conn: Database, assignment_id: int, *, n_boot: int = DEFAULT_BOOT, seed: int = 0) -> dict:
+    """`readiness` for a caller that has checked the actor (a page's view)."""
     bar, max_gap = get_bar(conn), load_settings().max_band_gap
     analytics.fresh_version(conn)   # the counts up to date, then their blind part as the version
     return analytics.memo(conn, ("readiness", assignment_id, tuple(asdict(bar).items()), max_gap, n_boot, seed),
@@ -211,7 +216,11 @@ def is_ready(conn: Database, assignment_id: int, *, actor: Actor) -> bool:
 def bulk_block(conn: Database, assignment_id: int, *, actor: Actor) -> str | None:
     """Why bulk approval is off on this assignment (None when the AI cleared the bar)."""
     access.check(conn, actor, "read", assignment=assignment_id)
-    r = readiness(conn, assignment_id, actor=actor)
+    return block_text(conn, assignment_id, readiness(conn, assignment_id, actor=actor))
+
+
+def block_text(conn: Database, assignment_id: int, r: dict) -> str | None:
+    """`bulk_block` from the assignment's readiness `r`, for a caller that has checked the actor."""
     if r["ready"]:
         return None
     missing = "; ".join(f"{row['title']}: {', '.join(row['reasons'])}" for row in r["criteria"] if not row["ready"])
@@ -238,9 +247,14 @@ def course_overview(conn: Database, course_id: int, *, actor: Actor) -> list[dic
     """Readiness of each assignment of a course (Home): {assignment_id, title, week, status,
     students, more_needed, message}."""
     access.check(conn, actor, "read", course=course_id)
+    return overview_of(conn, course_id)
+
+
+def overview_of(conn: Database, course_id: int) -> list[dict]:
+    """`course_overview` for a caller that has checked the actor (a page's view)."""
     out = []
     for a in courses.list_assignments(conn, course_id):
-        r = readiness(conn, a["id"], actor=actor)
+        r = current(conn, a["id"])
         out.append({"assignment_id": a["id"], "title": a["title"], "week": a["week"], "status": r["status"],
                     "ready": r["ready"], "students": r["students"], "more_needed": r["more_needed"],
                     "pending": calibration.pending_count(conn, a["id"]), "message": r["message"]})

@@ -10,7 +10,7 @@ from __future__ import annotations
 from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
-from core.calibration import blind
+from core.calibration import blind, readiness
 from core.privacy.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
@@ -70,7 +70,13 @@ def progress_counts(conn, *, course_id: int | None = None, assignment_id: int | 
     - approved: approved by a teacher, released or not; released: in a release;
     - rejected: rejected and back in the queue.
     """
-    raw = status_counts(conn, course_id=course_id, assignment_id=assignment_id, actor=actor)
+    status_counts(conn, course_id=course_id, assignment_id=assignment_id, actor=actor)   # the check
+    return progress_of(conn, course_id=course_id, assignment_id=assignment_id)
+
+
+def progress_of(conn, *, course_id: int | None = None, assignment_id: int | None = None) -> dict:
+    """`progress_counts` for a caller that has checked the actor (a page's view)."""
+    raw = courses.status_counts(conn, course_id=course_id, assignment_id=assignment_id)
     aids = ([assignment_id] if assignment_id is not None
             else [a["id"] for a in courses.list_assignments(conn, course_id)])
     return {"uploaded": sum(raw.values()), "drafted": sum(raw.values()) - raw["uploaded"] - raw["failed"],
@@ -120,6 +126,12 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
 def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
                page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
+    return queue_page_of(conn, assignment_id, flt, actor=actor, course_id=course_id, page=page, page_size=page_size)
+
+
+def queue_page_of(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor, course_id: int,
+                  page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
+    """`queue_page` for a caller that has checked the actor (a page's view)."""
     out = queue.queue(conn, assignment_id, flt, page=page, page_size=page_size)
     if not access.sees_names(actor, course_id):
         rows = []
@@ -152,6 +164,11 @@ def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
     A calibration item nobody has scored blind is refused (GateError): its draft stays hidden."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
     blind.require_visible(conn, submission_id)
+    return review_item_of(conn, submission_id, actor=actor, course_id=course_id)
+
+
+def review_item_of(conn, submission_id: int, *, actor: Actor, course_id: int) -> dict:
+    """`review_item` for a caller that has checked the actor and that the draft may be seen."""
     data = reviews.item(conn, submission_id)
     student = data["student"]
     hide = _masker(actor, course_id, student["name"], "", student["pseudonym"])
@@ -168,6 +185,11 @@ def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
 
 def item_history(conn, submission_id: int, *, actor: Actor) -> list[dict]:
     course_id = access.check(conn, actor, "read", submission=submission_id)
+    return item_history_of(conn, submission_id, actor=actor, course_id=course_id)
+
+
+def item_history_of(conn, submission_id: int, *, actor: Actor, course_id: int) -> list[dict]:
+    """`item_history` for a caller that has checked the actor (a page's view)."""
     rows = reviews.history(conn, submission_id)
     if not access.sees_names(actor, course_id):
         student = reviews.item(conn, submission_id)["student"]
@@ -223,6 +245,10 @@ def students_with_releases(conn, course_id: int, *, actor: Actor) -> set[int]:
 
 def student_released(conn, student_id: int, *, actor: Actor) -> list[dict]:
     course_id = access.check(conn, actor, "read", student=student_id)
+    return _student_released(conn, student_id, actor=actor, course_id=course_id)
+
+
+def _student_released(conn, student_id: int, *, actor: Actor, course_id: int) -> list[dict]:
     rows = releases.student_released(conn, student_id)
     if not access.sees_names(actor, course_id):
         person = next((s for s in courses.list_students(conn, course_id) if s["id"] == student_id), None)
@@ -284,3 +310,38 @@ def get_rubric(conn, rubric_id: int, *, actor: Actor):
 def list_rubrics(conn, *, actor: Actor) -> list[dict]:
     access.require(actor, "read")
     return courses.list_rubrics(conn)
+
+
+# --- pages' views: what one run of a page shows, read with one check --------------------------
+def students_page(conn, course_id: int, *, actor: Actor, student_id: int | None = None) -> dict:
+    """The Students page: {"students" (as list_students), "released" (ids with released work),
+    "student_id" (`student_id` when it is one of the course's, else the first with released work,
+    else the first; None without students), "rows" (its released work: student_released),
+    "rubrics" {rubric id: rubric}}."""
+    access.check(conn, actor, "read", course=course_id)
+    students = courses.list_students(conn, course_id)
+    if not access.sees_names(actor, course_id):
+        students = [{**r, "name": r["pseudonym"], "email": "", "external_id": ""} for r in students]
+    released = releases.students_with_releases(conn, course_id)
+    ids = [s["id"] for s in students]
+    if student_id not in ids:
+        student_id = next((i for i in ids if i in released), ids[0] if ids else None)
+    rows = [] if student_id is None else _student_released(conn, student_id, actor=actor, course_id=course_id)
+    return {"students": students, "released": released, "student_id": student_id, "rows": rows,
+            "rubrics": {r["rubric_id"]: courses.get_rubric(conn, r["rubric_id"]) for r in rows}}
+
+
+def home_page(conn, *, actor: Actor, course_id: int | None = None, assignment_id: int | None = None) -> dict:
+    """The Home page: {"courses" (list_courses), "may" (the actions the actor may do, anywhere:
+    the page's links), "assignment" and "course" (progress_counts, None when not chosen),
+    "calibration" (core.calibration.readiness.course_overview of the course), "course_row"}."""
+    if course_id is None and assignment_id is None:
+        access.require(actor, "read")
+    else:
+        access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
+    return {"courses": [c for c in courses.list_courses(conn) if actor.has_course(c["id"])],
+            "may": access.allowed(actor),
+            "assignment": progress_of(conn, assignment_id=assignment_id) if assignment_id else None,
+            "course": progress_of(conn, course_id=course_id) if course_id else None,
+            "calibration": readiness.overview_of(conn, course_id) if course_id else [],
+            "course_row": courses.get_course(conn, course_id) if course_id else None}

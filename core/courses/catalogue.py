@@ -189,8 +189,8 @@ def editor_view(conn, pick: int | None = None, *, actor: Actor) -> dict:
     preference among the courses offered: one not offered (not the actor's to edit, or deleted
     meanwhile) is not read and gives the first course (or NEW), as the picker itself does."""
     access.require(actor, "read")
-    mine = [c for c in courses.list_courses(conn) if access.allowed(actor, "upload", course_id=c["id"])["upload"]]
-    may = access.allowed(actor, "create_course", "settings")
+    mine = [c for c in courses.list_courses(conn) if "upload" in access.allowed(actor, c["id"])]
+    may = {a: a in access.allowed(actor) for a in ("create_course", "settings")}
     ids = [c["id"] for c in mine] + ([NEW] if may["create_course"] else [])
     course_id = pick if pick in ids else (ids[0] if ids else None)
     chosen = course_id is not None and course_id != NEW

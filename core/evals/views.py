@@ -49,7 +49,7 @@ def quality_view(conn, *, course_id: int | None, provider: str, settings, db_pat
             "saved": cases, "jsonl": saved.jsonl_of(cases), "comparisons": comps, "comparison": pick,
             "results": pairwise.results_in(conn, pick) if pick is not None else None,
             "resumable": pairwise.resumable_in(conn, db_path, pick) if pick is not None else False,
-            "trust": pairwise.judge_trust(conn), "may": access.allowed(actor, "settings")}
+            "trust": pairwise.judge_trust(conn), "may": {"settings": "settings" in access.allowed(actor)}}
 
 
 def compare_view(conn, course_id: int, *, comparison: int | None = None, actor: Actor) -> dict:

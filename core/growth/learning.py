@@ -147,6 +147,11 @@ def next_steps_in(conn, course_id: int) -> dict:
 def previous_next_steps(conn, submission_id: int, *, actor: Actor) -> dict | None:
     """Last week's released feedback for this submission's student, with the teacher's mark."""
     access.check(conn, actor, "read", submission=submission_id)
+    return previous_of(conn, submission_id)
+
+
+def previous_of(conn, submission_id: int) -> dict | None:
+    """`previous_next_steps` for a caller that has checked the actor (a page's view)."""
     prev = learning_db.previous_released(conn, submission_id)
     if prev is None:
         return None

@@ -82,8 +82,8 @@ def lessons_page(conn, db_path, course_id: int | None, *, redo: bool = False, ac
     progress), "tiers" (counts), "costs" (costs.course_costs), "may" {"upload": upload lessons and the
     demo, "review": start a review in this course}}."""
     access.check(conn, actor, "read", course=course_id)
-    may = {"upload": access.allowed(actor, "lessons")["lessons"],
-           "review": access.allowed(actor, "lessons", course_id=course_id)["lessons"]}
+    may = {"upload": "lessons" in access.allowed(actor),
+           "review": "lessons" in access.allowed(actor, course_id)}
     if course_id is None:
         return {"course": None, "queue": [], "may": may}
     return {"course": courses_db.get_course(conn, course_id), "queue": lessons_db.queue(conn, course_id),

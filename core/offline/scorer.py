@@ -175,6 +175,11 @@ def overview(conn, assignment_id: int, *, actor: Actor) -> dict:
     word_count {...}, beats_length, method (learned, blend, word_count or None), chosen {...}
     (the choice's own cross-validated figures), scored_by (which scorer and why, in words)}}."""
     access.check(conn, actor, "read", assignment=assignment_id)
+    return overview_of(conn, assignment_id)
+
+
+def overview_of(conn, assignment_id: int) -> dict:
+    """`overview` for a caller that has checked the actor (a page's view)."""
     rubric = courses.assignment_rubric(conn, assignment_id)
     latest = store.latest(conn, assignment_id)
     options = _options(conn, assignment_id)

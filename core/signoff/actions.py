@@ -115,6 +115,11 @@ def changed_since(conn: Database, submission_id: int, loaded_version: int, *, ac
     says it (who by display name, when in words, which scores and comment, both versions); None
     when it is still the latest. The student's name is hidden for an actor who does not see names."""
     access.check(conn, actor, "read", submission=submission_id)
+    return changes_since(conn, submission_id, loaded_version, actor=actor)
+
+
+def changes_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
+    """`changed_since` for a caller that has checked the actor (a page's view)."""
     review = _require_review(conn, submission_id)
     if review["version"] == loaded_version:
         return None
@@ -136,7 +141,13 @@ def open_item(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     Idempotent: opening again changes nothing. A calibration item nobody has scored blind yet
     cannot be opened: its AI draft stays hidden until then (core.calibration.blind)."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
-    if not access.may(actor, "review", course_id):  # a coordinator looks without opening it
+    return record_open(conn, submission_id, actor=actor, reviewer=access.may(actor, "review", course_id))
+
+
+def record_open(conn: Database, submission_id: int, *, actor: Actor, reviewer: bool) -> dict:
+    """`open_item` for a caller that has checked the actor; `reviewer`: whether the actor may
+    review in the item's course (else the item is only looked at, nothing recorded)."""
+    if not reviewer:  # a coordinator looks without opening it
         blind.require_visible(conn, submission_id)
         return reviews.get_review(conn, submission_id)
     with writing(conn):
@@ -311,6 +322,11 @@ def newer_draft(conn: Database, submission_id: int, *, actor: Actor) -> dict | N
     """The latest AI draft when it says something new: not the draft the teacher's version is
     based on, and not an identical copy of it (a deterministic offline re-run)."""
     access.check(conn, actor, "read", submission=submission_id)
+    return newer_draft_of(conn, submission_id)
+
+
+def newer_draft_of(conn: Database, submission_id: int) -> dict | None:
+    """`newer_draft` for a caller that has checked the actor (a page's view)."""
     review = reviews.get_review(conn, submission_id)
     latest_id = drafts.latest_draft_id(conn, submission_id)
     if review is None or not latest_id or latest_id == review["draft_id"]:

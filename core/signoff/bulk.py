@@ -38,7 +38,11 @@ def held_back(conn: Database, assignment_id: int, *, actor: Actor) -> tuple[tupl
     offline baseline's drafts (`offline_only`) qualify once the assignment is ready on the
     baseline's own blind agreement; the band gap of the readiness bar holds its worse band back."""
     access.check(conn, actor, "read", assignment=assignment_id)
-    r = readiness.readiness(conn, assignment_id, actor=actor)
+    return held_back_by(conn, assignment_id, readiness.readiness(conn, assignment_id, actor=actor))
+
+
+def held_back_by(conn: Database, assignment_id: int, r: dict) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """`held_back` from the assignment's readiness `r`, for a caller that has checked the actor."""
     lifted = (eligibility_rules.OFFLINE_ONLY,) if r["ready"] and calibration.blind_scored_by_offline(
         conn, assignment_id) else ()
     return lifted, tuple(b for b in [r.get("held_back_band")] if b)
@@ -46,6 +50,12 @@ def held_back(conn: Database, assignment_id: int, *, actor: Actor) -> tuple[tupl
 
 def _rule(conn: Database, assignment_id: int, actor: Actor) -> samples.Eligibility:
     lifted, bands = held_back(conn, assignment_id, actor=actor)
+    return eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
+
+
+def _rule_by(conn: Database, assignment_id: int, held: tuple) -> samples.Eligibility:
+    """The bulk-approval rule from `held_back_by`'s (lifted, bands)."""
+    lifted, bands = held
     return eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
 
 
@@ -71,7 +81,17 @@ class SampleState:
 
 def sample_state(conn: Database, assignment_id: int, *, actor: Actor) -> SampleState:
     access.check(conn, actor, "read", assignment=assignment_id)
-    rule = _rule(conn, assignment_id, actor)
+    return _sample_state_by(conn, assignment_id, _rule(conn, assignment_id, actor))
+
+
+def sample_state_of(conn: Database, assignment_id: int) -> SampleState:
+    """`sample_state` for a caller that has checked the actor (a page's view)."""
+    return _sample_state_by(conn, assignment_id, _rule_by(conn, assignment_id, held_back_by(
+        conn, assignment_id, readiness.current(conn, assignment_id))))
+
+
+def _sample_state_by(conn: Database, assignment_id: int, rule: samples.Eligibility) -> SampleState:
+    """`sample_state` under `rule`, for a caller that has checked the actor."""
     by_band = samples.candidates_by_band(conn, assignment_id, rule)
     # A row counts only while the sampled draft is still current (`live`).
     rows = samples.sample_rows(conn, assignment_id)

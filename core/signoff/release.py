@@ -11,8 +11,9 @@ from core.signoff import triage
 from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
 from core.signoff.actions import writing
-from core.signoff.bulk import sample_state
-from db import audit, now, releases, submissions
+from core.signoff.bulk import sample_state, sample_state_of
+from db import audit, courses, exports, now, releases, submissions
+from db import users as users_db
 
 
 @dataclass
@@ -27,6 +28,12 @@ def release_gates(conn: Database, assignment_id: int, *, actor: Actor) -> list[G
     that failed (right after a release there is simply nothing left): `release` refuses it and
     the page says so plainly."""
     access.check(conn, actor, "read", assignment=assignment_id)
+    return gates_of(conn, assignment_id, lambda: sample_state(conn, assignment_id, actor=actor))
+
+
+def gates_of(conn: Database, assignment_id: int, sampled=None) -> list[Gate]:
+    """`release_gates` for a caller that has checked the actor (a page's view); `sampled` gives
+    the bulk-approval sample's state (default core.signoff.bulk.sample_state_of)."""
     ov = releases.release_overview(conn, assignment_id)
     gates = [
         Gate("No item needing attention left unreviewed", ov.needs_attention == 0,
@@ -34,7 +41,7 @@ def release_gates(conn: Database, assignment_id: int, *, actor: Actor) -> list[G
              else f"{ov.needs_attention} item(s) needing attention still wait for a decision"),
     ]
     if ov.bulk_approved_unreleased:
-        state = sample_state(conn, assignment_id, actor=actor)
+        state = sampled() if sampled else sample_state_of(conn, assignment_id)
         ok = bool(state.sample) and not state.unopened
         gates.append(Gate("Bulk-approval sample checked", ok,
                           f"{len(state.sample)} sampled item(s) opened before {ov.bulk_approved_unreleased} "
@@ -42,6 +49,18 @@ def release_gates(conn: Database, assignment_id: int, *, actor: Actor) -> list[G
     else:
         gates.append(Gate("Bulk-approval sample checked", True, "no bulk approvals in this release"))
     return gates
+
+
+def release_page(conn: Database, assignment_id: int, *, actor: Actor, include_approved: bool = False) -> dict:
+    """What the Release page shows, read with one check of the actor: {"assignment", "may" (the
+    actions the actor may do in the course), "overview" (db.releases.release_overview), "gates",
+    "exportable" (items an export holds; `include_approved`: approved ones not released yet too),
+    "history" (the releases), "people" (display names)}. Releasing and exporting check on their own."""
+    course_id = access.check(conn, actor, "read", assignment=assignment_id)
+    return {"assignment": courses.get_assignment(conn, assignment_id), "may": access.allowed(actor, course_id),
+            "overview": releases.release_overview(conn, assignment_id), "gates": gates_of(conn, assignment_id),
+            "exportable": exports.exportable_count(conn, assignment_id, include_approved=include_approved),
+            "history": releases.releases_of(conn, assignment_id), "people": users_db.display_names(conn)}
 
 
 def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None) -> dict:

@@ -8,17 +8,27 @@ for its blind score shows nothing the AI produced.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from sqlite_utils import Database
 
 from core.accounts import access
 from core.courses import browse
 from core.signoff import triage
 from core.accounts.access import Actor
-from core.calibration import blind, readiness
+from core.calibration import blind, offset, readiness
+from core.errors import FairMarkError
+from core.evals import gate
+from core.growth import learning
 from core.signoff import actions, bulk
 from core.signoff import eligibility as rules
-from db import courses, queue, submissions
+from db import calibration, courses, queue, submissions, votes
+from db import evals as evals_db
+from db import users as users_db
 
+# The queue's groups the Review page counts and lists (items not drafted yet are not reviewed).
+GROUPS = (triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
+          triage.APPROVED, triage.RELEASED)
 CALIBRATION_GROUP = "calibration"   # waiting for a blind score: its priority would hint at the hidden draft
 _UNSURE_CODES = (rules.UNSURE, rules.VOTES_SPLIT)
 # Reasons the page already says otherwise (the item's status, its attention reasons).
@@ -78,8 +88,12 @@ def item_reasons(conn: Database, submission_id: int, *, actor: Actor) -> list[di
     """Why this item may not be approved in bulk, [{code, text}] (empty: it may)."""
     access.check(conn, actor, "read", submission=submission_id)
     aid = submissions.get_submission(conn, submission_id)["assignment_id"]
+    return _reasons_of(conn, aid, submission_id, bulk.held_back(conn, aid, actor=actor))
+
+
+def _reasons_of(conn: Database, aid: int, submission_id: int, held: tuple) -> list[dict]:
     rows = queue.all_items(conn, aid, submission_id)
-    lifted, bands = bulk.held_back(conn, aid, actor=actor)
+    lifted, bands = held
     rule = bulk.eligibility(courses.assignment_rubric(conn, aid), lifted=lifted, blocked_bands=bands)
     return _visible(_item_reasons(rows[0], rule), lifted) if rows else []
 
@@ -109,3 +123,90 @@ def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bo
         "flags": list(draft.get("flags") or []),
         "attention_reasons": list(draft.get("attention_reasons") or []),
     }
+
+
+# --- the Review page: one read per run --------------------------------------------------------
+def review_page(conn: Database, assignment_id: int, *, actor: Actor, item: int | None = None,
+                loaded_version: int | None = None, flt: queue.QueueFilter | None = None, page: int = 0,
+                with_bulk: bool = False) -> dict:
+    """Everything one run of the Review page shows, read with one check of the actor:
+    {"course_id", "may" (the actions the actor may do in the course), "readiness", "offsets" (with
+    an item: core.calibration.offset), "item" (`item` when it is of this assignment, else None: see _item_view), "queue" (when no item
+    is shown: see _queue_view)}. `loaded_version`: the review version the teacher's screen holds
+    (what changed since is said); `flt`, `page`: the queue's filters and page; `with_bulk`: the
+    bulk approval panel is open. Writes (open an item, approve, ...) check on their own; opening
+    the item here is the one write a render makes (core.signoff.actions.open_item)."""
+    course_id = access.check(conn, actor, "read", assignment=assignment_id)
+    may = access.allowed(actor, course_id)
+    ready = readiness.current(conn, assignment_id)
+    out = {"course_id": course_id, "may": may, "readiness": ready, "item": None, "queue": None, "offsets": []}
+    where = queue.position(conn, item) if item is not None else None
+    if where is not None and where[0] == assignment_id:   # another assignment's item (a crafted address): none
+        out["offsets"] = offset.of_assignment(conn, assignment_id)
+        out["item"] = _item_view(conn, assignment_id, item, where[1], actor=actor, course_id=course_id, may=may,
+                                 ready=ready, loaded_version=loaded_version)
+    else:
+        out["queue"] = _queue_view(conn, assignment_id, actor=actor, course_id=course_id, may=may, ready=ready,
+                                   flt=flt, page=page, with_bulk=with_bulk)
+    return out
+
+
+def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Actor, course_id: int, may, ready: dict,
+               loaded_version: int | None) -> dict:
+    """{"submission_id", "priority", "hidden" (waiting for its blind score: nothing else), "error"
+    (it cannot be opened: the message), "data" (core.courses.browse.review_item), "rubric",
+    "editable", "changed" (what changed since `loaded_version`), "bulk_reasons", "newer_draft",
+    "votes", "history", "people" (display names), "previous_next_steps", "saved_cases", "ai_config"}."""
+    out = {"submission_id": sid, "priority": priority, "hidden": calibration.is_blind_pending(conn, sid)}
+    if out["hidden"]:
+        return out
+    try:
+        actions.record_open(conn, sid, actor=actor, reviewer="review" in may)
+        data = browse.review_item_of(conn, sid, actor=actor, course_id=course_id)
+    except FairMarkError as e:
+        return {**out, "error": str(e)}
+    draft, review = data["draft"] or {}, data["review"]
+    editable = "review" in may and review is not None
+    judged = bool(draft.get("judging")) and not draft.get("is_offline")
+    return {**out, "error": None, "data": data, "rubric": courses.get_rubric(conn, data["assignment"]["rubric_id"]),
+            "editable": editable,
+            "changed": (actions.changes_since(conn, sid, loaded_version, actor=actor)
+                        if editable and loaded_version is not None else None),
+            "bulk_reasons": ([r for r in _reasons_of(conn, aid, sid, bulk.held_back_by(conn, aid, ready))
+                              if r["code"] not in STATE_CODES]
+                             if data["submission"]["status"] in actions.UNDECIDED else []),
+            "newer_draft": actions.newer_draft_of(conn, sid) if editable else None,
+            "votes": votes.of(conn, "submission", sid, draft_id=draft["id"]) if judged else [],
+            "history": browse.item_history_of(conn, sid, actor=actor, course_id=course_id),
+            "people": users_db.display_names(conn),
+            "previous_next_steps": learning.previous_of(conn, sid) if editable else None,
+            "saved_cases": len(evals_db.saved_case_ids_of(conn, sid)),
+            "ai_config": gate.status(conn, draft["ai_config"], draft.get("provider")) if draft.get("ai_config") else None}
+
+
+def _queue_view(conn: Database, aid: int, *, actor: Actor, course_id: int, may, ready: dict,
+                flt: queue.QueueFilter | None, page: int, with_bulk: bool) -> dict:
+    """{"rubric", "pending" (calibration items waiting for a blind score), "counts" (per queue
+    group), "uploaded" (only when no group has an item), "bulk" ({"block", "state"} when the
+    panel is open and the actor may approve in bulk), "page" (browse.queue_page), "error"}.
+    A filter on another assignment's criterion or level is dropped, as the page's pickers are."""
+    rubric = courses.assignment_rubric(conn, aid)
+    counts = queue.group_counts(conn, aid)
+    out = {"rubric": rubric, "pending": calibration.pending_count(conn, aid), "counts": counts,
+           "uploaded": None, "bulk": None, "page": None, "error": None}
+    if not any(counts.get(g) for g in GROUPS):
+        out["uploaded"] = courses.status_counts(conn, assignment_id=aid)["uploaded"]
+        return out
+    if with_bulk and "bulk_approve" in may:
+        block = readiness.block_text(conn, aid, ready)
+        out["bulk"] = {"block": block, "state": None if block else bulk.sample_state_of(conn, aid)}
+    flt = flt or queue.QueueFilter()
+    if flt.criterion is not None and flt.criterion not in rubric.keys:
+        flt = dataclasses.replace(flt, criterion=None, score=None)
+    elif flt.criterion is not None and flt.score not in rubric.levels:
+        flt = dataclasses.replace(flt, score=rubric.levels[0])
+    try:
+        out["page"] = browse.queue_page_of(conn, aid, flt, actor=actor, course_id=course_id, page=page)
+    except FairMarkError as e:
+        out["error"] = str(e)
+    return out
