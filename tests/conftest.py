@@ -12,7 +12,45 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 import db as dbmod  # noqa: E402
+import e2e_support  # noqa: E402
 from conftest_llama import llama_server  # noqa: E402,F401  (one real server per test session)
+from waits import WAIT_S  # noqa: E402
+
+# A test that uses one of these fixtures is slow, and runs in that fixture's group: with
+# `--dist loadgroup` (the README's command) a group's tests all run on one worker, so the session
+# holds one Chromium and one local model server (docs/testing.md, "Running the tests").
+GROUPS = {"browser": "browser", "llama_server": "llama"}
+_CHROMIUM = e2e_support.SharedChromium()   # started by the first test that uses it
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, shared by every browser test (e2e_support.SharedChromium)."""
+    yield _CHROMIUM
+    _CHROMIUM.close()
+
+
+@pytest.hookimpl(tryfirst=True)   # before -m "not slow" deselects, and before xdist reads the groups
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        for fixture, group in GROUPS.items():
+            if fixture in item.fixturenames:
+                item.add_marker(pytest.mark.slow)
+                item.add_marker(pytest.mark.xdist_group(group))
+    if hasattr(config, "workerinput"):
+        # On an xdist worker: the groups first, the other slow tests next, the fast ones last, so
+        # the two workers start on the two longest groups and the short tests fill in at the end.
+        def rank(item):
+            group = item.get_closest_marker("xdist_group")
+            return 0 if group else 1 if item.get_closest_marker("slow") else 2
+        items.sort(key=rank)   # stable: each file's own order stays
+
+
+@pytest.hookimpl(trylast=True)    # after the test's own fixtures (its pages, its server) are gone
+def pytest_runtest_teardown(item, nextitem):
+    """Close the shared Chromium when the next test does not use it (see SharedChromium)."""
+    if "browser" in item.fixturenames and (nextitem is None or "browser" not in nextitem.fixturenames):
+        _CHROMIUM.close()
 
 
 @pytest.fixture(autouse=True)
@@ -60,7 +98,7 @@ def app_test(db_path):
 
     import factories
 
-    def make(page: str | None = None, timeout: float = 30, *, role: str = "admin", user: str | None = None,
+    def make(page: str | None = None, timeout: float = WAIT_S, *, role: str = "admin", user: str | None = None,
              courses=(), names: bool = False, signed_in: bool = True):
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=timeout)
         if page:
@@ -88,8 +126,3 @@ def _apptest_uses_navigation(monkeypatch):
         PagesManager.uses_pages_directory = False
 
     monkeypatch.setattr(PagesManager, "__init__", init)
-
-
-def pytest_configure(config):
-    # A test that starts the app and a browser, or otherwise takes minutes: `-m "not slow"` leaves it out.
-    config.addinivalue_line("markers", "slow: takes minutes (a browser, a real server); -m 'not slow' skips it")

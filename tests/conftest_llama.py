@@ -27,9 +27,11 @@ from pathlib import Path
 
 import pytest
 
+from waits import LLM_TIMEOUT_S, WAIT_S
+
 MODEL_ALIAS = "smollm2-135m-instruct"
 API_KEY = "fairmark-integration-test-key"   # the local server checks it; it guards nothing
-START_TIMEOUT_S = 120
+START_TIMEOUT_S = WAIT_S
 
 
 def smollm2_gguf() -> Path:
@@ -73,7 +75,7 @@ class LlamaServer:
         from core.settings import Settings
 
         values = dict(llm_base_url=self.base_url, llm_api_key=self.api_key, llm_model=self.model,
-                      timeout_s=120.0, max_retries=1, concurrency=2)
+                      timeout_s=LLM_TIMEOUT_S, max_retries=1, concurrency=2)
         if db_path is not None:
             values["db_path"] = str(db_path)
         values.update(overrides)

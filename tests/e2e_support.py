@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
+from waits import WAIT_MS, WAIT_S
+
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
         "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-TIMEOUT_MS = 60_000
+TIMEOUT_MS = WAIT_MS  # every wait for the page (tests/waits.py)
 
 
 USER, PASSWORD = "e2e.teacher", "e2e teacher's password"
@@ -77,7 +79,7 @@ def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None, dis
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.time() + 60
+        deadline = time.time() + WAIT_S
         while time.time() < deadline:
             try:
                 if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).status == 200:
@@ -87,7 +89,7 @@ def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None, dis
             if proc.poll() is not None:
                 pytest.fail(f"streamlit exited early:\n{log_path.read_text()}")
         else:
-            pytest.fail("streamlit did not become healthy within 60 s")
+            pytest.fail(f"streamlit did not become healthy within {WAIT_S} s:\n{log_path.read_text()}")
         yield url
     finally:
         proc.terminate()
@@ -111,6 +113,43 @@ def chromium():
             yield b
         finally:
             b.close()
+
+
+class SharedChromium:
+    """The session's one Chromium (fixture `browser`, tests/conftest.py), started by the first
+    browser test and closed after the last of a row of them (conftest's pytest_runtest_teardown):
+    between two calls Playwright's sync API marks its event loop as running in this thread, so a
+    test after it that runs asyncio (AppTest, bench.load) must not find it open. Attributes are
+    the browser's (`browser.new_context(...)`). Every wait in its pages and every `expect` is
+    TIMEOUT_MS while it is open."""
+
+    def __init__(self):
+        self._cm = self._browser = None
+
+    def _open(self):
+        if self._browser is None:
+            from playwright.sync_api import expect
+
+            self._cm = chromium()
+            self._browser = self._cm.__enter__()
+            expect.set_options(timeout=TIMEOUT_MS)   # a rerun on a busy machine takes longer than 5 s
+        return self._browser
+
+    def __getattr__(self, name):
+        return getattr(self._open(), name)
+
+    def new_context(self, **kw):
+        context = self._open().new_context(**kw)
+        context.set_default_timeout(TIMEOUT_MS)
+        return context
+
+    def close(self) -> None:
+        if self._browser is not None:
+            from playwright.sync_api import expect
+
+            cm, self._cm, self._browser = self._cm, None, None
+            expect.set_options(timeout=5_000)
+            cm.__exit__(None, None, None)
 
 
 def new_page(browser, width: int = 1440, height: int = 1200, *, signed_in_at: str | None = None, **kw):

@@ -19,6 +19,7 @@ from assess_script import RICH_TEXT
 from core.cli import main
 from core.llm import chat, openai_client
 from fake_batch_server import FakeBatchOpenAI
+from waits import WAIT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 N = 200
@@ -118,7 +119,7 @@ def test_a_batch_run_killed_mid_batch_resumes_and_pays_nothing_twice(conn, db_pa
         server.hold = False                       # the engine finishes the batch meanwhile
         run_id = conn.execute("SELECT MAX(id) FROM runs").fetchone()[0]
         proc = _cli(db_path, server, "--resume", str(run_id))
-        out, err = proc.communicate(timeout=300)
+        out, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 0, err
     summary = json.loads(out)
     assert summary["status"] == "done" and summary["drafted"] + summary["needs_attention"] == 20

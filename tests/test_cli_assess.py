@@ -8,6 +8,7 @@ import factories
 from assess_script import RICH_TEXT
 from core.cli import main
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 KEYS = {"drafted", "needs_attention", "failed", "calls", "cache_hits", "tokens_in", "tokens_out", "cost_usd",
@@ -63,7 +64,7 @@ def test_unknown_course_and_unconfigured_llm_are_clear_errors(conn, capsys):
 def test_module_entry_point_runs_as_a_process(conn, db_path):
     make_course(conn, n=1)
     proc = subprocess.run([sys.executable, "-m", "core", "assess", "--course", "Demo", "--db", str(db_path)],
-                          cwd=ROOT, capture_output=True, text=True, timeout=120)
+                          cwd=ROOT, capture_output=True, text=True, timeout=WAIT_S)
     assert proc.returncode == 0, proc.stderr
     assert KEYS <= set(json.loads(proc.stdout))
 

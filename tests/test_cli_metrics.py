@@ -8,6 +8,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from core.cli import main
+from waits import WAIT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -122,6 +123,6 @@ def test_runs_as_a_module(csv):
     p = csv("a,b\n1,1\n2,2\n1,2\n")
     proc = subprocess.run([sys.executable, "-m", "core", "metrics", str(p), "--ai", "a", "--reference", "b",
                            "--min", "1", "--max", "2", "--bootstrap", "50"], cwd=ROOT, capture_output=True,
-                          text=True, timeout=120)
+                          text=True, timeout=WAIT_S)
     assert proc.returncode == 0, proc.stderr
     assert json.loads(proc.stdout)["qwk"] == 0.4

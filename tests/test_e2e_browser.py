@@ -39,8 +39,8 @@ from core.runs import reflections as runs
 from core.accounts.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, chromium, idle, item_id, load, nav, new_page,
-                         sign_in, streamlit_server)
+from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, idle, item_id, load, nav, new_page, sign_in,
+                         streamlit_server)
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
 SCREENSHOT = ROOT / "docs" / "review-page.png"
@@ -50,18 +50,6 @@ SCREENSHOT = ROOT / "docs" / "review-page.png"
 def server(tmp_path, db_path):
     with streamlit_server(db_path, tmp_path) as url:
         yield url
-
-
-@pytest.fixture(scope="module")
-def shared_browser():
-    """One Chromium for the whole file: Playwright's sync API allows one instance at a time."""
-    with chromium() as b:
-        yield b
-
-
-@pytest.fixture
-def browser(shared_browser):
-    return shared_browser
 
 
 def approve(page) -> None:
@@ -314,10 +302,10 @@ GAPS = [0.15, 0.6, 0.9, 1.2]
 
 
 @pytest.mark.parametrize("gap", GAPS)
-def test_two_clicks_on_approve_approve_exactly_the_item_on_screen(world, shared_browser, gap):
+def test_two_clicks_on_approve_approve_exactly_the_item_on_screen(world, browser, gap):
     index = GAPS.index(gap)
     for mode, sid in zip(("same spot", "whatever Approve is shown"), _undecided(world, 8)[2 * index:2 * index + 2]):
-        page = new_page(shared_browser, signed_in_at=world["url"])
+        page = new_page(browser, signed_in_at=world["url"])
         load(page, f"{world['url']}/review?item={sid}")
         button = page.locator('[class*="st-key-ri_approve_"] button')
         button.scroll_into_view_if_needed()
@@ -329,7 +317,7 @@ def test_two_clicks_on_approve_approve_exactly_the_item_on_screen(world, shared_
         if mode == "same spot":
             page.mouse.click(x, y)
         else:  # the Approve button the page shows by then, clicked without waiting for it to be enabled
-            page.locator('[class*="st-key-ri_approve_"] button').first.click(force=True, timeout=5000)
+            page.locator('[class*="st-key-ri_approve_"] button').first.click(force=True)
         page.wait_for_timeout(1500)
         idle(page)
         assert _approvals(world)[len(before):] == [sid], (mode, gap)
@@ -343,11 +331,11 @@ def _buttons(page) -> set[str]:
         .map(b => (b.closest('[class*="st-key-ri_"]').className.match(/st-key-(ri_[a-z]+)/) || ['', ''])[1])"""))
 
 
-def test_a_refused_save_keeps_every_action_button(world, shared_browser):
+def test_a_refused_save_keeps_every_action_button(world, browser):
     from playwright.sync_api import expect
 
     sid = _undecided(world, 9)[-1]
-    page = new_page(shared_browser, signed_in_at=world["url"])
+    page = new_page(browser, signed_in_at=world["url"])
     load(page, f"{world['url']}/review?item={sid}")
     page.wait_for_selector('[class*="st-key-ri_approve_"] button')
     assert {"ri_save", "ri_approve", "ri_reject", "ri_regen"} <= _buttons(page)
@@ -385,23 +373,19 @@ def _sidebar_course(page) -> str:
     return page.locator('[data-testid="stSidebar"] [data-testid="stSelectbox"] input').first.input_value()
 
 
-def test_a_link_to_another_courses_item_switches_the_sidebar_and_f5_restores_it(world, shared_browser):
+def test_a_link_to_another_courses_item_switches_the_sidebar_and_f5_restores_it(world, browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser, signed_in_at=world["url"])
+    page = new_page(browser, signed_in_at=world["url"])
     load(page, f"{world['url']}/review?item={world['item']}")
     assert "Pay :material/skull:" in _sidebar_course(page)
     expect(page.get_by_text("Your version")).to_be_visible()
     assert f"course={world['course']}" in page.url and f"assignment={world['assignment']}" in page.url
     for button in (".st-key-ri_next button", ".st-key-ri_prev button"):  # another item of that course
         page.locator(button).click()
-        try:
-            page.wait_for_function(f"() => !location.search.includes('item={world['item']}&')"
-                                   f" && !location.search.endsWith('item={world['item']}')", timeout=15_000)
-            break
-        except Exception:  # the first or last item: the other direction
-            continue
-    idle(page)
+        idle(page)   # the click's run has ended: the address names the item it opened, if any
+        if item_id(page) != str(world["item"]):
+            break    # else the first or last item: the other direction
     shown = item_id(page)
     assert shown != str(world["item"])
     load(page, None)
@@ -412,10 +396,10 @@ def test_a_link_to_another_courses_item_switches_the_sidebar_and_f5_restores_it(
     page.context.close()
 
 
-def test_the_assess_page_keeps_its_course_and_run_after_a_refresh(world, shared_browser):
+def test_the_assess_page_keeps_its_course_and_run_after_a_refresh(world, browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser, signed_in_at=world["url"])
+    page = new_page(browser, signed_in_at=world["url"])
     load(page, f"{world['url']}/assess?course={world['course']}")
     expect(page.get_by_text(f"Run {world['run']}: finished")).to_be_visible()
     assert f"run={world['run']}" in page.url
@@ -460,8 +444,8 @@ PAGES = {
 
 
 @pytest.mark.parametrize("path", list(PAGES))
-def test_user_text_is_shown_as_text_on_every_page(world, shared_browser, path):
-    page = new_page(shared_browser, signed_in_at=world["url"])
+def test_user_text_is_shown_as_text_on_every_page(world, browser, path):
+    page = new_page(browser, signed_in_at=world["url"])
     url = f"{world['url']}/{path.format(**world)}"
     if "course=" not in url:
         url += ("&" if "?" in url else "?") + f"course={world['course']}&assignment={world['assignment']}"
@@ -475,11 +459,11 @@ def test_user_text_is_shown_as_text_on_every_page(world, shared_browser, path):
 
 
 # --- item 14 --------------------------------------------------------------------------------
-def test_a_fresh_server_shows_no_file_list_no_deploy_and_fetches_nothing_elsewhere(shared_browser, tmp_path):
+def test_a_fresh_server_shows_no_file_list_no_deploy_and_fetches_nothing_elsewhere(browser, tmp_path):
     path = tmp_path / "fresh.db"
     demo.load_demo(dbmod.connect(path), actor=Actor("test", role="admin"))
     with streamlit_server(path, tmp_path) as url:
-        page = new_page(shared_browser, signed_in_at=url)
+        page = new_page(browser, signed_in_at=url)
         requests: list[str] = []
         page.on("request", lambda r: requests.append(r.url))
         page.goto(url)
@@ -741,8 +725,8 @@ def _shown(page) -> str:
     return page.locator('[data-testid="stMain"]').inner_text()
 
 
-def test_signed_out_a_deep_link_shows_only_the_sign_in_form(campus, shared_browser):
-    page = new_page(shared_browser)
+def test_signed_out_a_deep_link_shows_only_the_sign_in_form(campus, browser):
+    page = new_page(browser)
     page.goto(f"{campus['url']}/review?item={campus['A']['item']}")
     page.get_by_role("button", name="Sign in").wait_for()
     idle(page)
@@ -752,10 +736,10 @@ def test_signed_out_a_deep_link_shows_only_the_sign_in_form(campus, shared_brows
     page.context.close()
 
 
-def test_an_instructor_stays_signed_in_across_a_refresh_and_cannot_open_another_courses_item(campus, shared_browser):
+def test_an_instructor_stays_signed_in_across_a_refresh_and_cannot_open_another_courses_item(campus, browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser)
+    page = new_page(browser)
     sign_in(page, f"{campus['url']}/review?item={campus['B']['item']}", user="ines")
     assert "Pupil B" not in _shown(page)
     expect(page.get_by_text("no access to")).to_be_visible()           # the toast: nothing of it is shown
@@ -781,27 +765,27 @@ def test_an_instructor_stays_signed_in_across_a_refresh_and_cannot_open_another_
     page.context.close()
 
 
-def test_a_coordinator_reads_but_cannot_approve_and_a_ta_cannot_release(campus, shared_browser):
+def test_a_coordinator_reads_but_cannot_approve_and_a_ta_cannot_release(campus, browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser)
+    page = new_page(browser)
     sign_in(page, f"{campus['url']}/review?item={campus['A']['item']}", user="cora")
     expect(page.get_by_text(re.compile(r"Read only:\W*your role \(coordinator\)"))).to_be_visible()
     assert page.locator('[class*="st-key-ri_approve_"] button').count() == 0
     assert "Pupil A" not in _shown(page)                                  # pseudonyms without a names grant
     expect(page.get_by_text(re.compile(r"Student-\d+ wrote that temperature"))).to_be_visible()
     page.context.close()
-    page = new_page(shared_browser)
+    page = new_page(browser)
     sign_in(page, f"{campus['url']}/release", user="tom")
     expect(page.get_by_text("Your role (teaching assistant) may not release feedback")).to_be_visible()
     assert page.locator(MENU).get_by_text("Release", exact=True).count() == 0
     page.context.close()
 
 
-def test_repeated_wrong_passwords_lock_the_name(campus, shared_browser):
+def test_repeated_wrong_passwords_lock_the_name(campus, browser):
     from playwright.sync_api import expect
 
-    page = new_page(shared_browser)
+    page = new_page(browser)
     page.goto(campus["url"])
     conn = dbmod.connect(campus["path"])
     for n in range(5):
@@ -819,7 +803,7 @@ def test_repeated_wrong_passwords_lock_the_name(campus, shared_browser):
     page.context.close()
 
 
-def test_institutional_sign_in_through_a_local_openid_provider(shared_browser, tmp_path):
+def test_institutional_sign_in_through_a_local_openid_provider(browser, tmp_path):
     """The whole st.login flow against a real OpenID provider on this machine (oidc-provider-mock):
     the provider's e-mail claim signs in the FairMark user with that e-mail; an e-mail no FairMark
     user has is refused. Its FairMark session times out like a password's (then st.logout)."""
@@ -852,7 +836,7 @@ def test_institutional_sign_in_through_a_local_openid_provider(shared_browser, t
             # (the app breaks autolinks in shown text with an invisible word joiner, hence \W*)
             for sub, expected in (("anna", re.compile(r"Signed in as Anna Berg \(instructor\)")),
                                   ("eve", re.compile(r"No active FairMark account has the e-mail eve@\W*elsewhere"))):
-                page = new_page(shared_browser)
+                page = new_page(browser)
                 page.goto(url)
                 page.get_by_role("button", name="Sign in with your institution").click()
                 page.get_by_placeholder("sub").fill(sub)

@@ -37,7 +37,7 @@ from core.lessons import signoff as lesson_signoff
 from core.signoff import actions, release
 from db import courses
 from db import lessons as lessons_db
-from e2e_support import TIMEOUT_MS, USER, choose, chromium, idle, load, new_page, streamlit_server
+from e2e_support import TIMEOUT_MS, USER, choose, idle, load, new_page, streamlit_server
 from lesson_helpers import LESSON
 
 ADMIN = Actor(USER, role="admin")
@@ -88,18 +88,6 @@ def world(tmp_path_factory):
         yield {"url": url, "path": path, "tmp": tmp, "course": cid, "assignment": aid, "released": released,
                "lesson": lid, "lesson_course": lessons["course_id"], "drill": drill["course_id"],
                "old": old["course_id"]}
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import expect
-
-    expect.set_options(timeout=TIMEOUT_MS)  # a rerun under load takes longer than Playwright's 5 s
-    try:
-        with chromium() as b:
-            yield b
-    finally:
-        expect.set_options(timeout=5_000)
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ user name of someone who has a display name (icons' ligature names and chart SVG
 the Users tab lists user names by design). Text copied from the page is the name itself (no
 invisible characters added by the escaping), and a link to a missing item says "an item".
 
-One server and one Chromium for the module: the demo course assessed offline (one item edited
+One server for the module (and the session's one Chromium): the demo course assessed offline (one item edited
 with a reason, approved, one rejected, week 1 released, a calibration sample, a saved eval
 case), a lesson course reviewed offline, and a course whose name has a colon and shortcode-like
 text. Everything the fixture does is done by users who have display names.
@@ -27,8 +27,7 @@ from core.runs import reflections as runs
 from core.rubric import default_rubric
 from core.signoff import actions, labels, release
 from db import reviews, users
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, add_user, chromium, idle, load, new_page, sign_in,
-                         streamlit_server)
+from e2e_support import MENU, ROOT, TIMEOUT_MS, USER, add_user, idle, load, new_page, sign_in, streamlit_server
 
 PEOPLE = {  # role -> (user name, display name)
     "admin": (USER, "Ada Admin"),
@@ -82,7 +81,7 @@ def _cli(path, *args):
 
 
 @pytest.fixture(scope="module")
-def site(tmp_path_factory):
+def site(tmp_path_factory, browser):
     from core.calibration import draw
     from core.evals import saved
     from core.lessons import ingest as lesson_ingest
@@ -128,7 +127,7 @@ def site(tmp_path_factory):
         user = PEOPLE[role][0]
         for cname in (demo.demo_data()["course"]["name"], "Science lessons", COLON):
             _cli(path, "user", "grant", user, "--course", cname)
-    with streamlit_server(path, tmp, display_name=PEOPLE["admin"][1]) as url, chromium() as browser:
+    with streamlit_server(path, tmp, display_name=PEOPLE["admin"][1]) as url:
         yield {"url": url, "browser": browser, "course": course, "week2": week2, "edited": edited,
                "lesson": out["lesson_ids"][0], "lesson_course": out["course_id"], "colon_course": colon.course_id}
 

@@ -24,6 +24,7 @@ from core.cli import main
 from core.llm import chat
 from fake_openai_server import FAULTS, FakeOpenAI
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 ROOT = Path(__file__).resolve().parent.parent
 # Phrases a message that says what to do contains (core.errors messages end with the action).
@@ -178,7 +179,7 @@ def test_killed_with_kill_9_twice_and_resumed_at_once_every_submission_has_one_d
             assert finished_items(db_path) < 10, "the run finished before it could be killed"
             # Resumable at once: the worker's process is gone (no 60-second wait).
             proc = cli(db_path, server, "--resume", str(run_id), "--concurrency", "2")
-        out, err = proc.communicate(timeout=120)
+        out, err = proc.communicate(timeout=WAIT_S)
     assert proc.returncode == 0, err
     assert json.loads(out)["status"] == "done" and "Traceback" not in err
     assert drafts_per_submission(conn) == dict.fromkeys(subs, 1)
@@ -191,7 +192,7 @@ def test_two_processes_started_at_once_make_one_run_and_one_draft_per_submission
     # processes starts (Python's start-up alone varies by a second on a loaded machine).
     with FakeOpenAI(latency=1.0) as server:
         procs = [cli(db_path, server, "--course", "Faults") for _ in range(2)]
-        results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+        results = [(p.wait(timeout=WAIT_S), *p.communicate()) for p in procs]
     codes = sorted(code for code, _, _ in results)
     assert codes == [0, 2], results
     loser = next(out for code, out, _ in results if code == 2)
@@ -209,6 +210,6 @@ def test_two_resumes_at_once_one_worker_processes_the_run(conn, db_path, monkeyp
         run_id = runs.create(conn, course_id=c["course_id"], provider="openai", actor=Actor("test", role="admin"))
         runs.cancel(db_path, run_id, actor=Actor("test", role="admin"))
         procs = [cli(db_path, server, "--resume", str(run_id)) for _ in range(2)]
-        results = [(p.wait(timeout=120), *p.communicate()) for p in procs]
+        results = [(p.wait(timeout=WAIT_S), *p.communicate()) for p in procs]
     assert sorted(code for code, _, _ in results) == [0, 2], results
     assert drafts_per_submission(conn) == dict.fromkeys(subs, 1) and paid_twice(conn) == []

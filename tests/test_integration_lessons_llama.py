@@ -38,8 +38,7 @@ In summary, the sun makes water evaporate. Remember the puddle next time.
 
 def test_a_lesson_is_judged_and_its_own_entropy_measured_by_a_real_server(llama_server, conn, db_path):
     lid = add_lesson(conn, SHORT)
-    settings = llama_server.settings(db_path, lesson_logprobs_base_url=llama_server.base_url, max_retries=0,
-                                     timeout_s=600.0)
+    settings = llama_server.settings(db_path, lesson_logprobs_base_url=llama_server.base_url, max_retries=0)
     llm = from_settings(settings, db_path, logprobs=True, max_tokens=900)
     sent = []
     transport = llm.inner.transport

@@ -16,6 +16,7 @@ from fake_llm import ScriptedLLM, StubOpenAIServer
 from factories import not_found, unreachable
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, verdict
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 
 def demo_course(conn) -> int:
@@ -197,7 +198,7 @@ def test_a_background_run_finishes(conn, db_path):
     cid = demo_course(conn)
     run_id = runs.create(conn, course_id=cid, provider="offline", actor=Actor("test", role="admin"))
     runs.start(db_path, run_id, actor=Actor("test", role="admin"))
-    assert runs.wait_for(db_path, run_id, timeout=60)
+    assert runs.wait_for(db_path, run_id, timeout=WAIT_S)
     assert runs.progress(conn, run_id, actor=Actor("test", role="admin"))["status"] == "done"
 
 

@@ -11,6 +11,7 @@ from core.accounts.access import Actor
 from db import comparisons as cmp_db
 from fake_openai_server import FakeOpenAI
 from core.runs import engine as run_engine
+from waits import WAIT_S
 
 
 def test_eval_runs_and_their_cases_show(conn, app_test, capsys):
@@ -41,7 +42,7 @@ def test_a_comparison_is_started_from_a_variant(conn, app_test, tmp_path, monkey
         assert not at.exception
         comps = cmp_db.list_for_course(conn, c["course_id"])
         assert len(comps) == 1 and comps[0]["variant_b"] == "plainer" and comps[0]["sample_size"] == 3
-        assert run_engine.wait_for(str(db_path), comps[0]["run_id"], timeout=60)
+        assert run_engine.wait_for(str(db_path), comps[0]["run_id"], timeout=WAIT_S)
 
 
 def _variant(tmp_path, monkeypatch):
@@ -126,5 +127,5 @@ def test_an_interrupted_comparison_is_resumed_from_the_page(conn, app_test, tmp_
     assert not at.exception and any("the server went away" in e.value for e in at.error)
     next(b for b in at.button if b.label == "Resume drafting").click().run()
     assert not at.exception
-    assert run_engine.wait_for(db_path, run_id, timeout=60)
+    assert run_engine.wait_for(db_path, run_id, timeout=WAIT_S)
     assert cmp_db.get(conn, cid)["status"] == "ready"

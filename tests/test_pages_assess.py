@@ -6,6 +6,7 @@ from assess_script import RICH_TEXT
 from db import runs as runs_db
 from shown import plain
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 PAGE = "pages/assess.py"
 
@@ -25,7 +26,7 @@ def assess_page(app_test, c):
     return at.run()
 
 
-def wait_done(conn, run_id, timeout=30):
+def wait_done(conn, run_id, timeout=WAIT_S):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if runs_db.get_run(conn, run_id)["status"] in ("done", "failed", "cancelled"):

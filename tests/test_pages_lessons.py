@@ -9,6 +9,7 @@ from db import runs as runs_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import LESSON, ONE_JUDGE, add_lesson, issue, verdict
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 HOOK = "The water did not disappear."
 
@@ -28,7 +29,7 @@ def texts(at) -> str:
                                  "expander", "code") for e in getattr(at, kind))
 
 
-def wait_done(conn, run_id, timeout=30):
+def wait_done(conn, run_id, timeout=WAIT_S):
     deadline = time.time() + timeout
     while time.time() < deadline:
         if runs_db.get_run(conn, run_id)["status"] in ("done", "failed", "cancelled"):

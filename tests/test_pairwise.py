@@ -14,6 +14,7 @@ from core.errors import ConflictError, FairMarkError, GateError
 from core.evals import pairwise
 from db import comparisons as cmp_db
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 A_TEXT = "Version A: you explain temperature clearly. Next: (1) add bias, (2) add a question. What next?"
 B_TEXT = "Version B: your example from work is vivid. Next: (1) say why, (2) test it twice. What changed?"
@@ -227,7 +228,7 @@ def test_a_comparison_whose_worker_died_is_resumed_and_finished(conn, db_path, v
                  [__import__("core.runs.worker", fromlist=["HOST"]).HOST, run_id])
     assert cmp_db.get(conn, cid)["status"] == "drafting" and pairwise.is_resumable(conn, db_path, cid, actor=Actor("test", role="admin"))
     pairwise.resume(db_path, cid, actor=Actor("test", role="admin"))
-    assert run_engine.wait_for(db_path, run_id, timeout=60)
+    assert run_engine.wait_for(db_path, run_id, timeout=WAIT_S)
     assert cmp_db.get(conn, cid)["status"] == "ready"
     assert comparison_runs.KIND.counts(conn, run_id) == {"pending": 0, "done": 3, "failed": 0}
     assert not pairwise.is_resumable(conn, db_path, cid, actor=Actor("test", role="admin"))

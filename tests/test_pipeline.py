@@ -6,6 +6,7 @@ from assess_script import GOOD_COMMENT, RICH_TEXT, evaluation_for, good_llm, sub
 from core import checks, pipeline
 from core.errors import LLMTimeout
 from db import drafts, loads
+from waits import WAIT_S
 
 
 def setup(conn, text=RICH_TEXT, name=None):
@@ -49,7 +50,7 @@ def test_equity_monitor_and_coach_run_at_the_same_time(conn, db_path):
     # Both answers wait at a barrier for two parties: if the pipeline called them one after the
     # other, the first would wait alone, the barrier would break and the item would fail.
     _, sub = setup(conn)
-    barrier = threading.Barrier(2, timeout=10)
+    barrier = threading.Barrier(2, timeout=WAIT_S)
 
     def meet(answer):
         def _answer(messages, schema):

@@ -54,8 +54,20 @@ def test_ci_sets_nothing_before_the_command():
 def test_the_test_command_builds_llama_cpp_portably_and_never_from_a_cached_wheel():
     cmd = _test_command()
     install = next(part for part in cmd.split("&&") if "requirements-dev.txt" in part)
-    assert 'CMAKE_ARGS="-DGGML_NATIVE=OFF"' in install  # for any x86-64 CPU
+    cmake_args = re.search(r'CMAKE_ARGS="([^"]*)" pip install', install).group(1).split()
+    assert "-DGGML_NATIVE=OFF" in cmake_args  # for any x86-64 CPU
+    assert "-DLLAVA_BUILD=OFF" in cmake_args  # not the image-model library the tests never load (a shorter compile)
     assert "--no-cache-dir" in install and "--no-binary llama-cpp-python" in install
+
+
+def test_the_test_command_runs_the_suite_on_two_workers_with_its_groups():
+    """pytest-xdist, with each group (the browser tests, the local model's tests) on one worker:
+    one Chromium and one model server (tests/conftest.py, docs/testing.md)."""
+    run = _test_command().split("&&")[-1].split()
+    assert run[:3] == ["python", "-m", "pytest"]
+    assert run[3:] == ["-n", "2", "--dist", "loadgroup"]
+    dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
+    assert any(line.startswith("pytest-xdist") for line in dev)
 
 
 def test_every_requirement_is_bounded_below_its_next_major_version():

@@ -10,6 +10,7 @@ from core.runs import reflections as runs
 from core.errors import ConflictError, LLMServerError
 from db import runs as runs_db
 from core.accounts.access import Actor
+from waits import WAIT_S
 
 
 def course_with(conn, n=4, texts=None):
@@ -204,7 +205,7 @@ def test_background_worker_is_started_once_per_run(conn, db_path):
     assert t1 is t2 and runs.is_alive(db_path, run_id)
     assert runs.progress(conn, run_id, db_path, actor=Actor("test", role="admin"))["status"] == "running"
     gate.set()
-    assert runs.wait_for(db_path, run_id, timeout=30)
+    assert runs.wait_for(db_path, run_id, timeout=WAIT_S)
     p = runs.progress(conn, run_id, db_path, actor=Actor("test", role="admin"))
     assert p["status"] == "done" and p["done"] == 3 and not p["alive"]
 
