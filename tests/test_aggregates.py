@@ -140,6 +140,7 @@ def _check(conn, a, b, scopes=None, references=REFERENCES) -> None:
 @settings(max_examples=6, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=st.lists(st.tuples(st.sampled_from(OPS), st.integers(0, 10_000)), min_size=1, max_size=25),
        seed=st.integers(0, 2**16))
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_kept_counts_equal_the_counts_from_scratch_after_any_edits(tmp_path_factory, steps, seed):
     path = tmp_path_factory.mktemp("agg") / "agg.db"
     conn = dbmod.connect(path)

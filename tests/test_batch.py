@@ -58,6 +58,7 @@ def cost(path) -> tuple[float, int]:
         conn.close()
 
 
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_a_200_submission_batch_run_drafts_what_the_synchronous_run_drafts_at_half_the_cost(
         conn, db_path, monkeypatch, capfd, tmp_path):
     _, subs = course(conn, N)
@@ -102,6 +103,7 @@ def _cli(db_path, server, *argv) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_a_batch_run_killed_mid_batch_resumes_and_pays_nothing_twice(conn, db_path):
     _, subs = course(conn, 20)
     with FakeBatchOpenAI() as server:

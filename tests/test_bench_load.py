@@ -1,10 +1,12 @@
 """bench.load on a tiny size: real teacher sessions at Streamlit's websocket protocol against a
 real server while a run writes (no timing assertions: the figures come from `python -m bench.load`)."""
+import pytest
 import json
 
 from bench import load
 
 
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_the_load_benchmark_approves_through_real_sessions_and_finds_every_approval(capsys):
     out = load.main(["--users", "2", "--items", "2", "--think", "0", "--run", "30", "--latency", "0.01"])
     assert json.loads(capsys.readouterr().out.strip().splitlines()[-1]) == out

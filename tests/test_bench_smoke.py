@@ -76,6 +76,7 @@ def test_tokens_benchmark_counts_every_agent_and_prices_it(capsys):
     assert out["goal_met"] == {k: v <= 0.0010 for k, v in t.items()}
 
 
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_pages_benchmark_times_every_page_for_both_layouts(capsys, tmp_path):
     out = pages.main(["--sizes", "20,60", "--repeat", "1", "--out-dir", str(tmp_path), "--roles", "admin"])
     assert last_json(capsys) == out

@@ -148,6 +148,7 @@ def test_deleting_a_student_twice_deletes_only_them_and_the_form_resets(world, p
     choose(page, student, "Ana Silva (d0)")
     page.locator(f".st-key-data_student_reason_{ana} input").fill("her request of 3 May")
     page.locator(f".st-key-data_student_sure_{ana} label").click()
+    idle(page)   # the tick has reached the server (on a busy machine the click below came first: "Tick … to confirm")
     delete = page.get_by_role("button", name="Delete the student's data")
     box = delete.bounding_box()
     x, y = box["x"] + box["width"] / 2, box["y"] + box["height"] / 2

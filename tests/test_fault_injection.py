@@ -164,6 +164,7 @@ def finished_items(db_path) -> int:
         own.close()
 
 
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_killed_with_kill_9_twice_and_resumed_at_once_every_submission_has_one_draft(conn, db_path):
     _, subs = course(conn, 10)
     with FakeOpenAI(latency=0.05) as server:
@@ -186,6 +187,7 @@ def test_killed_with_kill_9_twice_and_resumed_at_once_every_submission_has_one_d
     assert paid_twice(conn) == []
 
 
+@pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
 def test_two_processes_started_at_once_make_one_run_and_one_draft_per_submission(conn, db_path):
     _, subs = course(conn, 6)
     # Each call takes a second, so the first run is still going while the slower of the two
