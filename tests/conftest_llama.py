@@ -117,6 +117,13 @@ def _stop(proc: subprocess.Popen) -> None:
             proc.wait(timeout=5)
 
 
+def _threads() -> int:
+    """One thread when another pytest-xdist worker shares the cores: llama.cpp's threads wait for
+    each other, so one taken core stalls them all (the lesson test took 131 s with 2 threads and
+    95 s with 1 next to a busy core); two when the tests run alone."""
+    return 1 if os.environ.get("PYTEST_XDIST_WORKER") else min(2, os.cpu_count() or 1)
+
+
 @pytest.fixture(scope="session")
 def llama_server():
     _require_llama_server()
@@ -126,7 +133,7 @@ def llama_server():
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_"))}
     cmd = [sys.executable, "-m", "llama_cpp.server", "--model", str(gguf), "--model_alias", MODEL_ALIAS,
            "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "4096",
-           "--n_threads", str(min(2, os.cpu_count() or 1)), "--api_key", API_KEY, "--verbose", "False"]
+           "--n_threads", str(_threads()), "--api_key", API_KEY, "--verbose", "False"]
     with open(log_path, "wb") as log:
         proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, env=env,
                                 stdin=subprocess.DEVNULL)
