@@ -53,7 +53,7 @@ def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider:
 def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai", redo: bool = False,
            limit: int | None = None, settings: Settings | None = None) -> dict:
     """`for_run` for a caller that has checked the actor (a page's view)."""
-    settings = effective_settings(settings)
+    settings = effective_settings(settings, conn)
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)
     out = {"submissions": len(ids), "tokens_in": 0, "tokens_out": 0, "cost_usd": 0.0, "unpriced": []}

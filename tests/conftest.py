@@ -53,11 +53,28 @@ def pytest_runtest_teardown(item, nextitem):
         _CHROMIUM.close()
 
 
+_KEYS = ("OPENAI_", "FAIRMARK_", "AZURE_OPENAI")
+
+
+@pytest.fixture(scope="session", autouse=True)
+def isolated_session_env(tmp_path_factory):
+    """The same for what runs before a test's own fixtures: a module's world, a session's
+    server. Without it a module fixture's run read the settings of ./fairmark.db (and made one)."""
+    mp = pytest.MonkeyPatch()
+    for key in [k for k in os.environ if k.startswith(_KEYS)]:
+        mp.delenv(key)
+    tmp = tmp_path_factory.mktemp("session-env")
+    mp.setenv("FAIRMARK_SECRETS", str(tmp / "no-secrets.toml"))
+    mp.setenv("FAIRMARK_DB", str(tmp / "fairmark-session.db"))
+    yield
+    mp.undo()
+
+
 @pytest.fixture(autouse=True)
 def isolated_env(monkeypatch, tmp_path):
     """No test ever sees a real API key or the developer's database or secrets."""
     for key in list(os.environ):
-        if key.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI")):
+        if key.startswith(_KEYS):
             monkeypatch.delenv(key, raising=False)
     monkeypatch.setenv("FAIRMARK_SECRETS", str(tmp_path / "no-secrets.toml"))
     monkeypatch.setenv("FAIRMARK_DB", str(tmp_path / "fairmark-test.db"))

@@ -4,6 +4,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import db
 import factories
 from assess_script import RICH_TEXT
 from core.cli import main
@@ -80,3 +81,23 @@ def test_resume_continues_an_interrupted_run(conn, db_path, capsys):
     assert summary["drafted"] + summary["needs_attention"] == 4 and "4/4" in err
     assert main(["assess"]) == 2
     assert "--course" in json.loads(capsys.readouterr().out)["error"]
+
+
+def test_a_run_on_another_database_reads_that_databases_settings_and_leaves_the_default_alone(
+        tmp_path, monkeypatch, capsys):
+    """`--db` is the whole process's database: the admin's model overrides come from it, and no
+    ./fairmark.db appears beside the command (it did: the run read the overrides from there)."""
+    from db import llm_calls
+
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("FAIRMARK_DB")
+    other = tmp_path / "elsewhere" / "course.db"
+    assert main(["--db", str(other), "demo"]) == 0
+    conn = db.connect(other)
+    llm_calls.save_llm_overrides(conn, {"max_retries": 1}, actor="test")   # the default is 3
+    capsys.readouterr()
+    assert main(["--db", str(other), "assess", "--course", conn.execute("SELECT name FROM courses").fetchone()[0],
+                 "--provider", "offline", "--limit", "1"]) == 0
+    assert not (tmp_path / "fairmark.db").exists()
+    run = json.loads(conn.execute("SELECT config FROM runs ORDER BY id DESC LIMIT 1").fetchone()[0])
+    assert run["max_retries"] == 1      # the run used that database's setting

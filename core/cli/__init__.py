@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 from core.cli.common import emit
@@ -38,10 +39,20 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    # --db is the command's database: what core reads through the settings while it runs (the
+    # admin's model overrides, the call log) is that file's too, never ./fairmark.db's.
+    before = os.environ.get("FAIRMARK_DB")
+    if getattr(args, "db", None):
+        os.environ["FAIRMARK_DB"] = args.db
     try:
         return int(args.func(args) or 0)
     except FairMarkError as e:
         print(f"error: {e}", file=sys.stderr)
         emit({"error": str(e)})
         return 2
+    finally:
+        if before is None:
+            os.environ.pop("FAIRMARK_DB", None)
+        else:
+            os.environ["FAIRMARK_DB"] = before
 

@@ -138,7 +138,7 @@ def create(conn, *, course_id: int, variant_b: str, assignment_id: int | None = 
         evals_db.record_config(conn, b, defn_b, variant=variant.name, used_by=actor, used_for="comparison (B)")
         cid = cmp_db.create(conn, course_id=course_id, assignment_id=assignment_id, config_a=a, config_b=b,
                             variant_b=variant.name, seed=seed, pairs=pairs, created_by=actor, provider=provider,
-                            run_config=comparison_runs.run_config(effective_settings()))
+                            run_config=comparison_runs.run_config(effective_settings(conn=conn)))
         audit(conn, actor=actor, action="create_comparison", entity="comparisons", entity_id=cid,
               after={"config_a": a, "config_b": b, "variant_b": variant.name, "pairs": len(pairs)})
     return cid

@@ -53,7 +53,7 @@ def create(conn, *, course_id: int, provider: str | None = None, redo: bool = Fa
     """A queued run over the course's lessons that need a review (`redo`: reviewed ones too;
     never an approved one). Refused while another lesson run of the course is unfinished."""
     access.check(conn, actor, "lessons", course=course_id)
-    settings = effective_settings(settings)
+    settings = effective_settings(settings, conn)
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
     if concurrency is not None and not 1 <= int(concurrency) <= 16:

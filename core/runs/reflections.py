@@ -93,7 +93,7 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     batch engine (half the price, answers within the provider's 24 hours; core.llm.batch).
     """
     access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
-    settings = effective_settings(settings)
+    settings = effective_settings(settings, conn)
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
     if batch and provider != "openai":
