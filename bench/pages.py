@@ -216,7 +216,7 @@ def _edit(conn, sid: int) -> None:
     conn.execute("UPDATE reference_scores SET score = 3 - score WHERE submission_id = ? AND criterion = ?", [sid, crit])
 
 
-def _patch_pages_manager() -> None:
+def patch_pages_manager() -> None:
     """AppTest resets PagesManager.uses_pages_directory before each run; with a pages/ folder
     beside app.py a second run would then skip app.py (see tests/conftest.py). Keep it off."""
     from streamlit.runtime.pages_manager import PagesManager
@@ -290,7 +290,7 @@ def time_apptests(path: str, sel: dict, repeat: int, roles=ROLES) -> tuple[dict,
     from db import analytics
 
     people = bench_actors(path, sel, roles)
-    _patch_pages_manager()
+    patch_pages_manager()
     out, problems = {}, []
     for role in roles:
         token = people[role][1]

@@ -27,6 +27,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench import pages as page_bench
+
 ROOT = Path(__file__).resolve().parent.parent
 PASSWORD = "bench review password"
 CHECKS = ("require", "check", "check_path", "check_all", "scope_for", "may")
@@ -50,23 +52,6 @@ def seed(path: str, submissions: int) -> dict:
     finally:
         conn.close()
     return {"token": token, "course_id": made["course_id"], "assignment_id": made["assignment_ids"][0]}
-
-
-def _patch_pages_manager() -> None:
-    """AppTest resets PagesManager.uses_pages_directory before each run; with a pages/ folder
-    beside app.py a second run would then skip app.py (tests/conftest.py). Keep it off."""
-    from streamlit.runtime.pages_manager import PagesManager
-
-    if getattr(PagesManager, "_fairmark_review_bench", False):
-        return
-    original = PagesManager.__init__
-
-    def init(self, *args, **kwargs):
-        original(self, *args, **kwargs)
-        PagesManager.uses_pages_directory = False
-
-    PagesManager.__init__ = init
-    PagesManager._fairmark_review_bench = True
 
 
 class _Checks:
@@ -126,7 +111,7 @@ def main(argv: list[str] | None = None) -> dict:
         sel = seed(path, args.submissions)
         from streamlit.testing.v1 import AppTest
 
-        _patch_pages_manager()
+        page_bench.patch_pages_manager()
         checks = _Checks()
         at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
         at.switch_page("pages/review.py")
