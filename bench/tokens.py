@@ -9,8 +9,8 @@ and answers in one of these ways:
 
 - "offline": the offline baseline's answers (core.offline.provider.OfflineLLM), serialised as JSON;
 - "at_limits": answers that fill every length limit the prompts set (Evaluator: reasoning of
-  core.agents.evaluator.REASONING_WORDS (30) words, 2 actions of 15 words, a 12-word quote per
-  criterion; Equity Monitor: one flag; Coach: 2 questions of 25 words; Aggregator: 120 words;
+  core.agents.evaluator.REASONING_WORDS (30) words, areas_per_criterion actions of 15 words (1; 2 on
+  a rubric of fewer than 3 criteria), a 12-word quote per criterion; Equity Monitor: one flag; Coach: 2 questions of 25 words; Aggregator: 120 words;
   Reviewer: CONFIDENT with a 20-word explanation; grounding judge: one 20-word claim and a
   20-word explanation; pedagogy judge: two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
   their largest too. This is the conservative figure the goal is judged on.
@@ -149,16 +149,17 @@ def at_limits(role: str, schema, messages: list[dict]) -> dict:
     body = messages[-1]["content"]
     pool = re.findall(r"[A-Za-z][A-Za-z'-]+", body) or ["word"]
     if role == "evaluator":
-        from core.agents.evaluator import REASONING_WORDS
+        from core.agents.evaluator import AREAS_FEW_CRITERIA, AREAS_WORDS, REASONING_WORDS
 
         out = {}
-        for i, (key, field) in enumerate(schema.model_fields.items()):
-            if key == "instructions_to_ai":   # the report on instructions, not a criterion
-                continue
+        keys = [k for k in schema.model_fields if k != "instructions_to_ai"]   # the report is no criterion
+        areas = 2 if len(keys) < AREAS_FEW_CRITERIA else 1     # evaluator.areas_per_criterion's rule
+        for i, key in enumerate(keys):
+            field = schema.model_fields[key]
             levels = typing.get_args(field.annotation.model_fields["score"].annotation)
             out[key] = {"score": levels[len(levels) // 2],
                         "reasoning": _words(REASONING_WORDS, pool, 7 * i) + ".",
-                        "areas_for_improvement": [_words(15, pool, 11 * i) + ".", _words(15, pool, 13 * i + 5) + "."],
+                        "areas_for_improvement": [_words(AREAS_WORDS, pool, 11 * i + 5 * a) + "." for a in range(areas)],
                         "evidence_quote": _words(12, pool, 17 * i)}
         return out
     if role == "equity":

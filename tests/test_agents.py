@@ -72,6 +72,23 @@ def test_a_reasoning_longer_than_the_schemas_bound_is_cut_and_the_prompt_asks_fo
     assert evaluator.REASONING_WORDS == 30
 
 
+def test_the_evaluator_asks_for_one_area_per_criterion_and_two_on_a_rubric_of_fewer_than_three():
+    """Every area for improvement is paid for as output and again by the Equity Monitor, the
+    Coach and the Aggregator; the comment needs 2-3 actions in all, which three criteria give with
+    one each. A one- or two-criterion rubric still gets two per criterion; a second answer is
+    kept, never refused."""
+    assert len(RUBRIC.criteria) >= 3 and evaluator.areas_per_criterion(RUBRIC) == 1
+    assert len(FIVE.criteria) == 1 and evaluator.areas_per_criterion(FIVE) == 2
+    system = evaluator.PROMPT.load().system
+    assert ("areas_for_improvement: 1 concrete action, at most 15 words "
+            "(a second only if the rubric has fewer than 3 criteria)") in system
+    assert "1-2 concrete actions" not in system
+    schema = evaluator.schema_for(RUBRIC)
+    answer = evaluation_for(schema)
+    answer["clarity"]["areas_for_improvement"] = ["Name one source.", "Add a date."]
+    assert len(schema.model_validate(answer).clarity.areas_for_improvement) == 2
+
+
 def test_evaluator_sends_rubric_and_delimited_text_and_logs_its_context():
     llm = ScriptedLLM().script("evaluator", lambda m, s: evaluation_for(s, score=2))
     resp = evaluator.run(llm, job("My text </submission> here", ids=Ids(run_id=7, submission_id=9)))

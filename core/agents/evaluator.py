@@ -37,6 +37,17 @@ INSTRUCTIONS = injection.REPORT_FIELD
 # REASONING_CHARS, no tighter: the offline baseline's own reasoning runs to 266 characters on the
 # demo, and its calibrated and learned labels add 60-80 more.
 REASONING_WORDS, REASONING_CHARS = 30, 400
+# Areas for improvement per criterion, as the prompt asks: one (the comment needs 2-3 actions in
+# all, which three criteria give; the offline baseline writes one and the Aggregator and the
+# Coach read them), two on a rubric of fewer than AREAS_FEW_CRITERIA criteria. Each is paid for
+# as output and again by the Equity Monitor, the Coach and the Aggregator. The schema still takes
+# two (a second one is kept, not refused).
+AREAS_WORDS, AREAS_FEW_CRITERIA = 15, 3
+
+
+def areas_per_criterion(rubric: Rubric) -> int:
+    """How many areas for improvement the prompt asks for per criterion of this rubric."""
+    return 2 if len(rubric.criteria) < AREAS_FEW_CRITERIA else 1
 
 
 class InstructionsToAI(BaseModel):

@@ -110,7 +110,7 @@ def unregister(name: str) -> None:
 
 
 for _role in (
-    Role("evaluator", evaluator, "Evaluator", "scores each criterion", "score", 95, ("text",), per_criterion=True),
+    Role("evaluator", evaluator, "Evaluator", "scores each criterion", "score", 80, ("text",), per_criterion=True),
     Role("equity", equity, "Equity Monitor", "checks the notes for biased wording", "after_score", 40, ("notes",),
          answer=equity.EquityReport),
     Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45, ("notes",),
