@@ -12,7 +12,9 @@ and answers in one of these ways:
   core.agents.evaluator.REASONING_WORDS (30) words, areas_per_criterion actions of 15 words (1; 2 on
   a rubric of fewer than 3 criteria), a 12-word quote per criterion; Equity Monitor: one flag; Coach: 2 questions of 25 words; Aggregator: 120 words;
   Reviewer: CONFIDENT with a 20-word explanation; grounding judge: one 20-word claim and a
-  20-word explanation; pedagogy judge: two 20-word sentences). Downstream prompts are rendered from these answers, so they are at
+  20-word explanation; pedagogy judge: two 20-word sentences; the two share gpt-4o-mini here, so
+  the pipeline asks them in one call, core.agents.comment_judges, recorded as "comment_judges").
+  Downstream prompts are rendered from these answers, so they are at
   their largest too. This is the conservative figure the goal is judged on.
   The offline scenario has no judges: the offline baseline does not run them.
 - "calibrated": "at_limits" once every demo assignment is calibrated with its default set of 16
@@ -242,8 +244,15 @@ class RecordingLLM:
     def complete(self, messages, schema, *, role, ctx, temperature=None):
         from core.llm import LLMResponse, Usage
 
-        # a judge of the cascade answers the Evaluator's prompt with the Evaluator's schema
-        answer = self.answer("evaluator" if role.startswith("judge:") else role, schema, messages, ctx)
+        from core.agents import comment_judges
+
+        # a judge of the cascade answers the Evaluator's prompt with the Evaluator's schema; the
+        # judges of the comment asked together answer each its own part
+        if ctx.agent == comment_judges.PROMPT.name:
+            role = ctx.agent
+            answer = {r: self.answer(r, schema.model_fields[r].annotation, messages, ctx) for r in comment_judges.ROLES}
+        else:
+            answer = self.answer("evaluator" if role.startswith("judge:") else role, schema, messages, ctx)
         if role == "judge:b" and ctx.submission_id in self.split:
             key = next(k for k in answer if k != "instructions_to_ai")
             levels = typing.get_args(schema.model_fields[key].annotation.model_fields["score"].annotation)
@@ -464,7 +473,7 @@ def main(argv: list[str] | None = None) -> dict:
         out[name] = measure(llm.records, tok, len(items))
     out["cascade"] = cascade(out)
     limits = out["at_limits"]
-    feedback_judges = [*_seed_roles(), "grounding", "pedagogy"]
+    feedback_judges = [*_seed_roles(), "grounding", "pedagogy", "comment_judges"]
     totals = {"five_agents": _cost(limits, _seed_roles()),
               "five_agents_and_judges": _cost(limits, feedback_judges),
               "with_cascade": limits["per_reflection"]["cost_usd"],

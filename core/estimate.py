@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
-from core.agents import evaluator, registry
+from core.agents import comment_judges, evaluator, registry
 from core.calibration import anchors
 from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
@@ -66,6 +66,8 @@ def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     cost = cached_in = 0.0
     models = run_config(provider, settings)["models"]
     scorer = registry.at("score")[0].name
+    # the grounding and pedagogy judges in one call when they share a model (core.agents.comment_judges)
+    joint = len({models[r] for r in comment_judges.ROLES}) == 1
     extra = [(models[scorer], cascade["samples_per_item"]), *cascade["judges"].items()]
     counted = runs_db.word_counts(conn, ids)
     per_assignment: dict[int, int] = {}
@@ -74,9 +76,9 @@ def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     for aid, n_words in counted:
         if aid not in static:
             static[aid] = _static_tokens(conn, aid)
-        tokens = _item_tokens(static[aid], int(n_words or 0))
+        tokens = _item_tokens(static[aid], int(n_words or 0), joint=joint)
         # (model, share of the item's tokens, role, calls per item: the role's share is in its tokens)
-        calls = [(models[role], 1.0, t_in, t_out, role, registry.get(role).share)
+        calls = [(models[_routed(role)], 1.0, t_in, t_out, role, registry.get(_routed(role)).share)
                  for role, (t_in, t_out) in tokens.items()]
         # each extra scoring call is one more Evaluator prompt and answer
         calls += [(model, share, *tokens[scorer], scorer, share) for model, share in extra if share]
@@ -97,6 +99,11 @@ def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     out["cost_usd"] = round(cost, 4)
     out["per_submission_usd"] = round(cost / len(ids), 6)
     return out
+
+
+def _routed(role: str) -> str:
+    """The registry role a call is routed and priced as (the joint judges' call: the grounding judge's)."""
+    return comment_judges.ROLES[0] if role == comment_judges.PROMPT.name else role
 
 
 def shared_prefix_cached(static: dict, role: str, calls: float) -> float:
@@ -147,12 +154,16 @@ def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
             system, rest = len(prompts[role.name].system), len(prompts[role.name].user)
         tok[role.name] = (schema + system + rest) // 4
         tok[f"{role.name}:prefix"] = (schema + system) // 4
+    joint = comment_judges.PROMPT.load()
+    schema, system = len(sent_schema(comment_judges.CommentVerdicts)), len(joint.system)
+    tok[joint.name], tok[f"{joint.name}:prefix"] = (schema + system + len(joint.user)) // 4, (schema + system) // 4
     tok["criteria"] = len(rubric.criteria)
     return tok
 
 
-def _item_tokens(static: dict[str, int], n_words: int) -> dict[str, tuple[int, int]]:
-    """role -> (input tokens, output tokens) for one submission of `n_words` words."""
+def _item_tokens(static: dict[str, int], n_words: int, *, joint: bool = False) -> dict[str, tuple[int, int]]:
+    """role -> (input tokens, output tokens) for one submission of `n_words` words; with `joint`,
+    the grounding and pedagogy judges' one call instead of theirs."""
     scorer = next(r for r in registry.roles() if r.per_criterion)
     composers = registry.at("compose")
     sizes = {"text": int(n_words * TOKENS_PER_WORD) + 10,
@@ -163,4 +174,8 @@ def _item_tokens(static: dict[str, int], n_words: int) -> dict[str, tuple[int, i
         t_out = role.out_tokens * (static["criteria"] if role.per_criterion else 1)
         t_in = static.get(role.name, 0) + sum(sizes[r] for r in role.reads)
         out[role.name] = (int(role.share * t_in), int(role.share * t_out))
+    if joint:
+        parts = [out.pop(r) for r in comment_judges.ROLES]
+        out[comment_judges.PROMPT.name] = (static[comment_judges.PROMPT.name] + sizes["text"] + sizes["comment"],
+                                           sum(t_out for _, t_out in parts))
     return out

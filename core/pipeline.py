@@ -26,7 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 import db
 from core import checks, injection
 from core.signoff import triage
-from core.agents import Ids, Job, registry
+from core.agents import Ids, Job, comment_judges, registry
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
@@ -228,11 +228,15 @@ def _side_by_side(llm, job: Job, stage: str, reasons: list[str], step: _Step) ->
     if not roles:
         return
     step.name = " / ".join(r.label for r in roles)
+    # The grounding and pedagogy judges in one call when they can be (core.agents.comment_judges).
+    joint = comment_judges.ROLES if comment_judges.together(llm, job, [r.name for r in roles]) else ()
     with ThreadPoolExecutor(max_workers=len(roles), thread_name_prefix=f"agents-{job.ids.submission_id}") as pool:
-        futures = [(role, pool.submit(role.run, llm, job)) for role in roles]
+        together = pool.submit(lambda: comment_judges.split(comment_judges.run(llm, job).data)) if joint else None
+        futures = [(role, together if role.name in joint else
+                    pool.submit(lambda r=role: {r.name: r.run(llm, job).data.model_dump()})) for role in roles]
         for role, future in futures:
             try:
-                job.outputs[role.name] = future.result().data.model_dump()
+                job.outputs[role.name] = future.result()[role.name]
             except LLMError as e:
                 if not _recoverable(e):
                     raise

@@ -52,6 +52,8 @@ def test_tokens_benchmark_counts_every_agent_and_prices_it(capsys):
     # At the prompts' limits every comment passes the checks: no reviser call.
     assert "reviser" not in plain
     assert plain["reviewer"]["calls_per_reflection"] == 1.0
+    # The grounding and pedagogy judges share gpt-4o-mini: one call answers for both.
+    assert plain["comment_judges"]["calls_per_reflection"] == 1.0 and not {"grounding", "pedagogy"} & set(plain)
     assert out["cost_per_reflection_usd"] == out["at_limits"]["per_reflection"]["cost_usd"]
     # A calibrated assignment's examples lengthen only the Evaluator's prompt (and the judges').
     assert out["calibration"]["blind_scored"] == 4 * tokens.CALIBRATION_SET

@@ -104,3 +104,26 @@ def test_the_o200k_tokenizer_counts_as_gpt_4o_mini_does():
     tok = tokens.Tokenizer("o200k")
     assert tok.ids("Hello world") == [13225, 2375]
     assert tok.count("") == 0 and tok.count("Score the reflection on each criterion.") < 10
+
+
+def test_the_answers_at_the_limits_follow_the_evaluators_areas_rule_and_answer_the_joint_judges():
+    """At the limits the Evaluator writes one area for improvement per criterion on a rubric of
+    three or more (two on fewer), as its prompt asks; the joint call of the comment's judges gets
+    each judge's own answer at its limits, and is recorded under the joint prompt's name."""
+    from core.agents import Ids, Job, comment_judges, evaluator, registry
+    from core.rubric import default_rubric, parse_rubric
+
+    messages = [{"role": "system", "content": "x"}, {"role": "user", "content": "some words of a text here"}]
+    many = tokens.at_limits("evaluator", evaluator.schema_for(default_rubric()), messages)
+    assert {len(c["areas_for_improvement"]) for c in many.values()} == {1}
+    one = parse_rubric({"name": "One", "scale_min": 0, "scale_max": 3, "criteria": [
+        {"key": "depth", "title": "Depth", "levels": {i: f"level {i}" for i in range(4)}}]})
+    assert [len(c["areas_for_improvement"]) for c in tokens.at_limits(
+        "evaluator", evaluator.schema_for(one), messages).values()] == [2]
+    llm = tokens.RecordingLLM(lambda role, schema, m, ctx: tokens.at_limits(role, schema, m))
+    job = Job(rubric=default_rubric(), assignment={"prompt": "Reflect."}, text="some words of a text here",
+              comment="Good work. What next?", ids=Ids(submission_id=1))
+    assert comment_judges.together(llm, job, comment_judges.ROLES)
+    got = comment_judges.verdicts(llm, job, registry.get("pedagogy"))
+    assert got["grounding"]["unsupported"] and got["pedagogy"]["justification"]
+    assert [r["role"] for r in llm.records] == ["comment_judges"]

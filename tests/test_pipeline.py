@@ -255,6 +255,11 @@ def _realistic_answer(request) -> str:
             "comes from, (2) say what result you expect before you test the same prompt several times, "
             "(3) split your text into one paragraph per idea. What helped you notice the change in the "
             "drafts?")})
+    if system.startswith("You are two judges of a feedback comment"):     # grounding and pedagogy together
+        return json.dumps({"grounding": json.loads(_realistic_answer({**request, "messages": [
+                               {"content": "You are the Grounding Judge"}]})),
+                           "pedagogy": json.loads(_realistic_answer({**request, "messages": [
+                               {"content": "You are the Pedagogy Judge"}]}))})
     if system.startswith("You are the Grounding Judge"):
         return json.dumps({"grounded": True, "unsupported": [], "explanation": "Every claim is in the submission."})
     if system.startswith("You are the Pedagogy Judge"):
@@ -302,15 +307,17 @@ def test_through_the_real_client_logged_priced_and_within_budget(conn, db_path):
     assert d["status"] == "drafted", (d["error"], d["attention_reasons"])
     assert d["confidence"] == 0.8 and d["provider"] == "openai"
     calls = list(conn.query("SELECT agent, status, tokens_in, tokens_out, cost_usd, prompt_hash FROM llm_calls"))
-    assert sorted(c["agent"] for c in calls) == ["aggregator", "coach", "equity", "evaluator", "grounding",
-                                                 "pedagogy", "reviewer"]
+    # the grounding and pedagogy judges share the model: one call answers for both
+    assert sorted(c["agent"] for c in calls) == ["aggregator", "coach", "comment_judges", "equity", "evaluator",
+                                                 "reviewer"]
+    assert set(d["outputs"]) >= {"grounding", "pedagogy"}
     assert all(c["status"] == "ok" and c["cost_usd"] > 0 for c in calls)
     assert {c["agent"]: c["prompt_hash"] for c in calls} == {k: v for k, v in d["prompt_hashes"].items()
-                                                             if k != "reviser"}
+                                                             if k not in ("reviser", "grounding", "pedagogy")}
     tokens_in = sum(c["tokens_in"] for c in calls)
     tokens_out = sum(c["tokens_out"] for c in calls)
-    # Seven calls since the Coach and Reviewer read the Evaluator's output (seed 000) and two
-    # judges check the comment (seed 003); the money budget below is the one that matters.
+    # Six calls since the Coach and Reviewer read the Evaluator's output (seed 000) and two
+    # judges check the comment in one call (seed 003); the money budget below is the one that matters.
     assert tokens_in <= 4300 and tokens_out <= 700, (tokens_in, tokens_out)
     assert sum(c["cost_usd"] for c in calls) <= 0.0010
 

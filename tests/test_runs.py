@@ -39,7 +39,7 @@ def test_run_records_config_without_the_key_and_only_eligible_items(conn, monkey
     assert "SECRET" not in str(dict(next(conn.query("SELECT * FROM runs"))))
     assert run["config"]["models"]["reviewer"] == "other-family-model" and run["config"]["temperature"] == 0.3
     assert set(run["prompt_hashes"]) == {"evaluator", "equity", "coach", "aggregator", "reviewer", "reviser",
-                                         "grounding", "pedagogy"}
+                                         "grounding", "pedagogy", "comment_judges"}
     assert runs_db.pending_items(conn, run_id) == subs[1:]
     audit = next(conn.query("SELECT actor, action, entity_id FROM audit_log WHERE entity = 'runs'"))
     assert audit == {"actor": "Ms T", "action": "start_run", "entity_id": run_id}

@@ -29,12 +29,16 @@ class PedagogyVerdict(BaseModel):
     next_step: Literal[1, 2, 3, 4, 5]
 
 
+def question_text(job: Job) -> str:
+    """The task the comment answers, as the judge's prompt states it."""
+    return (job.assignment.get("prompt") or job.assignment.get("title") or "(not given)").strip()
+
+
 def run(llm, job: Job):
     return call(llm, PROMPT, PedagogyVerdict, job, temperature=TEMPERATURE,
                 inputs={"text": job.text, "comment": job.comment, "question": job.assignment.get("prompt") or ""},
-                question=(job.assignment.get("prompt") or job.assignment.get("title") or "(not given)").strip(),
-                answer_key=answer_key_text(job.answer_key), target_grade=f"{job.target_grade:g}",
-                submission=as_data(job.text), comment=job.comment)
+                question=question_text(job), answer_key=answer_key_text(job.answer_key),
+                target_grade=f"{job.target_grade:g}", submission=as_data(job.text), comment=job.comment)
 
 
 def total(output: dict) -> int:

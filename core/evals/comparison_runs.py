@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 import db
 from core import pipeline
-from core.agents import Ids, registry
+from core.agents import Ids, comment_judges, registry
 from core.agents import pedagogy as pedagogy_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import config as ai_config
@@ -68,7 +68,9 @@ def judge(llm, item: dict, comment: str, ids: Ids) -> dict | None:
     job, pz = pipeline.masked_job(item, ids)
     job.comment = pz.hide(comment)
     try:
-        return pz.restore_obj(role.run(llm, job).data.model_dump())
+        # asked as drafts ask it (with the grounding judge when they share a model), so the trust
+        # earned on these comparisons is the trust of the verdict the drafts carry
+        return pz.restore_obj(comment_judges.verdicts(llm, job, role)[role.name])
     except LLMConfigFault:
         raise
     except LLMError as e:

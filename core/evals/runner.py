@@ -17,7 +17,7 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from core import pipeline
-from core.agents import Ids, Job, registry
+from core.agents import Ids, Job, comment_judges, registry
 from core.agents import grounding as grounding_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import DIMENSIONS
@@ -47,13 +47,13 @@ def _judge(llm, name: str, case: Case, comment: str, variant: ai_config.Variant,
     job = Job(rubric=default_rubric(), assignment=case.input.assignment(case.id), text=case.input.reflection,
               comment=comment, ids=Ids(), prompt_dir=variant.prompt_dir)
     try:
-        out = role.run(llm, job).data.model_dump()
+        got = comment_judges.verdicts(llm, job, role)    # with the other judge in one call, as drafts are
     except LLMConfigFault:
         raise
     except LLMError as e:
         return None, f"not run: the {role.label} failed ({type(e).__name__}: {e})"
-    outputs[name] = out
-    return out, ""
+    outputs.update(got)
+    return got[name], ""
 
 
 def _judge_check(check, output: dict) -> tuple[bool, str]:
