@@ -13,7 +13,7 @@ and answers in one of these ways:
   a rubric of fewer than 3 criteria), a 12-word quote per criterion; Equity Monitor: one flag; Coach: 2 questions of 25 words; Aggregator: 120 words;
   Reviewer: CONFIDENT with a 20-word explanation; grounding judge: one 20-word claim and a
   20-word explanation; pedagogy judge: two 20-word sentences; the two share gpt-4o-mini here, so
-  the pipeline asks them in one call, core.agents.comment_judges, recorded as "comment_judges").
+  the pipeline asks them in one call, core.judging.comment_judges, recorded as "comment_judges").
   Downstream prompts are rendered from these answers, so they are at
   their largest too. This is the conservative figure the goal is judged on.
   The offline scenario has no judges: the offline baseline does not run them.
@@ -244,7 +244,7 @@ class RecordingLLM:
     def complete(self, messages, schema, *, role, ctx, temperature=None):
         from core.llm import LLMResponse, Usage
 
-        from core.agents import comment_judges
+        from core.judging import comment_judges
 
         # a judge of the cascade answers the Evaluator's prompt with the Evaluator's schema; the
         # judges of the comment asked together answer each its own part

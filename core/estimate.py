@@ -22,7 +22,8 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
-from core.agents import comment_judges, evaluator, registry
+from core.agents import evaluator, registry
+from core.judging import comment_judges
 from core.calibration import anchors
 from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
@@ -66,7 +67,7 @@ def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     cost = cached_in = 0.0
     models = run_config(provider, settings)["models"]
     scorer = registry.at("score")[0].name
-    # the grounding and pedagogy judges in one call when they share a model (core.agents.comment_judges)
+    # the grounding and pedagogy judges in one call when they share a model (core.judging.comment_judges)
     joint = len({models[r] for r in comment_judges.ROLES}) == 1
     extra = [(models[scorer], cascade["samples_per_item"]), *cascade["judges"].items()]
     counted = runs_db.word_counts(conn, ids)

@@ -26,7 +26,8 @@ from concurrent.futures import ThreadPoolExecutor
 import db
 from core import checks, injection
 from core.signoff import triage
-from core.agents import Ids, Job, comment_judges, registry
+from core.agents import Ids, Job, registry
+from core.judging import comment_judges
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
@@ -228,7 +229,7 @@ def _side_by_side(llm, job: Job, stage: str, reasons: list[str], step: _Step) ->
     if not roles:
         return
     step.name = " / ".join(r.label for r in roles)
-    # The grounding and pedagogy judges in one call when they can be (core.agents.comment_judges).
+    # The grounding and pedagogy judges in one call when they can be (core.judging.comment_judges).
     joint = comment_judges.ROLES if comment_judges.together(llm, job, [r.name for r in roles]) else ()
     with ThreadPoolExecutor(max_workers=len(roles), thread_name_prefix=f"agents-{job.ids.submission_id}") as pool:
         together = pool.submit(lambda: comment_judges.split(comment_judges.run(llm, job).data)) if joint else None

@@ -110,7 +110,8 @@ def test_the_answers_at_the_limits_follow_the_evaluators_areas_rule_and_answer_t
     """At the limits the Evaluator writes one area for improvement per criterion on a rubric of
     three or more (two on fewer), as its prompt asks; the joint call of the comment's judges gets
     each judge's own answer at its limits, and is recorded under the joint prompt's name."""
-    from core.agents import Ids, Job, comment_judges, evaluator, registry
+    from core.agents import Ids, Job, evaluator, registry
+    from core.judging import comment_judges
     from core.rubric import default_rubric, parse_rubric
 
     messages = [{"role": "system", "content": "x"}, {"role": "user", "content": "some words of a text here"}]

@@ -1,11 +1,12 @@
-"""The grounding and pedagogy judges asked in one call (core.agents.comment_judges): every verdict
+"""The grounding and pedagogy judges asked in one call (core.judging.comment_judges): every verdict
 still reaches the item under its own role with its own meaning, the call follows the family rule
 and the judges' temperature, the pedagogy trust is earned on the verdict the drafts carry, and
 each judge asks alone when the two do not share a model or a variant changes one of them."""
 import factories
 from assess_script import GOOD_PEDAGOGY, GROUNDED, RICH_TEXT, good_llm
 from core import pipeline, prompts
-from core.agents import Ids, Job, comment_judges, grounding, pedagogy, registry
+from core.agents import Ids, Job, grounding, pedagogy, registry
+from core.judging import comment_judges
 from core.evals import comparison_runs
 from core.settings import JudgeSpec, Settings
 from db import drafts

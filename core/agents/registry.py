@@ -28,7 +28,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
-from core.agents import aggregator, coach, comment_judges, common, equity, evaluator, grounding, pedagogy, reviewer, reviser
+from core.agents import aggregator, coach, common, equity, evaluator, grounding, pedagogy, reviewer, reviser
 
 STAGES = ("score", "after_score", "compose", "review", "revise", "after_comment")
 
@@ -160,12 +160,10 @@ def load_prompts(variant_dir=None) -> dict:
     return {r.name: r.prompt.load_variant(variant_dir) for r in _ROLES.values()}
 
 
-# Prompts of calls that answer for several roles at once (their verdicts are stored under each role).
-JOINT_PROMPTS = (comment_judges.PROMPT,)
-
-
 def prompt_hashes(variant_dir=None) -> dict[str, str]:
-    """role -> content hash of its prompt, and each joint call's prompt under its name (stored
-    with every run and draft)."""
-    joint = {p.name: p.load_variant(variant_dir).hash for p in JOINT_PROMPTS}
+    """role -> content hash of its prompt, and the prompt of the call that answers for the
+    grounding and pedagogy judges at once under its name (stored with every run and draft)."""
+    from core.judging import comment_judges     # it reads the two roles' schemas: imported late
+
+    joint = {p.name: p.load_variant(variant_dir).hash for p in (comment_judges.PROMPT,)}
     return {**{name: p.hash for name, p in load_prompts(variant_dir).items()}, **joint}

@@ -24,7 +24,8 @@ from dataclasses import dataclass
 
 import db
 from core import pipeline
-from core.agents import Ids, comment_judges, registry
+from core.agents import Ids, registry
+from core.judging import comment_judges
 from core.agents import pedagogy as pedagogy_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import config as ai_config

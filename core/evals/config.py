@@ -9,7 +9,7 @@ Everything the folder does not mention stays as configured.
 
 >>> d = definition("offline", load_settings({}))
 >>> sorted(d["roles"]["pedagogy"]), d["roles"]["evaluator"]["model"]
-(['model', 'prompt_hash', 'temperature'], 'offline')
+(['joint_prompt_hash', 'model', 'prompt_hash', 'temperature'], 'offline')
 >>> len(config_hash(d))
 16
 """
@@ -21,7 +21,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.agents import comment_judges, registry
+from core.agents import registry
+from core.judging import comment_judges
 from core.errors import ConfigError
 from core.llm import effective_settings, from_settings, make_llm
 from core.prompts import PROMPT_DIR, PromptError
@@ -110,7 +111,7 @@ def _roles(model_for, default_temperature: float, variant: Variant) -> dict:
         temp = role.temperature if role.temperature is not None else default_temperature
         out[role.name] = {"model": model_for(role.name), "temperature": round(float(temp), 4),
                           "prompt_hash": hashes[role.name]}
-    # the grounding and pedagogy verdicts may come from their joint prompt (core.agents.comment_judges)
+    # the grounding and pedagogy verdicts may come from their joint prompt (core.judging.comment_judges)
     for name in comment_judges.ROLES:
         out[name]["joint_prompt_hash"] = hashes[comment_judges.PROMPT.name]
     return out

@@ -17,7 +17,8 @@ from __future__ import annotations
 from concurrent.futures import ThreadPoolExecutor
 
 from core import pipeline
-from core.agents import Ids, Job, comment_judges, registry
+from core.agents import Ids, Job, registry
+from core.judging import comment_judges
 from core.agents import grounding as grounding_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import DIMENSIONS
