@@ -23,8 +23,8 @@ from __future__ import annotations
 from core.accounts import access
 from core.accounts.access import Actor
 from core.agents import evaluator, registry
-from core.judging import comment_judges
 from core.calibration import anchors
+from core.judging import comment_judges
 from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
 from core.runs.reflections import run_config

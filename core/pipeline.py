@@ -27,12 +27,11 @@ import db
 from core import checks, injection
 from core.signoff import triage
 from core.agents import Ids, Job, registry
-from core.judging import comment_judges
 from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.evals import gate, rules
-from core.judging import scoring
+from core.judging import comment_judges, scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
 from core.privacy.pseudonym import Pseudonymizer

@@ -25,11 +25,10 @@ from dataclasses import dataclass
 import db
 from core import pipeline
 from core.agents import Ids, registry
-from core.judging import comment_judges
 from core.agents import pedagogy as pedagogy_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import config as ai_config
-from core.judging import scoring
+from core.judging import comment_judges, scoring
 from core.llm import effective_settings
 from core.runs.engine import Kind, RunStopped
 from core.runs.guard import DEFAULT_LIMIT, ConfigFaultGuard

@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from core.agents import registry
-from core.judging import comment_judges
 from core.errors import ConfigError
+from core.judging import comment_judges
 from core.llm import effective_settings, from_settings, make_llm
 from core.prompts import PROMPT_DIR, PromptError
 from core.settings import Settings, load_settings

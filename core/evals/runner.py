@@ -18,13 +18,13 @@ from concurrent.futures import ThreadPoolExecutor
 
 from core import pipeline
 from core.agents import Ids, Job, registry
-from core.judging import comment_judges
 from core.agents import grounding as grounding_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import DIMENSIONS
 from core.evals import config as ai_config
 from core.evals.cases import Case, Suite
 from core.evals.rules import RULES
+from core.judging import comment_judges
 from core.offline import LABEL as OFFLINE_LABEL
 from core.rubric import default_rubric
 
