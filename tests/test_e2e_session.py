@@ -11,7 +11,7 @@ import urllib.request
 import pytest
 
 import db as dbmod
-from e2e_support import COOKIE, MENU, USER, idle, load, new_page, session_cookie, sign_in, streamlit_server
+from e2e_support import COOKIE, MENU, PASSWORD, USER, idle, load, new_page, session_cookie, sign_in, streamlit_server
 
 # (path, status, words in the answer) GET from the running server: each route app.py serves.
 SERVED = [
@@ -100,3 +100,30 @@ def test_a_copied_cookie_stops_working_after_sign_out(server, browser):
     idle(page)
     assert page.locator(MENU).count() == 0
     other.close()
+
+
+def test_behind_an_https_proxy_the_cookie_is_secure(server):
+    """nginx on this machine says X-Forwarded-Proto: https (docs/deploy.md); the server that
+    `streamlit run` starts believes a proxy on the loopback address, so the cookie is Secure."""
+    from core.accounts import handoff
+    from core.accounts import identity as accounts
+
+    conn = dbmod.connect(server["path"])
+    try:
+        _, token = accounts.sign_in(conn, USER, PASSWORD)
+        code = handoff.issue(conn, token)
+    finally:
+        conn.close()
+
+    class Stay(urllib.request.HTTPRedirectHandler):
+        def redirect_request(self, *args, **kwargs):
+            return None                                              # read the 303 itself
+
+    request = urllib.request.Request(f"{server['url']}/auth/session?code={code}&next=/review",
+                                     headers={"X-Forwarded-Proto": "https"})
+    with pytest.raises(urllib.error.HTTPError) as answer:
+        urllib.request.build_opener(Stay).open(request, timeout=30)
+    assert answer.value.code == 303 and answer.value.headers["Location"] == "/review"
+    [cookie] = answer.value.headers.get_all("Set-Cookie")
+    attrs = [a.strip().lower() for a in cookie.split(";")]
+    assert cookie.startswith(f"{COOKIE}=") and "secure" in attrs and "httponly" in attrs and "samesite=lax" in attrs
