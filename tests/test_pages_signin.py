@@ -255,3 +255,20 @@ def test_sign_out_sends_the_browser_to_the_route_that_clears_the_cookie(app_test
     r = _route(at.session_state["_go_to"])
     assert r.status_code == 303 and r.headers["location"] == "/"
     assert 'fairmark_session=""' in r.headers["set-cookie"] and "Max-Age=0" in r.headers["set-cookie"]
+
+
+def test_signing_out_of_an_institutional_sign_in_also_leaves_streamlits_sign_in(app_test, conn, two_courses):
+    """An st.login session: after /auth/signout the browser goes on to st.logout's own route."""
+    import db
+    from core.accounts import identity as accounts
+
+    uid = f.user(conn, "ines", "instructor").user_id
+    with db.write_transaction(conn):
+        token = accounts.open_session(conn, uid, "oidc")
+    at = app_test("pages/home.py", signed_in=False)
+    at.session_state["_session_token"] = token
+    at.run()
+    at.sidebar.button(key="sign_out").click().run()
+    assert at.session_state["_go_to"] == "/auth/signout?next=%2Fauth%2Flogout"
+    assert _route(at.session_state["_go_to"]).headers["location"] == "/auth/logout"
+    assert accounts.resume(conn, token) is None
