@@ -87,7 +87,9 @@ def current(conn, *, touch: bool = True) -> Actor | None:
         st.session_state[TOKEN] = token
         return actor
     st.session_state.pop(TOKEN, None)
-    claims = _oidc_claims() if touch else None
+    # Signed out here: the institution's identity (st.user) stays until the browser reaches
+    # st.logout's route through /auth/signout; it must not sign this session in again meanwhile.
+    claims = _oidc_claims() if touch and not st.session_state.get("_signed_out") else None
     if claims is None:
         return None
     try:

@@ -870,4 +870,15 @@ def test_institutional_sign_in_through_a_local_openid_provider(browser, tmp_path
                     page.get_by_placeholder("sub").fill(sub)
                     page.get_by_role("button", name="Authorize").click()
                     expect(page.get_by_text(expected)).to_be_visible()
+                    idle(page)
+                    # Sign out: /auth/signout clears FairMark's cookie, then st.logout's route
+                    # (the provider's end-session page) leaves the institution's sign-in too.
+                    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign out").click()
+                    page.get_by_role("button", name="End session").click()
+                    expect(institution).to_be_visible()
+                    idle(page)
+                    assert session_cookie(page.context) is None and page.locator(MENU).count() == 0
+                    conn = dbmod.connect(path)
+                    assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 0
+                    conn.close()
                 page.context.close()
