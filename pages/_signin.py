@@ -87,9 +87,10 @@ def current(conn, *, touch: bool = True) -> Actor | None:
         st.session_state[TOKEN] = token
         return actor
     st.session_state.pop(TOKEN, None)
-    # Signed out here: the institution's identity (st.user) stays until the browser reaches
-    # st.logout's route through /auth/signout; it must not sign this session in again meanwhile.
-    claims = _oidc_claims() if touch and not st.session_state.get("_signed_out") else None
+    # Once this session has sent the browser to a cookie route (a sign-in handed over, a sign-out),
+    # the institution's identity (st.user, until st.logout's route) does not sign it in again: the
+    # page the browser comes back to reads the cookie.
+    claims = _oidc_claims() if touch and GO not in st.session_state else None
     if claims is None:
         return None
     try:

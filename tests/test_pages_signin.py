@@ -272,3 +272,26 @@ def test_signing_out_of_an_institutional_sign_in_also_leaves_streamlits_sign_in(
     assert at.session_state["_go_to"] == "/auth/signout?next=%2Fauth%2Flogout"
     assert _route(at.session_state["_go_to"]).headers["location"] == "/auth/logout"
     assert accounts.resume(conn, token) is None
+
+
+def test_an_institutional_sign_in_handed_to_the_cookie_does_not_sign_the_old_tab_in_again(app_test, conn,
+                                                                                         two_courses, monkeypatch):
+    """After /auth/session gave the session a new token (the cookie's), the Streamlit session that
+    handed it over is signed out, and st.user does not open a second session there."""
+    import time
+
+    from core.accounts import identity as accounts
+    from pages import _signin
+
+    accounts.add_user(conn, username="anna", role="instructor", email="anna@uni.example",
+                      actor=f.actor("test setup"))
+    monkeypatch.setattr(_signin, "_oidc_claims", lambda: {"email": "anna@uni.example", "email_verified": True,
+                                                          "iat": int(time.time()), "is_logged_in": True})
+    at = app_test("pages/home.py", signed_in=False).run()
+    assert not at.exception, at.exception
+    go = at.session_state["_go_to"]
+    assert go.startswith("/auth/session?code=")
+    assert _route(go).status_code == 303                          # the browser got its cookie
+    at.run()                                                      # a late rerun of the tab it left
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 1
