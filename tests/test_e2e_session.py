@@ -13,6 +13,8 @@ import pytest
 import db as dbmod
 from e2e_support import COOKIE, MENU, PASSWORD, USER, idle, load, new_page, session_cookie, sign_in, streamlit_server
 
+pytestmark = pytest.mark.slow   # every test here talks to a real `streamlit run` (docs/testing.md)
+
 # (path, status, words in the answer) GET from the running server: each route app.py serves.
 SERVED = [
     ("/auth/session", 400, "This sign-in link has no code"),
