@@ -234,8 +234,14 @@ def sign_in(page, url: str, user: str) -> None:
     page.get_by_label("User name", exact=True).fill(user)
     page.get_by_label("Password", exact=True).fill(PASSWORD)
     page.get_by_role("button", name="Sign in").click()
+    # The server's /auth/session route sets the cookie (HttpOnly: only the browser context sees it),
+    # then sends the browser back to the page.
+    for _ in range(TIMEOUT_MS // 100):
+        if any(c["name"] == "fairmark_session" for c in page.context.cookies()):
+            break
+        page.wait_for_timeout(100)
+    page.wait_for_load_state("load")
     page.wait_for_selector(MENU, timeout=TIMEOUT_MS)
-    page.wait_for_function("() => document.cookie.includes('fairmark_session=')", timeout=TIMEOUT_MS)
     idle(page)
 
 

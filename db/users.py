@@ -138,7 +138,32 @@ def session_ended(conn: Database, user_id: int, *, via: str, opened_after: str, 
 
 
 def end_all_sessions(conn: Database) -> int:
+    conn.execute("DELETE FROM signin_codes")  # a restored database opens no session from before
     return conn.execute("UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL", [now()]).rowcount
+
+
+def rekey_session(conn: Database, token_hash: str, new_hash: str) -> bool:
+    """The same session under a new token (the cookie's); False when it has ended."""
+    return conn.execute("UPDATE sessions SET token_hash = ? WHERE token_hash = ? AND ended_at IS NULL",
+                        [new_hash, token_hash]).rowcount == 1
+
+
+# --- one-time sign-in codes (the page's sign-in -> the cookie route) -------------------
+def add_signin_code(conn: Database, *, code_hash: str, session_hash: str, expires_at: str, purge_before: str) -> None:
+    conn.execute("DELETE FROM signin_codes WHERE created_at < ?", [purge_before])
+    conn.execute("INSERT INTO signin_codes (code_hash, session_hash, created_at, expires_at) VALUES (?, ?, ?, ?)",
+                 [code_hash, session_hash, now(), expires_at])
+
+
+def signin_code(conn: Database, code_hash: str) -> dict | None:
+    return next(conn.query("SELECT code_hash, session_hash, created_at, expires_at, used_at FROM signin_codes "
+                           "WHERE code_hash = ?", [code_hash]), None)
+
+
+def use_signin_code(conn: Database, code_hash: str) -> bool:
+    """Mark a code used; False when it was used already (two requests at once: one wins)."""
+    return conn.execute("UPDATE signin_codes SET used_at = ? WHERE code_hash = ? AND used_at IS NULL",
+                        [now(), code_hash]).rowcount == 1
 
 
 def end_sessions_of(conn: Database, user_id: int) -> None:

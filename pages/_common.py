@@ -178,7 +178,7 @@ def show_error(error) -> None:
 def sign_in(conn) -> Actor:
     """app.py's gate: the signed-in Actor for this run, else the sign-in form (and the page stops)."""
     me = _signin.current(conn)
-    _signin.cookie_sync()  # after a sign-in or sign-out: the browser's cookie follows
+    _signin.follow()  # after a sign-in or sign-out: the browser goes to the cookie's route
     if me is None:
         _signin.form(conn)
     st.session_state["_actor"] = me

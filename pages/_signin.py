@@ -1,27 +1,35 @@
 """Sign-in (issue 13): the only thing a signed-out visitor sees, on every page.
 
-The session lives server-side (core.accounts.identity); the browser keeps only its random token in a
-cookie, set and deleted through extra-streamlit-components' CookieManager (Streamlit reads
-cookies, st.context.cookies, but cannot set one) and read back with st.context.cookies when a
-refresh or a deep link opens a new Streamlit session. Institutional sign-in is Streamlit's own
+The session lives server-side (core.accounts.identity); the browser keeps only its random token
+in an HttpOnly cookie (issue 25), which no script in the page can read. Streamlit cannot set a
+cookie, so the server's route does: a sign-in here opens the session for this Streamlit session
+and leaves a one-time code (core.accounts.handoff); the browser is then sent to /auth/session
+(core.web.session), which gives the session a fresh token in the cookie and sends the browser
+back to the page it signed in on. A refresh or a deep link opens a new Streamlit session, which
+reads the cookie server-side (st.context.cookies). Sign-out ends the session here and sends the
+browser to /auth/signout, which clears the cookie. Institutional sign-in is Streamlit's own
 st.login (OpenID Connect, .streamlit/secrets.toml [auth]); its identity's e-mail is mapped to a
 FairMark user by core.accounts.identity.oidc_actor.
 """
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from urllib.parse import urlencode, urlsplit
 
 import streamlit as st
 
 import db
+from core.accounts import handoff
 from core.accounts import identity as accounts
 from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.settings import load_settings
 from core.text import escape_markdown
+from core.web import session as web
 
-COOKIE = "fairmark_session"
+COOKIE = web.COOKIE
 TOKEN = "_session_token"
+GO = "_go_to"               # the route this Streamlit session sends the browser to (sign-in, sign-out)
+STREAMLIT_LOGOUT = "/auth/logout"   # st.logout's own route: leaves the institution's sign-in too
 
 
 def providers() -> list[str | None]:
@@ -79,7 +87,10 @@ def current(conn, *, touch: bool = True) -> Actor | None:
         st.session_state[TOKEN] = token
         return actor
     st.session_state.pop(TOKEN, None)
-    claims = _oidc_claims() if touch else None
+    # Once this session has sent the browser to a cookie route (a sign-in handed over, a sign-out),
+    # the institution's identity (st.user, until st.logout's route) does not sign it in again: the
+    # page the browser comes back to reads the cookie.
+    claims = _oidc_claims() if touch and GO not in st.session_state else None
     if claims is None:
         return None
     try:
@@ -89,13 +100,10 @@ def current(conn, *, touch: bool = True) -> Actor | None:
         st.session_state["_signin_error"] = str(e)
         return None
     if opened is None:  # this institutional sign-in had its session (timed out or signed out)
-        st.session_state["_delete_cookie"] = True
         st.logout()
         return None
     actor, token = opened
-    st.session_state[TOKEN] = token
-    st.session_state["_set_cookie"] = token
-    st.session_state.pop("_signed_out", None)
+    _hand_over(conn, token)
     return actor
 
 
@@ -134,7 +142,7 @@ def _password_form(conn) -> None:
         except FairMarkError as e:
             _error(e)
             return
-        _signed_in(token)
+        _signed_in(conn, token)
 
 
 def _first_admin(conn) -> None:
@@ -156,59 +164,64 @@ def _first_admin(conn) -> None:
         except FairMarkError as e:
             _error(e)
             return
-        _signed_in(token)
+        _signed_in(conn, token)
 
 
-def _signed_in(token: str) -> None:
+def _signed_in(conn, token: str) -> None:
     for key in ("signin_password", "first_password", "first_again"):
         st.session_state.pop(key, None)
-    st.session_state[TOKEN] = token
-    st.session_state["_set_cookie"] = token
-    st.session_state.pop("_signed_out", None)
+    _hand_over(conn, token)
     st.rerun()
 
 
-def _https() -> bool:
-    """Whether the browser opened the app over HTTPS (then the cookie is Secure: never sent in clear)."""
+def _hand_over(conn, token: str) -> None:
+    """This Streamlit session is signed in at once; the browser is sent to the route that puts
+    the session in its cookie (a refresh, a new tab) and back to this page and its address."""
+    st.session_state[TOKEN] = token
+    st.session_state.pop("_signed_out", None)
+    st.session_state[GO] = web.session_url(handoff.issue(conn, token), _here())
+
+
+def _here() -> str:
+    """This page's path and address (`?item=...`) as the browser shows it."""
     try:
-        return str(st.context.url or "").lower().startswith("https://")
+        path = urlsplit(str(st.context.url or "")).path or "/"
     except (AttributeError, RuntimeError):
-        return False
+        path = "/"
+    query = urlencode(st.query_params.to_dict())
+    return path + (f"?{query}" if query else "")
 
 
-def cookie_sync() -> None:
-    """Set or delete the browser's cookie after a sign-in or sign-out. The component is drawn on
-    every run until the browser reports the cookie as it should be: a run cut short by a rerun
-    may remove it before its script has run."""
-    token = st.session_state.get("_set_cookie")
-    delete = st.session_state.get("_delete_cookie", False)
-    if token is None and not delete:
+def follow() -> None:
+    """Send the browser to the route a sign-in or sign-out left (app.py's gate, every run until
+    the browser has gone: a message of a run cut short by a rerun never reaches it). A full page
+    load through Streamlit's own redirect message, the one st.login and st.logout send: the
+    page sets window.location."""
+    url = st.session_state.get(GO)
+    if not url:
         return
-    import extra_streamlit_components as stx  # only while a cookie changes: its component is an iframe
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+    from streamlit.runtime.scriptrunner import get_script_run_ctx
 
-    with st.sidebar:
-        cookies = stx.CookieManager(key="fm_cookie_manager")
-        now = dict(cookies.cookies or {})
-        if token is not None:
-            if now.get(COOKIE) == token:
-                st.session_state.pop("_set_cookie", None)
-            else:
-                cookies.set(COOKIE, token, key="fm_cookie_set", same_site="strict", secure=_https() or None,
-                            expires_at=datetime.now(timezone.utc) + timedelta(hours=load_settings().session_max_hours))
-        elif COOKIE in now:
-            cookies.delete(COOKIE, key="fm_cookie_delete")
-        elif now:  # the browser answered and holds no session cookie any more
-            st.session_state.pop("_delete_cookie", None)
+    ctx = get_script_run_ctx()
+    if ctx is not None:
+        msg = ForwardMsg()
+        msg.auth_redirect.url = url
+        ctx.enqueue(msg)
 
 
 def sign_out(actor: Actor) -> None:
     """The sidebar's Sign out (a button callback): end the server-side session, forget this
-    browser session's state, and delete the cookie (even if that fails, its token opens nothing
-    any more)."""
-    accounts.sign_out(db.connect(load_settings().db_path), st.session_state.get(TOKEN))
+    browser session's state, and send the browser to /auth/signout, which clears the cookie
+    (even if it never gets there, the cookie's token opens nothing any more). An institutional
+    sign-in then leaves st.login's too (its logout route)."""
+    conn = db.connect(load_settings().db_path)
+    try:
+        with db.write_transaction(conn):
+            accounts.sign_out(conn, st.session_state.get(TOKEN))
+    finally:
+        conn.close()
     for key in list(st.session_state):
         st.session_state.pop(key, None)
     st.session_state["_signed_out"] = True
-    st.session_state["_delete_cookie"] = True
-    if actor.via == "oidc":
-        st.logout()
+    st.session_state[GO] = web.signout_url(STREAMLIT_LOGOUT if actor.via == "oidc" else "/")

@@ -43,14 +43,26 @@ def add_user(db_path, name: str, role: str, env: dict | None = None, password: s
 
 def sign_in(page, url: str, user: str = USER, password: str = PASSWORD) -> None:
     """Sign in through the form (every page shows it to a visitor who has not signed in) and
-    wait until the browser holds the session cookie: later addresses open signed in."""
+    wait until the browser holds the session cookie (the server's /auth/session route sets it,
+    HttpOnly: the page's scripts cannot see it, the browser context can) and the page it sent
+    the browser back to has drawn the menu: later addresses open signed in."""
     page.goto(url)
     page.get_by_label("User name", exact=True).fill(user)
     page.get_by_label("Password", exact=True).fill(password)
     page.get_by_role("button", name="Sign in").click()
+    deadline = time.monotonic() + TIMEOUT_MS / 1000
+    while session_cookie(page.context) is None:
+        assert time.monotonic() < deadline, "the browser never got the session cookie"
+        page.wait_for_timeout(100)
+    page.wait_for_load_state("load")
     page.wait_for_selector(MENU, timeout=TIMEOUT_MS)
-    page.wait_for_function(f"() => document.cookie.includes('{COOKIE}=')", timeout=TIMEOUT_MS)
     idle(page)
+
+
+def session_cookie(context) -> dict | None:
+    """The browser's FairMark session cookie (Playwright's view of the context, which sees
+    HttpOnly cookies), or None."""
+    return next((c for c in context.cookies() if c["name"] == COOKIE), None)
 
 
 def free_port() -> int:

@@ -51,6 +51,11 @@ INTERNAL = {
     "core.runs.engine.is_alive": "whether this process runs a worker for a run id: no course data",
     "core.runs.engine.wait_for": "waits for this process's worker thread: no course data",
     "core.runs.worker.claim": "the engine's claim of a checked run",
+    # Signing in is how an Actor comes to be: no signed-in actor yet, and no course data.
+    "core.accounts.identity.open_session": "opens the session of a checked sign-in (a password, an institution's "
+                                           "identity, a verified LTI launch)",
+    "core.web.session.start_response": "the sign-in of a launch that core.lti verified (the platform's signed "
+                                       "id_token): opens its session and sets the cookie",
     "core.courses.catalogue.grant_creator": "grants a new course to its creator inside the creating, checked transaction",
     # the parts of a page's one read (one check, then these): each public function around them checks
     **{f"core.reports.{name}": "a part of a dashboard page's read (core.reports.dashboards) after its access.scope_for"

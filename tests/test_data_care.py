@@ -216,6 +216,32 @@ def test_a_restore_ends_every_session_even_those_the_backup_still_has_open(conn,
     conn.close()
 
 
+def test_a_restore_leaves_no_sign_in_code_of_the_backup_usable(conn, db_path, tmp_path):
+    """Issue 25: the one-time codes (signin_codes) in a backup open nothing once it is restored,
+    and the restored database keeps none of them; codes older than a day are deleted."""
+    from core.accounts import handoff
+    from core.accounts import identity as accounts
+    from core.errors import NotSignedIn
+
+    f.user(conn, "tom", "ta")
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    code = handoff.issue(conn, token)                            # in the backup, not yet used
+    data_care.backup(conn, tmp_path / "before.db", actor=f.actor())
+    conn.close()
+    data_care.restore(db_path, tmp_path / "before.db", actor=f.actor("anna"))
+    conn = db.connect(db_path)
+    assert conn.execute("SELECT COUNT(*) FROM signin_codes").fetchone()[0] == 0
+    with pytest.raises(NotSignedIn):
+        handoff.redeem(conn, code)
+    _, token = accounts.sign_in(conn, "tom", f.PASSWORD)
+    handoff.issue(conn, token)
+    with db.write_transaction(conn):
+        conn.execute("UPDATE signin_codes SET created_at = '2000-01-01T00:00:00.000000Z'")
+    handoff.issue(conn, token)                                   # the day-old code is gone
+    assert conn.execute("SELECT COUNT(*) FROM signin_codes").fetchone()[0] == 1
+    conn.close()
+
+
 # --- issue 21: a restore checks the file first and changes nothing unless it is sound ----------
 def _sound_backup(conn, tmp_path):
     data_care.backup(conn, tmp_path / "sound.db", actor=f.actor())

@@ -39,8 +39,8 @@ from core.runs import reflections as runs
 from core.accounts.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, idle, item_id, load, nav, new_page, sign_in,
-                         streamlit_server)
+from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, idle, item_id, load, nav, new_page, session_cookie,
+                         sign_in, streamlit_server)
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
 SCREENSHOT = ROOT / "docs" / "review-page.png"
@@ -845,7 +845,13 @@ def test_institutional_sign_in_through_a_local_openid_provider(browser, tmp_path
                 if sub == "eve":
                     assert page.locator(MENU).count() == 0
                 else:  # a FairMark session with the idle limit: left alone too long, a refresh signs out
-                    idle(page)   # the sign-in's own reruns (the cookie being set) touch the session first
+                    for _ in range(100):   # the sign-in sends the browser through /auth/session
+                        if session_cookie(page.context) is not None:
+                            break
+                        page.wait_for_timeout(100)
+                    assert session_cookie(page.context)["httpOnly"] is True
+                    expect(page.get_by_text(expected)).to_be_visible()
+                    idle(page)   # the sign-in's own reruns (and the page it came back to) touch the session first
                     conn = dbmod.connect(path)
                     assert [r[0] for r in conn.execute("SELECT via FROM sessions WHERE ended_at IS NULL")] == ["oidc"]
                     old = "2000-01-01T00:00:00.000000Z"
@@ -864,4 +870,15 @@ def test_institutional_sign_in_through_a_local_openid_provider(browser, tmp_path
                     page.get_by_placeholder("sub").fill(sub)
                     page.get_by_role("button", name="Authorize").click()
                     expect(page.get_by_text(expected)).to_be_visible()
+                    idle(page)
+                    # Sign out: /auth/signout clears FairMark's cookie, then st.logout's route
+                    # (the provider's end-session page) leaves the institution's sign-in too.
+                    page.locator('[data-testid="stSidebar"]').get_by_role("button", name="Sign out").click()
+                    page.get_by_role("button", name="End session").click()
+                    expect(institution).to_be_visible()
+                    idle(page)
+                    assert session_cookie(page.context) is None and page.locator(MENU).count() == 0
+                    conn = dbmod.connect(path)
+                    assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 0
+                    conn.close()
                 page.context.close()

@@ -201,3 +201,97 @@ def test_sign_out_ends_the_session(app_test, conn, two_courses):
     assert conn.execute("SELECT ended_at IS NOT NULL FROM sessions").fetchall() == [(1,)]
     from core.accounts import identity as accounts
     assert accounts.resume(conn, token) is None
+
+
+def _route(url: str):
+    """Follow a /auth/... address the page sent the browser to, as the browser would."""
+    from starlette.applications import Starlette
+    from starlette.testclient import TestClient
+
+    import core.web
+
+    with TestClient(Starlette(routes=core.web.routes()), follow_redirects=False) as client:
+        return client.get(url)
+
+
+def test_signing_in_sends_the_browser_to_the_cookie_route_and_back_to_the_link(app_test, conn, two_courses):
+    """Issue 25: the page sets no cookie; it leaves a one-time code, and the route sets the
+    HttpOnly cookie and sends the browser back to the deep link (its address kept)."""
+    from core.accounts import identity as accounts
+
+    b = two_courses["B"]
+    f.user(conn, "ines", "instructor", courses=[b["course_id"]])
+    at = app_test("pages/review.py", signed_in=False)
+    at.query_params["item"] = str(b["item"])
+    at.run()
+    assert "_go_to" not in at.session_state
+    at.text_input(key="signin_name").input("ines")
+    at.text_input(key="signin_password").input(f.PASSWORD)
+    at.button[0].click().run()
+    go = at.session_state["_go_to"]
+    assert go.startswith("/auth/session?code=")
+    r = _route(go)
+    assert r.status_code == 303 and f"item={b['item']}" in r.headers["location"]
+    assert r.headers["location"].startswith("/")
+    assert accounts.resume(conn, r.cookies["fairmark_session"]) == "ines"
+    assert accounts.resume(conn, at.session_state["_session_token"]) is None   # only the cookie opens it now
+    assert _route(go).status_code == 400                                        # once
+
+
+def test_a_wrong_password_sends_the_browser_nowhere(app_test, conn, two_courses):
+    f.user(conn, "ines", "instructor")
+    at = app_test(signed_in=False).run()
+    at.text_input(key="signin_name").input("ines")
+    at.text_input(key="signin_password").input("not the password")
+    at.button[0].click().run()
+    assert "_go_to" not in at.session_state
+    assert conn.execute("SELECT COUNT(*) FROM signin_codes").fetchone()[0] == 0
+
+
+def test_sign_out_sends_the_browser_to_the_route_that_clears_the_cookie(app_test, conn, two_courses):
+    at = app_test("pages/home.py").run()
+    at.sidebar.button(key="sign_out").click().run()
+    assert at.session_state["_go_to"] == "/auth/signout?next=%2F"
+    r = _route(at.session_state["_go_to"])
+    assert r.status_code == 303 and r.headers["location"] == "/"
+    assert 'fairmark_session=""' in r.headers["set-cookie"] and "Max-Age=0" in r.headers["set-cookie"]
+
+
+def test_signing_out_of_an_institutional_sign_in_also_leaves_streamlits_sign_in(app_test, conn, two_courses):
+    """An st.login session: after /auth/signout the browser goes on to st.logout's own route."""
+    import db
+    from core.accounts import identity as accounts
+
+    uid = f.user(conn, "ines", "instructor").user_id
+    with db.write_transaction(conn):
+        token = accounts.open_session(conn, uid, "oidc")
+    at = app_test("pages/home.py", signed_in=False)
+    at.session_state["_session_token"] = token
+    at.run()
+    at.sidebar.button(key="sign_out").click().run()
+    assert at.session_state["_go_to"] == "/auth/signout?next=%2Fauth%2Flogout"
+    assert _route(at.session_state["_go_to"]).headers["location"] == "/auth/logout"
+    assert accounts.resume(conn, token) is None
+
+
+def test_an_institutional_sign_in_handed_to_the_cookie_does_not_sign_the_old_tab_in_again(app_test, conn,
+                                                                                         two_courses, monkeypatch):
+    """After /auth/session gave the session a new token (the cookie's), the Streamlit session that
+    handed it over is signed out, and st.user does not open a second session there."""
+    import time
+
+    from core.accounts import identity as accounts
+    from pages import _signin
+
+    accounts.add_user(conn, username="anna", role="instructor", email="anna@uni.example",
+                      actor=f.actor("test setup"))
+    monkeypatch.setattr(_signin, "_oidc_claims", lambda: {"email": "anna@uni.example", "email_verified": True,
+                                                          "iat": int(time.time()), "is_logged_in": True})
+    at = app_test("pages/home.py", signed_in=False).run()
+    assert not at.exception, at.exception
+    go = at.session_state["_go_to"]
+    assert go.startswith("/auth/session?code=")
+    assert _route(go).status_code == 303                          # the browser got its cookie
+    at.run()                                                      # a late rerun of the tab it left
+    assert [b.label for b in at.button] == ["Sign in"]
+    assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 1

@@ -249,11 +249,12 @@ def sign_in(conn, username: str, password: str, *, settings: Settings | None = N
         users_db.clear_failures(conn, name)
         if _hasher.check_needs_rehash(user["password_hash"]):
             users_db.set_password_hash(conn, user["id"], _hasher.hash(password))
-        token = _open_session(conn, user["id"], "password")
+        token = open_session(conn, user["id"], "password")
     return users_db.actor_for(conn, user["id"]), token
 
 
-def _open_session(conn, user_id: int, via: str) -> str:
+def open_session(conn, user_id: int, via: str) -> str:
+    """A new session (inside the caller's write transaction); its token, for the cookie."""
     token = secrets.token_urlsafe(32)
     users_db.open_session(conn, token_hash=_token_hash(token), user_id=user_id, via=via)
     users_db.mark_signed_in(conn, user_id)
@@ -264,6 +265,9 @@ def _token_hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
 
 
+token_hash = _token_hash  # the one hash of every secret the browser holds (core.accounts.handoff)
+
+
 def resume(conn, token: str | None, *, touch: bool = True, settings: Settings | None = None) -> Actor | None:
     """The Actor of a session cookie, or None when it is unknown, ended, idle too long, too old
     or its account deactivated (an expired session is ended for good). `touch=False` (a page's
@@ -271,8 +275,12 @@ def resume(conn, token: str | None, *, touch: bool = True, settings: Settings | 
     session's idle clock alone, so an unattended tab still times out."""
     if not isinstance(token, str) or not token:
         return None
+    return resume_hash(conn, _token_hash(token), touch=touch, settings=settings)
+
+
+def resume_hash(conn, digest: str, *, touch: bool = True, settings: Settings | None = None) -> Actor | None:
+    """resume() of the session stored under this token hash (core.accounts.handoff's code names it)."""
     settings = settings or load_settings()
-    digest = _token_hash(token)
     row = users_db.session(conn, digest)
     if row is None:
         return None
@@ -375,5 +383,5 @@ def oidc_sign_in(conn, claims: Claims, *, trust_email: bool = False,
         if users_db.session_ended(conn, actor.user_id, via="oidc", opened_after=_stamp(since - CLOCK_SKEW),
                                   ended_after=_stamp(since + timedelta(seconds=1))):
             return None
-        token = _open_session(conn, actor.user_id, "oidc")
+        token = open_session(conn, actor.user_id, "oidc")
     return actor, token

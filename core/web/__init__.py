@@ -1,0 +1,17 @@
+"""FairMark's own HTTP routes, served by the Streamlit server beside the app (issue 25).
+
+app.py hands `routes()` to `st.App(__file__, routes=...)` when `streamlit run app.py` imports
+it as the server's ASGI app. Handlers are Starlette's (core may import starlette, never
+streamlit) and thin: parse the request, call core, answer.
+
+- core.web.session: /auth/session (a one-time code -> the HttpOnly session cookie) and
+  /auth/signout (ends the session, clears the cookie); `start_response` for other sign-ins.
+"""
+from __future__ import annotations
+
+
+def routes() -> list:
+    """Every FairMark route (starlette.routing.BaseRoute), in the order they are matched."""
+    from core.web import session
+
+    return [*session.ROUTES]
