@@ -51,6 +51,9 @@ INTERNAL = {
     "core.runs.engine.is_alive": "whether this process runs a worker for a run id: no course data",
     "core.runs.engine.wait_for": "waits for this process's worker thread: no course data",
     "core.runs.worker.claim": "the engine's claim of a checked run",
+    "core.lti.links.for_assignment": "what the grade passback (core.lti.grades) reads of a link, after its checked "
+                                     "post_released / retry",
+    "core.lti.links.for_course": "what the roster sync (core.lti.roster.sync) reads of a course's link, after its check",
     "core.courses.catalogue.grant_creator": "grants a new course to its creator inside the creating, checked transaction",
     # the parts of a page's one read (one check, then these): each public function around them checks
     **{f"core.reports.{name}": "a part of a dashboard page's read (core.reports.dashboards) after its access.scope_for"
