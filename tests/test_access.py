@@ -29,8 +29,8 @@ from db.analytics import Scope
 ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id": "submission",
             "student_id": "student", "draft_id": "draft", "run_id": "run", "lesson_id": "lesson", "fix_id": "fix",
             "comparison_id": "comparison", "pair_id": "pair"}
-# ids of the installation's shared catalogue, not of a course's data
-SHARED_IDS = {"rubric_id"}
+# ids of the installation's shared catalogue or of an LMS's registration (an admin's), not of a course's data
+SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
 INTERNAL = {
     "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs.reflections / "
