@@ -134,7 +134,10 @@ def _staff_user(conn, platform, claims, context, person, role: str, name: str) -
                             role=role, display_name=name or user["display_name"])
         return users_db.actor_for(conn, user["id"], via="lti")
     digest = hashlib.sha256(f"{platform['id']}\0{claims['sub']}\0{claims[CLAIM + 'context']['id']}".encode())
-    username = f"lms-{platform['id']}-{digest.hexdigest()[:16]}"
+    username, n = f"lms-{platform['id']}-{digest.hexdigest()[:16]}", 1
+    while users_db.find(conn, username) is not None:   # the retired account of a deleted course's link
+        n += 1
+        username = f"lms-{platform['id']}-{digest.hexdigest()[:16]}-{n}"
     uid = users_db.insert(conn, username=username, display_name=name or "LMS user", email=None, role=role,
                           password_hash=None, actor=f"LMS launch ({platform['issuer'][:80]})")
     return users_db.actor_for(conn, uid, via="lti")
