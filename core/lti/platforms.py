@@ -91,3 +91,20 @@ def tool_urls(base_url: str) -> dict:
     """The three addresses an LMS needs from FairMark (base_url: where people open FairMark)."""
     base = (base_url or "").rstrip("/")
     return {"login": base + LOGIN, "launch": base + LAUNCH, "jwks": base + JWKS}
+
+
+def settings_view(conn, *, actor: Actor, page_url: str | None) -> dict:
+    """The Settings page's "LMS platforms" tab in one read (one check): {"platforms",
+    "contexts", "urls" (tool_urls), "from_setting" (the URLs come from FAIRMARK_PUBLIC_URL),
+    "keys_ready" (FAIRMARK_LTI_KEY_SECRET is set)}. `page_url`: the address the admin opened the
+    page at, whose origin stands for FairMark's when FAIRMARK_PUBLIC_URL is not set."""
+    from core.lti.keys import MIN_SECRET
+    from core.settings import load_settings
+
+    access.require(actor, "lti")
+    settings = load_settings()
+    parts = urlsplit(page_url or "")
+    base = settings.public_url or (f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")
+    return {"platforms": list_all(conn, actor=actor), "contexts": status(conn, actor=actor)["contexts"],
+            "urls": tool_urls(base) if base else None, "from_setting": bool(settings.public_url),
+            "keys_ready": len(settings.lti_key_secret or "") >= MIN_SECRET}
