@@ -35,6 +35,7 @@ class Platform:
         self.launches: dict[str, dict] = {}
         self.auth_requests: list[dict] = []
         self.jwks_fetches = 0
+        self.tool_login_url = "http://testserver/lti/login"   # where /tool-launch/<hint> posts the login
 
     @property
     def urls(self) -> dict:
@@ -66,7 +67,8 @@ class Platform:
 
 def app_for(platform: Platform, extra_routes=()) -> Starlette:
     app = Starlette(routes=[Route("/auth", _launch.auth, methods=["GET", "POST"]),
-                            Route("/jwks", _launch.jwks, methods=["GET"]), *extra_routes])
+                            Route("/jwks", _launch.jwks, methods=["GET"]),
+                            Route("/tool-launch/{hint}", _launch.tool_launch, methods=["GET"]), *extra_routes])
     app.state.platform = platform
     return app
 

@@ -74,6 +74,16 @@ async def auth(request: Request) -> Response:
                         f'<script>document.forms[0].submit()</script></body></html>')
 
 
+async def tool_launch(request: Request) -> Response:
+    """What the LMS's page does when someone opens FairMark from a course: a form that posts the
+    third-party login to the tool (`Platform.tool_login_url`)."""
+    platform = request.app.state.platform
+    fields = platform.login_params(request.path_params["hint"])
+    inputs = "".join(f'<input type="hidden" name="{k}" value="{html.escape(v)}">' for k, v in fields.items())
+    return HTMLResponse(f'<!doctype html><html><body><form method="post" action="{html.escape(platform.tool_login_url)}"'
+                        f'>{inputs}</form><script>document.forms[0].submit()</script></body></html>')
+
+
 async def jwks(request: Request) -> Response:
     platform = request.app.state.platform
     platform.jwks_fetches += 1
