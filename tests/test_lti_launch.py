@@ -303,3 +303,12 @@ def test_jwks_without_the_key_secret_says_which_setting(conn, client, monkeypatc
     monkeypatch.delenv("FAIRMARK_LTI_KEY_SECRET")
     r = client.get("/lti/jwks")
     assert r.status_code == 503 and "FAIRMARK_LTI_KEY_SECRET" in r.json()["error"]
+
+
+def test_an_unreachable_platform_keyset_says_which_url_to_check(conn, platform, client):
+    from e2e_support import free_port
+
+    gone = f"http://127.0.0.1:{free_port()}/jwks"
+    conn.execute("UPDATE lti_platforms SET jwks_url = ?", [gone])
+    text = _refused(conn, client, platform, claims=platform.launches["default"])
+    assert f"could not read the platform's public keys from {gone}" in text and "JWKS URL" in text

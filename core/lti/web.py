@@ -128,6 +128,8 @@ async def lti_launch(request: Request) -> Response:
             result = launch.launch(conn, form, browser_token=cookie)
             if result["kind"] == "student":
                 return _page("Nothing for students here yet", STUDENT_TEXT)
+            # Merge: an instructor's launch then syncs the roster (core.lti.roster.sync_on_launch),
+            # here, after the launch's transaction, never inside it (an HTTP call under the write lock).
             where = f"/?course={result['course_id']}" + (
                 f"&assignment={result['assignment_id']}" if result["assignment_id"] else "")
             return _start_response(conn, result["user_id"], where, request)
