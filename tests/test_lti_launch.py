@@ -312,3 +312,11 @@ def test_an_unreachable_platform_keyset_says_which_url_to_check(conn, platform, 
     conn.execute("UPDATE lti_platforms SET jwks_url = ?", [gone])
     text = _refused(conn, client, platform, claims=platform.launches["default"])
     assert f"could not read the platform's public keys from {gone}" in text and "JWKS URL" in text
+
+
+def test_behind_a_proxy_the_public_url_names_the_launch_url_and_makes_the_cookie_secure(
+        conn, platform, client, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.uni.example/")
+    r = client.get("/lti/login", params=platform.login_params())
+    assert platform.auth_query(r.headers["location"])["redirect_uri"] == "https://fairmark.uni.example/lti/launch"
+    assert "secure" in r.headers["set-cookie"].lower()

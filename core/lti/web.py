@@ -62,7 +62,8 @@ def _hidden_form(action: str, fields: dict, *, target: str = "", button: str = "
 
 
 def _https(request: Request) -> bool:
-    return request.url.scheme == "https"
+    """Opened over HTTPS: directly, or behind a proxy whose address FAIRMARK_PUBLIC_URL gives."""
+    return request.url.scheme == "https" or (load_settings().public_url or "").startswith("https://")
 
 
 def base_url(request: Request) -> str:
