@@ -320,3 +320,13 @@ def test_behind_a_proxy_the_public_url_names_the_launch_url_and_makes_the_cookie
     r = client.get("/lti/login", params=platform.login_params())
     assert platform.auth_query(r.headers["location"])["redirect_uri"] == "https://fairmark.uni.example/lti/launch"
     assert "secure" in r.headers["set-cookie"].lower()
+
+
+@pytest.mark.parametrize("scope", [7, "https://purl.imsglobal.org/spec/lti-ags/scope/score", None, [1, {"x": 2}]])
+def test_a_grade_service_claim_with_odd_scopes_stores_only_scope_names(conn, platform, client, scope):
+    ags = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint"
+    claims = platform.launches["default"]
+    claims[ags] = {**claims[ags], "scope": scope}
+    r, _ = launch(client, platform)
+    assert r.status_code == 303
+    assert conn.execute("SELECT ags_scopes FROM lti_links").fetchone()[0] == "[]"

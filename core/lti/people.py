@@ -69,7 +69,8 @@ def clean(text) -> str:
 
 def services(claims: dict) -> dict:
     ags, nrps = claims.get(AGS) or {}, claims.get(NRPS) or {}
-    scopes = [s for s in ags.get("scope") or [] if isinstance(s, str)][:10]
+    given = ags.get("scope")
+    scopes = [s[:200] for s in given if isinstance(s, str)][:10] if isinstance(given, list) else []
     return {"lineitem_url": ags.get("lineitem"), "lineitems_url": ags.get("lineitems"), "ags_scopes": scopes,
             "nrps_url": nrps.get("context_memberships_url")}
 
