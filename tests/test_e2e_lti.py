@@ -17,6 +17,9 @@ from e2e_support import TIMEOUT_MS, streamlit_server
 from lti_platform import launch_claims, serve
 from lti_support import SECRET
 
+# Both tests share one server (the module's world): one worker, with the browser tests.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
+
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
