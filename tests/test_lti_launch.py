@@ -330,3 +330,23 @@ def test_a_grade_service_claim_with_odd_scopes_stores_only_scope_names(conn, pla
     r, _ = launch(client, platform)
     assert r.status_code == 303
     assert conn.execute("SELECT ags_scopes FROM lti_links").fetchone()[0] == "[]"
+
+
+def test_an_oversized_chunked_body_is_refused_as_it_arrives(conn, platform, client):
+    query = login(client, platform)
+    before = counts(conn)
+
+    def body():
+        yield f"state={query['state']}&id_token=".encode()
+        for _ in range(100):
+            yield b"x" * 10_000
+
+    r = client.post("/lti/launch", content=body(), headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert r.status_code == 413 and counts(conn) == before
+
+
+def test_a_launch_that_is_not_a_form_post_names_what_is_missing(conn, platform, client):
+    login(client, platform)      # the browser holds the state cookie
+    before = counts(conn)
+    r = client.post("/lti/launch", json={"id_token": "x", "state": "y"})
+    assert r.status_code == 400 and "without an id_token" in r.text and counts(conn) == before

@@ -18,6 +18,7 @@ import base64
 import hashlib
 import html
 from datetime import datetime, timedelta, timezone
+from urllib.parse import parse_qsl
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -76,11 +77,23 @@ def _connect():
 
 
 async def _fields(request: Request) -> dict | None:
-    """The form's text fields, or None when the body is too large to be a launch."""
+    """The fields of an HTML form post (application/x-www-form-urlencoded, what LMSs send), or
+    None when the body is larger than any launch (counted as it arrives: a chunked body has no
+    length to trust). Another kind of body gives no fields (each missing one is then named)."""
     if int(request.headers.get("content-length") or 0) > MAX_BODY:
         return None
-    form = await request.form(max_files=0, max_fields=50, max_part_size=MAX_BODY)
-    return {k: v for k, v in form.items() if isinstance(v, str)}
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > MAX_BODY:
+            return None
+    if not request.headers.get("content-type", "").startswith("application/x-www-form-urlencoded"):
+        return {}
+    try:
+        pairs = parse_qsl(body.decode("utf-8"), keep_blank_values=True, max_num_fields=50)
+    except (UnicodeDecodeError, ValueError):
+        return {}
+    return dict(pairs)
 
 
 async def lti_login(request: Request) -> Response:
