@@ -134,6 +134,8 @@ _DELETED_WORDS = {
     "judge_agreement": ("judge agreement figure", "judge agreement figures"),
     "llm_calls": ("language model call", "language model calls"),
     "grants": ("course access grant", "course access grants"),
+    "lti_users": ("LMS person link", "LMS person links"), "lti_links": ("LMS assignment link", "LMS assignment links"),
+    "lti_contexts": ("LMS course link", "LMS course links"),
     "audit_log": ("audit log entry", "audit log entries"),
 }
 

@@ -84,6 +84,11 @@ class Settings(BaseModel):
     lesson_logprobs_base_url: str | None = None
     lesson_logprobs_model: str | None = None
     lesson_logprobs_api_key: str | None = Field(default=None, repr=False)
+    # LTI 1.3 (core/lti): the secret that seals the tool's private signing keys in the database
+    # (never stored there itself), and the address the LMS reaches FairMark at (the tool's URLs;
+    # unset: taken from each request).
+    lti_key_secret: str | None = Field(default=None, repr=False)
+    public_url: str | None = None
 
     @property
     def llm_configured(self) -> bool:
@@ -173,6 +178,8 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         lesson_logprobs_base_url=get("LESSON_LOGPROBS_BASE_URL") or None,
         lesson_logprobs_model=get("LESSON_LOGPROBS_MODEL") or None,
         lesson_logprobs_api_key=get("LESSON_LOGPROBS_API_KEY") or None,
+        lti_key_secret=get("LTI_KEY_SECRET") or None,
+        public_url=(str(get("PUBLIC_URL") or "").rstrip("/") or None),
     )
 
 

@@ -37,8 +37,26 @@ _SUBMISSION_DATA = (
     ("submissions", "DELETE FROM submissions WHERE id IN (SELECT id FROM temp.doomed_subs)"),
 )
 
+# A course's LMS links (m025a): the LMS people linked there (their FairMark accounts made by a
+# launch are deactivated and lose their name), the resource links and the context itself.
+_LTI_PEOPLE = "(SELECT id FROM lti_users WHERE context_row IN (SELECT id FROM lti_contexts WHERE course_id = " \
+              "(SELECT id FROM temp.doomed_course)))"
+_LTI_COURSE_DATA = (
+    ("sessions.lti", "UPDATE sessions SET ended_at = strftime('%Y-%m-%dT%H:%M:%fZ','now') WHERE ended_at IS NULL "
+                     f"AND user_id IN (SELECT user_id FROM lti_users WHERE id IN {_LTI_PEOPLE})"),
+    ("users.lti", "UPDATE users SET active = 0, display_name = '' WHERE id IN "
+                  f"(SELECT user_id FROM lti_users WHERE id IN {_LTI_PEOPLE})"),
+    ("audit_log", f"DELETE FROM audit_log WHERE entity = 'lti_users' AND entity_id IN {_LTI_PEOPLE}"),
+    ("lti_users", f"DELETE FROM lti_users WHERE id IN {_LTI_PEOPLE}"),
+    ("lti_links", "DELETE FROM lti_links WHERE context_row IN (SELECT id FROM lti_contexts WHERE course_id = "
+                  "(SELECT id FROM temp.doomed_course)) OR assignment_id IN "
+                  "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("lti_contexts", "DELETE FROM lti_contexts WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+)
+
 # What else belongs to a course (temp tables doomed_course, doomed_lessons), after its submissions.
 _COURSE_DATA = (
+    *_LTI_COURSE_DATA,
     ("run_items", "DELETE FROM run_items WHERE subject = 'lesson' AND subject_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("lesson_fixes", "DELETE FROM lesson_fixes WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("lesson_references", "DELETE FROM lesson_references WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
@@ -94,6 +112,12 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
     _doomed(conn, "doomed_subs", "SELECT id FROM submissions WHERE student_id = ?", [student_id])
     counts: dict[str, int] = {}
     _run(conn, _SUBMISSION_DATA, counts)
+    # The student's LMS link (a learner's launches) and its audit rows.
+    for label, sql in (("audit_log", "DELETE FROM audit_log WHERE entity = 'lti_users' AND entity_id IN "
+                                     "(SELECT id FROM lti_users WHERE student_id = ?)"),
+                       ("lti_users", "DELETE FROM lti_users WHERE student_id = ?")):
+        if n := conn.execute(sql, [student_id]).rowcount:
+            counts[label] = counts.get(label, 0) + n
     counts["students"] = conn.execute("DELETE FROM students WHERE id = ?", [student_id]).rowcount
     conn.execute("DROP TABLE temp.doomed_subs")
     return counts

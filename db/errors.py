@@ -42,6 +42,11 @@ class NotSignedIn(FairMarkError):
     """A sign-in failed, was locked or has expired; the message never says which part was wrong."""
 
 
+class LaunchRefused(FairMarkError):
+    """An LTI launch or login that FairMark refuses: the message says what was wrong and which
+    setting (FairMark's or the LMS's) to check; nothing was changed."""
+
+
 class GateError(FairMarkError):
     """A release or bulk action is refused because a precondition does not hold."""
 

@@ -1,11 +1,11 @@
 """Settings: courses and assignments, rubrics (instructors and admins); the language model and
-prices, the judges, the calibration bar, the AI configuration, users and data care (admins)."""
+prices, the judges, the calibration bar, the AI configuration, users, data care and the LMS platforms (admins)."""
 import streamlit as st
 
 from core.evals import views
 from core.llm import default_provider
 from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
-                   _settings_judges, _settings_llm, _settings_users)
+                   _settings_judges, _settings_llm, _settings_lti, _settings_users)
 
 st.title("Settings")
 conn = _common.get_db()
@@ -17,9 +17,9 @@ if not catalogue["may"]["settings"]:
     with tab_rubrics:
         _settings_catalogue.rubrics(conn)
     st.stop()
-tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai, tab_users, tab_data = st.tabs(
+tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai, tab_users, tab_data, tab_lti = st.tabs(
     ["Courses & assignments", "Rubrics", "Language model & prices", "Judges & confidence", "Calibration bar",
-     "AI configuration", "Users", "Data"])
+     "AI configuration", "Users", "Data", "LMS platforms"])
 with tab_catalogue:
     _settings_catalogue.courses_and_assignments(conn, catalogue)
 with tab_rubrics:
@@ -40,3 +40,5 @@ with tab_users:
     _settings_users.render(conn)
 with tab_data:
     _settings_data.render(conn)
+with tab_lti:
+    _settings_lti.render(conn)

@@ -72,15 +72,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None, display_name: str = ""):
+def streamlit_server(db_path, log_dir: Path, *, secrets: Path | None = None, display_name: str = "",
+                     env_extra: dict | None = None):
     """A fresh server process (its first request is a fresh server's first request); `secrets`:
     Streamlit's own secrets file (st.login's [auth]); `display_name`: the name the app shows
-    for the signed-in teacher (USER)."""
+    for the signed-in teacher (USER); `env_extra`: settings of the server's own (the LTI key secret)."""
     port = free_port()
     # Never a real key or the developer's settings, even from a module-scoped fixture (set up
     # before conftest's per-test environment isolation).
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
-    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"))
+    env.update(FAIRMARK_DB=str(db_path), FAIRMARK_SECRETS=str(Path(log_dir) / "no-secrets.toml"), **(env_extra or {}))
     add_user(db_path, USER, "admin", env, display_name=display_name)
     log_path = Path(log_dir) / f"streamlit-{port}.log"
     log = open(log_path, "w")

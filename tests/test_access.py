@@ -29,8 +29,8 @@ from db.analytics import Scope
 ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id": "submission",
             "student_id": "student", "draft_id": "draft", "run_id": "run", "lesson_id": "lesson", "fix_id": "fix",
             "comparison_id": "comparison", "pair_id": "pair"}
-# ids of the installation's shared catalogue, not of a course's data
-SHARED_IDS = {"rubric_id"}
+# ids of the installation's shared catalogue or of an LMS's registration (an admin's), not of a course's data
+SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
 INTERNAL = {
     "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs.reflections / "
@@ -56,6 +56,9 @@ INTERNAL = {
                                            "identity, a verified LTI launch)",
     "core.web.session.start_response": "the sign-in of a launch that core.lti verified (the platform's signed "
                                        "id_token): opens its session and sets the cookie",
+    "core.lti.links.for_assignment": "what the grade passback (core.lti.grades) reads of a link, after its checked "
+                                     "post_released / retry",
+    "core.lti.links.for_course": "what the roster sync (core.lti.roster.sync) reads of a course's link, after its check",
     "core.courses.catalogue.grant_creator": "grants a new course to its creator inside the creating, checked transaction",
     # the parts of a page's one read (one check, then these): each public function around them checks
     **{f"core.reports.{name}": "a part of a dashboard page's read (core.reports.dashboards) after its access.scope_for"

@@ -292,6 +292,10 @@ RUNS = [
     ("data delete-student", ("--course", "C", "--student", "s1")),
     ("data delete-course", ("--course", "L", "--confirm", "L")),
     ("data restore", ("{tmp}/backup.db",)), ("demo", ()),
+    ("lti platform add", ("--issuer", "https://lms.example", "--client-id", "fm", "--deployment-id", "d1",
+                          "--auth-url", "https://lms.example/auth", "--token-url", "https://lms.example/token",
+                          "--jwks-url", "https://lms.example/jwks")),
+    ("lti platform list", ()), ("lti status", ()), ("lti keys rotate", ()),
 ]
 
 
@@ -313,6 +317,7 @@ def printed(tmp_path_factory):
     out: dict[str, list[dict]] = {}
     with pytest.MonkeyPatch.context() as mp:
         mp.setenv("FAIRMARK_DB", str(tmp / "fairmark.db"))
+        mp.setenv("FAIRMARK_LTI_KEY_SECRET", "the docs test's secret, long enough to seal a key")
         for name, args in RUNS:
             argv = [*name.split(), *(a.format(**values) for a in args)]
             stdout, stderr = io.StringIO(), io.StringIO()

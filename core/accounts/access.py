@@ -65,6 +65,8 @@ ACTIONS: dict[str, Action] = {
                        ask="an admin", course=False),
     "users": Action("manage users and grants", frozenset({"admin"}), ask="an admin", course=False),
     "data_care": Action("back up, restore or delete data", frozenset({"admin"}), ask="an admin", course=False),
+    "lti": Action("register LMS platforms or rotate FairMark's LTI keys", frozenset({"admin"}), ask="an admin",
+                  course=False),
 }
 
 

@@ -6,12 +6,14 @@ streamlit) and thin: parse the request, call core, answer.
 
 - core.web.session: /auth/session (a one-time code -> the HttpOnly session cookie) and
   /auth/signout (ends the session, clears the cookie); `start_response` for other sign-ins.
+- core.lti.web: /lti/login, /lti/launch, /lti/jwks (LTI 1.3: the LMS's launch and the tool's keys).
 """
 from __future__ import annotations
 
 
 def routes() -> list:
     """Every FairMark route (starlette.routing.BaseRoute), in the order they are matched."""
+    from core.lti import web as lti_web
     from core.web import session
 
-    return [*session.ROUTES]
+    return [*session.ROUTES, *lti_web.ROUTES]
