@@ -61,6 +61,6 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 else:
-    import core.web
+    import core.web.server
 
-    app = st.App(__file__, routes=core.web.routes())
+    app = st.App(__file__, routes=core.web.server.routes())

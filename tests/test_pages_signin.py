@@ -208,9 +208,9 @@ def _route(url: str):
     from starlette.applications import Starlette
     from starlette.testclient import TestClient
 
-    import core.web
+    import core.web.server
 
-    with TestClient(Starlette(routes=core.web.routes()), follow_redirects=False) as client:
+    with TestClient(Starlette(routes=core.web.server.routes()), follow_redirects=False) as client:
         return client.get(url)
 
 

@@ -1,4 +1,4 @@
-"""The session cookie's routes over HTTP (issue 25; Starlette's TestClient on core.web.routes(),
+"""The session cookie's routes over HTTP (issue 25; Starlette's TestClient on core.web.server.routes(),
 the app.py list): a good one-time code sets exactly one HttpOnly, SameSite=Lax cookie and
 redirects to a path of this site; a used, expired, wrong or missing code sets nothing and says
 why; a `next` elsewhere is refused; sign-out ends the session and clears the cookie."""
@@ -8,7 +8,7 @@ import pytest
 from starlette.applications import Starlette
 from starlette.testclient import TestClient
 
-import core.web
+import core.web.server
 import factories as f
 from core.accounts import handoff
 from core.accounts import identity as accounts
@@ -19,7 +19,7 @@ COOKIE = "fairmark_session"
 
 @pytest.fixture
 def client(db_path):
-    with TestClient(Starlette(routes=core.web.routes()), follow_redirects=False) as c:
+    with TestClient(Starlette(routes=core.web.server.routes()), follow_redirects=False) as c:
         yield c
 
 
@@ -55,7 +55,7 @@ def test_a_good_code_sets_one_httponly_lax_cookie_and_redirects_to_the_path(clie
 
 
 def test_over_https_the_cookie_is_secure(db_path, conn, signed_in):
-    with TestClient(Starlette(routes=core.web.routes()), base_url="https://fairmark.example",
+    with TestClient(Starlette(routes=core.web.server.routes()), base_url="https://fairmark.example",
                     follow_redirects=False) as c:
         r = c.get("/auth/session", params={"code": signed_in[1], "next": "/"})
     assert r.status_code == 303

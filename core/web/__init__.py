@@ -1,6 +1,6 @@
 """FairMark's own HTTP routes, served by the Streamlit server beside the app (issue 25).
 
-app.py hands `routes()` to `st.App(__file__, routes=...)` when `streamlit run app.py` imports
+app.py hands `core.web.server.routes()` to `st.App(__file__, routes=...)` when `streamlit run app.py` imports
 it as the server's ASGI app. Handlers are Starlette's (core may import starlette, never
 streamlit) and thin: parse the request, call core, answer.
 
@@ -8,12 +8,3 @@ streamlit) and thin: parse the request, call core, answer.
   /auth/signout (ends the session, clears the cookie); `start_response` for other sign-ins.
 - core.lti.web: /lti/login, /lti/launch, /lti/jwks (LTI 1.3: the LMS's launch and the tool's keys).
 """
-from __future__ import annotations
-
-
-def routes() -> list:
-    """Every FairMark route (starlette.routing.BaseRoute), in the order they are matched."""
-    from core.lti import web as lti_web
-    from core.web import session
-
-    return [*session.ROUTES, *lti_web.ROUTES]
