@@ -170,14 +170,15 @@ def test_the_settings_page_checks_the_actor_once_per_tab(conn, app_test, monkeyp
     check; the calibration bar (the installation's setting, no course data) needs none."""
     c = f.course(conn)
     at, counter = _render(app_test, monkeypatch, "pages/settings.py", c)
-    assert len(at.tabs) == 8
+    assert len(at.tabs) == 9
     _per_tab(at, counter, [("require", "read"),          # Courses & assignments (and whether the admin's tabs show)
                            ("require", "read"),          # Rubrics
                            ("require", "settings"),      # Language model & prices
                            ("require", "settings"),      # Judges & confidence
                            ("require", "settings"),      # AI configuration
                            ("require", "users"),         # Users
-                           ("require", "data_care")])    # Data
+                           ("require", "data_care"),     # Data
+                           ("require", "lti")])          # LMS platforms
 
 
 def test_the_settings_page_of_an_instructor_checks_once_per_tab(conn, app_test, monkeypatch):

@@ -67,9 +67,18 @@ def add(conn, *, issuer: str, client_id: str, deployment_ids: list[str], auth_ur
 def list_all(conn, *, actor: Actor) -> list[dict]:
     """Every registered platform with its deployments."""
     access.require(actor, "lti")
+    return _platforms(conn)
+
+
+def _platforms(conn) -> list[dict]:
     return [{"platform_id": p["id"], **{k: p[k] for k in ("issuer", "client_id", "auth_url", "token_url",
                                                           "jwks_url", "deployments")}}
             for p in lti_db.list_platforms(conn)]
+
+
+def _contexts(conn) -> list[dict]:
+    return [{"context_id": c["context_id"], "title": c["title"], "course": c["course"]}
+            for c in lti_db.list_contexts(conn)]
 
 
 def pending_passbacks(conn) -> list[dict]:
@@ -81,10 +90,7 @@ def pending_passbacks(conn) -> list[dict]:
 def status(conn, *, actor: Actor) -> dict:
     """{"platforms", "contexts": [{context_id, title, course}], "pending"} for `lti status`."""
     access.require(actor, "lti")
-    return {"platforms": list_all(conn, actor=actor),
-            "contexts": [{"context_id": c["context_id"], "title": c["title"], "course": c["course"]}
-                         for c in lti_db.list_contexts(conn)],
-            "pending": pending_passbacks(conn)}
+    return {"platforms": _platforms(conn), "contexts": _contexts(conn), "pending": pending_passbacks(conn)}
 
 
 def tool_urls(base_url: str) -> dict:
@@ -105,6 +111,6 @@ def settings_view(conn, *, actor: Actor, page_url: str | None) -> dict:
     settings = load_settings()
     parts = urlsplit(page_url or "")
     base = settings.public_url or (f"{parts.scheme}://{parts.netloc}" if parts.netloc else "")
-    return {"platforms": list_all(conn, actor=actor), "contexts": status(conn, actor=actor)["contexts"],
+    return {"platforms": _platforms(conn), "contexts": _contexts(conn),
             "urls": tool_urls(base) if base else None, "from_setting": bool(settings.public_url),
             "keys_ready": len(settings.lti_key_secret or "") >= MIN_SECRET}
