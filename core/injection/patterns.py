@@ -1,4 +1,4 @@
-"""Instructions aimed at the AI grader hidden in a student's text (prompt injection).
+"""The patterns for instructions aimed at the AI grader (the first half of core.injection).
 
 A flag sends the draft to a teacher: safe, but it costs their time, and in an AI-literacy course
 students *write about* prompts, instructions, roles and models. So a pattern needs a sign that
@@ -305,8 +305,8 @@ _SQUASHED = [re.compile(p) for p in PATTERNS["squashed"]]
 
 
 def hits(text: str) -> list[str]:
-    """What in the text looks like an instruction to the AI (as matched, on the view that
-    showed it), at most one per pattern."""
+    """What in the text the patterns read as an instruction to the AI (as matched, on the view
+    that showed it), at most one per pattern. core.injection.hits adds the classifier."""
     return list(_hits(text or ""))
 
 
@@ -329,38 +329,3 @@ def _hits(text: str) -> tuple[str, ...]:
     squashed = _SQUASH.sub("", all_views[0])
     found += [m.group(0) for rx in _SQUASHED for m in [rx.search(squashed)] if m]
     return tuple(found)
-
-
-# --- the second line of defence: what the scores say ----------------------------------------------
-# The key of the Evaluator's own report ({"found": bool, "quote": str}, core.agents.evaluator).
-REPORT_FIELD = "instructions_to_ai"
-
-_ASKS_TOP = re.compile(r"full|max|maximum|highest|top|best|perfect|excellent|outstanding|exemplary|praise|10/10|"
-                       r"\b10\b|\bten\b|"
-                       r"100|a\+|3|three|högsta|full poäng|максимальн|высш|пят[её]рк|volle|höchst|bestnote|maximale|"
-                       r"parfaite|más alta|máxima", re.IGNORECASE)
-
-
-def steered(scores: dict[str, int], rubric, requests: list[str]) -> bool:
-    """Are the scores what the instructions asked for? Every criterion at the top of the scale
-    when the text asked for top marks (or said nothing readable about marks)."""
-    if not scores or not all(int(s) == rubric.scale_max for s in scores.values()):
-        return False
-    return not requests or any(_ASKS_TOP.search(r) for r in requests)
-
-
-def attention(evaluation: dict, scores: dict[str, int], rubric, text: str) -> tuple[bool, list[str]]:
-    """(flag, reasons) from the Evaluator's own report of instructions aimed at it and from
-    scores that match what the text asked for."""
-    reported = (evaluation or {}).get(REPORT_FIELD) or {}
-    found = hits(text)
-    reasons = []
-    if reported.get("found") and not found:
-        quote = (reported.get("quote") or "").strip()
-        reasons.append("The Evaluator reports instructions aimed at the AI in the text"
-                       + (f" (\u201c{quote}\u201d)" if quote else "") + ": check the scores were not steered.")
-    flagged = bool(found or reported.get("found"))
-    if flagged and steered(scores, rubric, found + [reported.get("quote") or ""]):
-        reasons.append("Every criterion is at the top of the scale, as the instructions in the text asked: "
-                       "mark this one yourself before approving it.")
-    return flagged, reasons
