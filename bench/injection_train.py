@@ -3,194 +3,147 @@
     python -m bench.injection train      # fit on every source, write data/injection/classifier.*
     python -m bench.injection loso       # leave-one-source-out recall, held-out false positives, time
 
-Sources (each source's licence goes into data/injection/classifier.json):
-  deepset      deepset/prompt-injections (attacks and benign requests; English and German)
-  notinject    NotInject: benign requests full of trigger words (hard negatives)
-  bipia        BIPIA: attack instructions alone and inserted into e-mails and tables
-  fairmark     data/corpus/injections.jsonl, the `dev` half only (its `test` half stays held out
-               for the patterns' benchmark)
-  embedded     data/corpus/grader_requests.txt inserted into ELLIPSE essays at the start, the
-               middle or the end, as a student would hide them
-  ellipse      real essays, benign: the shipped sample's `dev` half and half of the rest of the
-               corpus (by a hash of the id); the other halves are never trained on
-  demo         the demo course's reflections (AI literacy: they talk about prompts), benign
-The public sets are read from ../shared/datasets/ (not shipped); without it only `train` fails.
+The texts, by source, are bench/injection_corpus.py's. Each fit is two rounds: the first labels
+every passage of a short attack text as an attack; the second keeps, of each such text, only the
+passages the first round found most like an instruction (an attack text often opens with a
+harmless sentence). The threshold is chosen on real student writing only: the top passage score of
+each training essay and demo reflection from a model that did not see it (two folds), set so that
+at most TARGET_FP of them would cross it.
 """
 from __future__ import annotations
 
-import gzip
-import hashlib
-import json
 import math
-import random
 import time
-from pathlib import Path
 
 import numpy as np
 
-from core.injection import classifier, patterns
+from bench.injection_corpus import (ATTACK_SOURCES, LICENCES, embed, essays, sources,  # noqa: F401
+                                    split_of)
+from core.injection import classifier, features as feats, patterns
 
-ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "datasets"
-CORPUS = ROOT / "data" / "corpus"
-LICENCES = {
-    "deepset": "Apache-2.0 (deepset/prompt-injections, train split)",
-    "notinject": "MIT (leolee99/NotInject)",
-    "bipia": "CC BY-SA 4.0 treated as such (microsoft/BIPIA @ 1a2a91d; repository MIT)",
-    "fairmark": "written for FairMark (data/corpus/injections.jsonl, dev half)",
-    "embedded": "written for FairMark (data/corpus/grader_requests.txt) inside ELLIPSE essays (CC BY-NC-SA 4.0)",
-    "ellipse": "CC BY-NC-SA 4.0 (ELLIPSE corpus, Crossley et al. 2023)",
-    "demo": "written for FairMark (data/demo)",
-}
-ATTACK_SOURCES = ("deepset", "bipia", "fairmark", "embedded")
-C = 4.0                 # inverse regularisation of the logistic regression
-TARGET_FP = 0.001       # the threshold: at most this share of training essays over it (out of fold)
+C = 1.0                 # inverse regularisation of the logistic regression
+TARGET_FP = 0.001       # at most this share of unseen student writing over the threshold
+MIN_DF = 2              # a feature seen in fewer training passages is left out of the vocabulary
+BENIGN_SETS = ("ellipse", "demo")          # real student writing: where the threshold is chosen
+_FEATURES: dict[str, frozenset] = {}
 
 
-def split_of(key: str) -> str:
-    """The shipped sample's dev/test split (by a hash of the id): the patterns were written from
-    `dev`, the classifier trains on `dev`; `test` is held out."""
-    return "dev" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "test"
+def _features(doc: str) -> frozenset:
+    f = _FEATURES.get(doc)
+    if f is None:
+        f = _FEATURES[doc] = frozenset(feats.features(doc))
+    return f
 
 
-def _hash_half(key: str) -> int:
-    return hashlib.sha256(key.encode()).digest()[0] % 2
+def _passages(text: str) -> list[str]:
+    return [patterns.for_matching(text[s:e]) for s, e in classifier.passages(text)]
 
 
-def _csv(name: str):
-    import pandas as pd
-
-    return pd.read_csv(SHARED / "injection" / name, keep_default_na=False)
-
-
-def essays() -> tuple[list[dict], list[dict]]:
-    """(trained, held out) real ELLIPSE essays: [{id, text}]."""
-    shipped = {}
-    with gzip.open(CORPUS / "ellipse_sample.jsonl.gz", "rt", encoding="utf-8") as fh:
-        for line in fh:
-            r = json.loads(line)
-            shipped[str(r["text_id"])] = r["text"]
-    train = [{"id": k, "text": t} for k, t in shipped.items() if split_of(f"ellipse-{k}") == "dev"]
-    held = [{"id": k, "text": t} for k, t in shipped.items() if split_of(f"ellipse-{k}") == "test"]
-    if (SHARED / "ellipse").exists():
-        import pandas as pd
-
-        df = pd.read_csv(SHARED / "ellipse" / "ELLIPSE_Final_github_test.csv", keep_default_na=False)
-        for k, t in zip(df["text_id_kaggle"].astype(str), df["full_text"]):
-            if k not in shipped:
-                (train if _hash_half(k) == 0 else held).append({"id": k, "text": t})
-    return train, held
-
-
-def grader_requests() -> list[str]:
-    return [x.strip() for x in (CORPUS / "grader_requests.txt").read_text(encoding="utf-8").splitlines() if x.strip()]
-
-
-def embed(instruction: str, essay: str, where: str) -> tuple[str, int, int]:
-    """The essay with the instruction inserted at the start, the middle (between two
-    sentences) or the end; and the instruction's span."""
-    if where == "start":
-        return f"{instruction} {essay}", 0, len(instruction)
-    if where == "end":
-        return f"{essay}\n{instruction}", len(essay) + 1, len(essay) + 1 + len(instruction)
-    spans = classifier.sentences(essay)
-    cut = spans[len(spans) // 2][0] if len(spans) > 1 else len(essay)
-    text = f"{essay[:cut]}{instruction} {essay[cut:]}"
-    return text, cut, cut + len(instruction)
-
-
-def sources(trained_essays: list[dict]) -> dict[str, list[dict]]:
-    """{source: [{text, label (1 attack, 0 benign), span (of the attack, or None)}]}."""
-    from core import demo
-
-    rng = random.Random(24)
-    out: dict[str, list[dict]] = {s: [] for s in LICENCES}
-    d = _csv("pi_deepset.csv.gz")
-    out["deepset"] = [{"text": t, "label": int(lab == "attack"), "span": None} for t, lab in zip(d["text"], d["label"])]
-    out["notinject"] = [{"text": t, "label": 0, "span": None} for t in _csv("pi_notinject.csv.gz")["text"]]
-    b = _csv("pi_bipia_indirect.csv.gz")
-    out["bipia"] = [{"text": t, "label": int(lab == "attack"), "span": None} for t, lab in zip(b["text"], b["label"])]
-    out["bipia"] += [{"text": t, "label": 1, "span": None} for t in _csv("pi_bipia_attack_instructions.csv.gz")["text"]]
-    attempts = [json.loads(x) for x in (CORPUS / "injections.jsonl").read_text(encoding="utf-8").splitlines()]
-    out["fairmark"] = [{"text": a["text"], "label": 1, "span": None} for a in attempts if a["split"] == "dev"]
-    for i, req in enumerate(grader_requests()):
-        for where in ("start", "middle", "end"):
-            text, s, e = embed(req, rng.choice(trained_essays)["text"], where)
-            out["embedded"].append({"text": text, "label": 1, "span": (s, e)})
-    out["ellipse"] = [{"text": r["text"], "label": 0, "span": None} for r in trained_essays]
-    out["demo"] = [{"text": r["text"], "label": 0, "span": None} for r in demo.demo_data()["reflections"]
-                   if "pre-approved by the instructor" not in r["text"]]
-    return out
-
-
-def passage_rows(rows: list[dict], essays_pool: list[dict], seed: int = 0) -> tuple[list[str], list[int]]:
+def passage_rows(rows: list[dict], essays_pool: list[dict], first: classifier.Model | None = None,
+                 seed: int = 0) -> tuple[list[str], list[int], list[str]]:
     """Training passages. Benign text: all its passages. An attack with a known span: the
-    passages overlapping it. A short attack alone: itself, its passages, and once inside a
-    random essay. A long attack text: the passages a benign text of the same set lacks."""
-    rng = random.Random(seed)
-    docs, labels = [], []
-    benign_passages = {patterns.for_matching(r["text"][s:e]) for r in rows if not r["label"]
-                       for s, e in classifier.passages(r["text"])}
+    passages overlapping it. A short attack alone: its passages (with a first-round model, only
+    those it scores near the text's top), and once inside a random essay. A long attack text:
+    the passages no benign text of the same set has."""
+    import random
 
-    def add(text: str, label: int) -> None:
-        docs.append(patterns.for_matching(text))
-        labels.append(label)
+    rng = random.Random(seed)
+    docs, labels, where = [], [], []
+    benign_passages = {p for r in rows if not r["label"] and len(r["text"]) > 400 for p in _passages(r["text"])}
+
+    def attack_passages(ps: list[str]) -> list[str]:
+        if first is None or len(ps) < 2:
+            return ps
+        scores = [first.score(p) for p in ps]
+        top = max(scores)
+        return [p for p, s in zip(ps, scores) if s >= top - 0.2]
 
     for r in rows:
-        text, spans = r["text"], classifier.passages(r["text"])
+        text, n = r["text"], len(docs)
         if not r["label"]:
-            add(text, 0)
-            for s, e in spans:
-                add(text[s:e], 0)
+            ps = _passages(text)
+            docs += ps
+            labels += [0] * len(ps)
         elif r["span"]:
             a, b = r["span"]
-            for s, e in spans:
-                if s < b and e > a:
-                    add(text[s:e], 1)
+            ps = [patterns.for_matching(text[s:e]) for s, e in classifier.passages(text) if s < b and e > a]
+            ps = attack_passages(ps)
+            docs += ps
+            labels += [1] * len(ps)
         elif len(text.split()) <= 80:
-            add(text, 1)
-            for s, e in spans:
-                add(text[s:e], 1)
+            ps = attack_passages(_passages(text) or [patterns.for_matching(text)])
+            docs += ps
+            labels += [1] * len(ps)
             if essays_pool:
                 inside, a, b = embed(text, rng.choice(essays_pool)["text"], rng.choice(("start", "middle", "end")))
-                for s, e in classifier.passages(inside):
-                    if s < b and e > a:
-                        add(inside[s:e], 1)
+                ps = [patterns.for_matching(inside[s:e]) for s, e in classifier.passages(inside) if s < b and e > a]
+                ps = attack_passages(ps)
+                docs += ps
+                labels += [1] * len(ps)
         else:
-            for s, e in spans:
-                p = patterns.for_matching(text[s:e])
-                if p not in benign_passages:
-                    add(text[s:e], 1)
-    return docs, labels
+            ps = attack_passages([p for p in _passages(text) if p not in benign_passages])
+            docs += ps
+            labels += [1] * len(ps)
+        where += [r["source"]] * (len(docs) - n)
+    return docs, labels, where
 
 
-def fit(by_source: dict[str, list[dict]], essays_pool: list[dict], threshold: float | None = None) -> classifier.Model:
+def _fit_once(docs: list[str], labels: list[int], where: list[str], threshold: float) -> classifier.Model:
+    from scipy.sparse import csr_matrix
     from sklearn.linear_model import LogisticRegression
 
-    rows = [r for rs in by_source.values() for r in rs]
-    docs, labels = passage_rows(rows, essays_pool)
-    x = classifier.features(docs)
-    lr = LogisticRegression(C=C, class_weight="balanced", max_iter=2000, solver="liblinear")
+    keep = [i for i, d in enumerate(docs) if feats.addressed(_features(d))]    # the others score 0
+    docs, labels, where = [docs[i] for i in keep], [labels[i] for i in keep], [where[i] for i in keep]
+    rows = [_features(d) for d in docs]
+    # A word or word pair is kept only if two sources use it: what one source alone says is its
+    # wording (a mail's sender, a set's favourite topic), not a sign of an instruction.
+    df: dict[str, int] = {}
+    seen_in: dict[str, set] = {}
+    for r, src in zip(rows, where):
+        for f in r:
+            df[f] = df.get(f, 0) + 1
+            if f[0] in "wbt":
+                seen_in.setdefault(f, set()).add(src)
+    vocabulary = sorted(f for f, n in df.items() if n >= MIN_DF and (f[0] not in "wbt" or len(seen_in[f]) >= 2))
+    index = {f: i for i, f in enumerate(vocabulary)}
+    ind, val, ptr = [], [], [0]
+    for r in rows:
+        cols = [index[f] for f in r if f in index]
+        ind += cols
+        val += [classifier.scale_of(vocabulary[c]) for c in cols]
+        ptr.append(len(ind))
+    x = csr_matrix((np.array(val), np.array(ind), np.array(ptr)), shape=(len(rows), len(vocabulary)))
+    lr = LogisticRegression(C=C, class_weight="balanced", max_iter=3000, solver="liblinear")
     lr.fit(x, labels)
     weights = lr.coef_.ravel().astype(np.float32).astype(np.float64)      # as stored
-    m = classifier.Model(weights, float(lr.intercept_[0]), 0.5)
-    if threshold is not None:
-        return classifier.Model(weights, m.bias, threshold)
-    # Threshold: the essays' scores are in-sample and too low; the benign essays' top passage
-    # scores from a model that did not see them set it (two folds), so that about TARGET_FP of
-    # unseen essays would cross it.
-    bench_essays = by_source.get("ellipse") or []
+    keep = np.abs(weights) >= 1e-3
+    return classifier.Model(tuple(f for f, k in zip(vocabulary, keep) if k), weights[keep],
+                            float(np.float32(lr.intercept_[0])), threshold)
+
+
+def _fit_rounds(by_source: dict[str, list[dict]], essays_pool: list[dict], threshold: float) -> classifier.Model:
+    rows = [{**r, "source": s} for s, rs in by_source.items() for r in rs]
+    first = _fit_once(*passage_rows(rows, essays_pool), threshold)
+    return _fit_once(*passage_rows(rows, essays_pool, first), threshold)
+
+
+def top_score(text: str, m: classifier.Model) -> float:
+    return max((p for p, _, _ in classifier.scored(text, m)), default=0.0)
+
+
+def fit(by_source: dict[str, list[dict]], essays_pool: list[dict]) -> tuple[classifier.Model, list[float]]:
+    """The model on every given source, with its threshold from out-of-fold student writing;
+    and those out-of-fold scores."""
+    m = _fit_rounds(by_source, essays_pool, 0.5)
     tops = []
     for half in (0, 1):
-        fold = {s: [r for i, r in enumerate(rs) if s != "ellipse" or i % 2 != half] for s, rs in by_source.items()}
-        fdocs, flabels = passage_rows([r for rs in fold.values() for r in rs], essays_pool)
-        f = LogisticRegression(C=C, class_weight="balanced", max_iter=2000, solver="liblinear")
-        f.fit(classifier.features(fdocs), flabels)
-        fm = classifier.Model(f.coef_.ravel(), float(f.intercept_[0]), 0.5)
-        tops += [max((p for p, _, _ in classifier.scored(r["text"], fm)), default=0.0)
-                 for i, r in enumerate(bench_essays) if i % 2 == half]
+        fold = {s: [r for i, r in enumerate(rs) if s not in BENIGN_SETS or i % 2 != half]
+                for s, rs in by_source.items()}
+        fm = _fit_rounds(fold, [e for i, e in enumerate(essays_pool) if i % 2 != half], 0.5)
+        tops += [top_score(r["text"], fm) for s in BENIGN_SETS for i, r in enumerate(by_source.get(s, []))
+                 if i % 2 == half]
     threshold = float(np.quantile(tops, 1 - TARGET_FP)) if tops else 0.5
-    return classifier.Model(weights, m.bias, max(0.5, min(threshold, 0.99)))
+    return classifier.Model(m.vocabulary, m.weights, m.bias, max(0.5, min(threshold, 0.999))), tops
 
 
 def flagged(text: str, m: classifier.Model, with_patterns: bool = True) -> bool:
@@ -208,49 +161,54 @@ def wilson(k: int, n: int, z: float = 1.96) -> tuple[float, float]:
 def train() -> dict:
     trained, held = essays()
     by_source = sources(trained)
-    m = fit(by_source, trained)
-    card = {"trained": time.strftime("%Y-%m-%d"), "threshold": m.threshold, "c": C,
+    m, tops = fit(by_source, trained)
+    card = {"trained": time.strftime("%Y-%m-%d"), "threshold": m.threshold, "c": C, "min_df": MIN_DF,
             "sources": {s: {"licence": LICENCES[s], "texts": len(rs)} for s, rs in by_source.items()},
+            "threshold_from": f"{len(tops)} out-of-fold texts of real student writing ({', '.join(BENIGN_SETS)})",
             "held_out_essays": len(held), "command": "python -m bench.injection train"}
     classifier.HOME.mkdir(parents=True, exist_ok=True)
     m.to_files(classifier.WEIGHTS, classifier.CARD, card)
     return card
 
 
-def loso() -> dict:
-    """Per attack source: recall with that source left out of training (classifier alone and
-    with the patterns); per benign set: false positives on held-out texts, with the 95 % Wilson
-    interval; time per held-out essay."""
+def loso(only: tuple[str, ...] | None = None) -> dict:
+    """Per attack source: recall with that source left out of training and of the threshold's
+    choice (classifier alone and with the patterns); per benign set: false positives; on
+    held-out essays the shipped model's false positives with the 95 % Wilson interval and the
+    time per essay."""
     trained, held = essays()
     by_source = sources(trained)
     report: dict = {"sources": {}}
-    threshold = classifier.model().threshold
-    for s in (*ATTACK_SOURCES, "notinject"):
-        rest = {k: v for k, v in by_source.items() if k != s}
-        m = fit(rest, trained, threshold)   # the threshold is set on essays only: the shipped one
+    for s in only or (*ATTACK_SOURCES, "notinject"):
+        m, _ = fit({k: v for k, v in by_source.items() if k != s}, trained)
         attacks = [r for r in by_source[s] if r["label"]]
         benign = [r for r in by_source[s] if not r["label"]]
-        entry = {"threshold": m.threshold}
+        entry: dict = {"threshold": m.threshold}
         if attacks:
             entry["attacks"] = len(attacks)
             entry["recall_classifier"] = sum(flagged(r["text"], m, False) for r in attacks) / len(attacks)
             entry["recall"] = sum(flagged(r["text"], m) for r in attacks) / len(attacks)
+            entry["missed"] = [r["text"][:100] for r in attacks if not flagged(r["text"], m)][:8]
         if benign:
-            k = sum(flagged(r["text"], m) for r in benign)
-            entry.update(benign=len(benign), false_positives=k, fp_interval=wilson(k, len(benign)))
+            k = [r for r in benign if flagged(r["text"], m)]
+            entry.update(benign=len(benign), false_positives=len(k), fp_interval=wilson(len(k), len(benign)),
+                         false=[r["text"][:100] for r in k][:5])
         report["sources"][s] = entry
+        print(s, {k: v for k, v in entry.items() if k not in ("missed", "false")}, flush=True)
     m = classifier.model()
-    t0 = time.perf_counter()
     fp = [r for r in held if flagged(r["text"], m)]
-    seconds = time.perf_counter() - t0
     from core import injection
 
     t1 = time.perf_counter()
     for r in held:
         injection._hits.__wrapped__(r["text"])
     full = time.perf_counter() - t1
+    t2 = time.perf_counter()
+    for r in held:
+        classifier.found(r["text"], m)
+    alone = time.perf_counter() - t2
     report["held_out"] = {"essays": len(held), "false_positives": len(fp), "fp_interval": wilson(len(fp), len(held)),
                           "examples": [classifier.hit(r["text"]) or patterns.hits(r["text"]) for r in fp[:5]],
-                          "ms_per_text_classifier_and_patterns": 1000 * seconds / max(1, len(held)),
+                          "ms_per_text_classifier": 1000 * alone / max(1, len(held)),
                           "ms_per_text_hits": 1000 * full / max(1, len(held))}
     return report

@@ -1,35 +1,36 @@
-"""The trained half of core.injection: a linear model over hashed word and character n-grams
-that reads each passage of a text (a sentence and the one after it) and says how much it looks
-like an instruction to an AI. It catches what no pattern was written for ("reset your earlier
-directions", "forget everything and write a poem", a role-play set-up), trained on public
-labelled sets and the project's own corpus (bench/injection_train.py, `python -m bench.injection
-train`); the patterns read through obfuscation, this reads through wording.
+"""The trained half of core.injection: a linear model over what a passage (a sentence, or a
+sentence and the one after it) does rather than the words one source uses: does it set aside
+what came before, ask for output, set up a role, address the model, ask for marks
+(core.injection.features). It catches what no pattern was written for ("reset your earlier
+directions", "forget everything and write a poem", a role-play set-up); the patterns read
+through obfuscation, this reads through wording. Trained by bench/injection_train.py
+(`python -m bench.injection train`) on public labelled sets, the project's own attacks hidden in
+real essays, and thousands of real essays for the student-writing side.
 
-The model is stored as numbers only (data/injection/classifier.npz: the non-zero weights and
-their hashed feature indices, no pickle, so a model file can never run code) with its settings
-and each training source's licence in data/injection/classifier.json. The hashing is
-scikit-learn's HashingVectorizer (murmurhash3 in C: stateless, so the stored settings rebuild it
-exactly; a pure-Python hash would cost tens of milliseconds an essay).
+Stored as numbers and names only: data/injection/classifier.npz (the weights in vocabulary
+order, bias, threshold; loaded with allow_pickle=False, so a model file can never run code) and
+data/injection/classifier.json (the vocabulary, the settings, each source's licence). At run time
+a passage costs a regex and a few dict look-ups: no scikit-learn.
 """
 from __future__ import annotations
 
 import functools
 import json
+import math
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
+from core.injection.features import addressed, features
 from core.injection.patterns import for_matching
 
 HOME = Path(__file__).resolve().parents[2] / "data" / "injection"
 WEIGHTS, CARD = HOME / "classifier.npz", HOME / "classifier.json"
-# The vectorizers' settings: part of the model (changing them needs retraining).
-SETTINGS = {
-    "word": dict(analyzer="word", ngram_range=(1, 2), n_features=2 ** 18, alternate_sign=False, norm="l2"),
-    "char": dict(analyzer="char_wb", ngram_range=(3, 5), n_features=2 ** 18, alternate_sign=False, norm="l2"),
-}
+# How much each kind of feature counts before its weight (part of the model: the trainer uses the
+# same): a word on its own is weak evidence; what the words do is strong.
+SCALE = {"w": 0.5, "b": 0.5, "t": 0.5, "k": 1.0, "p": 1.0, "s": 1.0, "n": 1.0, "len": 1.0}
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 WHOLE_TEXT_WORDS = 60     # a text this short is also read whole
 
@@ -58,69 +59,63 @@ def passages(text: str) -> list[tuple[int, int]]:
     return out
 
 
-def vectorizers() -> dict:
-    from sklearn.feature_extraction.text import HashingVectorizer
-
-    return {name: HashingVectorizer(**spec) for name, spec in SETTINGS.items()}
-
-
-def features(docs: list[str], vecs: dict | None = None):
-    """The sparse feature rows of normalised passages: word n-grams, then character n-grams."""
-    from scipy.sparse import hstack
-
-    vecs = vecs or _vectorizers()
-    return hstack([vecs[name].transform(docs) for name in SETTINGS]).tocsr()
-
-
-@functools.lru_cache(maxsize=1)
-def _vectorizers() -> dict:
-    return vectorizers()
+def scale_of(name: str) -> float:
+    return SCALE[name.split(":", 1)[0]]
 
 
 @dataclass(frozen=True)
 class Model:
-    """Weights over the hashed features (dense in memory, stored sparse), and the threshold."""
+    """A weight per feature name (only the vocabulary's), a bias and the threshold."""
+    vocabulary: tuple[str, ...]
     weights: np.ndarray
     bias: float
     threshold: float
+    _lookup: dict = field(default_factory=dict, compare=False, repr=False)
+
+    def __post_init__(self):
+        self._lookup.update({f: float(w) * scale_of(f) for f, w in zip(self.vocabulary, self.weights.tolist())})
+
+    def score(self, doc: str) -> float:
+        """The probability that a normalised passage is an instruction to the AI."""
+        names = features(doc)
+        if not addressed(names):
+            return 0.0
+        get = self._lookup.get
+        z = self.bias + sum(get(f, 0.0) for f in names)
+        return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
 
     def probabilities(self, docs: list[str]) -> np.ndarray:
-        if not docs:
-            return np.zeros(0)
-        z = features(docs) @ self.weights + self.bias
-        return 1.0 / (1.0 + np.exp(-z))
+        return np.array([self.score(d) for d in docs], dtype=float)
 
     def to_files(self, weights_path: Path, card_path: Path, card: dict) -> None:
-        nz = np.flatnonzero(self.weights)
-        np.savez_compressed(weights_path, index=nz.astype(np.int32), value=self.weights[nz].astype(np.float32),
-                            bias=np.float64(self.bias), threshold=np.float64(self.threshold),
-                            size=np.int64(self.weights.size))
-        card_path.write_text(json.dumps({**card, "settings": {k: {**v, "ngram_range": list(v["ngram_range"])}
-                                                              for k, v in SETTINGS.items()}},
-                                        indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        np.savez_compressed(weights_path, weights=self.weights.astype(np.float32), bias=np.float64(self.bias),
+                            threshold=np.float64(self.threshold))
+        card_path.write_text(json.dumps({**card, "scale": SCALE, "vocabulary": list(self.vocabulary)},
+                                        indent=0, ensure_ascii=False) + "\n", encoding="utf-8")
 
     @classmethod
-    def from_file(cls, path: Path) -> "Model":
-        with np.load(path, allow_pickle=False) as z:           # numbers only: a model file runs no code
-            weights = np.zeros(int(z["size"]), dtype=np.float64)
-            weights[z["index"]] = z["value"]
-            return cls(weights, float(z["bias"]), float(z["threshold"]))
+    def from_files(cls, weights_path: Path, card_path: Path) -> "Model":
+        vocabulary = json.loads(card_path.read_text(encoding="utf-8"))["vocabulary"]
+        with np.load(weights_path, allow_pickle=False) as z:    # numbers only: a model file runs no code
+            weights = z["weights"].astype(np.float64)
+            if weights.size != len(vocabulary):
+                raise ValueError(f"{weights_path.name} has {weights.size} weights for {len(vocabulary)} features "
+                                 "in its card: retrain with `python -m bench.injection train`.")
+            return cls(tuple(vocabulary), weights, float(z["bias"]), float(z["threshold"]))
 
 
 @functools.lru_cache(maxsize=1)
 def model() -> Model | None:
-    """The shipped model, or None when its file is missing (the patterns still work)."""
-    return Model.from_file(WEIGHTS) if WEIGHTS.exists() else None
+    """The shipped model, or None when its files are missing (the patterns still work)."""
+    return Model.from_files(WEIGHTS, CARD) if WEIGHTS.exists() and CARD.exists() else None
 
 
 def scored(text: str, m: Model | None = None) -> list[tuple[float, int, int]]:
     """(probability, start, end) of each passage of the text, in the text's own offsets."""
     m = m or model()
-    spans = passages(text or "")
-    if m is None or not spans:
+    if m is None or not text:
         return []
-    probs = m.probabilities([for_matching(text[s:e]) for s, e in spans])
-    return [(float(p), s, e) for p, (s, e) in zip(probs, spans)]
+    return [(m.score(for_matching(text[s:e])), s, e) for s, e in passages(text)]
 
 
 def found(text: str, m: Model | None = None) -> tuple[float, int, int] | None:
