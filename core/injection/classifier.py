@@ -23,7 +23,7 @@ from pathlib import Path
 
 import numpy as np
 
-from core.injection.features import addressed, features
+from core.injection.features import addressed, features_of, may_be_addressed, tokens
 from core.injection.patterns import for_matching
 
 HOME = Path(__file__).resolve().parents[2] / "data" / "injection"
@@ -77,7 +77,12 @@ class Model:
 
     def score(self, doc: str) -> float:
         """The probability that a normalised passage is an instruction to the AI."""
-        names = features(doc)
+        return self.score_tokens(tokens(doc))
+
+    def score_tokens(self, toks: list[str]) -> float:
+        if not may_be_addressed(toks):
+            return 0.0
+        names = features_of(toks)
         if not addressed(names):
             return 0.0
         get = self._lookup.get
@@ -115,7 +120,20 @@ def scored(text: str, m: Model | None = None) -> list[tuple[float, int, int]]:
     m = m or model()
     if m is None or not text:
         return []
-    return [(m.score(for_matching(text[s:e])), s, e) for s, e in passages(text)]
+    # Each sentence is normalised and split into words once; a pair of sentences is their words
+    # end to end, read only if one of the two shows a sign (may_be_addressed).
+    spans = sentences(text)
+    toks = [tokens(for_matching(text[s:e])) for s, e in spans]
+    signs = [may_be_addressed(t) for t in toks]
+    out = []
+    for i, (s, e) in enumerate(spans):
+        out.append((m.score_tokens(toks[i]) if signs[i] else 0.0, s, e))
+        if i + 1 < len(spans):
+            pair = m.score_tokens(toks[i] + toks[i + 1]) if signs[i] or signs[i + 1] else 0.0
+            out.append((pair, s, spans[i + 1][1]))
+    if len(spans) > 2 and len(text.split()) <= WHOLE_TEXT_WORDS:
+        out.append((m.score(for_matching(text[spans[0][0]:spans[-1][1]])), spans[0][0], spans[-1][1]))
+    return out
 
 
 def found(text: str, m: Model | None = None) -> tuple[float, int, int] | None:

@@ -41,6 +41,7 @@ _CONFUSABLES = str.maketrans({
 _MIXED_WORD = re.compile(r"\w*[a-z]\w*")
 _SPELLED = re.compile(r"(?<!\w)(?:\w[ .\-_*·]{1,2}){3,}\w(?!\w)")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_HAS_LEET = re.compile(r"[a-z][013457@$]|[013457@$][a-z]")
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457])\w+\b")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
@@ -60,8 +61,10 @@ def for_matching(text: str) -> str:
 
 
 def _uncollapsed(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text or "")
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = text or ""
+    if not text.isascii():                 # ASCII is already NFKC and has no format characters
+        text = unicodedata.normalize("NFKC", text)
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
     return text.translate(_APOSTROPHES).casefold()
 
 
@@ -135,8 +138,11 @@ def views(text: str) -> list[str]:
     raw = _uncollapsed(text)
     plain = _collapse(raw)
     seen = [plain]
-    for view in (_fold_lookalikes(plain), _collapse(_join_spelled(raw)), _LEET_WORD.sub(
-            lambda m: m.group(0).translate(_LEET), plain)):
+    # Each view only when the text has what it undoes (a cheap test first: most texts have none).
+    candidates = (_fold_lookalikes(plain) if not plain.isascii() else plain,
+                  _collapse(_join_spelled(raw)),
+                  _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), plain) if _HAS_LEET.search(plain) else plain)
+    for view in candidates:
         if view not in seen:
             seen.append(view)
     seen += [for_matching(d) for d in _decoded(text)]
@@ -301,6 +307,15 @@ PATTERNS: dict[str, tuple[str, ...]] = {
 }
 _COMPILED = [(family, re.compile(p), "\\n" in p or p.startswith("(?:^")) for family, patterns in PATTERNS.items()
              for p in patterns if family != "squashed"]
+# A family is searched only in a view that has one of the words all its patterns need (a
+# substring test costs far less than a regex search, and most essays have none of them).
+_NEEDS = {
+    "override": ("ignor", "disregard", "forget", "overrid", "bypass", "skip", "set aside", "drop", "throw out",
+                 "new", "updated", "revised", "strunta", "bortse", "glöm", "игнор", "забуд", "не обращ", "vergiss",
+                 "vergessen", "oubli", "olvid"),
+    "role": ("you", "act as", "pretend", "если ты"),
+    "addressing": re.compile(rf"\b(?:{_ROLES}|note|automat|system|whoever|till|ia|ki|correcteur|korrektor)"),
+}
 _SQUASHED = [re.compile(p) for p in PATTERNS["squashed"]]
 
 
@@ -319,10 +334,12 @@ def _hits(text: str) -> tuple[str, ...]:
     all_views = views(text)
     for view in all_views:
         flat = view.replace("\n", " ")      # "Ignore\nprevious\ninstructions" is one phrase
-        for i, (_, rx, by_line) in enumerate(_COMPILED):
-            if i in seen_patterns:
+        skip = {family for family, words in _NEEDS.items()
+                if not (words.search(flat) if isinstance(words, re.Pattern) else any(w in flat for w in words))}
+        for i, (family, rx, by_line) in enumerate(_COMPILED):
+            if i in seen_patterns or family in skip:
                 continue
-            m = (rx.search(view) or rx.search(flat)) if by_line else rx.search(flat)
+            m = (rx.search(view) or (flat != view and rx.search(flat))) if by_line else rx.search(flat)
             if m:
                 seen_patterns.add(i)
                 found.append(m.group(0).strip())
