@@ -3,7 +3,7 @@ on the project's own corpus, and the trained classifier measured honestly on pub
 
     python -m bench.injection                 # both reports below (the second needs ../shared)
     python -m bench.injection patterns [--split dev --show]   # the patterns on the project's corpus
-    python -m bench.injection loso            # leave-one-source-out recall, held-out false positives
+    python -m bench.injection loso [--show]   # leave-one-source-out recall, held-out false positives
     python -m bench.injection train           # retrain data/injection/classifier.* (bench/injection_train.py)
 
 Patterns: attempts in data/corpus/injections.jsonl (137, split dev/test), each measured alone and
@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from bench import injection_train
-from bench.injection_train import split_of  # noqa: F401  (the split's home; tests name it here)
+from bench.injection_corpus import split_of  # noqa: F401  (the split's home; tests name it here)
 from core import injection
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
@@ -91,9 +91,9 @@ def report_patterns(split: str, show: bool) -> None:
             print(f"FALSE {b['id']}: {h}")
 
 
-def report_loso() -> None:
+def report_loso(show: bool = False) -> None:
     r = injection_train.loso()
-    print("CLASSIFIER, each source left out of training (threshold as shipped)")
+    print("CLASSIFIER, each source left out of training and of the threshold's choice")
     for name, e in r["sources"].items():
         line = f"  {name:10}"
         if "attacks" in e:
@@ -102,7 +102,12 @@ def report_loso() -> None:
         if "benign" in e:
             lo, hi = e["fp_interval"]
             line += f"  false positives {e['false_positives']} of {e['benign']} benign (95 % CI {lo:.1%}-{hi:.1%})"
-        print(line + ("  (goal >= 90 %)" if "attacks" in e else ""))
+        print(line + f"  threshold {e['threshold']:.3f}" + ("  (goal >= 90 %)" if "attacks" in e else ""))
+        if show:
+            for x in e.get("missed", []):
+                print(f"    MISSED {x!r}")
+            for x in e.get("false", []):
+                print(f"    FALSE {x!r}")
     h = r["held_out"]
     lo, hi = h["fp_interval"]
     print(f"held-out ELLIPSE essays (never trained on): {h['false_positives']} of {h['essays']} flagged = "
@@ -110,7 +115,7 @@ def report_loso() -> None:
     for x in h["examples"]:
         print(f"    FALSE {x}")
     print(f"time: {h['ms_per_text_hits']:.2f} ms per essay for core.injection.hits (patterns and classifier; "
-          "goal <= 5 ms)")
+          f"goal <= 5 ms), of which the classifier {h['ms_per_text_classifier']:.2f} ms")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -126,7 +131,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.command in ("all", "patterns"):
         report_patterns(args.split, args.show)
     if args.command in ("all", "loso"):
-        report_loso()
+        report_loso(args.show)
     return 0
 
 

@@ -7,8 +7,8 @@ The texts, by source, are bench/injection_corpus.py's. Each fit is two rounds: t
 every passage of a short attack text as an attack; the second keeps, of each such text, only the
 passages the first round found most like an instruction (an attack text often opens with a
 harmless sentence). The threshold is chosen on real student writing only: the top passage score of
-each training essay and demo reflection from a model that did not see it (two folds), set so that
-at most TARGET_FP of them would cross it.
+each training essay and demo reflection from a model that did not see it (two folds), and
+threshold_for() places it so that at most TARGET_FP of unseen writing would cross it.
 """
 from __future__ import annotations
 
@@ -21,9 +21,10 @@ from bench.injection_corpus import (ATTACK_SOURCES, LICENCES, embed, essays, sou
                                     split_of)
 from core.injection import classifier, features as feats, patterns
 
-C = 1.0                 # inverse regularisation of the logistic regression
+C = 10.0                # inverse regularisation of the logistic regression (rows are l2-normalised)
 TARGET_FP = 0.001       # at most this share of unseen student writing over the threshold
 MIN_DF = 2              # a feature seen in fewer training passages is left out of the vocabulary
+CLASS_WEIGHT = "balanced"  # attacks are few: each weighs as much as the benign passages together
 BENIGN_SETS = ("ellipse", "demo")          # real student writing: where the threshold is chosen
 _FEATURES: dict[str, frozenset] = {}
 
@@ -109,11 +110,12 @@ def _fit_once(docs: list[str], labels: list[int], where: list[str], threshold: f
     ind, val, ptr = [], [], [0]
     for r in rows:
         cols = [index[f] for f in r if f in index]
+        n = classifier.norm(r)
         ind += cols
-        val += [classifier.scale_of(vocabulary[c]) for c in cols]
+        val += [classifier.scale_of(vocabulary[c]) / n for c in cols]
         ptr.append(len(ind))
     x = csr_matrix((np.array(val), np.array(ind), np.array(ptr)), shape=(len(rows), len(vocabulary)))
-    lr = LogisticRegression(C=C, class_weight="balanced", max_iter=3000, solver="liblinear")
+    lr = LogisticRegression(C=C, class_weight=CLASS_WEIGHT, max_iter=3000, solver="liblinear")
     lr.fit(x, labels)
     weights = lr.coef_.ravel().astype(np.float32).astype(np.float64)      # as stored
     keep = np.abs(weights) >= 1e-3
@@ -142,8 +144,18 @@ def fit(by_source: dict[str, list[dict]], essays_pool: list[dict]) -> tuple[clas
         fm = _fit_rounds(fold, [e for i, e in enumerate(essays_pool) if i % 2 != half], 0.5)
         tops += [top_score(r["text"], fm) for s in BENIGN_SETS for i, r in enumerate(by_source.get(s, []))
                  if i % 2 == half]
-    threshold = float(np.quantile(tops, 1 - TARGET_FP)) if tops else 0.5
-    return classifier.Model(m.vocabulary, m.weights, m.bias, max(0.5, min(threshold, 0.999))), tops
+    return classifier.Model(m.vocabulary, m.weights, m.bias, threshold_for(tops)), tops
+
+
+def threshold_for(tops: list[float]) -> float:
+    """Just above the k-th highest of n out-of-fold scores, k = TARGET_FP x (n + 1) (at least 1):
+    a new text like them lands above the k-th highest of n with probability k / (n + 1), so at
+    most TARGET_FP of unseen student writing crosses it. (A plain quantile put 4 of 1,295
+    held-out essays over it: the tail of 1,400 scores is one or two essays.)"""
+    if not tops:
+        return 0.5
+    k = max(1, int(TARGET_FP * (len(tops) + 1)))
+    return max(0.5, min(sorted(tops, reverse=True)[k - 1] + 1e-6, 0.9999))
 
 
 def flagged(text: str, m: classifier.Model, with_patterns: bool = True) -> bool:

@@ -30,7 +30,8 @@ HOME = Path(__file__).resolve().parents[2] / "data" / "injection"
 WEIGHTS, CARD = HOME / "classifier.npz", HOME / "classifier.json"
 # How much each kind of feature counts before its weight (part of the model: the trainer uses the
 # same): a word on its own is weak evidence; what the words do is strong.
-SCALE = {"w": 0.5, "b": 0.5, "t": 0.5, "k": 1.0, "p": 1.0, "s": 1.0, "n": 1.0, "len": 1.0}
+SCALE = {"w": 0.5, "b": 0.5, "t": 0.5, "k": 1.0, "p": 1.0, "s": 1.0, "c": 1.0, "n": 1.0, "len": 1.0}
+NORMALISE = True
 _SENTENCE = re.compile(r"[^.!?\n]+(?:[.!?]+|\n|$)")
 WHOLE_TEXT_WORDS = 60     # a text this short is also read whole
 
@@ -63,6 +64,12 @@ def scale_of(name: str) -> float:
     return SCALE[name.split(":", 1)[0]]
 
 
+def norm(names) -> float:
+    """A passage's features are divided by this (the length of its feature vector), so a long
+    sentence does not score high for having many words."""
+    return math.sqrt(sum(scale_of(f) ** 2 for f in names)) if NORMALISE else 1.0
+
+
 @dataclass(frozen=True)
 class Model:
     """A weight per feature name (only the vocabulary's), a bias and the threshold."""
@@ -86,7 +93,7 @@ class Model:
         if not addressed(names):
             return 0.0
         get = self._lookup.get
-        z = self.bias + sum(get(f, 0.0) for f in names)
+        z = self.bias + sum(get(f, 0.0) for f in names) / norm(names)
         return 1.0 / (1.0 + math.exp(-z)) if z > -500 else 0.0
 
     def probabilities(self, docs: list[str]) -> np.ndarray:

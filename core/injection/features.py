@@ -16,38 +16,47 @@ import re
 
 # The lexicon: word -> kind. Inflections are listed where they matter ("ignoring", "forgot").
 _KINDS = {
-    "CONTROL": """ignore ignores ignored ignoring disregard disregards disregarded disregarding forget forgets
-        forgot forgotten forgetting override overrides overriding overridden bypass bypassing reset resets
-        resetting restart reboot skip skipping discard drop abandon cancel cancelled canceled void nullify
-        neglect dismiss overlook erase wipe clear delete scrap withdraw withdrawn revoke suspend stop quit
-        ignoriere ignorieren vergiss vergessen ignorez ignore oublie oubliez olvida olvide ignora ignorera
-        glöm strunta bortse""",
-    "OUTPUT": """print prints output outputs respond responds reply replies answer answers say says write writes
-        type display show return repeat echo translate include insert append add list provide generate
-        create produce compose tell state spell summarise summarize send draft describe explain give
-        reveal disclose leak share recite copy paste begin start end finish enter put run execute
-        schreibe antworte sage gib übersetze écrivez écris réponds dis di escribe responde skriv svara""",
-    "ROLE": """pretend pretending act acting roleplay role persona character simulate simulating imagine behave
-        become impersonate play playing jailbreak jailbroken dan mode unrestricted uncensored unfiltered
-        unlimited limits limitless rules-free developer god""",
-    "MODEL": """ai a.i assistant assistants chatbot chatbots bot bots gpt chatgpt llm llms model models grader
-        graders marker markers evaluator evaluators assessor assessors reviewer reviewers examiner machine
-        software algorithm program system systems ki ia modèle modell assistent""",
-    "INSTR": """instruction instructions prompt prompts rule rules direction directions guideline guidelines
-        directive directives command commands order orders task tasks brief briefing programming
-        configuration settings constraints restrictions filters policy policies context conversation
-        session memory rubric criteria anweisungen anweisung regeln aufgabe consignes instructions
-        instrucciones reglas instruktioner instruktionerna regler""",
-    "BEFORE": """previous previously prior above earlier preceding before former original initial old
-        aforementioned foregoing first vorherigen bisherigen obigen précédentes anteriores tidigare""",
+    "CONTROL": """vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignores ignoring
+        disregard disregards disregarding forget forgets forgetting override overrides overriding bypass
+        bypassing reset resets resetting restart reboot skip skipping discard drop abandon cancel void
+        nullify neglect dismiss overlook erase wipe clear delete scrap withdraw revoke suspend stop quit
+        ignoriere ignorieren vergiss vergessen ignorez oublie oubliez olvida olvide ignora ignorera glöm
+        strunta bortse""",
+    # The same verbs told as past events ("the chatbot ignored my instructions"): told, not ordered.
+    "DONE": """ignored disregarded forgot forgotten overridden cancelled canceled withdrawn skipped dropped
+        abandoned deleted erased dismissed""",
+    "OUTPUT": """schreib sag nenne erkläre berechne berechnen zeige zeig erzähle formuliere beantworte
+        beantwortest traduis dime traduce print prints output outputs respond responds reply replies
+        answer answers say says write writes type display show return repeat echo translate include
+        insert append add list provide generate create produce compose tell state spell summarise
+        summarize send draft describe explain reveal disclose leak share recite copy paste begin start
+        end finish enter put run execute schreibe antworte sage gib übersetze écrivez écris réponds dis
+        di escribe responde skriv svara""",
+    "ROLE": """stell vorstellen spiele rolle bist sei tu pretend pretending act acting roleplay role persona
+        character simulate simulating imagine behave become impersonate play playing jailbreak
+        jailbroken dan mode unrestricted uncensored unfiltered unlimited limits limitless rules-free
+        developer god""",
+    "MODEL": """sprachmodell chatbot ai a.i assistant assistants chatbots bot bots gpt chatgpt llm llms model
+        models grader graders marker markers evaluator evaluators assessor assessors reviewer reviewers
+        examiner machine software algorithm program system systems ki ia modèle modell assistent""",
+    "INSTR": """instruktionen befehle aufgaben vorgaben eingabe instruction instructions prompt prompts rule
+        rules direction directions guideline guidelines directive directives command commands order
+        orders task tasks brief briefing programming configuration settings constraints restrictions
+        filters policy policies context conversation session memory rubric criteria anweisungen
+        anweisung regeln aufgabe consignes instrucciones reglas instruktioner instruktionerna regler""",
+    "BEFORE": """vorherige vorigen previous previously prior above earlier preceding before former original
+        initial old aforementioned foregoing first vorherigen bisherigen obigen précédentes anteriores
+        tidigare""",
     "ALL": """all everything anything every whatever whole entire rest remaining other alles toutes todo allt""",
     "YOU": """you your yours yourself you're youre u du dir dich dein deine vous tu ti""",
-    "MARKS": """score scores scored scoring mark marks marked marking grade grades graded grading points
-        rating rate rated credit band a+ 10/10 100/100 punkte poäng betyg note""",
+    "MARKS": """score scores scored scoring mark marks marked marking grade grades graded grading points rating
+        rate rated credit band a+ 10/10 100/100 punkte poäng betyg note""",
     "TOP": """maximum max highest top perfect full best excellent outstanding exemplary flawless brilliant
         approve approved pass passed""",
-    "NOW": """now instead henceforth onwards hereafter anymore longer new only just solely exactly nothing
-        else must always never jetzt nur maintenant ahora bara""",
+    "NOW": """nun stattdessen sofort now instead henceforth onwards hereafter anymore longer new only just
+        solely exactly nothing else must always never jetzt nur maintenant ahora bara""",
+    "GIVE": """give gives giving grant award assign""",     # marks are given; so is advice
+    "ME": """i me my mine myself we us our ours""",          # the writer, where an attack says "you"
     "TEXT": """text sentence sentences line lines message paragraph document page passage essay reflection
         submission word words quote quotes email e-mail colon following below""",
     "PLEASE": """please kindly plz bitte""",
@@ -55,7 +64,7 @@ _KINDS = {
 LEXICON = {w: kind for kind, words in _KINDS.items() for w in words.split()}
 # Words kept as themselves (they shape a sentence without saying what it is about); every other
 # word is read as "x", so no feature names a topic, a sender or a source's favourite subject.
-FUNCTION = frozenset("""a an the this that these those it its i me my we us our he she they them his her their
+FUNCTION = frozenset("""a an the this that these those it its he she they them his her their
     and or but if then than so because as to of in on at for with from by about into over after
     is are was were be been being am do does did done have has had will would can could should shall may
     might not no yes what which who whom whose how why when where there here also very too more most
@@ -65,6 +74,7 @@ FUNCTION = frozenset("""a an the this that these those it its i me my we us our 
 _OPENERS = frozenset("please kindly now so ok okay and then also just simply instead next first hey dear".split())
 _TOKEN = re.compile(r"[^\W\d_]+(?:['.+-][^\W\d_]+)*\+?|\d+(?:/\d+)?|[:;,!?\"\[\]<>{}()]")
 _CLAUSE = frozenset(":;,!?\"[](){}<>")
+COMMA_RUN = 2            # a comma after at most this many words opens a clause
 
 
 def tokens(text: str) -> list[str]:
@@ -92,7 +102,7 @@ def may_be_addressed(toks: list[str]) -> bool:
     for t in toks:
         if get(t) in _GATE_KINDS:
             return True
-    return any(get(t) == "OUTPUT" for t in toks)
+    return any(get(t) == "OUTPUT" for t in toks)      # at a clause's start, or after "you/your"
 
 
 def features_of(toks: list[str]) -> set[str]:
@@ -113,15 +123,20 @@ def features_of(toks: list[str]) -> set[str]:
         if k not in seen:
             seen.append(k)
     # The kind that opens the sentence or a clause, past openers ("please", "now", "ok,"): an imperative.
-    start = True
+    # A comma after a short address opens one too ("ai, give ...", "ok, print ..."); after a longer
+    # clause it is read apart ("c:"), as it is more often the writer's own ("when you speak to an
+    # adult, explain ...").
+    start, run = "s:", 0
     for t, k in zip(toks, kinds):
         if t in _CLAUSE:
-            start = True
+            start, run = start or ("s:" if t != "," or run <= COMMA_RUN else "c:"), 0
         elif start and (t in _OPENERS or k == "PLEASE"):
             continue
         elif start:
-            out.add("s:" + (k or "word"))
-            start = False
+            out.add(start + (k or "word"))
+            start, run = "", 1
+        else:
+            run += 1
     if words[:2] in (["you", "are"], ["you're"], ["du", "bist"], ["now", "you"]) or words[:1] == ["you're"]:
         out.add("s:YOU_are")              # "You are X now": a role handed to the reader
     out.update("k:" + k for k in seen)
@@ -133,9 +148,10 @@ def features_of(toks: list[str]) -> set[str]:
 
 # A passage is read only if it shows one of these: a verb that sets something aside, the model or
 # its instructions named, a role set up, marks named, or a sentence or clause opening with a verb
-# of output (an imperative). Advice to the reader ("believe in yourself", "how can you ...?"),
+# of output (an imperative), or "your reply / you answer" (the reader's output). Advice to the reader ("believe in yourself", "how can you ...?"),
 # common in essays, shows none of them and is never scored.
-_GATE = frozenset(("k:CONTROL", "k:MODEL", "k:INSTR", "k:ROLE", "k:MARKS", "s:OUTPUT", "s:CONTROL"))
+_GATE = frozenset(("k:CONTROL", "k:MODEL", "k:INSTR", "k:ROLE", "k:MARKS", "s:OUTPUT", "s:CONTROL", "c:OUTPUT",
+                   "b:YOU_OUTPUT"))
 _GATE_KINDS = frozenset(("CONTROL", "MODEL", "INSTR", "ROLE", "MARKS"))
 
 
