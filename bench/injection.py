@@ -5,6 +5,7 @@ on the project's own corpus, and the trained classifier measured honestly on pub
     python -m bench.injection patterns [--split dev --show]   # the patterns on the project's corpus
     python -m bench.injection loso [--show]   # leave-one-source-out recall, held-out false positives
     python -m bench.injection train           # retrain data/injection/classifier.* (bench/injection_train.py)
+    python -m bench.injection time            # ms per essay, patterns and classifier (no ../shared needed)
 
 Patterns: attempts in data/corpus/injections.jsonl (137, split dev/test), each measured alone and
 inside a reflection (a paragraph before and after it), as a student would hide it. Benign texts:
@@ -118,15 +119,38 @@ def report_loso(show: bool = False) -> None:
           f"goal <= 5 ms), of which the classifier {h['ms_per_text_classifier']:.2f} ms")
 
 
+def report_time(rounds: int = 5) -> None:
+    """ms per text of core.injection.hits (uncached) on the shipped essays, each round over all
+    of them: the median and the fastest round (the machine is shared: the fastest is the
+    least disturbed)."""
+    from core.injection import classifier, patterns
+
+    texts = [b["text"] for b in benign() if b["source"] == "ellipse"]
+    for name, fn in (("core.injection.hits", injection._hits.__wrapped__),
+                     ("patterns", patterns._hits.__wrapped__), ("classifier", classifier.found)):
+        runs = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for t in texts:
+                fn(t)
+            runs.append(1000 * (time.perf_counter() - t0) / len(texts))
+        runs.sort()
+        print(f"{name}: {runs[len(runs) // 2]:.2f} ms per essay (median of {rounds} rounds over {len(texts)} "
+              f"essays; fastest {runs[0]:.2f} ms)")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", choices=("all", "patterns", "loso", "train"), default="all")
+    ap.add_argument("command", nargs="?", choices=("all", "patterns", "loso", "train", "time"), default="all")
     ap.add_argument("--split", choices=("dev", "test"), default="test")
     ap.add_argument("--show", action="store_true", help="list the misses and false positives")
     args = ap.parse_args(argv)
     if args.command == "train":
         card = injection_train.train()
         print(f"wrote data/injection/classifier.npz and .json (threshold {card['threshold']:.3f})")
+        return 0
+    if args.command == "time":
+        report_time()
         return 0
     if args.command in ("all", "patterns"):
         report_patterns(args.split, args.show)

@@ -314,6 +314,10 @@ _NEEDS = {
                  "new", "updated", "revised", "strunta", "bortse", "glöm", "игнор", "забуд", "не обращ", "vergiss",
                  "vergessen", "oubli", "olvid"),
     "role": ("you", "act as", "pretend", "если ты"),
+    "marks": ("mark", "score", "point", "grade", "rating", "rate", "credit", "band", "level", "/", "out of", "an a",
+              "a+", "just give", "criteri", "key", "four", "approv", "graded", "decided", "do not", "confident",
+              "praise", "exempt", "100", "poäng", "betyg", "максимальн", "высш", "полн", "лучш", "пят", "punkt",
+              "note", "nota", "puntuaci"),
     "addressing": re.compile(rf"\b(?:{_ROLES}|note|automat|system|whoever|till|ia|ki|correcteur|korrektor)"),
 }
 _SQUASHED = [re.compile(p) for p in PATTERNS["squashed"]]
