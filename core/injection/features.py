@@ -8,7 +8,8 @@ their features (CONTROL YOU BEFORE INSTR). A sentence's features are its words, 
 neighbouring words with lexicon words replaced by their kind, the kinds in order within the
 sentence ("CONTROL>INSTR"), the kind that opens the sentence or a clause (an imperative), how
 many kinds it has and its length. All are strings looked up in a learnt vocabulary (a dict):
-no hashing, no scikit-learn at run time.
+no hashing, no scikit-learn at run time. A sentence with no sign at all (`addressed`) is not
+scored: second-person advice, common in essays, never reaches the model.
 """
 from __future__ import annotations
 
@@ -29,9 +30,8 @@ _KINDS = {
         beantwortest traduis dime traduce print prints output outputs respond responds reply replies
         answer answers say says write writes type display show return repeat echo translate include
         insert append add list provide generate create produce compose tell state spell summarise
-        summarize send draft describe explain reveal disclose leak share recite copy paste begin start
-        end finish enter put run execute schreibe antworte sage gib übersetze écrivez écris réponds dis
-        di escribe responde skriv svara""",
+        summarize send draft describe explain reveal disclose leak recite copy paste enter execute
+        schreibe antworte sage gib übersetze écrivez écris réponds dis di escribe responde skriv svara""",
     "ROLE": """stell vorstellen spiele rolle bist sei tu pretend pretending act acting roleplay role persona
         character simulate simulating imagine behave become impersonate play playing jailbreak
         jailbroken dan mode unrestricted uncensored unfiltered unlimited limits limitless rules-free
@@ -56,6 +56,8 @@ _KINDS = {
     "NOW": """nun stattdessen sofort now instead henceforth onwards hereafter anymore longer new only just
         solely exactly nothing else must always never jetzt nur maintenant ahora bara""",
     "GIVE": """give gives giving grant award assign""",     # marks are given; so is advice
+    # Not output verbs here: "share", "start", "begin", "end", "finish", "run", "put" open far more
+    # of a student's own imperatives ("Share with new people.") than of attacks.
     "ME": """i me my mine myself we us our ours""",          # the writer, where an attack says "you"
     "TEXT": """text sentence sentences line lines message paragraph document page passage essay reflection
         submission word words quote quotes email e-mail colon following below""",
@@ -137,7 +139,7 @@ def features_of(toks: list[str]) -> set[str]:
             start, run = "", 1
         else:
             run += 1
-    if words[:2] in (["you", "are"], ["you're"], ["du", "bist"], ["now", "you"]) or words[:1] == ["you're"]:
+    if words[:2] in (["you", "are"], ["du", "bist"], ["now", "you"]) or words[:1] == ["you're"]:
         out.add("s:YOU_are")              # "You are X now": a role handed to the reader
     out.update("k:" + k for k in seen)
     out.add(f"n:{min(len(seen), 5)}")
@@ -147,9 +149,9 @@ def features_of(toks: list[str]) -> set[str]:
 
 
 # A passage is read only if it shows one of these: a verb that sets something aside, the model or
-# its instructions named, a role set up, marks named, or a sentence or clause opening with a verb
-# of output (an imperative), or "your reply / you answer" (the reader's output). Advice to the reader ("believe in yourself", "how can you ...?"),
-# common in essays, shows none of them and is never scored.
+# its instructions named, a role set up, marks named, a sentence or clause opening with a verb of
+# output (an imperative), or "your reply / you answer" (the reader's output). Advice to the reader
+# ("believe in yourself", "how can you ...?"), common in essays, shows none of them: never scored.
 _GATE = frozenset(("k:CONTROL", "k:MODEL", "k:INSTR", "k:ROLE", "k:MARKS", "s:OUTPUT", "s:CONTROL", "c:OUTPUT",
                    "b:YOU_OUTPUT"))
 _GATE_KINDS = frozenset(("CONTROL", "MODEL", "INSTR", "ROLE", "MARKS"))
