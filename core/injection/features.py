@@ -17,7 +17,7 @@ import re
 
 # The lexicon: word -> kind. Inflections are listed where they matter ("ignoring", "forgot").
 _KINDS = {
-    "CONTROL": """vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignores ignoring
+    "CONTROL": """aside vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignores ignoring
         disregard disregards disregarding forget forgets forgetting override overrides overriding bypass
         bypassing reset resets resetting restart reboot skip skipping discard drop abandon cancel void
         nullify neglect dismiss overlook erase wipe clear delete scrap withdraw revoke suspend stop quit
@@ -56,6 +56,9 @@ _KINDS = {
     "NOW": """nun stattdessen sofort now instead henceforth onwards hereafter anymore longer new only just
         solely exactly nothing else must always never jetzt nur maintenant ahora bara""",
     "GIVE": """give gives giving grant award assign""",     # marks are given; so is advice
+    "TOLD": """told given instructed asked programmed""",   # what "you were told" before
+    "OBEY": """obey obeys comply follow follows""",
+    "WANT": """want wants need needs""",                    # "I want you to act as ..."
     # Not output verbs here: "share", "start", "begin", "end", "finish", "run", "put" open far more
     # of a student's own imperatives ("Share with new people.") than of attacks.
     "ME": """i me my mine myself we us our ours""",          # the writer, where an attack says "you"
