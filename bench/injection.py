@@ -1,24 +1,32 @@
-"""Recall and false-positive rate of the prompt-injection flag (core.injection).
+"""Recall and false-positive rate of the prompt-injection flag (core.injection): the patterns
+on the project's own corpus, and the trained classifier measured honestly on public sets.
 
-    python -m bench.injection                 # figures on the held-out test split
-    python -m bench.injection --split dev --show   # the split the patterns were written from, with misses
+    python -m bench.injection                 # both reports below (the second needs ../shared)
+    python -m bench.injection patterns [--split dev --show]   # the patterns on the project's corpus
+    python -m bench.injection loso [--show]   # leave-one-source-out recall, held-out false positives
+    python -m bench.injection train           # retrain data/injection/classifier.* (bench/injection_train.py)
+    python -m bench.injection time            # ms per essay, patterns and classifier (no ../shared needed)
 
-Attempts: data/corpus/injections.jsonl (137, split dev/test). Each is measured twice: alone, and
+Patterns: attempts in data/corpus/injections.jsonl (137, split dev/test), each measured alone and
 inside a reflection (a paragraph before and after it), as a student would hide it. Benign texts:
-the demo course's reflections (the one attempt in it is counted as an attempt) and 1,200 ELLIPSE
-essays (data/corpus/ellipse_sample.jsonl.gz), split dev/test by a hash of their id.
-Goals (issue #10): recall >= 95 %, false positives <= 0.5 %, on the test split.
+the demo course's reflections and 1,200 ELLIPSE essays (data/corpus/ellipse_sample.jsonl.gz),
+split dev/test by a hash of their id. Goals (issue #10): recall >= 95 %, false positives <= 0.5 %,
+on the test split; these are the project's own attempts, so they say little about attacks
+nobody here wrote: `loso` does.
+Classifier goals: leave-one-source-out recall >= 90 % on every source, false positives <= 0.1 %
+on held-out student writing, <= 5 ms per text.
 """
 from __future__ import annotations
 
 import argparse
 import gzip
-import hashlib
 import json
 import sys
 import time
 from pathlib import Path
 
+from bench import injection_train
+from bench.injection_corpus import split_of  # noqa: F401  (the split's home; tests name it here)
 from core import injection
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
@@ -26,10 +34,6 @@ BEFORE = ("This week I learned how a language model predicts the next token and 
           "the randomness of its answers. At work I tried it on e-mails.")
 AFTER = ("Next week I want to compare two prompts and see which one gives more reliable answers. I still "
          "wonder how bias gets into the training data.")
-
-
-def split_of(key: str) -> str:
-    return "dev" if hashlib.sha256(key.encode()).digest()[0] % 2 == 0 else "test"
 
 
 def attempts() -> list[dict]:
@@ -75,21 +79,83 @@ def measure(split: str) -> dict:
             "fp_rate": len(false) / len(texts), "ms_per_text": 1000 * seconds / len(texts)}
 
 
-def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("--split", choices=("dev", "test"), default="test")
-    ap.add_argument("--show", action="store_true", help="list the misses and false positives")
-    args = ap.parse_args(argv)
-    r = measure(args.split)
-    print(f"split {r['split']}: {r['attempts']} attempts, {r['benign']} benign texts")
+def report_patterns(split: str, show: bool) -> None:
+    r = measure(split)
+    print(f"PATTERNS, split {r['split']}: {r['attempts']} attempts, {r['benign']} benign texts")
     print(f"recall (found alone and inside a reflection): {r['recall']:.1%}  (goal >= 95 %)")
     print(f"false positives: {len(r['false_positives'])} of {r['benign']} = {r['fp_rate']:.2%}  (goal <= 0.5 %)")
     print(f"time: {r['ms_per_text']:.2f} ms per benign text")
-    if args.show:
+    if show:
         for a in {x["id"]: x for x in r["missed_alone"] + r["missed_inside"]}.values():
             print(f"MISSED {a['id']} {a['technique']}: {a['text'][:120]!r}")
         for b, h in r["false_positives"]:
             print(f"FALSE {b['id']}: {h}")
+
+
+def report_loso(show: bool = False) -> None:
+    r = injection_train.loso()
+    print("CLASSIFIER, each source left out of training and of the threshold's choice")
+    for name, e in r["sources"].items():
+        line = f"  {name:10}"
+        if "attacks" in e:
+            line += (f" recall {e['recall']:.1%} of {e['attacks']} attacks (classifier alone "
+                     f"{e['recall_classifier']:.1%})")
+        if "benign" in e:
+            lo, hi = e["fp_interval"]
+            line += f"  false positives {e['false_positives']} of {e['benign']} benign (95 % CI {lo:.1%}-{hi:.1%})"
+        print(line + f"  threshold {e['threshold']:.3f}" + ("  (goal >= 90 %)" if "attacks" in e else ""))
+        if show:
+            for x in e.get("missed", []):
+                print(f"    MISSED {x!r}")
+            for x in e.get("false", []):
+                print(f"    FALSE {x!r}")
+    h = r["held_out"]
+    lo, hi = h["fp_interval"]
+    print(f"held-out ELLIPSE essays (never trained on): {h['false_positives']} of {h['essays']} flagged = "
+          f"{h['false_positives'] / max(1, h['essays']):.2%} (95 % CI {lo:.2%}-{hi:.2%}; goal <= 0.1 %)")
+    for x in h["examples"]:
+        print(f"    FALSE {x}")
+    print(f"time: {h['ms_per_text_hits']:.2f} ms per essay for core.injection.hits (patterns and classifier; "
+          f"goal <= 5 ms), of which the classifier {h['ms_per_text_classifier']:.2f} ms")
+
+
+def report_time(rounds: int = 5) -> None:
+    """ms per text of core.injection.hits (uncached) on the shipped essays, each round over all
+    of them: the median and the fastest round (the machine is shared: the fastest is the
+    least disturbed)."""
+    from core.injection import classifier, patterns
+
+    texts = [b["text"] for b in benign() if b["source"] == "ellipse"]
+    for name, fn in (("core.injection.hits", injection._hits.__wrapped__),
+                     ("patterns", patterns._hits.__wrapped__), ("classifier", classifier.found)):
+        runs = []
+        for _ in range(rounds):
+            t0 = time.perf_counter()
+            for t in texts:
+                fn(t)
+            runs.append(1000 * (time.perf_counter() - t0) / len(texts))
+        runs.sort()
+        print(f"{name}: {runs[len(runs) // 2]:.2f} ms per essay (median of {rounds} rounds over {len(texts)} "
+              f"essays; fastest {runs[0]:.2f} ms)")
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("command", nargs="?", choices=("all", "patterns", "loso", "train", "time"), default="all")
+    ap.add_argument("--split", choices=("dev", "test"), default="test")
+    ap.add_argument("--show", action="store_true", help="list the misses and false positives")
+    args = ap.parse_args(argv)
+    if args.command == "train":
+        card = injection_train.train()
+        print(f"wrote data/injection/classifier.npz and .json (threshold {card['threshold']:.3f})")
+        return 0
+    if args.command == "time":
+        report_time()
+        return 0
+    if args.command in ("all", "patterns"):
+        report_patterns(args.split, args.show)
+    if args.command in ("all", "loso"):
+        report_loso(args.show)
     return 0
 
 

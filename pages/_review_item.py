@@ -21,7 +21,7 @@ from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
-from core.signoff import actions, labels
+from core.signoff import actions, injection_view, labels
 from core.text import count, format_timestamp
 from pages import _calibration, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
@@ -101,11 +101,14 @@ def _submission(data: dict, rubric) -> None:
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
     quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
     st.subheader(f"Submission · {count(sub['word_count'], 'word')}")
+    flagged = injection_view.summary(sub["text"], draft.get("scores") or {}, rubric, evaluation)
+    if flagged:  # what was found, where, and whether the scores look steered; highlighted below
+        st.warning(_common.md(flagged["message"]) + "  \n" + _common.md(flagged["steering"]), icon=":material/flag:")
     height = labels.scroll_height(sub["text"], sub["word_count"])  # scroll long texts only
     box = {"border": True, **({"height": height} if height else {})}
     if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
         with st.container(**box):
-            st.markdown(labels.highlight_markdown(sub["text"], quotes))
+            st.markdown(injection_view.highlight_markdown(sub["text"], quotes, (flagged or {}).get("spans", [])))
     else:
         with st.container(**box):
             st.text(sub["text"])

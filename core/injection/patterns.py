@@ -1,4 +1,4 @@
-"""Instructions aimed at the AI grader hidden in a student's text (prompt injection).
+"""The patterns for instructions aimed at the AI grader (the first half of core.injection).
 
 A flag sends the draft to a teacher: safe, but it costs their time, and in an AI-literacy course
 students *write about* prompts, instructions, roles and models. So a pattern needs a sign that
@@ -41,6 +41,7 @@ _CONFUSABLES = str.maketrans({
 _MIXED_WORD = re.compile(r"\w*[a-z]\w*")
 _SPELLED = re.compile(r"(?<!\w)(?:\w[ .\-_*·]{1,2}){3,}\w(?!\w)")
 _LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s"})
+_HAS_LEET = re.compile(r"[a-z][013457@$]|[013457@$][a-z]")
 _LEET_WORD = re.compile(r"\b(?=\w*[a-z])(?=\w*[013457])\w+\b")
 _BASE64 = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _HEX = re.compile(r"\b(?:[0-9a-fA-F]{2}){10,}\b")
@@ -60,8 +61,10 @@ def for_matching(text: str) -> str:
 
 
 def _uncollapsed(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text or "")
-    text = "".join(c for c in text if unicodedata.category(c) != "Cf")
+    text = text or ""
+    if not text.isascii():                 # ASCII is already NFKC and has no format characters
+        text = unicodedata.normalize("NFKC", text)
+        text = "".join(c for c in text if unicodedata.category(c) != "Cf")
     return text.translate(_APOSTROPHES).casefold()
 
 
@@ -135,8 +138,11 @@ def views(text: str) -> list[str]:
     raw = _uncollapsed(text)
     plain = _collapse(raw)
     seen = [plain]
-    for view in (_fold_lookalikes(plain), _collapse(_join_spelled(raw)), _LEET_WORD.sub(
-            lambda m: m.group(0).translate(_LEET), plain)):
+    # Each view only when the text has what it undoes (a cheap test first: most texts have none).
+    candidates = (_fold_lookalikes(plain) if not plain.isascii() else plain,
+                  _collapse(_join_spelled(raw)),
+                  _LEET_WORD.sub(lambda m: m.group(0).translate(_LEET), plain) if _HAS_LEET.search(plain) else plain)
+    for view in candidates:
         if view not in seen:
             seen.append(view)
     seen += [for_matching(d) for d in _decoded(text)]
@@ -301,12 +307,25 @@ PATTERNS: dict[str, tuple[str, ...]] = {
 }
 _COMPILED = [(family, re.compile(p), "\\n" in p or p.startswith("(?:^")) for family, patterns in PATTERNS.items()
              for p in patterns if family != "squashed"]
+# A family is searched only in a view that has one of the words all its patterns need (a
+# substring test costs far less than a regex search, and most essays have none of them).
+_NEEDS = {
+    "override": ("ignor", "disregard", "forget", "overrid", "bypass", "skip", "set aside", "drop", "throw out",
+                 "new", "updated", "revised", "strunta", "bortse", "glöm", "игнор", "забуд", "не обращ", "vergiss",
+                 "vergessen", "oubli", "olvid"),
+    "role": ("you", "act as", "pretend", "если ты"),
+    "marks": ("mark", "score", "point", "grade", "rating", "rate", "credit", "band", "level", "/", "out of", "an a",
+              "a+", "just give", "criteri", "key", "four", "approv", "graded", "decided", "do not", "confident",
+              "praise", "exempt", "100", "poäng", "betyg", "максимальн", "высш", "полн", "лучш", "пят", "punkt",
+              "note", "nota", "puntuaci"),
+    "addressing": re.compile(rf"\b(?:{_ROLES}|note|automat|system|whoever|till|ia|ki|correcteur|korrektor)"),
+}
 _SQUASHED = [re.compile(p) for p in PATTERNS["squashed"]]
 
 
 def hits(text: str) -> list[str]:
-    """What in the text looks like an instruction to the AI (as matched, on the view that
-    showed it), at most one per pattern."""
+    """What in the text the patterns read as an instruction to the AI (as matched, on the view
+    that showed it), at most one per pattern. core.injection.hits adds the classifier."""
     return list(_hits(text or ""))
 
 
@@ -319,48 +338,15 @@ def _hits(text: str) -> tuple[str, ...]:
     all_views = views(text)
     for view in all_views:
         flat = view.replace("\n", " ")      # "Ignore\nprevious\ninstructions" is one phrase
-        for i, (_, rx, by_line) in enumerate(_COMPILED):
-            if i in seen_patterns:
+        skip = {family for family, words in _NEEDS.items()
+                if not (words.search(flat) if isinstance(words, re.Pattern) else any(w in flat for w in words))}
+        for i, (family, rx, by_line) in enumerate(_COMPILED):
+            if i in seen_patterns or family in skip:
                 continue
-            m = (rx.search(view) or rx.search(flat)) if by_line else rx.search(flat)
+            m = (rx.search(view) or (flat != view and rx.search(flat))) if by_line else rx.search(flat)
             if m:
                 seen_patterns.add(i)
                 found.append(m.group(0).strip())
     squashed = _SQUASH.sub("", all_views[0])
     found += [m.group(0) for rx in _SQUASHED for m in [rx.search(squashed)] if m]
     return tuple(found)
-
-
-# --- the second line of defence: what the scores say ----------------------------------------------
-# The key of the Evaluator's own report ({"found": bool, "quote": str}, core.agents.evaluator).
-REPORT_FIELD = "instructions_to_ai"
-
-_ASKS_TOP = re.compile(r"full|max|maximum|highest|top|best|perfect|excellent|outstanding|exemplary|praise|10/10|"
-                       r"\b10\b|\bten\b|"
-                       r"100|a\+|3|three|högsta|full poäng|максимальн|высш|пят[её]рк|volle|höchst|bestnote|maximale|"
-                       r"parfaite|más alta|máxima", re.IGNORECASE)
-
-
-def steered(scores: dict[str, int], rubric, requests: list[str]) -> bool:
-    """Are the scores what the instructions asked for? Every criterion at the top of the scale
-    when the text asked for top marks (or said nothing readable about marks)."""
-    if not scores or not all(int(s) == rubric.scale_max for s in scores.values()):
-        return False
-    return not requests or any(_ASKS_TOP.search(r) for r in requests)
-
-
-def attention(evaluation: dict, scores: dict[str, int], rubric, text: str) -> tuple[bool, list[str]]:
-    """(flag, reasons) from the Evaluator's own report of instructions aimed at it and from
-    scores that match what the text asked for."""
-    reported = (evaluation or {}).get(REPORT_FIELD) or {}
-    found = hits(text)
-    reasons = []
-    if reported.get("found") and not found:
-        quote = (reported.get("quote") or "").strip()
-        reasons.append("The Evaluator reports instructions aimed at the AI in the text"
-                       + (f" (\u201c{quote}\u201d)" if quote else "") + ": check the scores were not steered.")
-    flagged = bool(found or reported.get("found"))
-    if flagged and steered(scores, rubric, found + [reported.get("quote") or ""]):
-        reasons.append("Every criterion is at the top of the scale, as the instructions in the text asked: "
-                       "mark this one yourself before approving it.")
-    return flagged, reasons
