@@ -1,7 +1,9 @@
 """Release: the gates an assignment must pass, then every approved, unreleased item is released
-and its review version locked (db.releases.lock_approved)."""
+and its review version locked (db.releases.lock_approved); then their grades go to the LMS
+when the assignment is linked to one (core.lti.grades.post_released)."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from sqlite_utils import Database
@@ -10,10 +12,13 @@ from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
+from core.lti import grades
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
 from db import audit, courses, exports, now, releases, submissions
 from db import users as users_db
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -84,4 +89,14 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         submissions.set_status_many(conn, ids, "released", triage.RELEASED)
         audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
-    return {"release_id": rel_id, "n_items": len(ids), "released_at": at}
+    return {"release_id": rel_id, "n_items": len(ids), "released_at": at, "lms": _to_lms(conn, assignment_id, ids, actor)}
+
+
+def _to_lms(conn: Database, assignment_id: int, ids: list[int], actor: Actor) -> dict:
+    """The released items' grades to the LMS, after the release committed: what could not be
+    sent waits for its retry (core.lti.grades) and never undoes the release."""
+    try:
+        return grades.post_released(conn, assignment_id, ids, actor=actor)
+    except Exception as e:  # noqa: BLE001  (the release stands whatever the passback does)
+        log.exception("grade passback after release of assignment %s", assignment_id)
+        return {"linked": True, "error": f"the grades could not be sent to the LMS ({e}); the release stands"}

@@ -43,6 +43,7 @@ ORDER = (
     "m022a_bulk_holds",
     "m022f_llm_calls_answer_logprobs",
     "m023p_dashboard_scopes",
+    "m025b_lti_grades",
 )
 
 migrations = Migrations("fairmark")

@@ -145,8 +145,9 @@ def routes(svc: Services) -> list[Route]:
             return refused
         if request.headers.get("content-type", "").split(";")[0] != SCORE_TYPE:
             return JSONResponse({"error": "wrong content type"}, status_code=415)
-        if svc.slow_scores:
+        if svc.slow_scores:            # answers too late for the tool, and records nothing
             await asyncio.sleep(svc.slow_scores)
+            return JSONResponse({"error": "too slow"}, status_code=504)
         with svc.lock:
             if svc.fail_scores > 0:
                 svc.fail_scores -= 1

@@ -1,0 +1,157 @@
+"""Grade passback (issue 25, Assignment and Grade Services) against the test platform on a real
+HTTP server: a release's score and comment reach the LMS exactly once; nothing a teacher did not
+approve is sent; a platform failure leaves the release, is recorded, shown and sent later."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+import factories as f
+import lti_support
+from core.accounts.access import Actor
+from core.cli import main
+from core.errors import Forbidden
+from core.lti import grades, roster, tokens
+from core.signoff import actions, release
+from lti_platform.services import Services
+
+lti_support.install_standins()
+
+HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 2}
+TEACHER = Actor("ann", role="admin")
+
+
+@pytest.fixture
+def lms(conn):
+    """A course of three students linked to an LMS context whose roster FairMark has read, and
+    a drafted submission per student."""
+    tokens.forget()
+    svc = Services(client_id="fairmark-tool", tool_jwks=lti_support._jwks)
+    with lti_support.serve(svc):
+        c = f.course(conn, "Biology")
+        lti_support.link(conn, svc, c["course_id"], c["assignment_id"])
+        svc.members = [lti_support.member(f"lms-{n}", f"Pupil {n}", f"pupil{n}@school.example") for n in range(3)]
+        roster.sync(conn, c["course_id"], actor=TEACHER)
+        subs = []
+        for st, in conn.execute("SELECT id FROM students WHERE course_id = ? ORDER BY id", [c["course_id"]]).fetchall():
+            sid = f.submission(conn, c["assignment_id"], st, text=f"My reflection number {st}.")
+            f.draft(conn, sid, HIGH, comment=f"Draft comment {st}.")
+            subs.append(sid)
+        yield svc, c, subs
+    tokens.forget()
+
+
+def approve(conn, sid, comment=None):
+    review = actions.open_item(conn, sid, actor=TEACHER)
+    version = review["version"]
+    if comment is not None:
+        version = actions.save_edit(conn, sid, version=version, scores=HIGH, comment=comment,
+                                    reasons=["other"], note="test edit", actor=TEACHER)["version"]
+    actions.approve(conn, sid, version=version, actor=TEACHER)
+
+
+def test_a_release_posts_each_approved_score_and_comment_once(conn, lms):
+    svc, c, subs = lms
+    approve(conn, subs[0], comment="Well argued; add one example next time.")
+    approve(conn, subs[1])
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert out["lms"]["posted"] == 2 and out["lms"]["failed"] == []
+    assert svc.lineitem_posts == 1                                     # the column, created once
+    first = svc.scores_for("lms-0")
+    assert len(first) == 1 and first[0]["scoreGiven"] == 10 and first[0]["scoreMaximum"] == 12
+    assert first[0]["comment"] == "Well argued; add one example next time."
+    assert (first[0]["activityProgress"], first[0]["gradingProgress"]) == ("Completed", "FullyGraded")
+    assert first[0]["timestamp"] == out["released_at"]
+    assert svc.scores_for("lms-2") == []                               # not approved: never sent
+    assert svc.token_requests == 3        # roster, line item, score: one token each, reused for every post
+    # a second release of another item, a retry and `lti push`: still once each
+    approve(conn, subs[2])
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
+    assert main(["lti", "push", "--course", "Biology", "--assignment", "Week 1"]) == 0
+    assert [len(svc.scores_for(f"lms-{n}")) for n in range(3)] == [1, 1, 1] and svc.lineitem_posts == 1
+    posts = conn.execute("SELECT COUNT(*) FROM audit_log WHERE action = 'lti_post'").fetchone()[0]
+    assert posts == 3
+
+
+def test_an_unapproved_draft_is_never_sent(conn, lms):
+    svc, c, subs = lms
+    approve(conn, subs[0], comment="The words the teacher approved.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    grades.post_released(conn, c["assignment_id"], subs, actor=TEACHER)      # even when asked for every id
+    grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
+    assert [(s["userId"], s["comment"]) for s in svc.scores] == [("lms-0", "The words the teacher approved.")]
+
+
+def test_a_new_version_released_later_is_sent_and_the_old_one_is_not_sent_again(conn, lms):
+    svc, c, subs = lms
+    approve(conn, subs[0], comment="First released comment.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    approve(conn, subs[0], comment="Corrected after a student asked.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert [s["comment"] for s in svc.scores_for("lms-0")] == ["First released comment.",
+                                                               "Corrected after a student asked."]
+
+
+def test_the_launchs_line_item_is_used_and_none_is_created(conn, lms):
+    svc, c, subs = lms
+    conn.execute("DELETE FROM lti_links")
+    url = svc.add_lineitem("Week 1 in the LMS")
+    lti_support.link(conn, svc, c["course_id"], c["assignment_id"], lineitem=url, scopes=("score",))
+    approve(conn, subs[0])
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert svc.lineitem_posts == 0 and svc.scores_for("lms-0")[0]["lineitem"] == url
+
+
+@pytest.mark.parametrize("trouble", ["500", "timeout"])
+def test_a_platform_failure_keeps_the_release_records_it_and_push_sends_it_later(conn, lms, monkeypatch, capsys,
+                                                                                trouble):
+    svc, c, subs = lms
+    if trouble == "500":
+        svc.fail_scores = 1
+    else:
+        import httpx
+        monkeypatch.setattr(tokens, "TIMEOUT", httpx.Timeout(0.3))
+        svc.slow_scores = 1.0
+    approve(conn, subs[0])
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert out["n_items"] == 1 and conn.execute("SELECT status FROM submissions WHERE id = ?",
+                                                [subs[0]]).fetchone()[0] == "released"
+    failed = out["lms"]["failed"]
+    assert len(failed) == 1 and ("did not answer in time" if trouble == "timeout" else "(500)") in failed[0]["error"]
+    row = conn.execute("SELECT status, attempts, next_try, last_error FROM lti_passbacks").fetchone()
+    assert row[0] == "failed" and row[1] == 1 and row[2] > out["released_at"] and row[3] == failed[0]["error"]
+    view = grades.release_view_of(conn, c["assignment_id"], names=True)
+    assert view["waiting"] == 1 and view["problems"][0]["student"] == "Pupil 0"
+    assert view["problems"][0]["why"] == failed[0]["error"]
+    svc.slow_scores, svc.fail_scores = 0, 0
+    monkeypatch.setattr(tokens, "TIMEOUT", grades.tokens.TIMEOUT)
+    grades.post_released(conn, c["assignment_id"], [], actor=TEACHER)   # not due yet: the backoff waits
+    got = len(svc.scores_for("lms-0"))
+    assert main(["lti", "push", "--course", "Biology", "--assignment", "Week 1"]) == 0
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed["posted"] == 1 and printed["waiting"] == 0
+    assert got == 0 and len(svc.scores_for("lms-0")) == 1
+    assert grades.release_view_of(conn, c["assignment_id"], names=True)["problems"] == []
+
+
+def test_push_is_refused_without_the_grant(conn, lms, capsys):
+    svc, c, subs = lms
+    f.user(conn, "tom", "ta", courses=[c["course_id"]])
+    f.user(conn, "ines", "instructor", courses=[f.course(conn, "Other")["course_id"]])
+    for who in ("tom", "ines"):
+        assert main(["--as", who, "lti", "push", "--course", "Biology", "--assignment", "Week 1"]) == 2
+        assert "may not release feedback" in capsys.readouterr().out or who == "ines"
+    with pytest.raises(Forbidden):
+        grades.retry(conn, c["course_id"], c["assignment_id"], actor=Actor("x", role="instructor", courses={}))
+
+
+def test_a_student_the_lms_roster_lacks_is_held_with_the_reason(conn, lms):
+    svc, c, subs = lms
+    outsider = f.student(conn, c["course_id"], external_id="walk-in", name="Walk In")
+    sid = f.submission(conn, c["assignment_id"], outsider, text="Late reflection.")
+    f.draft(conn, sid, HIGH)
+    approve(conn, sid)
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert "not on the LMS course's roster" in out["lms"]["failed"][0]["error"] and svc.scores == []
