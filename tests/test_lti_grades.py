@@ -155,3 +155,38 @@ def test_a_student_the_lms_roster_lacks_is_held_with_the_reason(conn, lms):
     approve(conn, sid)
     out = release.release(conn, c["assignment_id"], actor=TEACHER)
     assert "not on the LMS course's roster" in out["lms"]["failed"][0]["error"] and svc.scores == []
+
+
+def test_the_release_page_shows_which_grades_did_not_reach_the_lms_and_sends_them(app_test, conn, lms):
+    svc, c, subs = lms
+    svc.fail_scores = 1
+    approve(conn, subs[0])
+    approve(conn, subs[1])
+    hostile = "<img src=x onerror=alert(1)> **Bold**"
+    svc.members[0]["name"] = hostile
+    roster.sync(conn, c["course_id"], actor=TEACHER)
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    at = app_test("pages/release.py", role="instructor", courses=[c["course_id"]])
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert "1 grade(s) and comment(s) reached the LMS; 1 wait to be sent" in " ".join(x.value for x in at.caption)
+    assert any("1 grade(s) could not be sent" in w.value for w in at.warning)
+    assert all("onerror" not in m.value for m in at.markdown)             # the name only in the table, as text
+    table = at.dataframe[0].value
+    assert list(table["Student"]) == [hostile] and "(500)" in table["Why"][0] and table["Next try"][0].endswith("UTC")
+    at.button(key="release_lms_push").click().run()
+    assert any("Sent 1 grade(s) to the LMS." in s.value for s in at.success)
+    assert [len(svc.scores_for(f"lms-{n}")) for n in range(2)] == [1, 1]
+    assert not [b for b in at.button if b.key == "release_lms_push"]       # nothing waits any more
+
+
+def test_the_view_names_a_student_by_pseudonym_for_whoever_may_not_see_names(conn, lms):
+    svc, c, subs = lms
+    svc.fail_scores = 1
+    approve(conn, subs[0])
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    pseudonym = conn.execute("SELECT pseudonym FROM students WHERE name = 'Pupil 0'").fetchone()[0]
+    assert grades.release_view_of(conn, c["assignment_id"], names=False)["problems"][0]["student"] == pseudonym
+    coordinator = Actor("cora", role="coordinator", courses={c["course_id"]: False})
+    assert release.release_page(conn, c["assignment_id"], actor=coordinator)["lms"]["problems"][0]["student"] == pseudonym

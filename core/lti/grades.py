@@ -52,7 +52,7 @@ def _links():
         return None
 
 
-def link_of(conn, assignment_id: int) -> dict | None:
+def _link_of(conn, assignment_id: int) -> dict | None:
     links = _links()
     return links.for_assignment(conn, assignment_id) if links else None
 
@@ -63,7 +63,7 @@ def post_released(conn, assignment_id: int, submission_ids: list[int], *, actor:
     after the release committed. Returns `_summary` ({"linked": False} when the assignment is not
     linked to an LMS line item)."""
     access.check(conn, actor, "release", assignment=assignment_id)
-    link = link_of(conn, assignment_id)
+    link = _link_of(conn, assignment_id)
     if link is None:
         return {"linked": False}
     with write_transaction(conn):
@@ -77,7 +77,7 @@ def retry(conn, course_id: int, assignment_id: int, *, actor: Actor) -> dict:
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if courses.get_assignment(conn, assignment_id)["course_id"] != course_id:
         raise NotFound(f"assignment {assignment_id} is not in course {course_id}")
-    link = link_of(conn, assignment_id)
+    link = _link_of(conn, assignment_id)
     waiting = grades_db.to_send(conn, assignment_id, due_by=None, stale_before=_iso(_now() - STALE))
     if link is None:
         return {"linked": False, "posted": 0, "failed": [], "waiting": len(waiting)}

@@ -60,12 +60,14 @@ def release_page(conn: Database, assignment_id: int, *, actor: Actor, include_ap
     """What the Release page shows, read with one check of the actor: {"assignment", "may" (the
     actions the actor may do in the course), "overview" (db.releases.release_overview), "gates",
     "exportable" (items an export holds; `include_approved`: approved ones not released yet too),
-    "history" (the releases), "people" (display names)}. Releasing and exporting check on their own."""
+    "history" (the releases), "people" (display names), "lms" (grades sent to the LMS and those
+    waiting, core.lti.grades.release_view_of; None when the assignment sends none)}. Releasing and exporting check on their own."""
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     return {"assignment": courses.get_assignment(conn, assignment_id), "may": access.allowed(actor, course_id),
             "overview": releases.release_overview(conn, assignment_id), "gates": gates_of(conn, assignment_id),
             "exportable": exports.exportable_count(conn, assignment_id, include_approved=include_approved),
-            "history": releases.releases_of(conn, assignment_id), "people": users_db.display_names(conn)}
+            "history": releases.releases_of(conn, assignment_id), "people": users_db.display_names(conn),
+            "lms": grades.release_view_of(conn, assignment_id, names=access.sees_names(actor, course_id))}
 
 
 def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None) -> dict:
