@@ -134,6 +134,9 @@ _DELETED_WORDS = {
     "judge_agreement": ("judge agreement figure", "judge agreement figures"),
     "llm_calls": ("language model call", "language model calls"),
     "grants": ("course access grant", "course access grants"),
+    "lti_passbacks": ("grade record for the LMS", "grade records for the LMS"),
+    "lti_roster": ("LMS roster entry", "LMS roster entries"),
+    "lti_line_items": ("LMS gradebook column record", "LMS gradebook column records"),
     "audit_log": ("audit log entry", "audit log entries"),
 }
 

@@ -37,7 +37,13 @@ def _jwks(conn=None) -> dict:
     return {"keys": [_KEY.as_dict(private=False)]}
 
 
+def _launch_tables(conn) -> bool:
+    return conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'lti_links'").fetchone() is not None
+
+
 def _for_course(conn, course_id: int) -> dict | None:
+    if not _launch_tables(conn):
+        return None
     row = conn.execute(
         "SELECT p.id, p.issuer, p.client_id, p.token_url, c.context_id, c.course_id, "
         "(SELECT l.nrps_url FROM lti_links l WHERE l.context_row = c.id AND l.nrps_url != '' ORDER BY l.id DESC) "
@@ -50,6 +56,8 @@ def _for_course(conn, course_id: int) -> dict | None:
 
 
 def _for_assignment(conn, assignment_id: int) -> dict | None:
+    if not _launch_tables(conn):
+        return None
     row = conn.execute(
         "SELECT l.lineitem_url, l.lineitems_url, l.ags_scopes, l.nrps_url, c.course_id FROM lti_links l "
         "JOIN lti_contexts c ON c.id = l.context_row WHERE l.assignment_id = ? ORDER BY l.id DESC",
