@@ -105,8 +105,9 @@ def link(conn, svc: Services, course_id: int, assignment_id: int | None = None, 
     create_launch_tables(conn)
     pid = conn.execute("SELECT id FROM lti_platforms WHERE client_id = ?", [svc.client_id]).fetchone()
     pid = pid[0] if pid else conn.execute(
-        "INSERT INTO lti_platforms (issuer, client_id, token_url) VALUES (?, ?, ?)",
-        [svc.base_url, svc.client_id, svc.token_url]).lastrowid
+        "INSERT INTO lti_platforms (issuer, client_id, auth_url, token_url, jwks_url, created_at) "
+        "VALUES (?, ?, ?, ?, ?, '2026-01-01T00:00:00.000Z')",
+        [svc.base_url, svc.client_id, f"{svc.base_url}/auth", svc.token_url, f"{svc.base_url}/jwks"]).lastrowid
     ctx = conn.execute("SELECT id FROM lti_contexts WHERE platform_id = ? AND context_id = ?", [pid, context]).fetchone()
     ctx = ctx[0] if ctx else conn.execute(
         "INSERT INTO lti_contexts (platform_id, context_id, title, course_id) VALUES (?, ?, 'LMS course', ?)",
@@ -149,3 +150,24 @@ def member(user_id: str, name: str, email: str = "", sis: str = "", *, role: str
     if sis:
         m["lis_person_sourcedid"] = sis
     return m
+
+
+@contextlib.contextmanager
+def linked_course(db_path, course_name: str):
+    """The course of that name linked to a served test platform with one learner (the command
+    line reference's runs, tests/test_docs.py)."""
+    import db
+    from core.lti import tokens
+    from db import courses
+
+    install_standins()
+    tokens.forget()
+    svc = Services(client_id="fairmark-docs", tool_jwks=_jwks, members=[member("u1", "Ana López", "ana@school.example")])
+    with serve(svc):
+        conn = db.connect(db_path)
+        try:
+            link(conn, svc, courses.course_by_name(conn, course_name)["id"])
+        finally:
+            conn.close()
+        yield svc
+    tokens.forget()
