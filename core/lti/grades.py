@@ -86,17 +86,22 @@ def retry(conn, course_id: int, assignment_id: int, *, actor: Actor) -> dict:
 
 def _send(conn, link: dict, assignment_id: int, *, actor: Actor, due_by: str | None) -> dict:
     stale = _iso(_now() - STALE)
-    posted, failed = 0, []
+    posted, failed, down = 0, [], None
     for pid in grades_db.to_send(conn, assignment_id, due_by=due_by, stale_before=stale):
         with write_transaction(conn):
             mine = grades_db.claim(conn, pid, at=now(), due_by=due_by, stale_before=stale)
         if not mine:
             continue                       # another process sends it, or it was sent meanwhile
         item = grades_db.item(conn, pid)
+        if down is not None:               # the LMS failed the last grade: not tried, not waited for
+            failed.append(_failed(conn, item, down, actor=actor))
+            continue
         try:
             url = _post(conn, link, item)
         except ServiceError as e:
             failed.append(_failed(conn, item, str(e), actor=actor))
+            if not e.one_item:
+                down = f"not sent, because the LMS failed the grade before it: {e}"
         else:
             with write_transaction(conn):
                 grades_db.mark_posted(conn, pid, at=now(), line_item_url=url)
@@ -151,7 +156,7 @@ def _post(conn, link: dict, item: dict) -> str:
     if not item["lms_user_id"]:
         raise ServiceError("this student is not on the LMS course's roster FairMark knows (sync the roster: "
                            "python -m core lti roster, or an instructor's launch from the LMS), so the LMS "
-                           "cannot be told whose grade it is")
+                           "cannot be told whose grade it is", one_item=True)
     if SCORE not in link.get("ags_scopes", []):
         raise ServiceError("the LMS did not give FairMark the grade service for this assignment's link; enable "
                            "\"Assignment and Grade Services\" for the tool in the LMS, then launch it again",
@@ -161,7 +166,8 @@ def _post(conn, link: dict, item: dict) -> str:
     score = score_of(conn, item)
     response = _call("post", _scores_url(url), token, json=score, content_type=SCORE_TYPE)
     if response.status_code >= 300:
-        raise ServiceError(_refusal(response, "the grade"), retry=response.status_code >= 500)
+        raise ServiceError(_refusal(response, "the grade"), retry=response.status_code >= 500,
+                           one_item=response.status_code in (400, 409, 422))
     return url
 
 

@@ -28,11 +28,12 @@ _lock = threading.Lock()
 class ServiceError(FairMarkError):
     """The LMS's token endpoint or one of its services refused or did not answer; the message
     says what to check. `retry` is False when trying again cannot help until someone changes
-    something (a refused key, a missing scope)."""
+    something (a refused key, a missing scope); `one_item` when it is about one grade or person
+    only (the next may well go through), else the LMS itself is the trouble."""
 
-    def __init__(self, message: str, *, retry: bool = True):
+    def __init__(self, message: str, *, retry: bool = True, one_item: bool = False):
         super().__init__(message)
-        self.retry = retry
+        self.retry, self.one_item = retry, one_item
 
 
 def forget() -> None:
