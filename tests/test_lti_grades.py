@@ -192,3 +192,91 @@ def test_the_view_names_a_student_by_pseudonym_for_whoever_may_not_see_names(con
     assert grades.release_view_of(conn, c["assignment_id"], names=False)["problems"][0]["student"] == pseudonym
     coordinator = Actor("cora", role="coordinator", courses={c["course_id"]: False})
     assert release.release_page(conn, c["assignment_id"], actor=coordinator)["lms"]["problems"][0]["student"] == pseudonym
+
+
+def test_a_newer_version_supersedes_an_older_one_that_never_reached_the_lms(conn, lms):
+    svc, c, subs = lms
+    svc.fail_scores = 1
+    approve(conn, subs[0], comment="Old words.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    approve(conn, subs[0], comment="New words.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
+    assert [s["comment"] for s in svc.scores_for("lms-0")] == ["New words."]
+    assert [r[0] for r in conn.execute("SELECT status FROM lti_passbacks ORDER BY review_version")] == [
+        "superseded", "posted"]
+
+
+def test_a_line_item_a_crashed_creation_left_is_found_not_made_twice(conn, lms):
+    svc, c, subs = lms
+    # the LMS made the column, then the process died before storing its URL
+    svc.lineitems["1"] = {"id": svc.lineitems_url() + "/1", "label": "Week 1", "scoreMaximum": 12,
+                          "resourceId": f"fairmark-assignment-{c['assignment_id']}"}
+    conn.execute("INSERT INTO lti_line_items (assignment_id, platform_id, claimed_at, created_at) "
+                 "VALUES (?, 1, '2020-01-01T00:00:00.000000Z', '2020-01-01T00:00:00.000000Z')", [c["assignment_id"]])
+    approve(conn, subs[0])
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert svc.lineitem_posts == 0 and svc.scores_for("lms-0")[0]["lineitem"] == svc.lineitems_url() + "/1"
+
+
+def test_a_creation_another_process_is_making_waits_for_it(conn, lms):
+    svc, c, subs = lms
+    from db import now
+    conn.execute("INSERT INTO lti_line_items (assignment_id, platform_id, claimed_at, created_at) VALUES (?, 1, ?, ?)",
+                 [c["assignment_id"], now(), now()])
+    approve(conn, subs[0])
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert "another FairMark process is creating" in out["lms"]["failed"][0]["error"] and svc.lineitem_posts == 0
+
+
+def test_two_processes_sending_at_once_post_each_grade_once(conn, db_path, lms):
+    import threading
+
+    import db
+    svc, c, subs = lms
+    for sid in subs:
+        approve(conn, sid)
+    svc.fail_scores = 1                    # the LMS fails the release's first post: three wait
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert svc.fail_scores == 0 and svc.scores == []
+    results, go = [], threading.Barrier(3)
+
+    def push():
+        mine = db.connect(db_path)
+        go.wait()
+        results.append(grades.retry(mine, c["course_id"], c["assignment_id"], actor=TEACHER)["posted"])
+        mine.close()
+
+    threads = [threading.Thread(target=push) for _ in range(3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert sum(results) == 3 and [len(svc.scores_for(f"lms-{n}")) for n in range(3)] == [1, 1, 1]
+
+
+def test_a_refused_key_or_a_missing_grade_service_is_recorded_in_words(conn, lms):
+    svc, c, subs = lms
+    svc.refuse_tokens = True
+    tokens.forget()
+    approve(conn, subs[0])
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert "refused FairMark's key" in out["lms"]["failed"][0]["error"]
+    conn.execute("UPDATE lti_links SET ags_scopes = ''")
+    svc.refuse_tokens = False
+    out = grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
+    assert "did not give FairMark the grade service" in out["failed"][0]["error"] and svc.scores == []
+    assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE action = 'lti_post' AND after LIKE '%failed%'"
+                        ).fetchone()[0] == 2
+
+
+def test_an_assignment_without_an_lms_link_sends_nothing(conn, lms):
+    svc, c, subs = lms
+    other = f.course(conn, "Unlinked")
+    sid = f.submission(conn, other["assignment_id"], f.student(conn, other["course_id"]))
+    f.draft(conn, sid, HIGH)
+    approve(conn, sid)
+    out = release.release(conn, other["assignment_id"], actor=TEACHER)
+    assert out["lms"] == {"linked": False} and svc.scores == []
+    assert conn.execute("SELECT COUNT(*) FROM lti_passbacks").fetchone()[0] == 0
+    assert release.release_page(conn, other["assignment_id"], actor=TEACHER)["lms"] is None
