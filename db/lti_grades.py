@@ -9,8 +9,8 @@ from db import loads
 
 
 def queue(conn: Database, assignment_id: int, submission_ids: list[int], *, at: str) -> int:
-    """One pending passback for the latest released version of each submission (a version
-    already queued is left alone: UNIQUE); an older version not yet sent is superseded, since
+    """One pending passback for the latest released version of each submission of the
+    assignment (a version already queued is left alone: UNIQUE; another assignment's ids are ignored); an older version not yet sent is superseded, since
     the LMS should receive the newer one only. Returns the number queued. Call in a transaction."""
     ids = [int(i) for i in submission_ids]
     if not ids:
@@ -18,10 +18,11 @@ def queue(conn: Database, assignment_id: int, submission_ids: list[int], *, at: 
     marks = ", ".join("?" * len(ids))
     n = conn.execute(
         f"INSERT OR IGNORE INTO lti_passbacks (submission_id, assignment_id, release_id, review_version, status, "
-        f"created_at) SELECT ri.submission_id, ?, ri.release_id, ri.review_version, 'pending', ? FROM release_items ri "
-        f"WHERE ri.submission_id IN ({marks}) AND ri.release_id = "
+        f"created_at) SELECT ri.submission_id, s.assignment_id, ri.release_id, ri.review_version, 'pending', ? "
+        f"FROM release_items ri JOIN submissions s ON s.id = ri.submission_id "
+        f"WHERE ri.submission_id IN ({marks}) AND s.assignment_id = ? AND ri.release_id = "
         f"(SELECT MAX(release_id) FROM release_items WHERE submission_id = ri.submission_id)",
-        [assignment_id, at, *ids]).rowcount
+        [at, *ids, assignment_id]).rowcount
     conn.execute(
         f"UPDATE lti_passbacks SET status = 'superseded' WHERE submission_id IN ({marks}) "
         f"AND status IN ('pending', 'failed') AND review_version < "

@@ -80,6 +80,13 @@ def test_an_unapproved_draft_is_never_sent(conn, lms):
     approve(conn, subs[0], comment="The words the teacher approved.")
     release.release(conn, c["assignment_id"], actor=TEACHER)
     grades.post_released(conn, c["assignment_id"], subs, actor=TEACHER)      # even when asked for every id
+    elsewhere = f.course(conn, "Elsewhere")
+    stranger = f.submission(conn, elsewhere["assignment_id"], f.student(conn, elsewhere["course_id"]))
+    f.draft(conn, stranger, HIGH)
+    approve(conn, stranger, comment="Another course's words.")
+    release.release(conn, elsewhere["assignment_id"], actor=TEACHER)
+    grades.post_released(conn, c["assignment_id"], [stranger], actor=TEACHER)   # not this assignment's: ignored
+    assert conn.execute("SELECT COUNT(*) FROM lti_passbacks WHERE submission_id = ?", [stranger]).fetchone()[0] == 0
     grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
     assert [(s["userId"], s["comment"]) for s in svc.scores] == [("lms-0", "The words the teacher approved.")]
 

@@ -49,5 +49,5 @@ def m025b_lti_grades(conn: Database) -> None:
         sis_id TEXT NOT NULL DEFAULT '',
         lms_status TEXT NOT NULL DEFAULT 'Active',
         synced_at TEXT NOT NULL,
-        UNIQUE (course_id, platform_id, lms_user_id))""")
+        UNIQUE (course_id, lms_user_id, platform_id))""")
     conn.execute("CREATE INDEX idx_lti_roster_sis ON lti_roster (course_id, sis_id)")
