@@ -287,3 +287,14 @@ def test_an_assignment_without_an_lms_link_sends_nothing(conn, lms):
     assert out["lms"] == {"linked": False} and svc.scores == []
     assert conn.execute("SELECT COUNT(*) FROM lti_passbacks").fetchone()[0] == 0
     assert release.release_page(conn, other["assignment_id"], actor=TEACHER)["lms"] is None
+
+
+def test_push_exits_1_while_a_grade_still_cannot_be_sent(conn, lms, capsys):
+    svc, c, subs = lms
+    svc.fail_scores = 2
+    approve(conn, subs[0])
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert main(["lti", "push", "--course", "Biology", "--assignment", "Week 1"]) == 1
+    printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert printed["posted"] == 0 and printed["failed"][0]["submission_id"] == subs[0] and printed["waiting"] == 1
+    assert conn.execute("SELECT attempts FROM lti_passbacks").fetchone()[0] == 2
