@@ -99,6 +99,13 @@ def claim_line_item(conn: Database, assignment_id: int, platform_id: int, *, at:
                         "AND url IS NULL AND claimed_at < ?", [at, assignment_id, platform_id, stale_before]).rowcount == 1
 
 
+def drop_line_item_claim(conn: Database, assignment_id: int, platform_id: int) -> None:
+    """A creation that failed: its claim is left stale at once (the next caller takes it and
+    first looks for a line item the LMS may have made anyway)."""
+    conn.execute("UPDATE lti_line_items SET claimed_at = '' WHERE assignment_id = ? AND platform_id = ? AND url IS NULL",
+                 [assignment_id, platform_id])
+
+
 def set_line_item(conn: Database, assignment_id: int, platform_id: int, url: str, *, created: bool, at: str) -> None:
     conn.execute("INSERT INTO lti_line_items (assignment_id, platform_id, url, created_by_fairmark, created_at) "
                  "VALUES (?, ?, ?, ?, ?) ON CONFLICT (assignment_id, platform_id) DO UPDATE SET url = excluded.url, "

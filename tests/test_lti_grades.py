@@ -298,3 +298,14 @@ def test_push_exits_1_while_a_grade_still_cannot_be_sent(conn, lms, capsys):
     printed = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
     assert printed["posted"] == 0 and printed["failed"][0]["submission_id"] == subs[0] and printed["waiting"] == 1
     assert conn.execute("SELECT attempts FROM lti_passbacks").fetchone()[0] == 2
+
+
+def test_a_failed_line_item_creation_is_tried_again_and_makes_one_column(conn, lms):
+    svc, c, subs = lms
+    svc.fail_lineitems = 1
+    approve(conn, subs[0])
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    assert "the new gradebook column (503)" in out["lms"]["failed"][0]["error"] and svc.lineitems == {}
+    out = grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)     # within minutes: not "another process"
+    assert out["posted"] == 1 and svc.lineitem_posts == 1 and len(svc.lineitems) == 1
+    assert len(svc.scores_for("lms-0")) == 1

@@ -190,9 +190,21 @@ def _line_item(conn, link: dict, assignment_id: int) -> str:
     if not mine:
         raise ServiceError("another FairMark process is creating this assignment's gradebook column; FairMark "
                            "tries again shortly")
+    try:
+        url = _create_line_item(conn, link, assignment_id, look_first=known is not None)
+    except ServiceError:
+        with write_transaction(conn):  # the next try takes the claim and first looks for what the LMS may have made
+            grades_db.drop_line_item_claim(conn, assignment_id, platform_id)
+        raise
+    with write_transaction(conn):      # stored before anything else can try to create it again
+        grades_db.set_line_item(conn, assignment_id, platform_id, url, created=True, at=now())
+    return url
+
+
+def _create_line_item(conn, link: dict, assignment_id: int, *, look_first: bool) -> str:
     token = tokens.access_token(conn, link["platform"], [LINEITEM])
     resource = f"fairmark-assignment-{assignment_id}"
-    url = None if not known else _existing(link["lineitems_url"], resource, token)
+    url = _existing(link["lineitems_url"], resource, token) if look_first else None
     if url is None:
         assignment = courses.get_assignment(conn, assignment_id)
         body = {"label": assignment["title"], "scoreMaximum": courses.get_rubric(conn, assignment["rubric_id"]).max_total,
@@ -201,8 +213,6 @@ def _line_item(conn, link: dict, assignment_id: int) -> str:
         url = _json(response).get("id") if response.status_code < 300 else None
         if not isinstance(url, str) or not url:
             raise ServiceError(_refusal(response, "the new gradebook column"), retry=response.status_code >= 500)
-    with write_transaction(conn):      # stored before anything else can try to create it again
-        grades_db.set_line_item(conn, assignment_id, platform_id, url, created=True, at=now())
     return url
 
 

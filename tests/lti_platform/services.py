@@ -5,7 +5,8 @@ scores, each post recorded).
 
 `Services` holds the platform's state; `routes()` are Starlette routes a test server mounts
 (tests/lti_support.py serves them on 127.0.0.1 with uvicorn). What a test can make it do:
-`fail_scores` (answer the next N score posts with 500), `slow_scores` (seconds to sleep first,
+`fail_scores` (answer the next N score posts with 500), `fail_lineitems` (the next N line
+item creations with 503), `slow_scores` (seconds to sleep first,
 for a timeout), `refuse_tokens`.
 """
 from __future__ import annotations
@@ -49,6 +50,7 @@ class Services:
     tokens: dict[str, set] = field(default_factory=dict)       # issued token -> scopes
     seen_jti: set = field(default_factory=set)
     fail_scores: int = 0
+    fail_lineitems: int = 0
     slow_scores: float = 0.0
     refuse_tokens: bool = False
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -129,6 +131,9 @@ def routes(svc: Services) -> list[Route]:
                 return refused
             item = await request.json()
             with svc.lock:
+                if svc.fail_lineitems > 0:
+                    svc.fail_lineitems -= 1
+                    return JSONResponse({"error": "server trouble"}, status_code=503)
                 svc.lineitem_posts += 1
                 ident = str(len(svc.lineitems) + 1)
                 item["id"] = f"{svc.lineitems_url(context)}/{ident}"
