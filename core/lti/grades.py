@@ -228,6 +228,14 @@ def _existing(lineitems_url: str, resource: str, token: str) -> str | None:
 
 
 def _scores_url(lineitem_url: str) -> str:
+    """The line item's scores endpoint: `/scores` after its path, its query kept (Moodle's
+    line item URLs carry one).
+
+    >>> _scores_url("https://moodle.example/mod/lti/services.php/2/lineitems/3/lineitem?type_id=1")
+    'https://moodle.example/mod/lti/services.php/2/lineitems/3/lineitem/scores?type_id=1'
+    >>> _scores_url("https://canvas.example/api/lti/courses/1/line_items/7/")
+    'https://canvas.example/api/lti/courses/1/line_items/7/scores'
+    """
     parts = urlsplit(lineitem_url)
     return urlunsplit(parts._replace(path=parts.path.rstrip("/") + "/scores"))
 
