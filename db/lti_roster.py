@@ -43,10 +43,11 @@ def upload_match(conn: Database, course_id: int, student_key: str, email: str) -
     return None
 
 
-def student_with_id(conn: Database, course_id: int, external_id: str) -> int | None:
-    row = conn.execute("SELECT id FROM students WHERE course_id = ? AND external_id = ?",
-                       [course_id, external_id]).fetchone()
-    return row[0] if row else None
+def student_with_id(conn: Database, course_id: int, external_id: str) -> tuple[int, bool] | None:
+    """(id, linked to an LMS user already) of the course's student with that student id."""
+    row = conn.execute("SELECT id, EXISTS (SELECT 1 FROM lti_roster r WHERE r.student_id = st.id) FROM students st "
+                       "WHERE course_id = ? AND external_id = ?", [course_id, external_id]).fetchone()
+    return (row[0], bool(row[1])) if row else None
 
 
 def add_student(conn: Database, course_id: int, *, external_id: str, name: str, email: str, pseudonym: str) -> int:

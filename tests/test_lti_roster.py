@@ -144,3 +144,15 @@ def test_refusals_say_what_to_do_and_change_nothing(conn, lms):
     unlinked = f.course(conn, "Chemistry")
     with pytest.raises(ConfigError, match="not linked to an LMS course: its instructor launches FairMark"):
         roster.sync(conn, unlinked["course_id"], actor=ADMIN)
+
+
+def test_two_lms_users_with_the_same_email_stay_two_students(conn, lms):
+    svc, c = lms
+    svc.members = [m("u1", "Ana López", "shared@school.example")]
+    roster.sync(conn, c["course_id"], actor=ADMIN)
+    svc.members.append(m("u2", "Ana López Twin", "shared@school.example"))
+    out = roster.sync(conn, c["course_id"], actor=ADMIN)
+    assert out["created"] == 1
+    rows = dict(conn.execute("SELECT r.lms_user_id, st.external_id FROM lti_roster r "
+                             "JOIN students st ON st.id = r.student_id").fetchall())
+    assert rows == {"u1": "shared@school.example", "u2": "lms:u2"}

@@ -114,7 +114,10 @@ def _apply(conn, course_id: int, platform_id: int, m: dict, counts: dict, at: st
             counts["inactive"] += 1
             return
         external = sis or email or f"lms:{lms_id}"
-        sid = roster_db.student_with_id(conn, course_id, external)
+        found = roster_db.student_with_id(conn, course_id, external)
+        if found and found[1]:            # that student id is another LMS user's: never merge two people
+            external, found = f"lms:{lms_id}", None
+        sid = found[0] if found else None
         if sid is None:
             sid = roster_db.add_student(conn, course_id, external_id=external, name=name, email=email,
                                         pseudonym=new_pseudonym(conn))
