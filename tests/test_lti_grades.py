@@ -309,3 +309,16 @@ def test_a_failed_line_item_creation_is_tried_again_and_makes_one_column(conn, l
     out = grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)     # within minutes: not "another process"
     assert out["posted"] == 1 and svc.lineitem_posts == 1 and len(svc.lineitems) == 1
     assert len(svc.scores_for("lms-0")) == 1
+
+
+def test_releasing_on_the_page_says_how_many_grades_reached_the_lms(app_test, conn, lms):
+    svc, c, subs = lms
+    approve(conn, subs[0])
+    at = app_test("pages/release.py", role="instructor", courses=[c["course_id"]])
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    at.button(key="release_go").click().run()
+    assert not at.exception, at.exception
+    assert any("Released 1 item(s)." in s.value and "1 grade(s) reached the LMS." in s.value for s in at.success)
+    assert "1 grade(s) and comment(s) reached the LMS; 0 wait to be sent" in " ".join(x.value for x in at.caption)
+    assert len(svc.scores_for("lms-0")) == 1
