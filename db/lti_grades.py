@@ -82,6 +82,15 @@ def status_of(conn: Database, assignment_id: int) -> list[dict]:
         "ORDER BY p.status, st.name, p.id", [assignment_id]))
 
 
+def waiting(conn: Database) -> list[dict]:
+    """Every passback not yet accepted by the LMS (pending, being sent or failed), of every course."""
+    return list(conn.query(
+        "SELECT c.name AS course, a.title AS assignment, p.submission_id, p.status, p.attempts, p.last_error, "
+        "p.next_try FROM lti_passbacks p JOIN assignments a ON a.id = p.assignment_id "
+        "JOIN courses c ON c.id = a.course_id WHERE p.status IN ('pending', 'posting', 'failed') "
+        "ORDER BY c.name, a.title, p.submission_id"))
+
+
 # --- the line item ------------------------------------------------------------------------
 def line_item(conn: Database, assignment_id: int, platform_id: int) -> dict | None:
     row = conn.execute("SELECT url, claimed_at, created_by_fairmark FROM lti_line_items "

@@ -28,6 +28,19 @@ def match_member(conn: Database, course_id: int, platform_id: int, *, lms_user_i
     return None
 
 
+def student_of_learner(conn: Database, course_id: int, platform_id: int, *, lms_user_id: str,
+                       sis_id: str) -> int | None:
+    """The course's student a learner's launch is about: the one the roster linked to that LMS
+    user, else an unlinked student whose student id is the learner's SIS id."""
+    row = conn.execute("SELECT student_id FROM lti_roster WHERE course_id = ? AND platform_id = ? AND lms_user_id = ?",
+                       [course_id, platform_id, lms_user_id]).fetchone()
+    if row is None and sis_id:
+        row = conn.execute("SELECT id FROM students st WHERE course_id = ? AND external_id = ? AND NOT EXISTS "
+                           "(SELECT 1 FROM lti_roster r WHERE r.student_id = st.id) ORDER BY id",
+                           [course_id, sis_id]).fetchone()
+    return row[0] if row else None
+
+
 def upload_match(conn: Database, course_id: int, student_key: str, email: str) -> int | None:
     """The LMS-rostered student an uploaded row is about: by LMS user id (the row's student
     id), then e-mail, then SIS id; None when no rostered student matches (the upload then

@@ -34,17 +34,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
-    _lti_group(sub)
     return parser
-
-
-def _lti_group(sub) -> None:
-    """TEMPORARY (issue 25, until the launch's core.cli.lti lands): the `lti` group holding only
-    the services' commands; at the merge core.cli.lti creates the group and calls add_parsers."""
-    from core.cli import lti_grades
-
-    group = sub.add_parser("lti", help="FairMark inside the LMS (LTI 1.3): grades and roster")
-    lti_grades.add_parsers(group.add_subparsers(dest="verb", required=True, metavar="VERB"))
 
 
 def main(argv: list[str] | None = None) -> int:

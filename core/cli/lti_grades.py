@@ -23,17 +23,23 @@ def add_parsers(verbs) -> None:
 
 def run_push(args) -> int:
     conn = open_db(args)
-    who = actor(args, conn)
-    course = courses.course_by_name(conn, args.course)
-    assignment = courses.assignment_by_title(conn, course["id"], args.assignment)
-    out = grades.retry(conn, course["id"], assignment["id"], actor=who)
-    emit({"course": course["name"], "assignment": assignment["title"], **out})
-    return 1 if out["failed"] else 0
+    try:
+        who = actor(args, conn)
+        course = courses.course_by_name(conn, args.course)
+        assignment = courses.assignment_by_title(conn, course["id"], args.assignment)
+        out = grades.retry(conn, course["id"], assignment["id"], actor=who)
+        emit({"course": course["name"], "assignment": assignment["title"], **out})
+        return 1 if out["failed"] else 0
+    finally:
+        conn.close()
 
 
 def run_roster(args) -> int:
     conn = open_db(args)
-    who = actor(args, conn)
-    course = courses.course_by_name(conn, args.course)
-    emit({"course": course["name"], **roster.sync(conn, course["id"], actor=who)})
-    return 0
+    try:
+        who = actor(args, conn)
+        course = courses.course_by_name(conn, args.course)
+        emit({"course": course["name"], **roster.sync(conn, course["id"], actor=who)})
+        return 0
+    finally:
+        conn.close()

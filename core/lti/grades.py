@@ -19,7 +19,6 @@ looked up by its resourceId, so a retry does not make a second column).
 """
 from __future__ import annotations
 
-import importlib
 from datetime import datetime, timedelta, timezone
 from urllib.parse import urlsplit, urlunsplit
 
@@ -28,7 +27,7 @@ import httpx
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import NotFound
-from core.lti import tokens
+from core.lti import links, tokens
 from core.lti.tokens import ServiceError
 from core.text import format_timestamp
 from db import audit, courses, now, write_transaction
@@ -44,19 +43,8 @@ FIRST_WAIT = timedelta(minutes=1)    # the wait after a first failure, doubled e
 LONGEST_WAIT = timedelta(hours=6)    # ... up to this
 
 
-def _links():
-    """l-lti's core.lti.links (the launch's links of assignments and courses); None before it exists."""
-    try:
-        return importlib.import_module("core.lti.links")
-    except ModuleNotFoundError as e:
-        if e.name != "core.lti.links":
-            raise
-        return None
-
-
 def _link_of(conn, assignment_id: int) -> dict | None:
-    links = _links()
-    return links.for_assignment(conn, assignment_id) if links else None
+    return links.for_assignment(conn, assignment_id)
 
 
 def post_released(conn, assignment_id: int, submission_ids: list[int], *, actor: Actor) -> dict:
@@ -130,6 +118,15 @@ def _summary(conn, assignment_id: int, *, posted: int, failed: list[dict]) -> di
     return {"linked": True, "posted": posted, "failed": failed,
             "sent": sum(r["status"] == "posted" for r in rows),
             "waiting": sum(r["status"] != "posted" for r in rows)}
+
+
+def pending(conn) -> list[dict]:
+    """The grades of every course that have not reached the LMS yet (`lti status`'s "pending"):
+    {course, assignment, submission_id, status ("waiting" or "failed"), tries, why, next_try}.
+    Called after platforms.status's check."""
+    return [{"course": r["course"], "assignment": r["assignment"], "submission_id": r["submission_id"],
+             "status": "failed" if r["status"] == "failed" else "waiting", "tries": r["attempts"],
+             "why": r["last_error"] or "", "next_try": r["next_try"] or ""} for r in grades_db.waiting(conn)]
 
 
 def release_view_of(conn, assignment_id: int, *, names: bool) -> dict | None:

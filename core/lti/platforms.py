@@ -9,6 +9,7 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, ConflictError
+from core.lti import grades
 from db import lti as lti_db
 
 LOGIN, LAUNCH, JWKS = "/lti/login", "/lti/launch", "/lti/jwks"
@@ -72,19 +73,13 @@ def list_all(conn, *, actor: Actor) -> list[dict]:
             for p in lti_db.list_platforms(conn)]
 
 
-def pending_passbacks(conn) -> list[dict]:
-    """Grade posts not yet accepted by the LMS. The grade service (core.lti.grades) replaces this
-    stand-in at the merge; until then nothing is ever pending."""
-    return []
-
-
 def status(conn, *, actor: Actor) -> dict:
     """{"platforms", "contexts": [{context_id, title, course}], "pending"} for `lti status`."""
     access.require(actor, "lti")
     return {"platforms": list_all(conn, actor=actor),
             "contexts": [{"context_id": c["context_id"], "title": c["title"], "course": c["course"]}
                          for c in lti_db.list_contexts(conn)],
-            "pending": pending_passbacks(conn)}
+            "pending": grades.pending(conn)}
 
 
 def tool_urls(base_url: str) -> dict:

@@ -23,7 +23,7 @@ import httpx
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError
-from core.lti import tokens
+from core.lti import links, tokens
 from core.lti.tokens import ServiceError
 from db import audit, now, write_transaction
 from db import lti_roster as roster_db
@@ -41,7 +41,6 @@ def sync(conn, course_id: int, *, actor: Actor) -> dict:
     an instructor's launch). Returns {"course_id", "members", "created", "updated", "matched",
     "not_students", "inactive"}."""
     access.check(conn, actor, "upload", course=course_id)
-    from core.lti import links  # l-lti's: the LMS context linked to the course
 
     link = links.for_course(conn, course_id)
     if link is None:
