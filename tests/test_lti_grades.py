@@ -8,38 +8,35 @@ import json
 import pytest
 
 import factories as f
-import lti_services_support as lti_support
+import lti_support
 from core.accounts.access import Actor
 from core.cli import main
 from core.errors import Forbidden
 from core.lti import grades, roster, tokens
 from core.signoff import actions, release
-from lti_platform.services import Services
+from lti_support import client, lti_env, platform  # noqa: F401  (fixtures)
 
-lti_support.install_standins()
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 2}
 TEACHER = Actor("ann", role="admin")
 
 
 @pytest.fixture
-def lms(conn):
-    """A course of three students linked to an LMS context whose roster FairMark has read, and
-    a drafted submission per student."""
-    tokens.forget()
-    svc = Services(client_id="fairmark-tool", tool_jwks=lti_support._jwks)
-    with lti_support.serve(svc):
-        c = f.course(conn, "Biology")
-        lti_support.link(conn, svc, c["course_id"], c["assignment_id"])
-        svc.members = [lti_support.member(f"lms-{n}", f"Pupil {n}", f"pupil{n}@school.example") for n in range(3)]
-        roster.sync(conn, c["course_id"], actor=TEACHER)
-        subs = []
-        for st, in conn.execute("SELECT id FROM students WHERE course_id = ? ORDER BY id", [c["course_id"]]).fetchall():
-            sid = f.submission(conn, c["assignment_id"], st, text=f"My reflection number {st}.")
-            f.draft(conn, sid, HIGH, comment=f"Draft comment {st}.")
-            subs.append(sid)
-        yield svc, c, subs
-    tokens.forget()
+def lms(conn, platform, client):
+    """The course "Biology" and its assignment "Week 1" made by the instructor's launch from the
+    test platform, which read the LMS roster of three students; a drafted submission each."""
+    svc = platform.services
+    svc.members = [lti_support.member(f"lms-{n}", f"Pupil {n}", f"pupil{n}@school.example") for n in range(3)]
+    c = lti_support.launched(client, platform, context_title="Biology", link_title="Week 1")
+    c["relaunch"] = lambda **claims: lti_support.launched(client, platform, context_title="Biology",
+                                                          link_title="Week 1", **claims)
+    subs = []
+    for st, in conn.execute("SELECT id FROM students WHERE course_id = ? ORDER BY id", [c["course_id"]]).fetchall():
+        sid = f.submission(conn, c["assignment_id"], st, text=f"My reflection number {st}.")
+        f.draft(conn, sid, HIGH, comment=f"Draft comment {st}.")
+        subs.append(sid)
+    assert len(subs) == 3                                              # the launch read the roster
+    yield svc, c, subs
 
 
 def approve(conn, sid, comment=None):
@@ -103,9 +100,8 @@ def test_a_new_version_released_later_is_sent_and_the_old_one_is_not_sent_again(
 
 def test_the_launchs_line_item_is_used_and_none_is_created(conn, lms):
     svc, c, subs = lms
-    conn.execute("DELETE FROM lti_links")
     url = svc.add_lineitem("Week 1 in the LMS")
-    lti_support.link(conn, svc, c["course_id"], c["assignment_id"], lineitem=url, scopes=("score",))
+    c["relaunch"](**lti_support.ags(svc.base_url, ("score",), lineitem=url))    # the link now has the LMS's column
     approve(conn, subs[0])
     release.release(conn, c["assignment_id"], actor=TEACHER)
     assert svc.lineitem_posts == 0 and svc.scores_for("lms-0")[0]["lineitem"] == url
@@ -220,7 +216,8 @@ def test_a_line_item_a_crashed_creation_left_is_found_not_made_twice(conn, lms):
     svc.lineitems["1"] = {"id": svc.lineitems_url() + "/1", "label": "Week 1", "scoreMaximum": 12,
                           "resourceId": f"fairmark-assignment-{c['assignment_id']}"}
     conn.execute("INSERT INTO lti_line_items (assignment_id, platform_id, claimed_at, created_at) "
-                 "VALUES (?, 1, '2020-01-01T00:00:00.000000Z', '2020-01-01T00:00:00.000000Z')", [c["assignment_id"]])
+                 "VALUES (?, ?, '2020-01-01T00:00:00.000000Z', '2020-01-01T00:00:00.000000Z')",
+                 [c["assignment_id"], c["platform_id"]])
     approve(conn, subs[0])
     release.release(conn, c["assignment_id"], actor=TEACHER)
     assert svc.lineitem_posts == 0 and svc.scores_for("lms-0")[0]["lineitem"] == svc.lineitems_url() + "/1"
@@ -229,8 +226,8 @@ def test_a_line_item_a_crashed_creation_left_is_found_not_made_twice(conn, lms):
 def test_a_creation_another_process_is_making_waits_for_it(conn, lms):
     svc, c, subs = lms
     from db import now
-    conn.execute("INSERT INTO lti_line_items (assignment_id, platform_id, claimed_at, created_at) VALUES (?, 1, ?, ?)",
-                 [c["assignment_id"], now(), now()])
+    conn.execute("INSERT INTO lti_line_items (assignment_id, platform_id, claimed_at, created_at) VALUES (?, ?, ?, ?)",
+                 [c["assignment_id"], c["platform_id"], now(), now()])
     approve(conn, subs[0])
     out = release.release(conn, c["assignment_id"], actor=TEACHER)
     assert "another FairMark process is creating" in out["lms"]["failed"][0]["error"] and svc.lineitem_posts == 0
@@ -269,8 +266,8 @@ def test_a_refused_key_or_a_missing_grade_service_is_recorded_in_words(conn, lms
     approve(conn, subs[0])
     out = release.release(conn, c["assignment_id"], actor=TEACHER)
     assert "refused FairMark's key" in out["lms"]["failed"][0]["error"]
-    conn.execute("UPDATE lti_links SET ags_scopes = ''")
     svc.refuse_tokens = False
+    c["relaunch"](**lti_support.ags(svc.base_url, ()))            # the LMS stopped offering the grade service
     out = grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
     assert "did not give FairMark the grade service" in out["failed"][0]["error"] and svc.scores == []
     assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE action = 'lti_post' AND after LIKE '%failed%'"

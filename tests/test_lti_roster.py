@@ -9,7 +9,7 @@ import json
 import pytest
 
 import factories as f
-import lti_services_support as lti_support
+import lti_support
 from core import ingest  # noqa: F401  (the package, as tests/test_ingest.py uses it)
 from core.accounts.access import Actor
 from core.cli import main
@@ -18,22 +18,18 @@ from core.ingest import commit as ingest_commit
 from core.lti import roster, tokens
 from core.lti.tokens import ServiceError
 from core.pipeline import Ids, item_for, masked_job
-from lti_platform.services import Services
+from lti_support import client, lti_env, platform  # noqa: F401  (fixtures)
 
-lti_support.install_standins()
 ADMIN = Actor("ann", role="admin")
 m = lti_support.member
 
 
 @pytest.fixture
-def lms(conn):
-    tokens.forget()
-    svc = Services(client_id="fairmark-tool", tool_jwks=lti_support._jwks)
-    with lti_support.serve(svc):
-        c = f.course(conn, "Biology")
-        lti_support.link(conn, svc, c["course_id"], c["assignment_id"])
-        yield svc, c
-    tokens.forget()
+def lms(conn, platform, client):
+    """The course "Biology" and its assignment "Week 1", made by its instructor's launch from the
+    test platform (whose roster is empty until a test fills it)."""
+    c = lti_support.launched(client, platform, context_title="Biology", link_title="Week 1")
+    yield platform.services, c
 
 
 def students(conn, course_id):
@@ -55,7 +51,8 @@ def test_sync_reads_every_page_and_creates_only_the_learners(conn, lms):
     assert got["Ben Okafor"][1:3] == ("ben@school.example", "u2") and got["Cy Dee"][1] == "SIS-3"
     assert got["Eve Five"][1:3] == ("lms:u5", "u5") and "Ms Teacher" not in got and "Gone Away" not in got
     assert all(p.startswith("Student-") for *_, p in got.values())
-    audit = json.loads(conn.execute("SELECT after FROM audit_log WHERE action = 'lti_roster'").fetchone()[0])
+    audit = json.loads(conn.execute("SELECT after FROM audit_log WHERE action = 'lti_roster' ORDER BY id DESC"
+                                    ).fetchone()[0])
     assert audit["created"] == 4 and "Ana" not in json.dumps(audit)
 
 
@@ -138,6 +135,7 @@ def test_refusals_say_what_to_do_and_change_nothing(conn, lms):
     svc, c = lms
     svc.members = [m("u1", "Ana López")]
     svc.refuse_tokens = True
+    tokens.forget()                                  # the launch's token is cached: ask the LMS again
     with pytest.raises(ServiceError, match="refused FairMark's key"):
         roster.sync(conn, c["course_id"], actor=ADMIN)
     assert students(conn, c["course_id"]) == {}

@@ -1,27 +1,26 @@
 """The access token for the LMS's services (issue 25): a client-credentials grant whose JWT
-assertion the test platform verifies against the tool's key set; cached per platform and scopes;
-each refusal a specific message."""
+assertion (signed by core.lti.keys) the test platform verifies against the key set FairMark's
+own /lti/jwks serves; cached per platform and scopes; each refusal a specific message."""
 from __future__ import annotations
 
 import pytest
 
-import lti_services_support as lti_support
 from core.lti import tokens
-from lti_platform.services import SCOPE, Services
-
-lti_support.install_standins()
+from lti_platform.services import SCOPE
+from lti_support import client, lti_env, platform as lms  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
-def svc():
-    tokens.forget()
-    with lti_support.serve(Services(client_id="fairmark-tool", tool_jwks=lti_support._jwks)) as s:
-        yield s
-    tokens.forget()
+def svc(lms, client):
+    lms.services.tool_jwks = lambda: client.get("/lti/jwks").json()     # FairMark's route, as an LMS reads it
+    lms.services.registered_id = lms.platform_id
+    return lms.services
 
 
 def platform(svc, **change):
-    return {"id": 1, "issuer": svc.base_url, "client_id": svc.client_id, "token_url": svc.token_url, **change}
+    """The platform as core.lti.links gives it to the services (the registered one)."""
+    return {"id": svc.registered_id, "issuer": svc.base_url, "client_id": svc.client_id, "token_url": svc.token_url,
+            **change}
 
 
 def test_a_token_is_granted_for_the_tools_signed_assertion_and_cached(conn, svc):
@@ -48,4 +47,4 @@ def test_an_unknown_scope_and_an_unreachable_platform_say_so(conn, svc):
     with pytest.raises(tokens.ServiceError, match="does not grant FairMark the services"):
         tokens.access_token(conn, platform(svc), ["https://example.org/scope/everything"])
     with pytest.raises(tokens.ServiceError, match="could not reach the LMS's token URL"):
-        tokens.access_token(conn, platform(svc, id=2, token_url="http://127.0.0.1:9/token"), [SCOPE["score"]])
+        tokens.access_token(conn, platform(svc, id=svc.registered_id + 1, token_url="http://127.0.0.1:9/token"), [SCOPE["score"]])

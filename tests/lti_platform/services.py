@@ -3,8 +3,8 @@ tool's JWT client assertion against the tool's JWKS, Names and Role Provisioning
 (memberships, paged with Link rel="next") and Assignment and Grade Services (line items and
 scores, each post recorded).
 
-`Services` holds the platform's state; `routes()` are Starlette routes a test server mounts
-(tests/lti_support.py serves them on 127.0.0.1 with uvicorn). What a test can make it do:
+`Services` holds the platform's state (`Platform.services`); `routes()` join the platform's
+own routes on its one server (tests/lti_platform/__init__.py). What a test can make it do:
 `fail_scores` (answer the next N score posts with 500), `fail_lineitems` (the next N line
 item creations with 503), `slow_scores` (seconds to sleep first,
 for a timeout), `refuse_tokens`.
@@ -59,13 +59,13 @@ class Services:
     def token_url(self) -> str:
         return f"{self.base_url}/token"
 
-    def lineitems_url(self, context: str = "ctx1") -> str:
+    def lineitems_url(self, context: str = "ctx-1") -> str:
         return f"{self.base_url}/ags/{context}/lineitems"
 
-    def nrps_url(self, context: str = "ctx1") -> str:
+    def nrps_url(self, context: str = "ctx-1") -> str:
         return f"{self.base_url}/nrps/{context}"
 
-    def add_lineitem(self, label: str = "Week 1", maximum: float = 12, context: str = "ctx1") -> str:
+    def add_lineitem(self, label: str = "Week 1", maximum: float = 12, context: str = "ctx-1") -> str:
         """A line item the platform made itself (a launch's `lineitem` claim); returns its URL."""
         ident = str(len(self.lineitems) + 1)
         url = f"{self.lineitems_url(context)}/{ident}"
