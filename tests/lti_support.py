@@ -100,13 +100,14 @@ def launch(client, platform, hint: str = "default", **token_args):
 
 def launched(client, platform, hint: str = "default", **claims) -> dict:
     """A whole good launch of `launch_claims(platform, **claims)` (an instructor's unless `roles`
-    says otherwise): {"course_id", "assignment_id", "platform_id"} where it signed the person in."""
+    says otherwise): {"course_id", "assignment_id", "platform_id"} where it signed the person in,
+    and the "response" (its session cookie: `signed_in`)."""
     platform.launches[hint] = launch_claims(platform, **claims)
     response, _ = launch(client, platform, hint)
     assert response.status_code == 303, response.text
     where = {k: int(v[0]) for k, v in parse_qs(urlsplit(response.headers["location"]).query).items()}
     return {"course_id": where["course"], "assignment_id": where.get("assignment"),
-            "platform_id": platform.platform_id}
+            "platform_id": platform.platform_id, "response": response}
 
 
 def ags(base_url: str, scopes=("score", "lineitem"), *, lineitem: str | None = None, context_id: str = "ctx-1") -> dict:

@@ -7,7 +7,7 @@ scores, each post recorded).
 own routes on its one server (tests/lti_platform/__init__.py). What a test can make it do:
 `fail_scores` (answer the next N score posts with 500), `fail_lineitems` (the next N line
 item creations with 503), `slow_scores` (seconds to sleep first,
-for a timeout), `refuse_tokens`.
+for a timeout), `refuse_tokens`, `on_memberships` (run while a roster request is being answered).
 """
 from __future__ import annotations
 
@@ -53,6 +53,7 @@ class Services:
     fail_lineitems: int = 0
     slow_scores: float = 0.0
     refuse_tokens: bool = False
+    on_memberships: Callable[[], None] | None = None   # called as a roster request arrives (in the server's thread)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     @property
@@ -116,6 +117,8 @@ def routes(svc: Services) -> list[Route]:
     async def memberships(request: Request) -> Response:
         if (refused := bearer(request, "nrps")) is not None:
             return refused
+        if svc.on_memberships is not None:
+            svc.on_memberships()
         page = int(request.query_params.get("page", "0"))
         chunk = svc.members[page * svc.page_size:(page + 1) * svc.page_size]
         headers = {}
