@@ -11,7 +11,7 @@ import factories as f
 from core import data_care
 from core.accounts.access import Actor
 from core.signoff import actions, release
-from db import lti_grades, lti_roster, now
+from lti_support import client, launched, lti_env, member, platform  # noqa: F401  (fixtures)
 
 ADMIN = Actor("ann", role="admin")
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 2}
@@ -19,23 +19,21 @@ LMS_TABLES = ("lti_passbacks", "lti_roster", "lti_line_items")
 
 
 @pytest.fixture
-def lms_course(conn):
-    """Two rostered students with a released result each, queued for the LMS, and the line item."""
-    c = f.course(conn, "Biology")
+def lms_course(conn, platform, client):
+    """A course made by its instructor's launch from the test platform, which read the roster of
+    two students; a released result each, sent to the LMS (the gradebook column it made)."""
+    platform.services.members = [member(f"u{n}", f"Pupil {n}", sis=f"SIS-{n}") for n in range(2)]
+    c = launched(client, platform, context_title="Biology", link_title="Week 1")
     people = []
     for n in range(2):
-        st = f.student(conn, c["course_id"], external_id=f"SIS-{n}", name=f"Pupil {n}")
-        lti_roster.link_student(conn, st, c["course_id"], 1, lms_user_id=f"u{n}", sis_id=f"SIS-{n}", status="Active",
-                                at=now())
+        st = conn.execute("SELECT id FROM students WHERE course_id = ? AND external_id = ?",
+                          [c["course_id"], f"SIS-{n}"]).fetchone()[0]
         sid = f.submission(conn, c["assignment_id"], st, text=f"Reflection {n}.")
         f.draft(conn, sid, HIGH)
         review = actions.open_item(conn, sid, actor=ADMIN)
         actions.approve(conn, sid, version=review["version"], actor=ADMIN)
         people.append((st, sid))
-    release.release(conn, c["assignment_id"], actor=ADMIN)
-    with conn.atomic():
-        lti_grades.queue(conn, c["assignment_id"], [sid for _, sid in people], at=now())
-        lti_grades.set_line_item(conn, c["assignment_id"], 1, "https://lms.example/li/1", created=True, at=now())
+    assert release.release(conn, c["assignment_id"], actor=ADMIN)["lms"]["posted"] == 2
     return c, people
 
 
