@@ -31,10 +31,12 @@ def test_launch_roster_release_and_each_grade_in_the_lms_exactly_once(conn, plat
     teacher = signed_in(conn, c["response"])
     assert teacher.role == "instructor"
     # the launch read the roster: the two learners, with their LMS ids, and not the teacher
-    got = dict(conn.execute("SELECT st.name, r.lms_user_id FROM students st JOIN lti_roster r ON r.student_id = st.id "
-                            "WHERE st.course_id = ?", [c["course_id"]]).fetchall())
+    got = dict(conn.execute("SELECT st.name, r.lms_user_id FROM students st "
+                            "JOIN lti_roster r ON r.student_id = st.id WHERE st.course_id = ?",
+                            [c["course_id"]]).fetchall())
     assert got == {"Ana López": "lms-ana", "Ben Okafor": "lms-ben", "Cy Dee": "lms-cy"}
-    ana, ben, cy = (conn.execute("SELECT id FROM students WHERE name = ?", [n]).fetchone()[0] for n in ("Ana López", "Ben Okafor", "Cy Dee"))
+    ana, ben, cy = (conn.execute("SELECT id FROM students WHERE name = ?", [n]).fetchone()[0]
+                    for n in ("Ana López", "Ben Okafor", "Cy Dee"))
     approved = f.submission(conn, c["assignment_id"], ana, text="What I learned about models this week.")
     drafted = f.submission(conn, c["assignment_id"], ben, text="My reflection, still in review.")
     later = f.submission(conn, c["assignment_id"], cy, text="My reflection, approved next week.")

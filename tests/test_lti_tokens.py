@@ -13,13 +13,12 @@ from lti_support import client, lti_env, platform as lms  # noqa: F401  (fixture
 @pytest.fixture
 def svc(lms, client):
     lms.services.tool_jwks = lambda: client.get("/lti/jwks").json()     # FairMark's route, as an LMS reads it
-    lms.services.registered_id = lms.platform_id
     return lms.services
 
 
 def platform(svc, **change):
     """The platform as core.lti.links gives it to the services (the registered one)."""
-    return {"id": svc.registered_id, "issuer": svc.base_url, "client_id": svc.client_id, "token_url": svc.token_url,
+    return {"id": svc.platform_id, "issuer": svc.base_url, "client_id": svc.client_id, "token_url": svc.token_url,
             **change}
 
 
@@ -47,4 +46,5 @@ def test_an_unknown_scope_and_an_unreachable_platform_say_so(conn, svc):
     with pytest.raises(tokens.ServiceError, match="does not grant FairMark the services"):
         tokens.access_token(conn, platform(svc), ["https://example.org/scope/everything"])
     with pytest.raises(tokens.ServiceError, match="could not reach the LMS's token URL"):
-        tokens.access_token(conn, platform(svc, id=svc.registered_id + 1, token_url="http://127.0.0.1:9/token"), [SCOPE["score"]])
+        unreachable = platform(svc, id=svc.platform_id + 1, token_url="http://127.0.0.1:9/token")
+        tokens.access_token(conn, unreachable, [SCOPE["score"]])

@@ -40,7 +40,6 @@ class Platform:
         self.launches: dict[str, dict] = {}
         self.auth_requests: list[dict] = []
         self.jwks_fetches = 0
-        self.platform_id = None           # FairMark's id of this platform, once registered
         self.tool_login_url = "http://testserver/lti/login"   # where /tool-launch/<hint> posts the login
         # The Advantage services; until a test says where FairMark's keys are, no assertion verifies.
         self.services = Services(client_id=client_id, tool_jwks=lambda: {"keys": []}, base_url=url)
@@ -55,8 +54,13 @@ class Platform:
 
         added = platforms.add(conn, issuer=self.issuer, client_id=self.client_id, deployment_ids=[self.deployment_id],
                               **self.urls, actor=actor)
-        self.platform_id = added["platform_id"]
+        self.services.platform_id = added["platform_id"]
         return added
+
+    @property
+    def platform_id(self) -> int | None:
+        """FairMark's id of this platform, once registered."""
+        return self.services.platform_id
 
     def rotate(self) -> RSAKey:
         """A new signing key, published beside the old one."""

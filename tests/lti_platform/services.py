@@ -41,6 +41,7 @@ class Services:
     client_id: str
     tool_jwks: Callable[[], dict]               # the tool's public keys (what /lti/jwks serves)
     base_url: str = ""                          # set once the server listens
+    platform_id: int | None = None              # FairMark's id of the platform, once registered
     members: list[dict] = field(default_factory=list)
     page_size: int = 2
     lineitems: dict[str, dict] = field(default_factory=dict)   # id -> line item
