@@ -136,6 +136,9 @@ _DELETED_WORDS = {
     "grants": ("course access grant", "course access grants"),
     "lti_users": ("LMS person link", "LMS person links"), "lti_links": ("LMS assignment link", "LMS assignment links"),
     "lti_contexts": ("LMS course link", "LMS course links"),
+    "lti_passbacks": ("grade record for the LMS", "grade records for the LMS"),
+    "lti_roster": ("LMS roster entry", "LMS roster entries"),
+    "lti_line_items": ("LMS gradebook column record", "LMS gradebook column records"),
     "audit_log": ("audit log entry", "audit log entries"),
 }
 

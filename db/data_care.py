@@ -34,6 +34,7 @@ _SUBMISSION_DATA = (
     ("submissions.current_draft", "UPDATE submissions SET current_draft_id = NULL "
                                   "WHERE id IN (SELECT id FROM temp.doomed_subs)"),
     ("drafts", "DELETE FROM drafts WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("lti_passbacks", "DELETE FROM lti_passbacks WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("submissions", "DELETE FROM submissions WHERE id IN (SELECT id FROM temp.doomed_subs)"),
 )
 
@@ -86,7 +87,10 @@ _COURSE_DATA = (
                       "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course)))"),
     ("releases", "DELETE FROM releases WHERE assignment_id IN "
                  "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("lti_line_items", "DELETE FROM lti_line_items WHERE assignment_id IN "
+                       "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
     ("assignments", "DELETE FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("lti_roster", "DELETE FROM lti_roster WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("students", "DELETE FROM students WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("grants", "DELETE FROM grants WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("audit_log", "DELETE FROM audit_log WHERE entity = 'courses' AND entity_id = (SELECT id FROM temp.doomed_course)"),
@@ -118,6 +122,9 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
                        ("lti_users", "DELETE FROM lti_users WHERE student_id = ?")):
         if n := conn.execute(sql, [student_id]).rowcount:
             counts[label] = counts.get(label, 0) + n
+    roster = conn.execute("DELETE FROM lti_roster WHERE student_id = ?", [student_id]).rowcount
+    if roster:
+        counts["lti_roster"] = roster
     counts["students"] = conn.execute("DELETE FROM students WHERE id = ?", [student_id]).rowcount
     conn.execute("DROP TABLE temp.doomed_subs")
     return counts

@@ -229,11 +229,5 @@ def context_of_course(conn: Database, course_id: int) -> dict | None:
     """The context linked to a course, with its platform and the newest roster endpoint seen there."""
     return next(conn.query(
         "SELECT x.*, p.issuer, p.client_id, p.token_url, (SELECT nrps_url FROM lti_links l WHERE l.context_row = x.id "
-        "AND l.nrps_url IS NOT NULL ORDER BY l.id DESC LIMIT 1) AS nrps_url FROM lti_contexts x "
+        "AND COALESCE(l.nrps_url, '') != '' ORDER BY l.id DESC LIMIT 1) AS nrps_url FROM lti_contexts x "
         "JOIN lti_platforms p ON p.id = x.platform_id WHERE x.course_id = ? ORDER BY x.id LIMIT 1", [course_id]), None)
-
-
-def student_by_external_id(conn: Database, course_id: int, external_id: str) -> int | None:
-    row = conn.execute("SELECT id FROM students WHERE course_id = ? AND external_id = ?",
-                       [course_id, external_id]).fetchone()
-    return row[0] if row else None

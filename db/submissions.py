@@ -12,7 +12,7 @@ import secrets
 
 from sqlite_utils import Database
 
-from db import audit, courses, dumps, loads, now
+from db import audit, courses, dumps, lti_roster, loads, now
 from db.errors import NotFound
 
 _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud without mistakes
@@ -108,7 +108,10 @@ def write_import(conn: Database, *, actor: str, course_name: str, new_assignment
 
 
 def _ensure_student(conn: Database, course_id: int, r, rng) -> tuple[int, int]:
-    row = conn.execute("SELECT id, attributes FROM students WHERE course_id = ? AND external_id = ?",
+    # A student the LMS roster brought matches by LMS id, e-mail, then SIS id; else the student id.
+    rostered = lti_roster.upload_match(conn, course_id, r.external_id, r.email)
+    row = conn.execute("SELECT id, attributes FROM students WHERE id = ?", [rostered]).fetchone() if rostered else \
+        conn.execute("SELECT id, attributes FROM students WHERE course_id = ? AND external_id = ?",
                      [course_id, r.external_id]).fetchone()
     if row:
         sid, attrs = row[0], loads(row[1], {})

@@ -1,9 +1,11 @@
-"""Release: what is approved and pending, the gates, releasing (locks versions), exports."""
+"""Release: what is approved and pending, the gates, releasing (locks versions), the grades sent to the
+LMS and those waiting, exports."""
 import pandas as pd
 import streamlit as st
 
 from core.export import released as export
 from core.errors import FairMarkError
+from core.lti import grades
 from core.signoff import release
 from core.text import format_timestamp
 from pages import _common
@@ -53,14 +55,43 @@ if aid is not None:
             st.session_state["release_error"] = str(e)
         else:
             st.session_state["release_clear_note"] = True
+            lms = out.get("lms") or {}
+            sent = (f" {lms['posted']} grade(s) reached the LMS" + (
+                f"; {len(lms['failed'])} could not be sent yet (see LMS gradebook below)." if lms["failed"] else ".")
+                    ) if "posted" in lms else (f" {lms['error']}" if lms.get("error") else "")
             st.session_state["release_flash"] = (f"Released {out['n_items']} item(s). Those versions are locked: "
-                                                 "a later edit makes a new version that needs its own release.")
+                                                 "a later edit makes a new version that needs its own release." + sent)
 
     st.button(f"Release {ov.approved_unreleased} approved item(s)", type="primary",
               disabled=not ov.approved_unreleased or not all(g.ok for g in gates), key="release_go",
               on_click=_release, args=(ov.approved_unreleased,))
     if err := st.session_state.pop("release_error", None):
         _common.show_error(err)
+
+    if (lms := view["lms"]) is not None:
+        st.subheader("LMS gradebook")
+        st.caption(f"{lms['sent']} grade(s) and comment(s) reached the LMS; {lms['waiting']} wait to be sent. "
+                   "Only released results are sent, each version once.")
+        if lms["problems"]:
+            st.warning(f"{len(lms['problems'])} grade(s) could not be sent. The next release of this assignment "
+                       "after the time shown sends them again, or send them now.")
+            st.dataframe(pd.DataFrame([{"Student": p["student"], "Why": p["why"], "Tries": p["tries"],
+                                        "Next try": p["next_try"]} for p in lms["problems"]]),
+                         hide_index=True, width="stretch")
+
+        def _push() -> None:
+            try:
+                out = grades.retry(_common.connect(), assignment["course_id"], aid, actor=_common.actor())
+            except FairMarkError as e:
+                st.session_state["release_error"] = str(e)
+            else:
+                st.session_state["release_flash"] = (f"Sent {out['posted']} grade(s) to the LMS"
+                                                     + (f"; {len(out['failed'])} still could not be sent."
+                                                        if out["failed"] else "."))
+
+        if lms["waiting"] and "release" in view["may"]:
+            st.button(f"Send {lms['waiting']} waiting grade(s) to the LMS now", key="release_lms_push",
+                      on_click=_push)
 
     st.subheader("Export")
     include = st.checkbox("Also include approved items that are not released yet", key="release_include_approved")

@@ -93,6 +93,8 @@ INTERNAL = {
                                          "(one read per page): review_view / release.gates_of",
     "core.signoff.release.gates_of": "the body of release.release_gates, for a page's view that checked the actor once "
                                      "(one read per page): release.release_page",
+    "core.lti.grades.release_view_of": "what the Release page says about the LMS, for a page's view that checked the "
+                                       "actor once (one read per page): release.release_page",
     "core.signoff.bulk.held_back_by": "held_back from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
 }
 

@@ -273,6 +273,7 @@ RUNS = [
     ("review queue", ("--course", "C", "--assignment", "A")),
     ("review show", ("{sid}",)), ("review approve", ("{sid}", "--version", "{version}")),
     ("release", ("--course", "C", "--assignment", "A")),
+    ("lti push", ("--course", "C", "--assignment", "A")), ("lti roster", ("--course", "{lms_course}")),
     ("export", ("--course", "C", "--format", "csv", "--out", "{tmp}/out.csv")),
     ("export", ("--course", "C", "--format", "analysis", "--out", "{tmp}/analysis.csv")),
     ("metrics", ("{scores}", "--ai", "a", "--reference", "b", "--min", "0", "--max", "3", "--group", "g",
@@ -315,10 +316,15 @@ def printed(tmp_path_factory):
     lesson.write_text("---\ntitle: Water\n---\n# Water\n\n" + "Water moves from the sea to the sky and back. " * 20)
     values = {"tmp": str(tmp), "csv": str(csv), "scores": str(scores), "lesson": str(lesson)}
     out: dict[str, list[dict]] = {}
-    with pytest.MonkeyPatch.context() as mp:
+    with pytest.MonkeyPatch.context() as mp, contextlib.ExitStack() as stack:
         mp.setenv("FAIRMARK_DB", str(tmp / "fairmark.db"))
         mp.setenv("FAIRMARK_LTI_KEY_SECRET", "the docs test's secret, long enough to seal a key")
         for name, args in RUNS:
+            if name == "lti roster":   # a course an instructor's launch from the served test platform made
+                import lti_support
+
+                values["lms_course"] = "Biology in the LMS"
+                stack.enter_context(lti_support.linked_course(tmp / "fairmark.db", values["lms_course"]))
             argv = [*name.split(), *(a.format(**values) for a in args)]
             stdout, stderr = io.StringIO(), io.StringIO()
             mp.setattr(sys, "stdin", io.StringIO("a long password 1\n"))

@@ -1,12 +1,15 @@
 """One whole LTI 1.3 launch in Chromium: from the test platform's course page (127.0.0.1) into
 `streamlit run app.py` (reached as localhost: another site, as an LMS is), through the OIDC
 login, the platform's form post and FairMark's own re-post of it, to the Home page signed in
-as the instructor of the new course, with a session cookie no script can read. And the tool's
-public keys from the same server."""
+as the instructor of the new course, with a session cookie no script can read; the launch read
+the LMS roster (the platform's token endpoint verified FairMark's assertion against the server's
+own /lti/jwks). And the tool's public keys from the same server."""
 from __future__ import annotations
 
 import json
 import urllib.request
+
+import httpx
 
 import pytest
 from playwright.sync_api import expect
@@ -15,7 +18,7 @@ import db
 import factories as f
 from e2e_support import TIMEOUT_MS, streamlit_server
 from lti_platform import launch_claims, serve
-from lti_support import SECRET
+from lti_support import SECRET, member
 
 # Both tests share one server (the module's world): one worker, with the browser tests.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]
@@ -35,6 +38,8 @@ def world(tmp_path_factory):
         with streamlit_server(db_path, tmp, env_extra={"FAIRMARK_LTI_KEY_SECRET": SECRET}) as url:
             fairmark = url.replace("127.0.0.1", "localhost")
             platform.tool_login_url = f"{fairmark}/lti/login"
+            platform.services.tool_jwks = lambda: httpx.get(f"{url}/lti/jwks", timeout=10).json()
+            platform.services.members = [member("lms-ana", "Ana López", "ana@school.example")]
             yield {"platform": platform, "url": fairmark, "db": db_path}
 
 
@@ -69,5 +74,7 @@ def test_a_launch_from_the_lms_signs_the_instructor_in_to_their_course(world, br
     try:
         assert conn.execute("SELECT role FROM lti_users").fetchone()[0] == "instructor"
         assert conn.execute("SELECT COUNT(*) FROM lti_nonces").fetchone()[0] == 1
+        assert conn.execute("SELECT st.name, r.lms_user_id FROM students st JOIN lti_roster r ON r.student_id = st.id"
+                            ).fetchall() == [("Ana López", "lms-ana")]
     finally:
         conn.close()

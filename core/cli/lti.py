@@ -5,18 +5,21 @@
     python -m core lti platform list
     python -m core lti status          platforms, linked LMS courses, grade posts not yet accepted
     python -m core lti keys rotate     a new signing key (the old one stays published 15 minutes)
+    python -m core lti push --course C --assignment A    send the grades not yet in the LMS, now
+    python -m core lti roster --course C                 read the LMS course's roster now
 
 Each prints one JSON object; a refusal exits 2 with {"error": ...}. The grade and roster
 commands (lti push, lti roster) are core.cli.lti_grades' and join this group's subcommands.
 """
 from __future__ import annotations
 
+from core.cli import lti_grades
 from core.cli.common import actor, add_db_arg, emit, open_db
 from core.lti import keys, platforms
 
 
 def register(sub) -> None:
-    p = sub.add_parser("lti", help="LTI 1.3: register LMS platforms, status, the tool's keys")
+    p = sub.add_parser("lti", help="LTI 1.3: register LMS platforms, status, grades and roster, the tool's keys")
     groups = p.add_subparsers(dest="group", required=True, metavar="GROUP")
     plat = groups.add_parser("platform", help="register or list LMS platforms")
     verbs = plat.add_subparsers(dest="verb", required=True, metavar="VERB")
@@ -36,6 +39,7 @@ def register(sub) -> None:
     for parser in (*verbs.choices.values(), groups.choices["status"], *kverbs.choices.values()):
         add_db_arg(parser)
         parser.set_defaults(func=run)
+    lti_grades.add_parsers(groups)
 
 
 def run(args) -> int:

@@ -9,4 +9,10 @@ core.lti.tokens, core.lti.roster and core.lti.grades).
 - people: a good launch's roles, user, course and assignment.
 - links: what the grade and roster services read of a link.
 - web: the Starlette routes /lti/login, /lti/launch and /lti/jwks.
+- tokens: the OAuth2 client-credentials grant the services need (a JWT client assertion signed
+  with the tool's key), cached per platform and scopes.
+- grades: Assignment and Grade Services: a release's scores and comments to the LMS gradebook,
+  retried with backoff, each post once and audited.
+- roster: Names and Role Provisioning Services: the LMS course's students into the course's
+  roster (and so into the masking of names before any model call).
 """

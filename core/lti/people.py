@@ -28,6 +28,7 @@ from core.lti.verify import AGS, CLAIM, NRPS
 from core.rubric import default_rubric
 from db import audit, courses
 from db import lti as lti_db
+from db import lti_roster as roster_db
 from db import users as users_db
 
 LIS = "http://purl.imsglobal.org/vocab/lis/v2/"
@@ -183,8 +184,8 @@ def _assignment(conn, platform, claims, context, link: dict, role: str, actor: A
 def _learner(conn, platform, claims, context, name: str) -> dict:
     course_id = context["course_id"]
     sourcedid = _sourcedid(claims)
-    student_id = lti_db.student_by_external_id(conn, course_id, claims["sub"]) or (
-        lti_db.student_by_external_id(conn, course_id, sourcedid) if sourcedid else None)
+    student_id = roster_db.student_of_learner(conn, course_id, platform["id"], lms_user_id=claims["sub"],
+                                              sis_id=sourcedid)
     person = lti_db.find_person(conn, platform["id"], claims["sub"], context["id"])
     fields = {"role": "student", "name": name, "email": clean(claims.get("email")), "sourcedid": sourcedid,
               "student_id": student_id}

@@ -9,6 +9,7 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, ConflictError
+from core.lti import grades
 from db import lti as lti_db
 
 LOGIN, LAUNCH, JWKS = "/lti/login", "/lti/launch", "/lti/jwks"
@@ -81,16 +82,10 @@ def _contexts(conn) -> list[dict]:
             for c in lti_db.list_contexts(conn)]
 
 
-def pending_passbacks(conn) -> list[dict]:
-    """Grade posts not yet accepted by the LMS. The grade service (core.lti.grades) replaces this
-    stand-in at the merge; until then nothing is ever pending."""
-    return []
-
-
 def status(conn, *, actor: Actor) -> dict:
     """{"platforms", "contexts": [{context_id, title, course}], "pending"} for `lti status`."""
     access.require(actor, "lti")
-    return {"platforms": _platforms(conn), "contexts": _contexts(conn), "pending": pending_passbacks(conn)}
+    return {"platforms": _platforms(conn), "contexts": _contexts(conn), "pending": grades.pending(conn)}
 
 
 def tool_urls(base_url: str) -> dict:

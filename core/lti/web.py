@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import html
+import logging
 from urllib.parse import parse_qsl
 
 from starlette.concurrency import run_in_threadpool
@@ -25,11 +26,14 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 import db
-from core.errors import ConfigError, LaunchRefused
-from core.lti import keys, launch
+from core.errors import ConfigError, FairMarkError, LaunchRefused
+from core.lti import keys, launch, roster
 from core.lti.verify import MAX_TOKEN_BYTES
 from core.settings import load_settings
 from core.web import session
+from db import users as users_db
+
+log = logging.getLogger(__name__)
 
 MAX_BODY = MAX_TOKEN_BYTES + 16 * 1024
 SESSION_COOKIE = session.COOKIE
@@ -142,8 +146,8 @@ async def lti_launch(request: Request) -> Response:
             result = launch.launch(conn, form, browser_token=cookie)
             if result["kind"] == "student":
                 return _page("Nothing for students here yet", STUDENT_TEXT)
-            # Merge: an instructor's launch then syncs the roster (core.lti.roster.sync_on_launch),
-            # here, after the launch's transaction, never inside it (an HTTP call under the write lock).
+            if result["role"] == "instructor":
+                _sync_roster(conn, result)
             where = f"/?course={result['course_id']}" + (
                 f"&assignment={result['assignment_id']}" if result["assignment_id"] else "")
             return session.start_response(conn, result["user_id"], where, request, via="lti")
@@ -156,6 +160,18 @@ async def lti_launch(request: Request) -> Response:
         return _refused(e)
     except ConfigError as e:
         return _refused(e, 500)
+
+
+def _sync_roster(conn, result: dict) -> None:
+    """An instructor's launch reads the LMS course's roster: after the launch's transaction, never
+    inside it (an HTTP call under the write lock), and a roster that cannot be read is logged while
+    the launch goes on (`lti roster` or the next launch reads it)."""
+    try:
+        roster.sync(conn, result["course_id"], actor=users_db.actor_for(conn, result["user_id"], via="lti"))
+    except FairMarkError as e:
+        log.warning("LTI launch: the LMS roster of course %s was not read: %s", result["course_id"], e)
+    except Exception:  # noqa: BLE001 - e.g. a malformed roster URL in the LMS's claim: the launch still goes on
+        log.exception("LTI launch: the LMS roster of course %s could not be read", result["course_id"])
 
 
 async def lti_jwks(request: Request) -> Response:

@@ -1,7 +1,9 @@
 """Release: the gates an assignment must pass, then every approved, unreleased item is released
-and its review version locked (db.releases.lock_approved)."""
+and its review version locked (db.releases.lock_approved); then their grades go to the LMS
+when the assignment is linked to one (core.lti.grades.post_released)."""
 from __future__ import annotations
 
+import logging
 from dataclasses import dataclass
 
 from sqlite_utils import Database
@@ -10,10 +12,13 @@ from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
+from core.lti import grades
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
 from db import audit, courses, exports, now, releases, submissions
 from db import users as users_db
+
+log = logging.getLogger(__name__)
 
 
 @dataclass
@@ -55,12 +60,14 @@ def release_page(conn: Database, assignment_id: int, *, actor: Actor, include_ap
     """What the Release page shows, read with one check of the actor: {"assignment", "may" (the
     actions the actor may do in the course), "overview" (db.releases.release_overview), "gates",
     "exportable" (items an export holds; `include_approved`: approved ones not released yet too),
-    "history" (the releases), "people" (display names)}. Releasing and exporting check on their own."""
+    "history" (the releases), "people" (display names), "lms" (grades sent to the LMS and those
+    waiting, core.lti.grades.release_view_of; None when the assignment sends none)}. Releasing and exporting check on their own."""
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     return {"assignment": courses.get_assignment(conn, assignment_id), "may": access.allowed(actor, course_id),
             "overview": releases.release_overview(conn, assignment_id), "gates": gates_of(conn, assignment_id),
             "exportable": exports.exportable_count(conn, assignment_id, include_approved=include_approved),
-            "history": releases.releases_of(conn, assignment_id), "people": users_db.display_names(conn)}
+            "history": releases.releases_of(conn, assignment_id), "people": users_db.display_names(conn),
+            "lms": grades.release_view_of(conn, assignment_id, names=access.sees_names(actor, course_id))}
 
 
 def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None) -> dict:
@@ -84,4 +91,14 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         submissions.set_status_many(conn, ids, "released", triage.RELEASED)
         audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
-    return {"release_id": rel_id, "n_items": len(ids), "released_at": at}
+    return {"release_id": rel_id, "n_items": len(ids), "released_at": at, "lms": _to_lms(conn, assignment_id, ids, actor)}
+
+
+def _to_lms(conn: Database, assignment_id: int, ids: list[int], actor: Actor) -> dict:
+    """The released items' grades to the LMS, after the release committed: what could not be
+    sent waits for its retry (core.lti.grades) and never undoes the release."""
+    try:
+        return grades.post_released(conn, assignment_id, ids, actor=actor)
+    except Exception as e:  # noqa: BLE001  (the release stands whatever the passback does)
+        log.exception("grade passback after release of assignment %s", assignment_id)
+        return {"linked": True, "error": f"the grades could not be sent to the LMS ({e}); the release stands"}

@@ -45,6 +45,7 @@ ORDER = (
     "m023p_dashboard_scopes",
     "m025c_signin_codes",
     "m025a_lti_launch",
+    "m025b_lti_grades",
 )
 
 migrations = Migrations("fairmark")

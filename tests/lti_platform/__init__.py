@@ -1,11 +1,14 @@
-"""An LTI 1.3 platform on this machine, for the tests: a real HTTP server on 127.0.0.1 (uvicorn
-in a thread, a Starlette app) with its own RSA key (joserfc), its JWKS, and the OIDC
-authorization endpoint of a launch (tests/lti_platform/launch.py). The Advantage services
-(token endpoint, NRPS, AGS) are tests/lti_platform/services.py's and join this app's routes.
+"""An LTI 1.3 platform on this machine, for the tests: one real HTTP server on 127.0.0.1
+(uvicorn in a thread, a Starlette app) with its own RSA key (joserfc), its JWKS, the OIDC
+authorization endpoint of a launch (tests/lti_platform/launch.py) and the Advantage services
+the launch's claims point at: the token endpoint, NRPS memberships and AGS line items and
+scores (tests/lti_platform/services.py, `platform.services`). One platform tells the whole
+story: a launch, the roster it reads, the grades it receives.
 
     with serve() as platform:
         platform.launches["default"] = launch_claims(platform)
         platform.login_params()   # what the LMS sends to FairMark's /lti/login
+        platform.services.tool_jwks = ...   # where its token endpoint reads FairMark's public keys
 """
 from __future__ import annotations
 
@@ -22,6 +25,8 @@ from starlette.routing import Route
 
 from lti_platform import launch as _launch
 from lti_platform.launch import launch_claims, mint  # noqa: F401  (the helpers tests use)
+from lti_platform.services import Services
+from lti_platform.services import routes as service_routes
 
 
 class Platform:
@@ -36,6 +41,8 @@ class Platform:
         self.auth_requests: list[dict] = []
         self.jwks_fetches = 0
         self.tool_login_url = "http://testserver/lti/login"   # where /tool-launch/<hint> posts the login
+        # The Advantage services; until a test says where FairMark's keys are, no assertion verifies.
+        self.services = Services(client_id=client_id, tool_jwks=lambda: {"keys": []}, base_url=url)
 
     @property
     def urls(self) -> dict:
@@ -45,8 +52,15 @@ class Platform:
         """Register this platform with FairMark (what the admin does)."""
         from core.lti import platforms
 
-        return platforms.add(conn, issuer=self.issuer, client_id=self.client_id, deployment_ids=[self.deployment_id],
-                             **self.urls, actor=actor)
+        added = platforms.add(conn, issuer=self.issuer, client_id=self.client_id, deployment_ids=[self.deployment_id],
+                              **self.urls, actor=actor)
+        self.services.platform_id = added["platform_id"]
+        return added
+
+    @property
+    def platform_id(self) -> int | None:
+        """FairMark's id of this platform, once registered."""
+        return self.services.platform_id
 
     def rotate(self) -> RSAKey:
         """A new signing key, published beside the old one."""
@@ -65,22 +79,23 @@ class Platform:
         return {k: v[0] for k, v in parse_qs(urlsplit(location).query).items()}
 
 
-def app_for(platform: Platform, extra_routes=()) -> Starlette:
+def app_for(platform: Platform) -> Starlette:
     app = Starlette(routes=[Route("/auth", _launch.auth, methods=["GET", "POST"]),
                             Route("/jwks", _launch.jwks, methods=["GET"]),
-                            Route("/tool-launch/{hint}", _launch.tool_launch, methods=["GET"]), *extra_routes])
+                            Route("/tool-launch/{hint}", _launch.tool_launch, methods=["GET"]),
+                            *service_routes(platform.services)])
     app.state.platform = platform
     return app
 
 
 @contextmanager
-def serve(extra_routes=(), **kwargs):
+def serve(**kwargs):
     """A platform serving over HTTP on 127.0.0.1 until the block ends."""
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     platform = Platform(f"http://127.0.0.1:{sock.getsockname()[1]}", **kwargs)
-    server = uvicorn.Server(uvicorn.Config(app_for(platform, extra_routes), log_level="warning", lifespan="off"))
+    server = uvicorn.Server(uvicorn.Config(app_for(platform), log_level="warning", lifespan="off"))
     thread = threading.Thread(target=server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
     deadline = time.monotonic() + 10
