@@ -144,3 +144,14 @@ def test_start_response_opens_a_session_with_the_cookie(conn):
     token = cookie.split(";")[0].split("=", 1)[1]
     assert accounts.resume(conn, token) == "lena"
     assert set_cookies(web.start_response(conn, uid, "https://evil.example", request)) == []
+
+
+def test_behind_a_proxy_an_https_public_url_makes_the_session_cookie_secure(client, conn, signed_in, monkeypatch):
+    # The proxy speaks plain HTTP to the server (no trusted X-Forwarded-Proto): FAIRMARK_PUBLIC_URL's
+    # https:// says where browsers are, as it does for the LTI launch's own cookie.
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.uni.example")
+    r = client.get("/auth/session", params={"code": signed_in[1], "next": "/"})
+    assert r.status_code == 303
+    assert "secure" in [a.strip().lower() for a in set_cookies(r)[0].split(";")]
+    r = client.get("/auth/signout")
+    assert "secure" in [a.strip().lower() for a in set_cookies(r)[0].split(";")]

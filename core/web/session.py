@@ -59,13 +59,15 @@ def signout_url(next_path: str = "/") -> str:
     return f"{SIGNOUT_PATH}?{urlencode({'next': next_path})}"
 
 
-def _https(request: Request) -> bool:
-    # uvicorn sets the scheme from X-Forwarded-Proto when the proxy is trusted (docs/deploy.md).
-    return request.url.scheme == "https"
+def https(request: Request) -> bool:
+    """Did the browser come over HTTPS: directly (uvicorn sets the scheme from X-Forwarded-Proto
+    when the proxy is trusted, docs/deploy.md), or behind a proxy FAIRMARK_PUBLIC_URL names as
+    https:// (a proxy on another machine whose header the server does not believe)."""
+    return request.url.scheme == "https" or (load_settings().public_url or "").startswith("https://")
 
 
 def _cookie_args(request: Request) -> dict:
-    return {"path": "/", "httponly": True, "samesite": "lax", "secure": _https(request)}
+    return {"path": "/", "httponly": True, "samesite": "lax", "secure": https(request)}
 
 
 def _private(response: Response) -> Response:
