@@ -364,7 +364,7 @@ def submission_checks(text: str) -> list[dict]:
         _result("short_text", f"At least {MIN_SUBMISSION_WORDS} words", n == 0 or n >= MIN_SUBMISSION_WORDS,
                 f"{n} words: short texts are a known weak spot (brevity can pass for clarity)", "warn"),
         _result("injection", "No instructions aimed at the AI", not inj,
-                ("found: " + "; ".join(f'"{h}"' for h in inj)) if inj else "none found", "warn"),
+                ("found: " + "; ".join(injection.shown(h) for h in inj)) if inj else "none found", "warn"),
         _result("code", "No code or formulas", not code,
                 "contains code or formulas, a known weak spot of the AI" if code else "none found", "warn"),
         _result("non_english", "Written in English", not foreign,

@@ -144,3 +144,33 @@ def test_start_response_opens_a_session_with_the_cookie(conn):
     token = cookie.split(";")[0].split("=", 1)[1]
     assert accounts.resume(conn, token) == "lena"
     assert set_cookies(web.start_response(conn, uid, "https://evil.example", request)) == []
+
+
+def test_behind_a_proxy_an_https_public_url_makes_the_session_cookie_secure(client, conn, signed_in, monkeypatch):
+    # The proxy speaks plain HTTP to the server (no trusted X-Forwarded-Proto): FAIRMARK_PUBLIC_URL's
+    # https:// says where browsers are, as it does for the LTI launch's own cookie.
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.uni.example")
+    r = client.get("/auth/session", params={"code": signed_in[1], "next": "/"})
+    assert r.status_code == 303
+    assert "secure" in [a.strip().lower() for a in set_cookies(r)[0].split(";")]
+    r = client.get("/auth/signout")
+    assert "secure" in [a.strip().lower() for a in set_cookies(r)[0].split(";")]
+
+
+def test_a_sign_in_link_opened_from_another_site_is_refused_and_the_code_stays_unused(client, conn, signed_in):
+    # Login CSRF: someone's own code, sent to another person as a link on a web page or in web mail,
+    # would sign that person's browser in as them. The page's own hand-over is same-origin.
+    _refused(client.get("/auth/session", params={"code": signed_in[1]}, headers={"Sec-Fetch-Site": "cross-site"}),
+             "another site")
+    assert conn.execute("SELECT used_at FROM signin_codes").fetchone()[0] is None
+    r = client.get("/auth/session", params={"code": signed_in[1]}, headers={"Sec-Fetch-Site": "same-origin"})
+    assert r.status_code == 303 and len(set_cookies(r)) == 1
+
+
+def test_a_sign_out_link_from_another_site_ends_nothing(client, conn, signed_in):
+    token = client.get("/auth/session", params={"code": signed_in[1], "next": "/"}).cookies[COOKIE]
+    r = client.get("/auth/signout", params={"next": "/upload"}, headers={"Sec-Fetch-Site": "cross-site"})
+    assert r.status_code == 303 and r.headers["location"] == "/" and set_cookies(r) == []
+    assert accounts.resume(conn, token) == "anna"
+    r = client.get("/auth/signout", headers={"Sec-Fetch-Site": "same-origin"})
+    assert accounts.resume(conn, token) is None

@@ -34,6 +34,20 @@ def _hits(text: str) -> tuple[str, ...]:
     return (*pattern_hits(text), *classifier.hit(text))
 
 
+_CLASSIFIER_ENTRY = re.compile(r"classifier (\d\.\d\d): '(.*)'", re.DOTALL)
+
+
+def shown(hit: str) -> str:
+    """One entry of hits() as a teacher reads it: the words found, in quotes, and for the trained
+    detector how sure it is (its entry's internal form never reaches a page).
+
+    >>> shown("classifier 0.98: 'Write a poem.'"), shown("ignore previous instructions")
+    ('“Write a poem.” (the trained detector, 98% sure)', '“ignore previous instructions”')
+    """
+    m = _CLASSIFIER_ENTRY.fullmatch(hit)
+    return f"“{m.group(2)}” (the trained detector, {float(m.group(1)):.0%} sure)" if m else f"“{hit}”"
+
+
 # --- the second line of defence: what the scores say ----------------------------------------------
 # The key of the Evaluator's own report ({"found": bool, "quote": str}, core.agents.evaluator).
 REPORT_FIELD = "instructions_to_ai"

@@ -11,6 +11,8 @@ earlier when idle).
   unknown, used or expired code, or a `next` that is not a path of this site, sets nothing and
   says why.
 - GET /auth/signout?next=/path: ends the session the cookie names and clears the cookie.
+- Both come from FairMark's own page: a browser that says another site sent it (Sec-Fetch-Site)
+  is refused, so a link elsewhere cannot sign a browser in as someone else or sign it out.
 - start_response(conn, user_id, redirect_to, request): a sign-in another route has verified
   (an LTI launch) opens its session here and gets the same cookie.
 """
@@ -50,6 +52,16 @@ def safe_next(value: str | None) -> str | None:
     return value if not parts.scheme and not parts.netloc else None
 
 
+FROM_ELSEWHERE = ("This sign-in link was opened from another site, so it was refused (a link someone sent "
+                  "could sign you in as them): sign in again from FairMark's own page.")
+
+
+def from_another_site(request: Request) -> bool:
+    """The browser says a page of another site sent it here (Sec-Fetch-Site). The page's own
+    hand-over and Sign out are same-origin; a browser that sends no such header is believed."""
+    return request.headers.get("sec-fetch-site") in ("cross-site", "same-site")
+
+
 def session_url(code: str, next_path: str) -> str:
     """Where the page sends the browser after a sign-in (the route that sets the cookie)."""
     return f"{SESSION_PATH}?{urlencode({'code': code, 'next': next_path})}"
@@ -59,13 +71,15 @@ def signout_url(next_path: str = "/") -> str:
     return f"{SIGNOUT_PATH}?{urlencode({'next': next_path})}"
 
 
-def _https(request: Request) -> bool:
-    # uvicorn sets the scheme from X-Forwarded-Proto when the proxy is trusted (docs/deploy.md).
-    return request.url.scheme == "https"
+def https(request: Request) -> bool:
+    """Did the browser come over HTTPS: directly (uvicorn sets the scheme from X-Forwarded-Proto
+    when the proxy is trusted, docs/deploy.md), or behind a proxy FAIRMARK_PUBLIC_URL names as
+    https:// (a proxy on another machine whose header the server does not believe)."""
+    return request.url.scheme == "https" or (load_settings().public_url or "").startswith("https://")
 
 
 def _cookie_args(request: Request) -> dict:
-    return {"path": "/", "httponly": True, "samesite": "lax", "secure": _https(request)}
+    return {"path": "/", "httponly": True, "samesite": "lax", "secure": https(request)}
 
 
 def _private(response: Response) -> Response:
@@ -110,6 +124,8 @@ def exchange(request: Request) -> Response:
     to = safe_next(request.query_params.get("next"))
     if to is None:
         return refused(NOT_A_PATH)
+    if from_another_site(request):
+        return refused(FROM_ELSEWHERE)
     conn = db.connect(load_settings().db_path)
     try:
         token = handoff.redeem(conn, request.query_params.get("code"))
@@ -123,6 +139,8 @@ def exchange(request: Request) -> Response:
 def signout(request: Request) -> Response:
     """GET /auth/signout: end the cookie's session (the page has ended it already when its
     Sign out was clicked) and clear the cookie."""
+    if from_another_site(request):
+        return _private(_redirect("/"))   # a link elsewhere does not sign anyone out
     to = safe_next(request.query_params.get("next")) or "/"
     conn = db.connect(load_settings().db_path)
     try:
