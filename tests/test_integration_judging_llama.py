@@ -33,7 +33,7 @@ import factories
 from assess_script import good_llm
 from conftest_llama import (API_KEY, LlamaServer, _free_port, _require_llama_server, _stop, _wait_ready,
                             smollm2_gguf)
-from core import llm as llmmod, pipeline
+from core import checks, llm as llmmod, pipeline
 from core.signoff import triage
 from core.injection import REPORT_FIELD
 from core.rubric import parse_rubric
@@ -175,6 +175,16 @@ def test_a_forced_three_way_disagreement_ends_in_the_unsure_group(llama_server, 
                 # the same length, so the scores' logprobs stay aligned with the text.
                 content = re.sub(r'("found"\s*:\s*)true', lambda m: m.group(1) + "0   ", raw.content)
                 raw = dataclasses.replace(raw, content=content)
+            # Likewise a quote the small model made up (a failed evidence check, rightly "needs
+            # attention"): blanked to spaces of the same length, which the check reads as no quote.
+            made_up = [v["evidence_quote"] for v in answer.values() if isinstance(v, dict)
+                       and v.get("evidence_quote") and not checks.quote_found(v["evidence_quote"], TEXT)]
+            if made_up:
+                raw = dataclasses.replace(raw, content=re.sub(
+                    r'("evidence_quote"\s*:\s*")((?:[^"\\]|\\.)*)"',
+                    lambda m: m.group(1) + (" " * len(m.group(2)) if not checks.quote_found(
+                        json.loads('"' + m.group(2) + '"', strict=False), TEXT) else m.group(2)) + '"',
+                    raw.content))
             return raw
         real.inner.main.transport = capture
         draft = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=ScoringThroughServers(real, good_llm())))
