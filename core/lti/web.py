@@ -66,11 +66,6 @@ def _hidden_form(action: str, fields: dict, *, target: str = "", button: str = "
             f"<button type=\"submit\">{html.escape(button)}</button></form>")
 
 
-def _https(request: Request) -> bool:
-    """Opened over HTTPS: directly, or behind a proxy whose address FAIRMARK_PUBLIC_URL gives."""
-    return request.url.scheme == "https" or (load_settings().public_url or "").startswith("https://")
-
-
 def base_url(request: Request) -> str:
     """Where the LMS reaches FairMark: FAIRMARK_PUBLIC_URL, else this request's own address."""
     return load_settings().public_url or str(request.base_url).rstrip("/")
@@ -124,7 +119,7 @@ async def lti_login(request: Request) -> Response:
         return _refused(e)
     response = RedirectResponse(found["redirect"], status_code=302)
     response.set_cookie(launch.STATE_COOKIE, found["browser_token"], max_age=launch.STATE_LIFE_S, path="/lti/",
-                        httponly=True, samesite="lax", secure=_https(request))
+                        httponly=True, samesite="lax", secure=session.https(request))
     return response
 
 
