@@ -7,10 +7,10 @@ import time
 
 import pytest
 
+from core.signoff import release
 from e2e_support import streamlit_server
 from lti_support import SECRET, client, lti_env, platform  # noqa: F401  (fixtures)
 from test_lti_grades import TEACHER, approve, lms  # noqa: F401  (the linked course, its fixture)
-from core.signoff import release
 
 # It starts its own server process: with the browser tests' worker.
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("browser")]

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 import db
+import factories as f
 import lti_support
 from core.lti import grades
 from core.signoff import release
@@ -20,8 +21,6 @@ from core.web import server
 from db import lti_grades as grades_db
 from lti_support import client, lti_env, platform  # noqa: F401  (fixtures)
 from test_lti_grades import HIGH, TEACHER, approve, lms  # noqa: F401  (the linked course, its fixture)
-
-import factories as f
 
 AUTOMATIC = "FairMark (automatic retry)"
 
