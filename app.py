@@ -1,7 +1,8 @@
 """FairMark: the entry point (`streamlit run app.py`, the README's one command).
 
 Streamlit imports this file once as the server's ASGI app (it finds `app = st.App(...)` at the
-bottom): FairMark's own HTTP routes (core.web: the session cookie's) are served beside the app.
+bottom): FairMark's own HTTP routes (core.web: the session cookie's, LTI's) are served beside the
+app, and its lifespan runs the server's own work (the automatic retry of LMS grades).
 Every browser session then runs it as the script, as `__main__`: the router (page config, the
 sign-in gate, navigation grouped by role, the shared sidebar), which never runs outside one."""
 from pathlib import Path
@@ -63,4 +64,4 @@ if __name__ == "__main__":
 else:
     import core.web.server
 
-    app = st.App(__file__, routes=core.web.server.routes())
+    app = st.App(__file__, routes=core.web.server.routes(), lifespan=core.web.server.lifespan)

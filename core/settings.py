@@ -89,6 +89,9 @@ class Settings(BaseModel):
     # unset: taken from each request).
     lti_key_secret: str | None = Field(default=None, repr=False)
     public_url: str | None = None
+    # The server sends the LMS grades whose next try has come this often (core.web.server; 0: never,
+    # only releases, the Release page's button and `lti push` send them).
+    lti_retry_minutes: float = 1.0
 
     @property
     def llm_configured(self) -> bool:
@@ -180,6 +183,7 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         lesson_logprobs_api_key=get("LESSON_LOGPROBS_API_KEY") or None,
         lti_key_secret=get("LTI_KEY_SECRET") or None,
         public_url=(str(get("PUBLIC_URL") or "").rstrip("/") or None),
+        lti_retry_minutes=float(get("LTI_RETRY_MINUTES", 1)),
     )
 
 

@@ -9,7 +9,10 @@ from collections.abc import Mapping
 
 ROLES = ("admin", "coordinator", "instructor", "ta")
 ROLE_LABELS = {"admin": "admin", "coordinator": "coordinator", "instructor": "instructor",
-               "ta": "teaching assistant"}
+               "ta": "teaching assistant", "automatic": "FairMark acting on its own"}
+# FairMark itself, acting on a schedule with nobody signed in (core.accounts.access.automatic):
+# never a user's role (not in ROLES), and allowed only the actions that name it.
+AUTOMATIC = "automatic"
 
 
 class Actor(str):
@@ -24,7 +27,7 @@ class Actor(str):
 
     def __new__(cls, name: str, *, role: str, user_id: int | None = None, display_name: str = "",
                 courses: Mapping[int, bool] | None = None, via: str = "password"):
-        if role not in ROLES:
+        if role not in ROLES and role != AUTOMATIC:
             raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
         self = super().__new__(cls, name)
         for key, value in (("role", role), ("user_id", user_id), ("display_name", display_name or name),

@@ -45,6 +45,11 @@ def platforms_of_issuer(conn: Database, issuer: str) -> list[dict]:
     return list(conn.query(f"SELECT {_PLATFORM} FROM lti_platforms WHERE issuer = ? ORDER BY id", [issuer]))
 
 
+def has_platform(conn: Database) -> bool:
+    """Whether any LMS platform is registered (one indexed row read: the automatic retry's first step)."""
+    return conn.execute("SELECT 1 FROM lti_platforms LIMIT 1").fetchone() is not None
+
+
 def list_platforms(conn: Database) -> list[dict]:
     rows = list(conn.query(f"SELECT {_PLATFORM} FROM lti_platforms ORDER BY issuer, client_id"))
     for row in rows:

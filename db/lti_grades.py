@@ -41,6 +41,14 @@ def to_send(conn: Database, assignment_id: int, *, due_by: str | None, stale_bef
         "ORDER BY id", [assignment_id, due_by, due_by, stale_before]).fetchall()]
 
 
+def due_assignments(conn: Database, *, due_by: str, stale_before: str) -> list[int]:
+    """The assignments with a passback `to_send` would give (the automatic retry's round)."""
+    return [r[0] for r in conn.execute(
+        "SELECT DISTINCT assignment_id FROM lti_passbacks WHERE status = 'pending' "
+        "OR (status = 'failed' AND next_try <= ?) OR (status = 'posting' AND claimed_at < ?) "
+        "ORDER BY assignment_id", [due_by, stale_before]).fetchall()]
+
+
 def claim(conn: Database, passback_id: int, *, at: str, due_by: str | None, stale_before: str) -> bool:
     """Take one passback for sending (status 'posting'); False when another process has it or
     it was sent meanwhile. The condition is in the UPDATE itself."""

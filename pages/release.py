@@ -73,8 +73,8 @@ if aid is not None:
         st.caption(f"{lms['sent']} grade(s) and comment(s) reached the LMS; {lms['waiting']} wait to be sent. "
                    "Only released results are sent, each version once.")
         if lms["problems"]:
-            st.warning(f"{len(lms['problems'])} grade(s) could not be sent. The next release of this assignment "
-                       "after the time shown sends them again, or send them now.")
+            st.warning(f"{len(lms['problems'])} grade(s) could not be sent. FairMark sends them again by itself "
+                       "once the time shown has come, or send them now.")
             st.dataframe(pd.DataFrame([{"Student": p["student"], "Why": p["why"], "Tries": p["tries"],
                                         "Next try": p["next_try"]} for p in lms["problems"]]),
                          hide_index=True, width="stretch")

@@ -29,12 +29,12 @@ from dataclasses import dataclass, replace
 
 import db
 from db import ownership
-from db.actors import ROLE_LABELS, ROLES, Actor
+from db.actors import AUTOMATIC, ROLE_LABELS, ROLES, Actor
 from db.analytics import Scope
 from db.errors import Forbidden, NotFound
 
 __all__ = ["Actor", "ROLES", "ROLE_LABELS", "ACTIONS", "Forbidden", "require", "check", "check_path", "check_all",
-           "scope_for", "sees_names", "command_line", "may", "allowed", "table"]
+           "scope_for", "sees_names", "command_line", "automatic", "may", "allowed", "table"]
 
 ALL = frozenset(ROLES)
 TEACHERS = frozenset({"admin", "instructor", "ta"})
@@ -67,7 +67,14 @@ ACTIONS: dict[str, Action] = {
     "data_care": Action("back up, restore or delete data", frozenset({"admin"}), ask="an admin", course=False),
     "lti": Action("register LMS platforms or rotate FairMark's LTI keys", frozenset({"admin"}), ask="an admin",
                   course=False),
+    # FairMark's own scheduled work (no person may do it; people send grades with "release")
+    "lti_retry": Action("send the grades waiting for the LMS on FairMark's own schedule", frozenset({AUTOMATIC}),
+                        ask="nobody: the server does it by itself", course=False),
 }
+
+# Who FairMark is in the audit log when it acts on its own, per action: each such actor may do
+# exactly the one action it is named for, and nothing a person does.
+AUTOMATIC_ACTORS = {"lti_retry": "FairMark (automatic retry)"}
 
 
 def may(actor: Actor, action: str, course_id: int | None = None) -> bool:
@@ -181,6 +188,19 @@ def command_line(as_user: Actor | None = None) -> Actor:
     return Actor(f"command line ({who})", role="admin", display_name=f"command line ({who})", via="cli")
 
 
+def automatic(action: str) -> Actor:
+    """FairMark itself doing `action` on its own schedule (the server's grade retry): an actor
+    the permission table allows that action only, recorded under its own name in the audit log.
+
+        >>> retry = automatic("lti_retry")
+        >>> str(retry), may(retry, "lti_retry"), may(retry, "release"), may(retry, "read")
+        ('FairMark (automatic retry)', True, False, False)
+    """
+    name = AUTOMATIC_ACTORS[action]
+    return Actor(name, role=AUTOMATIC, display_name=name, via="automatic")
+
+
 def table() -> list[dict]:
-    """What each role may do (docs/admin.md's table, the Settings page)."""
-    return [{"action": a.words, **{ROLE_LABELS[r]: r in a.roles for r in ROLES}} for a in ACTIONS.values()]
+    """What each role may do (docs/admin.md's table, the Settings page): the actions of people."""
+    return [{"action": a.words, **{ROLE_LABELS[r]: r in a.roles for r in ROLES}} for a in ACTIONS.values()
+            if a.roles & ALL]

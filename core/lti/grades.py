@@ -8,9 +8,10 @@ activityProgress Completed and gradingProgress FullyGraded, the student's LMS us
 release's time.
 
 Exactly once: one passback row per released version (db.lti_grades.queue; UNIQUE), claimed
-before its request and marked posted after it, so a second release, a retry or `lti push`
-never sends a version that reached the LMS. A failure is kept with its reason and retried with
-backoff; it never undoes the release. Every post, sent or failed, is in the audit log.
+before its request and marked posted after it, so a second release, a retry, the server's
+automatic retry (`retry_due`, every minute) or `lti push` never sends a version that reached the
+LMS, whichever process sends it. A failure is kept with its reason and retried with backoff (1
+minute, doubling, at most 6 hours) by the server on its own; it never undoes the release. Every post, sent or failed, is in the audit log.
 
 The line item is the launch's `lineitem` when the resource link has one, else FairMark creates
 one through the `lineitems` URL, once: the creation is claimed in the database first and its
@@ -31,6 +32,7 @@ from core.lti import links, tokens
 from core.lti.tokens import ServiceError
 from core.text import format_timestamp
 from db import audit, courses, now, write_transaction
+from db import lti as lti_db
 from db import lti_grades as grades_db
 
 SCORE = "https://purl.imsglobal.org/spec/lti-ags/scope/score"
@@ -74,27 +76,64 @@ def retry(conn, course_id: int, assignment_id: int, *, actor: Actor) -> dict:
     return _send(conn, link, assignment_id, actor=actor, due_by=None)
 
 
-def _send(conn, link: dict, assignment_id: int, *, actor: Actor, due_by: str | None) -> dict:
-    stale = _iso(_now() - STALE)
-    posted, failed, down = 0, [], None
+def retry_due(conn, *, now: datetime | None = None) -> dict:
+    """Send every grade of every assignment whose next try has come (the server's automatic
+    retry, core.web.server.lifespan, once a minute): the same rules as a push — only released
+    versions, each at most once at the LMS, backoff and reason kept on failure, every post in the
+    audit log — done by FairMark itself (access.automatic: "FairMark (automatic retry)"). An LMS
+    that fails a grade (no answer, 5xx, its token endpoint) is not asked again this round, so a
+    dead LMS costs one timeout per platform, not one per student. Nothing is read beyond one
+    cheap query while no LMS platform is registered. `now` (UTC) is the round's time.
+    Returns {"platforms", "posted", "failed", "assignments"}."""
+    actor = access.automatic("lti_retry")
+    access.require(actor, "lti_retry")
+    if not lti_db.has_platform(conn):
+        return {"platforms": False, "posted": 0, "failed": 0, "assignments": 0}
+    at = now or _now()
+    posted = failed = 0
+    down: dict[int, str] = {}              # platform id -> why it is not asked again this round
+    due = grades_db.due_assignments(conn, due_by=_iso(at), stale_before=_iso(at - STALE))
+    for assignment_id in due:
+        link = _link_of(conn, assignment_id)
+        if link is None:                   # no longer linked: it waits, as `lti push` would say
+            continue
+        out = _send(conn, link, assignment_id, actor=actor, due_by=_iso(at), at=at, down=down)
+        posted, failed = posted + out["posted"], failed + len(out["failed"])
+    return {"platforms": True, "posted": posted, "failed": failed, "assignments": len(due)}
+
+
+class _Busy(ServiceError):
+    """Another process is creating the assignment's line item: about this assignment only."""
+
+
+def _send(conn, link: dict, assignment_id: int, *, actor: Actor, due_by: str | None, at: datetime | None = None,
+          down: dict | None = None) -> dict:
+    """Send the assignment's due grades. `down` ({platform id: reason}) is shared by the
+    assignments of one round: an LMS that failed a grade is not asked again in it."""
+    at = at or _now()
+    stale, stamp, platform_id = _iso(at - STALE), _iso(at), link["platform"]["id"]
+    down = {} if down is None else down
+    posted, failed, held = 0, [], None     # held: why the rest of this assignment is not tried
     for pid in grades_db.to_send(conn, assignment_id, due_by=due_by, stale_before=stale):
         with write_transaction(conn):
-            mine = grades_db.claim(conn, pid, at=now(), due_by=due_by, stale_before=stale)
+            mine = grades_db.claim(conn, pid, at=stamp, due_by=due_by, stale_before=stale)
         if not mine:
             continue                       # another process sends it, or it was sent meanwhile
         item = grades_db.item(conn, pid)
-        if down is not None:               # the LMS failed the last grade: not tried, not waited for
-            failed.append(_failed(conn, item, down, actor=actor))
+        if held or platform_id in down:    # the LMS failed a grade before: not tried, not waited for
+            failed.append(_failed(conn, item, held or down[platform_id], actor=actor, at=at))
             continue
         try:
             url = _post(conn, link, item)
         except ServiceError as e:
-            failed.append(_failed(conn, item, str(e), actor=actor))
+            failed.append(_failed(conn, item, str(e), actor=actor, at=at))
             if not e.one_item:
-                down = f"not sent, because the LMS failed the grade before it: {e}"
+                held = f"not sent, because the LMS failed the grade before it: {e}"
+                if e.retry and not isinstance(e, _Busy):   # the LMS itself, not this link: every assignment
+                    down[platform_id] = held
         else:
             with write_transaction(conn):
-                grades_db.mark_posted(conn, pid, at=now(), line_item_url=url)
+                grades_db.mark_posted(conn, pid, at=stamp, line_item_url=url)
                 audit(conn, actor=actor, action="lti_post", entity="lti_passbacks", entity_id=pid,
                       submission_id=item["submission_id"], after={"status": "posted", "version": item["review_version"],
                                                                   "line_item": url})
@@ -102,9 +141,9 @@ def _send(conn, link: dict, assignment_id: int, *, actor: Actor, due_by: str | N
     return _summary(conn, assignment_id, posted=posted, failed=failed)
 
 
-def _failed(conn, item: dict, error: str, *, actor: Actor) -> dict:
+def _failed(conn, item: dict, error: str, *, actor: Actor, at: datetime) -> dict:
     wait = min(FIRST_WAIT * (2 ** item["attempts"]), LONGEST_WAIT)
-    next_try = _iso(_now() + wait)
+    next_try = _iso(at + wait)
     with write_transaction(conn):
         grades_db.mark_failed(conn, item["id"], error=error, next_try=next_try)
         audit(conn, actor=actor, action="lti_post", entity="lti_passbacks", entity_id=item["id"],
@@ -185,8 +224,8 @@ def _line_item(conn, link: dict, assignment_id: int) -> str:
     with write_transaction(conn):
         mine = grades_db.claim_line_item(conn, assignment_id, platform_id, at=now(), stale_before=_iso(_now() - STALE))
     if not mine:
-        raise ServiceError("another FairMark process is creating this assignment's gradebook column; FairMark "
-                           "tries again shortly")
+        raise _Busy("another FairMark process is creating this assignment's gradebook column; FairMark "
+                    "tries again shortly")
     try:
         url = _create_line_item(conn, link, assignment_id, look_first=known is not None)
     except ServiceError:
