@@ -6,6 +6,7 @@ on the project's own corpus, and the trained classifier measured honestly on pub
     python -m bench.injection loso [--show]   # leave-one-source-out recall, held-out false positives
     python -m bench.injection train           # retrain data/injection/classifier.* (bench/injection_train.py)
     python -m bench.injection time            # ms per essay, patterns and classifier (no ../shared needed)
+    python -m bench.injection tips            # study advice written as imperatives: false alarms (no ../shared)
 
 Patterns: attempts in data/corpus/injections.jsonl (137, split dev/test), each measured alone and
 inside a reflection (a paragraph before and after it), as a student would hide it. Benign texts:
@@ -115,8 +116,18 @@ def report_loso(show: bool = False) -> None:
           f"{h['false_positives'] / max(1, h['essays']):.2%} (95 % CI {lo:.2%}-{hi:.2%}; goal <= 0.1 %)")
     for x in h["examples"]:
         print(f"    FALSE {x}")
+    report_tips(r["tips"])
     print(f"time: {h['ms_per_text_hits']:.2f} ms per essay for core.injection.hits (patterns and classifier; "
           f"goal <= 5 ms), of which the classifier {h['ms_per_text_classifier']:.2f} ms")
+
+
+def report_tips(t: dict) -> None:
+    for name, label in (("test", "study tips, test half (never trained on)"), ("dev", "study tips, dev half (trained on)"),
+                        ("demo", "demo reflections (trained on)")):
+        e = t[name]
+        lo, hi = e["fp_interval"]
+        print(f"{label}: {e['false_positives']} of {e['texts']} flagged = {e['false_positives'] / max(1, e['texts']):.1%} "
+              f"(95 % CI {lo:.1%}-{hi:.1%})")
 
 
 def report_time(rounds: int = 5) -> None:
@@ -141,7 +152,7 @@ def report_time(rounds: int = 5) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("command", nargs="?", choices=("all", "patterns", "loso", "train", "time"), default="all")
+    ap.add_argument("command", nargs="?", choices=("all", "patterns", "loso", "train", "time", "tips"), default="all")
     ap.add_argument("--split", choices=("dev", "test"), default="test")
     ap.add_argument("--show", action="store_true", help="list the misses and false positives")
     args = ap.parse_args(argv)
@@ -151,6 +162,9 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     if args.command == "time":
         report_time()
+        return 0
+    if args.command == "tips":
+        report_tips(injection_train.tips_report())
         return 0
     if args.command in ("all", "patterns"):
         report_patterns(args.split, args.show)

@@ -13,6 +13,8 @@ Sources (each source's licence goes into data/injection/classifier.json):
   ellipse      real essays, benign: the shipped sample's `dev` half and half of the rest of the
                corpus (by a hash of the id); the other halves are never trained on
   demo         the demo course's reflections (AI literacy: they talk about prompts), benign
+  tips         data/corpus/study_tips.txt, study advice and plans as students write them, benign:
+               its `dev` half only (by a hash of the text); the `test` half is never trained on
 The public sets are read from ../shared/datasets/ (not shipped). Nothing from any other public
 injection set is used.
 """
@@ -39,6 +41,7 @@ LICENCES = {
     "embedded": "written for FairMark (data/corpus/grader_requests.txt) inside ELLIPSE essays (CC BY-NC-SA 4.0)",
     "ellipse": "CC BY-NC-SA 4.0 (ELLIPSE corpus, Crossley et al. 2023)",
     "demo": "written for FairMark (data/demo)",
+    "tips": "written for FairMark (data/corpus/study_tips.txt, dev half)",
 }
 ATTACK_SOURCES = ("deepset", "bipia", "fairmark", "own", "embedded")
 
@@ -101,6 +104,12 @@ def essays() -> tuple[list[dict], list[dict]]:
 
 def grader_requests() -> list[str]:
     return [x.strip() for x in (CORPUS / "grader_requests.txt").read_text(encoding="utf-8").splitlines() if x.strip()]
+
+
+def study_tips(split: str) -> list[str]:
+    """One half of data/corpus/study_tips.txt (benign study advice), split by a hash of the text."""
+    lines = (CORPUS / "study_tips.txt").read_text(encoding="utf-8").splitlines()
+    return [x.strip() for x in lines if x.strip() and not x.startswith("#") and split_of("tips-" + x.strip()) == split]
 
 
 def own_attacks() -> list[tuple[str, str]]:
@@ -180,4 +189,5 @@ def sources(trained_essays: list[dict]) -> dict[str, list[dict]]:
     out["ellipse"] = [{"text": r["text"], "label": 0, "span": None} for r in trained_essays]
     out["demo"] = [{"text": r["text"], "label": 0, "span": None} for r in demo.demo_data()["reflections"]
                    if "pre-approved by the instructor" not in r["text"]]
+    out["tips"] = [{"text": t, "label": 0, "span": None} for t in study_tips("dev")]
     return out

@@ -18,7 +18,7 @@ import time
 import numpy as np
 
 from bench.injection_corpus import (ATTACK_SOURCES, LICENCES, embed, essays, sources,  # noqa: F401
-                                    split_of)
+                                    split_of, study_tips)
 from core.injection import classifier, features as feats, patterns
 
 C = 10.0                # inverse regularisation of the logistic regression (rows are l2-normalised)
@@ -223,4 +223,22 @@ def loso(only: tuple[str, ...] | None = None) -> dict:
                           "examples": [classifier.hit(r["text"]) or patterns.hits(r["text"]) for r in fp[:5]],
                           "ms_per_text_classifier": 1000 * alone / max(1, len(held)),
                           "ms_per_text_hits": 1000 * full / max(1, len(held))}
+    report["tips"] = tips_report(m)
     return report
+
+
+def tips_report(m: classifier.Model | None = None) -> dict:
+    """The shipped model on study advice written as imperatives: the `test` half of
+    data/corpus/study_tips.txt (never trained on, and not read while the gate was designed) and,
+    for comparison, the `dev` half it trained on and the demo's reflections (also trained on)."""
+    from core import demo
+
+    m = m or classifier.model()
+    out = {}
+    groups = {"test": study_tips("test"), "dev": study_tips("dev"),
+              "demo": [r["text"] for r in demo.demo_data()["reflections"]
+                       if "pre-approved by the instructor" not in r["text"]]}
+    for name, texts in groups.items():
+        k = sum(flagged(t, m) for t in texts)
+        out[name] = {"texts": len(texts), "false_positives": k, "fp_interval": wilson(k, len(texts))}
+    return out

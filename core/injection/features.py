@@ -41,9 +41,12 @@ _KINDS = {
         examiner machine software algorithm program system systems ki ia modèle modell assistent""",
     "INSTR": """instruktionen befehle aufgaben vorgaben eingabe instruction instructions prompt prompts rule
         rules direction directions guideline guidelines directive directives command commands order
-        orders task tasks brief briefing programming configuration settings constraints restrictions
-        filters policy policies context conversation session memory rubric criteria anweisungen
+        orders programming configuration settings constraints restrictions
+        filters policy policies conversation session memory anweisungen
         anweisung regeln aufgabe consignes instrucciones reglas instruktioner instruktionerna regler""",
+    # The task and what it is judged by: a student's as much as the AI's ("focus on the task",
+    # "check it against the rubric"); aimed at the AI only as "your task", "the previous task", "new task".
+    "WORK": """task tasks brief briefing context rubric criteria""",
     "BEFORE": """vorherige vorigen previous previously prior above earlier preceding before former original
         initial old aforementioned foregoing first vorherigen bisherigen obigen précédentes anteriores
         tidigare""",
@@ -104,10 +107,9 @@ def may_be_addressed(toks: list[str]) -> bool:
     """A cheap test that `addressed(features_of(toks))` can be true: most sentences of an essay
     fail it and are never featurised."""
     get = LEXICON.get
-    for t in toks:
-        if get(t) in _GATE_KINDS:
-            return True
-    return any(get(t) == "OUTPUT" for t in toks)      # at a clause's start, or after "you/your"
+    kinds = {get(t) for t in toks}
+    return (not _PREFILTER_KINDS.isdisjoint(kinds) or ("OUTPUT" in kinds and not _ONLY.isdisjoint(toks))
+            or toks[:2] in (["you", "are"], ["du", "bist"], ["now", "you"]) or toks[:1] == ["you're"])
 
 
 def features_of(toks: list[str]) -> set[str]:
@@ -151,15 +153,25 @@ def features_of(toks: list[str]) -> set[str]:
     return out
 
 
-# A passage is read only if it shows one of these: a verb that sets something aside, the model or
-# its instructions named, a role set up, marks named, a sentence or clause opening with a verb of
-# output (an imperative), or "your reply / you answer" (the reader's output). Advice to the reader
-# ("believe in yourself", "how can you ...?"), common in essays, shows none of them: never scored.
-_GATE = frozenset(("k:CONTROL", "k:MODEL", "k:INSTR", "k:ROLE", "k:MARKS", "s:OUTPUT", "s:CONTROL", "c:OUTPUT",
-                   "b:YOU_OUTPUT"))
-_GATE_KINDS = frozenset(("CONTROL", "MODEL", "INSTR", "ROLE", "MARKS"))
+# A passage is read only if it shows a sign that it is aimed at the AI or at the marking, not just
+# at a reader: a verb that sets something aside together with what came before, all of it or the
+# text ("ignore the above", "forget everything"); the model, its instructions, prompt or rules
+# named; marks named; a role set up ("pretend", "you are now"); what "you were told"; "your task";
+# output control ("only print", "respond with nothing else"); or the text judged top ("say the
+# essay is perfect"). A bare imperative is not such a sign: "Show your work.", "Answer the easy
+# questions first.", "Ignore distractions." are a student's study advice, common in reflections.
+_AIMED_KINDS = ("k:MODEL", "k:INSTR", "k:MARKS", "k:ROLE")
+_SET_ASIDE = ("p:CONTROL>BEFORE", "p:CONTROL>ALL", "p:CONTROL>TEXT", "p:BEFORE>CONTROL", "p:ALL>CONTROL")
+_YOURS = ("b:YOU_WORK", "t:YOU_x_WORK", "b:BEFORE_WORK", "b:NOW_WORK", "p:YOU>TOLD")   # "your task", "you were told"
+_AIMED = frozenset(_AIMED_KINDS + _SET_ASIDE + _YOURS + ("s:YOU_are",))
+_ONLY = frozenset("only solely exactly nothing nur bara".split())    # all of kind NOW
+_PREFILTER_KINDS = frozenset(k[2:] for k in _AIMED_KINDS) | {"CONTROL", "TEXT", "WORK", "TOLD"}
 
 
 def addressed(feature_names: set[str]) -> bool:
-    """Does the passage show a sign of an instruction aimed at the AI (see _GATE)?"""
-    return not _GATE.isdisjoint(feature_names)
+    """Does the passage show a sign of an instruction aimed at the AI or the marking (see _AIMED)?"""
+    if not _AIMED.isdisjoint(feature_names):
+        return True
+    if "k:OUTPUT" in feature_names and any("w:" + w in feature_names for w in _ONLY):
+        return True                       # output control: "only print ...", "say nothing else"
+    return "k:TEXT" in feature_names and "k:TOP" in feature_names      # "say the essay is perfect"
