@@ -217,8 +217,7 @@ def sign_out(actor: Actor) -> None:
     sign-in then leaves st.login's too (its logout route)."""
     conn = db.connect(load_settings().db_path)
     try:
-        with db.write_transaction(conn):
-            accounts.sign_out(conn, st.session_state.get(TOKEN))
+        accounts.sign_out(conn, st.session_state.get(TOKEN))
     finally:
         conn.close()
     for key in list(st.session_state):

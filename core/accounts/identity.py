@@ -302,8 +302,11 @@ def session_expires(settings: Settings | None = None) -> datetime:
 
 
 def sign_out(conn, token: str | None) -> None:
+    """End the session `token` opens (a missing or unknown token: nothing to end), in its own
+    write transaction (a savepoint inside an open one)."""
     if isinstance(token, str) and token:
-        users_db.end_session(conn, _token_hash(token))
+        with db.write_transaction(conn):
+            users_db.end_session(conn, _token_hash(token))
 
 
 def first_admin(conn, *, username: str, password: str, display_name: str = "") -> tuple[Actor, str]:

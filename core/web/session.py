@@ -144,8 +144,7 @@ def signout(request: Request) -> Response:
     to = safe_next(request.query_params.get("next")) or "/"
     conn = db.connect(load_settings().db_path)
     try:
-        with db.write_transaction(conn):
-            accounts.sign_out(conn, request.cookies.get(COOKIE))
+        accounts.sign_out(conn, request.cookies.get(COOKIE))
     finally:
         conn.close()
     response = _redirect(to)
