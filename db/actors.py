@@ -9,10 +9,14 @@ from collections.abc import Mapping
 
 ROLES = ("admin", "coordinator", "instructor", "ta")
 ROLE_LABELS = {"admin": "admin", "coordinator": "coordinator", "instructor": "instructor",
-               "ta": "teaching assistant", "automatic": "FairMark acting on its own"}
+               "ta": "teaching assistant", "automatic": "FairMark acting on its own", "student": "student"}
 # FairMark itself, acting on a schedule with nobody signed in (core.accounts.access.automatic):
 # never a user's role (not in ROLES), and allowed only the actions that name it.
 AUTOMATIC = "automatic"
+# A student who opened a private link or launched from the LMS as a Learner (issue 26): never a
+# user's role either; allowed only the student actions, and only on their own released work
+# (`student_id`, and `assignment_id` when the link is for one assignment).
+STUDENT = "student"
 
 
 class Actor(str):
@@ -23,15 +27,23 @@ class Actor(str):
     user_id       the users row (None for the command line)
     display_name  what the sidebar shows
     courses       {course id: may see student names}, or None for every course (admin, CLI)
+    student_id    a student's own students row (role STUDENT only)
+    assignment_id the one assignment a student's link opens (None: every assignment of the course)
     """
 
     def __new__(cls, name: str, *, role: str, user_id: int | None = None, display_name: str = "",
-                courses: Mapping[int, bool] | None = None, via: str = "password"):
-        if role not in ROLES and role != AUTOMATIC:
+                courses: Mapping[int, bool] | None = None, via: str = "password", student_id: int | None = None,
+                assignment_id: int | None = None):
+        if role not in ROLES and role not in (AUTOMATIC, STUDENT):
             raise ValueError(f"unknown role {role!r}: one of {', '.join(ROLES)}")
+        if (role == STUDENT) != (student_id is not None):
+            raise ValueError("a student actor needs its student_id, and only a student actor has one")
+        if role == STUDENT and (courses is None or len(courses) != 1):
+            raise ValueError("a student actor belongs to exactly one course")
         self = super().__new__(cls, name)
         for key, value in (("role", role), ("user_id", user_id), ("display_name", display_name or name),
-                           ("courses", None if courses is None else dict(courses)), ("via", via)):
+                           ("courses", None if courses is None else dict(courses)), ("via", via),
+                           ("student_id", student_id), ("assignment_id", assignment_id)):
             object.__setattr__(self, key, value)
         return self
 
@@ -39,7 +51,8 @@ class Actor(str):
         raise AttributeError("an Actor cannot change: sign in again")
 
     def __reduce__(self):  # copies and pickles (Streamlit's session state) keep the attributes
-        return (_rebuild, (str(self), self.role, self.user_id, self.display_name, self.courses, self.via))
+        return (_rebuild, (str(self), self.role, self.user_id, self.display_name, self.courses, self.via,
+                           self.student_id, self.assignment_id))
 
     @property
     def role_label(self) -> str:
@@ -60,8 +73,9 @@ class Actor(str):
         return f"Actor({str(self)!r}, role={self.role!r})"
 
 
-def _rebuild(name, role, user_id, display_name, courses, via):
-    return Actor(name, role=role, user_id=user_id, display_name=display_name, courses=courses, via=via)
+def _rebuild(name, role, user_id, display_name, courses, via, student_id=None, assignment_id=None):
+    return Actor(name, role=role, user_id=user_id, display_name=display_name, courses=courses, via=via,
+                 student_id=student_id, assignment_id=assignment_id)
 
 
 def audit_fields(actor) -> tuple[str, int | None, str | None]:

@@ -30,3 +30,10 @@ def course_of(conn: Database, kind: str, ident: int) -> int | None:
 def courses_of(conn: Database, kind: str, idents) -> set[int | None]:
     """The courses of several ids of one kind (None stands for an id that does not exist)."""
     return {course_of(conn, kind, i) for i in dict.fromkeys(int(i) for i in idents)}
+
+
+def submission_owner(conn: Database, submission_id: int) -> tuple[int, int, int] | None:
+    """(student id, assignment id, course id) of a submission; None when there is no such row."""
+    row = conn.execute("SELECT s.student_id, s.assignment_id, a.course_id FROM submissions s "
+                       "JOIN assignments a ON a.id = s.assignment_id WHERE s.id = ?", [int(submission_id)]).fetchone()
+    return tuple(row) if row else None

@@ -33,6 +33,7 @@ ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id
 SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
 INTERNAL = {
+    "core.accounts.access.check_student": "the check itself: a student on their own submission (tests/test_students_access.py)",
     "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs.reflections / "
                                 "core.signoff.actions.regenerate checked",
     "core.pipeline.assess_submission": "the run worker's step for an item of a checked run",

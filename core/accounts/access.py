@@ -29,12 +29,13 @@ from dataclasses import dataclass, replace
 
 import db
 from db import ownership
-from db.actors import AUTOMATIC, ROLE_LABELS, ROLES, Actor
+from db.actors import AUTOMATIC, ROLE_LABELS, ROLES, STUDENT, Actor
 from db.analytics import Scope
 from db.errors import Forbidden, NotFound
 
 __all__ = ["Actor", "ROLES", "ROLE_LABELS", "ACTIONS", "Forbidden", "require", "check", "check_path", "check_all",
-           "scope_for", "sees_names", "command_line", "automatic", "may", "allowed", "table"]
+           "scope_for", "sees_names", "command_line", "automatic", "student", "check_student", "may", "allowed",
+           "table"]
 
 ALL = frozenset(ROLES)
 TEACHERS = frozenset({"admin", "instructor", "ta"})
@@ -70,6 +71,10 @@ ACTIONS: dict[str, Action] = {
     # FairMark's own scheduled work (no person may do it; people send grades with "release")
     "lti_retry": Action("send the grades waiting for the LMS on FairMark's own schedule", frozenset({AUTOMATIC}),
                         ask="nobody: the server does it by itself", course=False),
+    # A student's own (issue 26): reached only through check_student, on their own released work
+    "student_view": Action("see their own released feedback", frozenset({STUDENT}), ask="nobody: it is a student's"),
+    "appeal": Action("ask for a second look at their released feedback", frozenset({STUDENT}),
+                     ask="nobody: it is a student's"),
 }
 
 # Who FairMark is in the audit log when it acts on its own, per action: each such actor may do
@@ -198,6 +203,31 @@ def automatic(action: str) -> Actor:
     """
     name = AUTOMATIC_ACTORS[action]
     return Actor(name, role=AUTOMATIC, display_name=name, via="automatic")
+
+
+def student(student_id: int, course_id: int, *, assignment_id: int | None = None, via: str = "link",
+            name: str = "") -> Actor:
+    """The student a private link or a Learner launch verified: may do the student actions only,
+    and only on their own work (check_student). The audit log names them by a pseudonymous label
+    (never the roster name), so a log export does not re-identify them."""
+    label = name or f"student {int(student_id)}"
+    return Actor(label, role=STUDENT, courses={int(course_id): False}, via=via, student_id=int(student_id),
+                 assignment_id=None if assignment_id is None else int(assignment_id))
+
+
+NOT_YOURS = "This page does not open that work: use the link your teacher sent for it."
+
+
+def check_student(conn, actor: Actor, action: str, submission_id: int) -> int:
+    """`require` for a student on one submission: their own, in their course, in the link's
+    assignment. A submission that does not exist and one of another student give the same
+    refusal (a student cannot tell which ids exist). Returns the course."""
+    require(actor, action)
+    owner = ownership.submission_owner(conn, submission_id)
+    if (owner is None or owner[0] != actor.student_id or not actor.has_course(owner[2])
+            or (actor.assignment_id is not None and owner[1] != actor.assignment_id)):
+        raise Forbidden(NOT_YOURS)
+    return owner[2]
 
 
 def table() -> list[dict]:
