@@ -44,6 +44,7 @@ ORDER = (
     "m022f_llm_calls_answer_logprobs",
     "m023p_dashboard_scopes",
     "m025c_signin_codes",
+    "m026a_appeal_deadline",
     "m025a_lti_launch",
     "m025b_lti_grades",
 )
