@@ -85,3 +85,26 @@ def in_use(conn: Database, rubric_id: int) -> dict:
     row = conn.execute("SELECT (SELECT COUNT(*) FROM assignments WHERE rubric_id = ?), "
                        "(SELECT COUNT(*) FROM drafts WHERE rubric_id = ?)", [rubric_id, rubric_id]).fetchone()
     return {"assignments": row[0], "drafts": row[1]}
+
+
+# --- whose text an example is (so it is deleted with that student) ---------------------------
+def course_people(conn: Database, course_id: int) -> list[dict]:
+    """[{id, name, email, pseudonym}] of the course's students, in id order (masking needs them)."""
+    return list(conn.query("SELECT id, name, email, pseudonym FROM students WHERE course_id = ? ORDER BY id",
+                           [course_id]))
+
+
+def author_of(conn: Database, course_id: int, text: str) -> int | None:
+    """The student of this course who submitted exactly this text (trimmed), if any."""
+    row = conn.execute("SELECT s.student_id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
+                       "WHERE a.course_id = ? AND trim(s.text) = ? ORDER BY s.id LIMIT 1",
+                       [course_id, text.strip()]).fetchone()
+    return row[0] if row else None
+
+
+def delete(conn: Database, draft_id: int) -> dict[str, int]:
+    """A draft, its examples and its calls to the model. Call in a transaction."""
+    return {"llm_calls": conn.execute("DELETE FROM llm_calls WHERE rubric_draft_id = ?", [draft_id]).rowcount,
+            "rubric_draft_examples": conn.execute("DELETE FROM rubric_draft_examples WHERE draft_id = ?",
+                                                  [draft_id]).rowcount,
+            "rubric_drafts": conn.execute("DELETE FROM rubric_drafts WHERE id = ?", [draft_id]).rowcount}
