@@ -28,7 +28,8 @@ from core.errors import ConflictError, IngestError, LLMError, LLMInvalidOutput, 
 from core.offline import rubric_templates
 from core.privacy import pseudonym
 from core.rubric import Rubric, parse_rubric
-from db import audit, write_transaction
+from core.llm import default_provider, effective_settings, make_llm
+from db import audit, courses, file_of, write_transaction
 from db import rubric_drafts as store
 
 ATTEMPTS = 2            # answers asked for before the template stands in
@@ -150,6 +151,24 @@ def draft(conn, course_id: int, description: str, pasted_examples: str = "", *, 
             store.set_result(conn, draft_id, source="template", definition=template,
                              note=f"The model's draft could not be used: {why}. " + rubric_templates.note(shape))
     return draft_id
+
+
+def configured_llm(conn):
+    """The language model the builder asks (the settings in force), or None without one."""
+    settings = effective_settings(conn=conn)
+    provider = default_provider(settings)
+    return None if provider == "offline" else make_llm(provider, file_of(conn), settings)
+
+
+def builder_view(conn, pick: int | None = None, *, actor: Actor) -> dict:
+    """The page's one read: {"courses" the actor may build rubrics for, "course_id" (`pick` when
+    offered, else the first), "drafts" of it (drafts_view)}."""
+    access.require(actor, "read")
+    mine = [c for c in courses.list_courses(conn) if "upload" in access.allowed(actor, c["id"])]
+    ids = [c["id"] for c in mine]
+    course_id = pick if pick in ids else (ids[0] if ids else None)
+    return {"courses": mine, "course_id": course_id,
+            "drafts": drafts_view(conn, course_id, actor=actor) if course_id is not None else []}
 
 
 def drafts_view(conn, course_id: int, *, actor: Actor) -> list[dict]:
