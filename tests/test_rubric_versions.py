@@ -143,3 +143,19 @@ def test_guidance_never_reaches_a_students_export(conn):
             with zipfile.ZipFile(io.BytesIO(data)) as zf:
                 data = b"".join(zf.read(n) for n in zf.namelist())
         assert b"GRADER-ONLY" not in data, fmt
+
+
+def test_guidance_reaches_only_the_scoring_calls_of_a_drafted_item(conn, db_path):
+    """The comment a student reads is written without the notes for graders (the Aggregator, the
+    Coach and the Reviser never see them)."""
+    from assess_script import good_llm
+    from core import pipeline
+
+    rubric = _with_guidance(default_rubric())
+    c = f.course(conn, rubric=rubric)
+    sub = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT)
+    llm = good_llm()
+    pipeline.assess_one(db_path, sub, llm=llm)
+    seen = {call.role for call in llm.calls if any(NOTE in m["content"] for m in call.messages)}
+    assert seen == {"evaluator"}
+    assert {"aggregator", "coach"} <= {call.role for call in llm.calls}
