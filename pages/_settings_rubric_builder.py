@@ -64,7 +64,8 @@ def render(conn, columns) -> None:
 
 def _draft(conn, d: dict, columns, expanded: bool) -> None:
     rubric = d["rubric"]
-    label = (f"Draft of {format_timestamp(d['created_at'])}: {_common.md(d['description'][:60])} "
+    about = d["description"] if len(d["description"]) <= 70 else d["description"][:70].rsplit(" ", 1)[0] + " …"
+    label = (f"Draft of {format_timestamp(d['created_at'])}: {_common.md(about)} "
              f"({'template' if d['source'] == 'template' else 'drafted by the model'})")
     with st.expander(label, expanded=expanded):
         st.info(_common.md(d["note"]))

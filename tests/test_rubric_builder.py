@@ -192,3 +192,17 @@ def test_deleting_a_course_deletes_its_drafts_and_retention_counts_them_as_activ
     counts = data_care.delete_course(conn, course["course_id"], actor=ADMIN)
     assert counts["rubric_drafts"] == 1 and counts["rubric_draft_examples"] == 5
     assert conn.execute("SELECT COUNT(*) FROM rubric_drafts WHERE id = ?", [draft_id]).fetchone()[0] == 0
+
+
+def test_a_backup_holds_the_drafts_and_their_examples(conn, course, tmp_path):
+    import sqlite3
+
+    builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), actor=ADMIN)
+    copy = tmp_path / "backup.db"
+    copy.write_bytes(data_care.backup_bytes(conn, actor=ADMIN))
+    con = sqlite3.connect(copy)
+    try:
+        assert con.execute("SELECT COUNT(*) FROM rubric_drafts").fetchone()[0] == 1
+        assert con.execute("SELECT COUNT(*) FROM rubric_draft_examples").fetchone()[0] == 5
+    finally:
+        con.close()
