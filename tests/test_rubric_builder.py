@@ -37,6 +37,10 @@ def _answer(criteria: int = 3, levels=(3, 2, 1, 0)) -> dict:
         for k in keys]}
 
 
+def _model() -> ScriptedLLM:
+    return ScriptedLLM().always("rubric_builder", _answer())
+
+
 @pytest.fixture
 def course(conn):
     c = f.course(conn)
@@ -69,7 +73,7 @@ def test_the_model_drafts_from_a_description_and_masked_examples(conn, course):
 def test_an_example_identical_to_a_submission_is_linked_to_its_author(conn, course):
     bob = f.student(conn, course["course_id"], name="Bob Stone")
     f.submission(conn, course["assignment_id"], bob, "I used a chart of sales per week to show my manager the trend.")
-    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), actor=ADMIN)
+    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
     assert [e["student_id"] for e in rubric_drafts.examples(conn, draft_id)] == [None, None, None, None, bob]
 
 
@@ -111,6 +115,13 @@ def test_offline_the_draft_is_the_template_of_the_described_shape(conn, course, 
     assert len(rubric.criteria) == criteria and (rubric.scale_min, rubric.scale_max) == scale
 
 
+def test_offline_scored_examples_are_neither_used_nor_kept(conn, course):
+    row = rubric_drafts.get(conn, builder.draft(conn, course["course_id"], DESCRIPTION, _examples("Ana Silva"),
+                                                actor=ADMIN))
+    assert row["source"] == "template" and "Your scored examples were not used" in row["note"]
+    assert rubric_drafts.examples(conn, row["id"]) == []
+
+
 def test_the_offline_baseline_gives_the_template_through_the_role(conn, course):
     from core.agents import registry
     from core.offline.rubric_templates import shape, template
@@ -132,7 +143,7 @@ def test_bad_examples_are_refused_with_what_to_fix_and_nothing_is_stored(conn, c
 
 
 def test_saving_checks_every_row_then_stores_a_version_and_drops_the_examples(conn, course):
-    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), actor=ADMIN)
+    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
     view = builder.drafts_view(conn, course["course_id"], actor=ADMIN)[0]
     rows = catalogue.rubric_to_rows(view["rubric"])
     rows[1]["key"] = rows[0]["key"]
@@ -174,7 +185,7 @@ def test_deleting_a_student_deletes_the_drafts_with_their_example_and_its_calls(
 
     logged = LoggedLLM(ScriptedLLM().script("rubric_builder", _answer()), db_path)
     theirs = builder.draft(conn, course["course_id"], DESCRIPTION, _examples("Ana Silva"), llm=logged, actor=ADMIN)
-    other = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), actor=ADMIN)
+    other = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
     assert conn.execute("SELECT COUNT(*) FROM llm_calls WHERE rubric_draft_id = ?", [theirs]).fetchone()[0] == 1
     counts = data_care.delete_student(conn, course["ana"], actor=ADMIN)
     assert counts["rubric_drafts"] == 1 and counts["rubric_draft_examples"] == 5 and counts["llm_calls"] == 1
@@ -183,7 +194,7 @@ def test_deleting_a_student_deletes_the_drafts_with_their_example_and_its_calls(
 
 
 def test_deleting_a_course_deletes_its_drafts_and_retention_counts_them_as_activity(conn, course):
-    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), actor=ADMIN)
+    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
     conn.execute("UPDATE courses SET created_at = '2020-01-01T00:00:00Z'")
     conn.execute("UPDATE rubric_drafts SET created_at = '2031-01-01T00:00:00Z'")
     from db import data_care as care_db
@@ -197,7 +208,7 @@ def test_deleting_a_course_deletes_its_drafts_and_retention_counts_them_as_activ
 def test_a_backup_holds_the_drafts_and_their_examples(conn, course, tmp_path):
     import sqlite3
 
-    builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), actor=ADMIN)
+    builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
     copy = tmp_path / "backup.db"
     copy.write_bytes(data_care.backup_bytes(conn, actor=ADMIN))
     con = sqlite3.connect(copy)

@@ -11,7 +11,7 @@ Rules:
 - The model's answer must fit the schema and make a usable rubric of the described shape; an
   answer that does not is asked again (ATTEMPTS in all), then the draft is the template and
   says why. Without a language model the draft is the template of the described shape, said
-  plainly.
+  plainly (and scored examples are neither used nor kept).
 - Saving checks the rubric (levels contiguous, every level described, no duplicate keys, with a
   message per row) and stores it as a new version (db.courses.save_rubric): drafts already
   scored keep their rubric version.
@@ -129,13 +129,15 @@ def draft(conn, course_id: int, description: str, pasted_examples: str = "", *, 
     shape = rubric_templates.shape(description)
     examples = parse_examples(pasted_examples)
     _check_examples(examples, shape)
-    stored, shown = _masked(conn, course_id, examples)
-    template = rubric_templates.template(shape)
     offline = llm is None or getattr(llm, "provider", None) == "offline"
+    # Offline nothing reads the examples: they are not kept (the note says so).
+    stored, shown = _masked(conn, course_id, examples) if not offline else ([], [])
+    template = rubric_templates.template(shape)
+    note = rubric_templates.note(shape) + (" Your scored examples were not used (no language model is configured) "
+                                           "and are not kept." if offline and examples else "")
     with write_transaction(conn):
         draft_id = store.insert(conn, course_id=course_id, description=description, source="template",
-                                definition=template, note=rubric_templates.note(shape), created_by=actor,
-                                examples=stored)
+                                definition=template, note=note, created_by=actor, examples=stored)
         audit(conn, actor=actor, action="draft", entity="rubric_drafts", entity_id=draft_id,
               after={"shape": shape.__dict__, "examples": len(examples), "offline": offline})
     if offline:
