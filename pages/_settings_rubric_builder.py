@@ -75,7 +75,11 @@ def _draft(conn, d: dict, columns, expanded: bool) -> None:
         table = pd.DataFrame(catalogue.rubric_to_rows(rubric))
         for col in ("weight", "veto_below"):
             table[col] = pd.to_numeric(table[col], errors="coerce")
+        levels = [c for c in table.columns if c.startswith(catalogue.LEVEL_PREFIX)]
+        order = ["title", *levels, "guidance", "key", "description", "improvement_hint", "weight", "veto_below",
+                 "signal"]   # what a teacher checks first: the criteria, their levels, the notes
         edited = st.data_editor(table, num_rows="dynamic", hide_index=True, key=f"rb_table_{d['id']}",
+                                column_order=[c for c in order if c in table.columns],
                                 column_config=columns(rubric) | {"guidance": guidance_column()})
         c1, c2 = st.columns(2)
         if c1.button("Save as rubric", key=f"rb_save_{d['id']}", type="primary"):
