@@ -217,3 +217,15 @@ def test_a_backup_holds_the_drafts_and_their_examples(conn, course, tmp_path):
         assert con.execute("SELECT COUNT(*) FROM rubric_draft_examples").fetchone()[0] == 5
     finally:
         con.close()
+
+
+def test_asking_again_is_never_served_the_unusable_answer_from_the_cache(conn, db_path, course):
+    from core.llm.logged import LoggedLLM
+
+    fake = ScriptedLLM().script("rubric_builder", _answer(criteria=2), _answer())
+    draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, llm=LoggedLLM(fake, db_path), actor=ADMIN)
+    fake.assert_all_used()                                   # both answers came from the model
+    assert rubric_drafts.get(conn, draft_id)["source"] == "model"
+    statuses = [r[0] for r in conn.execute("SELECT status FROM llm_calls WHERE rubric_draft_id = ? ORDER BY id",
+                                           [draft_id])]
+    assert statuses == ["ok", "ok"]

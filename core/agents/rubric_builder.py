@@ -71,12 +71,14 @@ def shape_text(shape: rubric_templates.Shape) -> str:
             f"{shape.scale_min} to {shape.scale_max} (every level of every criterion described)")
 
 
-def run(llm, request: Request):
-    """One call for the draft; `RubricDraft` validates it (the caller checks it is a usable rubric)."""
+def run(llm, request: Request, *, attempt: int = 0):
+    """One call for the draft; `RubricDraft` validates it (the caller checks it is a usable rubric).
+    A later `attempt` is its own cache entry (the call log's sample), so asking again after an
+    unusable answer is never served that answer from the cache."""
     loaded = PROMPT.load()
     inputs = {"description": request.description, "shape": request.shape, "examples": list(request.examples)}
     ctx = CallContext(agent=PROMPT.name, prompt_name=loaded.name, prompt_hash=loaded.hash, inputs=inputs,
-                      rubric_draft_id=request.rubric_draft_id)
+                      rubric_draft_id=request.rubric_draft_id, sample=attempt)
     messages = loaded.render(description=request.description.strip() or "(not given)",
                              shape=shape_text(request.shape), examples=examples_text(request.examples))
     return llm.complete(messages, RubricDraft, role=PROMPT.name, ctx=ctx)

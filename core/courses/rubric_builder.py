@@ -105,9 +105,9 @@ def _usable(answer, shape: rubric_templates.Shape, description: str) -> dict:
 def _ask(llm, request: role.Request) -> tuple[dict | None, str]:
     """(the model's usable draft, "") or (None, why the template stands in)."""
     why = ""
-    for _attempt in range(ATTEMPTS):
+    for attempt in range(ATTEMPTS):
         try:
-            answer = role.run(llm, request).data
+            answer = role.run(llm, request, attempt=attempt).data
             return _usable(answer, request.shape, request.description), ""
         except LLMInvalidOutput as e:
             why = f"its answer did not make a usable rubric ({e})"
