@@ -320,8 +320,22 @@ def _settings_tab(tab: str, heading: str | None = None) -> Callable:
     return take
 
 
+def _rubric_builder(page, app: App) -> None:
+    """Settings → Rubrics: a draft from a description (offline here: the template, said so)."""
+    open_page(page, app.at("settings"))
+    page.get_by_role("tab", name="Rubrics").click()
+    idle(page)
+    page.get_by_label("Describe the work", exact=True).fill(
+        "a weekly reflection on applying statistics at work, 3 criteria, 0–3")
+    page.get_by_role("button", name="Draft a rubric").click()
+    idle(page)
+    scroll_to(page.get_by_text("This is a template, not written by a language model").first, "center")
+    idle(page)
+
+
 SHOTS = (
     Shot("home.png", "instructor", _home),
+    Shot("teacher-rubric-builder.png", "instructor", _rubric_builder),
     Shot("teacher-upload.png", "instructor", _upload),
     Shot("teacher-assess.png", "instructor", _assess),
     Shot("teacher-review.png", "instructor", _review),

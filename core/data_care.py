@@ -128,6 +128,8 @@ _DELETED_WORDS = {
     "pair_choices": ("blind comparison choice", "blind comparison choices"),
     "lessons": ("lesson", "lessons"), "lesson_reviews": ("lesson review", "lesson reviews"),
     "lesson_fixes": ("proposed lesson fix", "proposed lesson fixes"),
+    "rubric_drafts": ("rubric draft", "rubric drafts"),
+    "rubric_draft_examples": ("scored example of a rubric draft", "scored examples of rubric drafts"),
     "lesson_references": ("lesson reference", "lesson references"),
     "runs": ("assessment run", "assessment runs"), "run_items": ("run entry", "run entries"),
     "judge_votes": ("judge's vote", "judges' votes"),

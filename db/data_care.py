@@ -55,9 +55,20 @@ _LTI_COURSE_DATA = (
     ("lti_contexts", "DELETE FROM lti_contexts WHERE course_id = (SELECT id FROM temp.doomed_course)"),
 )
 
+# The Rubric builder's drafts (m027a) among temp.doomed_drafts: their calls to the model, their
+# scored examples (student text) and their audit rows, then the drafts.
+_DRAFT_DATA = (
+    ("llm_calls", "DELETE FROM llm_calls WHERE rubric_draft_id IN (SELECT id FROM temp.doomed_drafts)"),
+    ("rubric_draft_examples", "DELETE FROM rubric_draft_examples WHERE draft_id IN (SELECT id FROM temp.doomed_drafts)"),
+    ("audit_log", "DELETE FROM audit_log WHERE entity = 'rubric_drafts' AND entity_id IN "
+                  "(SELECT id FROM temp.doomed_drafts)"),
+    ("rubric_drafts", "DELETE FROM rubric_drafts WHERE id IN (SELECT id FROM temp.doomed_drafts)"),
+)
+
 # What else belongs to a course (temp tables doomed_course, doomed_lessons), after its submissions.
 _COURSE_DATA = (
     *_LTI_COURSE_DATA,
+    *_DRAFT_DATA,
     ("run_items", "DELETE FROM run_items WHERE subject = 'lesson' AND subject_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("lesson_fixes", "DELETE FROM lesson_fixes WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
     ("lesson_references", "DELETE FROM lesson_references WHERE lesson_id IN (SELECT id FROM temp.doomed_lessons)"),
@@ -122,6 +133,11 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
                        ("lti_users", "DELETE FROM lti_users WHERE student_id = ?")):
         if n := conn.execute(sql, [student_id]).rowcount:
             counts[label] = counts.get(label, 0) + n
+    # A rubric draft holding an example by or naming the student goes whole (its text may quote them).
+    _doomed(conn, "doomed_drafts", "SELECT DISTINCT draft_id FROM rubric_draft_examples WHERE student_id = ?",
+            [student_id])
+    _run(conn, _DRAFT_DATA, counts)
+    conn.execute("DROP TABLE temp.doomed_drafts")
     roster = conn.execute("DELETE FROM lti_roster WHERE student_id = ?", [student_id]).rowcount
     if roster:
         counts["lti_roster"] = roster
@@ -131,16 +147,18 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
 
 
 def delete_course(conn: Database, course_id: int) -> dict[str, int]:
-    """Every row of one course (its students' work, runs, lessons, comparisons, releases, grants);
+    """Every row of one course (its students' work, runs, lessons, comparisons, releases, grants,
+    rubric drafts);
     returns {table: rows deleted}. Call inside a transaction."""
     _doomed(conn, "doomed_subs", "SELECT s.id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
                                  "WHERE a.course_id = ?", [course_id])
     _doomed(conn, "doomed_lessons", "SELECT id FROM lessons WHERE course_id = ?", [course_id])
     _doomed(conn, "doomed_course", "SELECT ?", [course_id])
+    _doomed(conn, "doomed_drafts", "SELECT id FROM rubric_drafts WHERE course_id = ?", [course_id])
     counts: dict[str, int] = {}
     _run(conn, _SUBMISSION_DATA, counts)
     _run(conn, _COURSE_DATA, counts)
-    for name in ("doomed_subs", "doomed_lessons", "doomed_course"):
+    for name in ("doomed_subs", "doomed_lessons", "doomed_course", "doomed_drafts"):
         conn.execute(f"DROP TABLE temp.{name}")
     return counts
 
@@ -153,6 +171,7 @@ def last_activity(conn: Database) -> list[dict]:
                UNION ALL SELECT course_id, created_at FROM runs
                UNION ALL SELECT a.course_id, r.released_at FROM releases r JOIN assignments a ON a.id = r.assignment_id
                UNION ALL SELECT course_id, created_at FROM lessons
+               UNION ALL SELECT course_id, created_at FROM rubric_drafts
            ) x ON x.course_id = c.id GROUP BY c.id ORDER BY c.id"""))
 
 

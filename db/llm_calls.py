@@ -14,7 +14,7 @@ from sqlite_utils import Database
 import db as dbmod
 from db.errors import ConfigError
 
-_CALL_COLUMNS = ("run_id", "submission_id", "lesson_id", "agent", "model", "prompt_name", "prompt_hash",
+_CALL_COLUMNS = ("run_id", "submission_id", "lesson_id", "rubric_draft_id", "agent", "model", "prompt_name", "prompt_hash",
                  "input_hash", "temperature", "cache_key", "response", "tokens_in", "tokens_out",
                  "tokens_cached", "latency_ms", "cost_usd", "status", "cache_hit", "error",
                  "request_id", "attempts", "note", "response_mode", "tier", "score_probs", "answer_logprobs")

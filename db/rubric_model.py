@@ -44,6 +44,9 @@ class Criterion(BaseModel):
     veto_below: int | None = None  # a score below this fails the item whatever the total
     improvement_hint: str = ""  # used by the offline baseline's templates
     signal: Signal | None = None  # the text signal the offline heuristic reads (SIGNALS)
+    # Notes for graders (what counts as "concrete", common pitfalls): read by the Evaluator and
+    # shown to markers on the review item, never to students (no export, no student page).
+    guidance: str = ""
 
     @field_validator("key")
     @classmethod
@@ -173,9 +176,11 @@ class Rubric(BaseModel):
 
     def to_json(self) -> str:
         data = self.model_dump(mode="json")
-        for c in data["criteria"]:   # a rubric without signals keeps the JSON (and hash) it always had
+        for c in data["criteria"]:   # a rubric without signals or guidance keeps the JSON (and hash) it had
             if c.get("signal") is None:
                 c.pop("signal", None)
+            if not c.get("guidance"):
+                c.pop("guidance", None)
         return json.dumps(data, sort_keys=True, ensure_ascii=False)
 
     @property
@@ -213,7 +218,63 @@ def parse_rubric(data: dict | str | bytes) -> Rubric:
             raise RubricError(f"Rubric file is neither valid JSON nor YAML: {e}") from e
     if not isinstance(data, dict):
         raise RubricError("Rubric must be a mapping with name, scale_min, scale_max and criteria")
+    found = level_problems(data)
+    if found:
+        raise RubricError("Invalid rubric: " + "; ".join(found))
     try:
         return Rubric.model_validate(data)
     except ValidationError as e:
         raise RubricError(f"Invalid rubric: {_format_validation(e)}") from e
+
+
+def _level(value) -> int | None:
+    try:
+        return int(value) if int(value) == float(value) else None
+    except (TypeError, ValueError):
+        return None
+
+
+def level_problems(data: dict) -> list[str]:
+    """Every problem of a rubric's levels and keys, one message per criterion row (counted from 1,
+    as in the file or table): levels that do not run from scale_min to scale_max without a gap,
+    levels outside the scale, levels without a descriptor, keys used twice. [] when the levels
+    are sound (or the scale itself is not a pair of whole numbers: the model's check says so).
+
+    >>> level_problems({"scale_min": 0, "scale_max": 2, "criteria": [
+    ...     {"key": "a", "levels": {0: "x", 2: " "}}, {"key": "a", "levels": {0: "x", 1: "y", 2: "z", 5: "w"}}]})
+    ... # doctest: +NORMALIZE_WHITESPACE
+    ['Row 1 (a): missing descriptors for levels [1] (levels run from 0 to 2 without a gap)',
+     'Row 1 (a): empty descriptor for level 2', 'Row 2 (a): level 5 is outside the scale 0-2',
+     'criterion keys must be unique; repeated: a (rows 1 and 2)']
+    """
+    lo, hi, rows = _level(data.get("scale_min")), _level(data.get("scale_max")), data.get("criteria")
+    if lo is None or hi is None or hi <= lo or hi - lo > 30 or not isinstance(rows, list):
+        return []
+    out, seen = [], {}
+    for i, row in enumerate(rows, start=1):
+        if not isinstance(row, dict):
+            continue
+        key = str(row.get("key") or "").strip()
+        where = f"Row {i}" + (f" ({key})" if key else "")
+        seen.setdefault(key, []).append(i)
+        levels = row.get("levels")
+        if not isinstance(levels, dict):
+            out.append(f"{where}: give a descriptor for each level {lo} to {hi}")
+            continue
+        got = {_level(k): v for k, v in levels.items()}
+        if None in got:
+            out.append(f"{where}: level names must be whole numbers")
+        missing = [lvl for lvl in range(lo, hi + 1) if lvl not in got]
+        if missing:
+            out.append(f"{where}: missing descriptors for levels {missing} (levels run from {lo} to {hi} "
+                       "without a gap)")
+        empty = sorted(lvl for lvl, text in got.items() if lvl is not None and lo <= lvl <= hi
+                       and not str(text or "").strip())
+        if empty:
+            out.append(f"{where}: empty descriptor for level{'s' if len(empty) > 1 else ''} "
+                       f"{', '.join(map(str, empty))}")
+        out += [f"{where}: level {lvl} is outside the scale {lo}-{hi}" for lvl in sorted(
+            lvl for lvl in got if lvl is not None and not lo <= lvl <= hi)]
+    out += [f"criterion keys must be unique; repeated: {key} (rows {' and '.join(map(str, at))})"
+            for key, at in seen.items() if key and len(at) > 1]
+    return out

@@ -188,6 +188,16 @@ def _use_draft(sid: int, draft_id: int, version: int) -> None:
     _result(sid, "success", f"Now using draft #{draft_id} (version {out['version']}).")
 
 
+def _guidance(rubric) -> None:
+    """The rubric's notes for graders (markers and the Evaluator read them; students never do)."""
+    notes = [(c.title, c.guidance) for c in rubric.criteria if c.guidance.strip()]
+    if notes:
+        with st.expander("Notes for graders (not shown to students)"):
+            for title, text in notes:
+                st.markdown(f"**{_common.md(title)}**")
+                st.text(text)
+
+
 def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     sub, rv, draft = data["submission"], data["review"], data["draft"] or {}
     sid = sub["id"]
@@ -212,6 +222,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
             f"{_common.md(crit.title)} (AI: {'—' if ai is None else ai})", rubric.levels,
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
+    _guidance(rubric)
     comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
     st.caption(f"{count(checks.words(comment), 'word')} (limit {checks.MAX_WORDS})")
     _checks(actions.comment_checks(comment, submission_text=sub["text"],

@@ -3,11 +3,12 @@ import pandas as pd
 import streamlit as st
 
 from core import leakage
+from core.accounts import access
 from core.courses import answer_keys
 from core.courses import catalogue
 from core.errors import FairMarkError
 from core.rubric import RUBRIC_DIR, SIGNALS, load_rubric_file
-from pages import _common
+from pages import _common, _settings_rubric_builder
 
 NEW = catalogue.NEW  # the pickers' "+ New ..." entry
 
@@ -139,6 +140,7 @@ def _rubric_columns(rubric) -> dict:
             "Offline signal (optional)", options=list(SIGNALS),
             help="What the offline heuristic reads for this criterion before it has learned from your scores "
                  "(e.g. spelling for conventions). Empty: an overall mix."),
+        "guidance": _settings_rubric_builder.guidance_column(),
     }
     for lvl in rubric.levels:
         config[f"{catalogue.LEVEL_PREFIX}{lvl}"] = st.column_config.TextColumn(f"Level {lvl}")
@@ -186,6 +188,7 @@ def rubrics(conn) -> None:
                 st.session_state["rub_flash"] = ("Nothing changed: same as an existing version." if new_id == rid
                                                  else f"Saved {_common.rubric_label(new.name)} version {version}.")
                 st.rerun()
+        _settings_rubric_builder.versions(conn, rid, access.may(_common.actor(), "upload"))
 
     st.subheader("Upload a rubric")
     up = st.file_uploader("Rubric as YAML or JSON (name, scale_min, scale_max, criteria with levels)",
@@ -198,3 +201,4 @@ def rubrics(conn) -> None:
         else:
             st.session_state["rub_flash"] = f"Saved the uploaded rubric as version {version}."
             st.rerun()
+    _settings_rubric_builder.render(conn, _rubric_columns)

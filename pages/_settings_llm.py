@@ -74,7 +74,7 @@ def _models_and_limits(conn, base, eff, overrides: dict) -> None:
         default_model = st.text_input("Default model", eff.llm_model, key="llm_default_model")
         models = {}
         cols = st.columns(2)
-        for i, role in enumerate(registry.roles()):
+        for i, role in enumerate([*registry.roles(), *registry.tools()]):
             models[role.name] = cols[i % 2].text_input(
                 f"{role.label} ({role.duty})", eff.models.get(role.name, ""), key=f"llm_model_{role.name}",
                 placeholder=f"default ({default_model})")

@@ -28,7 +28,7 @@ from db.analytics import Scope
 # parameter name -> the kind of id (db.ownership) it holds
 ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id": "submission",
             "student_id": "student", "draft_id": "draft", "run_id": "run", "lesson_id": "lesson", "fix_id": "fix",
-            "comparison_id": "comparison", "pair_id": "pair"}
+            "comparison_id": "comparison", "pair_id": "pair", "rubric_draft_id": "rubric_draft"}
 # ids of the installation's shared catalogue or of an LMS's registration (an admin's), not of a course's data
 SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
@@ -162,8 +162,10 @@ def two_courses(conn):
                               [cid, aid, now()]).lastrowid
     pair = conn.execute("INSERT INTO comparison_pairs (comparison_id, submission_id, stratum, position, b_on_left) "
                         "VALUES (?, ?, 'low', 1, 0)", [comparison, sid]).lastrowid
+    rubric_draft = conn.execute("INSERT INTO rubric_drafts (course_id, source, definition, created_by) "
+                                "VALUES (?, 'template', '{}', 'x')", [cid]).lastrowid
     someone = f.user(conn, "someone", "ta", courses=[cid]).user_id
-    ids = {"user": someone, "course": cid, "assignment": aid, "submission": sid, "student": stu, "draft": did, "run": run,
+    ids = {"rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid, "student": stu, "draft": did, "run": run,
            "lesson": lesson, "fix": fix, "comparison": comparison, "pair": pair}
     return {"mine": mine["course_id"], "ids": ids}
 
@@ -214,7 +216,8 @@ def test_the_table_is_not_empty_and_covers_every_area():
                  "core.calibration.blind.save", "core.lessons.signoff.approve", "core.evals.pairwise.choose",
                  "core.reports.agreement.agreement_view", "core.export.released.export", "core.courses.browse.review_item",
                  "core.signoff.review_view.review_queue", "core.signoff.review_view.review_show",
-                 "core.signoff.review_view.item_reasons", "core.signoff.bulk.held_back"):
+                 "core.signoff.review_view.item_reasons", "core.signoff.bulk.held_back",
+                 "core.courses.rubric_builder.draft", "core.courses.rubric_builder.save"):
         assert area in names
     assert len(names) > 80
 

@@ -89,7 +89,7 @@ def _model_roles() -> set[str]:
     from core.agents import registry
     from core.lessons import roles as lesson_roles
 
-    return {r.name for r in registry.roles()} | {r.name for r in lesson_roles.ROLES} | set(lesson_roles.JUDGE_SEATS)
+    return {r.name for r in [*registry.roles(), *registry.tools()]} | {r.name for r in lesson_roles.ROLES} | set(lesson_roles.JUDGE_SEATS)
 
 
 def _code_settings() -> set[str]:

@@ -782,6 +782,38 @@ def test_a_coordinator_reads_but_cannot_approve_and_a_ta_cannot_release(campus, 
     page.context.close()
 
 
+def test_an_instructor_drafts_a_rubric_offline_and_saves_it_in_chromium(campus, browser):
+    """Issue 27's Rubric builder on the teacher's path: Settings → Rubrics, describe the work,
+    draft (no language model here: the template, said so), rename it, save it as a rubric."""
+    from playwright.sync_api import expect
+
+    page = new_page(browser)
+    sign_in(page, f"{campus['url']}/settings", user="ines")
+    page.get_by_role("tab", name="Rubrics").click()
+    idle(page)
+    page.get_by_label("Describe the work", exact=True).fill("an essay on a policy question, 4 criteria, 1 to 6")
+    page.get_by_role("button", name="Draft a rubric").click()
+    idle(page)
+    expect(page.get_by_text("This is a template, not written by a language model").first).to_be_visible()
+    name = page.get_by_label("Rubric name", exact=True)
+    expect(name).to_have_value("Essay rubric (template)")
+    name.fill("Policy essay rubric")
+    name.press("Tab")
+    idle(page)
+    page.get_by_role("button", name="Save as rubric").click()
+    idle(page)
+    expect(page.get_by_text("Saved Policy essay rubric as version 1").first).to_be_visible()
+    conn = dbmod.connect(campus["path"])
+    try:
+        saved = conn.execute("SELECT definition FROM rubrics WHERE name = 'Policy essay rubric'").fetchall()
+        drafts = conn.execute("SELECT saved_by FROM rubric_drafts").fetchall()
+    finally:
+        conn.close()
+    assert len(saved) == 1 and '"scale_max": 6' in saved[0][0]
+    assert [tuple(d) for d in drafts] == [("ines",)]
+    page.context.close()
+
+
 def test_repeated_wrong_passwords_lock_the_name(campus, browser):
     from playwright.sync_api import expect
 

@@ -60,8 +60,8 @@ def test_hash_changes_with_content(tmp_path):
 def test_evaluator_prompt_carries_any_rubric_in_the_static_system_message():
     p = evaluator.PROMPT.load()
     messages = p.render(assignment="Reflect on sources.", key_concepts="citation", scale="integer scores 1-5",
-                        rubric=evaluator.rubric_text(SMALL_RUBRIC), keys="argument, sources",
-                        anchors=evaluator.NO_ANCHORS, submission="My essay text.")
+                        rubric=evaluator.rubric_text(SMALL_RUBRIC), guidance=evaluator.NO_GUIDANCE,
+                        keys="argument, sources", anchors=evaluator.NO_ANCHORS, submission="My essay text.")
     system, user = messages[0]["content"], messages[1]["content"]
     for i in range(1, 6):
         assert f"argument level {i} descriptor" in system

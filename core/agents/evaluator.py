@@ -9,7 +9,9 @@ levels, built at run time, so an answer of 12 on a 0-3 scale fails validation
 
 Examples the teacher scored blind on this assignment (core.calibration.anchors) go into the
 prompt as few-shot anchors; they are part of the prompt hash the call is logged and cached
-under, so new anchors mean a new answer, never a stale cached one.
+under, so new anchors mean a new answer, never a stale cached one. The rubric's grader guidance
+(notes per criterion for markers, never shown to students) goes into its own slot and into the
+prompt hash the same way.
 """
 from __future__ import annotations
 
@@ -23,9 +25,10 @@ from core.agents.common import Job, as_data, bounded_text, call, compact, scale_
 from core.offline import heuristics
 from core.rubric import Rubric
 
-PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "keys", "anchors",
-                                             "submission"}))
+PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "guidance", "keys",
+                                             "anchors", "submission"}))
 NO_ANCHORS = "(none yet)"
+NO_GUIDANCE = "(none)"
 
 # The second line of defence against prompt injection (core.injection): the Evaluator reports
 # whether the text holds instructions aimed at it. One top-level field, after the criteria.
@@ -91,6 +94,12 @@ def rubric_text(rubric: Rubric) -> str:
     return "\n".join(lines)
 
 
+def guidance_text(rubric: Rubric) -> str:
+    """The grader guidance per criterion key (one line each), or NO_GUIDANCE."""
+    lines = [f"{c.key}: {' '.join(c.guidance.split())}" for c in rubric.criteria if c.guidance.strip()]
+    return "\n".join(lines) or NO_GUIDANCE
+
+
 def anchors_text(anchors: list[dict], rubric: Rubric) -> str:
     """The teacher's blind-scored examples, one JSON object per line: the text stays a JSON
     string, so words inside it cannot pose as another example or another score."""
@@ -107,7 +116,8 @@ def prompt_values(rubric: Rubric, assignment: dict, text: str) -> dict:
     return dict(
         assignment=(assignment.get("prompt") or assignment.get("title") or "").strip() or "(not given)",
         key_concepts=", ".join(concepts) if concepts else "(none given)",
-        scale=scale_text(rubric), rubric=rubric_text(rubric), keys=", ".join(rubric.keys),
+        scale=scale_text(rubric), rubric=rubric_text(rubric), guidance=guidance_text(rubric),
+        keys=", ".join(rubric.keys),
         anchors=anchors_text(assignment.get("anchors") or [], rubric), submission=as_data(text))
 
 
@@ -125,6 +135,8 @@ def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERAT
               "prompt": job.assignment.get("prompt") or "", "scorer": scorer}
     values = prompt_values(job.rubric, job.assignment, job.text)
     extra = values["anchors"] if values["anchors"] != NO_ANCHORS else ""
+    if values["guidance"] != NO_GUIDANCE:       # per rubric, like the anchors: part of the prompt hash
+        extra = "\n".join(filter(None, [extra, values["guidance"]]))
     if scorer is not None and getattr(llm, "provider", None) == "offline" and scorer.cache_tag:
         extra = "\n".join(filter(None, [extra, scorer.cache_tag]))   # a retrained scorer is a new answer
     return call(llm, PROMPT, schema_for(job.rubric), job, inputs=inputs, role=role, temperature=temperature,

@@ -22,15 +22,21 @@ When a role runs (`stage`):
     compose        writes the comment (Aggregator)
     review/revise  the Reviewer / Reviser loop on the comment
     after_comment  side by side on the final comment (judges of the feedback, ...)
+    tool           never on a submission: work beside the pipeline (the Rubric builder), with its
+                   prompt, model and settings like any role, but not part of the AI
+                   configuration, the estimate or a draft (`tools()`, not `roles()`)
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
 from types import ModuleType
 
-from core.agents import aggregator, coach, common, equity, evaluator, grounding, pedagogy, reviewer, reviser
+from core.agents import (aggregator, coach, common, equity, evaluator, grounding, pedagogy, reviewer, reviser,
+                         rubric_builder)
 
-STAGES = ("score", "after_score", "compose", "review", "revise", "after_comment")
+PIPELINE_STAGES = ("score", "after_score", "compose", "review", "revise", "after_comment")
+TOOL = "tool"
+STAGES = (*PIPELINE_STAGES, TOOL)
 
 
 @dataclass(frozen=True)
@@ -127,6 +133,9 @@ for _role in (
          "after_comment", 45, ("text", "comment"), answer=grounding.GroundingVerdict),
     Role("pedagogy", pedagogy, "Pedagogy judge", "rates leading, level and next step (1-5)", "after_comment", 55,
          ("text", "comment"), answer=pedagogy.PedagogyVerdict),
+    # Beside the pipeline: drafts a rubric for a teacher to edit and save (core.courses.rubric_builder).
+    Role("rubric_builder", rubric_builder, "Rubric builder", "drafts a rubric from a description and examples",
+         TOOL, 1200, answer=rubric_builder.RubricDraft),
 ):
     register(_role)
 
@@ -139,11 +148,17 @@ def get(name: str) -> Role:
 
 
 def roles() -> list[Role]:
-    return list(_ROLES.values())
+    """The roles of the reflection pipeline (what drafts, configurations and estimates are made of)."""
+    return [r for r in _ROLES.values() if r.stage != TOOL]
+
+
+def tools() -> list[Role]:
+    """The roles beside the pipeline (the Rubric builder)."""
+    return [r for r in _ROLES.values() if r.stage == TOOL]
 
 
 def names() -> list[str]:
-    return list(_ROLES)
+    return [r.name for r in roles()]
 
 
 def at(stage: str) -> list[Role]:
@@ -155,9 +170,9 @@ def labels() -> dict[str, str]:
 
 
 def load_prompts(variant_dir=None) -> dict:
-    """role -> its loaded Prompt (validated against the variables its code passes); from a
-    variant folder where it has the role's file (core.evals.config)."""
-    return {r.name: r.prompt.load_variant(variant_dir) for r in _ROLES.values()}
+    """pipeline role -> its loaded Prompt (validated against the variables its code passes); from
+    a variant folder where it has the role's file (core.evals.config)."""
+    return {r.name: r.prompt.load_variant(variant_dir) for r in roles()}
 
 
 def prompt_hashes(variant_dir=None) -> dict[str, str]:

@@ -133,7 +133,7 @@ def rubric_to_rows(rubric: Rubric) -> list[dict]:
     for c in rubric.criteria:
         row = {"key": c.key, "title": c.title, "description": c.description,
                "weight": c.weight, "veto_below": c.veto_below, "improvement_hint": c.improvement_hint,
-               "signal": c.signal}
+               "signal": c.signal, "guidance": c.guidance}
         for lvl in sorted(rubric.levels, reverse=True):
             row[f"{LEVEL_PREFIX}{lvl}"] = c.levels.get(lvl, "")
         rows.append(row)
@@ -162,6 +162,7 @@ def rows_to_rubric(base: Rubric, rows: list[dict]) -> Rubric:
                 "title": "" if _blank(row.get("title")) else str(row["title"]),
                 "description": "" if _blank(row.get("description")) else str(row["description"]),
                 "improvement_hint": "" if _blank(row.get("improvement_hint")) else str(row["improvement_hint"]),
+                "guidance": "" if _blank(row.get("guidance")) else str(row["guidance"]),
                 "levels": levels}
         if not _blank(row.get("signal")):
             crit["signal"] = str(row["signal"]).strip()

@@ -103,7 +103,8 @@ class LoggedLLM:
         temp = self.temperature if temperature is None else temperature
         in_hash = input_hash(messages, schema)
         key = cache_key(model, ctx.prompt_hash, in_hash, temp, ctx.sample)
-        row = dict(run_id=ctx.run_id, submission_id=ctx.submission_id, lesson_id=ctx.lesson_id, agent=ctx.agent,
+        row = dict(run_id=ctx.run_id, submission_id=ctx.submission_id, lesson_id=ctx.lesson_id,
+                   rubric_draft_id=ctx.rubric_draft_id, agent=ctx.agent,
                    model=model,
                    prompt_name=ctx.prompt_name, prompt_hash=ctx.prompt_hash, input_hash=in_hash,
                    temperature=temp, cache_key=key, tier=ctx.tier)

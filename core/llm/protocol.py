@@ -41,6 +41,7 @@ class CallContext:
     tier: int | None = None
     sample: int = 0
     lesson_id: int | None = None    # lesson review (core.lessons): costs per lesson come from the log
+    rubric_draft_id: int | None = None  # the Rubric builder's draft (data care deletes its calls with it)
     # The call's facts in structured form (rubric, text, earlier agents' outputs), for
     # providers that do not read prompts (the offline baseline). Not part of the cache key:
     # the rendered messages already are.

@@ -1,0 +1,214 @@
+"""The Rubric builder: a draft rubric from a description and scored examples, kept as a draft
+until an instructor or admin saves it as a rubric version.
+
+Rules:
+- Only instructors and admins build, edit, save or discard drafts ("upload" in the draft's
+  course); teaching assistants and coordinators are refused in core.
+- The examples are student text: every roster name, e-mail and phone number of the course is
+  masked before the model sees them, and they are delimited as data in the prompt. Each is
+  linked to the course's student who wrote it (the same text as a submission) or whom it names,
+  so deleting that student deletes the draft; saving a draft deletes its examples.
+- The model's answer must fit the schema and make a usable rubric of the described shape; an
+  answer that does not is asked again (ATTEMPTS in all), then the draft is the template and
+  says why. Without a language model the draft is the template of the described shape, said
+  plainly (and scored examples are neither used nor kept).
+- Saving checks the rubric (levels contiguous, every level described, no duplicate keys, with a
+  message per row) and stores it as a new version (db.courses.save_rubric): drafts already
+  scored keep their rubric version.
+"""
+from __future__ import annotations
+
+import re
+
+from core.accounts import access
+from core.accounts.access import Actor
+from core.agents import rubric_builder as role
+from core.courses import catalogue
+from core.errors import ConflictError, IngestError, LLMError, LLMInvalidOutput, RubricError
+from core.offline import rubric_templates
+from core.privacy import pseudonym
+from core.rubric import Rubric, parse_rubric
+from core.llm import default_provider, effective_settings, make_llm
+from db import audit, courses, file_of, write_transaction
+from db import rubric_drafts as store
+
+ATTEMPTS = 2            # answers asked for before the template stands in
+MAX_DESCRIPTION = 2000  # characters of the teacher's description
+MAX_EXAMPLE = 20000     # characters of one example as pasted
+_SCORE_LINE = re.compile(r"^\s*score\s*[:=]?\s*(-?\d+)\s*$", re.I)
+
+
+def parse_examples(pasted: str) -> list[dict]:
+    """Scored examples as pasted: each starts with a line "Score: N", its text follows until
+    the next such line. IngestError names the example at fault.
+
+    >>> parse_examples("Score: 2\\nI used a t-test.\\nScore: 0\\nNothing.")
+    [{'score': 2, 'text': 'I used a t-test.'}, {'score': 0, 'text': 'Nothing.'}]
+    """
+    out: list[dict] = []
+    lines = (pasted or "").splitlines()
+    if any(line.strip() for line in lines) and not _SCORE_LINE.match(next(x for x in lines if x.strip())):
+        raise IngestError('Start each example with a line "Score: N" (the level you gave it), then its text.')
+    for line in lines:
+        if m := _SCORE_LINE.match(line):
+            out.append({"score": int(m.group(1)), "text": []})
+        elif out:
+            out[-1]["text"].append(line)
+    examples = [{"score": ex["score"], "text": "\n".join(ex["text"]).strip()} for ex in out]
+    for i, ex in enumerate(examples, start=1):
+        if not ex["text"]:
+            raise IngestError(f"Example {i} (score {ex['score']}) has no text: paste the student's text under "
+                              "its score line, or remove the line.")
+        if len(ex["text"]) > MAX_EXAMPLE:
+            raise IngestError(f"Example {i} is longer than {MAX_EXAMPLE:,} characters: paste a shorter excerpt.")
+    return examples
+
+
+def _check_examples(examples: list[dict], shape: rubric_templates.Shape) -> None:
+    if examples and not role.MIN_EXAMPLES <= len(examples) <= role.MAX_EXAMPLES:
+        raise IngestError(f"Give {role.MIN_EXAMPLES} to {role.MAX_EXAMPLES} scored examples (you gave "
+                          f"{len(examples)}), or none to draft from the description alone.")
+    for i, ex in enumerate(examples, start=1):
+        if not shape.scale_min <= ex["score"] <= shape.scale_max:
+            raise IngestError(f"Example {i}: the score {ex['score']} is outside the scale {shape.scale_min}–"
+                              f"{shape.scale_max} your description names; fix the score or the description.")
+
+
+def _masked(conn, course_id: int, examples: list[dict]) -> tuple[list[dict], list[dict]]:
+    """(what is stored: the text as given with the student it is linked to; what the model
+    sees: the text masked against the course's roster)."""
+    people = store.course_people(conn, course_id)
+    roster = pseudonym.roster(people)
+    stored, shown = [], []
+    for ex in examples:
+        masked = roster.mask(ex["text"])
+        named = next((s.person for s in masked.spans if s.person is not None), None)
+        author = store.author_of(conn, course_id, ex["text"])
+        stored.append({**ex, "student_id": author if author is not None else
+                       (people[named]["id"] if named is not None else None)})
+        shown.append({"score": ex["score"], "text": masked.text})
+    return stored, shown
+
+
+def _usable(answer, shape: rubric_templates.Shape, description: str) -> dict:
+    """The answer as a rubric of the asked shape, or LLMInvalidOutput saying what is wrong."""
+    definition = role.to_rubric(answer, shape, description)
+    if len(definition["criteria"]) != shape.criteria:
+        raise LLMInvalidOutput(f"asked for {shape.criteria} criteria, got {len(definition['criteria'])}")
+    try:
+        parse_rubric(definition)
+    except RubricError as e:
+        raise LLMInvalidOutput(str(e)) from None
+    return definition
+
+
+def _ask(llm, request: role.Request) -> tuple[dict | None, str]:
+    """(the model's usable draft, "") or (None, why the template stands in)."""
+    why = ""
+    for attempt in range(ATTEMPTS):
+        try:
+            answer = role.run(llm, request, attempt=attempt).data
+            return _usable(answer, request.shape, request.description), ""
+        except LLMInvalidOutput as e:
+            why = f"its answer did not make a usable rubric ({e})"
+        except LLMError as e:
+            return None, f"the language model could not be asked ({e})"
+    return None, f"{why}, {ATTEMPTS} times"
+
+
+def draft(conn, course_id: int, description: str, pasted_examples: str = "", *, llm=None, actor: Actor) -> int:
+    """Draft a rubric for a course; returns the draft's id. `llm` None or the offline baseline:
+    the template of the described shape."""
+    access.check(conn, actor, "upload", course=course_id)
+    description = (description or "").strip()
+    if not description:
+        raise IngestError('Describe the work first, e.g. "a weekly reflection on applying statistics at work, '
+                          '3 criteria, 0–3".')
+    if len(description) > MAX_DESCRIPTION:
+        raise IngestError(f"Keep the description under {MAX_DESCRIPTION:,} characters.")
+    shape = rubric_templates.shape(description)
+    examples = parse_examples(pasted_examples)
+    _check_examples(examples, shape)
+    offline = llm is None or getattr(llm, "provider", None) == "offline"
+    # Offline nothing reads the examples: they are not kept (the note says so).
+    stored, shown = _masked(conn, course_id, examples) if not offline else ([], [])
+    template = rubric_templates.template(shape)
+    note = rubric_templates.note(shape) + (" Your scored examples were not used (no language model is configured) "
+                                           "and are not kept." if offline and examples else "")
+    with write_transaction(conn):
+        draft_id = store.insert(conn, course_id=course_id, description=description, source="template",
+                                definition=template, note=note, created_by=actor, examples=stored)
+        audit(conn, actor=actor, action="draft", entity="rubric_drafts", entity_id=draft_id,
+              after={"shape": shape.__dict__, "examples": len(examples), "offline": offline})
+    if offline:
+        return draft_id
+    definition, why = _ask(llm, role.Request(description, shape, tuple(shown), rubric_draft_id=draft_id))
+    with write_transaction(conn):
+        if definition is not None:
+            note = ("Drafted by the language model from your description"
+                    + (f" and {len(examples)} scored examples" if examples else "")
+                    + ". Check every descriptor and the notes for graders before you save it.")
+            store.set_result(conn, draft_id, source="model", definition=definition, note=note)
+        else:
+            store.set_result(conn, draft_id, source="template", definition=template,
+                             note=f"The model's draft could not be used: {why}. " + rubric_templates.note(shape))
+    return draft_id
+
+
+def configured_llm(conn):
+    """The language model the builder asks (the settings in force), or None without one."""
+    settings = effective_settings(conn=conn)
+    provider = default_provider(settings)
+    return None if provider == "offline" else make_llm(provider, file_of(conn), settings)
+
+
+def builder_view(conn, pick: int | None = None, *, actor: Actor) -> dict:
+    """The page's one read: {"courses" the actor may build rubrics for, "course_id" (`pick` when
+    offered, else the first), "drafts" of it (drafts_view)}."""
+    access.require(actor, "read")
+    mine = [c for c in courses.list_courses(conn) if "upload" in access.allowed(actor, c["id"])]
+    ids = [c["id"] for c in mine]
+    course_id = pick if pick in ids else (ids[0] if ids else None)
+    return {"courses": mine, "course_id": course_id,
+            "drafts": drafts_view(conn, course_id, actor=actor) if course_id is not None else []}
+
+
+def drafts_view(conn, course_id: int, *, actor: Actor) -> list[dict]:
+    """The course's unsaved drafts, newest first: {id, description, source, note, created_by,
+    created_at, examples (how many), rubric (the draft as a Rubric)}."""
+    access.check(conn, actor, "upload", course=course_id)
+    out = []
+    for row in store.of_course(conn, course_id):
+        out.append({**{k: row[k] for k in ("id", "description", "source", "note", "created_by", "created_at")},
+                    "examples": len(store.examples(conn, row["id"])), "rubric": parse_rubric(row["definition"])})
+    return out
+
+
+def check_rows(base: Rubric, rows: list[dict], name: str) -> Rubric:
+    """The edited table as a rubric, or RubricError listing every problem by row."""
+    base = base.model_copy(update={"name": (name or "").strip() or base.name})
+    return catalogue.rows_to_rubric(base, rows)
+
+
+def save(conn, rubric_draft_id: int, rows: list[dict], *, name: str, actor: Actor) -> tuple[int, int]:
+    """Save the edited draft as a rubric version; returns (rubric_id, version). A draft saved
+    already (by someone else meanwhile) is refused, and nothing is written."""
+    access.check(conn, actor, "upload", rubric_draft=rubric_draft_id)
+    row = store.get(conn, rubric_draft_id)
+    rubric = check_rows(parse_rubric(row["definition"]), rows, name)
+    with write_transaction(conn):
+        if store.get(conn, rubric_draft_id)["saved_rubric_id"] is not None:
+            raise ConflictError("This draft was saved already; open the rubric on the Rubrics tab.")
+        rid, version = catalogue.save_rubric_version(conn, rubric, actor=actor)
+        store.mark_saved(conn, rubric_draft_id, rubric_id=rid, saved_by=actor)
+        audit(conn, actor=actor, action="save", entity="rubric_drafts", entity_id=rubric_draft_id,
+              after={"rubric_id": rid, "name": rubric.name, "version": version})
+    return rid, version
+
+
+def discard(conn, rubric_draft_id: int, *, actor: Actor) -> None:
+    """Delete a draft, its examples and its calls to the model."""
+    access.check(conn, actor, "upload", rubric_draft=rubric_draft_id)
+    with write_transaction(conn):
+        counts = store.delete(conn, rubric_draft_id)
+        audit(conn, actor=actor, action="discard", entity="rubric_drafts", entity_id=rubric_draft_id, after=counts)

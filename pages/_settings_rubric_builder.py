@@ -1,0 +1,152 @@
+"""Settings → Rubrics: the Rubric builder (draft, edit, save) and a rubric's versions (diff,
+rollback). Instructors and admins only; core refuses anyone else anyway."""
+import pandas as pd
+import streamlit as st
+
+from core.courses import catalogue
+from core.courses import rubric_builder as builder
+from core.courses import rubric_versions
+from core.errors import FairMarkError
+from core.text import format_timestamp
+from pages import _common
+
+EXAMPLES_HELP = ('Optional: 5 to 20 of your students\' texts, each under a line "Score: N" with the level you '
+                 "gave it. Names of students on the course's roster are replaced before the model reads them; "
+                 "the examples are deleted when you save the draft.")
+
+
+def _flash() -> None:
+    msg = st.session_state.pop("rb_flash", None)
+    if msg:
+        st.success(_common.md(msg))
+
+
+def guidance_column():
+    return st.column_config.TextColumn("Notes for graders (never shown to students)",
+                                       help="What counts and common pitfalls: the Evaluator and markers read "
+                                            "them; students never see them.")
+
+
+def render(conn, columns) -> None:
+    """The builder. `columns(rubric)`: the Rubrics tab's column headers for a rubric table."""
+    st.subheader("Rubric builder")
+    _flash()
+    me = _common.actor()
+    view = builder.builder_view(conn, st.session_state.get("rb_course", _common.course_id()), actor=me)
+    if not view["courses"]:
+        st.info("Only an instructor or an admin of a course builds rubrics.")
+        return
+    names = {c["id"]: c["name"] for c in view["courses"]}
+    ids = list(names)
+    if "rb_course" in st.session_state and st.session_state["rb_course"] != view["course_id"]:
+        st.session_state["rb_course"] = view["course_id"]
+    cid = st.selectbox("Build it for the course", ids, format_func=names.get, key="rb_course",
+                       index=0 if "rb_course" in st.session_state else ids.index(view["course_id"]),
+                       help="Drafts and their examples belong to this course (they are deleted with it).")
+    with st.form("rb_new"):
+        description = st.text_input("Describe the work", key="rb_description",
+                                    placeholder="a weekly reflection on applying statistics at work, 3 criteria, 0–3")
+        examples = st.text_area("Scored examples (optional)", key="rb_examples", height=160, help=EXAMPLES_HELP,
+                                placeholder="Score: 3\nAt work I ran a t-test on …\nScore: 1\nStatistics is useful …")
+        go = st.form_submit_button("Draft a rubric")
+    if go:
+        try:
+            with st.spinner("Drafting…"):
+                builder.draft(conn, cid, description, examples, llm=builder.configured_llm(conn), actor=me)
+        except FairMarkError as e:
+            _common.show_error(e)
+        else:
+            st.session_state["rb_flash"] = "Drafted. Check it below, edit it, then save it."
+            st.rerun()
+    for i, d in enumerate(view["drafts"]):
+        _draft(conn, d, columns, expanded=i == 0)
+
+
+def _draft(conn, d: dict, columns, expanded: bool) -> None:
+    rubric = d["rubric"]
+    about = d["description"] if len(d["description"]) <= 70 else d["description"][:70].rsplit(" ", 1)[0] + " …"
+    label = (f"Draft of {format_timestamp(d['created_at'])}: {_common.md(about)} "
+             f"({'template' if d['source'] == 'template' else 'drafted by the model'})")
+    with st.expander(label, expanded=expanded):
+        st.info(_common.md(d["note"]))
+        st.caption(f"Scale {rubric.scale_min}–{rubric.scale_max}; {len(rubric.criteria)} criteria"
+                   + (f"; built from {d['examples']} scored examples" if d["examples"] else "") + ".")
+        name = st.text_input("Rubric name", rubric.name, key=f"rb_name_{d['id']}")
+        table = pd.DataFrame(catalogue.rubric_to_rows(rubric))
+        for col in ("weight", "veto_below"):
+            table[col] = pd.to_numeric(table[col], errors="coerce")
+        levels = [c for c in table.columns if c.startswith(catalogue.LEVEL_PREFIX)]
+        order = ["title", *levels, "guidance", "key", "description", "improvement_hint", "weight", "veto_below",
+                 "signal"]   # what a teacher checks first: the criteria, their levels, the notes
+        edited = st.data_editor(table, num_rows="dynamic", hide_index=True, key=f"rb_table_{d['id']}",
+                                column_order=[c for c in order if c in table.columns],
+                                column_config=columns(rubric) | {"guidance": guidance_column()})
+        c1, c2 = st.columns(2)
+        if c1.button("Save as rubric", key=f"rb_save_{d['id']}", type="primary"):
+            try:
+                _rid, version = builder.save(conn, d["id"], edited.to_dict("records"), name=name,
+                                             actor=_common.actor())
+            except FairMarkError as e:
+                _common.show_error(e)
+            else:
+                st.session_state["rb_flash"] = (f"Saved {_common.rubric_label(name.strip() or rubric.name)} as "
+                                                f"version {version}. Pick it for an assignment in Courses & "
+                                                "assignments.")
+                st.rerun()
+        if c2.button("Discard this draft", key=f"rb_discard_{d['id']}"):
+            try:
+                builder.discard(conn, d["id"], actor=_common.actor())
+            except FairMarkError as e:
+                _common.show_error(e)
+            else:
+                st.session_state["rb_flash"] = "Discarded the draft and its examples."
+                st.rerun()
+
+
+def versions(conn, rubric_id: int, may_change: bool) -> None:
+    """The versions of the rubric shown on the Rubrics tab, the diff of two, and rollback."""
+    rows = rubric_versions.versions(conn, rubric_id, actor=_common.actor())
+    st.subheader("Versions")
+    st.dataframe(pd.DataFrame([{
+        "version": r["version"], "saved": format_timestamp(r["created_at"]),
+        "note": f"restores version {r['restores']}" if r["restores"] else "",
+        "assignments using it": r["assignments"], "AI drafts scored under it": r["drafts"]} for r in rows]),
+        hide_index=True)
+    if len(rows) < 2:
+        st.caption("Only one version so far: saving an edit makes the next one.")
+        return
+    by_version = {r["version"]: r["id"] for r in rows}
+    numbers = list(by_version)
+    c1, c2 = st.columns(2)
+    a = c1.selectbox("Compare version", numbers, index=len(numbers) - 2, key=f"rv_a_{rubric_id}")
+    b = c2.selectbox("with version", numbers, index=len(numbers) - 1, key=f"rv_b_{rubric_id}")
+    lines = rubric_versions.compare(conn, by_version[a], by_version[b], actor=_common.actor())
+    if not lines:
+        st.caption(f"Versions {a} and {b} are the same.")
+    for line in lines:
+        st.markdown("- " + _common.md(line))
+    if not may_change:
+        return
+    older = numbers[:-1]
+    back = st.selectbox("Roll back to version", older, index=len(older) - 1, key=f"rv_back_{rubric_id}",
+                        help="Makes a new version with that version's content. Drafts keep the version they "
+                             "were scored under; assignments keep theirs until you pick the new one.")
+    sure = st.checkbox(f"Yes, make version {back}'s content the newest version", key=f"rv_sure_{rubric_id}")
+    st.button("Roll back", key=f"rv_go_{rubric_id}", disabled=not sure, on_click=_rollback,
+              args=(by_version[back], numbers[-1], back))
+    if (problem := st.session_state.pop("rv_error", None)) is not None:
+        _common.show_error(problem)
+
+
+def _rollback(rubric_id: int, latest: int, back: int) -> None:
+    """The button's callback (before the script: the rubric picker may still be moved to the new version)."""
+    conn = _common.connect()
+    try:
+        new_id, version = rubric_versions.rollback(conn, rubric_id, latest=latest, actor=_common.actor())
+    except FairMarkError as e:
+        st.session_state["rv_error"] = e
+    else:
+        st.session_state["rub_flash"] = f"Rolled back: version {version} restores version {back}."
+        st.session_state["set_rubric"] = new_id
+    finally:
+        conn.close()
