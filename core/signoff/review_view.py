@@ -27,7 +27,7 @@ from db import evals as evals_db
 from db import users as users_db
 
 # The queue's groups the Review page counts and lists (items not drafted yet are not reviewed).
-GROUPS = (triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
+GROUPS = (triage.APPEALS, triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
           triage.APPROVED, triage.RELEASED)
 CALIBRATION_GROUP = "calibration"   # waiting for a blind score: its priority would hint at the hidden draft
 _UNSURE_CODES = (rules.UNSURE, rules.VOTES_SPLIT)
