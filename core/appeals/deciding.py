@@ -29,7 +29,7 @@ def _open(conn: Database, appeal_id: int) -> dict:
 
 
 def for_item(conn: Database, submission_id: int, *, actor: Actor, blind: bool = False) -> dict | None:
-    """The item's open appeal for the review page: {appeal_id, opened, criteria [{criterion,
+    """The item's open appeal for the review page: {appeal_id, submission_id, opened, criteria [{criterion,
     reason, released_score}], blind_scores, blind_by, released_scores}; None without one. With
     `blind` (a blind re-mark not committed yet) the released scores are left out."""
     access.check(conn, actor, "read", submission=submission_id)
@@ -42,7 +42,8 @@ def item_appeal_of(conn: Database, submission_id: int, *, blind: bool = False) -
     if appeal is None:
         return None
     hide = blind and appeal["blind_scores"] is None
-    return {"appeal_id": appeal["id"], "opened": appeal["opened_at"], "blind_scores": appeal["blind_scores"],
+    return {"appeal_id": appeal["id"], "submission_id": submission_id, "opened": appeal["opened_at"],
+            "blind_scores": appeal["blind_scores"],
             "blind_by": appeal["blind_by"], "blind": hide,
             "criteria": [{"criterion": c["criterion"], "reason": c["reason"],
                           "released_score": None if hide else c["released_score"]} for c in appeal["criteria"]]}
