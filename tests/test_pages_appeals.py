@@ -90,3 +90,42 @@ def test_a_coordinator_sees_the_appeal_but_no_decision_form(app_test, conn):
     assert WHY in [t.value for t in at.text]
     assert not [b for b in at.button if b.key and b.key.startswith(("ap_blind_start", "FormSubmitter:ap_decide"))]
     assert f
+
+
+def test_the_settings_page_sets_and_clears_an_assignments_appeal_deadline(app_test, conn):
+    import datetime
+
+    from db import courses
+
+    c = f.course(conn)
+    aid = c["assignment_id"]
+    at = app_test("pages/settings.py").run()
+    assert not at.exception, at.exception
+    day = next(d for d in at.date_input if d.label.startswith("Students may appeal until"))
+    assert day.value is None                                             # appeals off by default
+    day.set_value(datetime.date(2026, 12, 20))
+    next(b for b in at.button if b.label == "Save assignment").click().run()
+    assert not at.exception, at.exception
+    assert courses.get_assignment(conn, aid)["appeal_deadline"] == "2026-12-20T23:59:59Z"
+    conn.execute("UPDATE assignments SET appeal_deadline = '2026-12-20T17:00:00Z' WHERE id = ?", [aid])
+    at = app_test("pages/settings.py").run()
+    next(b for b in at.button if b.label == "Save assignment").click().run()   # the same day: the time stays
+    assert courses.get_assignment(conn, aid)["appeal_deadline"] == "2026-12-20T17:00:00Z"
+    next(d for d in at.date_input if d.label.startswith("Students may appeal until")).set_value(None)
+    next(b for b in at.button if b.label == "Save assignment").click().run()
+    assert courses.get_assignment(conn, aid)["appeal_deadline"] is None
+
+
+def test_the_agreement_and_fairness_pages_show_the_appeal_rates_with_what_they_count(app_test, conn):
+    c, sid = _appealed(conn)
+    for page in ("pages/agreement.py", "pages/fairness.py"):
+        at = app_test(page)
+        at.session_state["course_id"] = c["course_id"]
+        at.session_state["assignment_id"] = c["assignment_id"]
+        at.session_state["scope"] = "course"
+        at.run()
+        assert not at.exception, (page, at.exception)
+        assert "Students' appeals" in [h.value for h in at.subheader]
+        cells = "\n".join(str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
+        assert "1 of 1 students appealed (100.0 %, 95 % interval 20.7–100.0 %)" in cells, page
+        assert "no appeal decided yet" in cells

@@ -105,7 +105,8 @@ def shown_to_student(appeal: dict, names: dict[str, str], rubric) -> dict:
 
 def for_student(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     """The student's own appeals of this work and their outcomes: {"can_file" (bool), "why_not"
-    (why they cannot file now, or None), "deadline", "max_reason", "appeals" [newest first:
+    (why they cannot file now, or None), "deadline", "max_reason", "criteria" (what may be appealed:
+    [{criterion, title, released_score}], empty before a release), "appeals" [newest first:
     appeal_id, status (open | kept | changed), opened, decided, note (the teacher's note to the
     student), decided_by (a display name), criteria [{criterion, title, reason, released_score,
     new_score}]]}."""
@@ -115,6 +116,9 @@ def for_student(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     refusal = _why_not(conn, submission_id, assignment)
     rubric = courses.assignment_rubric(conn, sub["assignment_id"])
     names = users_db.display_names(conn)
+    released = (appeals.released_version(conn, submission_id) or {}).get("scores") or {}
     return {"can_file": refusal is None, "why_not": refusal, "deadline": assignment.get("appeal_deadline"),
             "max_reason": MAX_REASON,
+            "criteria": [{"criterion": c.key, "title": c.title, "released_score": released.get(c.key)}
+                         for c in rubric.criteria] if released else [],
             "appeals": [shown_to_student(a, names, rubric) for a in appeals.of_submission(conn, submission_id)]}
