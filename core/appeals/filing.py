@@ -80,7 +80,8 @@ def file(conn: Database, submission_id: int, reasons: dict[str, str], *, actor: 
                 criteria=[(k, v, released["scores"].get(k)) for k, v in clean.items()])
         except sqlite3.IntegrityError as e:  # another tab filed meanwhile: the one-open index
             raise ConflictError(ALREADY_OPEN) from e
-        submissions.set_status(conn, submission_id, sub["status"], triage.APPEALS)
+        status = submissions.get_submission(conn, submission_id)["status"]   # as it is now, under the lock
+        submissions.set_status(conn, submission_id, status, triage.APPEALS)
         audit(conn, actor=actor, action="appeal", entity="appeals", entity_id=appeal_id, submission_id=submission_id,
               after={"criteria": clean, "contested": {k: released["scores"].get(k) for k in clean}},
               reason="the student asked for a second look")
