@@ -12,7 +12,7 @@ from core.accounts.access import Forbidden
 from core.appeals import deciding, filing
 from core.courses import catalogue
 from core.errors import ConflictError, FairMarkError
-from core.signoff import actions, release, review_view, triage
+from core.signoff import actions, labels, release, review_view, triage
 from db import reviews, submissions
 from signoff_items import HIGH, audited, make_item
 
@@ -152,6 +152,10 @@ def test_an_instructors_change_is_an_edit_with_a_reason_and_goes_out_as_a_releas
     assert review["reason_codes"] == ["too_harsh"] and review["scores"]["real_world_application"] == 3
     trail = audited(conn, sid)
     assert trail[trail.index("appeal"):] == ["appeal", "edit", "approve", "appeal_change", "release"]
+    rows = labels.history_rows(reviews.history(conn, sid), course["rubric"])
+    said = {r["Action"]: r for r in rows}
+    assert "Real world application: My answer gives" in said["The student appealed"]["Change"]   # words, not a dict
+    assert said["Appeal decided: score changed"]["Reason"] == "Too harsh: You are right: your job example counts."
     shown = filing.for_student(conn, sid, actor=me)["appeals"][0]
     assert shown["status"] == "changed" and shown["criteria"][0]["new_score"] == 3
     assert shown["note"] == "You are right: your job example counts."
