@@ -21,7 +21,8 @@ def test_wilson_matches_the_published_interval_and_stays_within_0_and_1():
     lo, hi = wilson(3, 40)
     assert (round(lo, 3), round(hi, 3)) == (0.026, 0.199)
     assert wilson(0, 5)[0] == 0.0 and wilson(5, 5)[1] == 1.0 and wilson(0, 0) is None
-    assert share(3, 40, "students appealed")["text"] == "3 of 40 students appealed (7.5 %, 95 % interval 2.6–19.9 %)"
+    assert share(3, 40, "student", "appealed")["text"] == "3 of 40 students appealed (7.5 %, 95 % interval 2.6–19.9 %)"
+    assert share(1, 1, "student", "appealed")["text"].startswith("1 of 1 student appealed (")   # one: singular
 
 
 def _course_with_appeals(conn):
@@ -47,7 +48,7 @@ def _course_with_appeals(conn):
 def test_rates_per_assignment_band_and_group_say_what_they_count(conn):
     course, _ = _course_with_appeals(conn)
     rates = figures.appeal_rates(conn, Scope("course", course["course_id"]), actor=ADMIN)
-    assert rates["any"] and rates["unit"] == "released results"
+    assert rates["any"] and rates["unit"] == "released result"
     week1, week2 = rates["by_assignment"]
     assert (week1["title"], week1["released"], week1["appealed"], week1["decided"], week1["upheld"]) == (
         "Week 1", 6, 2, 2, 1)
@@ -60,7 +61,7 @@ def test_rates_per_assignment_band_and_group_say_what_they_count(conn):
     section = {g["group"]: g for g in rates["by_group"]["section"]}
     assert (section["A"]["released"], section["A"]["appealed"], section["B"]["appealed"]) == (5, 1, 1)
     one = figures.appeal_rates(conn, Scope("assignment", assignment_id=course["assignment_ids"][0]), actor=ADMIN)
-    assert one["unit"] == "students" and len(one["by_assignment"]) == 1
+    assert one["unit"] == "student" and len(one["by_assignment"]) == 1
 
 
 def test_the_agreement_and_fairness_pages_read_the_rates_in_their_one_call(conn):

@@ -127,5 +127,5 @@ def test_the_agreement_and_fairness_pages_show_the_appeal_rates_with_what_they_c
         assert not at.exception, (page, at.exception)
         assert "Students' appeals" in [h.value for h in at.subheader]
         cells = "\n".join(str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
-        assert "1 of 1 students appealed (100.0 %, 95 % interval 20.7–100.0 %)" in cells, page
+        assert "1 of 1 student appealed (100.0 %, 95 % interval 20.7–100.0 %)" in cells, page
         assert "no appeal decided yet" in cells

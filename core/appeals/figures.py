@@ -21,11 +21,12 @@ NO_DECISION = "no appeal decided yet"
 
 
 def _rates(rows: list[dict], unit: str) -> dict:
+    """`unit`: what one row is, in the singular ("student", "released result")."""
     appealed = sum(1 for r in rows if r["appeals"])
     decided, changed = sum(r["decided"] for r in rows), sum(r["changed"] for r in rows)
     return {"released": len(rows), "appealed": appealed, "decided": decided, "upheld": changed,
-            "appeal_rate": share(appealed, len(rows), f"{unit} appealed", empty=NO_RELEASE),
-            "upheld_rate": share(changed, decided, "decided appeals upheld", empty=NO_DECISION)}
+            "appeal_rate": share(appealed, len(rows), unit, "appealed", empty=NO_RELEASE),
+            "upheld_rate": share(changed, decided, "decided appeal", "upheld", empty=NO_DECISION)}
 
 
 def appeal_rates(conn: Database, scope: Scope, *, actor: Actor) -> dict:
@@ -34,7 +35,8 @@ def appeal_rates(conn: Database, scope: Scope, *, actor: Actor) -> dict:
 
 
 def rates_in(conn: Database, scope: Scope) -> dict:
-    """{"any" (an appeal exists in scope), "unit", "by_assignment" [{assignment_id, title, week,
+    """{"any" (an appeal exists in scope), "unit" (what the band and group rates count, singular),
+    "by_assignment" [{assignment_id, title, week,
     released, appealed, decided, upheld, appeal_rate, upheld_rate}], "by_band" {low, high: the same
     rates}, "by_group" {attribute: [{group, ...rates}]}}. A rate is core.metrics.proportion.share.
     Bands are the released score's (the first release, before any appeal), cut as the rubric's
@@ -52,11 +54,11 @@ def rates_in(conn: Database, scope: Scope) -> dict:
             bands["low" if rubric.low_band(sum(values) / len(values)) else "high"].append(r)
         for name, value in (r["attributes"] if isinstance(r["attributes"], dict) else {}).items():
             groups[str(name)][NOT_RECORDED if value in (None, "") else str(value)].append(r)
-    unit = "students" if len(per_assignment) <= 1 else "released results"
+    unit = "student" if len(per_assignment) <= 1 else "released result"
     return {
         "any": any(r["appeals"] for r in rows), "unit": unit,
         "by_assignment": [{"assignment_id": aid, "title": part[0]["title"], "week": part[0]["week"],
-                           **_rates(part, "students")} for aid, part in per_assignment.items()],
+                           **_rates(part, "student")} for aid, part in per_assignment.items()],
         "by_band": {band: _rates(part, unit) for band, part in bands.items()},
         "by_group": {attr: [{"group": g, **_rates(part, unit)} for g, part in sorted(by.items())]
                      for attr, by in sorted(groups.items())},
