@@ -123,6 +123,7 @@ _DELETED_WORDS = {
     "review_samples": ("spot-check sample", "spot-check samples"),
     "next_step_marks": ("next-step check", "next-step checks"),
     "saved_eval_cases": ("saved AI quality case", "saved AI quality cases"),
+    "appeals": ("appeal", "appeals"), "appeal_criteria": ("appealed criterion", "appealed criteria"),
     "comparisons": ("blind comparison", "blind comparisons"),
     "comparison_pairs": ("blind comparison pair", "blind comparison pairs"),
     "pair_choices": ("blind comparison choice", "blind comparison choices"),

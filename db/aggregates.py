@@ -29,6 +29,7 @@ from collections import Counter, defaultdict
 from sqlite_utils import Database
 
 import db
+from db import appeals
 
 CHUNK = 500            # submissions per refresh transaction: keeps the write lock short
 NOT_RECORDED = "(not recorded)"
@@ -258,6 +259,9 @@ def _contributions(conn: Database, ids: list[int]) -> dict[int, dict]:
         conn, f"SELECT d.submission_id, COUNT(DISTINCT {VERSION_SQL}), MAX(d.id) FROM drafts d "
               "WHERE d.submission_id IN ({}) AND d.status != 'failed' GROUP BY 1", ids)}
     multi = {s for s, (k, _) in versions.items() if k > 1}
+    # An appeal's re-mark is never a reference (appealed items are a selected sample): the
+    # teacher reference keeps the score released before the appeal changed it.
+    contested = appeals.changed_contested(conn, ids)
     out = {}
     for row in _in(conn, _SUBMISSIONS, ids):
         (sid, cid, aid, student, rubric, week, version_, words, attrs_raw, draft_id, ai_raw, sub_status,
@@ -276,7 +280,7 @@ def _contributions(conn: Database, ids: list[int]) -> dict[int, dict]:
         for crit, ai in ai_scores.items():
             if type(ai) is not int:   # only whole AI scores are pairs (json_each type 'integer')
                 continue
-            t = teacher_scores.get(crit) if teacher_final else None
+            t = contested.get((sid, crit), teacher_scores.get(crit)) if teacher_final else None
             ref = {"expert": expert.get((sid, crit)), "blind": blind.get((sid, crit)),
                    "teacher": t if _number(t) else None}
             rs = raters.get((sid, crit))

@@ -147,7 +147,7 @@ def ensure_assignment(conn: Database, course_id: int, title: str, *, rubric_id: 
 
 def update_assignment(conn: Database, assignment_id: int, **fields) -> None:
     allowed = {"title", "week", "prompt", "key_concepts", "target_grade", "answer_key", "rubric_id",
-               "answer_kind", "answer_tolerance", "source_text"}
+               "answer_kind", "answer_tolerance", "source_text", "appeal_deadline"}
     bad = set(fields) - allowed
     if bad:
         raise ValueError(f"cannot update {sorted(bad)}")

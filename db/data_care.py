@@ -13,6 +13,9 @@ from db.migrations import ORDER, migrations
 
 # What hangs on a set of submissions (temp table doomed_subs), in deletion order: (label, statement).
 _SUBMISSION_DATA = (
+    ("appeal_criteria", "DELETE FROM appeal_criteria WHERE appeal_id IN (SELECT id FROM appeals "
+                        "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
+    ("appeals", "DELETE FROM appeals WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("pair_choices", "DELETE FROM pair_choices WHERE pair_id IN (SELECT id FROM comparison_pairs "
                      "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
     ("comparison_pairs", "DELETE FROM comparison_pairs WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),

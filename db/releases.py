@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from sqlite_utils import Database
 
-from db import loads
+from db import dumps, loads
 from db.actors import audit_fields
 
 
@@ -43,15 +43,24 @@ def release_overview(conn: Database, assignment_id: int) -> ReleaseOverview:
         not_drafted=counts.get("uploaded", 0), bulk_approved_unreleased=bulk, counts=counts)
 
 
+def approved_among(conn: Database, assignment_id: int, submission_ids: list[int]) -> int:
+    """How many of these submissions of the assignment are approved and wait for release."""
+    return conn.execute("SELECT COUNT(*) FROM submissions WHERE assignment_id = ? AND status = 'approved' "
+                        "AND id IN (SELECT value FROM json_each(?))",
+                        [assignment_id, dumps([int(i) for i in submission_ids])]).fetchone()[0]
+
+
 def releases_of(conn: Database, assignment_id: int) -> list[dict]:
     return list(conn.query("SELECT * FROM releases WHERE assignment_id = ? ORDER BY id DESC", [assignment_id]))
 
 
-def lock_approved(conn: Database, assignment_id: int, *, actor: str, at: str, note: str) -> tuple[int, list[int]]:
-    """Write a release of every approved item of the assignment: the release row, one
-    `release_items` row per item locking its review version, scores and comment, and one audit
-    row per item. Returns (release id, the released submission ids). The caller sets their
-    status (db.submissions.set_status_many) in the same transaction."""
+def lock_approved(conn: Database, assignment_id: int, *, actor: str, at: str, note: str,
+                  only: list[int] | None = None) -> tuple[int, list[int]]:
+    """Write a release of every approved item of the assignment (of `only` those submissions:
+    an appeal's changed score): the release row, one `release_items` row per item locking its
+    review version, scores and comment, and one audit row per item. Returns (release id, the
+    released submission ids). The caller sets their status (db.submissions.set_status_many) in
+    the same transaction."""
     rel_id = conn.execute("INSERT INTO releases (assignment_id, released_by, released_at, note) VALUES (?, ?, ?, ?)",
                           [assignment_id, actor, at, note]).lastrowid
     n = conn.execute(
@@ -61,8 +70,9 @@ def lock_approved(conn: Database, assignment_id: int, *, actor: str, at: str, no
         "rubric_id) SELECT ?, s.id, r.version, r.scores, r.comment, COALESCE(d.is_offline, 0), a.rubric_id "
         "FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
         "JOIN reviews r ON r.submission_id = s.id LEFT JOIN drafts d ON d.id = r.draft_id "
-        "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.status = 'approved'",
-        [rel_id, assignment_id]).rowcount
+        "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.status = 'approved'"
+        + ("" if only is None else " AND s.id IN (SELECT value FROM json_each(?))"),
+        [rel_id, assignment_id, *([] if only is None else [dumps([int(i) for i in only])])]).rowcount
     conn.execute("UPDATE releases SET n_items = ? WHERE id = ?", [n, rel_id])
     conn.execute(
         "INSERT INTO audit_log (at, actor, user_id, role, action, entity, entity_id, submission_id, before, after, "

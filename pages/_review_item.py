@@ -23,7 +23,7 @@ from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, injection_view, labels
 from core.text import count, format_timestamp
-from pages import _calibration, _common, _evals_widgets
+from pages import _appeal_review, _calibration, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
 
@@ -356,6 +356,9 @@ def render(conn, aid: int, view: dict) -> None:
         _calibration.hidden_notice()
         st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
         return
+    if item.get("blind"):  # re-marking an appeal blind: the text and the student's words only
+        _appeal_review.render_blind(conn, item)
+        return
     if item["error"]:
         _common.show_error(item["error"])
         st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
@@ -372,6 +375,8 @@ def render(conn, aid: int, view: dict) -> None:
         st.caption(_common.md(f"Read only: your role ({me.role_label}) may look at this item but not change it."))
     show_flash()
     _attention(data)
+    if item["appeal"]:
+        _appeal_review.panel(conn, item)
     _bulk_reasons(item["bulk_reasons"])
     _calibration.banner(view["readiness"], short=True)
     _calibration.offsets(view["offsets"])

@@ -4,6 +4,7 @@ import streamlit as st
 
 from core import leakage
 from core.accounts import access
+from core.appeals import deadline
 from core.courses import answer_keys
 from core.courses import catalogue
 from core.errors import FairMarkError
@@ -102,6 +103,12 @@ def courses_and_assignments(conn, data: dict) -> None:
         answer_key = st.text_input("The answer", a["answer_key"] or "")
         source = st.text_area("Source or lesson text (optional: what the feedback may draw on; the grounding judge "
                               "checks the comment against it and the student's text)", a.get("source_text") or "")
+        stored = deadline.as_datetime(a.get("appeal_deadline"))
+        appeal_day = st.date_input("Students may appeal until (empty: appeals off)", value=stored.date() if stored
+                                   else None, format="YYYY-MM-DD", key=f"set_appeal_{cid}_{aid}",
+                                   help="Students ask for a second look at their released feedback until the end "
+                                        "of this day (UTC); an appeal is first in the review queue. The command "
+                                        "line sets a time too: python -m core assignment set --appeal-deadline.")
         rid = st.selectbox("Rubric version", r_ids, format_func=r_names.get,
                            index=r_ids.index(a["rubric_id"]) if a["rubric_id"] in r_ids else 0,
                            help="Changing it affects new drafts only: every draft keeps the rubric it was scored under.")
@@ -111,6 +118,8 @@ def courses_and_assignments(conn, data: dict) -> None:
                       "target_grade": float(grade), "rubric_id": rid}
             try:
                 key_fields = answer_keys.fields(kind, answer_key, tolerance, source)
+                if appeal_day != (stored.date() if stored else None):  # a deadline with a time stays as it is
+                    key_fields["appeal_deadline"] = appeal_day
                 if aid == NEW:
                     new_id = catalogue.create_assignment(conn, cid, actor=_common.actor(), **fields)
                     catalogue.edit_assignment(conn, new_id, actor=_common.actor(), **key_fields)

@@ -6,7 +6,7 @@ from core.export import analysis as export_analysis
 from core.text import count, escape_markdown
 from pages import _common
 from pages import _dashboard as ui
-from pages import _lessons_agreement
+from pages import _appeal_rates, _lessons_agreement
 
 st.title("Agreement")
 st.caption("The AI's scores before any teacher edit, compared with reference scores given without seeing them.")
@@ -132,6 +132,7 @@ else:
         ui.table(edits["reason_codes"], "reason_codes")
 
 _lessons_agreement.render(data["lessons"])
+_appeal_rates.render(data["appeals"], by_assignment=True, by_band=True)
 
 # --- data for analysis: every submission's AI, teacher and reference scores (issue 11) -----
 if data["analysis"] is not None:

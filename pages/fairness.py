@@ -2,7 +2,7 @@
 import streamlit as st
 
 from core import charts, reports
-from pages import _common
+from pages import _appeal_rates, _common
 from pages import _dashboard as ui
 
 st.title("Fairness")
@@ -97,3 +97,5 @@ if view is not None:
         st.caption(_common.md(note))
     lframe = charts.length_frame(view["length_cells"])
     ui.chart(charts.length_chart(lframe, short_words=lb["short_words"]), lframe, "error_by_length")
+
+_appeal_rates.render(data["appeals"], by_assignment=False, by_band=True, by_group=True)

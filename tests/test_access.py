@@ -28,7 +28,7 @@ from db.analytics import Scope
 # parameter name -> the kind of id (db.ownership) it holds
 ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id": "submission",
             "student_id": "student", "draft_id": "draft", "run_id": "run", "lesson_id": "lesson", "fix_id": "fix",
-            "comparison_id": "comparison", "pair_id": "pair", "rubric_draft_id": "rubric_draft"}
+            "comparison_id": "comparison", "pair_id": "pair", "rubric_draft_id": "rubric_draft", "appeal_id": "appeal"}
 # ids of the installation's shared catalogue or of an LMS's registration (an admin's), not of a course's data
 SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
@@ -96,6 +96,10 @@ INTERNAL = {
                                      "(one read per page): release.release_page",
     "core.lti.grades.release_view_of": "what the Release page says about the LMS, for a page's view that checked the "
                                        "actor once (one read per page): release.release_page",
+    "core.appeals.deciding.item_appeal_of": "the body of deciding.for_item, for a page's view that checked the actor "
+                                            "once (one read per page): review_view.review_page",
+    "core.appeals.figures.rates_in": "a part of the Agreement and Fairness pages' read (core.reports.dashboards) after "
+                                     "its access.scope_for",
     "core.signoff.bulk.held_back_by": "held_back from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
 }
 
@@ -164,9 +168,12 @@ def two_courses(conn):
                         "VALUES (?, ?, 'low', 1, 0)", [comparison, sid]).lastrowid
     rubric_draft = conn.execute("INSERT INTO rubric_drafts (course_id, source, definition, created_by) "
                                 "VALUES (?, 'template', '{}', 'x')", [cid]).lastrowid
+    appeal = conn.execute("INSERT INTO appeals (submission_id, assignment_id, student_id, opened_at, opened_by) "
+                          "VALUES (?, ?, ?, ?, 'student')", [sid, aid, stu, now()]).lastrowid
     someone = f.user(conn, "someone", "ta", courses=[cid]).user_id
-    ids = {"rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid, "student": stu, "draft": did, "run": run,
-           "lesson": lesson, "fix": fix, "comparison": comparison, "pair": pair}
+    ids = {"rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid,
+           "student": stu, "draft": did, "run": run, "lesson": lesson, "fix": fix, "comparison": comparison, "pair": pair,
+           "appeal": appeal}
     return {"mine": mine["course_id"], "ids": ids}
 
 
@@ -217,7 +224,8 @@ def test_the_table_is_not_empty_and_covers_every_area():
                  "core.reports.agreement.agreement_view", "core.export.released.export", "core.courses.browse.review_item",
                  "core.signoff.review_view.review_queue", "core.signoff.review_view.review_show",
                  "core.signoff.review_view.item_reasons", "core.signoff.bulk.held_back",
-                 "core.courses.rubric_builder.draft", "core.courses.rubric_builder.save"):
+                 "core.courses.rubric_builder.draft", "core.courses.rubric_builder.save", "core.appeals.filing.file",
+                 "core.appeals.filing.for_student", "core.appeals.deciding.decide", "core.appeals.deciding.remark"):
         assert area in names
     assert len(names) > 80
 

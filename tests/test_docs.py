@@ -273,6 +273,8 @@ RUNS = [
     ("review queue", ("--course", "C", "--assignment", "A")),
     ("review show", ("{sid}",)), ("review approve", ("{sid}", "--version", "{version}")),
     ("release", ("--course", "C", "--assignment", "A")),
+    ("assignment set", ("--course", "C", "--assignment", "A", "--appeal-deadline", "2099-12-31")),
+    ("appeals list", ("--course", "C", "--assignment", "A")),
     ("lti push", ("--course", "C", "--assignment", "A")), ("lti roster", ("--course", "{lms_course}")),
     ("export", ("--course", "C", "--format", "csv", "--out", "{tmp}/out.csv")),
     ("export", ("--course", "C", "--format", "analysis", "--out", "{tmp}/analysis.csv")),

@@ -125,7 +125,7 @@ def require(actor: Actor, action: str, *, course_id: int | None = None) -> None:
 
 def check(conn, actor: Actor, action: str, **ids) -> int | None:
     """`require` for the course each id belongs to (keywords: course=, assignment=,
-    submission=, student=, draft=, run=, lesson=, fix=, comparison=, pair=; None values are
+    submission=, student=, draft=, run=, lesson=, fix=, comparison=, pair=, appeal=; None values are
     skipped). Returns the course of the first id. The role is checked before any id is looked
     up, so a refusal says nothing about what exists; an id that does not exist is NotFound."""
     require(actor, action)

@@ -39,13 +39,18 @@ SETTINGS = (
     Setting("prompt", "--prompt", "the prompt the students answered"),
     Setting("key_concepts", "--concepts", "key concepts, comma-separated (A,B,C)", _concepts),
     Setting("target_grade", "--target-grade", "target reading level of the feedback (school grade 1-18)", _grade),
+    # parsed by core.courses.catalogue (core.appeals.deadline), as the Settings page's is
+    Setting("appeal_deadline", "--appeal-deadline", "until when students may appeal: a date (2026-12-20: the end "
+            "of that day, UTC), a date and time (2026-12-20T17:00, UTC unless it names its offset), or none "
+            "(appeals off, the default)"),
 )
 
 
 def register(sub) -> None:
-    p = sub.add_parser("assignment", help="change an assignment's settings (prompt, key concepts, reading level)")
+    p = sub.add_parser("assignment", help="change an assignment's settings (prompt, key concepts, reading level, appeal "
+                                           "deadline)")
     verbs = p.add_subparsers(dest="verb", required=True, metavar="VERB")
-    s = verbs.add_parser("set", help="set an assignment's prompt, key concepts or target reading level",
+    s = verbs.add_parser("set", help="set an assignment's prompt, key concepts, target reading level or appeal deadline",
                          description="Change the given settings of one assignment; the others stay. Each change "
                                      "is recorded in the audit log. Prints {command, course, assignment, changed}.")
     s.add_argument("--course", required=True, help="course name")

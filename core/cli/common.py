@@ -40,3 +40,15 @@ def actor(args, conn) -> access.Actor:
     who = access.command_line(accounts.actor_of(conn, name) if name else None)
     print(f"acting as {who} ({who.role_label})", file=sys.stderr, flush=True)
     return who
+
+
+def command_group(sub, name: str, help: str):
+    """The verbs of `python -m core NAME VERB`, made by the first module that asks: several
+    command modules add their own verbs to one command (core.cli.appeals' `appeals list`, the
+    student links' `appeals links`) without knowing about each other. Returns the verbs' subparsers
+    action (call its add_parser)."""
+    parser = sub.choices.get(name)
+    if parser is None:
+        parser = sub.add_parser(name, help=help)
+        parser.fairmark_verbs = parser.add_subparsers(dest="verb", required=True, metavar="VERB")
+    return parser.fairmark_verbs

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.appeals import deadline
 from core.errors import NotFound, RubricError
 from core.rubric import Rubric, parse_rubric
 from db import audit, courses
@@ -84,7 +85,8 @@ def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor
 
 
 def edit_assignment(conn, assignment_id: int, *, actor: Actor, **fields) -> dict:
-    """Update title/week/prompt/key_concepts/target_grade/answer_key/rubric_id; returns what changed."""
+    """Update title/week/prompt/key_concepts/target_grade/answer_key/rubric_id/appeal_deadline; returns what
+    changed."""
     access.check(conn, actor, "upload", assignment=assignment_id)
     before = courses.get_assignment(conn, assignment_id)
     if "title" in fields:
@@ -100,6 +102,8 @@ def edit_assignment(conn, assignment_id: int, *, actor: Actor, **fields) -> dict
         raise NotFound("Target reading level must be a school grade between 1 and 18")
     if "answer_key" in fields and not (fields["answer_key"] or "").strip():
         fields["answer_key"] = None
+    if "appeal_deadline" in fields:  # a date, a date and time, or none (appeals off)
+        fields["appeal_deadline"] = deadline.parse(fields["appeal_deadline"])
     changed = {k: v for k, v in fields.items() if before.get(k) != v}
     if not changed:
         return {}

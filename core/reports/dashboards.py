@@ -13,6 +13,7 @@ from sqlite_utils import Database
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.appeals.figures import rates_in as appeal_rates_in
 from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
@@ -53,7 +54,8 @@ def agreement_page(conn: Database, scope: analytics.Scope, *, reference: str = "
     """{"titles", "references" (the picker's options), "reference", "view"/"error" (agreement_view,
     intervals later), "anchored", "judges", "judging", "edits", "lessons" (lesson_agreement of the
     course, or of every course in scope), "analysis" (the course whose scores may be downloaded
-    for analysis, None when it has no submission or the scope does not cover it)}."""
+    for analysis, None when it has no submission or the scope does not cover it), "appeals"
+    (appeal and upheld rates, core.appeals.figures.rates_in)}."""
     scoped = access.scope_for(conn, actor, scope)
     references, reference = _references(conn, scoped, reference)
     course = _course_shown(conn, actor, scoped, course_id)
@@ -65,13 +67,14 @@ def agreement_page(conn: Database, scope: analytics.Scope, *, reference: str = "
             "lessons": (lesson_agreement_in(conn, lessons_course, scoped.courses)
                         if lessons_course is not None or scoped.kind == "all" else None),
             "analysis": course if course is not None and sum(courses.status_counts(conn, course_id=course).values())
-            else None}
+            else None, "appeals": appeal_rates_in(conn, scoped)}
 
 
 def fairness_page(conn: Database, scope: analytics.Scope, *, reference: str = "auto", criterion: str | None = None,
                   cut: float | None = None, min_n: int = 10, actor: Actor) -> dict:
     """{"titles", "references", "reference", "criteria" (the picker's options: None pools them),
-    "criterion", "options" (what the view was asked with), "view"/"error" (fairness_view)}."""
+    "criterion", "options" (what the view was asked with), "view"/"error" (fairness_view), "appeals"
+    (appeal and upheld rates by band and group, core.appeals.figures.rates_in)}."""
     scoped = access.scope_for(conn, actor, scope)
     references, reference = _references(conn, scoped, reference)
     choices = [None, *criteria_in(conn, scoped)]
@@ -79,7 +82,7 @@ def fairness_page(conn: Database, scope: analytics.Scope, *, reference: str = "a
     options = dict(reference=reference, criterion=criterion, cut=cut, min_n=int(min_n))
     return {"titles": titles_in(conn, scoped), "references": references, "reference": reference,
             "criteria": choices, "criterion": criterion, "options": options,
-            **_view(lambda: fairness_in(conn, scoped, **options, wait=False))}
+            **_view(lambda: fairness_in(conn, scoped, **options, wait=False)), "appeals": appeal_rates_in(conn, scoped)}
 
 
 def costs_page(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:

@@ -19,7 +19,7 @@ from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
 from core.text import format_timestamp
-from db import audit, courses, drafts, file_of, now, reviews, submissions, users, write_transaction
+from db import appeals, audit, courses, drafts, file_of, now, reviews, submissions, users, write_transaction
 
 __all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",
            "reject", "back_to_review", "changed_since", "regenerate", "Regenerated", "newer_draft", "use_draft",
@@ -82,6 +82,7 @@ def _set_status(conn: Database, submission: dict, status: str, rubric: Rubric, c
     prio = triage.priority(status, current_draft["scores"] if current_draft else None, rubric,
                            confidence=current_draft["confidence"] if current_draft else None,
                            unsure=triage.is_unsure(current_draft))
+    prio = triage.APPEALS if appeals.is_open(conn, submission["id"]) else prio  # first in line until decided
     submissions.set_status(conn, submission["id"], status, prio, current_draft_id=current_draft_id)
 
 

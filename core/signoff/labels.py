@@ -69,6 +69,10 @@ ACTION_LABELS = {
     "draw_sample": "Drew the sample",
     "release": "Released",
     "back_to_review": "Sent back to review",
+    "appeal": "The student appealed",
+    "appeal_remark": "Re-marked blind (appeal)",
+    "appeal_keep": "Appeal decided: score kept",
+    "appeal_change": "Appeal decided: score changed",
 }
 _FIELD_LABELS = {"version": "Version", "status": "Status", "comment": "Comment", "reason_codes": "Reasons",
                  "note": "Note", "draft_id": "AI draft", "opened_at": "Opened"}
@@ -134,6 +138,8 @@ def _value_text(field_name: str, value) -> str:
         return label(STATUS_LABELS, value)
     if field_name == "reason_codes" and isinstance(value, list):
         return ", ".join(label(REASONS, v) for v in value) or "—"
+    if isinstance(value, dict):  # per criterion (an appeal's reasons and scores)
+        return "; ".join(f"{label({}, k)}: {v}" for k, v in value.items()) or "—"
     return str(value)
 
 

@@ -15,7 +15,7 @@ from core.errors import ConflictError, GateError
 from core.lti import grades
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
-from db import audit, courses, exports, now, releases, submissions
+from db import appeals, audit, courses, exports, now, releases, submissions
 from db import users as users_db
 
 log = logging.getLogger(__name__)
@@ -70,13 +70,19 @@ def release_page(conn: Database, assignment_id: int, *, actor: Actor, include_ap
             "lms": grades.release_view_of(conn, assignment_id, names=access.sees_names(actor, course_id))}
 
 
-def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None) -> dict:
+def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None,
+            only: list[int] | None = None) -> dict:
     """Release every approved, unreleased item of the assignment and lock those versions.
     `expected` is the number the teacher saw on the button: if it changed meanwhile (a colleague
-    approved or reopened an item) nothing is released."""
+    approved or reopened an item) nothing is released. `only`: release just these submissions
+    (an appeal's changed score, core.appeals), through the same gates. A release that carries an
+    appeal's change marks it (the student then sees the outcome); an item whose appeal is still
+    open stays first in the review queue."""
     access.check(conn, actor, "release", assignment=assignment_id)
     with writing(conn):
         waiting = releases.release_overview(conn, assignment_id).approved_unreleased
+        if only is not None:
+            waiting = releases.approved_among(conn, assignment_id, only)
         if not waiting:
             raise GateError("nothing to release: no approved item waits for release (approve items on the "
                             "Review page first)")
@@ -87,8 +93,10 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         if failed:
             raise GateError("release refused: " + "; ".join(f"{g.name} — {g.detail}" for g in failed))
         at = now()
-        rel_id, ids = releases.lock_approved(conn, assignment_id, actor=actor, at=at, note=note)
+        rel_id, ids = releases.lock_approved(conn, assignment_id, actor=actor, at=at, note=note, only=only)
         submissions.set_status_many(conn, ids, "released", triage.RELEASED)
+        submissions.set_status_many(conn, appeals.open_among(conn, ids), "released", triage.APPEALS)
+        appeals.mark_released(conn, ids, rel_id)
         audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
     return {"release_id": rel_id, "n_items": len(ids), "released_at": at, "lms": _to_lms(conn, assignment_id, ids, actor)}

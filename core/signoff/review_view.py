@@ -16,6 +16,7 @@ from core.accounts import access
 from core.courses import browse
 from core.signoff import triage
 from core.accounts.access import Actor
+from core.appeals import deciding
 from core.calibration import blind, offset, readiness
 from core.errors import FairMarkError
 from core.evals import gate
@@ -27,7 +28,7 @@ from db import evals as evals_db
 from db import users as users_db
 
 # The queue's groups the Review page counts and lists (items not drafted yet are not reviewed).
-GROUPS = (triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
+GROUPS = (triage.APPEALS, triage.NEEDS_ATTENTION, triage.UNSURE, triage.LOW_BAND, triage.REST, triage.REJECTED,
           triage.APPROVED, triage.RELEASED)
 CALIBRATION_GROUP = "calibration"   # waiting for a blind score: its priority would hint at the hidden draft
 _UNSURE_CODES = (rules.UNSURE, rules.VOTES_SPLIT)
@@ -128,14 +129,16 @@ def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bo
 # --- the Review page: one read per run --------------------------------------------------------
 def review_page(conn: Database, assignment_id: int, *, actor: Actor, item: int | None = None,
                 loaded_version: int | None = None, flt: queue.QueueFilter | None = None, page: int = 0,
-                with_bulk: bool = False) -> dict:
+                with_bulk: bool = False, appeal_blind: bool = False) -> dict:
     """Everything one run of the Review page shows, read with one check of the actor:
     {"course_id", "may" (the actions the actor may do in the course), "readiness", "offsets" (with
     an item: core.calibration.offset), "item" (`item` when it is of this assignment, else None: see _item_view), "queue" (when no item
     is shown: see _queue_view)}. `loaded_version`: the review version the teacher's screen holds
     (what changed since is said); `flt`, `page`: the queue's filters and page; `with_bulk`: the
-    bulk approval panel is open. Writes (open an item, approve, ...) check on their own; opening
-    the item here is the one write a render makes (core.signoff.actions.open_item)."""
+    bulk approval panel is open; `appeal_blind`: the teacher re-marks the item's open appeal blind
+    (until their re-mark is committed the item shows only the student's text and words: see
+    _item_view). Writes (open an item, approve, ...) check on their own; opening the item here is
+    the one write a render makes (core.signoff.actions.open_item)."""
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     may = access.allowed(actor, course_id)
     ready = readiness.current(conn, assignment_id)
@@ -144,7 +147,7 @@ def review_page(conn: Database, assignment_id: int, *, actor: Actor, item: int |
     if where is not None and where[0] == assignment_id:   # another assignment's item (a crafted address): none
         out["offsets"] = offset.of_assignment(conn, assignment_id)
         out["item"] = _item_view(conn, assignment_id, item, where[1], actor=actor, course_id=course_id, may=may,
-                                 ready=ready, loaded_version=loaded_version)
+                                 ready=ready, loaded_version=loaded_version, appeal_blind=appeal_blind)
     else:
         out["queue"] = _queue_view(conn, assignment_id, actor=actor, course_id=course_id, may=may, ready=ready,
                                    flt=flt, page=page, with_bulk=with_bulk)
@@ -152,14 +155,21 @@ def review_page(conn: Database, assignment_id: int, *, actor: Actor, item: int |
 
 
 def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Actor, course_id: int, may, ready: dict,
-               loaded_version: int | None) -> dict:
-    """{"submission_id", "priority", "hidden" (waiting for its blind score: nothing else), "error"
-    (it cannot be opened: the message), "data" (core.courses.browse.review_item), "rubric",
+               loaded_version: int | None, appeal_blind: bool = False) -> dict:
+    """{"submission_id", "priority", "hidden" (waiting for its blind score: nothing else), "blind" (a
+    blind re-mark of its appeal: the student's text, the rubric and the appeal without the
+    released scores, nothing else), "error" (it cannot be opened: the message), "appeal" (its open
+    appeal, core.appeals.deciding.for_item, or None), "data" (core.courses.browse.review_item), "rubric",
     "editable", "changed" (what changed since `loaded_version`), "bulk_reasons", "newer_draft",
     "votes", "history", "people" (display names), "previous_next_steps", "saved_cases", "ai_config"}."""
     out = {"submission_id": sid, "priority": priority, "hidden": calibration.is_blind_pending(conn, sid)}
     if out["hidden"]:
         return out
+    appeal = deciding.item_appeal_of(conn, sid, blind=appeal_blind and "review" in may)
+    if appeal is not None and appeal["blind"]:
+        sub = submissions.get_submission(conn, sid)
+        return {**out, "error": None, "blind": {**appeal, "text": sub["text"], "word_count": sub["word_count"],
+                                                "rubric": courses.assignment_rubric(conn, aid)}}
     try:
         actions.record_open(conn, sid, actor=actor, reviewer="review" in may)
         data = browse.review_item_of(conn, sid, actor=actor, course_id=course_id)
@@ -168,7 +178,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     draft, review = data["draft"] or {}, data["review"]
     editable = "review" in may and review is not None
     judged = bool(draft.get("judging")) and not draft.get("is_offline")
-    return {**out, "error": None, "data": data, "rubric": courses.get_rubric(conn, data["assignment"]["rubric_id"]),
+    return {**out, "error": None, "appeal": appeal, "data": data,
+            "rubric": courses.get_rubric(conn, data["assignment"]["rubric_id"]),
             "editable": editable,
             "changed": (actions.changes_since(conn, sid, loaded_version, actor=actor)
                         if editable and loaded_version is not None else None),

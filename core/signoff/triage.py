@@ -1,6 +1,7 @@
 """Where an item goes in the review queue: the ones that most need a human come first.
 
-Groups (lower = earlier): 0 needs attention or failed; 1 low confidence or judges disagree;
+Groups (lower = earlier): -1 a student's open appeal (core.appeals: first in line, whatever the
+item's status; set by the appeal, not by `priority`); 0 needs attention or failed; 1 low confidence or judges disagree;
 2 predicted low band (the seed's fairness gap is for weaker students); 3 the rest;
 then items a teacher has finished with. Stored in `submissions.priority` so the queue is an
 indexed, paginated SQL read at any size.
@@ -27,9 +28,10 @@ from __future__ import annotations
 
 from core.rubric import Rubric
 
-NEEDS_ATTENTION, UNSURE, LOW_BAND, REST = 0, 1, 2, 3
+APPEALS, NEEDS_ATTENTION, UNSURE, LOW_BAND, REST = -1, 0, 1, 2, 3
 REJECTED, APPROVED, RELEASED, NOT_DRAFTED = 4, 7, 8, 9
 LABELS = {
+    APPEALS: "Appeals",
     NEEDS_ATTENTION: "Needs attention",
     UNSURE: "Low confidence / judges disagree",
     LOW_BAND: "Predicted low band",
@@ -40,7 +42,8 @@ LABELS = {
     NOT_DRAFTED: "Not yet drafted",
 }
 # Stable names of the groups (the command line prints them; later groups get their own names).
-GROUP_NAMES = {NEEDS_ATTENTION: "needs_attention", UNSURE: "unsure", LOW_BAND: "low_band", REST: "other",
+GROUP_NAMES = {APPEALS: "appeals", NEEDS_ATTENTION: "needs_attention", UNSURE: "unsure", LOW_BAND: "low_band",
+               REST: "other",
                REJECTED: "rejected", APPROVED: "approved", RELEASED: "released", NOT_DRAFTED: "not_drafted"}
 LOW_CONFIDENCE = 0.6
 

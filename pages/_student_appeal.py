@@ -1,0 +1,78 @@
+"""The student page's appeal part (issue 26): a student's appeals of one released item with their
+outcomes, and the form to ask for a second look (criteria, a reason each, at most 1,000
+characters). The student page calls `render` for each released item it shows; everything comes
+from core.appeals.filing, which checks the student actor first. Student and teacher words are
+plain text, never Markdown or HTML."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.appeals import filing
+from core.errors import FairMarkError
+from core.text import format_date, format_timestamp
+from pages import _common
+
+STATUS = {"open": "Waiting for your teacher", "kept": "Your teacher kept the score",
+          "changed": "Your teacher changed the score"}
+
+
+def _score(value) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _appeals(shown: list[dict]) -> None:
+    for a in shown:
+        with st.container(border=True):
+            st.markdown(f"**{STATUS[a['status']]}** · asked {format_timestamp(a['opened'])}"
+                        + (f" · decided {format_timestamp(a['decided'])}" if a["decided"] else ""))
+            for c in a["criteria"]:
+                outcome = (f" → new score {_score(c['new_score'])}" if c["new_score"] is not None else "")
+                st.markdown(f"**{_common.md(c['title'])}** · score {_score(c['released_score'])}{outcome}")
+                st.caption("What you wrote")
+                st.text(c["reason"])
+            if a["note"]:
+                st.caption(f"Note from {_common.md(a['decided_by'])}")
+                st.text(a["note"])
+
+
+def _file(conn, actor, sid: int) -> None:
+    """The button's callback: the criteria and reasons as the widgets hold them at the click."""
+    ss = st.session_state
+    reasons = {key: ss.get(f"sa_reason_{sid}_{key}", "") for key in ss.get(f"sa_criteria_{sid}") or []}
+    try:
+        filing.file(conn, sid, reasons, actor=actor)
+    except FairMarkError as e:
+        st.session_state[f"sa_result_{sid}"] = ("error", str(e))
+    else:
+        st.session_state[f"sa_result_{sid}"] = ("success", "Sent. Your teacher will look at it again; the "
+                                                           "outcome will show here.")
+        for key in [k for k in st.session_state if str(k).startswith(f"sa_reason_{sid}_")]:
+            del st.session_state[key]
+
+
+def render(conn, actor, item: dict) -> None:
+    """A released item's appeals and, while the student may file one, the form. `item` has at
+    least "submission_id" (the student page's released item)."""
+    sid = int(item["submission_id"])
+    data = filing.for_student(conn, sid, actor=actor)
+    st.markdown("**Ask for a second look**")
+    kind, message = st.session_state.pop(f"sa_result_{sid}", (None, None))
+    if message:
+        (st.error if kind == "error" else st.success)(_common.md(message))
+    _appeals(data["appeals"])
+    if not data["can_file"]:
+        if data["why_not"] and data["why_not"] != filing.ALREADY_OPEN:
+            st.info(_common.md(data["why_not"]))
+        return
+    limit = data["max_reason"]
+    st.caption(f"You can ask until {format_date(data['deadline'])} ({format_timestamp(data['deadline'])}). Choose "
+               f"the criteria you disagree with and say why for each, in at most {limit:,} characters.")
+    titles = {c["criterion"]: f"{c['title']} (score {_score(c['released_score'])})" for c in data["criteria"]}
+    chosen = st.multiselect("Criteria", list(titles), format_func=titles.get, key=f"sa_criteria_{sid}",
+                            placeholder="Choose one or more")
+    for key in chosen:
+        text = st.text_area(f"Why? {titles[key]}", key=f"sa_reason_{sid}_{key}", max_chars=limit,
+                            help=f"At most {limit:,} characters.")
+        st.caption(f"{len(text):,} of {limit:,} characters")
+    st.button("Send my appeal", type="primary", key=f"sa_send_{sid}", disabled=not chosen,
+              on_click=_file, args=(conn, actor, sid))
