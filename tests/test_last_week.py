@@ -1,0 +1,128 @@
+"""Continuity across weeks: which comment counts as a student's "previous released comment"
+(core.growth.learning.last_week, db.learning.previous_released) and the teacher's marks with it."""
+import factories as f
+from core.accounts.access import Actor
+from core.growth import learning
+from core.signoff import actions, release
+from db import courses
+
+KEYS = ("concept_understanding", "real_world_application", "reflection_depth", "clarity")
+ADMIN = Actor("Ms T", role="admin")
+
+
+def released(conn, aid, sid, comment):
+    """Draft, approve and release one item with `comment` as its released comment."""
+    f.draft(conn, sid, dict.fromkeys(KEYS, 2), comment=comment)
+    review = actions.open_item(conn, sid, actor=ADMIN)
+    actions.approve(conn, sid, version=review["version"], actor=ADMIN)
+    release.release(conn, aid, actor=ADMIN)
+
+
+def three_weeks(conn, name="Ana Silva"):
+    c = f.course(conn, weeks=3)
+    st = f.student(conn, c["course_id"], name=name)
+    return c, st
+
+
+def test_the_latest_earlier_week_released_comment_is_the_previous_one(conn):
+    c, st = three_weeks(conn)
+    w1, w2, w3 = c["assignment_ids"]
+    s1 = f.submission(conn, w1, st, "Week one text.")
+    released(conn, w1, s1, "Week one comment.")
+    s2 = f.submission(conn, w2, st, "Week two text.")
+    released(conn, w2, s2, "Week two comment.")
+    s3 = f.submission(conn, w3, st, "Week three text.")
+    got = learning.last_week(conn, s3)
+    assert (got["week"], got["title"], got["comment"]) == (2, "Week 2", "Week two comment.")
+    assert learning.last_week(conn, s2)["comment"] == "Week one comment."
+    assert learning.last_week(conn, s1) is None          # nothing before week 1
+
+
+def test_an_unreleased_earlier_comment_is_never_used(conn):
+    c, st = three_weeks(conn)
+    w1, w2, w3 = c["assignment_ids"]
+    s1 = f.submission(conn, w1, st, "Week one text.")
+    released(conn, w1, s1, "Week one comment.")
+    s2 = f.submission(conn, w2, st, "Week two text.")
+    f.draft(conn, s2, dict.fromkeys(KEYS, 2), comment="Week two draft, approved but not released.")
+    review = actions.open_item(conn, s2, actor=ADMIN)
+    actions.approve(conn, s2, version=review["version"], actor=ADMIN)
+    s3 = f.submission(conn, w3, st, "Week three text.")
+    assert learning.last_week(conn, s3)["comment"] == "Week one comment."
+
+
+def test_a_later_or_same_week_comment_is_never_used(conn):
+    c, st = three_weeks(conn)
+    w1, w2, w3 = c["assignment_ids"]
+    s3 = f.submission(conn, w3, st, "Week three text.")
+    released(conn, w3, s3, "Week three comment.")
+    other_w2 = courses.ensure_assignment(conn, c["course_id"], "Week 2, second task", rubric_id=c["rubric_id"], week=2)
+    s2b = f.submission(conn, other_w2, st, "Second task of week two.")
+    released(conn, other_w2, s2b, "Same week comment.")
+    s2 = f.submission(conn, w2, st, "Week two text.")
+    assert learning.last_week(conn, s2) is None          # week 3 is later, the other week-2 task the same week
+    assert learning.last_week(conn, s3)["comment"] == "Same week comment."
+
+
+def test_another_students_or_another_courses_comment_is_never_used(conn):
+    c, st = three_weeks(conn)
+    w1, w2, _ = c["assignment_ids"]
+    classmate = f.student(conn, c["course_id"], name="Bo Berg")
+    s1 = f.submission(conn, w1, classmate, "The classmate's week one.")
+    released(conn, w1, s1, "The classmate's comment.")
+    # The same person (same external id) in another course, released in week 1 there.
+    other = f.course(conn, name="Another course", weeks=1)
+    ext = next(conn.query("SELECT external_id FROM students WHERE id = ?", [st]))["external_id"]
+    twin = f.student(conn, other["course_id"], external_id=ext, name="Ana Silva")
+    t1 = f.submission(conn, other["assignment_id"], twin, "Week one in the other course.")
+    released(conn, other["assignment_id"], t1, "The other course's comment.")
+    s2 = f.submission(conn, w2, st, "Week two text.")
+    assert learning.last_week(conn, s2) is None
+
+
+def test_a_re_release_replaces_the_previous_comment(conn):
+    c, st = three_weeks(conn)
+    w1, w2, _ = c["assignment_ids"]
+    s1 = f.submission(conn, w1, st, "Week one text.")
+    released(conn, w1, s1, "First release.")
+    rid = next(conn.query("SELECT MAX(id) AS id FROM releases"))["id"]
+    # A later release of the same item (an appeal's changed score goes out as a new release).
+    new = conn.execute("INSERT INTO releases (assignment_id, released_by, n_items) VALUES (?, 'Ms T', 1)",
+                       [w1]).lastrowid
+    conn.execute("INSERT INTO release_items (release_id, submission_id, review_version, scores, comment) "
+                 "SELECT ?, submission_id, review_version + 1, scores, 'Second release.' FROM release_items "
+                 "WHERE release_id = ?", [new, rid])
+    s2 = f.submission(conn, w2, st, "Week two text.")
+    assert learning.last_week(conn, s2)["comment"] == "Second release."
+
+
+def test_assignments_without_a_week_number_count_at_their_place(conn):
+    c, st = three_weeks(conn)
+    conn.execute("UPDATE assignments SET week = NULL WHERE course_id = ?", [c["course_id"]])
+    w1, w2, _ = c["assignment_ids"]
+    s1 = f.submission(conn, w1, st, "First text.")
+    released(conn, w1, s1, "First comment.")
+    s2 = f.submission(conn, w2, st, "Second text.")
+    assert learning.last_week(conn, s2)["comment"] == "First comment."
+
+
+def test_the_marks_come_with_it_and_a_mark_about_other_feedback_does_not(conn):
+    c, st = three_weeks(conn)
+    w1, w2, w3 = c["assignment_ids"]
+    s1 = f.submission(conn, w1, st, "Week one text.")
+    released(conn, w1, s1, "Week one comment.")
+    s3 = f.submission(conn, w3, st, "Week three text.")
+    f.draft(conn, s3, dict.fromkeys(KEYS, 2))
+    learning.mark_next_steps(conn, s3, "no", actor=ADMIN)          # about week one's comment
+    assert learning.last_week(conn, s3)["acted"] == "no"
+    s2 = f.submission(conn, w2, st, "Week two text.")
+    f.draft(conn, s2, dict.fromkeys(KEYS, 2))
+    learning.mark_next_steps(conn, s2, "yes", actor=ADMIN)         # week two acts on week one's
+    review = actions.open_item(conn, s2, actor=ADMIN)
+    actions.approve(conn, s2, version=review["version"], actor=ADMIN)
+    release.release(conn, w2, actor=ADMIN)
+    got = learning.last_week(conn, s3)
+    # Week three's previous is now week two's comment: the "no" was about week one's, so unmarked;
+    # the teacher's "yes" on week two's item reaches week three's drafts.
+    assert got["week"] == 2 and got["acted"] is None and got["acted_before"] == "yes"
+    assert learning.previous_next_steps(conn, s3, actor=ADMIN)["acted"] is None
