@@ -39,6 +39,9 @@ class Job:
     checks: list = field(default_factory=list)
     fixes: list = field(default_factory=list)
     prompt_dir: Path | None = None      # a variant folder of prompts (core.evals.config), or the usual ones
+    # The student's previous released comment in this course, masked like the text, with the
+    # teacher's marks (core.growth.learning.last_week: week, comment, acted, acted_before); None: none.
+    previous: dict | None = None
 
     @property
     def target_grade(self) -> float:
@@ -107,6 +110,32 @@ def answer_key_text(key) -> str:
     if key.kind == "number":
         return f"{key.value} (a number; anything within {key.tolerance * 100:g} % of it counts as the answer)"
     return key.value
+
+
+NO_PREVIOUS = "(none: this student has no earlier released feedback in this course)"
+_ACTS = {"yes": "acts on", "partly": "partly acts on", "no": "does not act on"}
+_ACTED = {"yes": "acted on", "partly": "partly acted on", "no": "did not act on"}
+
+
+def previous_text(job: Job) -> str:
+    """Last week's released comment for the Coach's and the Aggregator's <previous> slot (data:
+    it quotes the student), or a plain "none", so that no agent invents history."""
+    prev = job.previous
+    return f"Week {prev['week']}: {prev['comment']}" if prev else NO_PREVIOUS
+
+
+def follow_up_text(job: Job) -> str:
+    """The teacher's marks about that comment, in fixed words outside the data block (a comment
+    quoting a student cannot forge them): does this reflection act on its next step; did last
+    week's reflection act on the feedback before it."""
+    prev = job.previous
+    if not prev:
+        return "No earlier feedback: say nothing about last week."
+    text = (f"The teacher marked that this reflection {_ACTS[prev['acted']]} its next step."
+            if prev.get("acted") in _ACTS else "Not marked by the teacher: judge from the evidence.")
+    if prev.get("acted_before") in _ACTED:
+        text += f" Last week's reflection {_ACTED[prev['acted_before']]} the feedback before it (teacher's mark)."
+    return text
 
 
 def scale_text(rubric) -> str:
