@@ -126,3 +126,76 @@ def test_the_marks_come_with_it_and_a_mark_about_other_feedback_does_not(conn):
     # the teacher's "yes" on week two's item reaches week three's drafts.
     assert got["week"] == 2 and got["acted"] is None and got["acted_before"] == "yes"
     assert learning.previous_next_steps(conn, s3, actor=ADMIN)["acted"] is None
+
+
+# --- the free rule on real drafts, and the offline baseline --------------------------------
+INVENTED = ("You explain temperature clearly and give a concrete example from work. Last week you planned to add "
+            "an example; this week you did. Next: (1) connect temperature to bias, (2) add one question you still "
+            "have. What would you test first?")
+
+
+def test_a_draft_that_invents_last_week_fails_its_check_and_is_revised(conn, db_path):
+    from assess_script import GOOD_COMMENT, RICH_TEXT, good_llm
+    from core import pipeline
+    from db import drafts
+
+    c = f.course(conn, weeks=2)
+    sid = f.submission(conn, c["assignment_ids"][1], f.student(conn, c["course_id"], name="Ana Silva"), RICH_TEXT)
+    llm = good_llm()
+    llm.script("aggregator", {"comment": INVENTED})
+    llm.script("reviser", {"comment": GOOD_COMMENT})
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
+    assert d["revisions"][1]["failed_checks"] == ["history"] and d["comment"] == GOOD_COMMENT
+    assert next(ch for ch in d["checks"] if ch["name"] == "history")["passed"]
+
+
+def test_with_last_weeks_comment_the_same_sentence_passes(conn, db_path):
+    from assess_script import RICH_TEXT, good_llm
+    from core import pipeline
+    from db import drafts
+
+    c, st = three_weeks(conn)
+    s1 = f.submission(conn, c["assignment_ids"][0], st, "Week one text.")
+    released(conn, c["assignment_ids"][0], s1, "Next step: add an example from your job.")
+    sid = f.submission(conn, c["assignment_ids"][1], st, RICH_TEXT)
+    llm = good_llm().always("aggregator", {"comment": INVENTED})
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sid, llm=llm))
+    assert d["rounds"] == 0 and d["comment"] == INVENTED
+    assert next(ch for ch in d["checks"] if ch["name"] == "history")["passed"]
+
+
+def test_the_rules():
+    from types import SimpleNamespace as NS
+
+    from core.evals import rules
+
+    none, some = NS(previous=""), NS(previous="Next step: add an example.")
+    assert rules.history("Last week's feedback asked for an example.", none, NS())[0] is False
+    assert rules.history("Last week you said you were tired; here you explain why.", none, NS())[0] is False
+    assert rules.history("You write that last week you read the chapter twice.", none, NS())[0] is True
+    assert rules.history("Last week's feedback asked for an example.", some, NS())[0] is True
+    assert rules.follow_through("Last week you planned to add an example; this week's does that.", some, NS())[0]
+    assert not rules.follow_through("You give a clear example from your job.", some, NS())[0]
+
+
+def test_the_offline_comment_says_only_what_the_teacher_marked(conn):
+    from assess_script import RICH_TEXT
+    from core import pipeline
+    from core.agents import Ids
+    from core.offline.provider import OfflineLLM
+
+    c, st = three_weeks(conn)
+    s1 = f.submission(conn, c["assignment_ids"][0], st, "Week one text.")
+    released(conn, c["assignment_ids"][0], s1, "Next step: add an example from your job.")
+    sid = f.submission(conn, c["assignment_ids"][1], st, RICH_TEXT)
+
+    def offline_comment():
+        return pipeline.build_draft(OfflineLLM(), pipeline.item_for(conn, sid, offline=True), Ids(submission_id=sid))["comment"]
+
+    assert "last week" not in offline_comment().lower()          # not marked: the baseline cannot tell
+    f.draft(conn, sid, dict.fromkeys(KEYS, 2))
+    learning.mark_next_steps(conn, sid, "yes", actor=ADMIN)
+    marked = offline_comment()
+    assert "This week you acted on last week's next step" in marked and marked.index("last week") > marked.index(".")
+    learning.mark_next_steps(conn, sid, "no", actor=ADMIN)
+    assert "last week" not in offline_comment().lower()
