@@ -14,8 +14,8 @@ from db import drafts
 
 ADMIN = Actor("Ms T", role="admin")
 KEYS = ("concept_understanding", "real_world_application", "reflection_depth", "clarity")
-LAST_WEEK = ("Ana Silva, you compare your notes with Bo Berg, which helps you. Next step: add an example "
-             "from your job to show the idea at work.")
+LAST_WEEK = ("Ana Silva, you compare your notes with a classmate, which helps you. Next: (1) add an example "
+             "from your job, as Bo Berg did, (2) say what still confuses you. What will you try, Ana?")
 
 
 def two_weeks(conn):
@@ -38,20 +38,32 @@ def user_message(llm, role):
 
 def test_last_weeks_comment_fills_the_slot_masked(conn, db_path):
     _, _, _, w2 = two_weeks(conn)
-    pseudonym = next(conn.query("SELECT pseudonym FROM students WHERE name = 'Ana Silva'"))["pseudonym"]
+    pseudonyms = {r["name"]: r["pseudonym"] for r in conn.query("SELECT name, pseudonym FROM students")}
     llm = good_llm()
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, w2, llm=llm))
     assert d["status"] == "drafted", d["attention_reasons"]
     for role in ("coach", "aggregator"):
         user = user_message(llm, role)
         slot = user[user.index("<previous>"):]
-        assert slot.startswith(f"<previous>\nWeek 1: {pseudonym}, you compare your notes with ")
-        assert "add an example from your job" in slot and slot.rstrip().endswith(
-            "Not marked by the teacher: judge from the evidence.")
+        # its next steps (what a follow-up refers to), the classmate's and the student's names masked
+        assert slot.startswith(f"<previous>\nWeek 1, the next steps it gave: (1) add an example from your job, as "
+                               f"{pseudonyms['Bo Berg']} did, (2) say what still confuses you. What will you try, "
+                               f"{pseudonyms['Ana Silva'].split()[0]}")
+        assert "compare your notes" not in slot
+        assert slot.rstrip().endswith("Not marked by the teacher: judge from the evidence.")
         # after everything the assignment's submissions share
         assert user.index("<previous>") > user.index("<evaluation>")
     # no roster name from last week's comment reaches any request
     assert "Ana" not in llm.all_text() and "Silva" not in llm.all_text() and "Bo Berg" not in llm.all_text()
+
+
+def test_a_comment_without_numbered_steps_goes_whole(conn, db_path):
+    _, _, w1, w2 = two_weeks(conn)
+    conn.execute("UPDATE release_items SET comment = 'Ana, well done. Try adding an example.' WHERE submission_id = ?",
+                 [w1])
+    llm = good_llm()
+    pipeline.assess_one(db_path, w2, llm=llm)
+    assert "Week 1, its feedback: Student-" in user_message(llm, "coach") and "Ana" not in llm.all_text()
 
 
 def test_the_teachers_marks_reach_the_prompt_outside_the_data_block(conn, db_path):
