@@ -36,6 +36,8 @@ def test_the_latest_earlier_week_released_comment_is_the_previous_one(conn):
     assert (got["week"], got["title"], got["comment"]) == (2, "Week 2", "Week two comment.")
     assert learning.last_week(conn, s2)["comment"] == "Week one comment."
     assert learning.last_week(conn, s1) is None          # nothing before week 1
+    conn.execute("UPDATE release_items SET comment = ' ' WHERE submission_id = ?", [s2])
+    assert learning.last_week(conn, s3) is None          # an empty released comment: nothing to follow up
 
 
 def test_an_unreleased_earlier_comment_is_never_used(conn):

@@ -172,9 +172,9 @@ def last_week(conn, submission_id: int) -> dict | None:
     (the teacher's mark on this submission: does it act on that comment? None = not marked), and
     `acted_before` (the mark on that earlier submission: did it act on the feedback before it?),
     which a teacher made on last week's item and so reaches this week's drafts. None without a
-    released earlier comment."""
+    released earlier comment, or with an empty one (nothing to follow up)."""
     prev = previous_of(conn, submission_id)
-    if prev is None:
+    if prev is None or not (prev["comment"] or "").strip():
         return None
     before = learning_db.previous_released(conn, prev["submission_id"])
     mark = _mark_on(conn, prev["submission_id"], before["submission_id"]) if before else None
