@@ -20,11 +20,15 @@ and answers in one of these ways:
 - "calibrated": "at_limits" once every demo assignment is calibrated with its default set of 16
   blind-scored reflections (the expert scores taken as the blind scores): the Evaluator's
   prompt carries the teacher's examples (core.calibration.anchors; leave-one-out).
-- "later": "calibrated" with what later issues add to the prompts, as placeholders of a
+- "later": "calibrated" with what a later issue adds to the prompts, as a placeholder of a
   realistic size: a teacher's comment bank (BANK_COMMENTS comments of BANK_WORDS words, shared
-  by the assignment: in the Aggregator's system message) and last week's comment to the student
-  (LAST_WEEK_WORDS words, the comment limit: at the end of the Aggregator's and the Coach's
-  prompts). They are added to the recorded prompts only (the answers do not depend on them).
+  by the assignment: in the Aggregator's system message), added to the recorded prompts only
+  (the answers do not depend on it).
+
+Every scenario gives every reflection last week's released comment (the Coach's and the
+Aggregator's <previous> slot, rendered by the real code): a comment at the 120-word limit in the
+reflection's own vocabulary, as if every student had one (a course's first week has none, so
+this is the upper bound). `--no-last-week` leaves the slot empty ("none"), as in week 1.
 
 The judge cascade (core.judging.scoring) runs for real with two judges (judge-b, judge-c, priced
 as gpt-4o-mini): the recording LLM reports a sure Evaluator except on the run estimate's share of
@@ -77,7 +81,7 @@ PRICE_IN, PRICE_CACHED, PRICE_OUT = 0.15, 0.075, 0.60   # gpt-4o-mini, $ per mil
 PRICE = {"input_per_mtok": PRICE_IN, "cached_input_per_mtok": PRICE_CACHED, "output_per_mtok": PRICE_OUT}
 JUDGES = (("b", "judge-b"), ("c", "judge-c"))
 # Placeholders for what later issues add (sizes: a modest bank; a comment at the 120-word limit).
-BANK_COMMENTS, BANK_WORDS, LAST_WEEK_WORDS = 40, 15, 120
+BANK_COMMENTS, BANK_WORDS = 40, 15
 SEED_USD = 0.0015                          # the seed's reported cost per reflection
 GOAL_USD = 0.0010
 MESSAGE_OVERHEAD, REPLY_OVERHEAD = 3, 3    # OpenAI chat framing per message / per reply
@@ -279,23 +283,18 @@ def _unsure(level: str) -> dict:
 
 
 def later_prompts(pool_text: str):
-    """The "later" scenario's additions: the comment bank in the Aggregator's system message
-    (shared), last week's comment at the end of the Aggregator's and the Coach's prompts."""
+    """The "later" scenario's addition: the comment bank in the Aggregator's system message (shared)."""
     import re
 
     shared = re.findall(r"[A-Za-z][A-Za-z'-]+", pool_text) or ["word"]
     bank = "\n".join(f"- {_sentence(BANK_WORDS, shared, 7 * i)}." for i in range(BANK_COMMENTS))
 
     def extra(role: str, messages: list[dict], ctx) -> list[dict]:
-        if role not in ("aggregator", "coach"):
+        if role != "aggregator":
             return messages
-        own = re.findall(r"[A-Za-z][A-Za-z'-]+", messages[-1]["content"]) or ["word"]
-        last_week = f"<last_week>\n{_sentence(LAST_WEEK_WORDS, own, (ctx.submission_id or 0) * 3)}.\n</last_week>"
-        system, user = dict(messages[0]), dict(messages[-1])
-        if role == "aggregator":
-            system["content"] += f"\nThe teacher's comment bank (reuse their wording where it fits):\n<bank>\n{bank}\n</bank>"
-        user["content"] += "\n" + last_week
-        return [system, *messages[1:-1], user]
+        system = dict(messages[0])
+        system["content"] += f"\nThe teacher's comment bank (reuse their wording where it fits):\n<bank>\n{bank}\n</bank>"
+        return [system, *messages[1:]]
     return extra
 
 
@@ -410,7 +409,17 @@ def _draft_all(llm, items: list[dict]) -> None:
             raise SystemExit(f"bench.tokens: submission {item['id']} failed: {draft.get('error')}")
 
 
-def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict], dict]:
+def with_last_week(item: dict) -> dict:
+    """The item with a previous released comment at the comment's limit, in its own words, not
+    marked by the teacher (core.growth.learning.last_week's shape)."""
+    import re
+
+    pool = re.findall(r"[A-Za-z][A-Za-z'-]+", item["text"] or "") or ["word"]
+    return {**item, "previous": {"week": 1, "title": "Week 1", "comment": comment_at_limit(pool[::-1]),
+                                 "acted": None, "acted_before": None}}
+
+
+def _render_all(path: str, limit: int | None, last_week: bool = True) -> tuple[dict, list[dict], dict]:
     """Every demo submission through the real agent code, once per answer scenario."""
     import db
     from core import pipeline
@@ -436,10 +445,14 @@ def _render_all(path: str, limit: int | None) -> tuple[dict, list[dict], dict]:
         for llm in scenarios.values():
             llm.choose(ids, estimate.UNSURE_SHARE, estimate.THIRD_SHARE)
         items = [pipeline.item_for(conn, sid) for sid in ids]
+        if last_week:
+            items = [with_last_week(i) for i in items]
         for name in ("offline", "at_limits"):
             _draft_all(scenarios[name], items)
         calibrated = _calibrate(conn)
         with_examples = [pipeline.item_for(conn, sid) for sid in ids]
+        if last_week:
+            with_examples = [with_last_week(i) for i in with_examples]
         for name in ("calibrated", "later"):
             _draft_all(scenarios[name], with_examples)
     finally:
@@ -453,6 +466,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--limit", type=int, default=None, help="only the first N demo submissions")
     ap.add_argument("--tokenizer", choices=sorted(TOKENIZERS), default="smollm2",
                     help="count with SmolLM2's tokenizer (default, an over-estimate) or gpt-4o-mini's o200k_base")
+    ap.add_argument("--no-last-week", action="store_true",
+                    help="no previous released comment in the Coach's and the Aggregator's prompts (a first week)")
     args = ap.parse_args(argv)
 
     import db
@@ -462,13 +477,13 @@ def main(argv: list[str] | None = None) -> dict:
     with tempfile.TemporaryDirectory(prefix="fairmark-tokens-") as tmp:
         path = str(Path(tmp) / "demo.db")
         with database_env(path):
-            scenarios, items, calibration = _render_all(path, args.limit)
+            scenarios, items, calibration = _render_all(path, args.limit, not args.no_last_week)
         db.forget_migrated(path)
     words = statistics.mean(len((i["text"] or "").split()) for i in items)
     out = {"reflections": len(items), "mean_words": round(words, 1),
            "tokenizer": TOKENIZERS[args.tokenizer],
            "prices_per_mtok": {"input": PRICE_IN, "output": PRICE_OUT, "model": "gpt-4o-mini"},
-           "calibration": calibration}
+           "calibration": calibration, "last_week_comment": not args.no_last_week}
     for name, llm in scenarios.items():
         out[name] = measure(llm.records, tok, len(items))
     out["cascade"] = cascade(out)

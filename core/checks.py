@@ -272,10 +272,11 @@ class DraftContext:
 
     answer: str = ""            # the answer key's answer: the leakage rule, not specifics, judges it
     known: str = ""             # the rubric's titles, the assignment's title and key concepts
+    previous: str = ""          # the student's previous released comment ("": none, so no history to claim)
 
     def inputs(self, submission: str) -> SimpleNamespace:
-        return SimpleNamespace(reflection=submission, source=f"{self.source} {self.answer} {self.known}",
-                               question=self.question)
+        return SimpleNamespace(reflection=submission, source=f"{self.source} {self.answer} {self.known} {self.previous}",
+                               question=self.question, previous=self.previous)
 
 
 _FIRST_SENTENCE = re.compile(r"^\s*(.+?[.!?])(?:\s|$)", re.DOTALL)

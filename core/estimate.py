@@ -170,6 +170,9 @@ def _item_tokens(static: dict[str, int], n_words: int, *, joint: bool = False) -
     sizes = {"text": int(n_words * TOKENS_PER_WORD) + 10,
              "notes": scorer.out_tokens * static["criteria"],
              "comment": composers[0].out_tokens if composers else 0}
+    # last week's comment (the Coach's and the Aggregator's slot): counted whole for every
+    # submission, an upper bound (a first week has none; the slot keeps its numbered steps only)
+    sizes["previous"] = sizes["comment"]
     out = {}
     for role in registry.roles():
         t_out = role.out_tokens * (static["criteria"] if role.per_criterion else 1)

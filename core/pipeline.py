@@ -31,6 +31,7 @@ from core.calibration import anchors
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.evals import gate, rules
+from core.growth import learning
 from core.judging import comment_judges, scoring
 from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
@@ -97,14 +98,17 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
 def item_for(conn, submission_id: int, *, offline: bool = False) -> dict:
     """Everything drafting one submission needs (db.drafts.load_item), with the course's roster
     (every classmate is masked, not only the author), the assignment's examples (anchors; not for
-    the offline baseline, which never reads them: its scorer learns from the scores themselves)
-    and its learned offline scorer. Every path that drafts (runs, Regenerate, comparisons) loads
-    its item here."""
+    the offline baseline, which never reads them: its scorer learns from the scores themselves),
+    its learned offline scorer and the student's previous released comment. Every path that
+    drafts (runs, Regenerate, comparisons) loads its item here."""
     item = drafts_db.load_item(conn, submission_id)
     item["roster"] = roster_db.of_submission(conn, submission_id)
     item["anchors"] = [] if offline else \
         anchors.for_submission(conn, submission_id, item["assignment_id"], item["rubric"])
     item["offline_scorer"] = _offline_scorer(conn, item["assignment_id"])
+    # The student's previous released comment and the teacher's marks (core.growth.learning):
+    # rendered into the Coach's and the Aggregator's prompts, hence part of their cache keys.
+    item["previous"] = learning.last_week(conn, submission_id)
     return item
 
 
@@ -127,6 +131,9 @@ def masked_job(item: dict, ids: Ids, variant: ai_config.Variant = ai_config.STAN
                                                        "answer_key", "answer_kind", "answer_tolerance",
                                                        "source_text")},
                           "anchors": item.get("anchors") or [], "offline_scorer": item.get("offline_scorer")})
+    prev = item.get("previous")
+    # Last week's comment is teacher-approved but quotes the student and names them: masked too.
+    job.previous = {**prev, "comment": pz.hide(prev["comment"] or "")} if prev else None
     return job, pz
 
 
@@ -288,7 +295,8 @@ def _comment_checks(job: Job) -> list[dict]:
         criterion_keys=tuple(k for k in job.rubric.keys if "_" in k),     # "clarity" is a word, not a code
         answer=f"{job.answer_key.value} {job.answer_key.answer}" if job.answer_key else "",
         known=" ".join([*(c.title for c in job.rubric.criteria), str(job.assignment.get("title") or ""),
-                        *job.key_concepts]))
+                        *job.key_concepts]),
+        previous=(job.previous or {}).get("comment") or "")
     found = checks.comment_checks(job.comment, job.text, target_grade=job.target_grade, answer_key=job.answer_key,
                                   context=context)
     return [c for c in found if c["name"] != "evidence"] + rules.draft_checks(job.comment, job.text, context)

@@ -9,11 +9,17 @@ from db import loads, now
 
 ACTED = ("yes", "partly", "no")
 
+
+def _place(a: str) -> str:
+    """An assignment's week in its course, as growth and "last week" both count it: its week
+    number, or without one its place among the course's assignments (created 1st, 2nd...)."""
+    return (f"COALESCE({a}.week, (SELECT COUNT(*) FROM assignments b WHERE b.course_id = {a}.course_id "
+            f"AND b.id <= {a}.id))")
+
+
 _RELEASED = """
     SELECT s.id AS submission_id, s.student_id, st.external_id, st.name AS student_name, a.id AS assignment_id,
-           -- An assignment without a week number takes its place in the course (created 1st, 2nd...).
-           COALESCE(a.week, (SELECT COUNT(*) FROM assignments b WHERE b.course_id = a.course_id AND b.id <= a.id))
-             AS week, a.week IS NULL AS week_is_position, a.title,
+           {place} AS week, a.week IS NULL AS week_is_position, a.title,
            COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id, ri.scores, ri.comment,
            rel.released_at, d.ai_config
     FROM submissions s
@@ -25,7 +31,7 @@ _RELEASED = """
     LEFT JOIN drafts d ON d.id = r.draft_id
     WHERE a.course_id = ?
       AND ri.release_id = (SELECT MAX(release_id) FROM release_items WHERE submission_id = s.id)
-"""
+""".replace("{place}", _place("a"))
 
 
 def released_scores(conn: Database, course_id: int) -> list[dict]:
@@ -38,15 +44,20 @@ def released_scores(conn: Database, course_id: int) -> list[dict]:
 
 
 def previous_released(conn: Database, submission_id: int) -> dict | None:
-    """The same student's latest released item from an earlier week of the same course: the
-    next steps they were given before writing this submission."""
+    """The comment this submission's student was last given before it: among the same student's
+    released items of the same course (a student row belongs to one course), those of an
+    assignment at an earlier week (`_place`: strictly earlier, so another assignment of the same
+    week never counts), the latest week's; of that item its latest release's comment (a
+    re-release replaces it). Two released items of that week: the one released last. Nothing
+    unreleased, later, from another course or another student is ever returned."""
     return next(conn.query(
-        "SELECT p.id AS submission_id, pa.week, pa.title, ri.comment, rel.released_at "
+        "SELECT p.id AS submission_id, " + _place("pa") + " AS week, pa.title, ri.comment, rel.released_at "
         "FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
-        "JOIN submissions p ON p.student_id = s.student_id JOIN assignments pa ON pa.id = p.assignment_id "
+        "JOIN submissions p ON p.student_id = s.student_id AND p.id != s.id "
+        "JOIN assignments pa ON pa.id = p.assignment_id AND pa.course_id = a.course_id "
         "JOIN release_items ri ON ri.submission_id = p.id JOIN releases rel ON rel.id = ri.release_id "
-        "WHERE s.id = ? AND pa.course_id = a.course_id AND a.week IS NOT NULL AND pa.week < a.week "
-        "ORDER BY pa.week DESC, ri.release_id DESC LIMIT 1", [submission_id]), None)
+        "WHERE s.id = ? AND " + _place("pa") + " < " + _place("a") + " "
+        "ORDER BY week DESC, ri.release_id DESC LIMIT 1", [submission_id]), None)
 
 
 def get_mark(conn: Database, submission_id: int) -> dict | None:

@@ -111,6 +111,8 @@ def _next_steps(conn, sid: int, prev: dict | None) -> None:
     with st.expander(_common.md(f"Last week's next steps (week {prev['week']}: {prev['title']})"
                                 + (f" · marked: {prev['acted']}" if prev["acted"] else ""))):
         st.text(prev["comment"])
+        st.caption("The AI drafts with this comment and your mark: next week's drafts for this student are "
+                   "told it, and Regenerate redrafts this one with it.")
         options = list(learning.ACTED)
         labels = {"yes": "Yes, acted on them", "partly": "Partly", "no": "No"}
         with st.form(f"next_steps_{sid}"):

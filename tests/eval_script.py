@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 from assess_script import good_llm
+from core.agents.common import NO_PREVIOUS
 from core.evals.cases import load_suite
 
 # Short sentences and plain words: fits every case's level, leads, asks, two numbered steps.
@@ -38,8 +39,19 @@ def judging_llm(llm):
     return llm.always("grounding", grounding).always("pedagogy", pedagogy)
 
 
+FOLLOWED = "Last week you planned to add an example; this week's example does that."
+
+
+def compliant(messages) -> str:
+    """COMPLIANT, and when the prompt holds last week's comment, a sentence that notices it followed."""
+    if NO_PREVIOUS in messages[-1]["content"]:
+        return COMPLIANT
+    first, rest = COMPLIANT.split(". ", 1)
+    return f"{first}. {FOLLOWED} {rest}"
+
+
 def compliant_llm():
-    return judging_llm(good_llm().always("aggregator", {"comment": COMPLIANT}))
+    return judging_llm(good_llm().always("aggregator", lambda messages, schema: {"comment": compliant(messages)}))
 
 
 def _under_revision(messages) -> str:

@@ -41,6 +41,8 @@ INTERNAL = {
                                    "(core.offline.scorer.train_now is the teacher's checked entry)",
     "core.llm.factory.make_batch_llm": "the LLM of a checked run in batch mode (core.runs.reflections' prepare)",
     "core.pipeline.item_for": "the one loader of an item to draft, for a checked run, regenerate or comparison run",
+    "core.growth.learning.last_week": "last week's comment for core.pipeline.item_for's item to draft (a checked run, "
+                                      "regenerate or comparison run)",
     "core.calibration.anchors.for_submission": "the pipeline's examples while it drafts a checked item",
     "core.calibration.blind.require_visible": "called by core.signoff.actions.open_item after its check",
     "core.judging.agreement.review_run": "the run engine's after-hook of a checked run",

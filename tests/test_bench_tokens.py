@@ -65,7 +65,7 @@ def test_cached_tokens_follow_openais_steps():
     assert [tokens.cached_tokens(n) for n in (0, 1023, 1024, 1151, 1152, 2000)] == [0, 0, 1024, 1024, 1152, 1920]
 
 
-def test_the_later_scenario_adds_a_shared_bank_to_the_aggregator_and_last_weeks_comment_last():
+def test_the_later_scenario_adds_a_shared_bank_to_the_aggregator_only():
     extra = tokens.later_prompts("Score the reflection on each criterion of this rubric")
 
     class Ctx:
@@ -75,11 +75,17 @@ def test_the_later_scenario_adds_a_shared_bank_to_the_aggregator_and_last_weeks_
     agg = extra("aggregator", msgs, Ctx())
     assert agg[0]["content"].startswith("You are the Aggregator.") and "<bank>" in agg[0]["content"]
     assert agg[0]["content"].count("\n- ") == tokens.BANK_COMMENTS
-    assert agg[1]["content"].startswith("<evaluation>x</evaluation>") and agg[1]["content"].endswith("</last_week>")
-    coach = extra("coach", msgs, Ctx())
-    assert "<bank>" not in coach[0]["content"] and coach[1]["content"].endswith("</last_week>")
-    assert extra("reviewer", msgs, Ctx()) is msgs
+    assert agg[1]["content"] == "<evaluation>x</evaluation>"        # last week's comment is the real slot now
+    assert extra("coach", msgs, Ctx()) is msgs and extra("reviewer", msgs, Ctx()) is msgs
     assert msgs[0]["content"] == "You are the Aggregator."          # the recorded copy only
+
+
+def test_every_item_gets_last_weeks_comment_at_the_limit():
+    from core import checks
+
+    item = {"id": 1, "text": "I learned how temperature changes the sampling of the next token in a model."}
+    prev = tokens.with_last_week(item)["previous"]
+    assert checks.words(prev["comment"]) > 100 and prev["acted"] is None and "previous" not in item
 
 
 def test_the_schema_billed_is_the_one_the_request_carries():

@@ -125,3 +125,16 @@ def test_the_shared_prefix_is_priced_cached_as_bench_tokens_prices_it(conn):
     one = _course(conn, n=1, name="Alone")
     alone = estimate.for_run(conn, course_id=one["course_id"], actor=f.actor())
     assert alone["tokens_cached"] == 0   # the first call is never cached
+
+
+def test_the_estimate_counts_last_weeks_comment_in_the_coachs_and_the_aggregators_input():
+    from core import estimate as est
+    from core.agents import registry
+
+    static = {"criteria": 4, **{r.name: 100 for r in registry.roles()}}
+    tokens = est._item_tokens(static, 200)
+    notes = next(r for r in registry.roles() if r.per_criterion).out_tokens * 4
+    comment = registry.at("compose")[0].out_tokens
+    assert tokens["coach"][0] == 100 + notes + comment          # its notes and last week's comment
+    assert tokens["aggregator"][0] == 100 + notes + comment
+    assert tokens["equity"][0] == 100 + notes                   # the others do not read it

@@ -133,3 +133,28 @@ def test_a_variant_folder_is_validated(tmp_path):
     assert d["roles"]["aggregator"]["model"] == "gpt-4o" and d["roles"]["coach"]["model"] == "gpt-4o-mini"
     assert d["roles"]["coach"]["temperature"] == 0.1 and d["roles"]["pedagogy"]["temperature"] == 0.0
     assert ai_config.config_hash(d) != ai_config.config_hash(ai_config.definition("openai", Settings(llm_api_key="k")))
+
+
+def test_the_last_week_cases_offline(capsys):
+    code, out = _run(capsys, "--provider", "offline")
+    res = {r["id"]: r for r in out["results"]}
+    # the baseline says the teacher-marked follow-through in a template sentence; it claims no history
+    follow = next(c for c in res["P9"]["checks"] if c["check"] == "rule:follow_through")
+    assert follow["status"] == "passed" and "last week's next step" in res["P9"]["comment"]
+    assert res["P10"]["status"] == "passed" and res["P11"]["status"] == "passed"    # noticed / silence caught
+    assert res["G9"]["status"] == "passed"                                           # invented history caught
+    history = next(c for c in res["G10"]["checks"] if c["check"] == "rule:history")
+    assert history["status"] == "passed" and res["G10"]["status"] == "not_run"     # its judge needs a model
+
+
+def test_a_model_that_invents_last_week_fails_the_no_history_case():
+    invented = ("You made a good start. Last week you planned to add an example; this week you did. "
+                "Next: (1) Try one small case by hand. What do you notice?")
+    # the history check fails the draft and the Reviser is asked to fix it; this one keeps it
+    inventing = eval_script.judging_llm(eval_script.good_llm().always("aggregator", {"comment": invented})
+                                        .always("reviser", {"comment": invented}))
+    out = runner.run_suite(cases.load_suite(), inventing, concurrency=2)
+    res = {r["id"]: r for r in out["results"]}
+    assert res["G10"]["status"] == "failed"
+    assert "never given" in next(c["detail"] for c in res["G10"]["checks"] if c["check"] == "rule:history")
+    assert res["P9"]["status"] == "passed"           # with last week's comment the same sentence is fine

@@ -59,6 +59,7 @@ def test_next_steps_are_marked_on_the_item_and_counted(conn, app_test):
     at.session_state["review_item"] = week3
     at.run()
     assert not at.exception
+    assert any("next week's drafts for this student are told it" in c.value for c in at.caption)
     radio = next(r for r in at.radio if r.label.startswith("Did the student act on these next steps"))
     radio.set_value("partly")
     next(b for b in at.button if b.label == "Save mark").click().run()

@@ -83,8 +83,9 @@ def test_prompts_stay_compact():
     total_chars = sum(len(p.system) + len(p.user) for p in registry.load_prompts().values())
     # 1,400 for the five seed agents and the Reviser; issue 16's two judges add about 380, and
     # the Evaluator's report of instructions aimed at it (issue 10) and its examples block and
-    # field order (issue 12) about 130.
-    assert total_chars / 4 < 1900
+    # field order (issue 12) about 130; the slot for last week's comment in the Coach's and the
+    # Aggregator's prompts (issue 26) about 130.
+    assert total_chars / 4 < 2000
 
 
 def test_every_delimiter_the_prompt_files_use_is_listed():
@@ -118,5 +119,6 @@ def test_render_strips_delimiters_from_non_string_values_too():
 
 
 def test_ordinary_angle_brackets_survive():
-    user = coach.PROMPT.load().render(evaluation="if a < b and c > d, <b>bold</b> <submissions>")[1]["content"]
+    user = coach.PROMPT.load().render(evaluation="if a < b and c > d, <b>bold</b> <submissions>", previous="(none)",
+                                      follow_up="")[1]["content"]
     assert "if a < b and c > d, <b>bold</b> <submissions>" in user

@@ -2,7 +2,8 @@
 Evaluator's output (seed 000): per criterion the score, the areas for improvement and the
 evidence quote, which is the student's own words the questions may quote; what its prompt
 starts from. The whole reflection is not sent (the quotes are the text it needs), nor the
-reasoning (the Aggregator and the Reviewer read it): each costs tokens on every call."""
+reasoning (the Aggregator and the Reviewer read it): each costs tokens on every call. Last week's
+released comment comes last (per student, after the shared part): a question may follow it up."""
 from __future__ import annotations
 
 from typing import Annotated
@@ -10,10 +11,10 @@ from typing import Annotated
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 from core import prompts
-from core.agents.common import Job, bounded_text, call, evaluation_notes, truncate
+from core.agents.common import Job, bounded_text, call, evaluation_notes, follow_up_text, previous_text, truncate
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("coach", frozenset({"evaluation"}))
+PROMPT = prompts.Spec("coach", frozenset({"evaluation", "previous", "follow_up"}))
 IF_FAILED = "the feedback has no coaching question from it"
 READ_FIELDS = ("score", "areas_for_improvement", "evidence_quote")
 
@@ -27,7 +28,8 @@ class CoachQuestions(BaseModel):
 def run(llm, job: Job):
     evaluation = job.outputs.get("evaluator") or {}
     return call(llm, PROMPT, CoachQuestions, job, inputs={"text": job.text, "key_concepts": job.key_concepts},
-                evaluation=evaluation_notes(job.rubric, evaluation, READ_FIELDS) if evaluation else "(none)")
+                evaluation=evaluation_notes(job.rubric, evaluation, READ_FIELDS) if evaluation else "(none)",
+                previous=previous_text(job), follow_up=follow_up_text(job))
 
 
 def offline(inputs: dict) -> dict:

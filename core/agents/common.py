@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Annotated
@@ -39,6 +40,9 @@ class Job:
     checks: list = field(default_factory=list)
     fixes: list = field(default_factory=list)
     prompt_dir: Path | None = None      # a variant folder of prompts (core.evals.config), or the usual ones
+    # The student's previous released comment in this course, masked like the text, with the
+    # teacher's marks (core.growth.learning.last_week: week, comment, acted, acted_before); None: none.
+    previous: dict | None = None
 
     @property
     def target_grade(self) -> float:
@@ -107,6 +111,55 @@ def answer_key_text(key) -> str:
     if key.kind == "number":
         return f"{key.value} (a number; anything within {key.tolerance * 100:g} % of it counts as the answer)"
     return key.value
+
+
+NO_PREVIOUS = "(none: this student has no earlier released feedback in this course)"
+_ACTS = {"yes": "acts on", "partly": "partly acts on", "no": "does not act on"}
+_ACTED = {"yes": "acted on", "partly": "partly acted on", "no": "did not act on"}
+
+
+# Where a comment's numbered next steps start: "(1)" as the Aggregator writes them, or "1." / "1)".
+_FIRST_STEP = re.compile(r"\(1\)|(?:^|\s)1[.)]\s")
+
+
+def next_steps_part(comment: str) -> str:
+    """The comment from its first numbered step on (the steps and the closing question): what a
+    follow-up refers to. Its opening strengths are left out (about 40 % of a comment's tokens, on
+    two calls per reflection); a comment without numbered steps is kept whole.
+
+    >>> next_steps_part("You explain it well. Next: (1) add an example, (2) proofread. What next?")
+    '(1) add an example, (2) proofread. What next?'
+    >>> next_steps_part("You explain it well; add an example.")
+    'You explain it well; add an example.'
+    """
+    m = _FIRST_STEP.search(comment or "")
+    return comment[m.start():].strip() if m else (comment or "").strip()
+
+
+def previous_text(job: Job) -> str:
+    """Last week's released comment for the Coach's and the Aggregator's <previous> slot (data:
+    it quotes the student), its next steps when it numbers them, or a plain "none", so that no
+    agent invents history."""
+    prev = job.previous
+    if not prev:
+        return NO_PREVIOUS
+    steps = next_steps_part(prev["comment"])
+    what = "the next steps it gave" if steps != (prev["comment"] or "").strip() else "its feedback"
+    return f"Week {prev['week']}, {what}: {steps}"
+
+
+def follow_up_text(job: Job) -> str:
+    """The teacher's marks about that comment, in fixed words outside the data block (a comment
+    quoting a student cannot forge them): does this reflection act on its next step; did last
+    week's reflection act on the feedback before it."""
+    prev = job.previous
+    if not prev:
+        return "No earlier feedback: say nothing about last week."
+    text = (f"The teacher marked that this reflection {_ACTS[prev['acted']]} its next step."
+            if prev.get("acted") in _ACTS else "Not marked by the teacher: judge from the evidence.")
+    if prev.get("acted_before") in _ACTED:
+        text += f" Last week's reflection {_ACTED[prev['acted_before']]} the feedback before it (teacher's mark)."
+    return text
 
 
 def scale_text(rubric) -> str:

@@ -3,7 +3,8 @@
 A case:
     {"id": "L1", "dimension": "leakage",
      "input": {"reflection": "...", "question": "...", "answer_key": {"kind": "number", "value": "3.0",
-               "tolerance": 1}, "source": "...", "level": 8},
+               "tolerance": 1}, "source": "...", "level": 8,
+               "previous": "last week's released comment", "acted": "yes"},   (both optional)
      "requirement": "the comment must not state the value of w after the step",
      "comment": "...",          optional: the comment to judge (tests the rules and judges);
                                 without it the configured agents draft the comment (tests the AI)
@@ -50,6 +51,16 @@ class CaseInput(BaseModel):
     source: str = ""
     level: float = Field(default=8, ge=1, le=18)          # the feedback's target reading grade
     key_concepts: list[str] = []
+    # The student's previous released comment ("": none) and the teacher's mark of whether this
+    # reflection acts on it (core.growth.learning.last_week).
+    previous: str = Field(default="", max_length=2000)
+    acted: Literal["yes", "partly", "no"] | None = None
+
+    def last_week(self) -> dict | None:
+        """The pipeline's `item["previous"]` for this input."""
+        if not self.previous:
+            return None
+        return {"week": 1, "title": "last week", "comment": self.previous, "acted": self.acted, "acted_before": None}
 
     def assignment(self, title: str = "eval case") -> dict:
         """The assignment row the pipeline and the judges read."""
@@ -115,6 +126,8 @@ class Case(BaseModel):
             self.checks = [Check(**c) for c in DEFAULT_CHECKS[self.dimension]]
         if any(c.rule == "leakage" for c in self.checks) and self.input.answer_key is None:
             raise ValueError('the "leakage" rule needs input.answer_key')
+        if any(c.rule == "follow_through" for c in self.checks) and not self.input.previous:
+            raise ValueError('the "follow_through" rule needs input.previous (last week\'s comment)')
         return self
 
     @property

@@ -10,6 +10,10 @@ wherever a rule can decide. Each takes (comment, case input, check) and returns
     specifics      no year, name or multi-digit number that neither the student's text, the
                    source nor the question contains (invented facts the grounding judge
                    would also catch, caught for free)
+    history        no claim about last week's feedback ("last week you planned ...") when the
+                   student has no earlier released feedback: invented history
+    follow_through the comment refers to last week's feedback (a case whose reflection follows
+                   its next step)
 
 >>> from types import SimpleNamespace as NS
 >>> inp = NS(reflection="I read about attention in transformers.", source="", question="", level=8, answer_key=None)
@@ -104,13 +108,49 @@ def specifics(comment: str, inp, check) -> tuple[bool, str]:
             else "not in the student’s text, the source or the question: " + ", ".join(found))
 
 
+# A claim about earlier feedback or a plan made with it; "last week" alone is not one (a student
+# may write about what they did last week).
+_HISTORY = re.compile(
+    r"\b(?:last|previous|earlier|past) (?:week|time|assignment|reflection)(?:'s|s')? (?:next steps?|feedback|comments?|"
+    r"plans?|goals?|advice|actions?|suggestions?)\b"
+    r"|\b(?:last|previous|earlier) (?:feedback|comments?)\b"
+    r"|\blast (?:week|time),? you (?:planned|said|wanted|aimed|decided|promised|set out|were asked|were told|agreed)\b"
+    r"|\b(?:as|like) (?:I|we) (?:suggested|said|mentioned|asked) (?:last|before|earlier)\b"
+    r"|\b(?:acted|followed (?:up|through)) on\b", re.IGNORECASE)
+
+
+def history_claims(comment: str) -> list[str]:
+    """The comment's claims about earlier feedback.
+
+    >>> history_claims("Last week you planned to add an example; this week's example does that.")
+    ['Last week you planned']
+    >>> history_claims("Last week you read about attention, you say.")
+    []
+    """
+    return [m.group(0) for m in _HISTORY.finditer(comment or "")]
+
+
+def history(comment: str, inp, check) -> tuple[bool, str]:
+    found = history_claims(comment)
+    if getattr(inp, "previous", ""):
+        return True, "the student has earlier feedback to refer to"
+    return (not found, "no claim about earlier feedback" if not found else
+            "refers to earlier feedback the student was never given: " + ", ".join(f'"{f}"' for f in found))
+
+
+def follow_through(comment: str, inp, check) -> tuple[bool, str]:
+    found = history_claims(comment)
+    return (bool(found), ("refers to last week's feedback: " + ", ".join(f'"{f}"' for f in found)) if found
+            else "says nothing about last week's next step, which this reflection follows")
+
+
 # --- the same rules on every real draft (issue 22): severities argued in core.checks ----------
 # Words a student has not met in class: the assessment's own vocabulary.
 JARGON = ("rubric", "criterion", "criteria", "evaluator", "aggregator", "metacognitive", "LLM", "language model")
 
 
 def draft_checks(comment: str, submission: str, context: checks.DraftContext) -> list[dict]:
-    """specifics, sentence_length, no_terms and next_step as draft checks ({name, label, passed,
+    """specifics, sentence_length, no_terms, next_step and history as draft checks ({name, label, passed,
     detail, severity}, as core.checks gives them)."""
     def rule(fn, inputs, name, label, severity, **check):
         passed, detail = fn(comment, inputs, SimpleNamespace(**{"max": None, "terms": (), **check}))
@@ -123,8 +163,11 @@ def draft_checks(comment: str, submission: str, context: checks.DraftContext) ->
              "No name, year or number the student's text, the source or the question lacks", "warn"),
         rule(no_terms, None, "no_terms", "No assessment jargon or criterion codes", "warn",
              terms=[*JARGON, *context.criterion_keys]),
+        rule(history, context.inputs(submission), "history", "No claim about earlier feedback the student never had",
+             "fail"),
     ]
 
 
 RULES = {"leakage": leakage_rule, "readability": readability, "sentence_length": sentence_length,
-         "no_terms": no_terms, "next_step": next_step, "specifics": specifics}
+         "no_terms": no_terms, "next_step": next_step, "specifics": specifics, "history": history,
+         "follow_through": follow_through}

@@ -34,7 +34,8 @@ STATUSES = ("passed", "failed", "not_run")
 def _item(case: Case) -> dict:
     """A submission as the pipeline loads it, from the case's input (no database row)."""
     return {"id": None, "rubric_id": None, "text": case.input.reflection, "student_name": "", "student_email": "",
-            "pseudonym": "Student", "rubric": default_rubric(), **case.input.assignment(case.id)}
+            "pseudonym": "Student", "rubric": default_rubric(), "previous": case.input.last_week(),
+            **case.input.assignment(case.id)}
 
 
 def _judge(llm, name: str, case: Case, comment: str, variant: ai_config.Variant, outputs: dict) -> tuple[dict | None, str]:

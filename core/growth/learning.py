@@ -155,8 +155,31 @@ def previous_of(conn, submission_id: int) -> dict | None:
     prev = learning_db.previous_released(conn, submission_id)
     if prev is None:
         return None
-    mark = learning_db.get_mark(conn, submission_id)
+    mark = _mark_on(conn, submission_id, prev["submission_id"])
     return {**prev, "acted": mark["acted"] if mark else None, "marked_by": mark["marked_by"] if mark else None}
+
+
+def _mark_on(conn, submission_id: int, previous_submission_id: int) -> dict | None:
+    """The teacher's mark on this submission, if it is about that earlier feedback (a mark made
+    before another earlier week was released is about other feedback: it does not count)."""
+    mark = learning_db.get_mark(conn, submission_id)
+    return mark if mark and mark["previous_submission_id"] == previous_submission_id else None
+
+
+def last_week(conn, submission_id: int) -> dict | None:
+    """What the Coach and the Aggregator are told about the student's previous feedback (for the
+    pipeline, whose caller checked the actor): `previous_of`'s comment, week and title, `acted`
+    (the teacher's mark on this submission: does it act on that comment? None = not marked), and
+    `acted_before` (the mark on that earlier submission: did it act on the feedback before it?),
+    which a teacher made on last week's item and so reaches this week's drafts. None without a
+    released earlier comment, or with an empty one (nothing to follow up)."""
+    prev = previous_of(conn, submission_id)
+    if prev is None or not (prev["comment"] or "").strip():
+        return None
+    before = learning_db.previous_released(conn, prev["submission_id"])
+    mark = _mark_on(conn, prev["submission_id"], before["submission_id"]) if before else None
+    return {"week": prev["week"], "title": prev["title"], "comment": prev["comment"], "acted": prev["acted"],
+            "acted_before": mark["acted"] if mark else None}
 
 
 def mark_next_steps(conn, submission_id: int, acted: str, *, actor: Actor) -> None:

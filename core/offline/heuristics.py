@@ -228,7 +228,14 @@ def _layouts(opening: str, actions: list[str], question: str) -> list[str]:
     ]
 
 
-def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str], target_grade: float | None = None) -> str:
+# What the offline comment says about last week: only the teacher's own mark on this reflection
+# (the baseline cannot read whether a step was followed); nothing when unmarked or "no".
+FOLLOW_THROUGH = {"yes": "This week you acted on last week's next step.",
+                  "partly": "This week you made a start on last week's next step."}
+
+
+def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str], target_grade: float | None = None,
+                    *, acted: str | None = None) -> str:
     scores = {k: evaluation[k]["score"] for k in rubric.keys}   # not its report on instructions
     # Strengths: the (at most two) best criteria above the low band. Actions: the weakest
     # other criteria with room to improve, so the comment never praises what it then fixes.
@@ -239,6 +246,8 @@ def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str], targ
         opening = f"Your reflection shows strength in {' and '.join(titles)}."
     else:
         opening = "Thank you for your reflection; it gives a starting point to build on."
+    if acted in FOLLOW_THROUGH:
+        opening += " " + FOLLOW_THROUGH[acted]
     weakest = sorted((k for k in rubric.keys if scores[k] < rubric.scale_max and k not in strong),
                      key=lambda k: (scores[k], rubric.keys.index(k)))
     actions = []
