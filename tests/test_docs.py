@@ -272,7 +272,7 @@ RUNS = [
     ("assess", ("--course", "C", "--provider", "offline")),
     ("review queue", ("--course", "C", "--assignment", "A")),
     ("review show", ("{sid}",)), ("review approve", ("{sid}", "--version", "{version}")),
-    ("release", ("--course", "C", "--assignment", "A")),
+    ("release", ("--course", "C", "--assignment", "A")), ("appeals links", ("--course", "C", "--assignment", "A")),
     ("lti push", ("--course", "C", "--assignment", "A")), ("lti roster", ("--course", "{lms_course}")),
     ("export", ("--course", "C", "--format", "csv", "--out", "{tmp}/out.csv")),
     ("export", ("--course", "C", "--format", "analysis", "--out", "{tmp}/analysis.csv")),

@@ -4,7 +4,8 @@ Commands are registered by small modules, one per area, so each stays readable:
 core.cli.catalogue (init, demo, import), core.cli.assignment (assignment set), core.cli.assess
 (assess), core.cli.export (export), core.cli.metrics (metrics), core.cli.evals (evals),
 core.cli.lessons (lessons), core.cli.users (user), core.cli.data (data), core.cli.review (review,
-release), core.cli.lti (lti). core/__main__.py only calls `main`.
+release), core.cli.lti (lti), core.cli.student_links (appeals links: the `appeals` command is
+shared, core.cli.common.appeals_group). core/__main__.py only calls `main`.
 """
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from core.errors import FairMarkError
 
 COMMAND_MODULES = ("core.cli.catalogue", "core.cli.assignment", "core.cli.assess", "core.cli.export",
                    "core.cli.metrics", "core.cli.evals", "core.cli.lessons", "core.cli.users", "core.cli.data", "core.cli.review",
-                   "core.cli.lti")
+                   "core.cli.lti", "core.cli.student_links")
 
 
 def build_parser() -> argparse.ArgumentParser:

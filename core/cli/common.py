@@ -40,3 +40,13 @@ def actor(args, conn) -> access.Actor:
     who = access.command_line(accounts.actor_of(conn, name) if name else None)
     print(f"acting as {who} ({who.role_label})", file=sys.stderr, flush=True)
     return who
+
+
+def appeals_group(sub):
+    """The subcommands of `python -m core appeals`, made by the first module that asks (the
+    students' links, core.cli.student_links; the appeals' list, core.cli.appeals): each adds its
+    own subcommand to the one `appeals` command. `sub` is build_parser's subparsers."""
+    if "appeals" not in sub.choices:
+        p = sub.add_parser("appeals", help="students' private links and their appeals")
+        p.set_defaults(_appeals_verbs=p.add_subparsers(dest="verb", required=True, metavar="VERB"))
+    return sub.choices["appeals"].get_default("_appeals_verbs")
