@@ -189,13 +189,14 @@ FROM_LMS = "See your whole feedback in FairMark: open FairMark from this assignm
 
 
 def comment_of(comment: str, page_url: str | None) -> str:
-    """The comment the LMS shows: the released comment, then the student's private link (when
+    r"""The comment the LMS shows: the released comment, then the student's private link (when
     this post is the release's own), else how to reach the feedback page from the LMS.
 
     >>> comment_of("Well done.", "https://fm.example/s/abc")
     'Well done.\n\nYour feedback page in FairMark: https://fm.example/s/abc'
     """
-    return f"{comment}\n\n" + (f"Your feedback page in FairMark: {page_url}" if page_url else FROM_LMS)
+    whole = bool(page_url) and page_url.startswith(("https://", "http://"))   # a bare path: no public address set
+    return f"{comment}\n\n" + (f"Your feedback page in FairMark: {page_url}" if whole else FROM_LMS)
 
 
 def score_of(conn, item: dict, page_url: str | None = None) -> dict:
