@@ -325,3 +325,23 @@ def test_releasing_on_the_page_says_how_many_grades_reached_the_lms(app_test, co
     assert any("Released 1 item(s)." in s.value and "1 grade(s) reached the LMS." in s.value for s in at.success)
     assert "1 grade(s) and comment(s) reached the LMS; 0 wait to be sent" in " ".join(x.value for x in at.caption)
     assert len(svc.scores_for("lms-0")) == 1
+
+
+def test_the_posted_comment_carries_the_students_link_only_when_the_release_sends_it(conn, lms, monkeypatch):
+    """The release's own post has the link it minted (its plaintext exists only then); a grade
+    sent later, by a retry, says how to reach the feedback page from the LMS instead."""
+    from core.students import sessions
+    from core.students.links import open_link
+
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.school.example")
+    svc, c, subs = lms
+    approve(conn, subs[0], comment="Sent at once.")
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    url = next(m["url"] for m in out["links"] if m["submission_id"] == subs[0])
+    assert svc.scores_for("lms-0")[0]["comment"] == f"Sent at once.\n\nYour feedback page in FairMark: {url}"
+    assert sessions.resume(conn, open_link(conn, url.rsplit("/", 1)[1], client="x").token).student_id is not None
+    svc.fail_scores = 1
+    approve(conn, subs[1], comment="Sent by the retry.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
+    assert svc.scores_for("lms-1")[-1]["comment"] == f"Sent by the retry.\n\n{grades.FROM_LMS}"
