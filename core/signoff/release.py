@@ -96,7 +96,7 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         submissions.set_status_many(conn, ids, "released", triage.RELEASED)
         audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
-        minted = student_links.mint_in(conn, assignment_id, ids, actor=actor, release_id=rel_id, base=base_url)
+        minted = student_links.mint_in(conn, assignment_id, ids, actor=actor, from_release=rel_id, base=base_url)
     urls = {m["submission_id"]: m["url"] for m in minted}
     return {"release_id": rel_id, "n_items": len(ids), "released_at": at, "links": minted,
             "lms": _to_lms(conn, assignment_id, ids, actor, urls)}

@@ -107,10 +107,10 @@ def expiry(assignment: dict, at: datetime, days: int) -> datetime:
     return at + timedelta(days=days)
 
 
-def mint_in(conn, assignment_id: int, submission_ids, *, actor: Actor, release_id: int | None = None,
+def mint_in(conn, assignment_id: int, submission_ids, *, actor: Actor, from_release: int | None = None,
             base: str | None = None) -> list[dict]:
     """Fresh links for these released items of the assignment, inside the caller's write
-    transaction (a release's): the earlier links of those items are revoked. Returns
+    transaction (a release's, `from_release` its id): the earlier links of those items are revoked. Returns
     [{submission_id, student_id, url, expires}]: the only time the tokens exist in plain."""
     access.check(conn, actor, "release", assignment=assignment_id)
     assignment = courses.get_assignment(conn, assignment_id)
@@ -122,13 +122,13 @@ def mint_in(conn, assignment_id: int, submission_ids, *, actor: Actor, release_i
     for item in items:
         token = secrets.token_urlsafe(32)
         links_db.insert_link(conn, token_hash=identity.token_hash(token), student_id=item["student_id"],
-                             assignment_id=assignment_id, submission_id=item["submission_id"], release_id=release_id,
+                             assignment_id=assignment_id, submission_id=item["submission_id"], release_id=from_release,
                              created_at=_stamp(at), created_by=str(actor), expires_at=expires)
         out.append({"submission_id": item["submission_id"], "student_id": item["student_id"],
                     "url": url_of(token, base), "expires": expires})
     if out:  # one row per mint, naming no student (the links' rows say whose they are)
         audit(conn, actor=actor, action="mint_student_links", entity="assignments", entity_id=assignment_id,
-              after={"links": len(out), "expires": expires, "release_id": release_id})
+              after={"links": len(out), "expires": expires, "release_id": from_release})
     return out
 
 
@@ -173,7 +173,7 @@ def open_link(conn, token: str | None, *, client: str) -> Opened:
             refusal = LinkRefused("expired", EXPIRED)
         else:
             me = access.student(row["student_id"], row["course_id"], assignment_id=row["assignment_id"], via="link")
-            session_token, expires = sessions.open_for(conn, actor=me, link_id=row["id"],
+            session_token, expires = sessions.open_for(conn, actor=me, link=row["id"],
                                                        until=_parse(row["expires_at"]))
             return Opened(session_token, expires)
     raise refusal    # after the commit: the failed try is counted

@@ -32,9 +32,11 @@ def _parse(stamp: str) -> datetime:
     return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
 
 
-def open_for(conn, *, actor: Actor, link_id: int | None = None, until: datetime | None = None) -> tuple[str, datetime]:
-    """A new session for a student whom a link or a verified Learner launch named (inside the
-    caller's write transaction when there is one): (token for the cookie, when it expires)."""
+def open_for(conn, *, actor: Actor, link: int | None = None, until: datetime | None = None) -> tuple[str, datetime]:
+    """A new session for a student whom a link (`link`: its row) or a verified Learner launch
+    named (inside the caller's write transaction when there is one): (token for the cookie,
+    when it expires, at `until` at the latest)."""
+    link_id = link
     access.require(actor, "student_view")
     now = _now()
     longest = now + (timedelta(days=LINK_SESSION_DAYS) if link_id is not None
