@@ -139,6 +139,8 @@ _DELETED_WORDS = {
     "lti_passbacks": ("grade record for the LMS", "grade records for the LMS"),
     "lti_roster": ("LMS roster entry", "LMS roster entries"),
     "lti_line_items": ("LMS gradebook column record", "LMS gradebook column records"),
+    "student_links": ("private link to a student's feedback", "private links to students' feedback"),
+    "student_sessions": ("student page visit", "student page visits"),
     "audit_log": ("audit log entry", "audit log entries"),
 }
 

@@ -13,6 +13,10 @@ from db.migrations import ORDER, migrations
 
 # What hangs on a set of submissions (temp table doomed_subs), in deletion order: (label, statement).
 _SUBMISSION_DATA = (
+    # Students' private links and the cookies they opened (m026b)
+    ("student_sessions", "DELETE FROM student_sessions WHERE link_id IN (SELECT id FROM student_links "
+                         "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
+    ("student_links", "DELETE FROM student_links WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("pair_choices", "DELETE FROM pair_choices WHERE pair_id IN (SELECT id FROM comparison_pairs "
                      "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
     ("comparison_pairs", "DELETE FROM comparison_pairs WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
@@ -53,6 +57,7 @@ _LTI_COURSE_DATA = (
                   "(SELECT id FROM temp.doomed_course)) OR assignment_id IN "
                   "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
     ("lti_contexts", "DELETE FROM lti_contexts WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("student_sessions", "DELETE FROM student_sessions WHERE course_id = (SELECT id FROM temp.doomed_course)"),
 )
 
 # What else belongs to a course (temp tables doomed_course, doomed_lessons), after its submissions.
@@ -119,7 +124,9 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
     # The student's LMS link (a learner's launches) and its audit rows.
     for label, sql in (("audit_log", "DELETE FROM audit_log WHERE entity = 'lti_users' AND entity_id IN "
                                      "(SELECT id FROM lti_users WHERE student_id = ?)"),
-                       ("lti_users", "DELETE FROM lti_users WHERE student_id = ?")):
+                       ("lti_users", "DELETE FROM lti_users WHERE student_id = ?"),
+                       # the student page's cookies of their Learner launches (a link's went with the link)
+                       ("student_sessions", "DELETE FROM student_sessions WHERE student_id = ?")):
         if n := conn.execute(sql, [student_id]).rowcount:
             counts[label] = counts.get(label, 0) + n
     roster = conn.execute("DELETE FROM lti_roster WHERE student_id = ?", [student_id]).rowcount
