@@ -91,9 +91,10 @@ def set_link_days(conn, days: int, *, actor: Actor) -> None:
 
 # --- minting --------------------------------------------------------------------------------
 def url_of(token: str, base: str | None = None) -> str:
-    """The link's address: `base` (a page's own address), else FAIRMARK_PUBLIC_URL, else the path
-    alone (set FAIRMARK_PUBLIC_URL so that exports carry whole addresses)."""
-    root = (base or load_settings().public_url or "").rstrip("/")
+    """The link's address: FAIRMARK_PUBLIC_URL (the LMS's address of FairMark), else `base` (the
+    Release page's own address), else the path alone (the command line without a public address:
+    set FAIRMARK_PUBLIC_URL so that its links are whole addresses)."""
+    root = (load_settings().public_url or base or "").rstrip("/")
     return f"{root}{PATH}{token}"
 
 
