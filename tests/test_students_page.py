@@ -138,3 +138,23 @@ def test_a_revoked_link_or_a_staff_session_gets_the_usual_pages(conn, db_path, a
     staff.session_state["_student_token"] = fresh
     staff.run()
     assert "Your feedback" not in _texts(staff) and staff.sidebar.selectbox
+
+
+def test_the_migration_records_who_approved_the_versions_released_before_it(tmp_path):
+    """A database from the release before m026b (tests/data/release_db.sqlite): its released
+    items get their approver from the review version they locked, so their disclosure names them."""
+    import shutil
+    from pathlib import Path
+
+    import db as dbmod
+
+    path = tmp_path / "old.db"
+    shutil.copy(Path(__file__).resolve().parent / "data" / "release_db.sqlite", path)
+    conn = dbmod.connect(path)
+    try:
+        rows = conn.execute("SELECT ri.approved_by, r.approved_by FROM release_items ri JOIN reviews r "
+                            "ON r.submission_id = ri.submission_id AND r.version = ri.review_version").fetchall()
+        assert rows and all(mine == theirs and mine for mine, theirs in rows)
+    finally:
+        conn.close()
+        dbmod.forget_migrated(path)
