@@ -88,8 +88,12 @@ def failed_tries(conn: Database, client_hash: str, *, since: str) -> tuple[int, 
     return n, first
 
 
-def add_failed_try(conn: Database, client_hash: str, *, at: str, purge_before: str) -> None:
-    conn.execute("DELETE FROM student_link_tries WHERE at < ?", [purge_before])
+def forget_tries(conn: Database, *, before: str) -> None:
+    """Failed tries older than the window count for nothing: they are not kept."""
+    conn.execute("DELETE FROM student_link_tries WHERE at < ?", [before])
+
+
+def add_failed_try(conn: Database, client_hash: str, *, at: str) -> None:
     conn.execute("INSERT INTO student_link_tries (client_hash, at) VALUES (?, ?)", [client_hash, at])
 
 

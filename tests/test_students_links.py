@@ -191,3 +191,15 @@ def test_the_releases_exports_carry_its_links_and_a_later_export_says_how_to_get
     new = {r["student_link"] for r in _csv(fresh.data)}
     assert new.isdisjoint(urls.values()) and all(u.startswith("/s/") for u in new)
     assert conn.execute("SELECT COUNT(*) FROM student_links WHERE revoked_at IS NULL").fetchone()[0] == 2
+
+
+def test_failed_tries_are_kept_only_while_they_count(conn):
+    for _ in range(3):
+        with pytest.raises(links.LinkRefused):
+            links.open_link(conn, "n" * 43, client="203.0.113.5")
+    rows = conn.execute("SELECT client_hash FROM student_link_tries").fetchall()
+    assert len(rows) == 3 and "203.0.113.5" not in str(rows)                 # the address only hashed
+    conn.execute("UPDATE student_link_tries SET at = '2001-01-01T00:00:00.000000Z'")
+    c = classroom(conn)
+    links.open_link(conn, token_of(c["links"][c["sam1"]]), client="198.51.100.1")   # any later look-up
+    assert conn.execute("SELECT COUNT(*) FROM student_link_tries").fetchone()[0] == 0

@@ -158,6 +158,7 @@ def open_link(conn, token: str | None, *, client: str) -> Opened:
     now = _now()
     client_hash = _client_hash(client or "unknown")
     with db.write_transaction(conn):
+        links_db.forget_tries(conn, before=_stamp(now - TRY_WINDOW))   # kept no longer than they count
         n, first = links_db.failed_tries(conn, client_hash, since=_stamp(now - TRY_WINDOW))
         if n >= MAX_TRIES:
             wait = max(1, math.ceil((_parse(first) + TRY_WINDOW - now).total_seconds() / 60))
@@ -166,7 +167,7 @@ def open_link(conn, token: str | None, *, client: str) -> Opened:
         row = links_db.link(conn, identity.token_hash(token)) if isinstance(token, str) and 20 <= len(token) <= 100 \
             else None
         if row is None:
-            links_db.add_failed_try(conn, client_hash, at=_stamp(now), purge_before=_stamp(now - TRY_WINDOW))
+            links_db.add_failed_try(conn, client_hash, at=_stamp(now))
             refusal = LinkRefused("unknown", UNKNOWN)
         elif row["revoked_at"]:
             refusal = LinkRefused("revoked", REVOKED)
