@@ -20,6 +20,7 @@ from core.errors import Forbidden, GateError
 from core.export import released as export
 from core.signoff import release
 from core.students import links, sessions
+from core.text import escape_commonmark
 from core.web import server
 from db import student_links as links_db
 from student_support import approve, classroom, token_of
@@ -183,7 +184,8 @@ def test_the_releases_exports_carry_its_links_and_a_later_export_says_how_to_get
     with zipfile.ZipFile(io.BytesIO(export.export(conn, c["course_id"], c["week1"], fmt="zip", actor=teacher,
                                                   links=urls).data)) as zf:
         texts = [zf.read(n).decode() for n in zf.namelist()]
-    assert sum(f"Your feedback page in FairMark: {urls[c['sam1']]}" in t for t in texts) == 1
+    # a bare path (no public address here) is escaped like any text of the file: a "_" in the token is "\_"
+    assert sum(f"Your feedback page in FairMark: {escape_commonmark(urls[c['sam1']])}" in t for t in texts) == 1
     later = _csv(export.export(conn, c["course_id"], c["week1"], fmt="csv", actor=teacher).data)
     assert {r["student_link"] for r in later} == {export.NO_LINK} and "appeals links" in export.NO_LINK
     fresh = export.export(conn, c["course_id"], c["week1"], fmt="csv", actor=teacher, new_links=True)
@@ -203,3 +205,14 @@ def test_failed_tries_are_kept_only_while_they_count(conn):
     c = classroom(conn)
     links.open_link(conn, token_of(c["links"][c["sam1"]]), client="198.51.100.1")   # any later look-up
     assert conn.execute("SELECT COUNT(*) FROM student_link_tries").fetchone()[0] == 0
+
+
+def test_a_whole_address_is_a_link_in_the_markdown(conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.school.example")
+    c = classroom(conn)
+    url = c["links"][c["sam1"]]
+    with zipfile.ZipFile(io.BytesIO(export.export(conn, c["course_id"], c["week1"], fmt="zip", actor=c["teacher"],
+                                                  links=c["links"]).data)) as zf:
+        texts = [zf.read(n).decode() for n in zf.namelist()]
+    assert url.startswith("https://fairmark.school.example/s/")
+    assert sum(f"Your feedback page in FairMark: <{url}>" in t for t in texts) == 1       # an autolink, unescaped
