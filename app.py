@@ -20,9 +20,28 @@ NEEDS = {"Upload": "upload", "Assess": "assess", "Calibrate": "calibrate", "Rele
          "AI quality": "dashboards", "Learning": "dashboards", "Settings": "upload"}
 
 
-def main() -> None:
-    from pages import _common
+def student_page(conn, me) -> bool:
+    """A browser with a live student cookie and no staff session (pages/_student_view.py): only the
+    student page, one column, no menu and no sign-in form. False for everyone else."""
+    from pages import _student_view
 
+    if me is None:
+        return False
+    st.set_page_config(page_title="FairMark: your feedback", page_icon=str(ICON), layout="centered",
+                       initial_sidebar_state="collapsed")
+    page = st.navigation([st.Page(lambda: _student_view.render(conn, me), title="Your feedback", url_path="feedback",
+                                  default=True)], position="hidden")
+    page.run()
+    return True
+
+
+def main() -> None:
+    from pages import _common, _student_view
+
+    with _common.shell():
+        conn = _common.get_db()
+        if student_page(conn, _student_view.visitor(conn)):
+            return
     st.set_page_config(page_title="FairMark", page_icon=str(ICON), layout="wide")
 
     pages = {

@@ -16,6 +16,7 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, NotFound
+from core.students import links as student_links
 from db import audit, courses
 from db import data_care as care_db
 from db import users as users_db
@@ -142,6 +143,8 @@ _DELETED_WORDS = {
     "lti_passbacks": ("grade record for the LMS", "grade records for the LMS"),
     "lti_roster": ("LMS roster entry", "LMS roster entries"),
     "lti_line_items": ("LMS gradebook column record", "LMS gradebook column records"),
+    "student_links": ("private link to a student's feedback", "private links to students' feedback"),
+    "student_sessions": ("student page visit", "student page visits"),
     "audit_log": ("audit log entry", "audit log entries"),
 }
 
@@ -182,14 +185,15 @@ def set_retention(conn, days: int | None, *, actor: Actor) -> None:
 
 def data_view(conn, course_id: int | None = None, *, actor: Actor) -> dict:
     """The Settings page's "Data" tab in one read (one check): {"courses", "course" (the one asked
-    for, else the first), "students" of it, "retention_days", "expired" (expired_courses)}."""
+    for, else the first), "students" of it, "retention_days", "expired" (expired_courses),
+    "link_days" (how long students' private links last without an appeal deadline)}."""
     access.require(actor, "data_care")
     rows = courses.list_courses(conn)
     ids = [c["id"] for c in rows]
     course_id = course_id if course_id in ids else (ids[0] if ids else None)
     return {"courses": rows, "course": course_id,
             "students": courses.list_students(conn, course_id) if course_id is not None else [],
-            "retention_days": retention_days(conn), "expired": _expired(conn)}
+            "retention_days": retention_days(conn), "expired": _expired(conn), "link_days": student_links.link_days(conn)}
 
 
 def expired_courses(conn, *, actor: Actor, now: datetime | None = None) -> list[dict]:

@@ -16,6 +16,10 @@ _SUBMISSION_DATA = (
     ("appeal_criteria", "DELETE FROM appeal_criteria WHERE appeal_id IN (SELECT id FROM appeals "
                         "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
     ("appeals", "DELETE FROM appeals WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    # Students' private links and the cookies they opened (m026b)
+    ("student_sessions", "DELETE FROM student_sessions WHERE link_id IN (SELECT id FROM student_links "
+                         "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
+    ("student_links", "DELETE FROM student_links WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("pair_choices", "DELETE FROM pair_choices WHERE pair_id IN (SELECT id FROM comparison_pairs "
                      "WHERE submission_id IN (SELECT id FROM temp.doomed_subs))"),
     ("comparison_pairs", "DELETE FROM comparison_pairs WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
@@ -56,6 +60,7 @@ _LTI_COURSE_DATA = (
                   "(SELECT id FROM temp.doomed_course)) OR assignment_id IN "
                   "(SELECT id FROM assignments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
     ("lti_contexts", "DELETE FROM lti_contexts WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    ("student_sessions", "DELETE FROM student_sessions WHERE course_id = (SELECT id FROM temp.doomed_course)"),
 )
 
 # The Rubric builder's drafts (m027a) among temp.doomed_drafts: their calls to the model, their
@@ -133,7 +138,9 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
     # The student's LMS link (a learner's launches) and its audit rows.
     for label, sql in (("audit_log", "DELETE FROM audit_log WHERE entity = 'lti_users' AND entity_id IN "
                                      "(SELECT id FROM lti_users WHERE student_id = ?)"),
-                       ("lti_users", "DELETE FROM lti_users WHERE student_id = ?")):
+                       ("lti_users", "DELETE FROM lti_users WHERE student_id = ?"),
+                       # the student page's cookies of their Learner launches (a link's went with the link)
+                       ("student_sessions", "DELETE FROM student_sessions WHERE student_id = ?")):
         if n := conn.execute(sql, [student_id]).rowcount:
             counts[label] = counts.get(label, 0) + n
     # A rubric draft holding an example by or naming the student goes whole (its text may quote them).

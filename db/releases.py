@@ -66,8 +66,10 @@ def lock_approved(conn: Database, assignment_id: int, *, actor: str, at: str, no
     n = conn.execute(
         # rubric_id: the assignment's rubric now, the one approve validated the scores against
         # and the teacher sees; locked so a later rubric switch cannot change released totals.
+        # approved_by / approved_in_bulk: who vouched for this version (the student page says so).
         "INSERT INTO release_items (release_id, submission_id, review_version, scores, comment, is_offline, "
-        "rubric_id) SELECT ?, s.id, r.version, r.scores, r.comment, COALESCE(d.is_offline, 0), a.rubric_id "
+        "rubric_id, approved_by, approved_in_bulk) SELECT ?, s.id, r.version, r.scores, r.comment, "
+        "COALESCE(d.is_offline, 0), a.rubric_id, r.approved_by, r.approved_in_bulk "
         "FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
         "JOIN reviews r ON r.submission_id = s.id LEFT JOIN drafts d ON d.id = r.draft_id "
         "WHERE s.assignment_id = ? AND s.status = 'approved' AND r.status = 'approved'"

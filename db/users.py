@@ -139,6 +139,7 @@ def session_ended(conn: Database, user_id: int, *, via: str, opened_after: str, 
 
 def end_all_sessions(conn: Database) -> int:
     conn.execute("DELETE FROM signin_codes")  # a restored database opens no session from before
+    conn.execute("UPDATE student_sessions SET ended_at = ? WHERE ended_at IS NULL", [now()])  # students' too
     return conn.execute("UPDATE sessions SET ended_at = ? WHERE ended_at IS NULL", [now()]).rowcount
 
 

@@ -1,6 +1,6 @@
 """Settings tab "Data" (admins): a backup to download and one to restore, deleting one student's
-or a whole course's data on request, and the retention period for old courses (core.data_care;
-each step audited).
+or a whole course's data on request, the retention period for old courses (core.data_care;
+each step audited) and how long students' private links last (core.students.links).
 
 A deletion is bound to what the admin confirmed, as an approval is to the item drawn: its form,
 tick and button are keyed by the student's (course's) id, so a tick given for one student is
@@ -13,6 +13,7 @@ import streamlit as st
 
 from core import data_care
 from core.errors import FairMarkError
+from core.students import links as student_links
 from core.text import format_date
 from pages import _common
 
@@ -59,6 +60,14 @@ def render(conn) -> None:
     st.caption(_common.md(", ".join(f"{c['name']} (last work {format_date(c['last_activity'])})" for c in expired))
                + " would be deleted by `python -m core data apply-retention`." if expired
                else "No course is past the retention period.")
+
+    st.subheader("Students' links")
+    with st.form("data_student_links"):
+        link_days = st.number_input("A student's private link to their feedback lasts this many days (when the "
+                                    "assignment has no appeal deadline; with one, until the deadline)", 1, 3650,
+                                    value=data["link_days"], step=30)
+        if st.form_submit_button("Save"):
+            _do(lambda: student_links.set_link_days(conn, link_days, actor=me), "Saved.")
 
 
 def _backup(conn, me) -> None:

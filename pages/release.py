@@ -1,5 +1,7 @@
 """Release: what is approved and pending, the gates, releasing (locks versions), the grades sent to the
 LMS and those waiting, exports."""
+from urllib.parse import urlsplit
+
 import pandas as pd
 import streamlit as st
 
@@ -9,6 +11,18 @@ from core.lti import grades
 from core.signoff import release
 from core.text import format_timestamp
 from pages import _common
+
+LINKS = "release_student_links"   # {"assignment", "links": {submission id: url}} of this session's last release
+
+
+def _site() -> str | None:
+    """This page's own address (scheme and host), for the students' links when no public address is set."""
+    try:
+        parts = urlsplit(st.context.url or "")
+    except (AttributeError, RuntimeError, ValueError):
+        return None
+    return f"{parts.scheme}://{parts.netloc}" if parts.scheme in ("http", "https") and parts.netloc else None
+
 
 st.title("Release")
 conn = _common.get_db()
@@ -50,11 +64,13 @@ if aid is not None:
         """Bound to the count on the button: if it changed meanwhile, nothing is released."""
         try:
             out = release.release(_common.connect(), aid, actor=_common.actor(),
-                                  note=st.session_state.get("release_note", ""), expected=n)
+                                  note=st.session_state.get("release_note", ""), expected=n, base_url=_site())
         except FairMarkError as e:
             st.session_state["release_error"] = str(e)
         else:
             st.session_state["release_clear_note"] = True
+            # The students' private links exist in plain only now: this page's exports carry them.
+            st.session_state[LINKS] = {"assignment": aid, "links": {m["submission_id"]: m["url"] for m in out["links"]}}
             lms = out.get("lms") or {}
             sent = (f" {lms['posted']} grade(s) reached the LMS" + (
                 f"; {len(lms['failed'])} could not be sent yet (see LMS gradebook below)." if lms["failed"] else ".")
@@ -102,12 +118,20 @@ if aid is not None:
     else:
         cid = assignment["course_id"]
 
+        fresh = st.session_state.get(LINKS) or {}
+        links = fresh.get("links") if fresh.get("assignment") == aid else None
+
         def build(fmt: str):
             # Deferred: the file is built only when the teacher clicks download.
-            return lambda: export.export(conn, cid, aid, fmt=fmt, include_approved=include, actor=me).data
+            return lambda: export.export(conn, cid, aid, fmt=fmt, include_approved=include, actor=me, links=links).data
 
         st.caption(f"{available} item(s). Every file marks them “{export.MARKER}”; drafts from the offline "
                    "baseline say so.")
+        st.caption(f"The files below carry the private links of the release you just made ({len(links)}), for "
+                   "your students to open their feedback: FairMark keeps only a fingerprint of each link, so files "
+                   "made later cannot show them again." if links else
+                   "Students' private links are in the files made right after a release. To send new ones, make "
+                   "them with `python -m core appeals links --course C --assignment A` (the old ones stop working).")
         c1, c2, c3 = st.columns(3)
         # No rerun on the click: a rerun replaces the deferred file before the browser asks for it.
         c1.download_button("Download CSV", build("csv"), file_name=f"{assignment['title']}.csv",

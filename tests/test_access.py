@@ -379,3 +379,152 @@ def test_all_courses_figures_are_exactly_the_granted_courses_for_every_role(conn
         reports.agreement_view(conn, Scope("course", c), intervals=False, actor=cora)
     with pytest.raises(Forbidden):
         reports.fairness_view(conn, Scope("course", a), intervals=False, actor=tina)
+
+
+# --- a student (issue 26): a private link or a Learner launch reaches nothing but their own page ---
+# The student page's own functions, which a student of the course may call (each with why); every
+# other public core function with a database and an actor refuses a student, own ids and all.
+STUDENT_ALLOWED = {
+    "core.students.page.view": "the student page's one read: their own released work (tests/test_students_page.py)",
+    "core.students.sessions.open_for": "opens the student cookie's session of a link or a Learner launch already "
+                                       "verified, for that student only",
+    "core.web.student.start_learner": "the student cookie of a Learner launch core.lti verified (the platform's "
+                                      "signed id_token named the student)",
+    "core.appeals.filing.file": "the student's appeal on their own released work (access.check_student first; "
+                                "tests/test_appeals.py)",
+    "core.appeals.filing.for_student": "the student's own appeals and their outcomes (access.check_student first)",
+}
+# Functions whose first argument after the actor is not an id, shown to refuse a student below.
+BY_NAME = "checks the course by its name (core.courses.catalogue.check_course_name), which refuses a student below"
+STUDENT_SHOWN_BELOW = {
+    **{f"core.ingest.commit.{n}": BY_NAME for n in ("build_preview", "commit", "import_files", "rubric_for")},
+    "core.lessons.ingest.import_lessons": BY_NAME, "core.courses.catalogue.check_course_name": BY_NAME,
+    "core.accounts.identity.add_user": "validates the new user's name and role, then requires 'users' (below)",
+    "core.courses.browse.locate": "where an address's id lives, only when the actor may read it: None for a student (below)",
+    "core.evals.gate.require": "records which AI configuration a checked run uses: `actor` is only the name it records",
+    "core.evals.saved.saved_in": "the body of saved.saved_cases for a page's view that checked the actor once "
+                                 "(dashboards, which a student may not)",
+}
+# Functions with a database and an actor that are the checks themselves (a student passes only
+# what they allow: tests/test_students_access.py) rather than reads or writes of course data.
+CHECKS = {"core.accounts.access.check", "core.accounts.access.check_all", "core.accounts.access.check_path",
+          "core.accounts.access.check_student", "core.accounts.access.scope_for"}
+
+
+def public_actor_functions():
+    """(name, function) of every public core function that takes a database and an actor:
+    the course functions above and every other (admin settings, data care, reports ...)."""
+    found = []
+    for info in pkgutil.walk_packages(core.__path__, "core."):
+        if info.name.startswith(("core.cli", "core.__main__")):
+            continue
+        module = importlib.import_module(info.name)
+        for name, fn in vars(module).items():
+            if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != module.__name__:
+                continue
+            params = inspect.signature(fn).parameters
+            if ("conn" in params or "db_path" in params) and "actor" in params:
+                found.append((f"{module.__name__}.{name}", fn))
+    return sorted(found, key=lambda x: x[0])
+
+
+def test_every_function_refuses_a_student_of_the_same_course_but_the_student_pages_own(conn, db_path, two_courses):
+    ids = two_courses["ids"]
+    me = access.student(ids["student"], ids["course"], assignment_id=ids["assignment"])
+    table = dict(public_actor_functions())
+    assert set(STUDENT_ALLOWED) <= set(table), f"stale: {sorted(set(STUDENT_ALLOWED) - set(table))}"
+    assert {n for n, _ in public_course_functions()} - set(INTERNAL) <= set(table)   # the course table is in it
+    problems = {}
+    for name, fn in table.items():
+        if name in INTERNAL or name in CHECKS or name in STUDENT_ALLOWED or name in STUDENT_SHOWN_BELOW:
+            continue
+        problem = refusal_problem(fn, conn, db_path, me, ids)
+        if problem:
+            problems[name] = problem
+    assert not problems, "these functions do not refuse a student:\n" + "\n".join(
+        f"  {n}: {p}" for n, p in problems.items())
+    assert set(STUDENT_SHOWN_BELOW) <= set(table), f"stale: {sorted(set(STUDENT_SHOWN_BELOW) - set(table))}"
+    from core.accounts import identity
+    from core.courses import browse, catalogue
+
+    for course_name in ("Course B", "A new course"):
+        with pytest.raises(Forbidden):
+            catalogue.check_course_name(conn, me, course_name)
+    with pytest.raises(Forbidden):
+        identity.add_user(conn, username="sneaky", role="admin", password="a long password 1", actor=me)
+    assert all(browse.locate(conn, kind, ids[key], actor=me) is None
+               for kind, key in (("course", "course"), ("assignment", "assignment"), ("item", "submission")))
+    # The allowed ones serve the student themselves, and refuse the course's own teacher.
+    teacher = f.user(conn, "insider", "instructor", courses=[ids["course"]])
+    from core.students import page, sessions
+
+    from core.appeals import filing
+
+    assert page.view(conn, actor=me)["items"] == []            # nothing of theirs is released
+    for allowed in (lambda who: page.view(conn, actor=who), lambda who: sessions.open_for(conn, actor=who),
+                    lambda who: filing.file(conn, ids["submission"], {"x": "y"}, actor=who),
+                    lambda who: filing.for_student(conn, ids["submission"], actor=who)):
+        with pytest.raises(Forbidden):
+            allowed(teacher)
+
+
+# Functions keyed by a browser's secret instead of an actor (a link, a cookie, a sign-in code):
+# given a token nobody was given, each opens nothing and says nothing of what exists.
+TOKEN_PARAMS = {"token", "code"}
+TOKEN_EXEMPT = {
+    "core.accounts.handoff.issue": "makes the code for the session the page itself has just opened; a code for a "
+                                   "token of no session redeems to nothing (tests/test_accounts_handoff*.py, ENDED)",
+}
+
+
+def public_token_functions():
+    found = []
+    for info in pkgutil.walk_packages(core.__path__, "core."):
+        if info.name.startswith(("core.cli", "core.__main__")):
+            continue
+        module = importlib.import_module(info.name)
+        for name, fn in vars(module).items():
+            if name.startswith("_") or not inspect.isfunction(fn) or fn.__module__ != module.__name__:
+                continue
+            params = inspect.signature(fn).parameters
+            if ("conn" in params or "db_path" in params) and TOKEN_PARAMS & set(params):
+                found.append((f"{module.__name__}.{name}", fn))
+    return sorted(found, key=lambda x: x[0])
+
+
+def test_every_function_keyed_by_a_token_opens_nothing_for_a_token_nobody_was_given(conn, db_path, two_courses):
+    import secrets
+
+    from core.errors import FairMarkError
+
+    table = dict(public_token_functions())
+    assert {"core.students.links.open_link", "core.students.sessions.resume", "core.accounts.identity.resume",
+            "core.accounts.handoff.redeem"} <= set(table)
+    assert set(TOKEN_EXEMPT) <= set(table)
+    problems = {}
+    for name, fn in table.items():
+        if name in TOKEN_EXEMPT:
+            continue
+        kwargs = {}
+        for p in inspect.signature(fn).parameters.values():
+            if p.name == "conn":
+                kwargs["conn"] = conn
+            elif p.name == "db_path":
+                kwargs["db_path"] = str(db_path)
+            elif p.name in TOKEN_PARAMS:
+                kwargs[p.name] = secrets.token_urlsafe(32)
+            elif p.name == "client":
+                kwargs["client"] = "192.0.2.1"
+            elif p.default is inspect.Parameter.empty and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+                kwargs[p.name] = Untouchable()
+        try:
+            got = fn(**kwargs)
+        except FairMarkError:
+            continue
+        except Exception as e:  # noqa: BLE001
+            problems[name] = f"raised {type(e).__name__}: {e}"
+            continue
+        if got:
+            problems[name] = f"returned {got!r}"
+    assert not problems, "these open something for an unknown token:\n" + "\n".join(
+        f"  {n}: {p}" for n, p in problems.items())

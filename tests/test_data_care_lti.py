@@ -20,7 +20,7 @@ def _linked_course(conn, client, platform) -> dict:
     platform.launches["ta"] = launch_claims(platform, sub="ta-1", roles=[TA], name="Tom TA")
     platform.launches["learner"] = launch_claims(platform, sub="stu-1", roles=[LEARNER], name="Sam Student")
     ta, _ = launch(client, platform, "ta")
-    assert launch(client, platform, "learner")[0].status_code == 200
+    assert launch(client, platform, "learner")[0].status_code == 303   # the student page (matched by SIS id)
     return {"course_id": course_id, "student": student, "teacher": signed_in(conn, teacher), "ta": signed_in(conn, ta)}
 
 

@@ -275,6 +275,7 @@ RUNS = [
     ("release", ("--course", "C", "--assignment", "A")),
     ("assignment set", ("--course", "C", "--assignment", "A", "--appeal-deadline", "2099-12-31")),
     ("appeals list", ("--course", "C", "--assignment", "A")),
+    ("appeals links", ("--course", "C", "--assignment", "A")),
     ("lti push", ("--course", "C", "--assignment", "A")), ("lti roster", ("--course", "{lms_course}")),
     ("export", ("--course", "C", "--format", "csv", "--out", "{tmp}/out.csv")),
     ("export", ("--course", "C", "--format", "analysis", "--out", "{tmp}/analysis.csv")),

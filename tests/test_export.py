@@ -59,7 +59,7 @@ def test_csv_has_only_released_items_with_markers_and_neutralised_cells(conn, se
     assert s2["name"] == "Åsa Berg" and s2["clarity"] == "1" and s2["total"] == "3" and s2["max_total"] == "12"
     assert s1["total"] == "11" and s1["status"] == "released"
     assert out.summary == {"items": 2, "students": 2, "assignments": 1, "released": 2, "approved_unreleased": 0,
-                           "offline_items": 1}
+                           "offline_items": 1, "links": 0}
     assert out.data.startswith(b"\xef\xbb\xbf")
 
 
@@ -85,10 +85,10 @@ def test_canvas_gradebook_format(conn, setup):
     c, items = setup
     data = export.export(conn, c["course_id"], fmt="canvas", actor=Actor("test", role="admin")).data.decode("utf-8")
     rows = list(csv.reader(io.StringIO(data)))
-    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Week 1"]
-    assert rows[1] == ["Points Possible", "", "", "", "", "12"]
-    assert rows[2] == ["'=HYPERLINK(\"http://x\")", "", "s1", "", "A", "11"]
-    assert rows[3] == ["Åsa Berg", "", "s2", "", "A", "3"]
+    assert rows[0] == ["Student", "ID", "SIS User ID", "SIS Login ID", "Section", "Week 1", export.LINK_COLUMN]
+    assert rows[1] == ["Points Possible", "", "", "", "", "12", ""]
+    assert rows[2] == ["'=HYPERLINK(\"http://x\")", "", "s1", "", "A", "11", export.NO_LINK]
+    assert rows[3] == ["Åsa Berg", "", "s2", "", "A", "3", export.NO_LINK]
     assert len(rows) == 4
 
 
@@ -158,7 +158,7 @@ def test_released_totals_keep_the_rubric_they_were_released_under(conn):
     row = read_csv(export.export(conn, c["course_id"], c["assignment_id"], fmt="csv", actor=Actor("test", role="admin")).data)[0]
     assert (row["total"], row["max_total"]) == ("3", "12")
     canvas = export.export(conn, c["course_id"], c["assignment_id"], fmt="canvas", actor=Actor("test", role="admin")).data.decode()
-    assert canvas.splitlines()[1].endswith(",12") and canvas.splitlines()[2].endswith(",3")
+    assert canvas.splitlines()[1].endswith(",12,") and canvas.splitlines()[2].endswith(",3," + export.NO_LINK)
 
 
 def test_csv_criterion_columns_are_the_rubric_keys(conn, setup):

@@ -39,6 +39,12 @@ def lms(conn, platform, client):
     yield svc, c, subs
 
 
+def said(score: dict) -> str:
+    """The teacher's released comment in a posted score (before FairMark's line about the
+    student's feedback page, tests/test_students_links.py)."""
+    return score["comment"].rsplit("\n\n", 1)[0]
+
+
 def approve(conn, sid, comment=None):
     review = actions.open_item(conn, sid, actor=TEACHER)
     version = review["version"]
@@ -57,7 +63,7 @@ def test_a_release_posts_each_approved_score_and_comment_once(conn, lms):
     assert svc.lineitem_posts == 1                                     # the column, created once
     first = svc.scores_for("lms-0")
     assert len(first) == 1 and first[0]["scoreGiven"] == 10 and first[0]["scoreMaximum"] == 12
-    assert first[0]["comment"] == "Well argued; add one example next time."
+    assert said(first[0]) == "Well argued; add one example next time."
     assert (first[0]["activityProgress"], first[0]["gradingProgress"]) == ("Completed", "FullyGraded")
     assert first[0]["timestamp"] == out["released_at"]
     assert svc.scores_for("lms-2") == []                               # not approved: never sent
@@ -85,7 +91,7 @@ def test_an_unapproved_draft_is_never_sent(conn, lms):
     grades.post_released(conn, c["assignment_id"], [stranger], actor=TEACHER)   # not this assignment's: ignored
     assert conn.execute("SELECT COUNT(*) FROM lti_passbacks WHERE submission_id = ?", [stranger]).fetchone()[0] == 0
     grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
-    assert [(s["userId"], s["comment"]) for s in svc.scores] == [("lms-0", "The words the teacher approved.")]
+    assert [(s["userId"], said(s)) for s in svc.scores] == [("lms-0", "The words the teacher approved.")]
 
 
 def test_a_new_version_released_later_is_sent_and_the_old_one_is_not_sent_again(conn, lms):
@@ -94,7 +100,7 @@ def test_a_new_version_released_later_is_sent_and_the_old_one_is_not_sent_again(
     release.release(conn, c["assignment_id"], actor=TEACHER)
     approve(conn, subs[0], comment="Corrected after a student asked.")
     release.release(conn, c["assignment_id"], actor=TEACHER)
-    assert [s["comment"] for s in svc.scores_for("lms-0")] == ["First released comment.",
+    assert [said(s) for s in svc.scores_for("lms-0")] == ["First released comment.",
                                                                "Corrected after a student asked."]
 
 
@@ -205,7 +211,7 @@ def test_a_newer_version_supersedes_an_older_one_that_never_reached_the_lms(conn
     approve(conn, subs[0], comment="New words.")
     release.release(conn, c["assignment_id"], actor=TEACHER)
     grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
-    assert [s["comment"] for s in svc.scores_for("lms-0")] == ["New words."]
+    assert [said(s) for s in svc.scores_for("lms-0")] == ["New words."]
     assert [r[0] for r in conn.execute("SELECT status FROM lti_passbacks ORDER BY review_version")] == [
         "superseded", "posted"]
 
@@ -319,3 +325,23 @@ def test_releasing_on_the_page_says_how_many_grades_reached_the_lms(app_test, co
     assert any("Released 1 item(s)." in s.value and "1 grade(s) reached the LMS." in s.value for s in at.success)
     assert "1 grade(s) and comment(s) reached the LMS; 0 wait to be sent" in " ".join(x.value for x in at.caption)
     assert len(svc.scores_for("lms-0")) == 1
+
+
+def test_the_posted_comment_carries_the_students_link_only_when_the_release_sends_it(conn, lms, monkeypatch):
+    """The release's own post has the link it minted (its plaintext exists only then); a grade
+    sent later, by a retry, says how to reach the feedback page from the LMS instead."""
+    from core.students import sessions
+    from core.students.links import open_link
+
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.school.example")
+    svc, c, subs = lms
+    approve(conn, subs[0], comment="Sent at once.")
+    out = release.release(conn, c["assignment_id"], actor=TEACHER)
+    url = next(m["url"] for m in out["links"] if m["submission_id"] == subs[0])
+    assert svc.scores_for("lms-0")[0]["comment"] == f"Sent at once.\n\nYour feedback page in FairMark: {url}"
+    assert sessions.resume(conn, open_link(conn, url.rsplit("/", 1)[1], client="x").token).student_id is not None
+    svc.fail_scores = 1
+    approve(conn, subs[1], comment="Sent by the retry.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
+    assert svc.scores_for("lms-1")[-1]["comment"] == f"Sent by the retry.\n\n{grades.FROM_LMS}"

@@ -51,7 +51,7 @@ def test_launch_roster_release_and_each_grade_in_the_lms_exactly_once(conn, plat
     assert out["lms"]["posted"] == 1 and out["lms"]["failed"] == []
     assert len(svc.scores) == 1
     score = svc.scores[0]
-    assert (score["userId"], score["scoreGiven"], score["scoreMaximum"], score["comment"]) == (
+    assert (score["userId"], score["scoreGiven"], score["scoreMaximum"], score["comment"].split("\n\n")[0]) == (
         "lms-ana", 10, 12, "Clear; add an example.")
     assert (score["activityProgress"], score["gradingProgress"]) == ("Completed", "FullyGraded")
     # a second release (of another approved item) and `lti push` send nothing more of the first;
@@ -107,7 +107,8 @@ def test_a_learner_is_found_by_the_rosters_lms_id_then_by_an_unlinked_sis_id(con
     for sub in ("stu-1", "stu-2", "stu-3"):     # each sends the SIS id sis-<sub>
         platform.launches[sub] = launch_claims(platform, sub=sub, roles=[LEARNER], name=f"Learner {sub}")
         r, _ = launch(client, platform, sub)
-        assert r.status_code == 200 and "Nothing for students here yet" in r.text
+        # matched: the student page (303 with the student cookie); not matched: nothing for them yet
+        assert (r.status_code, "has not released anything" in r.text) == ((200, True) if sub == "stu-3" else (303, False))
     linked = dict(conn.execute("SELECT sub, student_id FROM lti_users WHERE role = 'student'").fetchall())
     # stu-1: the roster's LMS id (its SIS id matches nobody); stu-2: the SIS id of an unrostered
     # student; stu-3: that SIS id belongs to a student the roster linked to another LMS user

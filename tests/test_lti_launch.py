@@ -202,17 +202,36 @@ def test_roles_map_to_fairmark_roles(conn, platform, client):
     assert signed_in(conn, ta).role == "ta" and signed_in(conn, admin).role == "instructor"
 
 
-def test_a_learner_sees_the_plain_student_page_and_gets_no_session(conn, platform, client):
+def test_a_matched_learner_gets_the_student_cookie_for_the_links_assignment_and_no_staff_session(
+        conn, platform, client):
+    from core.students import sessions
+
     launch(client, platform)
-    course_id = conn.execute("SELECT id FROM courses").fetchone()[0]
+    course_id, assignment_id = conn.execute("SELECT course_id, id FROM assignments").fetchone()
     student = conn.execute("INSERT INTO students (course_id, external_id, name, pseudonym) VALUES (?, ?, ?, ?)",
                            [course_id, "sis-stu-1", "Sam Student", "Student A"]).lastrowid
     platform.launches["learner"] = launch_claims(platform, sub="stu-1", roles=[LEARNER], name="Sam Student")
     r, _ = launch(client, platform, "learner")
-    assert r.status_code == 200 and "Nothing for students here yet" in r.text
-    assert signed_in(conn, r) is None and "Students" not in r.text
+    assert r.status_code == 303 and r.headers["location"] == "/"           # the student page
+    assert signed_in(conn, r) is None                                       # never a staff session
+    cookie = r.headers["set-cookie"]
+    assert cookie.startswith(sessions.COOKIE + "=") and "HttpOnly" in cookie and "samesite=lax" in cookie.lower()
+    me = sessions.resume(conn, r.cookies.get(sessions.COOKIE))
+    assert (me.role, me.student_id, me.courses, me.assignment_id, me.via) == (
+        "student", student, {course_id: False}, assignment_id, "lti")
     row = conn.execute("SELECT user_id, student_id, role FROM lti_users WHERE sub = 'stu-1'").fetchone()
     assert row == (None, student, "student")
+
+
+def test_a_learner_fairmark_does_not_know_sees_that_nothing_was_released_for_them(conn, platform, client):
+    from core.students import sessions
+
+    launch(client, platform)
+    platform.launches["learner"] = launch_claims(platform, sub="stu-9", roles=[LEARNER], name="New Pupil")
+    r, _ = launch(client, platform, "learner")
+    assert r.status_code == 200 and "has not released anything for you" in r.text
+    assert signed_in(conn, r) is None and sessions.COOKIE not in r.headers.get("set-cookie", "")
+    assert "Students" not in r.text
 
 
 def test_a_learner_or_ta_in_an_unlinked_course_is_refused(conn, platform, client):

@@ -107,3 +107,35 @@ def test_release_is_bound_to_the_count_on_the_button(conn):
     with pytest.raises(ConflictError, match="changed from 1 to 2"):
         release.release(conn, c["assignment_id"], actor=Actor("ann", role="admin"), expected=1)
     assert not releases.releases_of(conn, c["assignment_id"])
+
+
+def test_the_exports_right_after_a_release_carry_its_students_links(app_test, conn):
+    """The Release page keeps the links its release made for this session's downloads; the
+    files made before (and after leaving) say how to get new ones."""
+    import csv
+    import io
+
+    from core.export import released as export
+    from student_support import classroom
+
+    c = classroom(conn)                      # week 1 released already, by the command line's hand
+    f.draft(conn, c["sam2"], {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 2,
+                              "clarity": 2})
+    from student_support import approve
+
+    approve(conn, c["sam2"], c["teacher"])
+    at = app_test("pages/release.py")
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["week2"]
+    at.run()
+    next(b for b in at.button if b.label.startswith("Release 1 approved")).click().run()
+    assert not at.exception
+    assert any("private links of the release you just made (1)" in x.value for x in at.caption)
+    kept = at.session_state["release_student_links"]
+    assert kept["assignment"] == c["week2"] and list(kept["links"]) == [c["sam2"]]
+    data = export.export(conn, c["course_id"], c["week2"], fmt="csv", actor=c["teacher"], links=kept["links"]).data
+    row = next(csv.DictReader(io.StringIO(data.decode("utf-8-sig"))))
+    assert row["student_link"] == kept["links"][c["sam2"]] and "/s/" in row["student_link"]
+    at.session_state["assignment_id"] = c["week1"]           # released before this session: no links kept
+    at.session_state["_pick_pending"] = True                  # as _common.select() moves the sidebar's picker
+    at.run()
+    assert any("files made right after a release" in x.value for x in at.caption)

@@ -173,3 +173,15 @@ def test_restore_is_for_admins_only_checked_in_core(conn, tmp_path, course):
     with pytest.raises(Forbidden):
         data_care.restore(tmp_path / "live.db", tmp_path / "b.db", actor=ines)
     assert not (tmp_path / "live.db").exists()
+
+
+def test_an_admin_sets_how_long_students_links_last(app_test, conn, course):
+    from core.students import links
+
+    at = _settings(app_test)
+    field = next(n for n in at.number_input if n.label.startswith("A student's private link"))
+    assert field.value == links.DEFAULT_DAYS
+    field.set_value(60)
+    next(b for b in at.button if b.label == "Save" and b.key and "data_student_links" in b.key).click().run()
+    assert not at.exception and links.link_days(conn) == 60
+    assert conn.execute("SELECT actor FROM audit_log WHERE action = 'set_student_link_days'").fetchone()[0] == "test-admin"

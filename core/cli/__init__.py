@@ -4,8 +4,9 @@ Commands are registered by small modules, one per area, so each stays readable:
 core.cli.catalogue (init, demo, import), core.cli.assignment (assignment set), core.cli.assess
 (assess), core.cli.export (export), core.cli.metrics (metrics), core.cli.evals (evals),
 core.cli.lessons (lessons), core.cli.users (user), core.cli.data (data), core.cli.review (review,
-release), core.cli.lti (lti), core.cli.appeals (appeals list). A command that several modules
-give verbs to (appeals) is made with core.cli.common.command_group. core/__main__.py only calls `main`.
+release), core.cli.lti (lti), core.cli.appeals (appeals list), core.cli.student_links (appeals
+links). A command that several modules give verbs to (appeals) is made with
+core.cli.common.command_group. core/__main__.py only calls `main`.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from core.errors import FairMarkError
 
 COMMAND_MODULES = ("core.cli.catalogue", "core.cli.assignment", "core.cli.assess", "core.cli.export",
                    "core.cli.metrics", "core.cli.evals", "core.cli.lessons", "core.cli.users", "core.cli.data", "core.cli.review",
-                   "core.cli.lti", "core.cli.appeals")
+                   "core.cli.lti", "core.cli.appeals", "core.cli.student_links")
 
 
 def build_parser() -> argparse.ArgumentParser:

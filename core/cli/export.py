@@ -24,6 +24,9 @@ def register(sub) -> None:
     p.add_argument("--out", required=True, help="file to write")
     p.add_argument("--approved", action="store_true",
                    help="also export approved items that were not released yet")
+    p.add_argument("--new-links", action="store_true",
+                   help="make fresh private links for the students (their old links stop working) and put them in "
+                        "the file; one assignment only")
     add_db_arg(p)
     p.set_defaults(func=run)
 
@@ -36,7 +39,8 @@ def run(args) -> int:
     if args.fmt == "analysis":
         result = export_analysis.export(conn, course["id"], aid, actor=who)
     else:
-        result = exporter.export(conn, course["id"], aid, fmt=args.fmt, include_approved=args.approved, actor=who)
+        result = exporter.export(conn, course["id"], aid, fmt=args.fmt, include_approved=args.approved, actor=who,
+                                 new_links=args.new_links)
     out = Path(args.out)
     out.parent.mkdir(parents=True, exist_ok=True)
     out.write_bytes(result.data)

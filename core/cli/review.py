@@ -72,5 +72,7 @@ def run_release(args) -> int:
     conn = open_db(args)
     who = actor(args, conn)
     out = release.release(conn, _assignment(conn, args), actor=who)
-    emit({"released": out["n_items"], "release_id": out["release_id"], "refused": out.get("refused", [])})
+    # The students' private links exist in plain only now (core.students.links): printed once.
+    emit({"released": out["n_items"], "release_id": out["release_id"], "refused": out.get("refused", []),
+          "links": out["links"]})
     return 0

@@ -11,6 +11,12 @@ apostrophe so a spreadsheet shows them as text instead of running them as formul
 Criterion columns of the CSV are headed by the rubric's criterion keys (`concept_understanding`):
 stable column ids for scripts and spreadsheets. The student-facing Markdown uses the rubric's
 criterion titles ("Concept understanding").
+
+Students' private links (core.students.links) are stored only hashed, so a file can carry them
+only when it is built with the links a release or a fresh mint has just made (`links`:
+{submission id: url}): the CSV's `student_link` column, the Canvas file's last column, a line
+in each student's Markdown. Built later, those places say plainly that the link is not shown
+again and how to make new ones (`python -m core appeals links`, or `export --new-links`).
 """
 from __future__ import annotations
 
@@ -27,12 +33,18 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
+from core.students import links as student_links
 from core.text import escape_commonmark
 from db import courses, exports
 
 MARKER = "AI-assisted, teacher-approved"
 OFFLINE_MARKER = OFFLINE_LABEL
 FORMATS = ("csv", "canvas", "zip")
+LINK_COLUMN = "FairMark feedback link"
+NO_LINK = ("not shown again (links are stored only hashed): make new ones with python -m core appeals links "
+           "--course C --assignment A")
+NO_LINK_MD = "Your private feedback link comes from your teacher (ask them for it if you have none)."
+_PLAIN_URL = re.compile(r"https?://[^\s<>]+")
 _FORMULA_START = frozenset("=+-@\t\r")
 
 
@@ -89,17 +101,26 @@ def _criteria(items: list[dict]) -> list[str]:
     return keys
 
 
-def to_csv(items: list[dict]) -> bytes:
-    """One row per item: student, per-criterion scores, total, comment, provenance marker.
-    UTF-8 with a byte-order mark so spreadsheet programs read accented names correctly."""
+def link_of(it: dict, links: dict | None) -> str:
+    """An item's private link for a file: the freshly minted one, else NO_LINK (only released
+    items have links)."""
+    if it["state"] != "released":
+        return ""
+    return (links or {}).get(it["submission_id"]) or NO_LINK
+
+
+def to_csv(items: list[dict], links: dict | None = None) -> bytes:
+    """One row per item: student, per-criterion scores, total, comment, provenance marker, the
+    student's private link. UTF-8 with a byte-order mark so spreadsheet programs read accented
+    names correctly."""
     keys = _criteria(items)
     header = ["assignment", "week", "student_id", "name", *keys, "total", "max_total", "comment", "marker",
-              "status", "review_version", "released_at"]
+              "status", "review_version", "released_at", "student_link"]
     rows = [header]
     for it in items:
         rows.append([it["title"], it["week"], it["external_id"], it["name"], *[it["scores"].get(k, "") for k in keys],
                      _num(it["total"]), _num(it["max_total"]), it["comment"], marker(it["is_offline"]),
-                     it["state"], it["version"], it["released_at"] or ""])
+                     it["state"], it["version"], it["released_at"] or "", link_of(it, links)])
     return csv_bytes(rows, bom=True)
 
 
@@ -107,10 +128,12 @@ def _num(x: float):
     return int(x) if float(x).is_integer() else x
 
 
-def to_canvas(items: list[dict]) -> bytes:
+def to_canvas(items: list[dict], links: dict | None = None) -> bytes:
     """Canvas gradebook import: Student, ID, SIS User ID, SIS Login ID, Section, then one column per
     assignment holding the total; the second row gives Points Possible. Canvas matches students
-    by SIS User ID (our external id); its internal ID is left empty."""
+    by SIS User ID (our external id); its internal ID is left empty. The last column, LINK_COLUMN,
+    holds each student's private links (one per assignment, separated by spaces): Canvas shows it
+    as a column it does not know, which the teacher leaves out of the import."""
     assignments: dict[int, dict] = {}
     students: dict[str, dict] = {}
     for it in items:
@@ -118,12 +141,16 @@ def to_canvas(items: list[dict]) -> bytes:
         st = students.setdefault(it["external_id"], {"name": it["name"], "section": str(
             it["attributes"].get("section", "")), "totals": {}})
         st["totals"][it["assignment_id"]] = _num(it["total"])
+        if it["state"] == "released":
+            st.setdefault("links", []).append(link_of(it, links))
     aids = list(assignments)
-    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[assignments[a]["title"] for a in aids]],
-            ["Points Possible", "", "", "", "", *[_num(assignments[a]["max"]) for a in aids]]]
+    rows = [["Student", "ID", "SIS User ID", "SIS Login ID", "Section", *[assignments[a]["title"] for a in aids],
+             LINK_COLUMN],
+            ["Points Possible", "", "", "", "", *[_num(assignments[a]["max"]) for a in aids], ""]]
     for ext in sorted(students):
         st = students[ext]
-        rows.append([st["name"], "", ext, "", st["section"], *[st["totals"].get(a, "") for a in aids]])
+        rows.append([st["name"], "", ext, "", st["section"], *[st["totals"].get(a, "") for a in aids],
+                     " ".join(dict.fromkeys(st.get("links", [])))])
     return csv_bytes(rows, bom=False)
 
 
@@ -147,7 +174,17 @@ def _cell(text) -> str:
     return escape_commonmark(" ".join(str(text).split()))
 
 
-def to_zip(items: list[dict]) -> bytes:
+def _link_line(it: dict, links: dict | None) -> list[str]:
+    """The Markdown line with the student's private link (an autolink: FairMark's own address)."""
+    if it["state"] != "released":
+        return []
+    url = (links or {}).get(it["submission_id"])
+    if url and _PLAIN_URL.fullmatch(url):
+        return [f"Your feedback page in FairMark: <{url}>", ""]
+    return [f"Your feedback page in FairMark: {escape_commonmark(url)}" if url else NO_LINK_MD, ""]
+
+
+def to_zip(items: list[dict], links: dict | None = None) -> bytes:
     """One Markdown file per student with every exported assignment of theirs. Every name, title
     and comment is escaped (core.text.escape_commonmark): no HTML, link or image from user text
     works in any Markdown viewer."""
@@ -166,17 +203,26 @@ def to_zip(items: list[dict]) -> bytes:
                 lines += [f"| {_cell(titles.get(k) or k.replace('_', ' '))} | {it['scores'].get(k, '')} |"
                           for k in it["criteria"]]
                 lines += [f"| **Total** | **{_num(it['total'])} / {_num(it['max_total'])}** |", "",
-                          "### Comment", "", escape_commonmark(it["comment"]), "", f"_{marker(it['is_offline'])}_", ""]
+                          "### Comment", "", escape_commonmark(it["comment"]), "", f"_{marker(it['is_offline'])}_", "",
+                          *_link_line(it, links)]
             zf.writestr(f"{safe_name(ext)}-{safe_name(name)}.md", "\n".join(lines))
     return buf.getvalue()
 
 
 def export(conn: Database, course_id: int, assignment_id: int | None = None, *, fmt: str,
-           include_approved: bool = False, actor: Actor) -> Export:
-    """Build one export file; raises FairMarkError when there is nothing released to export."""
+           include_approved: bool = False, actor: Actor, links: dict | None = None,
+           new_links: bool = False) -> Export:
+    """Build one export file; raises FairMarkError when there is nothing released to export.
+    `links` ({submission id: url}) are the private links a release has just minted;
+    `new_links` mints fresh ones for the released items first (revoking the old ones) and puts
+    them in the file (one assignment only)."""
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if fmt not in FORMATS:
         raise FairMarkError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+    if new_links:
+        if assignment_id is None:
+            raise FairMarkError("new links are made for one assignment at a time: name the assignment")
+        links = {m["submission_id"]: m["url"] for m in student_links.mint(conn, course_id, assignment_id, actor=actor)}
     items = export_items(conn, course_id, assignment_id, include_approved=include_approved, actor=actor)
     if not items:
         what = "released or approved" if include_approved else "released"
@@ -186,14 +232,15 @@ def export(conn: Database, course_id: int, assignment_id: int | None = None, *, 
     base = safe_name(course["name"], "course") + (f"-{safe_name(items[0]['title'], 'assignment')}" if assignment_id
                                                   else "")
     if fmt == "csv":
-        data, name, mime = to_csv(items), f"{base}.csv", "text/csv"
+        data, name, mime = to_csv(items, links), f"{base}.csv", "text/csv"
     elif fmt == "canvas":
-        data, name, mime = to_canvas(items), f"{base}-canvas.csv", "text/csv"
+        data, name, mime = to_canvas(items, links), f"{base}-canvas.csv", "text/csv"
     else:
-        data, name, mime = to_zip(items), f"{base}-feedback.zip", "application/zip"
+        data, name, mime = to_zip(items, links), f"{base}-feedback.zip", "application/zip"
     summary = {"items": len(items), "students": len({i["external_id"] for i in items}),
                "assignments": len({i["assignment_id"] for i in items}),
                "released": sum(i["state"] == "released" for i in items),
                "approved_unreleased": sum(i["state"] == "approved" for i in items),
-               "offline_items": sum(bool(i["is_offline"]) for i in items)}
+               "offline_items": sum(bool(i["is_offline"]) for i in items),
+               "links": sum(1 for i in items if i["state"] == "released" and (links or {}).get(i["submission_id"]))}
     return Export(data, name, mime, summary)

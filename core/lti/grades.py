@@ -49,18 +49,21 @@ def _link_of(conn, assignment_id: int) -> dict | None:
     return links.for_assignment(conn, assignment_id)
 
 
-def post_released(conn, assignment_id: int, submission_ids: list[int], *, actor: Actor) -> dict:
+def post_released(conn, assignment_id: int, submission_ids: list[int], *, actor: Actor,
+                  links: dict | None = None) -> dict:
     """Queue the released versions of `submission_ids` and send what is due for the assignment
     (these and earlier failures whose next try has come). Called by core.signoff.release.release
-    after the release committed. Returns `_summary` ({"linked": False} when the assignment is not
-    linked to an LMS line item)."""
+    after the release committed, with the private links it minted ({submission id: url}): a
+    grade sent now carries its student's link in the comment; one sent later (a retry) cannot
+    (only the link's hash is kept) and says to open FairMark from the LMS instead (`comment_of`).
+    Returns `_summary` ({"linked": False} when the assignment is not linked to an LMS line item)."""
     access.check(conn, actor, "release", assignment=assignment_id)
     link = _link_of(conn, assignment_id)
     if link is None:
         return {"linked": False}
     with write_transaction(conn):
         grades_db.queue(conn, assignment_id, submission_ids, at=now())
-    return _send(conn, link, assignment_id, actor=actor, due_by=now())
+    return _send(conn, link, assignment_id, actor=actor, due_by=now(), urls=links)
 
 
 def retry(conn, course_id: int, assignment_id: int, *, actor: Actor) -> dict:
@@ -107,7 +110,7 @@ class _Busy(ServiceError):
 
 
 def _send(conn, link: dict, assignment_id: int, *, actor: Actor, due_by: str | None, at: datetime | None = None,
-          down: dict | None = None) -> dict:
+          down: dict | None = None, urls: dict | None = None) -> dict:
     """Send the assignment's due grades. `down` ({platform id: reason}) is shared by the
     assignments of one round: an LMS that failed a grade is not asked again in it."""
     at = at or _now()
@@ -124,7 +127,7 @@ def _send(conn, link: dict, assignment_id: int, *, actor: Actor, due_by: str | N
             failed.append(_failed(conn, item, held or down[platform_id], actor=actor, at=at))
             continue
         try:
-            url = _post(conn, link, item)
+            url = _post(conn, link, item, (urls or {}).get(item["submission_id"]))
         except ServiceError as e:
             failed.append(_failed(conn, item, str(e), actor=actor, at=at))
             if not e.one_item:
@@ -182,15 +185,30 @@ def release_view_of(conn, assignment_id: int, *, names: bool) -> dict | None:
 
 
 # --- one post -----------------------------------------------------------------------------
-def score_of(conn, item: dict) -> dict:
+FROM_LMS = "See your whole feedback in FairMark: open FairMark from this assignment in the LMS."
+
+
+def comment_of(comment: str, page_url: str | None) -> str:
+    r"""The comment the LMS shows: the released comment, then the student's private link (when
+    this post is the release's own), else how to reach the feedback page from the LMS.
+
+    >>> comment_of("Well done.", "https://fm.example/s/abc")
+    'Well done.\n\nYour feedback page in FairMark: https://fm.example/s/abc'
+    """
+    whole = bool(page_url) and page_url.startswith(("https://", "http://"))   # a bare path: no public address set
+    return f"{comment}\n\n" + (f"Your feedback page in FairMark: {page_url}" if whole else FROM_LMS)
+
+
+def score_of(conn, item: dict, page_url: str | None = None) -> dict:
     """The score document of one released version (what the LMS receives)."""
     rubric = courses.get_rubric(conn, item["rubric_id"])
     return {"userId": item["lms_user_id"], "scoreGiven": rubric.total(grades_db.scores_of(item)),
-            "scoreMaximum": rubric.max_total, "comment": item["comment"], "activityProgress": "Completed",
+            "scoreMaximum": rubric.max_total, "comment": comment_of(item["comment"], page_url),
+            "activityProgress": "Completed",
             "gradingProgress": "FullyGraded", "timestamp": item["released_at"]}
 
 
-def _post(conn, link: dict, item: dict) -> str:
+def _post(conn, link: dict, item: dict, page_url: str | None = None) -> str:
     if not item["lms_user_id"]:
         raise ServiceError("this student is not on the LMS course's roster FairMark knows (sync the roster: "
                            "python -m core lti roster, or an instructor's launch from the LMS), so the LMS "
@@ -201,7 +219,7 @@ def _post(conn, link: dict, item: dict) -> str:
                            retry=False)
     url = _line_item(conn, link, item["assignment_id"])
     token = tokens.access_token(conn, link["platform"], [SCORE])
-    score = score_of(conn, item)
+    score = score_of(conn, item, page_url)
     response = _call("post", _scores_url(url), token, json=score, content_type=SCORE_TYPE)
     if response.status_code >= 300:
         raise ServiceError(_refusal(response, "the grade"), retry=response.status_code >= 500,

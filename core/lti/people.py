@@ -89,7 +89,7 @@ def apply(conn, platform: dict, claims: dict) -> dict:
         raise LaunchRefused("This LMS course is not linked to a FairMark course yet: its instructor opens FairMark "
                             "from it once, which makes the course. Then launch again.")
     if role == "student":
-        return _learner(conn, platform, claims, found, name)
+        return _learner(conn, platform, claims, found, link, name)
     person = lti_db.find_person(conn, platform["id"], claims["sub"], found["id"]) if found else None
     actor = _staff_user(conn, platform, claims, found, person, role, name)
     if found is None:
@@ -181,7 +181,10 @@ def _assignment(conn, platform, claims, context, link: dict, role: str, actor: A
     return assignment_id
 
 
-def _learner(conn, platform, claims, context, name: str) -> dict:
+def _learner(conn, platform, claims, context, link: dict, name: str) -> dict:
+    """A learner's launch: recorded and linked to the course's student when the roster knows them.
+    Returns their student id (None: not matched) and the resource link's assignment (None: not
+    mapped to one), which the student page opens."""
     course_id = context["course_id"]
     sourcedid = _sourcedid(claims)
     student_id = roster_db.student_of_learner(conn, course_id, platform["id"], lms_user_id=claims["sub"],
@@ -198,6 +201,8 @@ def _learner(conn, platform, claims, context, name: str) -> dict:
         lti_db.update_person(conn, row_id, **fields)
     audit(conn, actor=who, action="lti_launch", entity="lti_users", entity_id=row_id,
           after={"role": "student", "course_id": course_id})
-    return {"kind": "student", "role": "student", "user_id": None, "course_id": course_id, "assignment_id": None,
+    mapped = lti_db.find_link(conn, platform["id"], link["id"])
+    return {"kind": "student", "role": "student", "user_id": None, "course_id": course_id,
+            "assignment_id": mapped["assignment_id"] if mapped else None, "student_id": student_id,
             "name": name, "course": courses.get_course(conn, course_id)["name"]}
 

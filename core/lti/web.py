@@ -30,7 +30,9 @@ from core.errors import ConfigError, FairMarkError, LaunchRefused
 from core.lti import keys, launch, roster
 from core.lti.verify import MAX_TOKEN_BYTES
 from core.settings import load_settings
+from core.accounts import access
 from core.web import session
+from core.web import student as student_web
 from db import users as users_db
 
 log = logging.getLogger(__name__)
@@ -40,8 +42,9 @@ SESSION_COOKIE = session.COOKIE
 _SUBMIT = "document.forms[0].submit();"
 _SUBMIT_HASH = base64.b64encode(hashlib.sha256(_SUBMIT.encode()).digest()).decode()
 NO_SCRIPT = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors *"
-STUDENT_TEXT = ("FairMark has nothing for students here yet. Your teacher reviews the feedback FairMark drafts, "
-                "and it reaches you through the LMS.")
+NOTHING_YET = "Nothing for you in FairMark yet"
+STUDENT_TEXT = ("Your teacher has not released anything for you in FairMark yet. When they have, open FairMark "
+                "from this assignment in the LMS again to see your feedback.")
 
 
 def _page(title: str, text: str, *, status: int = 200, form: str = "", script: bool = False) -> HTMLResponse:
@@ -140,7 +143,11 @@ async def lti_launch(request: Request) -> Response:
         try:
             result = launch.launch(conn, form, browser_token=cookie)
             if result["kind"] == "student":
-                return _page("Nothing for students here yet", STUDENT_TEXT)
+                if result.get("student_id") is None:   # the roster does not know them (yet)
+                    return _page(NOTHING_YET, STUDENT_TEXT)
+                me = access.student(result["student_id"], result["course_id"], assignment_id=result["assignment_id"],
+                                    via="lti")
+                return student_web.start_learner(conn, me, request)
             if result["role"] == "instructor":
                 _sync_roster(conn, result)
             where = f"/?course={result['course_id']}" + (

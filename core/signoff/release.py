@@ -15,6 +15,7 @@ from core.errors import ConflictError, GateError
 from core.lti import grades
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
+from core.students import links as student_links
 from db import appeals, audit, courses, exports, now, releases, submissions
 from db import users as users_db
 
@@ -71,13 +72,16 @@ def release_page(conn: Database, assignment_id: int, *, actor: Actor, include_ap
 
 
 def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "", expected: int | None = None,
-            only: list[int] | None = None) -> dict:
+            only: list[int] | None = None, base_url: str | None = None) -> dict:
     """Release every approved, unreleased item of the assignment and lock those versions.
     `expected` is the number the teacher saw on the button: if it changed meanwhile (a colleague
     approved or reopened an item) nothing is released. `only`: release just these submissions
     (an appeal's changed score, core.appeals), through the same gates. A release that carries an
     appeal's change marks it (the student then sees the outcome); an item whose appeal is still
-    open stays first in the review queue."""
+    open stays first in the review queue. In the same transaction each released item gets a
+    fresh private link for its student (core.students.links; `base_url`: the address the links
+    start with, else FAIRMARK_PUBLIC_URL): "links" in the result is the only time their tokens
+    exist in plain, so the caller hands them to this release's exports and the LMS."""
     access.check(conn, actor, "release", assignment=assignment_id)
     with writing(conn):
         waiting = releases.release_overview(conn, assignment_id).approved_unreleased
@@ -99,14 +103,17 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         appeals.mark_released(conn, ids, rel_id)
         audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
-    return {"release_id": rel_id, "n_items": len(ids), "released_at": at, "lms": _to_lms(conn, assignment_id, ids, actor)}
+        minted = student_links.mint_in(conn, assignment_id, ids, actor=actor, from_release=rel_id, base=base_url)
+    urls = {m["submission_id"]: m["url"] for m in minted}
+    return {"release_id": rel_id, "n_items": len(ids), "released_at": at, "links": minted,
+            "lms": _to_lms(conn, assignment_id, ids, actor, urls)}
 
 
-def _to_lms(conn: Database, assignment_id: int, ids: list[int], actor: Actor) -> dict:
+def _to_lms(conn: Database, assignment_id: int, ids: list[int], actor: Actor, urls: dict) -> dict:
     """The released items' grades to the LMS, after the release committed: what could not be
     sent waits for its retry (core.lti.grades) and never undoes the release."""
     try:
-        return grades.post_released(conn, assignment_id, ids, actor=actor)
+        return grades.post_released(conn, assignment_id, ids, actor=actor, links=urls)
     except Exception as e:  # noqa: BLE001  (the release stands whatever the passback does)
         log.exception("grade passback after release of assignment %s", assignment_id)
         return {"linked": True, "error": f"the grades could not be sent to the LMS ({e}); the release stands"}

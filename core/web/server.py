@@ -21,9 +21,9 @@ log = logging.getLogger(__name__)
 def routes() -> list:
     """Every FairMark route (starlette.routing.BaseRoute), in the order they are matched."""
     from core.lti import web as lti_web
-    from core.web import session
+    from core.web import session, student
 
-    return [*session.ROUTES, *lti_web.ROUTES]
+    return [*session.ROUTES, *student.ROUTES, *lti_web.ROUTES]
 
 
 def retry_round() -> dict | None:

@@ -47,6 +47,7 @@ ORDER = (
     "m026a_appeal_deadline",
     "m025a_lti_launch",
     "m025b_lti_grades",
+    "m026b_student_links",
     "m026c_appeals",
     "m027a_rubric_builder",
 )

@@ -1,0 +1,73 @@
+"""What the student page shows: a student's own released feedback, read in one call.
+
+Only locked release versions are read (db.student_links.released_for reads release_items):
+never a draft, an unreleased edit, the AI's reasoning or evidence, another student or a roster
+name. Per item: the criteria with the released score and the rubric's descriptor of that level,
+the total, the released comment, the day of its release, and the disclosure of how it was
+made, true to what FairMark knows of it:
+- an AI draft a teacher approved: "Drafted with AI assistance, checked and approved by <name>";
+- a draft from the offline baseline (no language model): it says that instead of "AI";
+- an item approved in bulk (its sample was checked, not this item): it says so.
+The approver is the one recorded with the released version (release_items.approved_by; for a
+release made before that was recorded, the person who released it).
+
+`appeal` in each item is the spot for the appeal form (None for now): the appeals part fills it
+with what the form needs, and the page draws the form when it is not None.
+"""
+from __future__ import annotations
+
+from core.accounts import access
+from core.accounts.access import Actor
+from core.text import format_date
+from db import courses
+from db import student_links as links_db
+from db import users as users_db
+
+
+def disclosure(approver: str, *, is_offline: bool, in_bulk: bool) -> str:
+    """The sentence under each item that says how it was made.
+
+    >>> disclosure("Ada Lovelace", is_offline=False, in_bulk=False)
+    'Drafted with AI assistance, checked and approved by Ada Lovelace.'
+    >>> disclosure("Ada Lovelace", is_offline=True, in_bulk=False)
+    "Drafted by FairMark's automatic scoring (no AI language model), checked and approved by Ada Lovelace."
+    """
+    drafted = ("Drafted by FairMark's automatic scoring (no AI language model)" if is_offline
+               else "Drafted with AI assistance")
+    if in_bulk:
+        return f"{drafted}, approved by {approver} together with similar drafts after checking a sample of them."
+    return f"{drafted}, checked and approved by {approver}."
+
+
+def _num(x: float):
+    return int(x) if float(x).is_integer() else x
+
+
+def view(conn, *, actor: Actor) -> dict:
+    """The student page in one read: {"course", "items": [{submission_id, assignment, week,
+    released, criteria [{title, score, max, level}], total, max_total, comment, disclosure,
+    appeal}]}. Only a student actor may (their own work, in their link's assignment)."""
+    access.require(actor, "student_view")
+    course_id = next(iter(actor.courses))
+    rows = links_db.released_for(conn, actor.student_id, course_id, actor.assignment_id)
+    names = users_db.display_names(conn) if rows else {}
+    rubrics: dict = {}
+    items = []
+    for r in rows:
+        access.check_student(conn, actor, "student_view", r["submission_id"])   # the query's scope, checked again
+        rubric = rubrics.get(r["rubric_id"]) or rubrics.setdefault(r["rubric_id"], courses.get_rubric(conn, r["rubric_id"]))
+        scores = r["scores"]
+        criteria = [{"title": c.title, "score": scores.get(c.key), "max": rubric.scale_max,
+                     "level": c.levels.get(scores.get(c.key), "")} for c in rubric.criteria]
+        who = r["approved_by"] or r["released_by"]
+        items.append({
+            "submission_id": r["submission_id"], "assignment": r["title"], "week": r["week"],
+            "released": format_date(r["released_at"]), "criteria": criteria,
+            "total": _num(rubric.total(scores)) if all(c.key in scores for c in rubric.criteria) else None,
+            "max_total": _num(rubric.max_total), "comment": r["comment"],
+            "disclosure": disclosure(names.get(who, who), is_offline=bool(r["is_offline"]),
+                                     in_bulk=bool(r["approved_in_bulk"])),
+            # The appeals part's spot: what its form needs for this item (None: no form shown).
+            "appeal": None,
+        })
+    return {"course": links_db.course_name(conn, course_id), "items": items}

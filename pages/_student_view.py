@@ -1,0 +1,76 @@
+"""The student page (issue 26): what a browser with a live student cookie and no staff session
+sees, and nothing else (no menu, no sidebar, no sign-in form). One column that reads on a phone.
+
+The cookie (`fairmark_student`, HttpOnly) was set by /s/<token> or a Learner launch
+(core.web.student); it is read server-side through st.context.cookies, like the staff session's,
+and checked again on every run (a revoked link stops at once). The page calls core once per run
+(core.students.page.view) and shows every text escaped (core.text.escape_markdown).
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.accounts.access import Actor
+from core.students import page as student_page
+from core.students import sessions
+from core.text import escape_markdown
+from pages import _signin
+
+TOKEN = "_student_token"   # this Streamlit session's student token (tests set it; browsers cannot)
+
+
+def _cookie() -> str | None:
+    try:
+        value = st.context.cookies.get(sessions.COOKIE)
+    except (AttributeError, RuntimeError):
+        return None
+    return value if isinstance(value, str) else None
+
+
+def visitor(conn) -> Actor | None:
+    """The student of this browser: a live student cookie and no staff session (a teacher who
+    opens a student's link in their own signed-in browser keeps the staff pages)."""
+    token = st.session_state.get(TOKEN) or _cookie()
+    if not token or _signin.current(conn, touch=False) is not None:
+        return None
+    return sessions.resume(conn, token)
+
+
+def md(text) -> str:
+    return escape_markdown(text).replace("\n", "  \n")
+
+
+def appeal_spot(conn, me: Actor, item: dict) -> None:
+    """Where the appeals part draws its form for one item: it fills the view's `appeal` (None
+    until then, and this draws nothing) and replaces this function's body with the form."""
+
+
+def render(conn, me: Actor) -> None:
+    view = student_page.view(conn, actor=me)
+    st.title("Your feedback")
+    if view["course"]:
+        st.caption(md(view["course"]))
+    if not view["items"]:
+        st.info("Nothing has been released for you here yet. Your teacher checks every piece of feedback before "
+                "you see it; come back when they tell you it is ready.")
+        return
+    for item in view["items"]:
+        with st.container(border=True):
+            week = f"Week {item['week']}: " if item["week"] is not None else ""
+            if item["assignment"].startswith(week.rstrip(": ")):   # "Week 1" needs no "Week 1: " before it
+                week = ""
+            st.subheader(md(week + item["assignment"]))
+            st.caption(md(f"Released on {item['released']}"))
+            for c in item["criteria"]:
+                score = "not scored" if c["score"] is None else f"{c['score']} of {c['max']}"
+                st.markdown(f"**{md(c['title'])}**: {md(score)}")
+                if c["level"]:
+                    st.caption(md(c["level"]))
+            if item["total"] is not None:
+                st.markdown(md(f"Total: {item['total']} of {item['max_total']}"))
+            st.markdown("**Comment**")
+            st.markdown(md(item["comment"]))
+            st.caption(md(item["disclosure"]))
+            # The appeal form's spot (the appeals part): the view's `appeal` is None until it fills it.
+            if item["appeal"] is not None:
+                appeal_spot(conn, me, item)
