@@ -13,6 +13,7 @@ from core.signoff import triage
 from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
 from core.lti import grades
+from core.moderation import sample as moderation_sample
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
 from db import audit, courses, exports, now, releases, submissions
@@ -53,6 +54,7 @@ def gates_of(conn: Database, assignment_id: int, sampled=None) -> list[Gate]:
                           "bulk approval(s)" if ok else f"{len(state.unopened)} sampled item(s) not opened"))
     else:
         gates.append(Gate("Bulk-approval sample checked", True, "no bulk approvals in this release"))
+    gates.append(Gate(*moderation_sample.release_gate(conn, assignment_id)))
     return gates
 
 

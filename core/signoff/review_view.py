@@ -17,6 +17,7 @@ from core.courses import browse
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.calibration import blind, offset, readiness
+from core.moderation import blindness as moderation_blindness
 from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
@@ -63,10 +64,11 @@ def _judging(row: dict, reasons: list[dict]) -> dict:
     return {"confident": confident, "split_criteria": split, "judges": judges}
 
 
-def review_queue(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
+def review_queue(conn: Database, assignment_id: int, *, actor: Actor, everything: bool = False) -> dict:
     """Every submission of the assignment in queue order: {"assignment_ready", "items": [{
     submission_id, student, status, group, bulk_eligible, reasons [{code, text}], judging
-    {confident, split_criteria, judges}}]}. Students appear as the actor may see them."""
+    {confident, split_criteria, judges}}]}. Students appear as the actor may see them; a marker
+    sees only their items unless `everything` (core.moderation.blindness.queue_for)."""
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     lifted, bands = bulk.held_back(conn, assignment_id, actor=actor)
     rule = bulk.eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
@@ -81,7 +83,8 @@ def review_queue(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
             "group": CALIBRATION_GROUP if pending else triage.GROUP_NAMES.get(row["priority"], "other"),
             "bulk_eligible": not reasons, "reasons": reasons,
             "judging": _judging({**row, "held_back": []} if pending else row, _item_reasons(row, rule))})
-    return {"assignment_ready": readiness.is_ready(conn, assignment_id, actor=actor), "items": items}
+    return moderation_blindness.queue_for(conn, assignment_id, {
+        "assignment_ready": readiness.is_ready(conn, assignment_id, actor=actor), "items": items}, actor, everything)
 
 
 def item_reasons(conn: Database, submission_id: int, *, actor: Actor) -> list[dict]:
@@ -107,6 +110,7 @@ def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bo
         actions.open_item(conn, submission_id, actor=actor)
     else:
         blind.require_visible(conn, submission_id)
+        moderation_blindness.require_visible(conn, submission_id, actor)
     data = browse.review_item(conn, submission_id, actor=actor)   # names hidden where the grant says so
     rubric = courses.assignment_rubric(conn, data["submission"]["assignment_id"])
     review, draft = data["review"], data["draft"] or {}

@@ -47,6 +47,7 @@ ORDER = (
     "m026a_appeal_deadline",
     "m025a_lti_launch",
     "m025b_lti_grades",
+    "m028a_moderation",
 )
 
 migrations = Migrations("fairmark")
