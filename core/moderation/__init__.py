@@ -9,7 +9,7 @@ the differences. The rules:
   instructors and teaching assistants, never its own first marker, the least loaded first.
 - The first mark is the item's review as its marker approved it; the second is the second
   marker's blind mark (`marking`). Until the second marker has committed, they see neither the
-  first marker's scores nor the AI's draft anywhere: not on the Moderation page, not in the
+  first marker's scores nor the AI's draft anywhere: not on the Second marking page, not in the
   review queue (the item shows as "second marking"), not in the review item (refused), not in
   the analysis export (the columns are blank) and not on the command line.
 - Two marks *differ* when some criterion is more than one level apart (`TOLERANCE`); those

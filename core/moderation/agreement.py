@@ -10,7 +10,7 @@ from sqlite_utils import Database
 from core import metrics
 from core.accounts import access
 from core.accounts.access import Actor
-from core.moderation.markers import marks_of
+from core.moderation.markers import SECTION, marks_of
 from core.moderation.sample import differs, state_of
 from db import courses
 from db import moderation as mod_db
@@ -57,8 +57,9 @@ def moderation_view(conn: Database, assignment_id: int, *, seed: int = 0, actor:
     """What the moderator sees of an assignment, with one check: {"status" (sample.status),
     "agreement" (agreement_of), "differing" [{submission_id, student, first_marker,
     second_marker, first, second, settled, note}], "sample" [{submission_id, student, stratum,
-    first_marker, second_marker, marked}], "may" (the actor's actions)}. Students by pseudonym
-    unless the actor may see names."""
+    first_marker, second_marker, marked}], "may" (the actor's actions), "rubric", "markers" (the
+    course's), "sections" (the students' sections), "assigned" {marker: items}}. Students by
+    pseudonym unless the actor may see names."""
     course_id = access.check(conn, actor, "moderate", assignment=assignment_id)
     rows = mod_db.items(conn, assignment_id)
     names = access.sees_names(actor, course_id)
@@ -67,8 +68,13 @@ def moderation_view(conn: Database, assignment_id: int, *, seed: int = 0, actor:
                   "second_marker": r["second_marker"], "first": (marks_of(r) or (None,))[0], "second": r["second_scores"],
                   "settled": r["settled"], "note": r["note"]}
                  for r in rows if r["settled"] or differs(r["first_scores"], r["second_scores"])]
-    return {"status": state_of(rows), "agreement": agreement_of(rows, courses.assignment_rubric(conn, assignment_id), seed),
+    rubric = courses.assignment_rubric(conn, assignment_id)
+    assigned = mod_db.assigned(conn, assignment_id)
+    return {"status": state_of(rows), "agreement": agreement_of(rows, rubric, seed), "rubric": rubric,
             "differing": differing, "may": access.allowed(actor, course_id),
+            "markers": mod_db.course_markers(conn, course_id),
+            "sections": sorted({str(i["attributes"].get(SECTION, "")) for i in mod_db.assignable(conn, assignment_id)}),
+            "assigned": {m: sum(1 for v in assigned.values() if v == m) for m in sorted(set(assigned.values()))},
             "sample": [{"submission_id": r["submission_id"], "student": who(r), "stratum": r["stratum"],
                         "first_marker": r["first_marker"], "second_marker": r["second_marker"],
                         "marked": r["second_scores"] is not None} for r in rows]}

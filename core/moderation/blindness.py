@@ -9,7 +9,7 @@ from core.accounts.access import Actor
 from core.errors import GateError
 from db import moderation as mod_db
 
-HIDDEN = ("You are this item's second marker: mark it blind on the Moderation page first. The first marker's "
+HIDDEN = ("You are this item's second marker: mark it blind on the Second marking page first. The first marker's "
           "scores and the AI's draft stay hidden from you until you have.")
 SECOND_MARKING_GROUP = "second marking"   # the queue's group for an item the actor still marks blind
 

@@ -17,7 +17,7 @@ def _drawn(conn: Database, submission_id: int) -> dict:
     row = mod_db.item(conn, submission_id)
     if row is None:
         raise NotFound(f"submission {submission_id} is not in a moderation sample; a coordinator draws it on the "
-                       "Agreement page (Moderation) or with `python -m core moderation draw`")
+                       "Moderation page or with `python -m core moderation draw`")
     return row
 
 
@@ -29,7 +29,7 @@ def for_marker(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     row = _drawn(conn, submission_id)
     if row["second_marker"] != str(actor):
         raise Forbidden(f"{row['second_marker']} is this item's second marker, not you; a coordinator can change "
-                        "the sample on the Agreement page")
+                        "the sample on the Moderation page")
     sub = get_submission(conn, submission_id)
     out = {"submission": {k: sub[k] for k in ("id", "assignment_id", "text", "word_count")},
            "marked": row["second_scores"] is not None, "mine": row["second_scores"]}
@@ -96,3 +96,16 @@ def settle(conn: Database, submission_id: int, scores: dict, *, note: str, actor
                   submission_id=submission_id, before={"scores": review["scores"]}, after={"scores": final},
                   reason=f"moderated: {note.strip()}")
     return mod_db.item(conn, submission_id)
+
+
+def marking_page(conn: Database, assignment_id: int, *, item: int | None = None, actor: Actor) -> dict:
+    """What the Second marking page shows, with one check: {"items" [{submission_id, student,
+    marked}] (the assignment's drawn items `actor` marks a second time), "item" (`for_marker` of
+    `item` when it is one of them, else None), "rubric"}."""
+    course_id = access.check(conn, actor, "second_mark", assignment=assignment_id)
+    names = access.sees_names(actor, course_id)
+    rows = [r for r in mod_db.items(conn, assignment_id) if r["second_marker"] == str(actor)]
+    mine = [{"submission_id": r["submission_id"], "student": r["name"] if names else r["pseudonym"],
+             "marked": r["second_scores"] is not None} for r in rows]
+    shown = for_marker(conn, item, actor=actor) if item in {r["submission_id"] for r in rows} else None
+    return {"items": mine, "item": shown, "rubric": courses.assignment_rubric(conn, assignment_id)}

@@ -1,0 +1,101 @@
+"""The Second marking, Moderation and Markers pages (AppTest): the second marker sees nothing of the
+first mark or the AI's draft until they commit; the moderator settles; a marker sees only their figures."""
+from __future__ import annotations
+
+import factories as f
+from core.moderation import markers, marking, sample
+from core.signoff import actions
+from db import moderation as mod_db
+from db import reviews
+
+LOW = {"concept_understanding": 1, "real_world_application": 1, "reflection_depth": 1, "clarity": 1}
+HIGH = {"concept_understanding": 3, "real_world_application": 3, "reflection_depth": 3, "clarity": 3}
+SECRET = "SECRET AI COMMENT"
+
+
+def _seeded(conn) -> dict:
+    """Two items first-marked by ivy (approved as the AI drafted), drawn with tina second."""
+    c = f.course(conn, name="Course M")
+    sids = []
+    for k in range(2):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id=f"s{k}"),
+                           text=f"My reflection number {k} on temperature.")
+        f.draft(conn, sid, LOW, comment=f"{SECRET} {k}")
+        sids.append(sid)
+    ivy = f.user(conn, "ivy", "instructor", courses=[c["course_id"]])
+    f.user(conn, "tina", "ta", courses=[c["course_id"]])
+    cora = f.user(conn, "cora", "coordinator", courses=[c["course_id"]])
+    markers.assign(conn, c["assignment_id"], how="random", markers=["ivy"], actor=cora)
+    for sid in sids:
+        actions.open_item(conn, sid, actor=ivy)
+        actions.approve(conn, sid, version=reviews.get_review(conn, sid)["version"], actor=ivy)
+    sample.draw(conn, c["assignment_id"], size=2, actor=cora)
+    return {"c": c, "sids": sids}
+
+
+def _page(app_test, m, path, role, user):
+    at = app_test(path, role=role, user=user, courses=[m["c"]["course_id"]])
+    at.session_state["course_id"] = m["c"]["course_id"]
+    at.session_state["assignment_id"] = m["c"]["assignment_id"]
+    return at.run()
+
+
+def _shown(at) -> str:
+    parts = []
+    for kind in ("markdown", "text", "caption", "info", "warning", "error", "success", "subheader", "title"):
+        parts += [str(e.value) for e in getattr(at, kind)]
+    parts += [str(o) for box in at.selectbox for o in (box.label, *box.options)]
+    parts += [d.value.to_string() for d in at.dataframe]
+    return "\n".join(parts).replace("\\", "")      # Markdown escapes off: the words as read
+
+
+def test_the_second_markers_page_hides_the_first_mark_and_the_ai_until_committed(conn, app_test):
+    m = _seeded(conn)
+    sid = m["sids"][0]
+    at = _page(app_test, m, "pages/second_marking.py", "ta", "tina")
+    assert not at.exception, at.exception
+    at.button(key=f"sm_open_{sid}").click().run()
+    text = _shown(at)
+    assert "My reflection number 0" in text and SECRET not in text and "First marker" not in text
+    for c in m["c"]["rubric"].criteria:
+        at.selectbox(key=f"sm_score_{sid}_{c.key}").set_value(3)
+    at.run()
+    at.button(key=f"sm_save_{sid}").click().run()
+    assert not at.exception, at.exception
+    text = _shown(at)
+    assert f"{SECRET} 0" in text and "First marker" in text
+    assert mod_db.item(conn, sid)["second_scores"] == HIGH
+
+
+def test_the_moderator_settles_on_the_moderation_page_and_a_ta_is_refused_it(conn, app_test):
+    m = _seeded(conn)
+    tina = f.user(conn, "tina", "ta")
+    for sid in m["sids"]:
+        marking.mark(conn, sid, HIGH, actor=tina)
+    refused = _page(app_test, m, "pages/moderation.py", "ta", "tina")
+    assert "may not draw moderation samples" in _shown(refused)
+    at = _page(app_test, m, "pages/moderation.py", "coordinator", "cora")
+    assert not at.exception, at.exception
+    assert [x.value for x in at.metric] == ["2", "2", "2", "0"]
+    sid = m["sids"][0]
+    for c in m["c"]["rubric"].criteria:
+        at.selectbox(key=f"mod_final_{sid}_{c.key}").set_value(2)
+    at.text_input(key=f"mod_note_{sid}").input("both half right")
+    at.button(key=f"FormSubmitter:mod_settle_{sid}-Settle").click().run()
+    assert not at.exception, at.exception
+    assert [x.value for x in at.metric] == ["2", "2", "2", "1"]
+    assert reviews.get_review(conn, sid)["scores"] == {k: 2 for k in LOW}
+
+
+def test_the_markers_page_shows_a_marker_only_their_own_figures(conn, app_test):
+    m = _seeded(conn)
+    tina = f.user(conn, "tina", "ta")
+    for sid in m["sids"]:
+        marking.mark(conn, sid, HIGH, actor=tina)
+    at = _page(app_test, m, "pages/markers.py", "coordinator", "cora")
+    assert not at.exception, at.exception
+    text = _shown(at)
+    assert "marks Clarity 2.0 lower than the consensus" in text and "marks Clarity 2.0 higher" in text
+    own = _page(app_test, m, "pages/markers.py", "ta", "tina")
+    text = _shown(own)
+    assert "marks Clarity 2.0 higher than the consensus" in text and "lower than the consensus" not in text
