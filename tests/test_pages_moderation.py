@@ -2,7 +2,10 @@
 first mark or the AI's draft until they commit; the moderator settles; a marker sees only their figures."""
 from __future__ import annotations
 
+import pytest
+
 import factories as f
+from page_reads import PermissionCount
 from core.moderation import markers, marking, sample
 from core.signoff import actions
 from db import moderation as mod_db
@@ -99,3 +102,20 @@ def test_the_markers_page_shows_a_marker_only_their_own_figures(conn, app_test):
     own = _page(app_test, m, "pages/markers.py", "ta", "tina")
     text = _shown(own)
     assert "marks Clarity 2.0 higher than the consensus" in text and "lower than the consensus" not in text
+
+
+@pytest.mark.parametrize("path, role, user, item", [
+    ("pages/second_marking.py", "ta", "tina", False), ("pages/second_marking.py", "ta", "tina", True),
+    ("pages/moderation.py", "coordinator", "cora", False), ("pages/markers.py", "coordinator", "cora", False),
+    ("pages/markers.py", "ta", "tina", False)])
+def test_a_render_checks_the_actor_once(conn, app_test, monkeypatch, path, role, user, item):
+    m = _seeded(conn)
+    at = app_test(path, role=role, user=user, courses=[m["c"]["course_id"]])
+    at.session_state["course_id"] = m["c"]["course_id"]
+    at.session_state["assignment_id"] = m["c"]["assignment_id"]
+    if item:
+        at.session_state["sm_item"] = m["sids"][0]
+    counter = PermissionCount(monkeypatch)
+    at.run()
+    assert not at.exception, at.exception
+    assert len(counter.calls) == 1, counter.calls

@@ -133,7 +133,7 @@ def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: 
     lowered, exact_with_ai, text}}]}. Coordinators and admins see every marker (or `marker`);
     anyone else only their own: asking for another marker's figures is refused."""
     access.check(conn, actor, "read", course=course_id)
-    moderator = access.may(actor, "moderate", course_id)
+    moderator = "moderate" in access.allowed(actor, course_id)
     if not moderator:
         if marker not in (None, str(actor)):
             raise Forbidden("You may see only your own marking figures; a coordinator sees every marker's.")

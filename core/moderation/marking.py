@@ -26,6 +26,10 @@ def for_marker(conn: Database, submission_id: int, *, actor: Actor) -> dict:
     "marked", "mine"} and, only once they have marked it: "first" (the first marker's approved
     scores), "ai" {"scores", "comment"}. Before, nothing of the first mark or the AI is returned."""
     access.check(conn, actor, "second_mark", submission=submission_id)
+    return _for_marker_of(conn, submission_id, actor)
+
+
+def _for_marker_of(conn: Database, submission_id: int, actor: Actor) -> dict:
     row = _drawn(conn, submission_id)
     if row["second_marker"] != str(actor):
         raise Forbidden(f"{row['second_marker']} is this item's second marker, not you; a coordinator can change "
@@ -107,5 +111,5 @@ def marking_page(conn: Database, assignment_id: int, *, item: int | None = None,
     rows = [r for r in mod_db.items(conn, assignment_id) if r["second_marker"] == str(actor)]
     mine = [{"submission_id": r["submission_id"], "student": r["name"] if names else r["pseudonym"],
              "marked": r["second_scores"] is not None} for r in rows]
-    shown = for_marker(conn, item, actor=actor) if item in {r["submission_id"] for r in rows} else None
+    shown = _for_marker_of(conn, item, actor) if item in {r["submission_id"] for r in rows} else None
     return {"items": mine, "item": shown, "rubric": courses.assignment_rubric(conn, assignment_id)}
