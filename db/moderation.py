@@ -11,6 +11,14 @@ from sqlite_utils import Database
 
 from db import audit, loads
 
+# A submission row `s` the marker (parameter) may see in their queue: assigned to them, or in an
+# assignment where nothing is assigned to them (SQL for db.queue's WHERE clause: the name twice).
+MARKERS_OWN = ("(EXISTS (SELECT 1 FROM marker_assignments ma WHERE ma.submission_id = s.id AND ma.marker = ?) "
+               "OR NOT EXISTS (SELECT 1 FROM marker_assignments ma WHERE ma.assignment_id = s.assignment_id "
+               "AND ma.marker = ?))")
+# A submission row `s` the marker (parameter) still marks a second time, blind.
+SECOND_BLIND = ("EXISTS (SELECT 1 FROM moderation_items mi WHERE mi.submission_id = s.id AND mi.second_marker = ? "
+                "AND NOT EXISTS (SELECT 1 FROM moderation_marks mm WHERE mm.submission_id = s.id))")
 # Submission statuses a moderation sample may draw from: the AI has drafted it and nothing is released.
 DRAWABLE = ("drafted", "needs_attention", "approved")
 

@@ -119,3 +119,31 @@ def test_a_render_checks_the_actor_once(conn, app_test, monkeypatch, path, role,
     at.run()
     assert not at.exception, at.exception
     assert len(counter.calls) == 1, counter.calls
+
+
+def _listed(at) -> set[int]:
+    return {int(b.key.removeprefix("open_")) for b in at.button if (b.key or "").startswith("open_")}
+
+
+def test_the_review_pages_queue_shows_a_markers_items_unless_all_and_never_one_they_mark_blind(conn, app_test):
+    c = f.course(conn, name="Course M")
+    sids = []
+    for k in range(4):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], external_id=f"s{k}"))
+        f.draft(conn, sid, LOW, comment=f"{SECRET} {k}")
+        sids.append(sid)
+    f.user(conn, "ivy", "instructor", courses=[c["course_id"]])
+    f.user(conn, "tina", "ta", courses=[c["course_id"]])
+    cora = f.user(conn, "cora", "coordinator", courses=[c["course_id"]])
+    markers.assign(conn, c["assignment_id"], how="random", seed=1, actor=cora)
+    ivy_items = {s for s, who in mod_db.assigned(conn, c["assignment_id"]).items() if who == "ivy"}
+    at = _page(app_test, {"c": c}, "pages/review.py", "instructor", "ivy")
+    assert not at.exception, at.exception
+    assert _listed(at) == ivy_items
+    at.toggle(key="rq_all").set_value(True).run()
+    assert _listed(at) == set(sids)
+    drawn = sample.draw(conn, c["assignment_id"], size=4, actor=cora)["sample"]
+    blind_for_ivy = {i["submission_id"] for i in drawn if i["second_marker"] == "ivy"}
+    assert blind_for_ivy
+    at.run()
+    assert _listed(at) == set(sids) - blind_for_ivy

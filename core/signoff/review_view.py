@@ -204,7 +204,7 @@ def _queue_view(conn: Database, aid: int, *, actor: Actor, course_id: int, may, 
     if with_bulk and "bulk_approve" in may:
         block = readiness.block_text(conn, aid, ready)
         out["bulk"] = {"block": block, "state": None if block else bulk.sample_state_of(conn, aid)}
-    flt = flt or queue.QueueFilter()
+    flt = dataclasses.replace(flt or queue.QueueFilter(), marker=str(actor))   # a marker's own items (db.moderation)
     if flt.criterion is not None and flt.criterion not in rubric.keys:
         flt = dataclasses.replace(flt, criterion=None, score=None)
     elif flt.criterion is not None and flt.score not in rubric.levels:
