@@ -147,3 +147,12 @@ def test_the_review_pages_queue_shows_a_markers_items_unless_all_and_never_one_t
     assert blind_for_ivy
     at.run()
     assert _listed(at) == set(sids) - blind_for_ivy
+
+
+def test_the_release_page_names_the_moderated_item_that_waits_and_why(conn, app_test):
+    m = _seeded(conn)
+    at = _page(app_test, m, "pages/release.py", "instructor", "ivy")
+    assert not at.exception, at.exception
+    text = _shown(at)
+    assert "Moderation sample marked and settled" in text
+    assert f"submission {m['sids'][0]} waits for its second mark (by tina)" in text

@@ -118,12 +118,16 @@ def waiting(row: dict) -> str | None:
     return None
 
 
-def release_gate(conn: Database, assignment_id: int):
+def release_gate(conn: Database, assignment_id: int) -> list[tuple[str, bool, str]]:
     """The release gate (core.signoff.release.gates_of): every approved, unreleased item of the
-    sample has its second mark and, where the marks differ, its settlement. (name, ok, detail)."""
-    held = [(r["submission_id"], why) for r in mod_db.items(conn, assignment_id)
+    sample has its second mark and, where the marks differ, its settlement. [(name, ok, detail)],
+    empty when the assignment has no moderation sample."""
+    rows = mod_db.items(conn, assignment_id)
+    if not rows:
+        return []
+    held = [(r["submission_id"], why) for r in rows
             if r["review_status"] == "approved" and r["status"] == "approved" and (why := waiting(r))]
     name = "Moderation sample marked and settled"
     if not held:
-        return name, True, "every moderated item about to be released is marked twice and settled where needed"
-    return name, False, "; ".join(f"submission {sid} {why}" for sid, why in held)
+        return [(name, True, "every moderated item about to be released is marked twice and settled where needed")]
+    return [(name, False, "; ".join(f"submission {sid} {why}" for sid, why in held))]

@@ -54,7 +54,7 @@ def gates_of(conn: Database, assignment_id: int, sampled=None) -> list[Gate]:
                           "bulk approval(s)" if ok else f"{len(state.unopened)} sampled item(s) not opened"))
     else:
         gates.append(Gate("Bulk-approval sample checked", True, "no bulk approvals in this release"))
-    gates.append(Gate(*moderation_sample.release_gate(conn, assignment_id)))
+    gates += [Gate(*g) for g in moderation_sample.release_gate(conn, assignment_id)]   # none without a sample
     return gates
 
 
