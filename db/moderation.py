@@ -62,7 +62,8 @@ def add_items(conn: Database, assignment_id: int, rows: list[tuple[int, str, str
 
 
 _ITEMS = (
-    "SELECT mi.submission_id, mi.assignment_id, mi.stratum, mi.first_marker, mi.second_marker, mi.drawn_at, "
+    "SELECT mi.submission_id, mi.assignment_id, mi.stratum, COALESCE(mi.first_marker, r.approved_by) AS first_marker, "
+    "mi.second_marker, mi.drawn_at, "
     "s.student_id, st.name, st.pseudonym, s.status, r.status AS review_status, r.scores AS first_scores, "
     "r.approved_by, (SELECT json_group_object(criterion, score) FROM moderation_marks mm "
     " WHERE mm.submission_id = mi.submission_id) AS second_scores, "
@@ -141,6 +142,17 @@ def save_settlement(conn: Database, submission_id: int, rows: list[tuple[str, fl
             [(submission_id, k, f, s, v, note, str(actor), at) for k, f, s, v in rows])
         audit(conn, actor=actor, action="settle_moderation", entity="moderation_settlements",
               submission_id=submission_id, after={k: v for k, _, _, v in rows}, reason=note)
+
+
+def remove_item(conn: Database, submission_id: int, *, actor) -> int:
+    """Take a drawn item nobody has marked a second time out of the sample; returns the rowcount."""
+    n = conn.execute("DELETE FROM moderation_items AS mi WHERE submission_id = ? AND NOT EXISTS "
+                     "(SELECT 1 FROM moderation_marks mm WHERE mm.submission_id = mi.submission_id)",
+                     [submission_id]).rowcount
+    if n:
+        audit(conn, actor=actor, action="withdraw_moderation", entity="moderation_items", submission_id=submission_id,
+              reason="taken out of the moderation sample before its second mark")
+    return n
 
 
 # --- marker assignment ---------------------------------------------------------------------

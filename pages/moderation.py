@@ -128,3 +128,16 @@ if aid is not None:
                        "Second marker": _common.person(s["second_marker"]),
                        "Second mark": "done" if s["marked"] else "waiting"} for s in view["sample"]],
                      hide_index=True, width="stretch")
+        waiting = {s["submission_id"]: s["student"] for s in view["sample"] if not s["marked"]}
+        if waiting:
+            c1, c2 = st.columns([4, 2], vertical_alignment="bottom")
+            out = c1.selectbox("Take an item out before its second mark", list(waiting), index=None,
+                               format_func=waiting.get, key="mod_withdraw",
+                               help="E.g. its second marker left: its release then no longer waits for it.")
+            if c2.button("Take out", key="mod_withdraw_go", disabled=out is None):
+                try:
+                    sample.withdraw(conn, out, actor=me)
+                except FairMarkError as e:
+                    _common.show_error(e)
+                else:
+                    st.rerun()

@@ -152,9 +152,16 @@ def test_an_undone_second_mark_holds_the_release_and_agreeing_marks_do_not(conn,
     drawn = _first_marked(conn, m)
     with pytest.raises(GateError, match="waits for its second mark"):
         release.release(conn, m["aid"], actor=m["ivy"])
-    for i in drawn:
+    for i in drawn[1:]:
         scores = LOW if i["submission_id"] in m["sids"][:4] else HIGH
         marking.mark(conn, i["submission_id"], scores, actor=m[i["second_marker"]])
+    with pytest.raises(GateError, match=f"submission {drawn[0]['submission_id']} waits for its second mark"):
+        release.release(conn, m["aid"], actor=m["ivy"])
+    with pytest.raises(Forbidden):
+        sample.withdraw(conn, drawn[0]["submission_id"], actor=m["ivy"])
+    sample.withdraw(conn, drawn[0]["submission_id"], actor=m["cora"])      # its second marker left, say
+    with pytest.raises(GateError, match="not an item of a moderation sample waiting"):
+        sample.withdraw(conn, drawn[1]["submission_id"], actor=m["cora"])  # marked already: it stays
     assert release.release(conn, m["aid"], actor=m["ivy"])["n_items"] == 8
 
 

@@ -84,6 +84,16 @@ def _second_marker(load: dict[str, int], first: str | None, rng: random.Random) 
     return rng.choice(sorted(m for m in free if load[m] == least))
 
 
+def withdraw(conn: Database, submission_id: int, *, actor: Actor) -> None:
+    """Take an item out of the sample before its second mark (its second marker left, or knows
+    the student's work too well): its release no longer waits for it."""
+    access.check(conn, actor, "moderate", submission=submission_id)
+    with writing(conn):
+        if not mod_db.remove_item(conn, submission_id, actor=actor):
+            raise GateError(f"submission {submission_id} is not an item of a moderation sample waiting for its second "
+                            "mark (already marked, or not drawn)")
+
+
 def differs(first: dict | None, second: dict | None) -> bool:
     """Whether two marks need the moderator: some criterion more than TOLERANCE levels apart.
 
