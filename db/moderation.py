@@ -182,11 +182,12 @@ def assigned(conn: Database, assignment_id: int) -> dict[int, str]:
 
 
 def marker_edits(conn: Database, course_id: int) -> list[dict]:
-    """The course's items approved one by one: {marker (who approved), student_id, rubric_id, ai
-    (the draft's scores), mine (the approved scores)}. Bulk approvals copy the AI: left out."""
-    return [{"marker": r[0], "student_id": r[1], "rubric_id": r[2], "ai": loads(r[3], {}) or {},
+    """The course's items approved one by one: {marker (who approved), submission_id, student_id,
+    rubric_id, ai (the draft's scores), mine (the approved scores)}. Bulk approvals copy the AI:
+    left out."""
+    return [{"marker": r[0], "submission_id": r[5], "student_id": r[1], "rubric_id": r[2], "ai": loads(r[3], {}) or {},
              "mine": loads(r[4], {}) or {}} for r in conn.execute(
-        "SELECT r.approved_by, s.student_id, a.rubric_id, d.scores, r.scores FROM reviews r "
+        "SELECT r.approved_by, s.student_id, a.rubric_id, d.scores, r.scores, s.id FROM reviews r "
         "JOIN submissions s ON s.id = r.submission_id JOIN assignments a ON a.id = s.assignment_id "
         "JOIN drafts d ON d.id = r.draft_id WHERE a.course_id = ? AND r.approved_in_bulk = 0 "
         "AND r.approved_by IS NOT NULL AND (r.status = 'approved' OR s.status = 'released') ORDER BY r.id",

@@ -189,8 +189,9 @@ def test_marker_figures_against_hand_computed_values(conn, m):
     tdepth = next(s for s in tina["severity"] if s["criterion"] == "reflection_depth")
     # tina: 1 vs settled 1 (0), 1 vs ivy's 2 three times (-1) -> -0.75
     assert tdepth["difference"] == pytest.approx(-0.75)
-    # edits read the teacher's version as it stands: the settled item is back at the AI's scores
-    assert ivy["edits"]["items"] == 4 and ivy["edits"]["changed"] == 3 and ivy["edits"]["raised"] == 3
+    # edits count ivy's own marks, also on the item the settlement put back at the AI's scores
+    assert ivy["edits"]["items"] == 4 and ivy["edits"]["changed"] == 4 and ivy["edits"]["raised"] == 4
+    assert ivy["edits"]["exact_with_ai"] == pytest.approx(12 / 16)
     own = markers.figures(conn, m["c"]["course_id"], actor=m["tina"])["markers"]
     assert [x["marker"] for x in own] == ["tina"]
     with pytest.raises(Forbidden, match="only your own"):

@@ -140,7 +140,10 @@ def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: 
         marker = str(actor)
     items = mod_db.course_items(conn, course_id)
     rubrics = {rid: courses.get_rubric(conn, rid) for rid in {r["rubric_id"] for r in items}}
-    edits = mod_db.marker_edits(conn, course_id)
+    # A settlement rewrote the review: the marker's own mark is the first mark it kept.
+    as_marked = {r["submission_id"]: {k: v["first"] for k, v in r["settled"].items()} for r in items if r["settled"]}
+    edits = [{**e, "mine": {**e["mine"], **as_marked.get(e["submission_id"], {})}}
+             for e in mod_db.marker_edits(conn, course_id)]
     for rid in {e["rubric_id"] for e in edits} - set(rubrics):
         rubrics[rid] = courses.get_rubric(conn, rid)
     titles = {c.key: c.title for r in rubrics.values() for c in r.criteria}
