@@ -123,7 +123,7 @@ if aid is not None:
 
     if view["sample"]:
         st.subheader("The sample")
-        st.dataframe([{"Student": s["student"], "Stratum": s["stratum"],
+        st.dataframe([{"Student": s["student"], "AI's band": s["stratum"].split(" · ")[0],
                        "First marker": _common.person(s["first_marker"] or "—"),
                        "Second marker": _common.person(s["second_marker"]),
                        "Second mark": "done" if s["marked"] else "waiting"} for s in view["sample"]],

@@ -12,6 +12,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError, Forbidden, GateError
 from core.signoff.actions import writing
+from core.text import count
 from db import courses, now
 from db import moderation as mod_db
 
@@ -90,7 +91,7 @@ def sentence(title: str, bias: float, ci, students: int) -> str:
         how = "the same as the consensus on average"
     else:
         how = f"{abs(bias):.1f} {'lower' if bias < 0 else 'higher'} than the consensus"
-    return f"marks {title} {how}, {_interval_words(bias, ci)}, on {students} student{'s' * (students != 1)}"
+    return f"marks {title} {how}, {_interval_words(bias, ci)}, on {count(students, 'student')}"
 
 
 def _severity(rows: list[tuple], rubric_titles: dict, lo_hi: dict, seed: int) -> list[dict]:
@@ -120,7 +121,7 @@ def _edits(rows: list[dict]) -> dict:
         changed += any(diffs)
         pairs += [(r["ai"][k], r["mine"][k], r["student_id"]) for k in r["mine"] if k in r["ai"]]
     exact = (sum(a == m for a, m, _ in pairs) / len(pairs)) if pairs else None
-    text = (f"changes the AI's scores on {changed} of {len(rows)} items approved one by one (raised {raised}, "
+    text = (f"changes the AI's scores on {changed} of {count(len(rows), 'item')} approved one by one (raised {raised}, "
             f"lowered {lowered} criterion scores); same score as the AI on {exact:.0%} of criteria"
             if rows else "has approved no item one by one yet")
     return {"items": len(rows), "changed": changed, "raised": raised, "lowered": lowered, "exact_with_ai": exact,
