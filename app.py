@@ -17,7 +17,8 @@ ICON = Path(__file__).resolve().parent / "assets" / "icon.png"
 # pages need "read". Only a hint: every core function the page calls checks again.
 NEEDS = {"Upload": "upload", "Assess": "assess", "Calibrate": "calibrate", "Release": "release",
          "Compare": "compare", "Agreement": "dashboards", "Fairness": "dashboards", "Costs": "dashboards",
-         "AI quality": "dashboards", "Learning": "dashboards", "Settings": "upload"}
+         "AI quality": "dashboards", "Learning": "dashboards", "Settings": "upload",
+         "Second marking": "second_mark", "Moderation": "moderate", "Markers": "read"}
 
 
 def student_page(conn, me) -> bool:
@@ -50,6 +51,7 @@ def main() -> None:
             st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:"),
             st.Page("pages/assess.py", title="Assess", icon=":material/smart_toy:"),
             st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:"),
+            st.Page("pages/second_marking.py", title="Second marking", icon=":material/rate_review:"),
             st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
             st.Page("pages/release.py", title="Release", icon=":material/send:"),
             st.Page("pages/student.py", title="Students", icon=":material/person:"),
@@ -63,6 +65,8 @@ def main() -> None:
             st.Page("pages/costs.py", title="Costs", icon=":material/payments:"),
             st.Page("pages/ai_quality.py", title="AI quality", icon=":material/verified:"),
             st.Page("pages/learning.py", title="Learning", icon=":material/trending_up:"),
+            st.Page("pages/moderation.py", title="Moderation", icon=":material/group:"),
+            st.Page("pages/markers.py", title="Markers", icon=":material/groups:"),
         ],
         "Admin": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
     }

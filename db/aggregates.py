@@ -42,7 +42,7 @@ VERSION_SQL = (f"CASE WHEN d.is_offline = 1 THEN '{OFFLINE_VERSION}' "
 REFERENCES = ("auto", "expert", "blind", "teacher")
 PAIR_DIMS = ("", "week", "version", "word_count")   # plus attr:NAME per student attribute
 PAIR_COLUMNS = ("submission_id", "criterion", "course_id", "assignment_id", "student_id", "rubric_id", "week",
-                "version", "word_count", "attributes", "ai", "expert", "blind", "teacher", "raters")
+                "version", "word_count", "attributes", "ai", "expert", "blind", "teacher", "raters", "moderated")
 
 
 def version(conn: Database, scope: str | None = None) -> int:
@@ -247,6 +247,8 @@ def _contributions(conn: Database, ids: list[int]) -> dict[int, dict]:
         raters[(s, c)][rater] = v
     blind = {(s, c): v for s, c, v in _in(conn, "SELECT submission_id, criterion, AVG(score) FROM calibration_scores "
                                                 "WHERE submission_id IN ({}) GROUP BY 1, 2", ids)}
+    moderated = {(s, c): v for s, c, v in _in(conn, "SELECT submission_id, criterion, score FROM "
+                                                    "moderation_settlements WHERE submission_id IN ({})", ids)}
     # Each blind rater's score is in the state too: the readiness gate compares raters with each
     # other (its human ceiling), which a change that keeps the mean would not show otherwise.
     blind_raters: dict = defaultdict(list)
@@ -283,13 +285,15 @@ def _contributions(conn: Database, ids: list[int]) -> dict[int, dict]:
             t = contested.get((sid, crit), teacher_scores.get(crit)) if teacher_final else None
             ref = {"expert": expert.get((sid, crit)), "blind": blind.get((sid, crit)),
                    "teacher": t if _number(t) else None}
-            rs = raters.get((sid, crit))
+            rs, settled = raters.get((sid, crit)), moderated.get((sid, crit))
             pairs.append((sid, crit, cid, aid, student, rubric, week, version_, words, attrs_raw, ai, ref["expert"],
-                          ref["blind"], ref["teacher"], json.dumps(rs, sort_keys=True) if rs else None))
+                          ref["blind"], ref["teacher"], json.dumps(rs, sort_keys=True) if rs else None, settled))
             kinds = [(k, k, v) for k, v in ref.items() if v is not None]
-            if ref["expert"] is not None or ref["blind"] is not None:
-                auto_source = "expert" if ref["expert"] is not None else "blind"
-                kinds.append(("auto", auto_source, ref[auto_source]))
+            # "auto": the most honest reference there is: expert, then the moderator's settled score, then blind
+            honest = [(k, v) for k, v in (("expert", ref["expert"]), ("moderated", settled), ("blind", ref["blind"]))
+                      if v is not None]
+            if honest:
+                kinds.append(("auto", *honest[0]))
             kinds += [(f"rater:{name}", "expert", v) for name, v in sorted((rs or {}).items())]
             values = {"": "", "week": week, "version": version_, "word_count": str(words)}
             for name, v in attrs.items():

@@ -10,8 +10,8 @@ Which scores are compared:
 - AI = the draft's own scores before any teacher edit: the draft the teacher's review started
   from, else the submission's current draft.
 - reference, per (submission, criterion), by `reference` — honest references first:
-  "auto"    uploaded expert scores where present (mean of the raters), else blind calibration
-            scores (mean of the raters; scored before seeing the AI's draft);
+  "auto"    uploaded expert scores where present (mean of the raters), else the moderator's settled
+            score (core.moderation), else blind calibration scores (mean of the raters, given blind);
   "expert"  uploaded expert scores only (mean of the raters);
   "rater:NAME" one uploaded rater;
   "blind"   blind calibration scores only (Calibrate page, or uploads declared as calibration);
@@ -196,7 +196,8 @@ def pair_counts(conn: Database, scope: Scope, *, reference: str = "auto", by: tu
 
 def _pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
     if reference == "auto":
-        ref_sql, source_sql = "COALESCE(expert, blind)", "CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'blind' END"
+        ref_sql, source_sql = "COALESCE(expert, moderated, blind)", ("CASE WHEN expert IS NOT NULL THEN 'expert' WHEN "
+                                                                     "moderated IS NOT NULL THEN 'moderated' ELSE 'blind' END")
     elif reference.startswith("rater:"):
         ref_sql, source_sql = "json_extract(raters, '$.\"' || ? || '\"')", "'expert'"
     else:
@@ -294,7 +295,7 @@ def student_count(conn: Database, scope: Scope, reference: str, rubric_ids: set[
     _check_reference(reference)
     if scope.key is None or not rubric_ids or reference not in ("expert", "blind", "teacher", "auto"):
         return 0
-    ref = "COALESCE(expert, blind)" if reference == "auto" else reference
+    ref = "COALESCE(expert, moderated, blind)" if reference == "auto" else reference
     where, args = scope.agg_where()
     ids = sorted(int(r) for r in rubric_ids)
     rubrics = f"rubric_id IN ({', '.join('?' * len(ids))})"

@@ -26,6 +26,10 @@ _SUBMISSION_DATA = (
     ("next_step_marks", "DELETE FROM next_step_marks WHERE submission_id IN (SELECT id FROM temp.doomed_subs) "
                         "OR previous_submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("saved_eval_cases", "DELETE FROM saved_eval_cases WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("moderation_settlements", "DELETE FROM moderation_settlements WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("moderation_marks", "DELETE FROM moderation_marks WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("moderation_items", "DELETE FROM moderation_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("marker_assignments", "DELETE FROM marker_assignments WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("calibration_scores", "DELETE FROM calibration_scores WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("calibration_items", "DELETE FROM calibration_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("review_samples", "DELETE FROM review_samples WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 from sqlite_utils import Database
 
-from db import loads
+from db import loads, moderation
 from db.calibration import BLIND_PENDING
 from db.errors import NotFound
 from db.rubric_model import CRITERION_KEY
@@ -39,6 +39,8 @@ class QueueFilter:
     score: int | None = None          # with criterion: teacher's score if reviewed, else the draft's
     flag: str | None = None           # "any", "failed_check" (derived) or a code in drafts.flags
     search: str = ""                  # in the text, the student's name or id
+    marker: str | None = None         # the reader: only their items (unless `everything`), never one they mark blind
+    everything: bool = False
 
     def where(self) -> tuple[str, list]:
         # priority 9 = not drafted yet: nothing to review. A calibration item waiting for its
@@ -63,6 +65,9 @@ class QueueFilter:
         elif self.flag:
             sql.append("EXISTS (SELECT 1 FROM json_each(d.flags) f WHERE f.value = ?)")
             args.append(self.flag)
+        if self.marker:
+            sql.append(f"NOT {moderation.SECOND_BLIND}" + ("" if self.everything else f" AND {moderation.MARKERS_OWN}"))
+            args += [self.marker] * (1 if self.everything else 3)
         text = self.search.strip()
         if text:
             sql.append("(instr(lower(s.text), lower(?)) > 0 OR instr(lower(st.name), lower(?)) > 0 "

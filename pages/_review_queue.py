@@ -16,7 +16,7 @@ from core.signoff import bulk, eligibility, labels, review_view
 from core.text import count
 from pages import _calibration, _common
 
-FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk")
+FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk", "rq_all")
 # The "no filter" choice of each selectbox. A real value, not None: keep_filters() writes the
 # state back on every run, and Streamlit shows a selectbox whose state is None as unset
 # ("Choose an option") instead of its "All ..." label.
@@ -34,7 +34,7 @@ def keep_filters() -> None:
         if key in st.session_state:
             value = st.session_state[key]
             # None (state from before the sentinel) would show as "Choose an option".
-            st.session_state[key] = ALL if value is None and key not in ("rq_search", "rq_bulk", "rq_score") else value
+            st.session_state[key] = ALL if value is None and key not in ("rq_search", "rq_bulk", "rq_score", "rq_all") else value
 
 
 def _chosen(key: str):
@@ -53,6 +53,7 @@ def current_filter() -> browse.QueueFilter:
         score=ss.get("rq_score") if criterion else None,
         flag=_chosen("rq_flag"),
         search=ss.get("rq_search") or "",
+        everything=bool(ss.get("rq_all")),
     )
 
 
@@ -97,6 +98,8 @@ def _filters(rubric) -> None:
                  disabled=_chosen("rq_criterion") is None)
     c5.selectbox("Flag", list(FLAG_LABELS), format_func=FLAG_LABELS.get, key="rq_flag", on_change=_first_page)
     c6.text_input("Search text, name or student id", key="rq_search", on_change=_first_page)
+    st.toggle("Every item, not only those assigned to me", key="rq_all", on_change=_first_page,
+              help="Where a coordinator assigned markers, your queue shows your items; this shows all of them.")
 
 
 def _row(row: dict, rubric) -> None:

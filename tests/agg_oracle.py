@@ -20,7 +20,8 @@ def _reference_sql(reference: str) -> tuple[str, str, list]:
     """(reference expression, its source expression over the inner columns `expert`/`blind`/
     `teacher`, expert-subquery args)."""
     if reference == "auto":
-        return ("COALESCE(expert, blind)", "CASE WHEN expert IS NOT NULL THEN 'expert' ELSE 'blind' END", [])
+        return ("COALESCE(expert, moderated, blind)", "CASE WHEN expert IS NOT NULL THEN 'expert' WHEN moderated IS "
+                "NOT NULL THEN 'moderated' ELSE 'blind' END", [])
     if reference in ("expert", "blind", "teacher"):
         return reference, f"'{reference}'", []
     if reference.startswith("rater:") and reference.removeprefix("rater:"):
@@ -47,6 +48,8 @@ def pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
                  WHERE rs.submission_id = s.id AND rs.criterion = j.key{rater}) AS expert,
                 (SELECT AVG(cs.score) FROM calibration_scores cs
                  WHERE cs.submission_id = s.id AND cs.criterion = j.key) AS blind,
+                (SELECT ms.score FROM moderation_settlements ms
+                 WHERE ms.submission_id = s.id AND ms.criterion = j.key) AS moderated,
                 CASE WHEN (r.status = 'approved' OR (s.status = 'released' AND r.status IS NOT 'rejected'))
                           AND r.approved_in_bulk = 0
                      THEN json_extract(r.scores, '$."' || j.key || '"') END AS teacher

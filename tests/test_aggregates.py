@@ -20,7 +20,7 @@ from core.accounts.access import Actor
 
 REFERENCES = ("auto", "expert", "blind", "teacher", "rater:r1", "rater:r2")
 OPS = ("draft", "expert", "unexpert", "blind", "unblind", "review", "unreview", "release", "attrs", "week",
-       "offline_draft", "failed_draft", "refresh")
+       "offline_draft", "failed_draft", "refresh", "settle", "unsettle")
 
 
 def _world(conn):
@@ -68,6 +68,12 @@ def _apply(conn, op: str, sid: int, rng: random.Random, ctx: dict) -> None:
         f.blind(conn, sid, scores(lvl()))
     elif op == "unblind":
         conn.execute("DELETE FROM calibration_scores WHERE submission_id = ?", [sid])
+    elif op in ("settle", "unsettle"):   # the moderator's final score (core.moderation.marking.settle)
+        conn.execute("DELETE FROM moderation_settlements WHERE submission_id = ?", [sid])
+        if op == "settle":
+            conn.execute("INSERT INTO moderation_settlements (submission_id, criterion, first_score, second_score, "
+                         "score, note, settled_by, settled_at) VALUES (?, ?, 0, 3, ?, 'n', 'm', 'now')",
+                         [sid, rng.choice(KEYS), rng.randint(0, 3)])
     elif op in ("review", "unreview", "release"):
         did = conn.execute("SELECT current_draft_id FROM submissions WHERE id = ?", [sid]).fetchone()[0]
         if op == "unreview":

@@ -38,7 +38,8 @@ PEOPLE = {  # role -> (user name, display name)
 COLON = "Physics: :material/science: and :red[light] 10:30 (a\\b)"  # a course name
 PAGES = ["", "upload", "assess", "calibrate?assignment={week2}", "review", "review?item={edited}", "release",
          "student", "compare", "lessons?course={lesson_course}", "lesson_review?lesson={lesson}", "agreement",
-         "fairness", "costs", "ai_quality", "learning", "settings"]
+         "fairness", "costs", "ai_quality", "learning", "settings", "second_marking?assignment={week2}",
+         "moderation?assignment={week2}", "markers"]
 
 # What no page may show (the list), as (what, pattern).
 SNAKE = re.compile(r"\b[a-z]+(?:_[a-z0-9]+)+\b(?!\.[a-z]{2,4}\b)")  # a file's name is not a code
@@ -84,6 +85,7 @@ def _cli(path, *args):
 def site(tmp_path_factory, browser):
     from core.calibration import draw
     from core.evals import saved
+    from core.moderation import sample as moderation
     from core.lessons import ingest as lesson_ingest
     from core.lessons import runs as lesson_runs
 
@@ -127,6 +129,9 @@ def site(tmp_path_factory, browser):
         user = PEOPLE[role][0]
         for cname in (demo.demo_data()["course"]["name"], "Science lessons", COLON):
             _cli(path, "user", "grant", user, "--course", cname)
+    conn = dbmod.connect(path)   # a moderation sample of week 2, second-marked by the course's instructor or TA
+    moderation.draw(conn, week2, size=2, actor=users.actor_for(conn, users.find(conn, PEOPLE["coordinator"][0])["id"]))
+    conn.close()
     with streamlit_server(path, tmp, display_name=PEOPLE["admin"][1]) as url:
         yield {"url": url, "browser": browser, "course": course, "week2": week2, "edited": edited,
                "lesson": out["lesson_ids"][0], "lesson_course": out["course_id"], "colon_course": colon.course_id}

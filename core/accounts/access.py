@@ -55,6 +55,9 @@ ACTIONS: dict[str, Action] = {
     "dashboards": Action("see the dashboards", frozenset({"admin", "coordinator", "instructor"})),
     "review": Action("edit, reject or approve feedback", TEACHERS),
     "calibrate": Action("score blind for calibration", TEACHERS),
+    "second_mark": Action("mark blind as a second marker", TEACHERS),
+    "moderate": Action("draw moderation samples, assign markers or settle marks", frozenset({"admin", "coordinator"}),
+                       ask="the course's coordinator"),
     "bulk_approve": Action("approve feedback in bulk", STAFF),
     "release": Action("release feedback", STAFF),
     "upload": Action("upload or edit course material", STAFF),
@@ -97,7 +100,7 @@ def allowed(actor: Actor, course_id: int | None = None) -> frozenset[str]:
     asking again. It refuses nothing itself.
 
         >>> sorted(allowed(Actor("tom", role="ta", user_id=2, courses={1: True}), 1))
-        ['calibrate', 'read', 'review']
+        ['calibrate', 'read', 'review', 'second_mark']
         >>> allowed(Actor("tom", role="ta", user_id=2, courses={1: True}), 2)
         frozenset()
     """

@@ -20,7 +20,7 @@ from core.errors import FairMarkError
 
 COMMAND_MODULES = ("core.cli.catalogue", "core.cli.assignment", "core.cli.assess", "core.cli.export",
                    "core.cli.metrics", "core.cli.evals", "core.cli.lessons", "core.cli.users", "core.cli.data", "core.cli.review",
-                   "core.cli.lti", "core.cli.appeals", "core.cli.student_links")
+                   "core.cli.lti", "core.cli.appeals", "core.cli.student_links", "core.cli.moderation")
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -16,6 +16,7 @@ def register(sub) -> None:
     q = verbs.add_parser("queue", help="every submission of an assignment with its group and bulk eligibility")
     q.add_argument("--course", required=True, help="course name")
     q.add_argument("--assignment", required=True, help="assignment title")
+    q.add_argument("--all", action="store_true", help="every item, not only those assigned to you as their marker")
     add_db_arg(q)
     q.set_defaults(func=run_queue)
     s = verbs.add_parser("show", help="one item as the review page shows it (the acting user opens it)")
@@ -42,7 +43,7 @@ def _assignment(conn, args) -> int:
 def run_queue(args) -> int:
     conn = open_db(args)
     who = actor(args, conn)
-    emit(review_view.review_queue(conn, _assignment(conn, args), actor=who))
+    emit(review_view.review_queue(conn, _assignment(conn, args), actor=who, everything=args.all))
     return 0
 
 

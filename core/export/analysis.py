@@ -21,6 +21,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.export.released import Export, csv_bytes, safe_name
+from core.moderation import blindness as moderation_blindness
 from db import courses, exports
 
 MARKER = "analysis only — not for students"
@@ -42,7 +43,7 @@ def _number(value):
 
 def analysis_table(conn: Database, course_id: int, assignment_id: int | None = None, *, actor: Actor) -> list[list]:
     access.check(conn, actor, "dashboards", course=course_id, assignment=assignment_id)
-    rows = exports.analysis_rows(conn, course_id, assignment_id)
+    rows = moderation_blindness.blank_export_rows(conn, exports.analysis_rows(conn, course_id, assignment_id), actor)
     names = access.sees_names(actor, course_id)
     if not names:
         rows.sort(key=lambda r: (r["week"], r["title"], r["pseudonym"], r["submission_id"]))

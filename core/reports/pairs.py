@@ -15,7 +15,7 @@ from db import analytics, courses
 EMPTY_MESSAGE = ("No reference scores yet — upload expert scores, or score a calibration set blind on the "
                  "Calibrate page.")
 REFERENCE_LABELS = {
-    "auto": "expert scores where uploaded, else blind calibration scores",
+    "auto": "expert scores where uploaded, else the moderator's settled scores, else blind calibration scores",
     "expert": "uploaded expert scores (mean of raters)",
     "blind": "blind calibration scores (given before seeing the AI draft)",
     "teacher": "teachers' approved scores, after seeing the AI draft (bulk approvals never count)",

@@ -14,6 +14,7 @@ from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.calibration import blind
+from core.moderation import blindness as moderation_blindness
 from core.errors import ConflictError, FairMarkError, NotFound
 from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
@@ -148,6 +149,7 @@ def open_item(conn: Database, submission_id: int, *, actor: Actor) -> dict:
 def record_open(conn: Database, submission_id: int, *, actor: Actor, reviewer: bool) -> dict:
     """`open_item` for a caller that has checked the actor; `reviewer`: whether the actor may
     review in the item's course (else the item is only looked at, nothing recorded)."""
+    moderation_blindness.require_visible(conn, submission_id, actor)
     if not reviewer:  # a coordinator looks without opening it
         blind.require_visible(conn, submission_id)
         return reviews.get_review(conn, submission_id)

@@ -13,6 +13,7 @@ from core.signoff import triage
 from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
 from core.lti import grades
+from core.moderation import sample as moderation_sample
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
 from core.students import links as student_links
@@ -54,6 +55,7 @@ def gates_of(conn: Database, assignment_id: int, sampled=None) -> list[Gate]:
                           "bulk approval(s)" if ok else f"{len(state.unopened)} sampled item(s) not opened"))
     else:
         gates.append(Gate("Bulk-approval sample checked", True, "no bulk approvals in this release"))
+    gates += [Gate(*g) for g in moderation_sample.release_gate(conn, assignment_id)]   # none without a sample
     return gates
 
 

@@ -18,6 +18,7 @@ from core.signoff import triage
 from core.accounts.access import Actor
 from core.appeals import deciding
 from core.calibration import blind, offset, readiness
+from core.moderation import blindness as moderation_blindness
 from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
@@ -64,10 +65,11 @@ def _judging(row: dict, reasons: list[dict]) -> dict:
     return {"confident": confident, "split_criteria": split, "judges": judges}
 
 
-def review_queue(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
+def review_queue(conn: Database, assignment_id: int, *, actor: Actor, everything: bool = False) -> dict:
     """Every submission of the assignment in queue order: {"assignment_ready", "items": [{
     submission_id, student, status, group, bulk_eligible, reasons [{code, text}], judging
-    {confident, split_criteria, judges}}]}. Students appear as the actor may see them."""
+    {confident, split_criteria, judges}}]}. Students appear as the actor may see them; a marker
+    sees only their items unless `everything` (core.moderation.blindness.queue_for)."""
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
     lifted, bands = bulk.held_back(conn, assignment_id, actor=actor)
     rule = bulk.eligibility(courses.assignment_rubric(conn, assignment_id), lifted=lifted, blocked_bands=bands)
@@ -82,7 +84,8 @@ def review_queue(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
             "group": CALIBRATION_GROUP if pending else triage.GROUP_NAMES.get(row["priority"], "other"),
             "bulk_eligible": not reasons, "reasons": reasons,
             "judging": _judging({**row, "held_back": []} if pending else row, _item_reasons(row, rule))})
-    return {"assignment_ready": readiness.is_ready(conn, assignment_id, actor=actor), "items": items}
+    return moderation_blindness.queue_for(conn, assignment_id, {
+        "assignment_ready": readiness.is_ready(conn, assignment_id, actor=actor), "items": items}, actor, everything)
 
 
 def item_reasons(conn: Database, submission_id: int, *, actor: Actor) -> list[dict]:
@@ -108,6 +111,7 @@ def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bo
         actions.open_item(conn, submission_id, actor=actor)
     else:
         blind.require_visible(conn, submission_id)
+        moderation_blindness.require_visible(conn, submission_id, actor)
     data = browse.review_item(conn, submission_id, actor=actor)   # names hidden where the grant says so
     rubric = courses.assignment_rubric(conn, data["submission"]["assignment_id"])
     review, draft = data["review"], data["draft"] or {}
@@ -211,7 +215,7 @@ def _queue_view(conn: Database, aid: int, *, actor: Actor, course_id: int, may, 
     if with_bulk and "bulk_approve" in may:
         block = readiness.block_text(conn, aid, ready)
         out["bulk"] = {"block": block, "state": None if block else bulk.sample_state_of(conn, aid)}
-    flt = flt or queue.QueueFilter()
+    flt = dataclasses.replace(flt or queue.QueueFilter(), marker=str(actor))   # a marker's own items (db.moderation)
     if flt.criterion is not None and flt.criterion not in rubric.keys:
         flt = dataclasses.replace(flt, criterion=None, score=None)
     elif flt.criterion is not None and flt.score not in rubric.levels:

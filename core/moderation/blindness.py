@@ -1,0 +1,48 @@
+"""What a second marker may not see before they commit their blind mark, and a marker's own
+queue. Called by the review item, the review queue and the analysis export after their own
+check of the actor (so this module imports nothing of core.signoff: no import circle)."""
+from __future__ import annotations
+
+from sqlite_utils import Database
+
+from core.accounts.access import Actor
+from core.errors import GateError
+from db import moderation as mod_db
+
+HIDDEN = ("You are this item's second marker: mark it blind on the Second marking page first. The first marker's "
+          "scores and the AI's draft stay hidden from you until you have.")
+SECOND_MARKING_GROUP = "second_marking"   # the queue's group for an item the actor still marks blind
+
+
+def require_visible(conn: Database, submission_id: int, actor: Actor) -> None:
+    """Raise GateError while `actor` is the item's second marker and has not marked it yet."""
+    if mod_db.pending_second_marker(conn, submission_id) == str(actor):
+        raise GateError(HIDDEN)
+
+
+def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, everything: bool = False) -> dict:
+    """The review queue (core.signoff.review_view.review_queue) as `actor` sees it: a marker
+    with items assigned in this assignment sees only those (and those they mark a second time)
+    unless they ask for `everything`; an item they still mark blind shows nothing of the AI or
+    the first marker."""
+    me = str(actor)
+    hidden = mod_db.hidden_from(conn, assignment_id, me)
+    mine = {sid for sid, marker in mod_db.assigned(conn, assignment_id).items() if marker == me}
+    items = queue["items"]
+    if mine and not everything:
+        items = [i for i in items if i["submission_id"] in mine | hidden]
+    items = [{"submission_id": i["submission_id"], "student": i["student"], "status": i["status"],
+              "group": SECOND_MARKING_GROUP, "bulk_eligible": False, "reasons": [],
+              "judging": {"confident": None, "split_criteria": [], "judges": []}}
+             if i["submission_id"] in hidden else i for i in items]
+    return {**queue, "items": items}
+
+
+def blank_export_rows(conn: Database, rows: list[dict], actor: Actor) -> list[dict]:
+    """Analysis-export rows (db.exports.analysis_rows) with the AI's and the first marker's
+    scores blanked where `actor` still marks the item blind."""
+    hidden: set[int] = set()
+    for aid in {r["assignment_id"] for r in rows}:
+        hidden |= mod_db.hidden_from(conn, aid, str(actor))
+    return [{**r, "draft_id": None, "ai_scores": {}, "flags": [], "teacher_scores": {}, "review_status": None}
+            if r["submission_id"] in hidden else r for r in rows]

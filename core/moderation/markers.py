@@ -1,0 +1,173 @@
+"""Markers: who marks which item (by section or at random, per assignment) and each marker's
+figures against the consensus (rules in core.moderation's docstring)."""
+from __future__ import annotations
+
+import random
+
+import pandas as pd
+from sqlite_utils import Database
+
+from core import metrics
+from core.accounts import access
+from core.accounts.access import Actor
+from core.errors import FairMarkError, Forbidden, GateError
+from core.signoff.actions import writing
+from core.text import count
+from db import courses, now
+from db import moderation as mod_db
+
+HOW = ("section", "random")
+SECTION = "section"       # the student attribute "by section" reads
+N_BOOT = 1000
+
+
+def assign(conn: Database, assignment_id: int, *, how: str, markers=None, seed: int = 0, actor: Actor) -> dict:
+    """Assign every item of the assignment to a marker, replacing any earlier assignment.
+    "section": `markers` maps each section (the students' "section" attribute) to a marker;
+    "random": `markers` lists the markers (default: the course's instructors and teaching
+    assistants), dealt in turn over the items in a seeded random order. {"assigned": {marker: n}}."""
+    course_id = access.check(conn, actor, "moderate", assignment=assignment_id)
+    if how not in HOW:
+        raise FairMarkError(f"assign markers by section or at random, not {how!r}")
+    known = set(mod_db.course_markers(conn, course_id))
+    items = mod_db.assignable(conn, assignment_id)
+    if how == "section":
+        plan = dict(markers or {})
+        sections = {str(i["attributes"].get(SECTION, "")) for i in items}
+        missing = sorted(s for s in sections if s not in plan)
+        if missing:
+            raise GateError("give a marker for every section; none for: " + ", ".join(s or "(no section)" for s in missing))
+        pairs = [(i["submission_id"], plan[str(i["attributes"].get(SECTION, ""))]) for i in items]
+    else:
+        names = list(markers or sorted(known))
+        if not names:
+            raise GateError("no markers: grant instructors or teaching assistants this course first (Users page)")
+        order = [i["submission_id"] for i in items]
+        random.Random(seed).shuffle(order)
+        pairs = [(sid, names[k % len(names)]) for k, sid in enumerate(order)]
+    strangers = sorted({m for _, m in pairs} - known)
+    if strangers:
+        raise GateError(f"not a marker of this course: {', '.join(strangers)} (markers are the instructors and "
+                        "teaching assistants granted the course)")
+    with writing(conn):
+        mod_db.assign_markers(conn, assignment_id, pairs, how, actor=actor, at=now())
+    counts: dict[str, int] = {}
+    for _, m in pairs:
+        counts[m] = counts.get(m, 0) + 1
+    return {"assigned": dict(sorted(counts.items()))}
+
+
+def marks_of(row: dict) -> tuple[dict, dict, dict | None] | None:
+    """(first mark, second mark, settled final or None) of a twice-marked item (as marked, before
+    a settlement changed the review)."""
+    if row["settled"]:
+        s = row["settled"]
+        return ({k: v["first"] for k, v in s.items()}, {k: v["second"] for k, v in s.items()},
+                {k: v["score"] for k, v in s.items()})
+    if row["first_scores"] and row["second_scores"]:
+        return row["first_scores"], row["second_scores"], None
+    return None
+
+
+def _interval_words(bias: float, ci) -> str:
+    if ci is None:
+        return "no interval yet"
+    lo, hi = ci
+    if bias < 0 and hi <= 0:
+        return f"95 % interval {-hi:.1f}–{-lo:.1f}"
+    if bias >= 0 and lo >= 0:
+        return f"95 % interval {lo:.1f}–{hi:.1f}"
+    return f"95 % interval from {abs(lo):.1f} {'lower' if lo < 0 else 'higher'} to {abs(hi):.1f} " \
+           f"{'lower' if hi < 0 else 'higher'}"
+
+
+def sentence(title: str, bias: float, ci, students: int) -> str:
+    """A marker's severity on one criterion in a teacher's words.
+
+    >>> sentence("Reflection depth", -0.4, [-0.6, -0.2], 38)
+    'marks Reflection depth 0.4 lower than the consensus, 95 % interval 0.2–0.6, on 38 students'
+    """
+    if round(bias, 1) == 0:
+        how = "the same as the consensus on average"
+    else:
+        how = f"{abs(bias):.1f} {'lower' if bias < 0 else 'higher'} than the consensus"
+    return f"marks {title} {how}, {_interval_words(bias, ci)}, on {count(students, 'student')}"
+
+
+def _severity(rows: list[tuple], rubric_titles: dict, lo_hi: dict, seed: int) -> list[dict]:
+    """rows: (criterion, rubric_id, student, mine, consensus) -> per criterion figures."""
+    out = []
+    frame = pd.DataFrame(rows, columns=["criterion", "rubric_id", "student", "ai", "reference"])
+    for crit, part in frame.groupby("criterion", sort=True):
+        lo, hi = lo_hi[int(part["rubric_id"].iloc[0])]
+        table = metrics.pair_counts(part["ai"], part["reference"], keys={"student": part["student"]})
+        a = metrics.agreement(table, lo, hi)
+        ci = metrics.agreement_cis(table, lo, hi, n_boot=N_BOOT, seed=seed, which=("bias",))["bias"]
+        students = int(part["student"].nunique())
+        title = rubric_titles.get(crit, crit)
+        out.append({"criterion": crit, "title": title, "difference": a["bias"], "interval": ci, "n": a["n"],
+                    "students": students, "text": sentence(title, a["bias"], ci, students)})
+    return out
+
+
+def _edits(rows: list[dict]) -> dict:
+    """How often a marker changed the AI's scores, in which direction, and their agreement with it."""
+    raised = lowered = changed = 0
+    pairs = []
+    for r in rows:
+        diffs = [r["mine"][k] - r["ai"][k] for k in r["mine"] if isinstance(r["ai"].get(k), (int, float))]
+        raised += sum(d > 0 for d in diffs)
+        lowered += sum(d < 0 for d in diffs)
+        changed += any(diffs)
+        pairs += [(r["ai"][k], r["mine"][k], r["student_id"]) for k in r["mine"] if k in r["ai"]]
+    exact = (sum(a == m for a, m, _ in pairs) / len(pairs)) if pairs else None
+    text = (f"changes the AI's scores on {changed} of {count(len(rows), 'item')} approved one by one (raised {raised}, "
+            f"lowered {lowered} criterion scores); same score as the AI on {exact:.0%} of criteria"
+            if rows else "has approved no item one by one yet")
+    return {"items": len(rows), "changed": changed, "raised": raised, "lowered": lowered, "exact_with_ai": exact,
+            "text": text}
+
+
+def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: int = 0, actor: Actor) -> dict:
+    """Each marker's figures in the course: {"markers": [{marker, severity [{criterion, title,
+    difference (mine - consensus), interval, n, students, text}], edits {items, changed, raised,
+    lowered, exact_with_ai, text}}]}. Coordinators and admins see every marker (or `marker`);
+    anyone else only their own: asking for another marker's figures is refused."""
+    access.check(conn, actor, "read", course=course_id)
+    moderator = "moderate" in access.allowed(actor, course_id)
+    if not moderator:
+        if marker not in (None, str(actor)):
+            raise Forbidden("You may see only your own marking figures; a coordinator sees every marker's.")
+        marker = str(actor)
+    items = mod_db.course_items(conn, course_id)
+    rubrics = {rid: courses.get_rubric(conn, rid) for rid in {r["rubric_id"] for r in items}}
+    # A settlement rewrote the review: the marker's own mark is the first mark it kept.
+    as_marked = {r["submission_id"]: {k: v["first"] for k, v in r["settled"].items()} for r in items if r["settled"]}
+    edits = [{**e, "mine": {**e["mine"], **as_marked.get(e["submission_id"], {})}}
+             for e in mod_db.marker_edits(conn, course_id)]
+    for rid in {e["rubric_id"] for e in edits} - set(rubrics):
+        rubrics[rid] = courses.get_rubric(conn, rid)
+    titles = {c.key: c.title for r in rubrics.values() for c in r.criteria}
+    lo_hi = {rid: (r.scale_min, r.scale_max) for rid, r in rubrics.items()}
+    per: dict[str, list[tuple]] = {}
+    for row in items:
+        marks = marks_of(row)
+        if marks is None:
+            continue
+        first, second, settled = marks
+        for who, mine, other in ((row["first_marker"], first, second), (row["second_marker"], second, first)):
+            if not who:
+                continue
+            consensus = settled or other
+            per.setdefault(who, []).extend((k, row["rubric_id"], row["student_id"], v, consensus[k])
+                                           for k, v in mine.items() if k in consensus)
+    names = sorted(set(per) | {e["marker"] for e in edits} | set(mod_db.course_markers(conn, course_id)))
+    if marker is not None:
+        names = [marker]
+    out = []
+    for name in names:
+        rows = per.get(name, [])
+        out.append({"marker": name, "severity": _severity(rows, titles, lo_hi, seed) if rows else [],
+                    "edits": _edits([e for e in edits if e["marker"] == name])})
+    return {"markers": out}
+
