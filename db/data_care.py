@@ -107,6 +107,10 @@ _COURSE_DATA = (
     ("lti_roster", "DELETE FROM lti_roster WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("students", "DELETE FROM students WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("grants", "DELETE FROM grants WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    # The course's comment bank and its teachers' own banks there (m027b), with their audit rows.
+    ("audit_log", "DELETE FROM audit_log WHERE entity = 'bank_comments' AND entity_id IN "
+                  "(SELECT id FROM bank_comments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("bank_comments", "DELETE FROM bank_comments WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("audit_log", "DELETE FROM audit_log WHERE entity = 'courses' AND entity_id = (SELECT id FROM temp.doomed_course)"),
     ("courses", "DELETE FROM courses WHERE id = (SELECT id FROM temp.doomed_course)"),
 )
@@ -151,7 +155,7 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
 
 def delete_course(conn: Database, course_id: int) -> dict[str, int]:
     """Every row of one course (its students' work, runs, lessons, comparisons, releases, grants,
-    rubric drafts);
+    rubric drafts, comment banks);
     returns {table: rows deleted}. Call inside a transaction."""
     _doomed(conn, "doomed_subs", "SELECT s.id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
                                  "WHERE a.course_id = ?", [course_id])

@@ -49,6 +49,7 @@ ORDER = (
     "m025b_lti_grades",
     "m026c_appeals",
     "m027a_rubric_builder",
+    "m027b_comment_bank",
 )
 
 migrations = Migrations("fairmark")
