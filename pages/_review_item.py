@@ -23,7 +23,7 @@ from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, injection_view, labels
 from core.text import count, format_timestamp
-from pages import _appeal_review, _calibration, _common, _evals_widgets
+from pages import _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
 
@@ -223,8 +223,10 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
     _guidance(rubric)
-    comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
+    comment = st.text_area("Comment for the student", height=200, key=f"ri_comment_{k}",  # the bank may set it
+                           value=None if f"ri_comment_{k}" in st.session_state else rv["comment"])
     st.caption(f"{count(checks.words(comment), 'word')} (limit {checks.MAX_WORDS})")
+    _comment_bank.panel(conn, data, rubric, f"ri_comment_{k}")
     _checks(actions.comment_checks(comment, submission_text=sub["text"],
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
