@@ -171,7 +171,8 @@ def delete_course(conn: Database, course_id: int) -> dict[str, int]:
 
 
 def last_activity(conn: Database) -> list[dict]:
-    """Each course with the time of its latest work (creation, upload, run, release, lesson)."""
+    """Each course with the time of its latest work (creation, upload, run, release, lesson,
+    rubric draft, bank comment)."""
     return list(conn.query(
         """SELECT c.id, c.name, MAX(COALESCE(t, c.created_at)) AS last_activity FROM courses c LEFT JOIN (
                SELECT a.course_id, s.created_at AS t FROM submissions s JOIN assignments a ON a.id = s.assignment_id
@@ -179,6 +180,7 @@ def last_activity(conn: Database) -> list[dict]:
                UNION ALL SELECT a.course_id, r.released_at FROM releases r JOIN assignments a ON a.id = r.assignment_id
                UNION ALL SELECT course_id, created_at FROM lessons
                UNION ALL SELECT course_id, created_at FROM rubric_drafts
+               UNION ALL SELECT course_id, created_at FROM bank_comments
            ) x ON x.course_id = c.id GROUP BY c.id ORDER BY c.id"""))
 
 

@@ -124,3 +124,29 @@ def test_the_banks_go_with_the_course(conn, course):
     assert [r[0] for r in conn.execute("SELECT text FROM bank_comments")] == ["Kept."]
     assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE entity = 'bank_comments'").fetchone()[0] == 1
     assert "2 comment bank comments" in data_care.deleted_words(counts)
+
+
+def test_retention_counts_bank_work_and_deletes_the_banks_with_the_course(conn, course):
+    c, p = course
+    cid = c["course_id"]
+    conn.execute("UPDATE courses SET created_at = '2019-01-01T00:00:00.000Z'")
+    data_care.set_retention(conn, 365, actor=f.actor())
+    assert [x["id"] for x in data_care.expired_courses(conn, actor=f.actor())] == [cid]
+    b = bank.add(conn, cid, "Name one source.", actor=p["tom"])           # recent work in the course
+    assert data_care.expired_courses(conn, actor=f.actor()) == []
+    conn.execute("UPDATE bank_comments SET created_at = '2019-02-01T00:00:00.000Z' WHERE id = ?", [b])
+    done = data_care.apply_retention(conn, actor=f.actor())
+    assert done[0]["deleted"]["bank_comments"] == 1
+    assert conn.execute("SELECT COUNT(*) FROM bank_comments").fetchone()[0] == 0
+
+
+def test_a_backup_holds_the_banks(conn, course, tmp_path):
+    import sqlite3
+
+    c, p = course
+    bank.add(conn, c["course_id"], "Name one source.", actor=p["tom"])
+    dest = tmp_path / "backup.db"
+    data_care.backup(conn, dest, actor=f.actor())
+    copy = sqlite3.connect(dest)
+    assert copy.execute("SELECT owner, text FROM bank_comments").fetchall() == [("tom", "Name one source.")]
+    copy.close()
