@@ -16,17 +16,16 @@ from pages import _common
 END = -1  # "at the end" among the insert positions
 
 
-def panel(conn, data: dict, rubric, comment_key: str) -> None:
-    """The bank panel under the comment box whose session key is `comment_key`."""
+def panel(data: dict, banks: dict | None, rubric, comment_key: str) -> None:
+    """The bank panel under the comment box whose session key is `comment_key`; `banks` is the
+    view's (core.courses.comment_bank.search_of: read with the page's one check)."""
+    if banks is None:
+        return
     sid, course_id = data["submission"]["id"], data["assignment"]["course_id"]
     k = comment_key.removeprefix("ri_comment_")
     with st.expander("Comment bank"):
         query = st.text_input("Search the bank", key=f"cb_query_{k}", placeholder="any words of a comment")
-        try:
-            found = bank.search(conn, course_id, query, actor=_common.actor())
-        except FairMarkError as e:
-            st.error(_common.md(str(e)))
-            return
+        found = {"mine": bank.matching(banks["mine"], query), "course": bank.matching(banks["course"], query)}
         shown = [("Yours", r) for r in found["mine"]] + [("Course", r) for r in found["course"]]
         titles = {c.key: c.title for c in rubric.criteria}
         message = st.session_state.pop(f"cb_result_{k}", None)
@@ -44,8 +43,8 @@ def panel(conn, data: dict, rubric, comment_key: str) -> None:
                       args=(k, comment_key, shown[pick][1]["id"], None if where == END else where))
         else:
             st.caption("No bank comment matches." if query else "The bank is empty: save a comment to it below.")
-        _save(sid, k, comment_key, sentences, found["may_curate"], rubric)
-        _csv(course_id, k, found["may_curate"])
+        _save(sid, k, comment_key, sentences, banks["may_curate"], rubric)
+        _csv(course_id, k, banks)
 
 
 def _label(entry, titles) -> str:
@@ -100,19 +99,18 @@ def _do_save(sid, k, comment_key, sentence, crit, level, mine) -> None:
         st.session_state[f"cb_result_{k}"] = ("error", str(e))
 
 
-def _csv(course_id: int, k: str, may_curate: bool) -> None:
+def _csv(course_id: int, k: str, banks: dict) -> None:
     st.markdown("**Import or export**")
-    banks = ["mine", "course"] if may_curate else ["mine"]
-    which = st.selectbox("Bank", banks, key=f"cb_csv_bank_{k}",
+    names = ["mine", "course"] if banks["may_curate"] else ["mine"]
+    which = st.selectbox("Bank", names, key=f"cb_csv_bank_{k}",
                          format_func=lambda b: "my bank" if b == "mine" else "the course bank")
-    conn, me = _common.connect(), _common.actor()
-    st.download_button("Export as CSV", bank.export_csv(conn, course_id, actor=me, mine=which == "mine"),
-                       file_name="comment-bank.csv", mime="text/csv", key=f"cb_export_{k}")
+    st.download_button("Export as CSV", bank.to_csv(banks[which]), file_name="comment-bank.csv", mime="text/csv",
+                       key=f"cb_export_{k}")
     upload = st.file_uploader("Import a CSV (columns text, criterion, level)", type=["csv"], key=f"cb_upload_{k}")
     if upload is not None and st.button("Import", key=f"cb_import_{k}"):
         try:
-            added = bank.import_csv(conn, course_id, upload.getvalue().decode("utf-8-sig"), actor=me,
-                                    mine=which == "mine")
+            added = bank.import_csv(_common.connect(), course_id, upload.getvalue().decode("utf-8-sig"),
+                                    actor=_common.actor(), mine=which == "mine")
             st.success(f"Imported {added} comment{'s' if added != 1 else ''} (any already in the bank were skipped).")
         except (FairMarkError, UnicodeDecodeError) as e:
             st.error(_common.md(str(e)))

@@ -198,7 +198,7 @@ def _guidance(rubric) -> None:
                 st.text(text)
 
 
-def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
+def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None = None) -> None:
     sub, rv, draft = data["submission"], data["review"], data["draft"] or {}
     sid = sub["id"]
     k = f"{sid}_{loaded}"
@@ -226,7 +226,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
     comment = st.text_area("Comment for the student", height=200, key=f"ri_comment_{k}",  # the bank may set it
                            value=None if f"ri_comment_{k}" in st.session_state else rv["comment"])
     st.caption(f"{count(checks.words(comment), 'word')} (limit {checks.MAX_WORDS})")
-    _comment_bank.panel(conn, data, rubric, f"ri_comment_{k}")
+    _comment_bank.panel(data, banks, rubric, f"ri_comment_{k}")
     _checks(actions.comment_checks(comment, submission_text=sub["text"],
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
@@ -392,7 +392,7 @@ def render(conn, aid: int, view: dict) -> None:
         _submission(data, rubric)
     with right:
         if editable:
-            _editor(conn, aid, data, rubric, loaded)
+            _editor(conn, aid, data, rubric, loaded, item.get("comment_bank"))
             _new_draft(item["newer_draft"], data, loaded, rubric)
         elif data["draft"]:
             st.subheader("The AI's draft")

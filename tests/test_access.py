@@ -84,6 +84,7 @@ INTERNAL = {
     "core.calibration.readiness.current": "the body of readiness.readiness, for a page's view that checked the actor once (one read per page): the pages' views",
     "core.calibration.readiness.block_text": "bulk_block's sentence from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
     "core.calibration.readiness.overview_of": "the body of readiness.course_overview, for a page's view that checked the actor once (one read per page): browse.home_page",
+    "core.courses.comment_bank.search_of": "the body of comment_bank.search, for a page's view that checked the actor once (one read per page): review_view.review_page",
     "core.courses.browse.item_history_of": "the body of browse.item_history, for a page's view that checked the actor once (one read per page): review_view.review_page",
     "core.courses.browse.progress_of": "the body of browse.progress_counts, for a page's view that checked the actor once (one read per page): browse.home_page",
     "core.courses.browse.queue_page_of": "the body of browse.queue_page, for a page's view that checked the actor once (one read per page): review_view.review_page",

@@ -109,13 +109,28 @@ def remove(conn, bank_comment_id: int, *, actor: Actor) -> None:
 
 
 def search(conn, course_id: int, query: str = "", *, actor: Actor) -> dict:
-    """{"mine": [...], "course": [...]}: the actor's own bank and the course bank, each filtered
-    by `query` (case-insensitive, anywhere in the text), most used first; "may_curate" says
-    whether the actor may edit the course bank."""
+    """{"mine": [...], "course": [...], "may_curate"}: the actor's own bank and the course bank,
+    each filtered by `query` (case-insensitive, anywhere in the text), most used first;
+    "may_curate" says whether the actor may edit the course bank."""
     access.check(conn, actor, "read", course=course_id)
-    mine = store.of_bank(conn, course_id, str(actor), query) if access.may(actor, "review", course_id) else []
+    return search_of(conn, course_id, query, actor=actor, may=access.allowed(actor, course_id))
+
+
+def search_of(conn, course_id: int, query: str = "", *, actor: Actor, may) -> dict:
+    """`search` for a page's view that checked the actor once (`may`: access.allowed there)."""
+    mine = store.of_bank(conn, course_id, str(actor), query) if "review" in may else []
     return {"mine": mine, "course": store.of_bank(conn, course_id, None, query),
-            "may_curate": access.may(actor, "comment_bank", course_id)}
+            "may_curate": "comment_bank" in may}
+
+
+def matching(rows: list[dict], query: str) -> list[dict]:
+    """The rows whose text holds `query` (case-insensitive), for a page filtering its view's banks.
+
+    >>> [r["text"] for r in matching([{"text": "Add an Example."}, {"text": "Why?"}], "example")]
+    ['Add an Example.']
+    """
+    q = (query or "").casefold()
+    return [r for r in rows if q in r["text"].casefold()]
 
 
 def insert_into(conn, bank_comment_id: int, comment: str, *, actor: Actor, after: int | None = None) -> str:
@@ -149,12 +164,16 @@ def save_from_item(conn, submission_id: int, text: str, *, actor: Actor, mine: b
 
 def export_csv(conn, course_id: int, *, actor: Actor, mine: bool = True) -> str:
     """One bank as CSV (text, criterion, level, uses)."""
-    owner = str(actor) if mine else None
     access.check(conn, actor, "review" if mine else "read", course=course_id)
+    return to_csv(store.of_bank(conn, course_id, str(actor) if mine else None))
+
+
+def to_csv(rows: list[dict]) -> str:
+    """Bank rows as CSV (text, criterion, level, uses): `export_csv`, or a page's view's banks."""
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(CSV_COLUMNS)
-    for row in store.of_bank(conn, course_id, owner):
+    for row in rows:
         writer.writerow([row["text"], row["criterion"] or "", "" if row["level"] is None else row["level"], row["uses"]])
     return out.getvalue()
 
