@@ -20,10 +20,10 @@ and answers in one of these ways:
 - "calibrated": "at_limits" once every demo assignment is calibrated with its default set of 16
   blind-scored reflections (the expert scores taken as the blind scores): the Evaluator's
   prompt carries the teacher's examples (core.calibration.anchors; leave-one-out).
-- "later": "calibrated" with what a later issue adds to the prompts, as a placeholder of a
-  realistic size: a teacher's comment bank (BANK_COMMENTS comments of BANK_WORDS words, shared
-  by the assignment: in the Aggregator's system message), added to the recorded prompts only
-  (the answers do not depend on it).
+- "later": "calibrated" with a full comment bank: BANK_PER_LEVEL comments of BANK_WORDS words for
+  every criterion and level of the rubric (core.courses.comment_bank), so the Aggregator's <bank>
+  slot, rendered by the real code, holds its maximum of 3 style examples for the levels scored
+  (core.agents.common.BANK_EXAMPLES). The other scenarios have an empty bank (the slot says none).
 
 Every scenario gives every reflection last week's released comment (the Coach's and the
 Aggregator's <previous> slot, rendered by the real code): a comment at the 120-word limit in the
@@ -80,8 +80,8 @@ from core.llm.prompt_cache import CACHE_MIN, CACHE_STEP, cached_tokens  # noqa: 
 PRICE_IN, PRICE_CACHED, PRICE_OUT = 0.15, 0.075, 0.60   # gpt-4o-mini, $ per million tokens
 PRICE = {"input_per_mtok": PRICE_IN, "cached_input_per_mtok": PRICE_CACHED, "output_per_mtok": PRICE_OUT}
 JUDGES = (("b", "judge-b"), ("c", "judge-c"))
-# Placeholders for what later issues add (sizes: a modest bank; a comment at the 120-word limit).
-BANK_COMMENTS, BANK_WORDS = 40, 15
+# The "later" scenario's comment bank: short comments (about two sentences) for every level.
+BANK_PER_LEVEL, BANK_WORDS = 2, 25
 SEED_USD = 0.0015                          # the seed's reported cost per reflection
 GOAL_USD = 0.0010
 MESSAGE_OVERHEAD, REPLY_OVERHEAD = 3, 3    # OpenAI chat framing per message / per reply
@@ -282,20 +282,17 @@ def _unsure(level: str) -> dict:
     return {level: 0.6, str(other): 0.4}
 
 
-def later_prompts(pool_text: str):
-    """The "later" scenario's addition: the comment bank in the Aggregator's system message (shared)."""
+def with_bank(item: dict, pool_text: str) -> dict:
+    """The item with a full comment bank: BANK_PER_LEVEL comments of BANK_WORDS words for every
+    criterion and level of its rubric, in a teacher's vocabulary (the words of `pool_text`),
+    as core.courses.comment_bank.candidates_of returns them."""
     import re
 
     shared = re.findall(r"[A-Za-z][A-Za-z'-]+", pool_text) or ["word"]
-    bank = "\n".join(f"- {_sentence(BANK_WORDS, shared, 7 * i)}." for i in range(BANK_COMMENTS))
-
-    def extra(role: str, messages: list[dict], ctx) -> list[dict]:
-        if role != "aggregator":
-            return messages
-        system = dict(messages[0])
-        system["content"] += f"\nThe teacher's comment bank (reuse their wording where it fits):\n<bank>\n{bank}\n</bank>"
-        return [system, *messages[1:]]
-    return extra
+    rubric = item["rubric"]
+    bank = [{"criterion": c.key, "level": lvl, "text": _sentence(BANK_WORDS, shared, 7 * n + lvl) + "."}
+            for c in rubric.criteria for lvl in rubric.levels for n in range(BANK_PER_LEVEL)]
+    return {**item, "bank": bank}
 
 
 def _sequence(record: dict, tok: Tokenizer) -> tuple[int, ...]:
@@ -436,7 +433,7 @@ def _render_all(path: str, limit: int | None, last_week: bool = True) -> tuple[d
             messages, schema, role=role, ctx=ctx).data.model_dump()),
         "at_limits": RecordingLLM(limits, judges=True),
         "calibrated": RecordingLLM(limits, judges=True),
-        "later": RecordingLLM(limits, judges=True, extra=later_prompts(evaluator.PROMPT.load().system)),
+        "later": RecordingLLM(limits, judges=True),
     }
     conn = db.connect(path)
     try:
@@ -453,8 +450,9 @@ def _render_all(path: str, limit: int | None, last_week: bool = True) -> tuple[d
         with_examples = [pipeline.item_for(conn, sid) for sid in ids]
         if last_week:
             with_examples = [with_last_week(i) for i in with_examples]
-        for name in ("calibrated", "later"):
-            _draft_all(scenarios[name], with_examples)
+        _draft_all(scenarios["calibrated"], with_examples)
+        pool = evaluator.PROMPT.load().system
+        _draft_all(scenarios["later"], [with_bank(i, pool) for i in with_examples])
     finally:
         conn.close()
     examples = [len(i["anchors"]) for i in with_examples]

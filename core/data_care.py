@@ -136,6 +136,7 @@ _DELETED_WORDS = {
     "lesson_fixes": ("proposed lesson fix", "proposed lesson fixes"),
     "rubric_drafts": ("rubric draft", "rubric drafts"),
     "rubric_draft_examples": ("scored example of a rubric draft", "scored examples of rubric drafts"),
+    "bank_comments": ("comment bank comment", "comment bank comments"),
     "lesson_references": ("lesson reference", "lesson references"),
     "runs": ("assessment run", "assessment runs"), "run_items": ("run entry", "run entries"),
     "judge_votes": ("judge's vote", "judges' votes"),

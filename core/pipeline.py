@@ -28,6 +28,7 @@ from core import checks, injection
 from core.signoff import triage
 from core.agents import Ids, Job, registry
 from core.calibration import anchors
+from core.courses import comment_bank
 from core.errors import FairMarkError, LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.evals import gate, rules
@@ -109,6 +110,9 @@ def item_for(conn, submission_id: int, *, offline: bool = False) -> dict:
     # The student's previous released comment and the teacher's marks (core.growth.learning):
     # rendered into the Coach's and the Aggregator's prompts, hence part of their cache keys.
     item["previous"] = learning.last_week(conn, submission_id)
+    # The comment bank's comments tied to a criterion and level (core.courses.comment_bank): the
+    # Aggregator picks its style examples among them by the item's scores.
+    item["bank"] = comment_bank.candidates_of(conn, submission_id)
     return item
 
 
@@ -131,9 +135,14 @@ def masked_job(item: dict, ids: Ids, variant: ai_config.Variant = ai_config.STAN
                                                        "answer_key", "answer_kind", "answer_tolerance",
                                                        "source_text")},
                           "anchors": item.get("anchors") or [], "offline_scorer": item.get("offline_scorer")})
+    # Masked by a second Pseudonymizer (the same placeholders): `pz` must keep the text's masking,
+    # which restores the evidence quotes of the agents' answers.
+    side = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
     prev = item.get("previous")
     # Last week's comment is teacher-approved but quotes the student and names them: masked too.
-    job.previous = {**prev, "comment": pz.hide(prev["comment"] or "")} if prev else None
+    job.previous = {**prev, "comment": side.hide(prev["comment"] or "")} if prev else None
+    # Bank comments are teacher text but may name a student: masked too.
+    job.bank = [{**c, "text": side.hide(c["text"])} for c in item.get("bank") or ()]
     return job, pz
 
 

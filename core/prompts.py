@@ -35,13 +35,13 @@ PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 # ending in "</evaluation> SYSTEM: ..." must not close the data block. Tags a template pairs
 # (`<x>` and `</x>`) are added to this list automatically; tests check every file is covered.
 DELIMITERS = ("submission", "evaluation", "equity", "questions", "scores", "comment", "fixes", "checks", "source",
-              "question", "examples", "previous")
+              "question", "examples", "previous", "bank")
 
 # The placeholders that carry one submission's own data (its text, or an answer about it). Every
 # other placeholder (rubric, examples, source, question, answer key, ...) is shared by the
 # assignment's submissions and must come before the first of these.
 PER_SUBMISSION = frozenset({"submission", "evaluation", "equity", "questions", "comment", "checks", "scores", "fixes",
-                            "previous", "follow_up"})
+                            "previous", "follow_up", "bank"})
 
 _PLACEHOLDER = re.compile(r"\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}")
 # Zero-width and other invisible format characters a model would read through ("</com\u200bment>").

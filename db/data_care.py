@@ -116,6 +116,10 @@ _COURSE_DATA = (
     ("lti_roster", "DELETE FROM lti_roster WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("students", "DELETE FROM students WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("grants", "DELETE FROM grants WHERE course_id = (SELECT id FROM temp.doomed_course)"),
+    # The course's comment bank and its teachers' own banks there (m027b), with their audit rows.
+    ("audit_log", "DELETE FROM audit_log WHERE entity = 'bank_comments' AND entity_id IN "
+                  "(SELECT id FROM bank_comments WHERE course_id = (SELECT id FROM temp.doomed_course))"),
+    ("bank_comments", "DELETE FROM bank_comments WHERE course_id = (SELECT id FROM temp.doomed_course)"),
     ("audit_log", "DELETE FROM audit_log WHERE entity = 'courses' AND entity_id = (SELECT id FROM temp.doomed_course)"),
     ("courses", "DELETE FROM courses WHERE id = (SELECT id FROM temp.doomed_course)"),
 )
@@ -162,7 +166,7 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
 
 def delete_course(conn: Database, course_id: int) -> dict[str, int]:
     """Every row of one course (its students' work, runs, lessons, comparisons, releases, grants,
-    rubric drafts);
+    rubric drafts, comment banks);
     returns {table: rows deleted}. Call inside a transaction."""
     _doomed(conn, "doomed_subs", "SELECT s.id FROM submissions s JOIN assignments a ON a.id = s.assignment_id "
                                  "WHERE a.course_id = ?", [course_id])
@@ -178,7 +182,8 @@ def delete_course(conn: Database, course_id: int) -> dict[str, int]:
 
 
 def last_activity(conn: Database) -> list[dict]:
-    """Each course with the time of its latest work (creation, upload, run, release, lesson)."""
+    """Each course with the time of its latest work (creation, upload, run, release, lesson,
+    rubric draft, bank comment)."""
     return list(conn.query(
         """SELECT c.id, c.name, MAX(COALESCE(t, c.created_at)) AS last_activity FROM courses c LEFT JOIN (
                SELECT a.course_id, s.created_at AS t FROM submissions s JOIN assignments a ON a.id = s.assignment_id
@@ -186,6 +191,7 @@ def last_activity(conn: Database) -> list[dict]:
                UNION ALL SELECT a.course_id, r.released_at FROM releases r JOIN assignments a ON a.id = r.assignment_id
                UNION ALL SELECT course_id, created_at FROM lessons
                UNION ALL SELECT course_id, created_at FROM rubric_drafts
+               UNION ALL SELECT course_id, created_at FROM bank_comments
            ) x ON x.course_id = c.id GROUP BY c.id ORDER BY c.id"""))
 
 

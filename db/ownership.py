@@ -17,6 +17,7 @@ _COURSE_OF = {
     "comparison": "SELECT course_id FROM comparisons WHERE id = ?",
     "pair": "SELECT c.course_id FROM comparison_pairs p JOIN comparisons c ON c.id = p.comparison_id WHERE p.id = ?",
     "rubric_draft": "SELECT course_id FROM rubric_drafts WHERE id = ?",
+    "bank_comment": "SELECT course_id FROM bank_comments WHERE id = ?",
     "appeal": "SELECT a.course_id FROM appeals ap JOIN assignments a ON a.id = ap.assignment_id WHERE ap.id = ?",
 }
 KINDS = tuple(_COURSE_OF)
@@ -24,7 +25,7 @@ KINDS = tuple(_COURSE_OF)
 
 def course_of(conn: Database, kind: str, ident: int) -> int | None:
     """The course of a course, assignment, submission, student, draft, run, lesson, lesson fix,
-    comparison, comparison pair, rubric draft or appeal; None when there is no such row."""
+    comparison, comparison pair, rubric draft, bank comment or appeal; None when there is no such row."""
     row = conn.execute(_COURSE_OF[kind], [int(ident)]).fetchone()
     return row[0] if row else None
 

@@ -23,7 +23,7 @@ from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, injection_view, labels
 from core.text import count, format_timestamp
-from pages import _appeal_review, _calibration, _common, _evals_widgets
+from pages import _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
 
@@ -198,7 +198,7 @@ def _guidance(rubric) -> None:
                 st.text(text)
 
 
-def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
+def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None = None) -> None:
     sub, rv, draft = data["submission"], data["review"], data["draft"] or {}
     sid = sub["id"]
     k = f"{sid}_{loaded}"
@@ -223,8 +223,10 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int) -> None:
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
     _guidance(rubric)
-    comment = st.text_area("Comment for the student", value=rv["comment"], height=200, key=f"ri_comment_{k}")
+    comment = st.text_area("Comment for the student", height=200, key=f"ri_comment_{k}",  # the bank may set it
+                           value=None if f"ri_comment_{k}" in st.session_state else rv["comment"])
     st.caption(f"{count(checks.words(comment), 'word')} (limit {checks.MAX_WORDS})")
+    _comment_bank.panel(data, banks, rubric, f"ri_comment_{k}")
     _checks(actions.comment_checks(comment, submission_text=sub["text"],
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
@@ -390,7 +392,7 @@ def render(conn, aid: int, view: dict) -> None:
         _submission(data, rubric)
     with right:
         if editable:
-            _editor(conn, aid, data, rubric, loaded)
+            _editor(conn, aid, data, rubric, loaded, item.get("comment_bank"))
             _new_draft(item["newer_draft"], data, loaded, rubric)
         elif data["draft"]:
             st.subheader("The AI's draft")

@@ -28,7 +28,8 @@ from db.analytics import Scope
 # parameter name -> the kind of id (db.ownership) it holds
 ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id": "submission",
             "student_id": "student", "draft_id": "draft", "run_id": "run", "lesson_id": "lesson", "fix_id": "fix",
-            "comparison_id": "comparison", "pair_id": "pair", "rubric_draft_id": "rubric_draft", "appeal_id": "appeal"}
+            "comparison_id": "comparison", "pair_id": "pair", "rubric_draft_id": "rubric_draft", "appeal_id": "appeal",
+            "bank_comment_id": "bank_comment"}
 # ids of the installation's shared catalogue or of an LMS's registration (an admin's), not of a course's data
 SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
@@ -36,6 +37,8 @@ INTERNAL = {
     "core.accounts.access.check_student": "the check itself: a student on their own submission (tests/test_students_access.py)",
     "core.pipeline.assess_one": "drafts one item for a run or a regenerate that core.runs.reflections / "
                                 "core.signoff.actions.regenerate checked",
+    "core.courses.comment_bank.candidates_of": "the pipeline's bank comments while it drafts an item of a checked "
+                                               "run (core.pipeline.item_for)",
     "core.pipeline.assess_submission": "the run worker's step for an item of a checked run",
     "core.offline.scorer.current": "the pipeline's learned offline scorer while it drafts an item of a checked run "
                                    "(core.offline.scorer.train_now is the teacher's checked entry)",
@@ -83,6 +86,7 @@ INTERNAL = {
     "core.calibration.readiness.current": "the body of readiness.readiness, for a page's view that checked the actor once (one read per page): the pages' views",
     "core.calibration.readiness.block_text": "bulk_block's sentence from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
     "core.calibration.readiness.overview_of": "the body of readiness.course_overview, for a page's view that checked the actor once (one read per page): browse.home_page",
+    "core.courses.comment_bank.search_of": "the body of comment_bank.search, for a page's view that checked the actor once (one read per page): review_view.review_page",
     "core.courses.browse.item_history_of": "the body of browse.item_history, for a page's view that checked the actor once (one read per page): review_view.review_page",
     "core.courses.browse.progress_of": "the body of browse.progress_counts, for a page's view that checked the actor once (one read per page): browse.home_page",
     "core.courses.browse.queue_page_of": "the body of browse.queue_page, for a page's view that checked the actor once (one read per page): review_view.review_page",
@@ -174,8 +178,10 @@ def two_courses(conn):
                                 "VALUES (?, 'template', '{}', 'x')", [cid]).lastrowid
     appeal = conn.execute("INSERT INTO appeals (submission_id, assignment_id, student_id, opened_at, opened_by) "
                           "VALUES (?, ?, ?, ?, 'student')", [sid, aid, stu, now()]).lastrowid
+    bank_comment = conn.execute("INSERT INTO bank_comments (course_id, text, created_by) VALUES (?, 'Good.', 'x')",
+                                [cid]).lastrowid
     someone = f.user(conn, "someone", "ta", courses=[cid]).user_id
-    ids = {"rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid,
+    ids = {"bank_comment": bank_comment, "rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid,
            "student": stu, "draft": did, "run": run, "lesson": lesson, "fix": fix, "comparison": comparison, "pair": pair,
            "appeal": appeal}
     return {"mine": mine["course_id"], "ids": ids}

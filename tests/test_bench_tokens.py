@@ -65,19 +65,42 @@ def test_cached_tokens_follow_openais_steps():
     assert [tokens.cached_tokens(n) for n in (0, 1023, 1024, 1151, 1152, 2000)] == [0, 0, 1024, 1024, 1152, 1920]
 
 
-def test_the_later_scenario_adds_a_shared_bank_to_the_aggregator_only():
-    extra = tokens.later_prompts("Score the reflection on each criterion of this rubric")
+def test_the_later_scenario_fills_the_real_bank_slot_with_three_examples():
+    from assess_script import evaluation_for
+    from core.agents import aggregator
+    from core.agents.common import Ids
+    from core.pipeline import masked_job
+    from core.rubric import default_rubric
 
-    class Ctx:
-        submission_id = 4
+    rubric = default_rubric()
+    item = {"rubric": rubric, "text": "I learned about sampling.", "student_name": "Ana", "student_email": "",
+            "pseudonym": "Student-1"}
+    banked = tokens.with_bank(item, "Score the reflection on each criterion of this rubric")
+    assert len(banked["bank"]) == len(rubric.criteria) * len(rubric.levels) * tokens.BANK_PER_LEVEL
+    assert "bank" not in item
+    job, _ = masked_job(banked, Ids())
+    job.scores = {c.key: 2 for c in rubric.criteria}
+    job.outputs = {"evaluator": evaluation_for(evaluator_schema())}
 
-    msgs = [{"role": "system", "content": "You are the Aggregator."}, {"role": "user", "content": "<evaluation>x</evaluation>"}]
-    agg = extra("aggregator", msgs, Ctx())
-    assert agg[0]["content"].startswith("You are the Aggregator.") and "<bank>" in agg[0]["content"]
-    assert agg[0]["content"].count("\n- ") == tokens.BANK_COMMENTS
-    assert agg[1]["content"] == "<evaluation>x</evaluation>"        # last week's comment is the real slot now
-    assert extra("coach", msgs, Ctx()) is msgs and extra("reviewer", msgs, Ctx()) is msgs
-    assert msgs[0]["content"] == "You are the Aggregator."          # the recorded copy only
+    class Recorder:
+        def complete(self, messages, schema, **kw):
+            self.messages = messages
+            raise RuntimeError("recorded")
+
+    rec = Recorder()
+    try:
+        aggregator.run(rec, job)
+    except RuntimeError:
+        pass
+    user = rec.messages[-1]["content"]
+    slot = user[user.index("<bank>\n") + 7:user.index("\n</bank>")]
+    assert len(slot.splitlines()) == 3 and all(len(line.split()) == tokens.BANK_WORDS + 1 for line in slot.splitlines())
+
+
+def evaluator_schema():
+    from core.agents import evaluator
+    from core.rubric import default_rubric
+    return evaluator.schema_for(default_rubric())
 
 
 def test_every_item_gets_last_weeks_comment_at_the_limit():

@@ -50,7 +50,7 @@ def test_a_prompt_file_with_shared_content_after_the_submission_fails_on_load(tm
     (tmp_path / "aggregator.md").write_text(
         f"=== system ===\n{text}\n=== user ===\n<evaluation>\n{{{{evaluation}}}}\n</evaluation>\n"
         "<equity>\n{{equity}}\n</equity>\n<questions>\n{{questions}}\n</questions>\n<source>\n{{source}}\n</source>\n"
-            "<previous>\n{{previous}}\n</previous>\n{{follow_up}}\n")
+            "<bank>\n{{bank}}\n</bank>\n<previous>\n{{previous}}\n</previous>\n{{follow_up}}\n")
     with pytest.raises(prompts.PromptError, match=r"\{\{source\}\} is the same for every submission but comes after "
                                                   r"\{\{evaluation\}\}"):
         aggregator.PROMPT.load(tmp_path)

@@ -139,3 +139,19 @@ def test_a_changed_previous_comment_misses_the_cache_an_unchanged_one_hits(conn,
     pipeline.assess_submission(db_path, w2, llm)
     marked = _statuses(conn, mark)
     assert marked["coach"] == "ok" and marked["aggregator"] == "ok" and marked["evaluator"] == "cache_hit"
+
+
+def test_last_weeks_comment_does_not_break_restoring_the_names_in_this_weeks_quotes(conn, db_path):
+    # Masking last week's comment must not replace the masking of this week's text, which puts
+    # the names back into the evidence quotes the teacher reads.
+    from assess_script import evaluation_for
+
+    c, ana, w1, w2 = two_weeks(conn)
+    conn.execute("UPDATE release_items SET comment = 'Well done. Try adding an example.' WHERE submission_id = ?", [w1])
+    conn.execute("UPDATE submissions SET text = ? WHERE id = ?", [RICH_TEXT + " I worked on it with Bo Berg.", w2])
+    bo = next(conn.query("SELECT pseudonym FROM students WHERE name = 'Bo Berg'"))["pseudonym"]
+    llm = good_llm()
+    llm.always("evaluator", lambda messages, schema: evaluation_for(schema, quote=f"I worked on it with {bo}."))
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, w2, llm=llm))
+    quotes = {v["evidence_quote"] for k, v in d["outputs"]["evaluator"].items() if "evidence_quote" in v}
+    assert quotes == {"I worked on it with Bo Berg."}

@@ -64,6 +64,9 @@ ACTIONS: dict[str, Action] = {
     "assess": Action("start, resume or cancel AI runs", STAFF),
     "compare": Action("run or judge blind comparisons", STAFF),
     "lessons": Action("review or approve lessons", STAFF),
+    # The course's comment bank (issue 27): instructors and admins edit it, coordinators curate it;
+    # a teacher's own bank needs "review" and is theirs alone (core.courses.comment_bank).
+    "comment_bank": Action("edit the course's comment bank", frozenset({"admin", "instructor", "coordinator"})),
     "create_course": Action("create a course", STAFF, ask="an admin", course=False),
     "settings": Action("change settings, models, prices, judges or readiness bars", frozenset({"admin"}),
                        ask="an admin", course=False),

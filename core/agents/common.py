@@ -43,6 +43,9 @@ class Job:
     # The student's previous released comment in this course, masked like the text, with the
     # teacher's marks (core.growth.learning.last_week: week, comment, acted, acted_before); None: none.
     previous: dict | None = None
+    # The comment bank's comments tied to a criterion and level ({criterion, level, text}, masked
+    # like the text; core.courses.comment_bank): the Aggregator's style examples are picked here.
+    bank: list = field(default_factory=list)
 
     @property
     def target_grade(self) -> float:
@@ -146,6 +149,40 @@ def previous_text(job: Job) -> str:
     steps = next_steps_part(prev["comment"])
     what = "the next steps it gave" if steps != (prev["comment"] or "").strip() else "its feedback"
     return f"Week {prev['week']}, {what}: {steps}"
+
+
+BANK_EXAMPLES = 3     # bank comments the Aggregator is given as style examples
+NO_BANK = "(none: no bank comment for these criteria and levels)"
+
+
+def pick_examples(candidates: list[dict], scores: dict, limit: int = BANK_EXAMPLES) -> list[str]:
+    """Up to `limit` texts tied to one of the item's (criterion, score) pairs, in the candidates'
+    order, one per criterion first so that the examples cover several criteria.
+
+    >>> bank = [{"criterion": "a", "level": 2, "text": "A2"}, {"criterion": "a", "level": 2, "text": "A2b"},
+    ...         {"criterion": "b", "level": 1, "text": "B1"}, {"criterion": "b", "level": 3, "text": "B3"}]
+    >>> pick_examples(bank, {"a": 2, "b": 1})
+    ['A2', 'B1', 'A2b']
+    """
+    fits = [c for c in candidates if scores.get(c["criterion"]) == c["level"]]
+    first, seen = [], set()
+    for c in fits:
+        if c["criterion"] not in seen:
+            seen.add(c["criterion"])
+            first.append(c)
+    rest = [c for c in fits if c not in first]
+    return [c["text"] for c in (first + rest)[:limit]]
+
+
+def bank_examples(job: Job) -> list[str]:
+    """The bank comments for the item's criteria and the levels it scored (at most BANK_EXAMPLES)."""
+    return pick_examples(job.bank, job.scores)
+
+
+def bank_text(job: Job) -> str:
+    """The Aggregator's <bank> slot: one example a line, or a plain "none"."""
+    examples = bank_examples(job)
+    return "\n".join(f"- {t}" for t in examples) if examples else NO_BANK
 
 
 def follow_up_text(job: Job) -> str:

@@ -13,7 +13,7 @@ import dataclasses
 from sqlite_utils import Database
 
 from core.accounts import access
-from core.courses import browse
+from core.courses import browse, comment_bank
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.appeals import deciding
@@ -165,7 +165,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     released scores, nothing else), "error" (it cannot be opened: the message), "appeal" (its open
     appeal, core.appeals.deciding.for_item, or None), "data" (core.courses.browse.review_item), "rubric",
     "editable", "changed" (what changed since `loaded_version`), "bulk_reasons", "newer_draft",
-    "votes", "history", "people" (display names), "previous_next_steps", "saved_cases", "ai_config"}."""
+    "votes", "history", "people" (display names), "previous_next_steps", "comment_bank"
+    (core.courses.comment_bank.search_of), "saved_cases", "ai_config"}."""
     out = {"submission_id": sid, "priority": priority, "hidden": calibration.is_blind_pending(conn, sid)}
     if out["hidden"]:
         return out
@@ -195,6 +196,7 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
             "history": browse.item_history_of(conn, sid, actor=actor, course_id=course_id),
             "people": users_db.display_names(conn),
             "previous_next_steps": learning.previous_of(conn, sid) if editable else None,
+            "comment_bank": comment_bank.search_of(conn, course_id, actor=actor, may=may) if editable else None,
             "saved_cases": len(evals_db.saved_case_ids_of(conn, sid)),
             "ai_config": gate.status(conn, draft["ai_config"], draft.get("provider")) if draft.get("ai_config") else None}
 

@@ -50,6 +50,7 @@ ORDER = (
     "m026b_student_links",
     "m026c_appeals",
     "m027a_rubric_builder",
+    "m027b_comment_bank",
     "m028a_moderation",
 )
 

@@ -1,0 +1,116 @@
+"""The review item's comment bank panel (issue 27): search the teacher's own bank and the course
+bank, insert a comment after a chosen sentence of the comment (Streamlit has no cursor), save the
+comment or one of its sentences to a bank, and import or export a bank as CSV.
+
+Bank text is teacher text but untrusted like any typed text: it is shown in selectboxes and
+st.text (plain), never as Markdown or HTML. The buttons' callbacks change the comment box's
+session value, so the inserted text appears in the box before the teacher saves the item."""
+from __future__ import annotations
+
+import streamlit as st
+
+from core.courses import comment_bank as bank
+from core.errors import FairMarkError
+from pages import _common
+
+END = -1  # "at the end" among the insert positions
+
+
+def panel(data: dict, banks: dict | None, rubric, comment_key: str) -> None:
+    """The bank panel under the comment box whose session key is `comment_key`; `banks` is the
+    view's (core.courses.comment_bank.search_of: read with the page's one check)."""
+    if banks is None:
+        return
+    sid, course_id = data["submission"]["id"], data["assignment"]["course_id"]
+    k = comment_key.removeprefix("ri_comment_")
+    with st.expander("Comment bank"):
+        query = st.text_input("Search the bank", key=f"cb_query_{k}", placeholder="any words of a comment")
+        found = {"mine": bank.matching(banks["mine"], query), "course": bank.matching(banks["course"], query)}
+        shown = [("Yours", r) for r in found["mine"]] + [("Course", r) for r in found["course"]]
+        titles = {c.key: c.title for c in rubric.criteria}
+        message = st.session_state.pop(f"cb_result_{k}", None)
+        if message:
+            getattr(st, message[0])(_common.md(message[1]))
+        sentences = bank.sentences(st.session_state.get(comment_key, ""))
+        if shown:
+            pick = st.selectbox("Bank comment", range(len(shown)), key=f"cb_pick_{k}",
+                                format_func=lambda i: _label(shown[i], titles))
+            st.text(shown[pick][1]["text"])
+            where = st.selectbox("Insert after", [END, *range(len(sentences))], key=f"cb_where_{k}",
+                                 format_func=lambda i: "the end of the comment" if i == END else
+                                 f"sentence {i + 1}: {_short(sentences[i])}")
+            st.button("Insert into the comment", key=f"cb_insert_{k}", on_click=_insert,
+                      args=(k, comment_key, shown[pick][1]["id"], None if where == END else where))
+        else:
+            st.caption("No bank comment matches." if query else "The bank is empty: save a comment to it below.")
+        _save(sid, k, comment_key, sentences, banks["may_curate"], rubric)
+        _csv(course_id, k, banks)
+
+
+def _label(entry, titles) -> str:
+    which, row = entry
+    tied = f" · {titles.get(row['criterion'], row['criterion'])}" if row["criterion"] else ""
+    tied += f" level {row['level']}" if row["level"] is not None else ""
+    return f"{which}{tied} · used {row['uses']}× · {_short(row['text'])}"
+
+
+def _short(text: str, n: int = 60) -> str:
+    return text if len(text) <= n else text[:n - 1] + "…"
+
+
+def _insert(k: str, comment_key: str, bank_comment_id: int, after) -> None:
+    try:
+        st.session_state[comment_key] = bank.insert_into(_common.connect(), bank_comment_id,
+                                                         st.session_state.get(comment_key, ""),
+                                                         actor=_common.actor(), after=after)
+        st.session_state[f"cb_result_{k}"] = ("success", "Inserted: save the item to keep it.")
+    except FairMarkError as e:
+        st.session_state[f"cb_result_{k}"] = ("error", str(e))
+
+
+def _save(sid: int, k: str, comment_key: str, sentences: list[str], may_curate: bool, rubric) -> None:
+    st.markdown("**Save to bank**")
+    options = [END, *range(len(sentences))]
+    what = st.selectbox("What to save", options, key=f"cb_what_{k}",
+                        format_func=lambda i: "the whole comment" if i == END else f"sentence {i + 1}: {_short(sentences[i])}")
+    crits = [None, *(c.key for c in rubric.criteria)]
+    titles = {c.key: c.title for c in rubric.criteria}
+    c1, c2, c3 = st.columns(3)
+    crit = c1.selectbox("For criterion", crits, key=f"cb_crit_{k}", format_func=lambda c: "any" if c is None else titles[c])
+    level = c2.selectbox("At level", [None, *rubric.levels], key=f"cb_level_{k}",
+                         format_func=lambda lvl: "any" if lvl is None else str(lvl))
+    banks = ["mine", "course"] if may_curate else ["mine"]
+    which = c3.selectbox("Into", banks, key=f"cb_into_{k}",
+                         format_func=lambda b: "my bank" if b == "mine" else "the course bank")
+    st.button("Save to bank", key=f"cb_save_{k}", on_click=_do_save,
+              args=(sid, k, comment_key, None if what == END else what, crit, level, which == "mine"))
+
+
+def _do_save(sid, k, comment_key, sentence, crit, level, mine) -> None:
+    text = st.session_state.get(comment_key, "")
+    if sentence is not None:
+        parts = bank.sentences(text)
+        text = parts[sentence] if sentence < len(parts) else ""
+    try:
+        bank.save_from_item(_common.connect(), sid, text, actor=_common.actor(), mine=mine, criterion=crit,
+                            level=level)
+        st.session_state[f"cb_result_{k}"] = ("success", "Saved to the bank.")
+    except FairMarkError as e:
+        st.session_state[f"cb_result_{k}"] = ("error", str(e))
+
+
+def _csv(course_id: int, k: str, banks: dict) -> None:
+    st.markdown("**Import or export**")
+    names = ["mine", "course"] if banks["may_curate"] else ["mine"]
+    which = st.selectbox("Bank", names, key=f"cb_csv_bank_{k}",
+                         format_func=lambda b: "my bank" if b == "mine" else "the course bank")
+    st.download_button("Export as CSV", bank.to_csv(banks[which]), file_name="comment-bank.csv", mime="text/csv",
+                       key=f"cb_export_{k}")
+    upload = st.file_uploader("Import a CSV (columns text, criterion, level)", type=["csv"], key=f"cb_upload_{k}")
+    if upload is not None and st.button("Import", key=f"cb_import_{k}"):
+        try:
+            added = bank.import_csv(_common.connect(), course_id, upload.getvalue().decode("utf-8-sig"),
+                                    actor=_common.actor(), mine=which == "mine")
+            st.success(f"Imported {added} comment{'s' if added != 1 else ''} (any already in the bank were skipped).")
+        except (FairMarkError, UnicodeDecodeError) as e:
+            st.error(_common.md(str(e)))
