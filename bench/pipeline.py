@@ -66,7 +66,7 @@ def critical_path() -> int:
     """Calls on one submission's critical path: one per stage that has roles, no revision."""
     from core.agents import registry
 
-    return sum(1 for stage in registry.STAGES if stage != "revise" and registry.at(stage))
+    return sum(1 for stage in registry.PIPELINE_STAGES if stage != "revise" and registry.at(stage))
 
 
 def calls_per_item() -> int:
