@@ -181,6 +181,12 @@ def assigned(conn: Database, assignment_id: int) -> dict[int, str]:
                              [assignment_id]).fetchall())
 
 
+def marker_of(conn: Database, submission_id: int) -> str | None:
+    """The marker the item is assigned to (None: not assigned)."""
+    row = conn.execute("SELECT marker FROM marker_assignments WHERE submission_id = ?", [submission_id]).fetchone()
+    return row[0] if row else None
+
+
 def marker_edits(conn: Database, course_id: int) -> list[dict]:
     """The course's items approved one by one: {marker (who approved), submission_id, student_id,
     rubric_id, ai (the draft's scores), mine (the approved scores)}. Bulk approvals copy the AI:

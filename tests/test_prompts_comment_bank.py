@@ -99,3 +99,20 @@ def test_changed_examples_miss_the_cache_unchanged_hit(conn, db_path):
     pipeline.assess_submission(db_path, sid, llm)
     changed = _statuses(conn, mark)
     assert changed["aggregator"] == "ok" and changed["evaluator"] == "cache_hit"
+
+
+def test_the_items_assigned_marker_bank_comes_before_the_run_starters(conn, db_path):
+    """Issue 27: the course bank plus the bank of the item's assigned marker (issue 28's marker
+    assignment), else of the user who started the run."""
+    c, cid, sid, ms_t = setup(conn, db_path)
+    marker = f.user(conn, "mr_m", "ta", courses=[cid])
+    bank.add(conn, cid, "The run starter's own comment.", actor=ms_t, criterion=SCORED, level=2)
+    bank.add(conn, cid, "The marker's own comment.", actor=marker, criterion=SCORED, level=2)
+    llm = good_llm()
+    pipeline.assess_one(db_path, sid, llm=llm)
+    assert bank_slot(llm) == "- The run starter's own comment."        # nobody assigned: the run's starter
+    conn.execute("INSERT INTO marker_assignments (submission_id, assignment_id, marker, how, assigned_by, assigned_at) "
+                 "VALUES (?, ?, 'mr_m', 'random', 'cora', '2026-12-01T00:00:00Z')", [sid, c["assignment_id"]])
+    llm = good_llm()
+    pipeline.assess_one(db_path, sid, llm=llm)
+    assert bank_slot(llm) == "- The marker's own comment."

@@ -20,6 +20,7 @@ from core.errors import Forbidden, IngestError
 from core.privacy import pseudonym
 from db import audit, write_transaction
 from db import comment_bank as store
+from db import moderation as moderation_db
 from db import ownership
 from db import rubric_drafts
 
@@ -211,9 +212,10 @@ CANDIDATES = 200         # of a bank's tied comments loaded per item (the Aggreg
 
 def candidates_of(conn, submission_id: int, marker: str | None = None) -> list[dict]:
     """For the pipeline (its caller checked the run): the bank comments tied to a criterion and
-    level, of the course bank and of the marker's bank (else the bank of whoever started the
-    latest run holding the item), unmasked: core.pipeline masks them with the item's text."""
+    level, of the course bank and of the item's marker's bank (`marker`, else the marker the item
+    is assigned to — core.moderation.markers.assign —, else whoever started the latest run holding
+    the item), unmasked: core.pipeline masks them with the item's text."""
     course_id = ownership.course_of(conn, "submission", submission_id)
-    owner = marker or store.run_starter(conn, submission_id)
+    owner = marker or moderation_db.marker_of(conn, submission_id) or store.run_starter(conn, submission_id)
     return [{"criterion": r["criterion"], "level": r["level"], "text": r["text"]}
             for r in store.candidates(conn, course_id, owner, CANDIDATES)]
