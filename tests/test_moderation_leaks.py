@@ -3,7 +3,11 @@ item's first mark or the AI's draft refuses (or leaves out) an item its second m
 marked yet (issue 28: the second marker sees neither until they commit)."""
 from __future__ import annotations
 
+import pytest
+
 import factories as f
+from core.courses import browse
+from core.errors import GateError
 from core.export import released
 from core.moderation import marking
 from test_moderation import HIGH, _first_marked, m  # noqa: F401  (the fixture)
@@ -27,3 +31,15 @@ def test_an_export_of_approved_items_leaves_out_those_the_actor_still_marks_blin
     assert sid in {r["submission_id"] for r in released.export_items(conn, m["c"]["course_id"], m["aid"],
                                                                      include_approved=True, actor=ivy)}
 
+
+def test_the_review_item_and_its_history_refuse_the_second_marker_until_they_commit(conn, m):
+    sid = _blind_item(conn, m, "tina")
+    tina = m["tina"]
+    with pytest.raises(GateError, match="second marker"):
+        browse.review_item(conn, sid, actor=tina)
+    with pytest.raises(GateError, match="second marker"):
+        browse.item_history(conn, sid, actor=tina)
+    assert browse.item_history(conn, sid, actor=m["cora"])          # the approval is in it for others
+    marking.mark(conn, sid, HIGH, actor=tina)
+    assert browse.review_item(conn, sid, actor=tina)["review"]["scores"]
+    assert browse.item_history(conn, sid, actor=tina)

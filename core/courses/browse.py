@@ -11,6 +11,7 @@ from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.calibration import blind, readiness
+from core.moderation import blindness as moderation_blindness
 from core.privacy.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
@@ -161,9 +162,11 @@ def queue_neighbour(conn, assignment_id: int, position: tuple, flt: queue.QueueF
 
 def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
     """Everything the review item shows (db.reviews.item), names hidden where the grant says so.
-    A calibration item nobody has scored blind is refused (GateError): its draft stays hidden."""
+    A calibration item nobody has scored blind is refused (GateError): its draft stays hidden; so
+    is a moderation item to the second marker who has not marked it yet."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
     blind.require_visible(conn, submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return review_item_of(conn, submission_id, actor=actor, course_id=course_id)
 
 
@@ -184,7 +187,10 @@ def review_item_of(conn, submission_id: int, *, actor: Actor, course_id: int) ->
 
 
 def item_history(conn, submission_id: int, *, actor: Actor) -> list[dict]:
+    """The item's audit rows; refused to its second marker before their blind mark (its approval
+    holds the first mark)."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return item_history_of(conn, submission_id, actor=actor, course_id=course_id)
 
 
