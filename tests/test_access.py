@@ -413,7 +413,9 @@ CHECKS = {"core.accounts.access.check", "core.accounts.access.check_all", "core.
           "core.accounts.access.check_student", "core.accounts.access.scope_for"}
 # Functions with a database and an actor but no id, called only after their caller's check.
 ACTOR_HOOKS = {"core.moderation.blindness.blank_export_rows": "blanks the analysis export's rows that core.export."
-                                                             "analysis.export (checked) hands it"}
+                                                             "analysis.export (checked) hands it",
+               "core.moderation.blindness.without_hidden": "drops the export rows that core.export.released."
+                                                           "export_items (checked) hands it"}
 
 
 def public_actor_functions():

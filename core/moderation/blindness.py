@@ -38,7 +38,7 @@ def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, eve
     return {**queue, "items": items}
 
 
-def hidden_among(conn: Database, rows: list[dict], actor: Actor) -> set[int]:
+def _hidden_among(conn: Database, rows: list[dict], actor: Actor) -> set[int]:
     """The submissions of `rows` (each with its assignment_id) `actor` still marks blind."""
     hidden: set[int] = set()
     for aid in {r["assignment_id"] for r in rows}:
@@ -49,13 +49,13 @@ def hidden_among(conn: Database, rows: list[dict], actor: Actor) -> set[int]:
 def without_hidden(conn: Database, rows: list[dict], actor: Actor) -> list[dict]:
     """Export rows (db.exports.items) but those `actor` still marks blind: an approved item's
     scores and comment are its first mark."""
-    hidden = hidden_among(conn, rows, actor)
+    hidden = _hidden_among(conn, rows, actor)
     return [r for r in rows if r["submission_id"] not in hidden]
 
 
 def blank_export_rows(conn: Database, rows: list[dict], actor: Actor) -> list[dict]:
     """Analysis-export rows (db.exports.analysis_rows) with the AI's and the first marker's
     scores blanked where `actor` still marks the item blind."""
-    hidden = hidden_among(conn, rows, actor)
+    hidden = _hidden_among(conn, rows, actor)
     return [{**r, "draft_id": None, "ai_scores": {}, "flags": [], "teacher_scores": {}, "review_status": None}
             if r["submission_id"] in hidden else r for r in rows]
