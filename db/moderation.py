@@ -114,6 +114,13 @@ def pending_second_marker(conn: Database, submission_id: int) -> str | None:
     return row[0] if row else None
 
 
+def unreleased_second_marker(conn: Database, submission_id: int) -> str | None:
+    """The second marker of a drawn item not released yet (None otherwise)."""
+    row = conn.execute("SELECT mi.second_marker FROM moderation_items mi JOIN submissions s ON s.id = mi.submission_id "
+                       "WHERE mi.submission_id = ? AND s.status != 'released'", [submission_id]).fetchone()
+    return row[0] if row else None
+
+
 def hidden_from(conn: Database, assignment_id: int, marker: str) -> set[int]:
     """The assignment's drawn items `marker` is to mark a second time and has not marked yet."""
     return {r[0] for r in conn.execute(

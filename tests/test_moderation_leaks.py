@@ -9,7 +9,9 @@ import factories as f
 from core.courses import browse
 from core.errors import GateError
 from core.export import released
-from core.moderation import marking
+from core.moderation import marking, sample
+from core.signoff import actions
+from db import reviews
 from test_moderation import HIGH, _first_marked, m  # noqa: F401  (the fixture)
 
 
@@ -43,3 +45,35 @@ def test_the_review_item_and_its_history_refuse_the_second_marker_until_they_com
     marking.mark(conn, sid, HIGH, actor=tina)
     assert browse.review_item(conn, sid, actor=tina)["review"]["scores"]
     assert browse.item_history(conn, sid, actor=tina)
+
+
+def test_the_second_marker_can_neither_decide_the_first_mark_nor_read_it_through_a_write(conn, m):
+    """Drawn before anyone marked it (no first marker yet): ivy opens it and drafts her edit; tina,
+    its second marker, may not approve, edit, reject, reopen or swap its draft (each would hand her
+    the first mark, or make her mark it twice), before her blind mark or after it."""
+    drawn = sample.draw(conn, m["aid"], size=8, actor=m["cora"])["sample"]
+    sid = next(i["submission_id"] for i in drawn if i["second_marker"] == "tina")
+    tina = m["tina"]
+    actions.open_item(conn, sid, actor=m["ivy"])
+    review = reviews.get_review(conn, sid)
+    version, draft_id = review["version"], review["draft_id"]
+    writes = {
+        "approve": lambda: actions.approve(conn, sid, version=version, actor=tina),
+        "edit": lambda: actions.save_edit(conn, sid, version=version, scores=HIGH, comment="x", reasons=["inaccurate"],
+                                          actor=tina),
+        "reject": lambda: actions.reject(conn, sid, version=version, note="no", actor=tina),
+        "reopen": lambda: actions.back_to_review(conn, sid, version=version, actor=tina),
+        "use draft": lambda: actions.use_draft(conn, sid, draft_id, version=version, actor=tina),
+    }
+    for name, write in writes.items():
+        with pytest.raises(GateError, match="second marker"):
+            write()
+        assert reviews.get_review(conn, sid)["version"] == version, name
+    with pytest.raises(GateError, match="second marker"):
+        actions.newer_draft(conn, sid, actor=tina)
+    marking.mark(conn, sid, HIGH, actor=tina)
+    for name, write in writes.items():
+        with pytest.raises(GateError, match="second marker"):
+            write()
+        assert reviews.get_review(conn, sid)["version"] == version, name
+    assert actions.approve(conn, sid, version=version, actor=m["ivy"])["approved_by"] == "ivy"

@@ -11,6 +11,8 @@ from db import moderation as mod_db
 
 HIDDEN = ("You are this item's second marker: mark it blind on the Second marking page first. The first marker's "
           "scores and the AI's draft stay hidden from you until you have.")
+FIRST_MARK = ("You are this item's second marker: its first mark is another marker's. Your mark is the one on the "
+              "Second marking page; the moderator settles a difference.")
 SECOND_MARKING_GROUP = "second_marking"   # the queue's group for an item the actor still marks blind
 
 
@@ -18,6 +20,17 @@ def require_visible(conn: Database, submission_id: int, actor: Actor) -> None:
     """Raise GateError while `actor` is the item's second marker and has not marked it yet."""
     if mod_db.pending_second_marker(conn, submission_id) == str(actor):
         raise GateError(HIDDEN)
+
+
+def require_first_marking(conn: Database, submission_id: int, actor: Actor | None) -> None:
+    """Raise GateError while `actor` is the item's second marker and it is not released: the
+    first mark (edit, approve, reject, reopen, another draft) is another marker's, and each such
+    write would hand a blind second marker the first mark. None: a read, nothing to check."""
+    if actor is None:
+        return
+    require_visible(conn, submission_id, actor)
+    if mod_db.unreleased_second_marker(conn, submission_id) == str(actor):
+        raise GateError(FIRST_MARK)
 
 
 def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, everything: bool = False) -> dict:
