@@ -62,7 +62,9 @@ def add_items(conn: Database, assignment_id: int, rows: list[tuple[int, str, str
 
 
 _ITEMS = (
-    "SELECT mi.submission_id, mi.assignment_id, mi.stratum, COALESCE(mi.first_marker, r.approved_by) AS first_marker, "
+    # The first marker is who approved the review (the mark compared); the one assigned or opening it when drawn
+    # only until then.
+    "SELECT mi.submission_id, mi.assignment_id, mi.stratum, COALESCE(r.approved_by, mi.first_marker) AS first_marker, "
     "mi.second_marker, mi.drawn_at, "
     "s.student_id, st.name, st.pseudonym, s.status, r.status AS review_status, r.scores AS first_scores, "
     "r.approved_by, (SELECT json_group_object(criterion, score) FROM moderation_marks mm "

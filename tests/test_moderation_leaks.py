@@ -9,10 +9,10 @@ import factories as f
 from core.courses import browse
 from core.errors import GateError
 from core.export import released
-from core.moderation import marking, sample
+from core.moderation import agreement, markers, marking, sample
 from core.signoff import actions
 from db import reviews
-from test_moderation import HIGH, _first_marked, m  # noqa: F401  (the fixture)
+from test_moderation import HIGH, LOW, _first_marked, approve, m  # noqa: F401  (the fixture)
 
 
 def _blind_item(conn, m, who="ivy"):
@@ -77,3 +77,19 @@ def test_the_second_marker_can_neither_decide_the_first_mark_nor_read_it_through
             write()
         assert reviews.get_review(conn, sid)["version"] == version, name
     assert actions.approve(conn, sid, version=version, actor=m["ivy"])["approved_by"] == "ivy"
+
+
+def test_a_first_mark_counts_for_the_marker_who_approved_it_not_the_one_assigned_when_drawn(conn, m):
+    """ivy is assigned every item, the sample is drawn (first marker 'ivy' then), but ian approves
+    one of them raising depth to 3; tina marks it blind 1. The difference is ian's, not ivy's."""
+    ian = f.user(conn, "ian", "instructor", courses=[m["c"]["course_id"]])
+    markers.assign(conn, m["aid"], how="section", markers={"": "ivy"}, actor=m["cora"])
+    drawn = sample.draw(conn, m["aid"], size=8, actor=m["cora"])["sample"]
+    sid = next(i["submission_id"] for i in drawn if i["second_marker"] == "tina" and i["submission_id"] in m["sids"][:4])
+    approve(conn, sid, ian, {**LOW, "reflection_depth": 3})
+    marking.mark(conn, sid, LOW, actor=m["tina"])
+    figs = {x["marker"]: x for x in markers.figures(conn, m["c"]["course_id"], actor=m["cora"])["markers"]}
+    assert [s["difference"] for s in figs["ian"]["severity"] if s["criterion"] == "reflection_depth"] == [2]
+    assert figs["ivy"]["severity"] == []
+    view = agreement.moderation_view(conn, m["aid"], actor=m["cora"])
+    assert next(d for d in view["differing"] if d["submission_id"] == sid)["first_marker"] == "ian"
