@@ -10,7 +10,7 @@ from core.courses import browse
 from core.errors import GateError
 from core.export import released
 from core.moderation import agreement, markers, marking, sample
-from core.signoff import actions
+from core.signoff import actions, release
 from db import reviews
 from test_moderation import HIGH, LOW, _first_marked, approve, m  # noqa: F401  (the fixture)
 
@@ -93,3 +93,28 @@ def test_a_first_mark_counts_for_the_marker_who_approved_it_not_the_one_assigned
     assert figs["ivy"]["severity"] == []
     view = agreement.moderation_view(conn, m["aid"], actor=m["cora"])
     assert next(d for d in view["differing"] if d["submission_id"] == sid)["first_marker"] == "ian"
+
+
+def test_a_review_changed_after_its_settlement_holds_the_release(conn, m):
+    """The moderator settles an item; its first marker then reopens it and approves other scores:
+    the release would carry a mark nobody settled, so it waits (until the review is back at the
+    settled scores)."""
+    sid = m["sids"][0]
+    drawn = _first_marked(conn, m)
+    second = next(i["second_marker"] for i in drawn if i["submission_id"] == sid)
+    first = "tina" if second == "ivy" else "ivy"
+    marking.mark(conn, sid, HIGH, actor=m[second])
+    settled = {**LOW, "clarity": 2}
+    marking.settle(conn, sid, settled, note="clarity only", actor=m["cora"])
+    review = reviews.get_review(conn, sid)
+    actions.back_to_review(conn, sid, version=review["version"], actor=m[first])
+    approve(conn, sid, m[first], HIGH)
+    for i in drawn:          # every other item's second mark is in, the same as the first: nothing else waits
+        if i["submission_id"] != sid:
+            marking.mark(conn, i["submission_id"], reviews.get_review(conn, i["submission_id"])["scores"],
+                         actor=m[i["second_marker"]])
+    with pytest.raises(GateError, match=f"submission {sid} .*changed after the moderator's settlement"):
+        release.release(conn, m["aid"], actor=m["ivy"])
+    actions.back_to_review(conn, sid, version=reviews.get_review(conn, sid)["version"], actor=m[first])
+    approve(conn, sid, m[first], settled)
+    assert release.release(conn, m["aid"], actor=m["ivy"])["n_items"] == 8
