@@ -71,7 +71,8 @@ _ITEMS = (
     " WHERE mm.submission_id = mi.submission_id) AS second_scores, "
     "(SELECT json_group_object(criterion, json_array(first_score, second_score, score)) FROM moderation_settlements x "
     " WHERE x.submission_id = mi.submission_id) AS settled, "
-    "(SELECT note FROM moderation_settlements x WHERE x.submission_id = mi.submission_id LIMIT 1) AS note "
+    "(SELECT note FROM moderation_settlements x WHERE x.submission_id = mi.submission_id LIMIT 1) AS note, "
+    "EXISTS (SELECT 1 FROM release_items ri WHERE ri.submission_id = mi.submission_id) AS released_before "
     "FROM moderation_items mi JOIN submissions s ON s.id = mi.submission_id JOIN students st ON st.id = s.student_id "
     "LEFT JOIN reviews r ON r.submission_id = mi.submission_id ")
 
@@ -90,7 +91,7 @@ def items(conn: Database, assignment_id: int) -> list[dict]:
     """The assignment's sample in drawing order: {submission_id, stratum, first_marker,
     second_marker, student_id, name, pseudonym, status, first_scores (the approved review's, else
     None), second_scores (None until marked), settled ({criterion: {first, second, score}} | None),
-    note}."""
+    note, released_before (1 once a release held it)}."""
     return [_item(r) for r in conn.query(_ITEMS + "WHERE mi.assignment_id = ? ORDER BY mi.drawn_at, mi.submission_id",
                                          [assignment_id])]
 

@@ -6,12 +6,14 @@ from __future__ import annotations
 import pytest
 
 import factories as f
-from core.courses import browse
+from core.accounts import access
+from core.appeals import deciding, filing
+from core.courses import browse, catalogue
 from core.errors import GateError
 from core.export import released
 from core.moderation import agreement, markers, marking, sample
 from core.signoff import actions, release
-from db import reviews
+from db import reviews, submissions
 from test_moderation import HIGH, LOW, _first_marked, approve, m  # noqa: F401  (the fixture)
 
 
@@ -85,7 +87,8 @@ def test_a_first_mark_counts_for_the_marker_who_approved_it_not_the_one_assigned
     ian = f.user(conn, "ian", "instructor", courses=[m["c"]["course_id"]])
     markers.assign(conn, m["aid"], how="section", markers={"": "ivy"}, actor=m["cora"])
     drawn = sample.draw(conn, m["aid"], size=8, actor=m["cora"])["sample"]
-    sid = next(i["submission_id"] for i in drawn if i["second_marker"] == "tina" and i["submission_id"] in m["sids"][:4])
+    sid = next(i["submission_id"] for i in drawn
+               if i["second_marker"] == "tina" and i["submission_id"] in m["sids"][:4])
     approve(conn, sid, ian, {**LOW, "reflection_depth": 3})
     marking.mark(conn, sid, LOW, actor=m["tina"])
     figs = {x["marker"]: x for x in markers.figures(conn, m["c"]["course_id"], actor=m["cora"])["markers"]}
@@ -118,3 +121,22 @@ def test_a_review_changed_after_its_settlement_holds_the_release(conn, m):
     actions.back_to_review(conn, sid, version=reviews.get_review(conn, sid)["version"], actor=m[first])
     approve(conn, sid, m[first], settled)
     assert release.release(conn, m["aid"], actor=m["ivy"])["n_items"] == 8
+
+
+def test_an_appeals_change_of_a_settled_item_is_released(conn, m):
+    """After its release a settled item's review may change through an appeal: that change is
+    released (the settlement held the first release, not every later one)."""
+    sid = m["sids"][0]
+    drawn = _first_marked(conn, m)
+    for i in drawn:
+        scores = HIGH if i["submission_id"] == sid else reviews.get_review(conn, i["submission_id"])["scores"]
+        marking.mark(conn, i["submission_id"], scores, actor=m[i["second_marker"]])
+    marking.settle(conn, sid, {**LOW, "clarity": 2}, note="clarity only", actor=m["cora"])
+    assert release.release(conn, m["aid"], actor=m["ivy"])["n_items"] == 8
+    catalogue.edit_assignment(conn, m["aid"], actor=f.actor("ann"), appeal_deadline="2099-12-31")
+    student = submissions.get_submission(conn, sid)["student_id"]
+    appeal = filing.file(conn, sid, {"clarity": "My answer was clear and I gave an example."},
+                         actor=access.student(student, m["c"]["course_id"], assignment_id=m["aid"]))
+    out = deciding.decide(conn, appeal["appeal_id"], actor=m["ivy"], outcome="change", scores={"clarity": 3},
+                          reason_code="too_harsh", note="You are right.")
+    assert out["released"] is True, out["waiting"]
