@@ -142,3 +142,11 @@ def test_an_appeals_change_of_a_settled_item_is_released(conn, m):
                           reason_code="too_harsh", note="You are right.")
     assert out["status"] == "changed"
     assert release.release(conn, m["aid"], actor=m["ivy"], only=[sid])["n_items"] == 1
+
+
+def test_what_changed_since_a_version_is_refused_to_the_blind_second_marker(conn, m):
+    """changed_since words the current version (scores and comment): the first mark."""
+    sid = _blind_item(conn, m, "tina")
+    with pytest.raises(GateError, match="second marker"):
+        actions.changed_since(conn, sid, 0, actor=m["tina"])
+    assert actions.changed_since(conn, sid, 0, actor=m["cora"])        # others read it

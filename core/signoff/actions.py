@@ -114,10 +114,10 @@ def _conflict(conn: Database, submission_id: int, loaded_version: int, current: 
 
 
 def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
-    """What changed since the teacher opened `loaded_version`, as the conflict a save would meet
-    says it (who by display name, when in words, which scores and comment, both versions); None
-    when it is still the latest. The student's name is hidden for an actor who does not see names."""
+    """What changed since `loaded_version`, as a save's conflict says it (who, when, scores, comment); None when
+    it is the latest. The student's name hidden as the grant says; refused to a blind second marker."""
     access.check(conn, actor, "read", submission=submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return changes_since(conn, submission_id, loaded_version, actor=actor)
 
 
