@@ -150,3 +150,18 @@ def test_what_changed_since_a_version_is_refused_to_the_blind_second_marker(conn
     with pytest.raises(GateError, match="second marker"):
         actions.changed_since(conn, sid, 0, actor=m["tina"])
     assert actions.changed_since(conn, sid, 0, actor=m["cora"])        # others read it
+
+
+def test_the_queue_and_its_next_item_never_hand_the_second_marker_an_item_they_mark_blind(conn, m):
+    """browse.queue_page carries each row's AI and teacher scores; Next (queue_neighbour) opens
+    the item it names: neither may be an item the actor still marks blind."""
+    sid = _blind_item(conn, m, "tina")
+    tina = m["tina"]
+    rows = browse.queue_page(conn, m["aid"], browse.QueueFilter(everything=True), actor=tina)["rows"]
+    assert sid not in {r["id"] for r in rows} and rows
+    before = (browse.queue_position(conn, sid, actor=m["cora"])[1], sid - 1)
+    assert browse.queue_neighbour(conn, m["aid"], before, browse.QueueFilter(everything=True), actor=tina) != sid
+    assert sid in {r["id"] for r in browse.queue_page(conn, m["aid"], actor=m["cora"])["rows"]}
+    marking.mark(conn, sid, HIGH, actor=tina)
+    assert sid in {r["id"] for r in browse.queue_page(conn, m["aid"], browse.QueueFilter(everything=True),
+                                                      actor=tina)["rows"]}

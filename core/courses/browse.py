@@ -7,6 +7,8 @@ student names, rows and texts carry the student's pseudonym instead (`core.accou
 """
 from __future__ import annotations
 
+import dataclasses
+
 from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
@@ -124,10 +126,17 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
     return hide
 
 
+def _as_read_by(flt: queue.QueueFilter | None, actor: Actor) -> queue.QueueFilter:
+    """The filter as `actor` reads the queue: their own items unless `everything`, never an item
+    they still mark blind (db.moderation), as the Review page's queue shows it."""
+    return dataclasses.replace(flt or queue.QueueFilter(), marker=str(actor))
+
+
 def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
                page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
-    return queue_page_of(conn, assignment_id, flt, actor=actor, course_id=course_id, page=page, page_size=page_size)
+    return queue_page_of(conn, assignment_id, _as_read_by(flt, actor), actor=actor, course_id=course_id, page=page,
+                         page_size=page_size)
 
 
 def queue_page_of(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor, course_id: int,
@@ -157,7 +166,7 @@ def queue_position(conn, submission_id: int, *, actor: Actor):
 def queue_neighbour(conn, assignment_id: int, position: tuple, flt: queue.QueueFilter | None = None, *,
                     actor: Actor, forward: bool = True) -> int | None:
     access.check(conn, actor, "read", assignment=assignment_id)
-    return queue.neighbour(conn, assignment_id, position, flt, forward=forward)
+    return queue.neighbour(conn, assignment_id, position, _as_read_by(flt, actor), forward=forward)
 
 
 def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
