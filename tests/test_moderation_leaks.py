@@ -12,7 +12,7 @@ from core.courses import browse, catalogue
 from core.errors import GateError
 from core.export import released
 from core.moderation import agreement, markers, marking, sample
-from core.signoff import actions, release
+from core.signoff import actions, release, review_view
 from db import reviews, submissions
 from test_moderation import HIGH, LOW, _first_marked, approve, m  # noqa: F401  (the fixture)
 
@@ -165,3 +165,15 @@ def test_the_queue_and_its_next_item_never_hand_the_second_marker_an_item_they_m
     marking.mark(conn, sid, HIGH, actor=tina)
     assert sid in {r["id"] for r in browse.queue_page(conn, m["aid"], browse.QueueFilter(everything=True),
                                                       actor=tina)["rows"]}
+
+
+def test_after_the_second_mark_the_review_item_is_read_only_for_its_second_marker(conn, m):
+    """The item opens for them once marked, but not for editing: the first mark is another's."""
+    sid = _blind_item(conn, m, "tina")
+    marking.mark(conn, sid, HIGH, actor=m["tina"])
+    item = review_view.review_page(conn, m["aid"], item=sid, actor=m["tina"])["item"]
+    assert item["error"] is None and item["data"] and item["editable"] is False
+    other = next(s for s in m["sids"] if s != sid and s not in {
+        i["submission_id"] for i in sample.draw(conn, m["aid"], size=8, actor=m["cora"])["sample"]
+        if i["second_marker"] == "tina"})
+    assert review_view.review_page(conn, m["aid"], item=other, actor=m["tina"])["item"]["editable"] is True
