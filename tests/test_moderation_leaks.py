@@ -12,8 +12,8 @@ from core.courses import browse, catalogue
 from core.errors import GateError
 from core.export import released
 from core.moderation import agreement, markers, marking, sample
-from core.signoff import actions, release, review_view
-from db import reviews, submissions
+from core.signoff import actions, bulk, release, review_view
+from db import reviews, samples, submissions
 from test_moderation import HIGH, LOW, _first_marked, approve, m  # noqa: F401  (the fixture)
 
 
@@ -177,3 +177,12 @@ def test_after_the_second_mark_the_review_item_is_read_only_for_its_second_marke
         i["submission_id"] for i in sample.draw(conn, m["aid"], size=8, actor=m["cora"])["sample"]
         if i["second_marker"] == "tina"})
     assert review_view.review_page(conn, m["aid"], item=other, actor=m["tina"])["item"]["editable"] is True
+
+
+def test_an_item_of_the_moderation_sample_is_never_approved_in_bulk(conn, m):
+    """A bulk approval copies the AI: as a sample item's first mark it would compare the AI, not a
+    marker, with the second mark (and its second marker could approve what they mark blind)."""
+    before = sum(samples.candidates_by_band(conn, m["aid"], bulk._rule(conn, m["aid"], m["ivy"])).values())
+    drawn = {i["submission_id"] for i in sample.draw(conn, m["aid"], size=2, actor=m["cora"])["sample"]}
+    after = sum(samples.candidates_by_band(conn, m["aid"], bulk._rule(conn, m["aid"], m["ivy"])).values())
+    assert before == 8 and after == 6 and len(drawn) == 2
