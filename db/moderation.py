@@ -118,9 +118,11 @@ def pending_second_marker(conn: Database, submission_id: int) -> str | None:
 
 
 def unreleased_second_marker(conn: Database, submission_id: int) -> str | None:
-    """The second marker of a drawn item not released yet (None otherwise)."""
-    row = conn.execute("SELECT mi.second_marker FROM moderation_items mi JOIN submissions s ON s.id = mi.submission_id "
-                       "WHERE mi.submission_id = ? AND s.status != 'released'", [submission_id]).fetchone()
+    """The second marker of a drawn item no release has held yet (None otherwise: once released,
+    later changes, an appeal's, are anyone's)."""
+    row = conn.execute("SELECT second_marker FROM moderation_items mi WHERE submission_id = ? AND NOT EXISTS "
+                       "(SELECT 1 FROM release_items ri WHERE ri.submission_id = mi.submission_id)",
+                       [submission_id]).fetchone()
     return row[0] if row else None
 
 

@@ -23,7 +23,7 @@ def require_visible(conn: Database, submission_id: int, actor: Actor) -> None:
 
 
 def require_first_marking(conn: Database, submission_id: int, actor: Actor | None) -> None:
-    """Raise GateError while `actor` is the item's second marker and it is not released: the
+    """Raise GateError while `actor` is the item's second marker and no release held it yet: the
     first mark (edit, approve, reject, reopen, another draft) is another marker's, and each such
     write would hand a blind second marker the first mark. None: a read, nothing to check."""
     if actor is None:
