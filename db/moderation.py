@@ -62,14 +62,17 @@ def add_items(conn: Database, assignment_id: int, rows: list[tuple[int, str, str
 
 
 _ITEMS = (
-    "SELECT mi.submission_id, mi.assignment_id, mi.stratum, COALESCE(mi.first_marker, r.approved_by) AS first_marker, "
+    # The first marker is who approved the review (the mark compared); the one assigned or opening it when drawn
+    # only until then.
+    "SELECT mi.submission_id, mi.assignment_id, mi.stratum, COALESCE(r.approved_by, mi.first_marker) AS first_marker, "
     "mi.second_marker, mi.drawn_at, "
     "s.student_id, st.name, st.pseudonym, s.status, r.status AS review_status, r.scores AS first_scores, "
     "r.approved_by, (SELECT json_group_object(criterion, score) FROM moderation_marks mm "
     " WHERE mm.submission_id = mi.submission_id) AS second_scores, "
     "(SELECT json_group_object(criterion, json_array(first_score, second_score, score)) FROM moderation_settlements x "
     " WHERE x.submission_id = mi.submission_id) AS settled, "
-    "(SELECT note FROM moderation_settlements x WHERE x.submission_id = mi.submission_id LIMIT 1) AS note "
+    "(SELECT note FROM moderation_settlements x WHERE x.submission_id = mi.submission_id LIMIT 1) AS note, "
+    "EXISTS (SELECT 1 FROM release_items ri WHERE ri.submission_id = mi.submission_id) AS released_before "
     "FROM moderation_items mi JOIN submissions s ON s.id = mi.submission_id JOIN students st ON st.id = s.student_id "
     "LEFT JOIN reviews r ON r.submission_id = mi.submission_id ")
 
@@ -88,7 +91,7 @@ def items(conn: Database, assignment_id: int) -> list[dict]:
     """The assignment's sample in drawing order: {submission_id, stratum, first_marker,
     second_marker, student_id, name, pseudonym, status, first_scores (the approved review's, else
     None), second_scores (None until marked), settled ({criterion: {first, second, score}} | None),
-    note}."""
+    note, released_before (1 once a release held it)}."""
     return [_item(r) for r in conn.query(_ITEMS + "WHERE mi.assignment_id = ? ORDER BY mi.drawn_at, mi.submission_id",
                                          [assignment_id])]
 
@@ -110,6 +113,15 @@ def pending_second_marker(conn: Database, submission_id: int) -> str | None:
     """The second marker of a drawn item they have not marked yet (None otherwise)."""
     row = conn.execute("SELECT second_marker FROM moderation_items mi WHERE submission_id = ? AND NOT EXISTS "
                        "(SELECT 1 FROM moderation_marks mm WHERE mm.submission_id = mi.submission_id)",
+                       [submission_id]).fetchone()
+    return row[0] if row else None
+
+
+def unreleased_second_marker(conn: Database, submission_id: int) -> str | None:
+    """The second marker of a drawn item no release has held yet (None otherwise: once released,
+    later changes, an appeal's, are anyone's)."""
+    row = conn.execute("SELECT second_marker FROM moderation_items mi WHERE submission_id = ? AND NOT EXISTS "
+                       "(SELECT 1 FROM release_items ri WHERE ri.submission_id = mi.submission_id)",
                        [submission_id]).fetchone()
     return row[0] if row else None
 

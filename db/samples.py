@@ -46,7 +46,9 @@ def _candidates(rule: Eligibility, assignment_id: int) -> tuple[str, list]:
           AND NOT EXISTS (SELECT 1 FROM json_each(d.checks) c WHERE json_extract(c.value, '$.passed') = 0
                           AND json_extract(c.value, '$.severity') IN ({sev}))
           AND (r.id IS NULL OR (r.status = 'in_review' AND r.edited = 0 AND r.draft_id = d.id))
-          AND NOT {BLIND_PENDING}) WHERE band NOT IN ({bands})
+          AND NOT {BLIND_PENDING}
+          -- a moderation sample's first mark is a marker's own (a bulk approval copies the AI)
+          AND NOT EXISTS (SELECT 1 FROM moderation_items mi WHERE mi.submission_id = s.id)) WHERE band NOT IN ({bands})
     """
     return sql, [rule.divisor, rule.band_cut, assignment_id, *rule.lifted, *rule.blocking, *rule.blocked_bands]
 

@@ -49,7 +49,8 @@ INTERNAL = {
     "core.calibration.anchors.for_submission": "the pipeline's examples while it drafts a checked item",
     "core.calibration.blind.require_visible": "called by core.signoff.actions.open_item after its check",
     **{f"core.moderation.{name}": "a hook of the review item, queue, export or release gates after their check"
-       for name in ("blindness.require_visible", "blindness.queue_for", "sample.release_gate")},
+       for name in ("blindness.require_visible", "blindness.require_first_marking", "blindness.queue_for",
+                    "sample.release_gate")},
     "core.judging.agreement.review_run": "the run engine's after-hook of a checked run",
     "core.lessons.review.review_lesson": "the lesson run worker's step for a lesson of a checked run",
     "core.runs.engine.execute": "the engine behind core.runs.reflections / core.lessons.runs, which check",
@@ -419,7 +420,9 @@ CHECKS = {"core.accounts.access.check", "core.accounts.access.check_all", "core.
           "core.accounts.access.check_student", "core.accounts.access.scope_for"}
 # Functions with a database and an actor but no id, called only after their caller's check.
 ACTOR_HOOKS = {"core.moderation.blindness.blank_export_rows": "blanks the analysis export's rows that core.export."
-                                                             "analysis.export (checked) hands it"}
+                                                             "analysis.export (checked) hands it",
+               "core.moderation.blindness.without_hidden": "drops the export rows that core.export.released."
+                                                           "export_items (checked) hands it"}
 
 
 def public_actor_functions():

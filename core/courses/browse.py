@@ -7,10 +7,13 @@ student names, rows and texts carry the student's pseudonym instead (`core.accou
 """
 from __future__ import annotations
 
+import dataclasses
+
 from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.calibration import blind, readiness
+from core.moderation import blindness as moderation_blindness
 from core.privacy.pseudonym import Pseudonymizer
 from db import analytics, calibration, courses, exports, lessons, queue, releases, reviews, submissions, votes
 from db import comparisons as cmp_db
@@ -123,10 +126,17 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
     return hide
 
 
+def _as_read_by(flt: queue.QueueFilter | None, actor: Actor) -> queue.QueueFilter:
+    """The filter as `actor` reads the queue: their own items unless `everything`, never an item
+    they still mark blind (db.moderation), as the Review page's queue shows it."""
+    return dataclasses.replace(flt or queue.QueueFilter(), marker=str(actor))
+
+
 def queue_page(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor,
                page: int = 0, page_size: int = queue.PAGE_SIZE) -> dict:
     course_id = access.check(conn, actor, "read", assignment=assignment_id)
-    return queue_page_of(conn, assignment_id, flt, actor=actor, course_id=course_id, page=page, page_size=page_size)
+    return queue_page_of(conn, assignment_id, _as_read_by(flt, actor), actor=actor, course_id=course_id, page=page,
+                         page_size=page_size)
 
 
 def queue_page_of(conn, assignment_id: int, flt: queue.QueueFilter | None = None, *, actor: Actor, course_id: int,
@@ -156,14 +166,16 @@ def queue_position(conn, submission_id: int, *, actor: Actor):
 def queue_neighbour(conn, assignment_id: int, position: tuple, flt: queue.QueueFilter | None = None, *,
                     actor: Actor, forward: bool = True) -> int | None:
     access.check(conn, actor, "read", assignment=assignment_id)
-    return queue.neighbour(conn, assignment_id, position, flt, forward=forward)
+    return queue.neighbour(conn, assignment_id, position, _as_read_by(flt, actor), forward=forward)
 
 
 def review_item(conn, submission_id: int, *, actor: Actor) -> dict:
     """Everything the review item shows (db.reviews.item), names hidden where the grant says so.
-    A calibration item nobody has scored blind is refused (GateError): its draft stays hidden."""
+    A calibration item nobody has scored blind is refused (GateError): its draft stays hidden; so
+    is a moderation item to the second marker who has not marked it yet."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
     blind.require_visible(conn, submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return review_item_of(conn, submission_id, actor=actor, course_id=course_id)
 
 
@@ -184,7 +196,10 @@ def review_item_of(conn, submission_id: int, *, actor: Actor, course_id: int) ->
 
 
 def item_history(conn, submission_id: int, *, actor: Actor) -> list[dict]:
+    """The item's audit rows; refused to its second marker before their blind mark (its approval
+    holds the first mark)."""
     course_id = access.check(conn, actor, "read", submission=submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return item_history_of(conn, submission_id, actor=actor, course_id=course_id)
 
 

@@ -74,9 +74,10 @@ def _check_examples(examples: list[dict], shape: rubric_templates.Shape) -> None
                               f"{shape.scale_max} your description names; fix the score or the description.")
 
 
-def _masked(conn, course_id: int, examples: list[dict]) -> tuple[list[dict], list[dict]]:
+def _masked(conn, course_id: int, examples: list[dict], description: str) -> tuple[list[dict], list[dict], str]:
     """(what is stored: the text as given with the student it is linked to; what the model
-    sees: the text masked against the course's roster)."""
+    sees: the text masked against the course's roster; the description masked too: a teacher
+    may name a student in it)."""
     people = store.course_people(conn, course_id)
     roster = pseudonym.roster(people)
     stored, shown = [], []
@@ -87,7 +88,7 @@ def _masked(conn, course_id: int, examples: list[dict]) -> tuple[list[dict], lis
         stored.append({**ex, "student_id": author if author is not None else
                        (people[named]["id"] if named is not None else None)})
         shown.append({"score": ex["score"], "text": masked.text})
-    return stored, shown
+    return stored, shown, roster.mask(description).text
 
 
 def _usable(answer, shape: rubric_templates.Shape, description: str) -> dict:
@@ -131,7 +132,7 @@ def draft(conn, course_id: int, description: str, pasted_examples: str = "", *, 
     _check_examples(examples, shape)
     offline = llm is None or getattr(llm, "provider", None) == "offline"
     # Offline nothing reads the examples: they are not kept (the note says so).
-    stored, shown = _masked(conn, course_id, examples) if not offline else ([], [])
+    stored, shown, asked = _masked(conn, course_id, examples, description) if not offline else ([], [], description)
     template = rubric_templates.template(shape)
     note = rubric_templates.note(shape) + (" Your scored examples were not used (no language model is configured) "
                                            "and are not kept." if offline and examples else "")
@@ -142,7 +143,7 @@ def draft(conn, course_id: int, description: str, pasted_examples: str = "", *, 
               after={"shape": shape.__dict__, "examples": len(examples), "offline": offline})
     if offline:
         return draft_id
-    definition, why = _ask(llm, role.Request(description, shape, tuple(shown), rubric_draft_id=draft_id))
+    definition, why = _ask(llm, role.Request(asked, shape, tuple(shown), rubric_draft_id=draft_id))
     with write_transaction(conn):
         if definition is not None:
             note = ("Drafted by the language model from your description"

@@ -32,6 +32,7 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
+from core.moderation import blindness as moderation_blindness
 from core.offline import LABEL as OFFLINE_LABEL
 from core.students import links as student_links
 from core.text import escape_commonmark
@@ -72,6 +73,8 @@ def export_items(conn: Database, course_id: int, assignment_id: int | None = Non
     """Released (and optionally approved) items of a course or one assignment, with rubric info."""
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     rows = exports.items(conn, course_id, assignment_id, include_approved=include_approved)
+    if include_approved:   # an approved item's scores are the first mark its second marker may not see yet
+        rows = moderation_blindness.without_hidden(conn, rows, actor)
     rubrics: dict[int, tuple] = {}
     for r in rows:
         if r["rubric_id"] not in rubrics:

@@ -11,6 +11,8 @@ from db import moderation as mod_db
 
 HIDDEN = ("You are this item's second marker: mark it blind on the Second marking page first. The first marker's "
           "scores and the AI's draft stay hidden from you until you have.")
+FIRST_MARK = ("You are this item's second marker: its first mark is another marker's. Your mark is the one on the "
+              "Second marking page; the moderator settles a difference.")
 SECOND_MARKING_GROUP = "second_marking"   # the queue's group for an item the actor still marks blind
 
 
@@ -18,6 +20,17 @@ def require_visible(conn: Database, submission_id: int, actor: Actor) -> None:
     """Raise GateError while `actor` is the item's second marker and has not marked it yet."""
     if mod_db.pending_second_marker(conn, submission_id) == str(actor):
         raise GateError(HIDDEN)
+
+
+def require_first_marking(conn: Database, submission_id: int, actor: Actor | None) -> None:
+    """Raise GateError while `actor` is the item's second marker and no release held it yet: the
+    first mark (edit, approve, reject, reopen, another draft) is another marker's, and each such
+    write would hand a blind second marker the first mark. None: a read, nothing to check."""
+    if actor is None:
+        return
+    require_visible(conn, submission_id, actor)
+    if mod_db.unreleased_second_marker(conn, submission_id) == str(actor):
+        raise GateError(FIRST_MARK)
 
 
 def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, everything: bool = False) -> dict:
@@ -38,11 +51,24 @@ def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, eve
     return {**queue, "items": items}
 
 
-def blank_export_rows(conn: Database, rows: list[dict], actor: Actor) -> list[dict]:
-    """Analysis-export rows (db.exports.analysis_rows) with the AI's and the first marker's
-    scores blanked where `actor` still marks the item blind."""
+def _hidden_among(conn: Database, rows: list[dict], actor: Actor) -> set[int]:
+    """The submissions of `rows` (each with its assignment_id) `actor` still marks blind."""
     hidden: set[int] = set()
     for aid in {r["assignment_id"] for r in rows}:
         hidden |= mod_db.hidden_from(conn, aid, str(actor))
+    return hidden
+
+
+def without_hidden(conn: Database, rows: list[dict], actor: Actor) -> list[dict]:
+    """Export rows (db.exports.items) but those `actor` still marks blind: an approved item's
+    scores and comment are its first mark."""
+    hidden = _hidden_among(conn, rows, actor)
+    return [r for r in rows if r["submission_id"] not in hidden]
+
+
+def blank_export_rows(conn: Database, rows: list[dict], actor: Actor) -> list[dict]:
+    """Analysis-export rows (db.exports.analysis_rows) with the AI's and the first marker's
+    scores blanked where `actor` still marks the item blind."""
+    hidden = _hidden_among(conn, rows, actor)
     return [{**r, "draft_id": None, "ai_scores": {}, "flags": [], "teacher_scores": {}, "review_status": None}
             if r["submission_id"] in hidden else r for r in rows]

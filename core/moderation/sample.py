@@ -125,6 +125,11 @@ def waiting(row: dict) -> str | None:
         return f"waits for its second mark (by {row['second_marker']})"
     if differs(row["first_scores"], row["second_scores"]) and not row["settled"]:
         return "its two marks differ by more than a level: it waits for the moderator's settlement"
+    # Before its first release only: later changes (an appeal's) go out as any change does.
+    settled = row["settled"] or {}
+    if not row["released_before"] and any((row["first_scores"] or {}).get(k) != v["score"] for k, v in settled.items()):
+        return ("was changed after the moderator's settlement: it waits until its scores are the settled ones "
+                "again (the moderator's final scores are the ones released)")
     return None
 
 

@@ -22,9 +22,9 @@ from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_messag
 from core.text import format_timestamp
 from db import appeals, audit, courses, drafts, file_of, now, reviews, submissions, users, write_transaction
 
-__all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve",
-           "reject", "back_to_review", "changed_since", "regenerate", "Regenerated", "newer_draft", "use_draft",
-           "comment_checks", "snapshot", "changes"]
+__all__ = ["REASONS", "UNDECIDED", "VersionConflict", "AlreadyDecided", "open_item", "save_edit", "approve", "reject",
+           "back_to_review", "changed_since", "regenerate", "Regenerated", "newer_draft", "use_draft", "comment_checks",
+           "snapshot", "changes"]
 # Statuses of items still waiting for the teacher's decision (Approve/Reject moves on to these).
 UNDECIDED = ("drafted", "needs_attention", "failed")
 
@@ -87,7 +87,8 @@ def _set_status(conn: Database, submission: dict, status: str, rubric: Rubric, c
     submissions.set_status(conn, submission["id"], status, prio, current_draft_id=current_draft_id)
 
 
-def _require_review(conn: Database, submission_id: int) -> dict:
+def _require_review(conn: Database, submission_id: int, actor: Actor | None = None) -> dict:
+    moderation_blindness.require_first_marking(conn, submission_id, actor)   # a write: not by its second marker
     review = reviews.get_review(conn, submission_id)
     if review is None:
         raise NotFound(f"submission {submission_id} has not been opened for review yet; open it first")
@@ -113,10 +114,10 @@ def _conflict(conn: Database, submission_id: int, loaded_version: int, current: 
 
 
 def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
-    """What changed since the teacher opened `loaded_version`, as the conflict a save would meet
-    says it (who by display name, when in words, which scores and comment, both versions); None
-    when it is still the latest. The student's name is hidden for an actor who does not see names."""
+    """What changed since `loaded_version`, as a save's conflict says it (who, when, scores, comment); None when
+    it is the latest. The student's name hidden as the grant says; refused to a blind second marker."""
     access.check(conn, actor, "read", submission=submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return changes_since(conn, submission_id, loaded_version, actor=actor)
 
 
@@ -196,7 +197,7 @@ def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict,
     with writing(conn):
         sub = submissions.get_submission(conn, submission_id)
         rubric = _rubric_for(conn, sub)
-        review = _require_review(conn, submission_id)
+        review = _require_review(conn, submission_id, actor)
         if review["version"] != version:
             raise _conflict(conn, submission_id, version, review, actor=actor)
         missing = [c.title for c in rubric.criteria if scores.get(c.key) is None]
@@ -238,7 +239,7 @@ def approve(conn: Database, submission_id: int, *, version: int, actor: Actor, s
     """Approve the teacher's version (saving any edits first, with their reasons)."""
     access.check(conn, actor, "review", submission=submission_id)
     with writing(conn):
-        review = _require_review(conn, submission_id)
+        review = _require_review(conn, submission_id, actor)
         if scores is not None or comment is not None:
             review = save_edit(conn, submission_id, version=version,
                                scores=review["scores"] if scores is None else scores,
@@ -270,7 +271,7 @@ def reject(conn: Database, submission_id: int, *, version: int, note: str, actor
     if not (note or "").strip():
         raise FairMarkError("Say why you reject it: the note goes back to the queue with the item.")
     with writing(conn):
-        review = _require_review(conn, submission_id)
+        review = _require_review(conn, submission_id, actor)
         if review["version"] != version:
             raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
@@ -289,7 +290,7 @@ def back_to_review(conn: Database, submission_id: int, *, version: int, actor: A
     (the edit makes a new version that needs its own release)."""
     access.check(conn, actor, "review", submission=submission_id)
     with writing(conn):
-        review = _require_review(conn, submission_id)
+        review = _require_review(conn, submission_id, actor)
         if review["version"] != version:
             raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
@@ -322,9 +323,9 @@ def _same_content(a: dict | None, b: dict | None) -> bool:
 
 
 def newer_draft(conn: Database, submission_id: int, *, actor: Actor) -> dict | None:
-    """The latest AI draft when it says something new: not the draft the teacher's version is
-    based on, and not an identical copy of it (a deterministic offline re-run)."""
+    """The latest AI draft when it says something new: not the teacher's version's, nor a copy of it (offline)."""
     access.check(conn, actor, "read", submission=submission_id)
+    moderation_blindness.require_visible(conn, submission_id, actor)
     return newer_draft_of(conn, submission_id)
 
 
@@ -369,7 +370,7 @@ def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int
     """The teacher chooses a (regenerated) draft as their version: scores and comment replaced."""
     access.check(conn, actor, "review", submission=submission_id, draft=draft_id)
     with writing(conn):
-        review = _require_review(conn, submission_id)
+        review = _require_review(conn, submission_id, actor)
         if review["version"] != version:
             raise _conflict(conn, submission_id, version, review, actor=actor)
         draft = drafts.get_draft(conn, draft_id)

@@ -26,6 +26,7 @@ from core.signoff import actions, bulk
 from core.signoff import eligibility as rules
 from db import calibration, courses, queue, submissions, votes
 from db import evals as evals_db
+from db import moderation as mod_db
 from db import users as users_db
 
 # The queue's groups the Review page counts and lists (items not drafted yet are not reviewed).
@@ -181,7 +182,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     except FairMarkError as e:
         return {**out, "error": str(e)}
     draft, review = data["draft"] or {}, data["review"]
-    editable = "review" in may and review is not None
+    # Its second marker reads the item once marked, but the first mark is another's (core.moderation.blindness)
+    editable = "review" in may and review is not None and mod_db.unreleased_second_marker(conn, sid) != str(actor)
     judged = bool(draft.get("judging")) and not draft.get("is_offline")
     return {**out, "error": None, "appeal": appeal, "data": data,
             "rubric": courses.get_rubric(conn, data["assignment"]["rubric_id"]),
