@@ -63,7 +63,8 @@ if aid is not None:
                 except FairMarkError as e:
                     _common.show_error(e)
                 else:
-                    st.success("Assigned: " + ", ".join(f"{m} {n}" for m, n in done["assigned"].items()))
+                    st.success("Assigned: " + ", ".join(f"{escape_markdown(_common.person(m))} {n}"
+                                                   for m, n in done["assigned"].items()))
 
     with st.form("mod_draw"):
         f1, f2, f3 = st.columns(3)
