@@ -192,6 +192,10 @@ def test_marker_figures_against_hand_computed_values(conn, m):
     # edits count ivy's own marks, also on the item the settlement put back at the AI's scores
     assert ivy["edits"]["items"] == 4 and ivy["edits"]["changed"] == 4 and ivy["edits"]["raised"] == 4
     assert ivy["edits"]["exact_with_ai"] == pytest.approx(12 / 16)
+    # every one of ivy's 4 students gives 3 of 4: resampling them cannot vary, so no interval, said so
+    assert ivy["edits"]["exact_interval"] is None and ivy["edits"]["students"] == 4
+    assert ivy["edits"]["text"].endswith("same score as the AI on 75% of criteria (on 4 students; no interval: "
+                                         "too few students or no variation between them)")
     own = markers.figures(conn, m["c"]["course_id"], actor=m["tina"])["markers"]
     assert [x["marker"] for x in own] == ["tina"]
     with pytest.raises(Forbidden, match="only your own"):
@@ -235,3 +239,14 @@ def test_section_assignment_needs_a_marker_for_every_section_and_only_the_course
         markers.assign(conn, m["aid"], how="random", markers=["olly"], actor=m["cora"])
     with pytest.raises(Forbidden):
         markers.assign(conn, m["aid"], how="random", actor=m["tina"])
+
+
+def test_a_markers_share_of_the_ais_scores_has_an_interval_over_students():
+    """The Markers page's "same score as the AI" share: an interval that resamples students."""
+    rows = [{"student_id": s, "rubric_id": 1, "ai": {"a": 1, "b": 2}, "mine": {"a": 1, "b": 2 if s % 3 else 3}}
+            for s in range(1, 31)]
+    edits = markers._edits(rows, {1: (0, 3)}, seed=0)
+    assert edits["exact_with_ai"] == pytest.approx(50 / 60) and edits["students"] == 30
+    lo, hi = edits["exact_interval"]
+    assert 0.6 < lo < 50 / 60 < hi < 1
+    assert f"(95 % interval {lo:.0%}–{hi:.0%}, on 30 students)" in edits["text"]

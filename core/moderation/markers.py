@@ -110,8 +110,9 @@ def _severity(rows: list[tuple], rubric_titles: dict, lo_hi: dict, seed: int) ->
     return out
 
 
-def _edits(rows: list[dict]) -> dict:
-    """How often a marker changed the AI's scores, in which direction, and their agreement with it."""
+def _edits(rows: list[dict], lo_hi: dict, seed: int) -> dict:
+    """How often a marker changed the AI's scores, in which direction, and their agreement with it
+    (the share of criterion scores equal to the AI's, with an interval that resamples students)."""
     raised = lowered = changed = 0
     pairs = []
     for r in rows:
@@ -119,13 +120,23 @@ def _edits(rows: list[dict]) -> dict:
         raised += sum(d > 0 for d in diffs)
         lowered += sum(d < 0 for d in diffs)
         changed += any(diffs)
-        pairs += [(r["ai"][k], r["mine"][k], r["student_id"]) for k in r["mine"] if k in r["ai"]]
-    exact = (sum(a == m for a, m, _ in pairs) / len(pairs)) if pairs else None
+        pairs += [(r["ai"][k], r["mine"][k], r["student_id"], r["rubric_id"]) for k in r["mine"] if k in r["ai"]]
+    exact = ci = None
+    students = len({p[2] for p in pairs})
+    if pairs:
+        exact = sum(a == m for a, m, _, _ in pairs) / len(pairs)
+        lo = min(lo_hi[p[3]][0] for p in pairs if p[3] in lo_hi) if any(p[3] in lo_hi for p in pairs) else 0
+        hi = max(lo_hi[p[3]][1] for p in pairs if p[3] in lo_hi) if any(p[3] in lo_hi for p in pairs) else 3
+        table = metrics.pair_counts(pd.Series([p[0] for p in pairs]), pd.Series([p[1] for p in pairs]),
+                                    keys={"student": pd.Series([p[2] for p in pairs])})
+        ci = metrics.agreement_cis(table, lo, hi, n_boot=N_BOOT, seed=seed, which=("exact",))["exact"]
+    same = "" if exact is None else f"; same score as the AI on {exact:.0%} of criteria" + (
+        f" (95 % interval {ci[0]:.0%}–{ci[1]:.0%}, on {count(students, 'student')})" if ci
+        else f" (on {count(students, 'student')}; no interval: too few students or no variation between them)")
     text = (f"changes the AI's scores on {changed} of {count(len(rows), 'item')} approved one by one (raised {raised}, "
-            f"lowered {lowered} criterion scores); same score as the AI on {exact:.0%} of criteria"
-            if rows else "has approved no item one by one yet")
+            f"lowered {lowered} criterion scores){same}" if rows else "has approved no item one by one yet")
     return {"items": len(rows), "changed": changed, "raised": raised, "lowered": lowered, "exact_with_ai": exact,
-            "text": text}
+            "exact_interval": ci, "students": students, "text": text}
 
 
 def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: int = 0, actor: Actor) -> dict:
@@ -168,6 +179,6 @@ def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: 
     for name in names:
         rows = per.get(name, [])
         out.append({"marker": name, "severity": _severity(rows, titles, lo_hi, seed) if rows else [],
-                    "edits": _edits([e for e in edits if e["marker"] == name])})
+                    "edits": _edits([e for e in edits if e["marker"] == name], lo_hi, seed)})
     return {"markers": out}
 
