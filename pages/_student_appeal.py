@@ -1,8 +1,10 @@
 """The student page's appeal part (issue 26): a student's appeals of one released item with their
 outcomes, and the form to ask for a second look (criteria, a reason each, at most 1,000
-characters). The student page calls `render` for each released item it shows; everything comes
-from core.appeals.filing, which checks the student actor first. Student and teacher words are
-plain text, never Markdown or HTML."""
+characters). The student page (pages/_student_view.py) calls `render` for each released item
+it shows, with the item of core.students.page.view, whose "appeal" is core.appeals.filing's
+data: no core read here, so the page reads core once per run. Filing goes through
+core.appeals.filing.file (it checks the student actor first). Student and teacher words are
+escaped (core.text.escape_markdown), never Markdown or HTML, and wrap at phone width."""
 from __future__ import annotations
 
 import streamlit as st
@@ -29,10 +31,10 @@ def _appeals(shown: list[dict]) -> None:
                 outcome = (f" → new score {_score(c['new_score'])}" if c["new_score"] is not None else "")
                 st.markdown(f"**{_common.md(c['title'])}** · score {_score(c['released_score'])}{outcome}")
                 st.caption("What you wrote")
-                st.text(c["reason"])
+                st.markdown(_common.md(c["reason"]))
             if a["note"]:
                 st.caption(f"Note from {_common.md(a['decided_by'])}")
-                st.text(a["note"])
+                st.markdown(_common.md(a["note"]))
 
 
 def _file(conn, actor, sid: int) -> None:
@@ -51,10 +53,11 @@ def _file(conn, actor, sid: int) -> None:
 
 
 def render(conn, actor, item: dict) -> None:
-    """A released item's appeals and, while the student may file one, the form. `item` has at
-    least "submission_id" (the student page's released item)."""
+    """A released item's appeals and, while the student may file one, the form. `item` is the
+    student page's released item: "submission_id" and "appeal" (core.appeals.filing.for_student's
+    answer, gathered by core.students.page.view)."""
     sid = int(item["submission_id"])
-    data = filing.for_student(conn, sid, actor=actor)
+    data = item["appeal"]
     st.markdown("**Ask for a second look**")
     kind, message = st.session_state.pop(f"sa_result_{sid}", (None, None))
     if message:

@@ -14,7 +14,7 @@ from core.accounts.access import Actor
 from core.students import page as student_page
 from core.students import sessions
 from core.text import escape_markdown
-from pages import _signin
+from pages import _signin, _student_appeal
 
 TOKEN = "_student_token"   # this Streamlit session's student token (tests set it; browsers cannot)
 
@@ -41,8 +41,9 @@ def md(text) -> str:
 
 
 def appeal_spot(conn, me: Actor, item: dict) -> None:
-    """Where the appeals part draws its form for one item: it fills the view's `appeal` (None
-    until then, and this draws nothing) and replaces this function's body with the form."""
+    """One item's appeals and the form to ask for a second look (pages/_student_appeal.py), from
+    the view's `appeal`: no second core read; sending calls core.appeals.filing.file."""
+    _student_appeal.render(conn, me, item)
 
 
 def render(conn, me: Actor) -> None:
@@ -71,6 +72,5 @@ def render(conn, me: Actor) -> None:
             st.markdown("**Comment**")
             st.markdown(md(item["comment"]))
             st.caption(md(item["disclosure"]))
-            # The appeal form's spot (the appeals part): the view's `appeal` is None until it fills it.
             if item["appeal"] is not None:
                 appeal_spot(conn, me, item)

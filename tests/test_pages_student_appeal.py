@@ -1,11 +1,13 @@
-"""The student's appeal form (pages/_student_appeal.py, issue 26) in AppTest: a tiny script calls
-`render` with a student actor on a real temporary database, as the student page will."""
+"""The student's appeal form (pages/_student_appeal.py, issue 26) in AppTest, on the student page
+itself: a tiny script calls pages/_student_view.render with a student actor on a real temporary
+database; the form takes the view's "appeal" data (one core read per run)."""
 from __future__ import annotations
 
 from streamlit.testing.v1 import AppTest
 
 from appeal_items import ADMIN, appealable, released
 from core.appeals import deciding
+from core.text import escape_markdown
 from db import appeals
 from shown import plain
 
@@ -15,11 +17,11 @@ WHY = "My example from my job shows it <script>alert(1)</script> **bold**."
 def _script(db_path: str, student_id: int, course_id: int, assignment_id: int, submission_id: int) -> None:
     import db
     from core.accounts import access
-    from pages import _student_appeal
+    from pages import _student_view
 
     conn = db.connect(db_path)
     me = access.student(student_id, course_id, assignment_id=assignment_id)
-    _student_appeal.render(conn, me, {"submission_id": submission_id, "scores": {}})
+    _student_view.render(conn, me)
 
 
 def _app(db_path, me, sid) -> AppTest:
@@ -43,13 +45,13 @@ def test_a_student_files_an_appeal_and_sees_its_outcome(conn, db_path):
     assert any("Sent." in plain(s.value) for s in at.success)
     appeal = appeals.open_of(conn, sid)
     assert [(c["criterion"], c["reason"]) for c in appeal["criteria"]] == [("clarity", WHY)]
-    assert WHY in [t.value for t in at.text]                               # plain text, never Markdown
+    assert escape_markdown(WHY) in [m.value for m in at.markdown]          # escaped: shown as typed
     assert "Waiting for your teacher" in "\n".join(plain(m.value) for m in at.markdown)
     assert not [b for b in at.button if b.key == f"sa_send_{sid}"]        # one open appeal: no form
     deciding.decide(conn, appeal["id"], actor=ADMIN, outcome="keep", note="It stays at 3: see the rubric.")
     at = _app(db_path, me, sid)
     assert "Your teacher kept the score" in "\n".join(plain(m.value) for m in at.markdown)
-    assert "It stays at 3: see the rubric." in [t.value for t in at.text]
+    assert escape_markdown("It stays at 3: see the rubric.") in [m.value for m in at.markdown]
     assert at.button(key=f"sa_send_{sid}")                                 # decided: may ask again
 
 

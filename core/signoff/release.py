@@ -83,7 +83,9 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
     open stays first in the review queue. In the same transaction each released item gets a
     fresh private link for its student (core.students.links; `base_url`: the address the links
     start with, else FAIRMARK_PUBLIC_URL): "links" in the result is the only time their tokens
-    exist in plain, so the caller hands them to this release's exports and the LMS."""
+    exist in plain, so the caller hands them to this release's exports and the LMS. The item's
+    earlier links and their students' sessions keep working (the student who appealed sees the
+    outcome with the link they have); only a fresh mint on request revokes them."""
     access.check(conn, actor, "release", assignment=assignment_id)
     with writing(conn):
         waiting = releases.release_overview(conn, assignment_id).approved_unreleased

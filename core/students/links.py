@@ -5,9 +5,12 @@ expiring; opening one gives the browser a student session (core.students.session
   its SHA-256 is stored. It opens one student's released work of one assignment.
 - It expires at the assignment's appeal deadline when one is set and still ahead, else after
   `link_days` (an admin's setting, default 180 days).
-- Minting a submission's link revokes its earlier ones: one live link per item. The plaintext
-  exists only in the answer of the mint (the release's result, `appeals links`), so a link
-  reaches a student through that release's exports and LMS comment, or a fresh mint.
+- A release mints a link for each item it releases (for that release's exports and LMS comment)
+  and KEEPS the item's earlier live links and their sessions: a student who filed an appeal still
+  sees its outcome, released later, with the link they have. Only an explicit fresh mint
+  (`appeals links`, `export --new-links`) revokes an item's earlier links. The plaintext exists
+  only in the answer of the mint (the release's result, `appeals links`), so a link reaches a
+  student through that release's exports and LMS comment, or a fresh mint.
 - Opening: an unknown token, a revoked one and an expired one are refused with their own plain
   message (an unknown one says nothing of what exists); failed look-ups are limited per client
   address (`MAX_TRIES` in `TRY_WINDOW`), counted in the database so that every server process on
@@ -109,16 +112,19 @@ def expiry(assignment: dict, at: datetime, days: int) -> datetime:
 
 
 def mint_in(conn, assignment_id: int, submission_ids, *, actor: Actor, from_release: int | None = None,
-            base: str | None = None) -> list[dict]:
+            base: str | None = None, replace: bool = False) -> list[dict]:
     """Fresh links for these released items of the assignment, inside the caller's write
-    transaction (a release's, `from_release` its id): the earlier links of those items are revoked. Returns
-    [{submission_id, student_id, url, expires}]: the only time the tokens exist in plain."""
+    transaction (a release's, `from_release` its id). A release keeps the items' earlier links
+    working (`replace=False`: the student who appealed keeps their page); `replace=True` (a fresh
+    mint on request) revokes them. Returns [{submission_id, student_id, url, expires}]: the only
+    time the tokens exist in plain."""
     access.check(conn, actor, "release", assignment=assignment_id)
     assignment = courses.get_assignment(conn, assignment_id)
     at = _now()
     expires = _stamp(expiry(assignment, at, link_days(conn)))
     items = links_db.released_items(conn, assignment_id, submission_ids)
-    links_db.revoke(conn, [i["submission_id"] for i in items], at=_stamp(at), by=str(actor))
+    if replace:
+        links_db.revoke(conn, [i["submission_id"] for i in items], at=_stamp(at), by=str(actor))
     out = []
     for item in items:
         token = secrets.token_urlsafe(32)
@@ -143,7 +149,7 @@ def mint(conn, course_id: int, assignment_id: int, *, actor: Actor, base: str | 
         raise GateError("nothing is released in this assignment yet, so there is no link to make: release the "
                         "approved feedback first (the release makes the links)")
     with db.write_transaction(conn):
-        return mint_in(conn, assignment_id, None, actor=actor, base=base)
+        return mint_in(conn, assignment_id, None, actor=actor, base=base, replace=True)
 
 
 # --- opening --------------------------------------------------------------------------------

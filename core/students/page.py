@@ -11,13 +11,15 @@ made, true to what FairMark knows of it:
 The approver is the one recorded with the released version (release_items.approved_by; for a
 release made before that was recorded, the person who released it).
 
-`appeal` in each item is the spot for the appeal form (None for now): the appeals part fills it
-with what the form needs, and the page draws the form when it is not None.
+`appeal` in each item is what the appeal form needs (core.appeals.filing.for_student: whether
+the student may ask now and why not, the deadline, the criteria, their appeals with outcomes and
+the teacher's notes), gathered here so that the page still calls core once per run.
 """
 from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.appeals import filing
 from core.text import format_date
 from db import courses
 from db import student_links as links_db
@@ -46,7 +48,7 @@ def _num(x: float):
 def view(conn, *, actor: Actor) -> dict:
     """The student page in one read: {"course", "items": [{submission_id, assignment, week,
     released, criteria [{title, score, max, level}], total, max_total, comment, disclosure,
-    appeal}]}. Only a student actor may (their own work, in their link's assignment)."""
+    appeal (filing.for_student's answer)}]}. Only a student actor may (their own work, in their link's assignment)."""
     access.require(actor, "student_view")
     course_id = next(iter(actor.courses))
     rows = links_db.released_for(conn, actor.student_id, course_id, actor.assignment_id)
@@ -67,7 +69,6 @@ def view(conn, *, actor: Actor) -> dict:
             "max_total": _num(rubric.max_total), "comment": r["comment"],
             "disclosure": disclosure(names.get(who, who), is_offline=bool(r["is_offline"]),
                                      in_bulk=bool(r["approved_in_bulk"])),
-            # The appeals part's spot: what its form needs for this item (None: no form shown).
-            "appeal": None,
+            "appeal": filing.for_student(conn, r["submission_id"], actor=actor),
         })
     return {"course": links_db.course_name(conn, course_id), "items": items}
