@@ -3,7 +3,6 @@ import pandas as pd
 import streamlit as st
 
 from core import leakage
-from core.accounts import access
 from core.appeals import deadline
 from core.courses import answer_keys
 from core.courses import catalogue
@@ -158,7 +157,7 @@ def _rubric_columns(rubric) -> dict:
 
 def rubrics(conn) -> None:
     _flash("rub_flash")
-    data = catalogue.rubrics_view(conn, st.session_state.get("set_rubric"), actor=_common.actor())  # the tab's read
+    data = _settings_rubric_builder.read(conn)  # the tab's read
     rows = data["rubrics"]
     bundled = sorted(RUBRIC_DIR.glob("*.yaml"))
     if st.button("Add the bundled rubrics", help=", ".join(p.name for p in bundled)):
@@ -197,7 +196,7 @@ def rubrics(conn) -> None:
                 st.session_state["rub_flash"] = ("Nothing changed: same as an existing version." if new_id == rid
                                                  else f"Saved {_common.rubric_label(new.name)} version {version}.")
                 st.rerun()
-        _settings_rubric_builder.versions(conn, rid, access.may(_common.actor(), "upload"))
+        _settings_rubric_builder.versions(data, rid)
 
     st.subheader("Upload a rubric")
     up = st.file_uploader("Rubric as YAML or JSON (name, scale_min, scale_max, criteria with levels)",
@@ -210,4 +209,4 @@ def rubrics(conn) -> None:
         else:
             st.session_state["rub_flash"] = f"Saved the uploaded rubric as version {version}."
             st.rerun()
-    _settings_rubric_builder.render(conn, _rubric_columns)
+    _settings_rubric_builder.render(conn, _rubric_columns, data["builder"])

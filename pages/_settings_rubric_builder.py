@@ -27,12 +27,23 @@ def guidance_column():
                                             "them; students never see them.")
 
 
-def render(conn, columns) -> None:
-    """The builder. `columns(rubric)`: the Rubrics tab's column headers for a rubric table."""
+def read(conn) -> dict:
+    """The Rubrics tab's one read (core.courses.rubric_builder.rubrics_tab), with the versions the
+    compare pickers hold (their keys are per rubric)."""
+    rid = st.session_state.get("set_rubric")
+    pair = (st.session_state.get(f"rv_a_{rid}"), st.session_state.get(f"rv_b_{rid}"))
+    ids = st.session_state.get("rv_ids", {})
+    compare = (ids.get(pair[0]), ids.get(pair[1])) if None not in pair else None
+    return builder.rubrics_tab(conn, rid, compare=compare if compare and None not in compare else None,
+                               pick=st.session_state.get("rb_course", _common.course_id()), actor=_common.actor())
+
+
+def render(conn, columns, view: dict) -> None:
+    """The builder. `columns(rubric)`: the Rubrics tab's column headers for a rubric table;
+    `view`: the tab's read's "builder"."""
     st.subheader("Rubric builder")
     _flash()
     me = _common.actor()
-    view = builder.builder_view(conn, st.session_state.get("rb_course", _common.course_id()), actor=me)
     if not view["courses"]:
         st.info("Only an instructor or an admin of a course builds rubrics.")
         return
@@ -103,9 +114,10 @@ def _draft(conn, d: dict, columns, expanded: bool) -> None:
                 st.rerun()
 
 
-def versions(conn, rubric_id: int, may_change: bool) -> None:
-    """The versions of the rubric shown on the Rubrics tab, the diff of two, and rollback."""
-    rows = rubric_versions.versions(conn, rubric_id, actor=_common.actor())
+def versions(data: dict, rubric_id: int) -> None:
+    """The versions of the rubric shown on the Rubrics tab, the diff of two, and rollback (all
+    from the tab's read)."""
+    rows, may_change = data["versions"], data["may_change"]
     st.subheader("Versions")
     st.dataframe(pd.DataFrame([{
         "version": r["version"], "saved": format_timestamp(r["created_at"]),
@@ -116,11 +128,15 @@ def versions(conn, rubric_id: int, may_change: bool) -> None:
         st.caption("Only one version so far: saving an edit makes the next one.")
         return
     by_version = {r["version"]: r["id"] for r in rows}
+    st.session_state["rv_ids"] = by_version    # the next read compares the versions picked here
     numbers = list(by_version)
     c1, c2 = st.columns(2)
     a = c1.selectbox("Compare version", numbers, index=len(numbers) - 2, key=f"rv_a_{rubric_id}")
     b = c2.selectbox("with version", numbers, index=len(numbers) - 1, key=f"rv_b_{rubric_id}")
-    lines = rubric_versions.compare(conn, by_version[a], by_version[b], actor=_common.actor())
+    shown = data["compare"]["ids"]
+    lines = data["compare"]["lines"] if shown == (by_version[a], by_version[b]) else None
+    if lines is None:   # the pickers moved since the read: read again (the next run shows it)
+        st.rerun()
     if not lines:
         st.caption(f"Versions {a} and {b} are the same.")
     for line in lines:

@@ -197,6 +197,27 @@ def choose(page, widget, option_prefix: str) -> None:
     idle(page)
 
 
+def choose_typed(page, widget, option_prefix: str, tries: int = 5) -> None:
+    """`choose` by typing the option into the box: in headless Chromium a list opened right after
+    the page loads can vanish under the click (tests/test_e2e_appeals.py saw it too); closing it
+    and typing again works, so try until an option is clicked."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    for attempt in range(tries):
+        widget.get_by_role("combobox").fill(option_prefix)
+        try:
+            page.locator('[role="option"]').filter(
+                has_text=re.compile("^" + re.escape(option_prefix))).first.click(timeout=10_000)
+        except PlaywrightTimeout:
+            if attempt == tries - 1:
+                raise
+            page.keyboard.press("Escape")
+            idle(page)
+        else:
+            idle(page)
+            return
+
+
 def item_id(page) -> str:
     return re.search(r"[?&]item=(\d+)", page.url).group(1)
 

@@ -50,6 +50,7 @@ INTERNAL = {
     "core.calibration.blind.require_visible": "called by core.signoff.actions.open_item after its check",
     **{f"core.moderation.{name}": "a hook of the review item, queue, export or release gates after their check"
        for name in ("blindness.require_visible", "blindness.require_first_marking", "blindness.queue_for",
+                    "blindness.sample_reasons",
                     "sample.release_gate")},
     "core.judging.agreement.review_run": "the run engine's after-hook of a checked run",
     "core.lessons.review.review_lesson": "the lesson run worker's step for a lesson of a checked run",

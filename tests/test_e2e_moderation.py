@@ -11,7 +11,7 @@ from core.moderation import sample
 from core.signoff import actions
 from db import moderation as mod_db
 from db import reviews
-from e2e_support import PASSWORD, choose, idle, load, new_page, sign_in, streamlit_server
+from e2e_support import PASSWORD, choose, choose_typed, idle, load, new_page, sign_in, streamlit_server
 
 pytestmark = pytest.mark.slow   # a real `streamlit run` (docs/testing.md)
 
@@ -66,7 +66,7 @@ def test_blind_second_mark_then_the_moderators_settlement(world, browser):
     load(page, f"{world['url']}/moderation")
     expect(_main(page).get_by_text("Marks that differ by more than a level")).to_be_visible()
     for c in world["rubric"].criteria:
-        choose(page, page.get_by_test_id("stSelectbox").filter(has_text=c.title), "2")
+        choose_typed(page, page.get_by_test_id("stSelectbox").filter(has_text=c.title), "2")
     page.get_by_label("Note (why these scores)").fill("both half right")
     page.get_by_role("button", name="Settle").click()
     idle(page)

@@ -189,3 +189,20 @@ def test_an_item_of_the_moderation_sample_is_never_approved_in_bulk(conn, m):
     drawn = {i["submission_id"] for i in sample.draw(conn, m["aid"], size=2, actor=m["cora"])["sample"]}
     after = sum(samples.candidates_by_band(conn, m["aid"], bulk._rule(conn, m["aid"], m["ivy"])).values())
     assert before == 8 and after == 6 and len(drawn) == 2
+
+
+def test_the_queue_and_the_item_say_a_sample_item_is_not_for_bulk_approval(conn, m):
+    """The bulk approval leaves sample items out (above); the queue's per-item flag and the item's
+    reasons say so instead of "can be approved in bulk"."""
+    ivy = m["ivy"]
+    before = {i["submission_id"]: i for i in review_view.review_queue(conn, m["aid"], actor=m["cora"])["items"]}
+    eligible = {sid for sid, i in before.items() if i["bulk_eligible"]}
+    assert len(eligible) == 8
+    drawn = {i["submission_id"] for i in sample.draw(conn, m["aid"], size=2, actor=m["cora"])["sample"]}
+    after = {i["submission_id"]: i for i in review_view.review_queue(conn, m["aid"], actor=m["cora"])["items"]}
+    assert {sid for sid, i in after.items() if i["bulk_eligible"]} == eligible - drawn
+    for sid in drawn:
+        assert "moderation_sample" in [r["code"] for r in after[sid]["reasons"]]
+        assert "moderation_sample" in [r["code"] for r in review_view.item_reasons(conn, sid, actor=ivy)]
+    other = next(iter(eligible - drawn))
+    assert review_view.item_reasons(conn, other, actor=ivy) == []

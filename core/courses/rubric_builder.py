@@ -24,6 +24,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.agents import rubric_builder as role
 from core.courses import catalogue
+from core.courses import rubric_versions
 from core.errors import ConflictError, IngestError, LLMError, LLMInvalidOutput, RubricError
 from core.offline import rubric_templates
 from core.privacy import pseudonym
@@ -167,17 +168,42 @@ def builder_view(conn, pick: int | None = None, *, actor: Actor) -> dict:
     """The page's one read: {"courses" the actor may build rubrics for, "course_id" (`pick` when
     offered, else the first), "drafts" of it (drafts_view)}."""
     access.require(actor, "read")
+    return _builder(conn, pick, actor)
+
+
+def _builder(conn, pick: int | None, actor: Actor) -> dict:
     mine = [c for c in courses.list_courses(conn) if "upload" in access.allowed(actor, c["id"])]
     ids = [c["id"] for c in mine]
-    course_id = pick if pick in ids else (ids[0] if ids else None)
-    return {"courses": mine, "course_id": course_id,
-            "drafts": drafts_view(conn, course_id, actor=actor) if course_id is not None else []}
+    course_id = pick if pick in ids else (ids[0] if ids else None)   # only courses the actor may build for
+    return {"courses": mine, "course_id": course_id, "drafts": _drafts(conn, course_id) if course_id is not None else []}
+
+
+def rubrics_tab(conn, rubric_id: int | None = None, *, compare: tuple | None = None, pick: int | None = None,
+                actor: Actor) -> dict:
+    """The Settings page's Rubrics tab in one read and one check: catalogue.rubrics_view's
+    {"rubrics", "rubric_id", "rubric"} with "versions" of that rubric (rubric_versions), "compare"
+    (the plain diff of two version ids, `compare`, when both are versions of it), "may_change"
+    (rollback and saving: an instructor's or admin's), and "builder" (builder_view's data)."""
+    data = catalogue.rubrics_view(conn, rubric_id, actor=actor)
+    rid = data["rubric_id"]
+    versions = rubric_versions.versions_of(conn, rid) if rid is not None else []
+    ids = [v["id"] for v in versions]
+    if compare is None or not all(i in ids for i in compare):
+        compare = tuple(ids[-2:]) if len(ids) >= 2 else None
+    lines = rubric_versions.diff_lines(courses.get_rubric(conn, compare[0]), courses.get_rubric(conn, compare[1])) \
+        if compare else []
+    return {**data, "versions": versions, "compare": {"ids": compare, "lines": lines},
+            "may_change": "upload" in access.allowed(actor), "builder": _builder(conn, pick, actor)}
 
 
 def drafts_view(conn, course_id: int, *, actor: Actor) -> list[dict]:
     """The course's unsaved drafts, newest first: {id, description, source, note, created_by,
     created_at, examples (how many), rubric (the draft as a Rubric)}."""
     access.check(conn, actor, "upload", course=course_id)
+    return _drafts(conn, course_id)
+
+
+def _drafts(conn, course_id: int) -> list[dict]:
     out = []
     for row in store.of_course(conn, course_id):
         out.append({**{k: row[k] for k in ("id", "description", "source", "note", "created_by", "created_at")},

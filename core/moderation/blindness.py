@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from core.accounts.access import Actor
 from core.errors import GateError
+from core.signoff.eligibility import MODERATION_SAMPLE
 from db import moderation as mod_db
 
 HIDDEN = ("You are this item's second marker: mark it blind on the Second marking page first. The first marker's "
@@ -33,6 +34,20 @@ def require_first_marking(conn: Database, submission_id: int, actor: Actor | Non
         raise GateError(FIRST_MARK)
 
 
+IN_SAMPLE = {"code": MODERATION_SAMPLE,
+             "text": "This item is in the moderation sample: approve it on its own, so that its mark is a marker's "
+                     "own and can be compared with the second marker's."}
+OPEN_STATUSES = ("uploaded", "drafted", "needs_attention", "failed")
+
+
+def sample_reasons(conn: Database, assignment_id: int, submission_id: int, status: str) -> list[dict]:
+    """Why an undecided item of the moderation sample may not be approved in bulk (the bulk
+    approval leaves sample items out: db.samples), [] for any other item."""
+    if status not in OPEN_STATUSES or mod_db.item(conn, submission_id) is None:
+        return []
+    return [dict(IN_SAMPLE)]
+
+
 def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, everything: bool = False) -> dict:
     """The review queue (core.signoff.review_view.review_queue) as `actor` sees it: a marker
     with items assigned in this assignment sees only those (and those they mark a second time)
@@ -44,10 +59,13 @@ def queue_for(conn: Database, assignment_id: int, queue: dict, actor: Actor, eve
     items = queue["items"]
     if mine and not everything:
         items = [i for i in items if i["submission_id"] in mine | hidden]
+    sampled = {r["submission_id"] for r in mod_db.items(conn, assignment_id)}
     items = [{"submission_id": i["submission_id"], "student": i["student"], "status": i["status"],
               "group": SECOND_MARKING_GROUP, "bulk_eligible": False, "reasons": [],
               "judging": {"confident": None, "split_criteria": [], "judges": []}}
-             if i["submission_id"] in hidden else i for i in items]
+             if i["submission_id"] in hidden else
+             {**i, "bulk_eligible": False, "reasons": [*i["reasons"], dict(IN_SAMPLE)]}
+             if i["submission_id"] in sampled and i["status"] in OPEN_STATUSES else i for i in items]
     return {**queue, "items": items}
 
 

@@ -32,8 +32,9 @@ VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION = "votes_split", "unsure", "v
 BAND_NOT_READY, OFFLINE_ONLY, BLIND_PENDING, EDITED = "band_not_ready", "offline_only", "blind_pending", "edited"
 NEEDS_ATTENTION, NOT_DRAFTED, DECIDED = "needs_attention", "not_drafted", "decided"
 COMMENT_NOT_CONFIRMED, OLDER_DRAFT = "comment_not_confirmed", "older_draft"
+MODERATION_SAMPLE = "moderation_sample"    # core.moderation.blindness adds it to a sample item
 CODES = (VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION, BAND_NOT_READY, OFFLINE_ONLY, BLIND_PENDING, EDITED,
-         NEEDS_ATTENTION, NOT_DRAFTED, DECIDED, COMMENT_NOT_CONFIRMED, OLDER_DRAFT)
+         NEEDS_ATTENTION, NOT_DRAFTED, DECIDED, COMMENT_NOT_CONFIRMED, OLDER_DRAFT, MODERATION_SAMPLE)
 # Routes of core.judging.scoring where the first judge's scores stand without being confident.
 _UNSURE_ROUTES = ("low_confidence", "confidence_unknown", "judges_failed", "judges_disagree")
 BLOCKING_SEVERITIES = ("fail",)     # check severities that keep a draft out (core.signoff.bulk uses them)

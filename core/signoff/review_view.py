@@ -100,7 +100,10 @@ def _reasons_of(conn: Database, aid: int, submission_id: int, held: tuple) -> li
     rows = queue.all_items(conn, aid, submission_id)
     lifted, bands = held
     rule = bulk.eligibility(courses.assignment_rubric(conn, aid), lifted=lifted, blocked_bands=bands)
-    return _visible(_item_reasons(rows[0], rule), lifted) if rows else []
+    if not rows:
+        return []
+    return _visible(_item_reasons(rows[0], rule), lifted) + moderation_blindness.sample_reasons(
+        conn, aid, submission_id, rows[0]["status"])
 
 
 def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bool = True) -> dict:
