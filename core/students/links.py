@@ -22,7 +22,7 @@ import hashlib
 import math
 import secrets
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 
 import db
 from core.accounts import access
@@ -61,17 +61,8 @@ class Opened:
     expires: datetime   # when the cookie stops working
 
 
-def _now() -> datetime:
-    return datetime.now(timezone.utc)
-
-
-def _stamp(t: datetime) -> str:
-    return t.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
-
-
-def _parse(stamp: str) -> datetime:
-    at = datetime.fromisoformat(stamp[:-1] + "+00:00" if stamp.endswith("Z") else stamp)
-    return at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
+# The clock and the stored timestamps' format are the student sessions' (one place for both).
+_now, _stamp, _parse = sessions._now, sessions._stamp, sessions._parse
 
 
 # --- the setting ----------------------------------------------------------------------------
