@@ -74,10 +74,11 @@ def render_blind(conn, item: dict) -> None:
         st.button("Leave the blind re-mark", key=f"ap_blind_leave_{sid}", on_click=_blind, args=(sid, False))
 
 
-def _decide(conn, appeal: dict, picked: dict, outcome: str, reason, note: str) -> None:
+def _decide(conn, appeal: dict, picked: dict, outcome: str, reason, note: str, version) -> None:
     try:
         out = deciding.decide(conn, appeal["appeal_id"], actor=_common.actor(), outcome=outcome,
-                              scores=picked if outcome == "change" else None, reason_code=reason, note=note)
+                              scores=picked if outcome == "change" else None, reason_code=reason, note=note,
+                              version=version)
     except FairMarkError as e:
         _common.show_error(e)
         return
@@ -120,4 +121,6 @@ def panel(conn, item: dict) -> None:
             note = st.text_area("Note to the student (required)", key=f"ap_note_{sid}",
                                 help="The student sees it with the outcome, whether you keep or change the score.")
             if st.form_submit_button("Decide the appeal", type="primary"):
-                _decide(conn, appeal, picked, outcome, reason, note)
+                # the version the teacher opened (the review item's own conflict check keeps it)
+                seen = st.session_state.get(f"review_loaded_{sid}", (item.get("review") or {}).get("version"))
+                _decide(conn, appeal, picked, outcome, reason, note, seen)

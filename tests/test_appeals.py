@@ -141,8 +141,13 @@ def test_an_instructors_change_is_an_edit_with_a_reason_and_goes_out_as_a_releas
     with pytest.raises(FairMarkError, match="whole number from 0 to 3"):
         deciding.decide(conn, appeal, actor=teacher, outcome="change", scores={"real_world_application": 7},
                         reason_code="too_harsh", note="You are right.")
+    seen = reviews.get_review(conn, sid)["version"]
+    with pytest.raises(ConflictError, match="since you opened it"):     # a version the teacher did not see
+        deciding.decide(conn, appeal, actor=teacher, outcome="change", scores={"real_world_application": 3},
+                        reason_code="too_harsh", note="You are right.", version=seen - 1)
+    assert reviews.get_review(conn, sid)["version"] == seen                  # nothing written
     out = deciding.decide(conn, appeal, actor=teacher, outcome="change", scores={"real_world_application": 3},
-                          reason_code="too_harsh", note="You are right: your job example counts.")
+                          reason_code="too_harsh", note="You are right: your job example counts.", version=seen)
     assert out["status"] == "changed" and out["released"] and out["waiting"] is None
     locked = conn.execute("SELECT submission_id, scores FROM release_items WHERE release_id = ?",
                           [out["release_id"]]).fetchall()

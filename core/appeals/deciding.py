@@ -97,13 +97,14 @@ def _back_in_line(conn: Database, submission_id: int) -> None:
 
 
 def decide(conn: Database, appeal_id: int, *, actor: Actor, outcome: str, scores: dict | None = None,
-           reason_code: str | None = None, note: str) -> dict:
+           reason_code: str | None = None, note: str, version: int | None = None) -> dict:
     """Keep the released score, or change it, with a note to the student (required either way).
     A change is an edit of the appealed criteria with a reason code (core.signoff.actions), approved
     at once; when the actor may release it goes out as a release of this item (the release gates
     apply; to the LMS when linked), else it waits approved for someone who may. Returns
     {appeal_id, status (kept | changed), released (bool), release_id, waiting (why it was not
-    released, or None), lms}."""
+    released, or None), lms}. `version`: the item's review version the teacher saw (the page's);
+    a change made on a newer version (a colleague's edit meanwhile) is refused, nothing written."""
     course_id = access.check(conn, actor, "review", appeal=appeal_id)
     if outcome not in OUTCOMES:
         raise FairMarkError(f"decide the appeal with keep or change, not {outcome!r}")
@@ -130,6 +131,9 @@ def decide(conn: Database, appeal_id: int, *, actor: Actor, outcome: str, scores
                             "or other)")
     with writing(conn):
         review = reviews.get_review(conn, sid)
+        if version is not None and review["version"] != version:
+            raise ConflictError(f"A colleague changed this item since you opened it (now version {review['version']}, "
+                                f"you saw version {version}); nothing was changed. Look at it again, then decide.")
         if all(review["scores"].get(k) == v for k, v in clean.items()):
             raise FairMarkError("These are the scores the student has: choose keep, or change a score.")
         actions.approve(conn, sid, version=review["version"], actor=actor, scores={**review["scores"], **clean},
