@@ -54,10 +54,10 @@ import unicodedata
 from dataclasses import dataclass
 from types import SimpleNamespace
 
-import pyphen
-import textstat
-
 from core import injection, leakage
+from core.language import lexicon, phrases, quotes, readability
+from core.language import normalise as language_code
+from core.language import words as language_words
 from core.prompts import DELIMITERS
 from core.text import count, words  # the project's one word count
 
@@ -65,18 +65,9 @@ MAX_WORDS = 120
 MIN_SUBMISSION_WORDS = 100
 READABILITY_TOLERANCE = 2.0
 
-# Person-directed or discouraging phrases (matched case-insensitively on word boundaries).
-LEXICON = (
-    r"you are (?:so |very |really )?(?:lazy|careless|stupid|slow|weak|bad at)",
-    r"you(?:'re| are) not (?:smart|good) enough",
-    r"your english is (?:bad|poor|weak|terrible|not good)",
-    r"your (?:english|grammar|writing) needs work",
-    r"lazy", r"careless", r"sloppy", r"stupid", r"pathetic", r"hopeless",
-    r"obviously", r"simply", r"clearly you", r"as everyone knows", r"even a child",
-    r"you (?:always|never)", r"you failed", r"poor effort", r"disappointing",
-    r"you should (?:already )?know", r"basic mistake", r"not (?:very )?bright",
-)
-_LEXICON = [re.compile(rf"\b{p}\b", re.IGNORECASE) for p in LEXICON]
+# Person-directed or discouraging phrases, per language: core.language.lexicon (the Equity
+# Monitor's offline twin reads the same lexicon).
+LEXICON = lexicon.LEXICON["en"]
 
 # Instructions aimed at the model rather than the teacher: core.injection (patterns, the views
 # that undo obfuscation, and the benchmark they were written and measured with).
@@ -88,8 +79,9 @@ _CODE_LINE = re.compile(
     r"public |function |var |let |const |SELECT |[{}]\s*$)|;\s*$|(?<!\w)\w+\s*\([^\n]*\)\s*\{",
 )
 _FORMULA = re.compile(r"\$[^$\n]+\$|\\(?:frac|sum|int|sqrt|alpha|beta|sigma)\b|[=<>]\s*[-+]?\d+(?:\.\d+)?\s*[*/^+-]\s*\w|\w\s*\^\s*\d")
-_ACTION_ITEM = re.compile(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S")
-_QUOTED = re.compile(r"[\"\u201c\u201d\u00ab\u00bb]([^\"\u201c\u201d\u00ab\u00bb]{3,}?)[\"\u201c\u201d\u00ab\u00bb]")
+# A quotation in any of the three languages' quote marks: "…", “…”, ”…” (Swedish), «…», „…“.
+_QUOTE_MARKS = "\"\u201c\u201d\u201e\u00ab\u00bb"
+_QUOTED = re.compile(rf"[{_QUOTE_MARKS}]([^{_QUOTE_MARKS}]{{3,}}?)[{_QUOTE_MARKS}]")
 
 
 def result(name: str, label: str, passed: bool, detail: str, severity: str) -> dict:
@@ -115,47 +107,13 @@ def status(result: dict) -> str:
 
 
 
-def normalise(text: str) -> str:
-    """Lower case, straight quotes, collapsed whitespace, no surrounding punctuation."""
-    text = unicodedata.normalize("NFKC", text or "").lower()
-    text = text.translate(str.maketrans({"\u2018": "'", "\u2019": "'", "\u201c": '"', "\u201d": '"',
-                                         "\u2013": "-", "\u2014": "-", "\u2026": "..."}))
-    text = re.sub(r"\s+", " ", text).strip()
-    return text.strip(" .,;:!?\"'()[]-")
+# Quotes are matched on normalised text (any language's quote marks and dashes, ё/е):
+# core.language.quotes.
+normalise = quotes.normalise
+quote_found = quotes.quote_found
 
 
-def quote_found(quote: str, source: str) -> bool:
-    q = normalise(quote)
-    if not q:
-        return True
-    # "..." inside a quote marks an omission: every piece must occur, in order.
-    pos, src = 0, normalise(source)
-    for piece in [p.strip(" .,;:!?\"'") for p in q.split("...")]:
-        if not piece:
-            continue
-        i = src.find(piece, pos)
-        if i < 0:
-            return False
-        pos = i + len(piece)
-    return True
-
-
-_PYPHEN = pyphen.Pyphen(lang="en_US")
-
-
-def fk_grade(text: str) -> float:
-    """Flesch-Kincaid grade from textstat's word and sentence counts.
-
-    Syllables come from pyphen (textstat's own fallback) because textstat's English path
-    downloads NLTK's cmudict at run time, which fails offline and would make grades differ
-    between machines.
-    """
-    n_words = textstat.lexicon_count(text or "")
-    if not n_words:
-        return 0.0
-    sentences = max(1, textstat.sentence_count(text))
-    syllables = sum(len(_PYPHEN.positions(w)) + 1 for w in re.findall(r"[A-Za-z]+", text))
-    return round(0.39 * n_words / sentences + 11.8 * syllables / n_words - 15.59, 1)
+fk_grade = readability.fk_grade     # the Flesch-Kincaid grade (English): core.language.readability
 
 
 def grade_text(grade: float) -> str:
@@ -174,23 +132,42 @@ def grade_text(grade: float) -> str:
 
 
 # --- the comment -----------------------------------------------------------------------
-def check_word_count(comment: str) -> dict:
-    n = words(comment)
+# Every comment check takes the course's language (a code from core.language; English by
+# default): words and sentences are split by core.language.words, the word lists are
+# core.language.phrases', readability is the language's formula (core.language.readability).
+def check_word_count(comment: str, language: str = "en") -> dict:
+    n = words(comment, language)
     return _result("word_count", f"At most {MAX_WORDS} words", n <= MAX_WORDS, count(n, "word"), "fail")
 
 
-def check_actions(comment: str) -> dict:
-    n = len(_ACTION_ITEM.findall(comment or ""))
+def action_items(comment: str, language: str = "en") -> int:
+    """Numbered or bulleted steps ("(1)", "1.", "- ", and in Swedish and Russian "– " and "— ")."""
+    return len(phrases.action_item(language).findall(comment or ""))
+
+
+def check_actions(comment: str, language: str = "en") -> dict:
+    n = action_items(comment, language)
     return _result("actions", "2-3 concrete actions", 2 <= n <= 3,
                    f"{n} numbered or bulleted action(s) found", "fail")
 
 
-def check_question(comment: str) -> dict:
-    n = (comment or "").count("?")
+def questions_asked(comment: str, language: str = "en") -> int:
+    """Question marks the comment itself asks: one inside a quotation of the student's words
+    ("…?", «…?», „…?“, ”…?”) is the student's question, not the comment's."""
+    return _QUOTED.sub(" ", comment or "").count("?")
+
+
+def check_question(comment: str, language: str = "en") -> dict:
+    n = questions_asked(comment, language)
     return _result("question", "Asks at least one question", n >= 1, f"{n} question mark(s)", "fail")
 
 
-def check_readability(comment: str, target_grade: float | None) -> dict:
+def check_readability(comment: str, target_grade: float | None, language: str = "en") -> dict:
+    """English: the Flesch-Kincaid grade (below); Swedish LIX and Russian Oborneva-Flesch
+    against the target grade's band (core.language.readability), with the same severities:
+    harder is a fail, easier a warn."""
+    if language_code(language) != "en":
+        return _readability_other(comment, target_grade, language)
     grade = fk_grade(comment)
     if target_grade is None:
         return _result("readability", "Reading level", True, grade_text(grade), "warn")
@@ -207,18 +184,34 @@ def check_readability(comment: str, target_grade: float | None) -> dict:
                    grade_text(grade), "fail")
 
 
-def check_comment_quotes(comment: str, submission: str) -> dict:
-    quotes = [q for q in _QUOTED.findall(comment or "") if words(q) >= 2]
+def _readability_other(comment: str, target_grade: float | None, language: str) -> dict:
+    found = readability.assess(comment, target_grade, language)
+    shown = readability.shown(found["value"], language)
+    if target_grade is None:
+        return _result("readability", "Reading level", True, shown, "warn")
+    label = f"Reads at {readability.target_shown(target_grade, language)}"
+    if found["verdict"] == "harder":
+        return _result("readability", label, False, f"{shown}: harder than the target; use shorter sentences "
+                       "and shorter words", "fail")
+    if found["verdict"] == "easier":
+        return _result("readability", label, False, f"{shown}: simpler than the target — fine unless far below",
+                       "warn")
+    return _result("readability", label, True, shown, "fail")
+
+
+def check_comment_quotes(comment: str, submission: str, language: str = "en") -> dict:
+    quotes = [q for q in _QUOTED.findall(comment or "") if words(q, language) >= 2]
     missing = [q for q in quotes if not quote_found(q, submission)]
     return _result("quotes", "Quotes occur in the submission", not missing,
                    ("not in the submission: " + "; ".join(f'"{q}"' for q in missing)) if missing
                    else f"{len(quotes)} quote(s) checked", "fail")
 
 
-def check_evidence_quotes(evaluation: dict | None, submission: str) -> dict:
+def check_evidence_quotes(evaluation: dict | None, submission: str, language: str = "en") -> dict:
     """Evidence quotes come from the Evaluator. A made-up quote is a fail: the scores it supports
     are suspect, so the item goes to a teacher and out of bulk approval (core.pipeline checks
-    it once after scoring; a revision of the comment cannot repair it)."""
+    it once after scoring; a revision of the comment cannot repair it). The quote may come in
+    any language's quote marks and typography (`normalise`: « » „ “ ” ’, dashes, ё/е)."""
     missing = []
     for key, item in (evaluation or {}).items():
         q = (item or {}).get("evidence_quote") or ""
@@ -228,36 +221,34 @@ def check_evidence_quotes(evaluation: dict | None, submission: str) -> dict:
                    ("not in the submission: " + "; ".join(missing)) if missing else "all evidence found", "fail")
 
 
-def lexicon_hits(text: str) -> list[str]:
-    hits = []
-    for rx in _LEXICON:
-        hits += [m.group(0) for m in rx.finditer(text or "")]
-    return sorted(set(h.lower() for h in hits))
+def lexicon_hits(text: str, language: str = "en") -> list[str]:
+    """The person-directed or discouraging phrases in `text` (the language's and English's)."""
+    return lexicon.hits(text, language)
 
 
-def check_lexicon(comment: str) -> dict:
-    hits = lexicon_hits(comment)
+def check_lexicon(comment: str, language: str = "en") -> dict:
+    hits = lexicon_hits(comment, language)
     return _result("lexicon", "No person-directed or discouraging phrases", not hits,
                    ("found: " + ", ".join(f'"{h}"' for h in hits)) if hits else "none found", "fail")
 
 
 def comment_checks(comment: str, submission: str, *, evaluation: dict | None = None,
                    target_grade: float | None = None, answer_key: leakage.AnswerKey | None = None,
-                   context: DraftContext | None = None) -> list[dict]:
+                   context: DraftContext | None = None, language: str = "en") -> list[dict]:
     """All checks on a feedback comment (and the Evaluator's evidence quotes, when given; the
     leakage rule when the assignment has an answer key; the Coach's question when the draft's
-    `context` is given). The pipeline adds the eval rules as draft checks
-    (core.evals.rules.draft_checks: they build on this module)."""
+    `context` is given), in the course's `language`. The pipeline adds the eval rules as draft
+    checks (core.evals.rules.draft_checks: they build on this module)."""
     return [
-        check_word_count(comment),
-        check_actions(comment),
-        check_question(comment),
-        check_readability(comment, target_grade),
-        check_comment_quotes(comment, submission),
-        check_evidence_quotes(evaluation, submission),
-        check_lexicon(comment),
-        check_strengths_first(comment),
-        *([] if context is None else [check_coach_question(comment, context.coach_questions)]),
+        check_word_count(comment, language),
+        check_actions(comment, language),
+        check_question(comment, language),
+        check_readability(comment, target_grade, language),
+        check_comment_quotes(comment, submission, language),
+        check_evidence_quotes(evaluation, submission, language),
+        check_lexicon(comment, language),
+        check_strengths_first(comment, language),
+        *([] if context is None else [check_coach_question(comment, context.coach_questions, language)]),
         *leakage.check(comment, answer_key),
     ]
 
@@ -279,39 +270,36 @@ class DraftContext:
                                question=self.question, previous=self.previous)
 
 
-_FIRST_SENTENCE = re.compile(r"^\s*(.+?[.!?])(?:\s|$)", re.DOTALL)
-_PRAISE = re.compile(r"\b(?:good|great|well|clear(?:ly)?|strong|strength\w*|shows?|nice|excellent|thoughtful|careful(?:ly)?|specific|"
-                     r"insight\w*|effective(?:ly)?|you (?:explain|show|describe|connect|give|use|notice|name|link|"
-                     r"compare|reflect|identify|point out|ask)\w*|I like)\b", re.IGNORECASE)
-_CRITIQUE = re.compile(r"\b(?:but|however|although|missing|lacks?|needs?|should|must|not|no|don't|doesn't|isn't|"
-                       r"unclear|weak|try|improve|next)\b|\?|\(\d\)", re.IGNORECASE)
+def first_sentence(comment: str, language: str = "en") -> str:
+    found = language_words.sentences(comment, language)
+    return found[0] if found else ""
 
 
-def check_strengths_first(comment: str) -> dict:
-    """The first sentence names something the student did well, and nothing to fix yet."""
-    m = _FIRST_SENTENCE.match(comment or "")
-    first = m.group(1) if m else (comment or "").strip()
-    ok = bool(first) and bool(_PRAISE.search(first)) and not _CRITIQUE.search(first)
+def check_strengths_first(comment: str, language: str = "en") -> dict:
+    """The first sentence names something the student did well, and nothing to fix yet (the
+    language's praise and critique words, core.language.phrases)."""
+    first = first_sentence(comment, language)
+    ok = bool(first) and bool(phrases.praise(language).search(first)) and not phrases.critique(language).search(first)
     return _result("strengths_first", "Opens with a strength", ok,
                    "opens with a strength" if ok else f'the first sentence names no strength: "{first[:80]}"', "warn")
 
 
-def _content_words(text: str) -> set[str]:
-    return {w for w in re.findall(r"[a-z']+", normalise(text)) if len(w) > 3}
+def _content_words(text: str, language: str = "en") -> set[str]:
+    return {w for w in language_words.tokens(normalise(text), language) if len(w) > 3}
 
 
-def check_coach_question(comment: str, coach_questions) -> dict:
+def check_coach_question(comment: str, coach_questions, language: str = "en") -> dict:
     """One of the Coach's questions is in the comment: verbatim, or a question sentence sharing
     at least two thirds of its content words (the Aggregator may adjust a word to fit)."""
     wanted = [q for q in coach_questions or () if q.strip()]
     if not wanted:
         return _result("coach_question", "Carries one of the Coach's questions", True,
                        "the Coach asked no question", "warn")
-    asked = [s for s in re.findall(r"[^.!?]*\?", comment or "")]
+    asked = re.findall(r"[^.!?]*\?", comment or "")
     for q in wanted:
-        need = _content_words(q)
-        if normalise(q) in normalise(comment) or any(need and len(need & _content_words(a)) >= 2 / 3 * len(need)
-                                                     for a in asked):
+        need = _content_words(q, language)
+        if normalise(q) in normalise(comment) or any(
+                need and len(need & _content_words(a, language)) >= 2 / 3 * len(need) for a in asked):
             return _result("coach_question", "Carries one of the Coach's questions", True, f'carries "{q}"', "warn")
     return _result("coach_question", "Carries one of the Coach's questions", False,
                    "none of the Coach's questions is in the comment: " + "; ".join(f'"{q}"' for q in wanted), "warn")

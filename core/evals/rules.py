@@ -28,18 +28,31 @@ import re
 from types import SimpleNamespace
 
 from core import checks, leakage
+from core.language import normalise as language_code
+from core.language import phrases
+from core.language import readability as reading
+from core.language import words as language_words
 from core.text import count, words
 
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+|\(\d\)\s*")
+_STEP_MARK = re.compile(r"\(\d\)\s*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _NUMBER = re.compile(r"(?<![\w.,])\d{2,}(?:[.,]\d+)?\b|\b\d+[.,]\d+\b")
-_CAPITALISED = re.compile(r"\b[A-ZÅÄÖÉÜ][a-zåäöéüß]+(?:[A-Z][a-z]+)*(?:[-'][A-Z][a-z]+)?\b")   # also McCarthy, Al-Farabi
-# Capitalised words that are not names of people, places or works.
-_NOT_NAMES = frozenset("""I You Your Yours We Our The This That These Those It Its A An And But Or So Next Then
-First Second Third Finally Also Try Keep Think Consider Add Write Ask Look Check Start Use Great Good Well
-Nice What Why How When Where Which Who Can Could Would Should Could Do Does Did Is Are Was Were Be Have Has
-If In On At For With From To Of As By Your Yes No Not Now Here There One Two Three Step Steps Hint Tip
-English Monday Tuesday Wednesday Thursday Friday Saturday Sunday""".split())
+# A capitalised word in Latin or Cyrillic letters: also McCarthy, Al-Farabi, Выготский, Åström.
+_CAPITALISED = re.compile(r"\b[A-ZÅÄÖÉÜА-ЯЁ][a-zåäöéüßа-яё]+(?:[A-ZА-ЯЁ][a-zа-яё]+)*(?:[-'][A-ZА-ЯЁ][a-zа-яё]+)?\b")
+# Capitalised words that are not names of people, places or works: core.language.phrases.
+_NOT_NAMES = phrases.not_names("en")
+# Russian nouns decline: "Выготского" is the "Выготский" of the student's text.
+_RU_ENDING = re.compile(r"(?:ого|его|ему|ому|ыми|ими|ой|ей|ом|ем|ым|им|ую|юю|ая|яя|ий|ый|а|я|у|ю|е|ы|и|о)$")
+
+
+def _language(inp, check) -> str:
+    """The rule's language: the draft check's, else the eval case's, else English."""
+    return getattr(check, "language", None) or getattr(inp, "language", None) or "en"
+
+
+def sentence_pieces(comment: str, language: str = "en") -> list[str]:
+    """The comment's sentences, a numbered step "(1)" starting a piece of its own."""
+    return [p for s in language_words.sentences(comment, language) for p in _STEP_MARK.split(s) if p.strip()]
 
 
 def leakage_rule(comment: str, inp, check) -> tuple[bool, str]:
@@ -51,6 +64,11 @@ def leakage_rule(comment: str, inp, check) -> tuple[bool, str]:
 
 
 def readability(comment: str, inp, check) -> tuple[bool, str]:
+    language = _language(inp, check)
+    if language_code(language) != "en":     # LIX (Swedish), Oborneva's Flesch (Russian): not harder
+        found = reading.assess(comment, float(inp.level), language)
+        return (found["verdict"] != "harder", f"{reading.shown(found['value'], language)} "
+                f"(target {reading.target_shown(float(inp.level), language)})")
     grade = checks.fk_grade(comment)
     limit = float(inp.level) + (check.max if getattr(check, "max", None) is not None else checks.READABILITY_TOLERANCE)
     return grade <= limit, f"Flesch-Kincaid grade {grade} (at most {limit:g})"
@@ -58,46 +76,58 @@ def readability(comment: str, inp, check) -> tuple[bool, str]:
 
 def sentence_length(comment: str, inp, check) -> tuple[bool, str]:
     limit = int(check.max or 20)
-    longest = max((words(s) for s in _SENTENCE_END.split(comment or "") if s.strip()), default=0)
+    language = _language(inp, check)
+    longest = max((words(s, language) for s in sentence_pieces(comment, language)), default=0)
     return longest <= limit, f"longest sentence {count(longest, 'word')} (at most {limit})"
 
 
 def no_terms(comment: str, inp, check) -> tuple[bool, str]:
     low = (comment or "").lower()
-    found = [t for t in check.terms if re.search(rf"\b{re.escape(t.lower())}", low)]
+    # A term of several words matches them in order with any ending ("языков модел" finds
+    # "языковой модели"); one word matches as a prefix ("kriteri" finds "kriterierna").
+    found = [t for t in check.terms
+             if re.search(r"\b" + r"\w*\s+".join(re.escape(p) for p in t.lower().split()), low)]
     return not found, ("uses " + ", ".join(f'"{t}"' for t in found)) if found else "no listed term used"
 
 
 def next_step(comment: str, inp, check) -> tuple[bool, str]:
-    asks = checks.check_question(comment)["passed"]
-    actions = len(re.findall(r"\(\d\)|(?:^|\n)\s*(?:\d[.)]|[-*\u2022])\s+\S", comment or ""))
+    language = _language(inp, check)
+    asks = checks.check_question(comment, language)["passed"]
+    actions = checks.action_items(comment, language)
     ok = asks or actions >= 1
     return ok, ("asks a question" if asks else f"{actions} numbered step(s)" if actions
                 else "neither a question nor a concrete next step")
 
 
-_ATTRIBUTION = re.compile(r"^[\s\"'“(\-*\u2022\d.)]*([A-Z]\S*)\s+(?:[A-Z]|(?:first |also )?(?:introduced|invented|"
-                          r"wrote|said|showed|proposed|found|discovered|argued|developed|created|coined|described)\b)")
-
-
-def _sentences_without_first_word(comment: str) -> str:
+def _sentences_without_first_word(comment: str, language: str = "en") -> str:
     """The comment with each sentence's first word dropped (it is capitalised anyway), unless
-    it reads as a name: followed by another capitalised word or by "introduced", "wrote", ..."""
+    it reads as a name: followed by another capitalised word or by "introduced", "wrote", ...
+    (the language's verbs, core.language.phrases)."""
     parts = []
-    for s in _SENTENCE_END.split(comment or ""):
-        if not _ATTRIBUTION.match(s):
-            s = re.sub(r"^[\s\"'“(\-*\u2022\d.)]*\S+", " ", s)
+    for s in sentence_pieces(comment, language):
+        if not phrases.attribution(language).match(s):
+            s = re.sub(r"^[\s\"'“„«(\-*\u2022\u2013\u2014\d.)]*\S+", " ", s)
         parts.append(s)
     return " ".join(parts)
 
 
+def _known(word: str, known: str, language: str) -> bool:
+    low = word.lower().replace("ё", "е")
+    if low in known:
+        return True
+    stem = _RU_ENDING.sub("", low) if language == "ru" else low
+    return len(stem) >= 4 and stem in known
+
+
 def specifics(comment: str, inp, check) -> tuple[bool, str]:
-    known = " ".join([inp.reflection or "", inp.source or "", inp.question or ""]).lower()
-    rest = _sentences_without_first_word(comment)
+    language = language_code(_language(inp, check))
+    known = " ".join([inp.reflection or "", inp.source or "", inp.question or ""]).lower().replace("ё", "е")
+    rest = _sentences_without_first_word(comment, language)
+    not_names = phrases.not_names(language)
     found: list[str] = []
     for m in _CAPITALISED.finditer(rest):
         w = m.group(0)
-        if w not in _NOT_NAMES and w.lower() not in known and w not in found:
+        if w not in not_names and not _known(w, known, language) and w not in found:
             found.append(w)
     for rx in (_YEAR, _NUMBER):
         for m in rx.finditer(comment or ""):
@@ -145,15 +175,17 @@ def follow_through(comment: str, inp, check) -> tuple[bool, str]:
 
 
 # --- the same rules on every real draft (issue 22): severities argued in core.checks ----------
-# Words a student has not met in class: the assessment's own vocabulary.
-JARGON = ("rubric", "criterion", "criteria", "evaluator", "aggregator", "metacognitive", "LLM", "language model")
+# Words a student has not met in class: the assessment's own vocabulary (per language:
+# core.language.phrases.JARGON).
+JARGON = phrases.JARGON["en"]
 
 
-def draft_checks(comment: str, submission: str, context: checks.DraftContext) -> list[dict]:
+def draft_checks(comment: str, submission: str, context: checks.DraftContext, language: str = "en") -> list[dict]:
     """specifics, sentence_length, no_terms, next_step and history as draft checks ({name, label, passed,
-    detail, severity}, as core.checks gives them)."""
+    detail, severity}, as core.checks gives them), in the course's `language`."""
     def rule(fn, inputs, name, label, severity, **check):
-        passed, detail = fn(comment, inputs, SimpleNamespace(**{"max": None, "terms": (), **check}))
+        passed, detail = fn(comment, inputs, SimpleNamespace(**{"max": None, "terms": (), "language": language,
+                                                                **check}))
         return checks.result(name, label, passed, detail, severity)
 
     return [
@@ -162,7 +194,7 @@ def draft_checks(comment: str, submission: str, context: checks.DraftContext) ->
         rule(specifics, context.inputs(submission), "specifics",
              "No name, year or number the student's text, the source or the question lacks", "warn"),
         rule(no_terms, None, "no_terms", "No assessment jargon or criterion codes", "warn",
-             terms=[*JARGON, *context.criterion_keys]),
+             terms=[*phrases.jargon(language), *context.criterion_keys]),
         rule(history, context.inputs(submission), "history", "No claim about earlier feedback the student never had",
              "fail"),
     ]

@@ -305,9 +305,9 @@ def revise(comment: str, fixes: list[str]) -> str:
 
 
 # --- the other roles --------------------------------------------------------------------
-def equity_flags(notes: str) -> dict:
-    """The checks' lexicon applied to the Evaluator's notes."""
-    hits = checks.lexicon_hits(notes)
+def equity_flags(notes: str, language: str = "en") -> dict:
+    """The checks' lexicon (the language's and English's) applied to the Evaluator's notes."""
+    hits = checks.lexicon_hits(notes, language)
     return {"flags": [{"phrase": h, "why": "It judges the person or may discourage the student.",
                        "rewrite": REWRITES["default"]} for h in hits[:5]]}
 
