@@ -24,9 +24,10 @@ from core.privacy.pseudonym import Person, roster
 
 SIZE = 20_000
 FIRST = ["Ana", "Zoë", "José", "Liam", "Åsa", "Anne-Marie", "Mohammed", "Wei", "Olga", "Siobhán", "Noah", "Will",
-         "Grace", "Fatima", "Ivan", "Chloé", "Mateo", "Aroha", "Kwame", "Yuki"]
+         "Grace", "Fatima", "Ivan", "Chloé", "Mateo", "Aroha", "Kwame", "Yuki", "Юлия", "Сергей"]
 LAST = ["López", "O'Connor", "Núñez", "Lind", "van Dijk", "Svensson", "Al-Rashid", "Zhang", "Ivanova", "Ní Bhriain",
-        "Müller", "de la Cruz", "Kowalski", "Rose", "Okafor", "Tanaka", "D'Angelo", "Øster", "Nguyen", "Smith-Jones"]
+        "Müller", "de la Cruz", "Kowalski", "Rose", "Okafor", "Tanaka", "D'Angelo", "Øster", "Nguyen", "Smith-Jones",
+        "Кузнецова", "Щукин"]
 
 
 def make_roster(n: int = 300) -> list[Person]:
@@ -44,8 +45,11 @@ def contents(people: list[Person]) -> dict[str, str]:
              f"{people[5].email.replace('@', ' [at] ')} or call +46 70 123 45 67. I wonder how bias enters the "
              "training data, and whether we can trust the model's answers at work. ")
     printable = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 .,;:'\"-@()[]\n"
+    russian = (f"На этой неделе я работал с {people[20].name} и Юлией Кузнецовой; Sergei Shchukin и "
+               f"{people[3].name} спорили, а Annas idé var bäst. Я думаю, что температура меняет ответы модели. ")
     out = {
         "a reflection naming classmates": prose,
+        "Russian, names in both scripts": russian,
         "one word repeated": "reflection ",
         "one letter, no space": "a",
         "a.a.a.": "a.",

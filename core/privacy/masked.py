@@ -18,6 +18,22 @@ af al av bin bint da das de dei del della der des di dos du el ibn la le lo ten 
 """.split())
 
 
+# Name parts that are also ordinary English words: masked only when Capitalised (core.privacy.pseudonym).
+COMMON_WORDS = frozenset("""
+ace ai amber an angel april art ash august autumn baker banks bay bear beauty bell best bill bird
+black blessing bob bond brook brown buck bud bush butler can carol case cash chance charity chase
+church cliff comfort cook cross crystal daisy dale dawn day dean do don dove drew eve else faith
+fair favor favour field fields fisher ford fox frank frost gay gene gift glen gold good grace
+grant gray green grey guy hale hall hand happy hardy hart hazel head heather hill holly honey honor
+honour hope house hunt hunter innocent iris ivy jack jade jan job joy june justice king lamb lane
+law lee light lily little long love lucky mark marsh mason max may memory mercy miles mills moon
+moss norm north olive page park parks pat patience peace pearl penny per pool power precious
+price promise read reed rice rich river rivers rob robin rock rose ruby rush sage said sandy
+sharp silence sky small sol sparks star steel stone storm street strong sue summer sun sunny swift
+violet wade ward warren wells west white will winter wisdom wise wolf wood woods young
+""".split())
+
+
 @dataclass(frozen=True)
 class Person:
     name: str

@@ -16,6 +16,10 @@ the model:
   "Anne-Marie"), the full name as one phrase, and initials with a surname ("J. Núñez") or a
   first name with an initial ("Ana L.");
 - e-mails in obfuscated forms: "anna.berg [at] uni.se", "anna dot berg at uni dot se", ...
+- across alphabets and languages (core.privacy.scripts): a Cyrillic roster name in Latin letters
+  and the other way round, in any usual romanisation ("Иван Петров" / "Ivan Petrov", "Сергей" /
+  "Sergei" / "Sergej"), a declined Russian name ("с Иваном Петровым"), a Swedish genitive
+  ("Annas"); neighbouring words of one person become one placeholder;
 
 Two deliberate exceptions: a name part that is also a common English word ("Will", "Mark",
 "Rose", "May", "Grace", "Hope", ...; see COMMON_WORDS) is masked only when written Capitalised,
@@ -53,24 +57,10 @@ import re
 import unicodedata
 from dataclasses import dataclass, field
 
-from core.privacy import pii_spans
-from core.privacy.masked import EMAIL_PLACEHOLDER, PARTICLES, PHONE_PLACEHOLDER, Masked, Person, Span  # noqa: F401
+from core.privacy import pii_spans, scripts
+from core.privacy.masked import (COMMON_WORDS, EMAIL_PLACEHOLDER, PARTICLES, PHONE_PLACEHOLDER, Masked,  # noqa: F401
+                                 Person, Span)
 
-
-# Name parts that are also ordinary English words: masked only when Capitalised.
-COMMON_WORDS = frozenset("""
-ace ai amber an angel april art ash august autumn baker banks bay bear beauty bell best bill bird
-black blessing bob bond brook brown buck bud bush butler can carol case cash chance charity chase
-church cliff comfort cook cross crystal daisy dale dawn day dean do don dove drew eve else faith
-fair favor favour field fields fisher ford fox frank frost gay gene gift glen gold good grace
-grant gray green grey guy hale hall hand happy hardy hart hazel head heather hill holly honey honor
-honour hope house hunt hunter innocent iris ivy jack jade jan job joy june justice king lamb lane
-law lee light lily little long love lucky mark marsh mason max may memory mercy miles mills moon
-moss norm north olive page park parks pat patience peace pearl penny per pool power precious
-price promise read reed rice rich river rivers rob robin rock rose ruby rush sage said sandy
-sharp silence sky small sol sparks star steel stone storm street strong sue summer sun sunny swift
-violet wade ward warren wells west white will winter wisdom wise wolf wood woods young
-""".split())
 
 _APOSTROPHES = "'\u2019\u2018\u02bc"
 _HYPHENS = "-\u2010\u2011\u2013"
@@ -121,6 +111,9 @@ class Roster:
         for phrases in self._phrases.values():
             phrases.sort(key=lambda ph: -len(ph.keys))
         self._firsts = frozenset(k[0] for k in self._phrases)
+        self._across = scripts.Across([p.name for p in self.people], lambda part: key(part) in COMMON_WORDS,
+                                      lambda part: len(part) >= 2 and part.casefold() not in PARTICLES)
+        self._forms: dict[str, tuple] = {}      # word -> what _other_forms found (texts repeat their words)
 
     # -- building ------------------------------------------------------------------------------
     def _add(self, i: int, person: Person) -> None:
@@ -195,20 +188,24 @@ class Roster:
     def _names(self, text: str, taken, taken_starts, author) -> list[tuple[int, int, str, int | None]]:
         out = []
         tokens = list(_TOKEN.finditer(text))
-        words, firsts = self._words, self._firsts
+        words, firsts, no_form = self._words, self._firsts, self._forms
         skip_to = 0
         for i, m in enumerate(tokens):
             if i < skip_to:
                 continue
-            k = key(m.group(0))
+            word = m.group(0)
+            k = key(word)
             # Most words are no name: one dictionary look-up and on (possessives and
-            # hyphenated words take the longer way).
-            if k not in words and "-" not in k and not _possessive(m.group(0)):
+            # hyphenated words take the longer way; a word seen before, one more look-up).
+            if k not in words and "-" not in k and not _possessive(word):
                 if k not in firsts or i + 1 == len(tokens):
+                    if no_form.get(word) != ():
+                        out += self._other_form_at(m, author, taken, taken_starts)
                     continue
                 second = tokens[i + 1].group(0)
                 if (k, key(second)) not in self._phrases and not (
                         _possessive(second) and (k, key(second[:-2])) in self._phrases):
+                    out += self._other_form_at(m, author, taken, taken_starts)
                     continue                                 # "a" of "a.a.a.": no phrase goes on with "a"
             if _inside(m.start(), m.end(), taken, taken_starts):
                 continue
@@ -221,8 +218,42 @@ class Roster:
                 out.append((m.start(), end, self.people[person].pseudonym, person))
                 skip_to = end_index + 1
                 continue
-            out += self._word_at(m, author)
-        return out
+            out += self._word_at(m, author) or self._other_form_at(m, author, taken, taken_starts)
+        return scripts.joined(text, out, _MAX_GAP)
+
+    def _other_form_at(self, m: re.Match, author, taken, taken_starts) -> list[tuple[int, int, str, int | None]]:
+        """A word that is no roster name as written: the same name in the other script, a
+        declined Russian name or a Swedish genitive (core.privacy.scripts)."""
+        word = m.group(0)
+        found = self._forms.get(word)
+        if found is None:
+            if len(self._forms) > 50_000:
+                self._forms.clear()
+            found = self._forms[word] = self._other_forms(word)
+        if not found:
+            return []                                      # the common case: one look-up
+        people, trim = found
+        end = m.end() - trim
+        if _inside(m.start(), end, taken, taken_starts):
+            return []
+        hit = author if author in people else people[0]
+        return [(m.start(), end, self.people[hit].pseudonym, hit)]
+
+    def _other_forms(self, word: str) -> tuple[list[int], int] | tuple:
+        """(the people the word may name, characters to leave unmasked at its end), or ()."""
+        cyrillic, trim = scripts.is_cyrillic(word), 0
+        if _possessive(word):
+            word, trim = word[:-2], 2                      # "Ivan's": the name, not the "'s"
+        forms = [word, *scripts.russian_bases(word)] if cyrillic else [word]
+        if not cyrillic and (base := scripts.swedish_base(word)):
+            forms.append(base)                             # "Annas": the name, not the "s"
+        for form in forms:
+            entries = [*(() if form == word else self._words.get(key(form), ())),
+                       *self._across.entries(form, cyrillic)]
+            people = [person for person, common in entries if not common or form.istitle()]
+            if people:
+                return people, trim + (1 if form != word and not cyrillic else 0)
+        return ()
 
     def _phrase_at(self, text: str, tokens, i: int, author) -> tuple[int, int, bool] | None:
         if i + 1 >= len(tokens):
