@@ -205,3 +205,26 @@ def test_all_checks_take_the_language():
                   + rules.draft_checks(comment, SV_TEXT, DraftContext(), "sv"))
     failed = [n for n, c in got.items() if not c["passed"] and c["severity"] == "fail"]
     assert failed == [] and got["strengths_first"]["passed"]
+
+
+@pytest.mark.parametrize("comment, language", [
+    ("Förra veckan planerade du att lägga till ett exempel, och det gör du nu.", "sv"),
+    ("Du följer förra veckans nästa steg väl.", "sv"),
+    ("На прошлой неделе ты планировал добавить пример, и теперь он есть.", "ru"),
+    ("Ты учёл прошлый отзыв: пример стал конкретнее.", "ru"),
+])
+def test_a_claim_about_last_weeks_feedback_is_found_in_swedish_and_russian(comment, language):
+    new_student = NS(reflection="", source="", question="", previous="")
+    passed, detail = rules.history(comment, new_student, NS(language=language))
+    assert not passed and "never given" in detail
+    assert rules.follow_through(comment, new_student, NS(language=language))[0]
+    got = by_name(rules.draft_checks(comment, "", DraftContext(), language))["history"]
+    assert not got["passed"] and got["severity"] == "fail"
+
+
+@pytest.mark.parametrize("comment, language", [
+    ("Förra veckan läste du om temperatur, skriver du.", "sv"),
+    ("На прошлой неделе ты читал о температуре, пишешь ты.", "ru"),
+])
+def test_last_week_alone_is_no_claim_about_feedback(comment, language):
+    assert rules.history_claims(comment, language) == []

@@ -138,30 +138,20 @@ def specifics(comment: str, inp, check) -> tuple[bool, str]:
             else "not in the student’s text, the source or the question: " + ", ".join(found))
 
 
-# A claim about earlier feedback or a plan made with it; "last week" alone is not one (a student
-# may write about what they did last week).
-_HISTORY = re.compile(
-    r"\b(?:last|previous|earlier|past) (?:week|time|assignment|reflection)(?:'s|s')? (?:next steps?|feedback|comments?|"
-    r"plans?|goals?|advice|actions?|suggestions?)\b"
-    r"|\b(?:last|previous|earlier) (?:feedback|comments?)\b"
-    r"|\blast (?:week|time),? you (?:planned|said|wanted|aimed|decided|promised|set out|were asked|were told|agreed)\b"
-    r"|\b(?:as|like) (?:I|we) (?:suggested|said|mentioned|asked) (?:last|before|earlier)\b"
-    r"|\b(?:acted|followed (?:up|through)) on\b", re.IGNORECASE)
-
-
-def history_claims(comment: str) -> list[str]:
-    """The comment's claims about earlier feedback.
+def history_claims(comment: str, language: str = "en") -> list[str]:
+    """The comment's claims about earlier feedback (the language's phrases and English's:
+    core.language.phrases.HISTORY).
 
     >>> history_claims("Last week you planned to add an example; this week's example does that.")
     ['Last week you planned']
     >>> history_claims("Last week you read about attention, you say.")
     []
     """
-    return [m.group(0) for m in _HISTORY.finditer(comment or "")]
+    return [m.group(0) for m in phrases.history(language).finditer(comment or "")]
 
 
 def history(comment: str, inp, check) -> tuple[bool, str]:
-    found = history_claims(comment)
+    found = history_claims(comment, _language(inp, check))
     if getattr(inp, "previous", ""):
         return True, "the student has earlier feedback to refer to"
     return (not found, "no claim about earlier feedback" if not found else
@@ -169,7 +159,7 @@ def history(comment: str, inp, check) -> tuple[bool, str]:
 
 
 def follow_through(comment: str, inp, check) -> tuple[bool, str]:
-    found = history_claims(comment)
+    found = history_claims(comment, _language(inp, check))
     return (bool(found), ("refers to last week's feedback: " + ", ".join(f'"{f}"' for f in found)) if found
             else "says nothing about last week's next step, which this reflection follows")
 

@@ -1,7 +1,7 @@
 """The word lists the feedback checks read, per language (core.checks, core.evals.rules): what
 praise and critique look like in a comment's opening (strengths first), the assessment's own
 jargon (no_terms), capitalised words that are not names and the verbs that follow a name
-(specifics), and the person-directed or discouraging phrases of the lexicon that the Equity
+(specifics), claims about last week's feedback (history), and the person-directed or discouraging phrases of the lexicon that the Equity
 Monitor's offline twin and the comment check share.
 
 Every list is a list of regular-expression pieces matched case-insensitively on word
@@ -65,6 +65,30 @@ ATTRIBUTION = {
     "ru": r"(?:впервые |также )?(?:ввёл|ввел|ввела|изобр[её]л\w*|написал\w*|сказал\w*|показал\w*|предложил\w*|"
           r"наш[её]л|нашла|открыл\w*|утверждал\w*|разработал\w*|создал\w*|описал\w*)",
 }
+# A claim about earlier feedback or a plan made with it (the history and follow-through rules);
+# "last week" alone is not one (a student may write about what they did last week).
+HISTORY = {
+    "en": (r"\b(?:last|previous|earlier|past) (?:week|time|assignment|reflection)(?:'s|s')? (?:next steps?|feedback|"
+           r"comments?|plans?|goals?|advice|actions?|suggestions?)\b",
+           r"\b(?:last|previous|earlier) (?:feedback|comments?)\b",
+           r"\blast (?:week|time),? you (?:planned|said|wanted|aimed|decided|promised|set out|were asked|were told|"
+           r"agreed)\b",
+           r"\b(?:as|like) (?:I|we) (?:suggested|said|mentioned|asked) (?:last|before|earlier)\b",
+           r"\b(?:acted|followed (?:up|through)) on\b"),
+    "sv": (r"\b(?:förra|föregående|tidigare) (?:veckans|gångens|uppgiftens|reflektionens) (?:nästa steg|återkoppling|"
+           r"feedback|kommentar(?:er)?|plan(?:er)?|mål|råd)\b",
+           r"\b(?:förra|föregående|tidigare) (?:återkopplingen|kommentaren|kommentarerna|feedbacken)\b",
+           r"\b(?:förra veckan|förra gången),? (?:planerade|sa|sade|ville|bestämde|lovade|skulle) du\b",
+           r"\bdu (?:planerade|lovade|bestämde) (?:förra veckan|förra gången)\b",
+           r"\bsom (?:jag|vi) (?:föreslog|sa|sade|nämnde) (?:förra veckan|förra gången|tidigare)\b",
+           r"\b(?:följde|följt) (?:upp|igenom) (?:förra|det du)\b"),
+    "ru": (r"\b(?:на прошлой неделе|в прошлый раз),? (?:ты|вы) (?:планировал|собирал|говорил|сказал|хотел|решил|"
+           r"обещал|наметил)\w*",
+           r"\b(?:прошл|предыдущ)\w* (?:отзыв|комментари|рекомендаци|совет)\w*",
+           r"\b(?:следующ\w* шаг\w*|план\w*|цел\w*) (?:с )?(?:прошлой|предыдущей) недели\b",
+           r"\bкак (?:я|мы) (?:советовал|предлагал|говорил|писал)\w* (?:раньше|ранее|на прошлой неделе|в прошлый раз)",
+           r"\b(?:ты|вы) (?:выполнил|сделал)\w* (?:то, )?что (?:планировал|наметил|обещал)\w*"),
+}
 # List markers that start a step (actions, next_step): Swedish and Russian lists often use a dash.
 BULLETS = {"en": "-*\u2022", "sv": "-*\u2022\u2013\u2014", "ru": "-*\u2022\u2013\u2014"}
 
@@ -98,6 +122,11 @@ def attribution(language: str = "en") -> re.Pattern:
     capitalised word or by a verb of saying or making ("Kolb wrote", "Выготский показал")."""
     verbs = "|".join(dict.fromkeys([ATTRIBUTION["en"], ATTRIBUTION[normalise(language)]]))
     return re.compile(rf"^[\s\"'“„«(\-*\u2022\u2013\u2014\d.)]*([A-ZА-ЯЁÅÄÖ]\S*)\s+(?:[A-ZА-ЯЁÅÄÖ]|(?:{verbs})\b)")
+
+
+@functools.lru_cache(maxsize=16)
+def history(language: str = "en") -> re.Pattern:
+    return re.compile("|".join(_both(HISTORY, language)), re.IGNORECASE)
 
 
 @functools.lru_cache(maxsize=16)
