@@ -43,6 +43,12 @@ it is given (the pipeline gives it; the teacher's live edit checks run without t
 
 Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md).
 
+Every comment check and rule takes the course's `language` (a code from core.language, English
+by default): words and sentences come from core.language.words, the word lists from
+core.language.phrases and core.language.lexicon, the reading level from
+core.language.readability (LIX for Swedish, Oborneva's Flesch for Russian), quotes are matched
+by core.language.quotes.
+
 >>> r = comment_checks("Good start. Next: (1) add an example, (2) proofread. What surprised you?", "x")
 >>> [c["name"] for c in r if not c["passed"]]
 []

@@ -199,12 +199,17 @@ def test_english_phrases_are_still_found_in_a_swedish_course():
     assert "lazy" in checks.lexicon_hits("Lazy work, tyvärr.", "sv")
 
 
-def test_all_checks_take_the_language():
-    comment = "Du förklarar tydligt hur temperaturen påverkar svaren.\n– Lägg till ett exempel.\n– Läs igenom.\nVad vill du pröva?"
-    got = by_name(checks.comment_checks(comment, SV_TEXT, target_grade=8, language="sv")
-                  + rules.draft_checks(comment, SV_TEXT, DraftContext(), "sv"))
-    failed = [n for n, c in got.items() if not c["passed"] and c["severity"] == "fail"]
-    assert failed == [] and got["strengths_first"]["passed"]
+@pytest.mark.parametrize("comment, text, language", [
+    ("Du förklarar tydligt hur temperaturen påverkar svaren.\n– Lägg till ett exempel.\n– Läs igenom.\n"
+     "Vad vill du pröva?", SV_TEXT, "sv"),
+    ("Ты хорошо объясняешь, как температура влияет на ответы модели.\n— Добавь пример из работы.\n"
+     "— Перечитай вывод.\nЧто ты проверишь первым?", RU_TEXT, "ru"),
+])
+def test_a_good_swedish_or_russian_comment_passes_every_check(comment, text, language):
+    got = by_name(checks.comment_checks(comment, text, target_grade=8, language=language)
+                  + rules.draft_checks(comment, text, DraftContext(), language))
+    assert [n for n, c in got.items() if not c["passed"]] == []
+    assert readability.FORMULA[language] in got["readability"]["detail"]
 
 
 @pytest.mark.parametrize("comment, language", [
