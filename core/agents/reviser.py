@@ -6,7 +6,7 @@ from core import checks, prompts
 from core.agents.common import Comment, Job, call, compact, scores_text
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("reviser", frozenset({"target_grade", "scores", "comment", "fixes"}))
+PROMPT = prompts.Spec("reviser", frozenset({"language", "target_grade", "scores", "comment", "fixes"}))
 IF_FAILED = "the last comment is kept unrevised"
 
 

@@ -1,0 +1,146 @@
+"""A language per course (issue 30): stored on the course, set from the command line and the
+Settings page, read by the pipeline; the language flag means "not in the course's language"."""
+import json
+
+import pytest
+
+import factories
+from assess_script import good_llm
+from core import checks, pipeline
+from core.accounts.access import Actor
+from core.cli import main
+from core.courses import catalogue
+from core.errors import ConfigError
+from core.language import course as course_language
+from core.language import detect
+from db import courses, drafts
+
+ADMIN = Actor("test", role="admin")
+SWEDISH = ("Den här veckan lärde jag mig hur stora språkmodeller fungerar. De förutsäger nästa ord utifrån "
+           "mönster i träningsdata. Temperaturen styr hur slumpmässigt svaret blir, och på jobbet vill jag "
+           "använda en låg temperatur för faktatexter. Min fråga är hur man kalibrerar detta, och varför "
+           "modellen ibland hittar på källor som inte finns. Det vill jag undersöka nästa vecka.")
+RUSSIAN = ("На этой неделе я узнал, что такое большие языковые модели. Они обучаются на огромных данных из "
+           "интернета и предсказывают следующее слово. Я также узнал про температуру, которая контролирует "
+           "случайность ответа. На работе я хочу использовать низкую температуру для фактов. Мой открытый "
+           "вопрос: как точно калибровать параметры и почему модель иногда придумывает источники?")
+ENGLISH = ("This week I learned how large language models work. They predict the next word from patterns in "
+           "their training data. The temperature controls how random the answer is, and at work I want to use "
+           "a low temperature for factual texts. My question is how to calibrate this, and why the model "
+           "sometimes makes up sources that do not exist. I will look into that next week.")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out = capsys.readouterr().out.strip().splitlines()
+    return code, json.loads(out[-1])
+
+
+def test_a_course_is_in_english_until_set(conn):
+    c = factories.course(conn)
+    assert course_language.of_course(conn, c["course_id"], actor=ADMIN) == "en"
+    assert courses.get_course(conn, c["course_id"])["language"] == "en"
+
+
+def test_course_set_language_prints_json_and_audits(capsys, conn):
+    c = factories.course(conn, name="Kurs")
+    code, out = run(capsys, "course", "set", "--course", "Kurs", "--language", "SV")
+    assert code == 0
+    assert out == {"command": "course set", "course": "Kurs", "language": "sv", "changed": {"language": "sv"}}
+    assert course_language.of_course(conn, c["course_id"], actor=ADMIN) == "sv"
+    row = conn.execute("SELECT before, after FROM audit_log WHERE entity = 'courses' AND action = 'edit'").fetchone()
+    assert json.loads(row[0]) == {"language": "en"} and json.loads(row[1]) == {"language": "sv"}
+    code, again = run(capsys, "course", "set", "--course", "Kurs", "--language", "sv")
+    assert code == 0 and again["changed"] == {}
+
+
+@pytest.mark.parametrize("bad", ["de", "swedish", " "])
+def test_an_unsupported_language_is_refused_naming_the_supported_ones(capsys, conn, bad):
+    c = factories.course(conn, name="Kurs")
+    code, out = run(capsys, "course", "set", "--course", "Kurs", "--language", bad)
+    assert code == 2
+    assert "en (English)" in out["error"] and "sv (Swedish)" in out["error"] and "ru (Russian)" in out["error"]
+    assert courses.get_course(conn, c["course_id"])["language"] == "en"
+    assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE entity = 'courses'").fetchone()[0] == 0
+
+
+def test_editing_a_course_with_a_bad_language_changes_nothing(conn):
+    c = factories.course(conn, name="Kurs")
+    with pytest.raises(ConfigError, match="Choose one of"):
+        catalogue.edit_course(conn, c["course_id"], name="Renamed", description="d", language="xx", actor=ADMIN)
+    assert courses.get_course(conn, c["course_id"])["name"] == "Kurs"
+
+
+def test_the_settings_page_sets_the_course_language(app_test, conn):
+    c = factories.course(conn, name="Kurs")
+    at = app_test("pages/settings.py").run()
+    assert not at.exception
+    picker = at.selectbox(key=f"course_language_{c['course_id']}")
+    assert picker.value == "en" and picker.options == ["English", "Swedish (Svenska)", "Russian (Русский)"]
+    picker.set_value("ru")
+    next(b for b in at.button if b.label == "Save course").click().run()
+    assert not at.exception
+    assert courses.get_course(conn, c["course_id"])["language"] == "ru"
+    assert at.selectbox(key=f"course_language_{c['course_id']}").value == "ru"
+
+
+@pytest.mark.parametrize("language, text", [("en", ENGLISH), ("sv", SWEDISH), ("ru", RUSSIAN)])
+def test_a_reflection_in_the_course_language_is_not_flagged_and_the_others_are(language, text):
+    assert "non_english" not in checks.submission_flags(text, language)
+    for other in {"en", "sv", "ru"} - {language}:
+        assert "non_english" in checks.submission_flags(text, other)
+
+
+def test_the_language_check_names_what_it_found_and_the_course_language():
+    found = detect.check(ENGLISH, "sv")
+    assert not found["passed"] and found["label"] == "Written in Swedish"
+    assert "looks like English, not Swedish" in found["detail"]
+    assert detect.check("Hej, jag heter Anna.", "en")["passed"]        # too short to tell
+    german = ("Diese Woche habe ich gelernt, wie große Sprachmodelle funktionieren. Sie sagen das nächste Wort "
+              "voraus, und die Temperatur steuert, wie zufällig die Antwort ist. Meine Frage ist, wie man das "
+              "kalibriert.")
+    assert "German" in detect.check(german, "sv")["detail"]
+
+
+def _swedish_course(conn, text):
+    c = factories.course(conn)
+    catalogue.set_language(conn, c["course_id"], "sv", actor=ADMIN)
+    sid = factories.student(conn, c["course_id"])
+    return factories.submission(conn, c["assignment_id"], sid, text)
+
+
+def test_a_swedish_reflection_in_a_swedish_course_goes_through_unflagged(conn, db_path):
+    sub = _swedish_course(conn, SWEDISH + " " + SWEDISH)
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=good_llm()))
+    assert "non_english" not in d["flags"]
+    assert next(c for c in d["checks"] if c["name"] == "non_english")["label"] == "Written in Swedish"
+
+
+def test_an_english_reflection_in_a_swedish_course_goes_to_a_teacher(conn, db_path):
+    sub = _swedish_course(conn, ENGLISH + " " + ENGLISH)
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=good_llm()))
+    assert "non_english" in d["flags"] and d["status"] == "needs_attention"
+    assert any("Not in the course's language (Swedish)" in r for r in d["attention_reasons"])
+
+
+def test_the_pipeline_item_carries_the_course_language(conn):
+    sub = _swedish_course(conn, SWEDISH)
+    item = pipeline.item_for(conn, sub, offline=True)
+    job, _ = pipeline.masked_job(item, pipeline.Ids(submission_id=sub))
+    assert item["language"] == "sv" and job.language == "sv"
+
+
+@pytest.mark.parametrize("language, name", [("sv", "Swedish"), ("ru", "Russian"), ("en", "English")])
+def test_every_agent_is_told_the_course_language(conn, db_path, language, name):
+    c = factories.course(conn)
+    catalogue.set_language(conn, c["course_id"], language, actor=ADMIN)
+    sub = factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]), ENGLISH)
+    llm = good_llm()
+    pipeline.assess_one(db_path, sub, llm=llm)
+    roles = {call.role for call in llm.calls}
+    assert roles >= {"evaluator", "equity", "coach", "aggregator", "reviewer", "grounding", "pedagogy"}
+    for call in llm.calls:
+        system = call.messages[0]["content"]
+        assert f"the student wrote in {name} and the feedback is in {name}" in system, call.role
+        assert f"write everything you return in {name}" in system, call.role
+        assert call.ctx.inputs["language"] == language
