@@ -144,3 +144,41 @@ def test_every_agent_is_told_the_course_language(conn, db_path, language, name):
         assert f"the student wrote in {name} and the feedback is in {name}" in system, call.role
         assert f"write everything you return in {name}" in system, call.role
         assert call.ctx.inputs["language"] == language
+
+
+def test_the_offline_baseline_scores_a_swedish_and_a_russian_text_and_says_which_signals_it_used():
+    from core.offline import features, heuristics
+    from core.rubric import default_rubric
+
+    rubric = default_rubric()
+    for language, text, name in (("sv", SWEDISH, "Swedish"), ("ru", RUSSIAN, "Russian")):
+        dense = features.dense(text, "", ["temperatur"], language)
+        assert dense["length"] > 3 and dense["lexical_variety"] > 3 and dense["sentences"] > 1
+        assert all(dense[k] == 0 for k in features.ENGLISH_ONLY)     # no English word list on it
+        out = heuristics.evaluate(text, rubric, ["temperatur"], language=language)
+        for key in rubric.keys:
+            assert "Spelling not checked" in out[key]["reasoning"]
+            assert rubric.scale_min <= out[key]["score"] <= rubric.scale_max
+    assert "no Swedish word list" in features.signals_note("sv")
+    assert features.signals_note("en") == ""
+    assert "Spelling not checked" not in heuristics.evaluate(ENGLISH, rubric, [])["clarity"]["reasoning"]
+
+
+def test_a_cyrillic_text_is_read_as_words_not_as_nothing():
+    from core.offline import features
+
+    english_reading = features.dense(RUSSIAN, "", [])              # the English features see no word
+    assert english_reading["lexical_variety"] == 0
+    assert features.dense(RUSSIAN, "", [], "ru")["lexical_variety"] > 3
+
+
+def test_the_offline_pipeline_drafts_a_russian_course_with_the_signals_said(conn, db_path):
+    from core.llm import make_llm
+
+    c = factories.course(conn)
+    catalogue.set_language(conn, c["course_id"], "ru", actor=ADMIN)
+    sub = factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]), RUSSIAN * 2)
+    d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=make_llm("offline", db_path)))
+    assert d["status"] in ("drafted", "needs_attention") and "non_english" not in d["flags"]
+    assert all("Spelling not checked" in v["reasoning"] for k, v in d["outputs"]["evaluator"].items()
+               if k in c["rubric"].keys)

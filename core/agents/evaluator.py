@@ -153,7 +153,8 @@ def scores(data: BaseModel | dict) -> dict[str, int]:
 
 def offline(inputs: dict) -> dict:
     return {**heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"],
-                                  prompt=inputs.get("prompt", ""), scorer=inputs.get("scorer")),
+                                  prompt=inputs.get("prompt", ""), scorer=inputs.get("scorer"),
+                                  language=inputs.get("language", "en")),
             INSTRUCTIONS: heuristics.instructions_report(inputs["text"])}
 
 

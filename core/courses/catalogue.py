@@ -73,12 +73,12 @@ def edit_course(conn, course_id: int, *, name: str, description: str, language: 
               after={"name": name, "description": description, "language": new_language})
 
 
-def set_language(conn, course_id: int, code: str, *, actor: Actor) -> dict:
+def set_language(conn, course_id: int, language: str, *, actor: Actor) -> dict:
     """The course's language (its reflections' and its feedback's): {} when it already was, else
-    {"language": code}. An unsupported code is a ConfigError naming the supported ones, nothing
+    {"language": <code>}. An unsupported code is a ConfigError naming the supported ones, nothing
     changed. Drafts already written keep their language; the next run drafts in the new one."""
     access.check(conn, actor, "upload", course=course_id)
-    new = course_language.parse(code)
+    new = course_language.parse(language)
     before = course_language.stored(courses.get_course(conn, course_id).get("language"))
     if new == before:
         return {}
