@@ -182,3 +182,40 @@ def test_the_offline_pipeline_drafts_a_russian_course_with_the_signals_said(conn
     assert d["status"] in ("drafted", "needs_attention") and "non_english" not in d["flags"]
     assert all("Spelling not checked" in v["reasoning"] for k, v in d["outputs"]["evaluator"].items()
                if k in c["rubric"].keys)
+
+
+def test_the_eval_suite_has_swedish_and_russian_cases_for_every_dimension():
+    from core.evals import DIMENSIONS, cases
+
+    suite = cases.load_suite()
+    for language in ("sv", "ru"):
+        mine = [c for c in suite.cases if c.input.language == language]
+        assert {c.dimension for c in mine} == set(DIMENSIONS)
+        for dim in DIMENSIONS:
+            of_dim = [c for c in mine if c.dimension == dim]
+            assert any(c.comment is None for c in of_dim)                   # the AI drafts in the language
+            assert any(c.expect == "fail" for c in of_dim)                  # and a bad comment is caught
+        for c in mine:
+            assert "non_english" not in checks.submission_flags(c.input.reflection, language)
+
+
+def test_the_in_language_rule_catches_feedback_in_another_language():
+    from core.evals import cases, rules
+
+    inp = cases.CaseInput(reflection=SWEDISH, language="sv")
+    assert rules.in_language("Du beskriver tydligt hur du testade temperaturen. Vad vill du prova härnäst?",
+                             inp, None)[0]
+    ok, detail = rules.in_language("You describe clearly how you tested the temperature. What will you try next?",
+                                   inp, None)
+    assert not ok and detail == "written in English, not Swedish"
+
+
+def test_an_eval_case_is_drafted_in_its_language():
+    import eval_script
+    from core.evals import cases, runner
+
+    case = next(c for c in cases.load_suite().cases if c.id == "SV-P3")
+    llm = eval_script.compliant_llm()
+    result = runner.evaluate_case(case, llm)
+    assert result["status"] == "passed" and "Nästa steg" in result["comment"]
+    assert all("the student wrote in Swedish" in call.messages[0]["content"] for call in llm.calls)
