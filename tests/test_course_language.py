@@ -219,3 +219,28 @@ def test_an_eval_case_is_drafted_in_its_language():
     result = runner.evaluate_case(case, llm)
     assert result["status"] == "passed" and "Nästa steg" in result["comment"]
     assert all("the student wrote in Swedish" in call.messages[0]["content"] for call in llm.calls)
+
+
+def test_the_swedish_demo_course_loads_in_swedish_once(capsys, conn):
+    code, out = run(capsys, "demo", "--language", "sv")
+    assert code == 0 and out["created"] and out["language"] == "sv" and out["submissions"] == 4
+    course = courses.get_course(conn, out["course_id"])
+    assert course["language"] == "sv" and course["is_synthetic"] == 1
+    texts = [r[0] for r in conn.execute("SELECT text FROM submissions")]
+    assert len(texts) == 4 and all(detect.detect(t) == "sv" for t in texts)
+    code, again = run(capsys, "demo", "--language", "sv")
+    assert code == 0 and not again["created"]
+    code, bad = run(capsys, "demo", "--language", "ru")
+    assert code == 2 and "sv (Swedish)" in bad["error"]
+
+
+def test_the_swedish_demo_course_drafts_offline_without_a_language_flag(conn, db_path):
+    from core import demo
+    from core.llm import make_llm
+
+    out = demo.load_demo(conn, actor=ADMIN, language="sv")
+    subs = [r[0] for r in conn.execute("SELECT id FROM submissions")]
+    for sub in subs:
+        d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=make_llm("offline", db_path)))
+        assert "non_english" not in d["flags"], d["checks"]
+        assert out["course_id"] and d["scores"]
