@@ -244,3 +244,31 @@ def test_the_swedish_demo_course_drafts_offline_without_a_language_flag(conn, db
         d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=make_llm("offline", db_path)))
         assert "non_english" not in d["flags"], d["checks"]
         assert out["course_id"] and d["scores"]
+
+
+def test_the_language_bench_measures_each_group_without_the_shared_folder(tmp_path, monkeypatch):
+    from bench import language as bench
+
+    (tmp_path / "seeds").mkdir()
+    (tmp_path / "seeds" / "003_1ddbebecef107979.txt").write_text(SWEDISH + "\n\n" + "kort", encoding="utf-8")
+    (tmp_path / "seeds" / "000_c3d140cf4d60b508.txt").write_text(RUSSIAN, encoding="utf-8")
+    monkeypatch.setattr(bench, "SHARED", tmp_path)
+    out = bench.run(essays=0)
+    assert out["texts"] == 2                                      # "kort" is too short to judge
+    assert out["groups"]["sv prose"] == {"texts": 1, "detected": {"sv": 1}}
+    assert out["flag_right"]["ru text, sv course"] == {"right": 1, "of": 1, "share": 1.0}
+    monkeypatch.setattr(bench, "SHARED", tmp_path / "none")
+    assert "error" in bench.run(essays=0)
+
+
+def test_the_language_runs_bench_drafts_both_languages_in_them(capsys):
+    from bench import language_runs
+
+    out = language_runs.main(["--n", "2"])
+    for language in ("sv", "ru"):
+        scripted, offline = out[f"{language} scripted"], out[f"{language} offline"]
+        assert scripted["drafts"] == offline["drafts"] == 2
+        assert scripted["flagged_not_in_course_language"] == offline["flagged_not_in_course_language"] == 0
+        assert scripted["calls_whose_prompt_names_the_language"] == 1.0
+        assert scripted["comments_in_course_language"] == 1.0
+        assert offline["offline_note_on_every_criterion"] == 2
