@@ -272,3 +272,19 @@ def test_the_language_runs_bench_drafts_both_languages_in_them(capsys):
         assert scripted["calls_whose_prompt_names_the_language"] == 1.0
         assert scripted["comments_in_course_language"] == 1.0
         assert offline["offline_note_on_every_criterion"] == 2
+
+
+def test_courses_made_before_the_language_migration_read_as_english(tmp_path):
+    import sqlite3
+
+    from sqlite_utils import Database
+
+    from db.schema import migrations
+
+    conn = Database(sqlite3.connect(tmp_path / "old.db"))
+    migrations.apply(conn, stop_before="m030a_course_language")
+    conn.execute("INSERT INTO courses (name) VALUES ('Before')")
+    conn.conn.commit()
+    migrations.apply(conn)
+    assert conn.execute("SELECT language FROM courses").fetchone()[0] == "en"
+    conn.close()
