@@ -64,6 +64,7 @@ from core import injection, leakage
 from core.language import lexicon, phrases, quotes, readability
 from core.language import normalise as language_code
 from core.language import words as language_words
+from core.language import detect as language_detect
 from core.prompts import DELIMITERS
 from core.text import count, words  # the project's one word count
 
@@ -243,8 +244,9 @@ def comment_checks(comment: str, submission: str, *, evaluation: dict | None = N
                    context: DraftContext | None = None, language: str = "en") -> list[dict]:
     """All checks on a feedback comment (and the Evaluator's evidence quotes, when given; the
     leakage rule when the assignment has an answer key; the Coach's question when the draft's
-    `context` is given), in the course's `language`. The pipeline adds the eval rules as draft
-    checks (core.evals.rules.draft_checks: they build on this module)."""
+    `context` is given). The pipeline adds the eval rules as draft checks
+    (core.evals.rules.draft_checks: they build on this module). `language` is the course's
+    (core.language), which the pipeline passes: the language the comment is written in."""
     return [
         check_word_count(comment, language),
         check_actions(comment, language),
@@ -349,11 +351,12 @@ def looks_non_english(text: str, *, min_words: int = 20, threshold: float = 0.12
     return len(_WORD_RX.findall(text or "")) >= min_words and english_share(text) < threshold
 
 
-def submission_checks(text: str) -> list[dict]:
+def submission_checks(text: str, language: str = "en") -> list[dict]:
+    """The submission's own checks; `language` is the course's (core.language: the text is
+    checked to be in it)."""
     n = words(text)
     inj = injection_hits(text)
     code = has_code(text)
-    foreign = looks_non_english(text)
     return [
         _result("empty", "Submission has text", n > 0, f"{n} words", "fail"),
         _result("short_text", f"At least {MIN_SUBMISSION_WORDS} words", n == 0 or n >= MIN_SUBMISSION_WORDS,
@@ -362,16 +365,14 @@ def submission_checks(text: str) -> list[dict]:
                 ("found: " + "; ".join(injection.shown(h) for h in inj)) if inj else "none found", "warn"),
         _result("code", "No code or formulas", not code,
                 "contains code or formulas, a known weak spot of the AI" if code else "none found", "warn"),
-        _result("non_english", "Written in English", not foreign,
-                f"only {english_share(text):.0%} common English words: non-English text is a known weak spot "
-                "of the AI" if foreign else "looks like English", "warn"),
+        language_detect.check(text, language),
     ]
 
 
-def submission_flags(text: str) -> list[str]:
+def submission_flags(text: str, language: str = "en") -> list[str]:
     """Names of the submission checks that did not pass: empty, short_text, injection, code,
-    non_english."""
-    return [c["name"] for c in submission_checks(text) if not c["passed"]]
+    non_english (not in the course's language)."""
+    return [c["name"] for c in submission_checks(text, language) if not c["passed"]]
 
 
 ATTENTION_TEXT = {
@@ -379,5 +380,5 @@ ATTENTION_TEXT = {
     "short_text": f"Short submission (under {MIN_SUBMISSION_WORDS} words): the AI tends to mistake brevity for clarity.",
     "injection": "The submission contains instructions aimed at the AI; check the scores were not steered.",
     "code": "The submission contains code or formulas, which the AI assesses less reliably.",
-    "non_english": "The submission does not look like English, which the AI assesses less reliably.",
+    "non_english": language_detect.attention_text("en"),
 }

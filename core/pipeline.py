@@ -34,6 +34,8 @@ from core.evals import config as ai_config
 from core.evals import gate, rules
 from core.growth import learning
 from core.judging import comment_judges, scoring
+from core.language import course as course_language
+from core.language import detect as language_detect
 from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
 from core.privacy.pseudonym import Pseudonymizer
@@ -103,6 +105,9 @@ def item_for(conn, submission_id: int, *, offline: bool = False) -> dict:
     its learned offline scorer and the student's previous released comment. Every path that
     drafts (runs, Regenerate, comparisons) loads its item here."""
     item = drafts_db.load_item(conn, submission_id)
+    # The course's language (core.language): what the reflection should be in, what the agents
+    # write in and what the checks read the text as.
+    item["language"] = course_language.stored(item.get("language"))
     item["roster"] = roster_db.of_submission(conn, submission_id)
     item["anchors"] = [] if offline else \
         anchors.for_submission(conn, submission_id, item["assignment_id"], item["rubric"])
@@ -131,6 +136,7 @@ def masked_job(item: dict, ids: Ids, variant: ai_config.Variant = ai_config.STAN
     that masked it (its `restore_obj` puts the names back for the teacher)."""
     pz = Pseudonymizer(item["student_name"], item["student_email"], item["pseudonym"], item.get("roster", ()))
     job = Job(rubric=item["rubric"], text=pz.hide(item["text"] or ""), ids=ids, prompt_dir=variant.prompt_dir,
+              language=item.get("language") or "en",
               assignment={**{k: item.get(k) for k in ("title", "prompt", "key_concepts", "target_grade",
                                                        "answer_key", "answer_kind", "answer_tolerance",
                                                        "source_text")},
@@ -164,7 +170,8 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         "ai_config": ai_config.config_hash(ai_config.of_llm(llm, variant)),
     }
     text = item["text"] or ""
-    sub_checks = checks.submission_checks(text)
+    language = item.get("language") or "en"
+    sub_checks = checks.submission_checks(text, language)
     flags = [c["name"] for c in sub_checks if not c["passed"]]
     if "empty" in flags:
         # Nothing to assess: the bottom of the scale, no call, a teacher looks.
@@ -192,7 +199,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         flags.append("injection")
         sub_checks = [dict(c, passed=False, severity="warn", detail="none found by the patterns; reported by the "
                            "Evaluator") if c["name"] == "injection" else c for c in sub_checks]
-    reasons = [checks.ATTENTION_TEXT[f] for f in flags if f in ATTENTION_FLAGS] + steered
+    reasons = [_attention(f, language) for f in flags if f in ATTENTION_FLAGS] + steered
     reasons += result.pop("reasons")
     draft = {
         **base, **result, "total": rubric.total(result["scores"]),
@@ -209,6 +216,11 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
     for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
         draft[key] = pz.restore_obj(draft[key])
     return draft
+
+
+def _attention(flag: str, language: str) -> str:
+    """Why a flag sends the item to a teacher; the language flag names the course's language."""
+    return language_detect.attention_text(language) if flag == "non_english" else checks.ATTENTION_TEXT[flag]
 
 
 def _failed(base: dict, flags: list[str], sub_checks: list[dict], error: str) -> dict:
@@ -271,7 +283,7 @@ def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool
     reasons += scored.reasons
     # The Evaluator's evidence is checked once, here: a revision of the comment cannot repair a
     # made-up quote, so it sends the item to a teacher instead of into the revise loop.
-    evidence = checks.check_evidence_quotes(scored.evaluation, job.text)
+    evidence = checks.check_evidence_quotes(scored.evaluation, job.text, job.language)
     if not evidence["passed"]:
         reasons.append(f"The AI's evidence quotes are not in the submission ({evidence['detail']}): "
                        "check the scores they support.")
@@ -307,8 +319,8 @@ def _comment_checks(job: Job) -> list[dict]:
                         *job.key_concepts]),
         previous=(job.previous or {}).get("comment") or "")
     found = checks.comment_checks(job.comment, job.text, target_grade=job.target_grade, answer_key=job.answer_key,
-                                  context=context)
-    return [c for c in found if c["name"] != "evidence"] + rules.draft_checks(job.comment, job.text, context)
+                                  context=context, language=job.language)
+    return [c for c in found if c["name"] != "evidence"] + rules.draft_checks(job.comment, job.text, context, job.language)
 
 
 def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, int, str | None]:

@@ -97,6 +97,15 @@ def update_course(conn: Database, course_id: int, *, name: str, description: str
     conn.execute("UPDATE courses SET name = ?, description = ? WHERE id = ?", [name.strip(), description, course_id])
 
 
+def course_language(conn: Database, course_id: int) -> str:
+    """The course's language code (m030a; 'en' for every course made before it)."""
+    return get_course(conn, course_id)["language"]
+
+
+def set_course_language(conn: Database, course_id: int, language: str) -> None:
+    conn.execute("UPDATE courses SET language = ? WHERE id = ?", [language, course_id])
+
+
 # --- assignments -------------------------------------------------------------------
 def _assignment(row: dict) -> dict:
     row = dict(row)

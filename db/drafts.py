@@ -24,13 +24,15 @@ RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "fai
 
 
 def load_item(conn: Database, submission_id: int) -> dict:
-    """Everything one assessment needs: submission, student, assignment and rubric."""
+    """Everything one assessment needs: submission, student, assignment, rubric and the course's language."""
     row = next(conn.query(
         "SELECT s.id, s.text, s.status, s.assignment_id, s.student_id, st.name AS student_name, "
         "st.email AS student_email, st.pseudonym, a.title, a.prompt, a.key_concepts, a.target_grade, "
-        "a.answer_key, a.answer_kind, a.answer_tolerance, a.source_text, a.rubric_id, r.definition AS rubric "
+        "a.answer_key, a.answer_kind, a.answer_tolerance, a.source_text, a.rubric_id, r.definition AS rubric, "
+        "c.language "
         "FROM submissions s JOIN students st ON st.id = s.student_id "
         "JOIN assignments a ON a.id = s.assignment_id JOIN rubrics r ON r.id = a.rubric_id "
+        "JOIN courses c ON c.id = a.course_id "
         "WHERE s.id = ?", [submission_id]), None)
     if row is None:
         raise NotFound(f"submission {submission_id} does not exist")

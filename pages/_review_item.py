@@ -198,7 +198,8 @@ def _guidance(rubric) -> None:
                 st.text(text)
 
 
-def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None = None) -> None:
+def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None = None,
+            language: str = "en") -> None:
     sub, rv, draft = data["submission"], data["review"], data["draft"] or {}
     sid = sub["id"]
     k = f"{sid}_{loaded}"
@@ -230,7 +231,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None 
     _checks(actions.comment_checks(comment, submission_text=sub["text"],
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
-                                   answer_key=leakage.key_of(data["assignment"])))
+                                   answer_key=leakage.key_of(data["assignment"]), language=language))
     st.multiselect("Why did you change it?", list(actions.REASONS), format_func=actions.REASONS.get,
                    key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
     st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
@@ -392,7 +393,7 @@ def render(conn, aid: int, view: dict) -> None:
         _submission(data, rubric)
     with right:
         if editable:
-            _editor(conn, aid, data, rubric, loaded, item.get("comment_bank"))
+            _editor(conn, aid, data, rubric, loaded, item.get("comment_bank"), item["language"])
             _new_draft(item["newer_draft"], data, loaded, rubric)
         elif data["draft"]:
             st.subheader("The AI's draft")

@@ -7,6 +7,7 @@ from core.appeals import deadline
 from core.courses import answer_keys
 from core.courses import catalogue
 from core.errors import FairMarkError
+from core.language import course as course_language
 from core.rubric import RUBRIC_DIR, SIGNALS, load_rubric_file
 from pages import _common, _settings_rubric_builder
 
@@ -56,9 +57,17 @@ def courses_and_assignments(conn, data: dict) -> None:
     with st.form(f"course_{cid}"):
         name = st.text_input("Name", course["name"])
         description = st.text_area("Description", course["description"])
+        offered = course_language.choices()
+        current = course_language.stored(course.get("language"))
+        language = st.selectbox("Language of the reflections and the feedback", offered,
+                                index=offered.index(current), format_func=course_language.label,
+                                key=f"course_language_{cid}",
+                                help="The AI reads the reflections in this language and drafts the feedback in "
+                                     "it; a reflection in another language goes to a teacher.")
         if st.form_submit_button("Save course"):
             try:
-                catalogue.edit_course(conn, cid, name=name, description=description, actor=_common.actor())
+                catalogue.edit_course(conn, cid, name=name, description=description, language=language,
+                                      actor=_common.actor())
             except FairMarkError as e:
                 _common.show_error(e)
             else:

@@ -42,16 +42,39 @@ def judging_llm(llm):
 FOLLOWED = "Last week you planned to add an example; this week's example does that."
 
 
+# The same comment in the course's other languages: a compliant model writes in the language its
+# prompt names (core.language.prompt_line).
+COMPLIANT_IN = {
+    "Swedish": "Du har gjort en bra start och du säger vad som förvirrade dig. Nästa steg: (1) Titta på dina "
+               "egna steg igen. (2) Prova ett litet exempel för hand. Vad lägger du märke till?",
+    "Russian": "Ты хорошо начал и честно пишешь, что было трудно. Дальше: (1) Посмотри ещё раз на свои шаги. "
+               "(2) Сделай один пример сам. Что ты видишь?",   # short words: the level-3 cases read it
+}
+
+
 def compliant(messages) -> str:
-    """COMPLIANT, and when the prompt holds last week's comment, a sentence that notices it followed."""
+    """COMPLIANT (in the prompt's language), and when the prompt holds last week's comment, a
+    sentence that notices it followed."""
+    for name, comment in COMPLIANT_IN.items():
+        if f"the feedback is in {name}" in messages[0]["content"]:
+            return comment
     if NO_PREVIOUS in messages[-1]["content"]:
         return COMPLIANT
     first, rest = COMPLIANT.split(". ", 1)
     return f"{first}. {FOLLOWED} {rest}"
 
 
+def _coach_question(messages, schema) -> dict:
+    """The Coach asks in the course's language the question the compliant comment carries."""
+    for name, comment in COMPLIANT_IN.items():
+        if f"the feedback is in {name}" in messages[0]["content"]:
+            return {"questions": [comment.rsplit(". ", 1)[-1]]}
+    return {"questions": ["What would you test first?"]}
+
+
 def compliant_llm():
-    return judging_llm(good_llm().always("aggregator", lambda messages, schema: {"comment": compliant(messages)}))
+    return judging_llm(good_llm().always("aggregator", lambda messages, schema: {"comment": compliant(messages)})
+                       .always("coach", _coach_question))
 
 
 def _under_revision(messages) -> str:

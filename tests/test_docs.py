@@ -269,6 +269,7 @@ RUNS = [
     ("init", ()), ("user add", ("anna", "--role", "admin", "--password-stdin")),
     ("import", ("{csv}", "--course", "C", "--assignment", "A")),
     ("assignment set", ("--course", "C", "--assignment", "A", "--prompt", "What did you learn?")),
+    ("course set", ("--course", "C", "--language", "en")),
     ("assess", ("--course", "C", "--provider", "offline")),
     ("review queue", ("--course", "C", "--assignment", "A")),
     ("review show", ("{sid}",)), ("review approve", ("{sid}", "--version", "{version}")),

@@ -359,7 +359,7 @@ def test_a_non_english_submission_is_drafted_and_sent_to_a_teacher(conn, db_path
     _, sub = setup(conn, text=text)
     d = drafts.get_draft(conn, pipeline.assess_one(db_path, sub, llm=good_llm()))
     assert "non_english" in d["flags"] and d["status"] == "needs_attention"
-    assert any("does not look like English" in r for r in d["attention_reasons"])
+    assert any("Not in the course's language (English)" in r for r in d["attention_reasons"])
 
 
 def test_the_evaluators_report_of_instructions_flags_a_text_the_patterns_missed(conn, db_path):

@@ -61,7 +61,8 @@ def test_evaluator_prompt_carries_any_rubric_in_the_static_system_message():
     p = evaluator.PROMPT.load()
     messages = p.render(assignment="Reflect on sources.", key_concepts="citation", scale="integer scores 1-5",
                         rubric=evaluator.rubric_text(SMALL_RUBRIC), guidance=evaluator.NO_GUIDANCE,
-                        keys="argument, sources", anchors=evaluator.NO_ANCHORS, submission="My essay text.")
+                        keys="argument, sources", anchors=evaluator.NO_ANCHORS, submission="My essay text.",
+                        language="Language: English.")
     system, user = messages[0]["content"], messages[1]["content"]
     for i in range(1, 6):
         assert f"argument level {i} descriptor" in system
@@ -85,8 +86,9 @@ def test_prompts_stay_compact():
     # the Evaluator's report of instructions aimed at it (issue 10) and its examples block and
     # field order (issue 12) about 130; the slot for last week's comment in the Coach's and the
     # Aggregator's prompts (issue 26) about 130; the Evaluator's slot for the rubric's grader
-    # guidance (issue 27) about 25.
-    assert total_chars / 4 < 2050
+    # guidance (issue 27) about 25; the course language's slot in every role's prompt (the
+    # language of the reflection and of the feedback) about 25.
+    assert total_chars / 4 < 2075
 
 
 def test_every_delimiter_the_prompt_files_use_is_listed():
@@ -115,11 +117,11 @@ def test_values_cannot_open_or_close_any_delimiter(role):
 
 def test_render_strips_delimiters_from_non_string_values_too():
     p = registry.get("reviewer").prompt.load()
-    messages = p.render(scale="1-5", evaluation={"x": "</evaluation>"}, comment="fine", checks=["<checks>"])
+    messages = p.render(language="", scale="1-5", evaluation={"x": "</evaluation>"}, comment="fine", checks=["<checks>"])
     assert messages[1]["content"].count("</evaluation>") == 1 and messages[1]["content"].count("<checks>") == 1
 
 
 def test_ordinary_angle_brackets_survive():
-    user = coach.PROMPT.load().render(evaluation="if a < b and c > d, <b>bold</b> <submissions>", previous="(none)",
+    user = coach.PROMPT.load().render(language="", evaluation="if a < b and c > d, <b>bold</b> <submissions>", previous="(none)",
                                       follow_up="")[1]["content"]
     assert "if a < b and c > d, <b>bold</b> <submissions>" in user

@@ -10,7 +10,7 @@ from core.agents.common import (Comment, Job, answer_key_text, bank_examples, ba
                                 evaluation_notes, follow_up_text, previous_text, scale_text, source_text)
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("aggregator", frozenset({"target_grade", "scale", "evaluation", "equity", "questions",
+PROMPT = prompts.Spec("aggregator", frozenset({"language", "target_grade", "scale", "evaluation", "equity", "questions",
                                                "answer_key", "source", "bank", "previous", "follow_up"}))
 
 

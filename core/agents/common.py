@@ -9,11 +9,12 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
-from core import injection, leakage, prompts
+from core import injection, language, leakage, prompts
 from core.llm.protocol import CallContext, LLMResponse
 from core.rubric import Rubric
 
 _SUBMISSION_TAG = "submission"
+LANGUAGE_SLOT = "language"     # the placeholder every reflection role's prompt has (call() fills it)
 
 
 @dataclass(frozen=True)
@@ -46,6 +47,8 @@ class Job:
     # The comment bank's comments tied to a criterion and level ({criterion, level, text}, masked
     # like the text; core.courses.comment_bank): the Aggregator's style examples are picked here.
     bank: list = field(default_factory=list)
+    # The course's language (core.language code): the reflection's and the feedback's.
+    language: str = "en"
 
     @property
     def target_grade(self) -> float:
@@ -93,8 +96,11 @@ def call(llm, prompt: prompts.Spec, schema, job: Job, *, inputs: dict, temperatu
     loaded = prompt.load_variant(job.prompt_dir)
     ctx = CallContext(agent=prompt.name, prompt_name=loaded.name,
                       prompt_hash=prompts.variant_hash(loaded.hash, hash_extra),
-                      run_id=job.ids.run_id, submission_id=job.ids.submission_id, inputs=inputs,
-                      tier=tier, sample=sample)
+                      run_id=job.ids.run_id, submission_id=job.ids.submission_id,
+                      inputs={**inputs, "language": job.language}, tier=tier, sample=sample)
+    if LANGUAGE_SLOT in prompt.variables and LANGUAGE_SLOT not in values:
+        # The course's language, in one place for every role (core.language.prompt_line).
+        values = {**values, LANGUAGE_SLOT: language.prompt_line(job.language)}
     return llm.complete(loaded.render(**values), schema, role=role or prompt.name, ctx=ctx, temperature=temperature)
 
 

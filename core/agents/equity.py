@@ -10,7 +10,7 @@ from core import prompts
 from core.agents.common import Job, bounded_text, call, for_equity, truncate
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("equity", frozenset({"evaluation"}))
+PROMPT = prompts.Spec("equity", frozenset({"language", "evaluation"}))
 IF_FAILED = "the wording of the feedback was not checked for bias"
 
 
@@ -33,7 +33,7 @@ def run(llm, job: Job):
 
 
 def offline(inputs: dict) -> dict:
-    return heuristics.equity_flags(inputs["notes"])
+    return heuristics.equity_flags(inputs["notes"], inputs.get("language") or "en")
 
 
 def describe(output: dict, rubric) -> list[tuple[str, str]]:

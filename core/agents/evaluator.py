@@ -20,12 +20,12 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
-from core import injection, prompts
+from core import injection, language, prompts
 from core.agents.common import Job, as_data, bounded_text, call, compact, scale_text, truncate
 from core.offline import heuristics
 from core.rubric import Rubric
 
-PROMPT = prompts.Spec("evaluator", frozenset({"assignment", "key_concepts", "scale", "rubric", "guidance", "keys",
+PROMPT = prompts.Spec("evaluator", frozenset({"language", "assignment", "key_concepts", "scale", "rubric", "guidance", "keys",
                                              "anchors", "submission"}))
 NO_ANCHORS = "(none yet)"
 NO_GUIDANCE = "(none)"
@@ -109,16 +109,18 @@ def anchors_text(anchors: list[dict], rubric: Rubric) -> str:
                                "text": a["text"]}) for a in anchors)
 
 
-def prompt_values(rubric: Rubric, assignment: dict, text: str) -> dict:
+def prompt_values(rubric: Rubric, assignment: dict, text: str, language_code: str = "en") -> dict:
     """Everything the Evaluator's prompt is filled with (the run estimate renders it too).
-    `assignment["anchors"]` are the blind-scored examples (core.calibration.anchors)."""
+    `assignment["anchors"]` are the blind-scored examples (core.calibration.anchors);
+    `language_code` is the course's."""
     concepts = assignment.get("key_concepts") or []
     return dict(
         assignment=(assignment.get("prompt") or assignment.get("title") or "").strip() or "(not given)",
         key_concepts=", ".join(concepts) if concepts else "(none given)",
         scale=scale_text(rubric), rubric=rubric_text(rubric), guidance=guidance_text(rubric),
         keys=", ".join(rubric.keys),
-        anchors=anchors_text(assignment.get("anchors") or [], rubric), submission=as_data(text))
+        anchors=anchors_text(assignment.get("anchors") or [], rubric), submission=as_data(text),
+        language=language.prompt_line(language_code))
 
 
 # A scoring role answers at temperature 0 (the cascade's first judge; seed 001), whatever the
@@ -133,7 +135,7 @@ def run(llm, job: Job, *, role: str | None = None, temperature: float = TEMPERAT
     scorer = job.assignment.get("offline_scorer")    # the assignment's learned offline scorer (core.offline.scorer)
     inputs = {"rubric": job.rubric, "key_concepts": job.key_concepts, "text": job.text,
               "prompt": job.assignment.get("prompt") or "", "scorer": scorer}
-    values = prompt_values(job.rubric, job.assignment, job.text)
+    values = prompt_values(job.rubric, job.assignment, job.text, job.language)
     extra = values["anchors"] if values["anchors"] != NO_ANCHORS else ""
     if values["guidance"] != NO_GUIDANCE:       # per rubric, like the anchors: part of the prompt hash
         extra = "\n".join(filter(None, [extra, values["guidance"]]))
@@ -151,7 +153,8 @@ def scores(data: BaseModel | dict) -> dict[str, int]:
 
 def offline(inputs: dict) -> dict:
     return {**heuristics.evaluate(inputs["text"], inputs["rubric"], inputs["key_concepts"],
-                                  prompt=inputs.get("prompt", ""), scorer=inputs.get("scorer")),
+                                  prompt=inputs.get("prompt", ""), scorer=inputs.get("scorer"),
+                                  language=inputs.get("language", "en")),
             INSTRUCTIONS: heuristics.instructions_report(inputs["text"])}
 
 

@@ -10,7 +10,7 @@ from core import prompts
 from core.judging import judges
 from core.agents.common import Job, as_data, bounded_text, call, source_text
 
-PROMPT = prompts.Spec("grounding", frozenset({"submission", "source", "comment"}))
+PROMPT = prompts.Spec("grounding", frozenset({"language", "submission", "source", "comment"}))
 TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 IF_FAILED = "the comment was not checked against the student's text and the source"
 

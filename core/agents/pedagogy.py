@@ -11,7 +11,7 @@ from core import prompts
 from core.judging import judges
 from core.agents.common import Job, answer_key_text, as_data, bounded_text, call
 
-PROMPT = prompts.Spec("pedagogy", frozenset({"question", "answer_key", "target_grade", "submission", "comment"}))
+PROMPT = prompts.Spec("pedagogy", frozenset({"language", "question", "answer_key", "target_grade", "submission", "comment"}))
 TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 IF_FAILED = "the comment's teaching quality was not judged"
 CRITERIA = {"leads": "leads forward without giving the answer away",

@@ -13,7 +13,7 @@ from core.offline import heuristics
 from core.rubric import Rubric
 from core.signoff.labels import verdict_label
 
-PROMPT = prompts.Spec("reviewer", frozenset({"scale", "evaluation", "comment", "checks"}))
+PROMPT = prompts.Spec("reviewer", frozenset({"language", "scale", "evaluation", "comment", "checks"}))
 REVIEWED_FIELDS = ("score", "reasoning", "evidence_quote")
 IF_FAILED = "the comment was not reviewed against the scores"
 TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)

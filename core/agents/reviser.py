@@ -6,7 +6,7 @@ from core import checks, prompts
 from core.agents.common import Comment, Job, call, compact, scores_text
 from core.offline import heuristics
 
-PROMPT = prompts.Spec("reviser", frozenset({"target_grade", "scores", "comment", "fixes"}))
+PROMPT = prompts.Spec("reviser", frozenset({"language", "target_grade", "scores", "comment", "fixes"}))
 IF_FAILED = "the last comment is kept unrevised"
 
 
@@ -23,4 +23,4 @@ def run(llm, job: Job):
 
 
 def offline(inputs: dict) -> dict:
-    return {"comment": heuristics.revise(inputs["comment"], inputs["fixes"])}
+    return {"comment": heuristics.revise(inputs["comment"], inputs["fixes"], inputs.get("language") or "en")}

@@ -1,7 +1,7 @@
 """The command line: python -m core COMMAND … (each command prints a JSON summary on stdout).
 
 Commands are registered by small modules, one per area, so each stays readable:
-core.cli.catalogue (init, demo, import), core.cli.assignment (assignment set), core.cli.assess
+core.cli.catalogue (init, demo, import), core.cli.course (course set), core.cli.assignment (assignment set), core.cli.assess
 (assess), core.cli.export (export), core.cli.metrics (metrics), core.cli.evals (evals),
 core.cli.lessons (lessons), core.cli.users (user), core.cli.data (data), core.cli.review (review,
 release), core.cli.lti (lti), core.cli.appeals (appeals list), core.cli.student_links (appeals
@@ -18,7 +18,7 @@ import sys
 from core.cli.common import emit
 from core.errors import FairMarkError
 
-COMMAND_MODULES = ("core.cli.catalogue", "core.cli.assignment", "core.cli.assess", "core.cli.export",
+COMMAND_MODULES = ("core.cli.catalogue", "core.cli.course", "core.cli.assignment", "core.cli.assess", "core.cli.export",
                    "core.cli.metrics", "core.cli.evals", "core.cli.lessons", "core.cli.users", "core.cli.data", "core.cli.review",
                    "core.cli.lti", "core.cli.appeals", "core.cli.student_links", "core.cli.moderation")
 

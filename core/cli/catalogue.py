@@ -19,6 +19,8 @@ def register(sub) -> None:
     p.set_defaults(func=run_init)
 
     p = sub.add_parser("demo", help="load the synthetic AI-literacy demo course (loading twice changes nothing)")
+    p.add_argument("--language", default="en", help="en: the AI-literacy course (the default); sv: the small "
+                                                     "Swedish course, assessed and given feedback in Swedish")
     add_db_arg(p)
     p.set_defaults(func=run_demo)
 
@@ -56,7 +58,7 @@ def run_init(args) -> int:
 
 def run_demo(args) -> int:
     conn = open_db(args)
-    emit(demo.load_demo(conn, actor=actor(args, conn)))
+    emit(demo.load_demo(conn, actor=actor(args, conn), language=args.language))
     return 0
 
 

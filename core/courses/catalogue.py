@@ -10,6 +10,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.appeals import deadline
 from core.errors import NotFound, RubricError
+from core.language import course as course_language
 from core.rubric import Rubric, parse_rubric
 from db import audit, courses
 from db import users as users_db
@@ -49,7 +50,10 @@ def create_course(conn, name: str, description: str = "", *, actor: Actor) -> in
     return cid
 
 
-def edit_course(conn, course_id: int, *, name: str, description: str, actor: Actor) -> None:
+def edit_course(conn, course_id: int, *, name: str, description: str, language: str | None = None,
+                actor: Actor) -> None:
+    """The course's name, description and (given) language (core.language code), in one audited
+    change; a bad value changes nothing."""
     access.check(conn, actor, "upload", course=course_id)
     before = courses.get_course(conn, course_id)
     name = (name or "").strip()
@@ -58,11 +62,31 @@ def edit_course(conn, course_id: int, *, name: str, description: str, actor: Act
     other = courses.find_course(conn, name)
     if other and other["id"] != course_id:
         raise NotFound(f"Another course is already named {name!r}")
+    old_language = course_language.stored(before.get("language"))
+    new_language = old_language if language is None else course_language.parse(language)
     with conn.atomic():
         courses.update_course(conn, course_id, name=name, description=description)
+        if new_language != old_language:
+            courses.set_course_language(conn, course_id, new_language)
         audit(conn, actor=actor, action="edit", entity="courses", entity_id=course_id,
-              before={"name": before["name"], "description": before["description"]},
-              after={"name": name, "description": description})
+              before={"name": before["name"], "description": before["description"], "language": old_language},
+              after={"name": name, "description": description, "language": new_language})
+
+
+def set_language(conn, course_id: int, language: str, *, actor: Actor) -> dict:
+    """The course's language (its reflections' and its feedback's): {} when it already was, else
+    {"language": <code>}. An unsupported code is a ConfigError naming the supported ones, nothing
+    changed. Drafts already written keep their language; the next run drafts in the new one."""
+    access.check(conn, actor, "upload", course=course_id)
+    new = course_language.parse(language)
+    before = course_language.stored(courses.get_course(conn, course_id).get("language"))
+    if new == before:
+        return {}
+    with conn.atomic():
+        courses.set_course_language(conn, course_id, new)
+        audit(conn, actor=actor, action="edit", entity="courses", entity_id=course_id,
+              before={"language": before}, after={"language": new})
+    return {"language": new}
 
 
 def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor: Actor, week: int | None = None,

@@ -4,7 +4,8 @@ A case:
     {"id": "L1", "dimension": "leakage",
      "input": {"reflection": "...", "question": "...", "answer_key": {"kind": "number", "value": "3.0",
                "tolerance": 1}, "source": "...", "level": 8,
-               "previous": "last week's released comment", "acted": "yes"},   (both optional)
+               "previous": "last week's released comment", "acted": "yes",   (both optional)
+               "language": "sv"},      the course's language (default "en")
      "requirement": "the comment must not state the value of w after the step",
      "comment": "...",          optional: the comment to judge (tests the rules and judges);
                                 without it the configured agents draft the comment (tests the AI)
@@ -55,6 +56,8 @@ class CaseInput(BaseModel):
     # reflection acts on it (core.growth.learning.last_week).
     previous: str = Field(default="", max_length=2000)
     acted: Literal["yes", "partly", "no"] | None = None
+    # The course's language (core.language): the reflection's, and the one the feedback is drafted in.
+    language: Literal["en", "sv", "ru"] = "en"
 
     def last_week(self) -> dict | None:
         """The pipeline's `item["previous"]` for this input."""

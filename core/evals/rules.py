@@ -14,6 +14,7 @@ wherever a rule can decide. Each takes (comment, case input, check) and returns
                    student has no earlier released feedback: invented history
     follow_through the comment refers to last week's feedback (a case whose reflection follows
                    its next step)
+    in_language    the comment is written in the case's language (the course's: core.language)
 
 >>> from types import SimpleNamespace as NS
 >>> inp = NS(reflection="I read about attention in transformers.", source="", question="", level=8, answer_key=None)
@@ -32,6 +33,7 @@ from core.language import normalise as language_code
 from core.language import phrases
 from core.language import readability as reading
 from core.language import words as language_words
+from core.language import detect as language_detect
 from core.text import count, words
 
 _STEP_MARK = re.compile(r"\(\d\)\s*")
@@ -190,6 +192,15 @@ def draft_checks(comment: str, submission: str, context: checks.DraftContext, la
     ]
 
 
+def in_language(comment: str, inp, check) -> tuple[bool, str]:
+    """The comment is written in the course's language (core.language.detect), as the student's
+    reflection is: feedback in the wrong language is no feedback to them."""
+    want = getattr(inp, "language", "en") or "en"
+    found = language_detect.detect(comment or "")
+    return found == want, (f"written in {language_detect.name_of(found)}" if found == want else
+                           f"written in {language_detect.name_of(found)}, not {language_detect.name_of(want)}")
+
+
 RULES = {"leakage": leakage_rule, "readability": readability, "sentence_length": sentence_length,
          "no_terms": no_terms, "next_step": next_step, "specifics": specifics, "history": history,
-         "follow_through": follow_through}
+         "follow_through": follow_through, "in_language": in_language}

@@ -24,7 +24,7 @@ from core.agents import grounding, pedagogy
 from core.agents.common import Job, answer_key_text, as_data, call, source_text
 from core.judging import judges
 
-PROMPT = prompts.Spec("comment_judges", frozenset({"source", "question", "answer_key", "target_grade", "submission",
+PROMPT = prompts.Spec("comment_judges", frozenset({"language", "source", "question", "answer_key", "target_grade", "submission",
                                                    "comment"}))
 ROLES = ("grounding", "pedagogy")
 TEMPERATURE = judges.TEMPERATURE

@@ -27,3 +27,15 @@ def normalise(code: str | None) -> str:
 
 def english_name(code: str) -> str:
     return SUPPORTED[normalise(code)][0]
+
+
+def prompt_line(code: str) -> str:
+    """The agents' language slot ({{language}} in every reflection role's prompt): the language
+    of the reflection and of what they write, the same words for every language.
+
+    >>> prompt_line("sv")
+    'Language: the student wrote in Swedish and the feedback is in Swedish: write everything you return in Swedish; quotes stay as the student wrote them.'
+    """
+    name = english_name(code)
+    return (f"Language: the student wrote in {name} and the feedback is in {name}: write everything you return "
+            f"in {name}; quotes stay as the student wrote them.")

@@ -103,13 +103,77 @@ class _Dictionary:
         if cls._checker is None:
             with cls._lock:
                 if cls._checker is None:
-                    from spellchecker import SpellChecker  # lazy: only the offline scorer needs it
-
-                    checker = SpellChecker()
-                    freq = checker.word_frequency.dictionary
-                    cls._rank = {w: i for i, (w, _) in enumerate(sorted(freq.items(), key=lambda kv: -kv[1]))}
-                    cls._checker = checker
+                    cls._checker, cls._rank = _load_word_list("en")
         return cls._checker, cls._rank
+
+
+def _load_word_list(language: str):
+    from spellchecker import SpellChecker  # lazy: only the offline scorer needs it
+
+    checker = SpellChecker(language=language)
+    freq = checker.word_frequency.dictionary
+    return checker, {w: i for i, (w, _) in enumerate(sorted(freq.items(), key=lambda kv: -kv[1]))}
+
+
+# --- other languages (core.language) -------------------------------------------------------
+# Signals that read English words, patterns or phrases, or the English word list: 0 on a text
+# in another language. pyspellchecker has no Swedish list; its Russian one (about 20,000 word
+# forms) misses most inflected forms (6 of 32 correct words in one test sentence), so a
+# Russian text's spelling is not judged either.
+ENGLISH_ONLY = ("linking_words", "lowercase_i", "missing_apostrophes", "grammar_slips", "examples",
+                "spelling_errors", "less_common_words", "rare_word_types")
+ANY_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
+_NO_LIST = {"ru": "pyspellchecker's Russian word list misses most inflected forms"}
+
+
+def signals_note(language: str = "en") -> str:
+    """What the offline scorer could read of a text in `language`, said on the item ("" for English).
+
+    >>> signals_note("sv")[:44]
+    'Spelling not checked: no Swedish word list. '
+    """
+    from core.language import english_name
+
+    if language == "en":
+        return ""
+    name = english_name(language)
+    return (f"Spelling not checked: {_NO_LIST.get(language, f'no {name} word list')}. English-only signals "
+            "(linking words, grammar patterns, example phrases, word rarity) not used; length, sentences, "
+            "paragraphs, lexical variety, questions and key concepts are.")
+
+
+def _other_language(text: str, prompt: str, key_concepts, language: str) -> dict[str, float]:
+    """dense() of a text not in English: Unicode words and the language-neutral signals; the
+    English-only signals are 0."""
+    tokens = ANY_WORD.findall(text)
+    low = [t.lower() for t in tokens]
+    n = max(len(low), 1)
+    sents = sentences(text)
+    ns = max(len(sents), 1)
+    lengths = [len(ANY_WORD.findall(s)) for s in sents] or [0]
+    mean_len = sum(lengths) / len(lengths)
+    lowtext = text.lower()
+    out = dict.fromkeys(NAMES, 0.0)     # ENGLISH_ONLY stay 0
+    words_of = {w[:6] for w in low if len(w) > 3}
+    prompt_words = {w[:6] for w in (t.lower() for t in ANY_WORD.findall(prompt or "")) if len(w) > 3}
+    concepts = [c for c in key_concepts if all(p[:5] in lowtext for p in ANY_WORD.findall(c.lower()) if len(p) > 2)]
+    out.update({
+        "length": math.log1p(text_mod.words(text)),
+        "sentences": math.log1p(len(sents)),
+        "sentence_length": mean_len,
+        "sentence_variety": math.sqrt(sum((x - mean_len) ** 2 for x in lengths) / len(lengths)),
+        "long_sentences": sum(x > 35 for x in lengths) / ns,
+        "paragraphs": math.log1p(len([p for p in _PARAGRAPH.split(text) if p.strip()])),
+        "lexical_variety": len(set(low)) / math.sqrt(n),
+        "word_length": sum(len(w) for w in low) / n,
+        "lowercase_starts": sum(1 for s in sents if s.lstrip()[:1].islower()) / ns,
+        "space_before_punctuation": len(_SPACE_PUNCT.findall(text)) / n * 100,
+        "commas": text.count(",") / ns,
+        "prompt_overlap": (len(words_of & prompt_words) / len(prompt_words)) if prompt_words else 0.0,
+        "key_concepts": (len(concepts) / len(key_concepts)) if key_concepts else 0.0,
+        "questions": text.count("?") / n * 100,
+    })
+    return out
 
 
 _BRITISH = ((r"our$", "or"), (r"our(s|ed|ing|ite|ites|able)$", r"or\1"), (r"is(e|ed|es|ing|ation|ations)$", r"iz\1"),
@@ -144,9 +208,13 @@ def concept_found(concept: str, low_text: str) -> bool:
     return bool(parts) and all(re.search(rf"\b{re.escape(p)}", low_text) for p in parts)
 
 
-def dense(text: str, prompt: str = "", key_concepts: tuple[str, ...] | list[str] = ()) -> dict[str, float]:
-    """The named features of one text (see LABELS), as plain numbers."""
+def dense(text: str, prompt: str = "", key_concepts: tuple[str, ...] | list[str] = (),
+          language: str = "en") -> dict[str, float]:
+    """The named features of one text (see LABELS), as plain numbers; a text in another language
+    than English gets only the signals that read it (`signals_note`)."""
     text = text or ""
+    if language != "en":
+        return _other_language(text, prompt, key_concepts, language)
     _, rank = _Dictionary.get()
     tokens = WORD.findall(text)
     low = [t.lower() for t in tokens]

@@ -52,10 +52,17 @@ _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
 
 
 # --- features ------------------------------------------------------------------------
-def features(text: str, key_concepts: list[str], *, grade: bool = True) -> dict:
+def features(text: str, key_concepts: list[str], *, grade: bool = True, language: str = "en") -> dict:
     """Seed-001 Stage-1 features (`grade=False` skips the reading grade: its syllable count is
-    the slow part, and only the structure signal reads it)."""
+    the slow part, and only the structure signal reads it). A text in another language than
+    English gets no reading grade (an English formula: None) and no English phrase counts; its
+    questions are its question marks."""
     low = (text or "").lower()
+    if language != "en":
+        return {"words": checks.words(text), "concepts_total": len(key_concepts),
+                "paragraphs": len([p for p in re.split(r"\n\s*\n", text or "") if p.strip()]),
+                "grade": None, "concepts_found": [c for c in key_concepts if text_features.concept_found(c, low)],
+                "examples": 0, "questions": low.count("?"), "connectives": 0}
     n = checks.words(text)
     paragraphs = len([p for p in re.split(r"\n\s*\n", text or "") if p.strip()])
     found = [c for c in key_concepts if text_features.concept_found(c, low)]
@@ -100,6 +107,10 @@ def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
     if signal == "questions":
         return 0.75 * min(1.0, f["questions"] / 2) + 0.25 * length, (
             f"Found {f['questions']} question or uncertainty marker(s) such as '?' or 'I wonder'.")
+    if signal == "structure" and f["grade"] is None:     # not English: paragraphs and sentences only
+        fits = 1.0 if 10 <= d["sentence_length"] <= 25 else 0.4
+        return 0.4 * min(1.0, f["paragraphs"] / 3) + 0.3 * fits + 0.3 * length, (
+            f"{f['paragraphs']} paragraph(s), sentences of {d['sentence_length']:.0f} words on average.")
     if signal == "structure":
         readable = 1.0 if 5 <= f["grade"] <= 14 else 0.4
         score = (0.3 * min(1.0, f["paragraphs"] / 3) + 0.3 * readable + 0.2 * min(1.0, f["connectives"] / 3)
@@ -126,15 +137,29 @@ def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
         return 0.8 * _clip(1 - errors / 8) + 0.2 * length, (
             f"{d['spelling_errors']:.1f} spelling errors per 100 words, {d['lowercase_starts']:.0%} of sentences "
             "starting in lower case.")
-    parts = [quality(a, f, d)[0] for a in ("concepts", "examples", "questions", "structure")]
+    parts = [quality(a, f, d)[0] for a in ("concepts", "examples", "questions", "structure")
+             if not (a == "examples" and f["grade"] is None)]
     return sum(parts) / len(parts), ("Average of length, concept, example, question and structure features "
                                      f"({f['words']} words).")
 
 
-def qualities(text: str, rubric: Rubric, key_concepts: list[str], prompt: str = "") -> dict[str, float]:
+def qualities(text: str, rubric: Rubric, key_concepts: list[str], prompt: str = "",
+              language: str = "en") -> dict[str, float]:
     """The heuristic's 0..1 value per criterion (what a calibration spreads over the levels)."""
-    f, d = features(text, key_concepts), text_features.dense(text, prompt, key_concepts)
-    return {c.key: _clip(quality(signal_of(c), f, d)[0]) for c in rubric.criteria}
+    f = features(text, key_concepts, language=language)
+    d = text_features.dense(text, prompt, key_concepts, language)
+    return {c.key: _clip(quality(signal_for(c, language), f, d)[0]) for c in rubric.criteria}
+
+
+# Signals that read English (phrases, patterns, the English word list): on a text in another
+# language their criterion is scored on its sentences instead (core.offline.features.signals_note).
+ENGLISH_SIGNALS = ("grammar", "spelling", "examples", "cohesion", "vocabulary")
+
+
+def signal_for(c, language: str = "en") -> str:
+    """The signal a criterion is scored on for a text in `language`."""
+    signal = signal_of(c)
+    return "sentences" if language != "en" and signal in ENGLISH_SIGNALS else signal
 
 
 def _evidence(text: str, signal: str, f: dict) -> str:
@@ -158,24 +183,30 @@ def _pushes_text(pushes: list[tuple[str, float]]) -> str:
     return "; ".join(parts) or "close to the average of the texts it learned from"
 
 
-def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str = "", scorer=None) -> dict:
+def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str = "", scorer=None,
+             language: str = "en") -> dict:
     """Scores per criterion from text features. With a `scorer` (core.offline.scorer.Scorer),
     a criterion the teacher scored often enough gets the learned model's level (or word
     count's, or a blend's, when that agreed better with the teacher: said first) and the three
     features that pushed it; one with fewer scores keeps the heuristic, spread over the levels
-    like the teacher's scores that exist (labelled so); without, the plain heuristic."""
+    like the teacher's scores that exist (labelled so); without, the plain heuristic. A text in
+    another language than English is read only by the signals that work on it, said on every
+    criterion (core.offline.features.signals_note)."""
     learned = scorer.model.score(text, prompt, key_concepts) if scorer is not None and scorer.model else {}
     heuristic = [c for c in rubric.criteria if c.key not in learned]
-    f = features(text, key_concepts, grade=any(signal_of(c) in ("structure", "overall") for c in heuristic))
-    d = text_features.dense(text, prompt, key_concepts) if heuristic else {}
+    f = features(text, key_concepts, grade=any(signal_of(c) in ("structure", "overall") for c in heuristic),
+                 language=language)
+    d = text_features.dense(text, prompt, key_concepts, language) if heuristic else {}
+    note = text_features.signals_note(language)
     out = {}
     span = rubric.scale_max - rubric.scale_min
     # The seed's weak spot: brevity must not pass for depth or clarity, so a short text stays in
     # the low band (at most the rubric's band_cut) on any scale: 1 on 0-3, 2 on 1-5.
     short_cap = math.floor(rubric.band_cut) if f["words"] < checks.MIN_SUBMISSION_WORDS else rubric.scale_max
     for c in rubric.criteria:
-        signal = signal_of(c)
+        signal = signal_for(c, language)
         q, why = quality(signal, f, d) if c.key not in learned else (0.0, "")
+        why = f"{why} {note}".strip()
         q = _clip(q)
         calibration = scorer.calibration.get(c.key) if scorer is not None else None
         if c.key in learned:
@@ -293,8 +324,8 @@ def _trim(comment: str) -> str:
     return (" ".join(tokens).rstrip(",;:") + ". " + question).strip()
 
 
-def revise(comment: str, fixes: list[str]) -> str:
-    for hit in checks.lexicon_hits(comment):
+def revise(comment: str, fixes: list[str], language: str = "en") -> str:
+    for hit in checks.lexicon_hits(comment, language):
         comment = re.sub(rf"\b{re.escape(hit)}\b\s*", "", comment, flags=re.IGNORECASE)
     if "?" not in comment:
         comment = comment.rstrip() + " " + QUESTION_BANK["process"]

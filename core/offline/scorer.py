@@ -30,6 +30,7 @@ from core.accounts import access
 from core import text as text_mod
 from core.accounts.access import Actor
 from core.errors import ConfigError
+from core.language import course as course_language
 from core.offline import crossval, heuristics
 from core.offline import model as learned
 from db import courses, file_of, loads, now
@@ -256,8 +257,11 @@ def _train(conn, assignment_id: int, options: Options, rows: list[dict], data_ha
             kind = "learned"
         else:
             if quality is None:     # the heuristic's values on the pool and the scored texts, once
-                quality = [heuristics.qualities(t, rubric, target_concepts, target_prompt) for t in pool_texts] + \
-                          [heuristics.qualities(texts[j], rubric, concepts[j], prompts[j]) for j in range(len(ids))]
+                # in the course's language, as the heuristic reads the texts it scores (core.language)
+                lang = course_language.stored(courses.get_course(conn, target["course_id"]).get("language"))
+                quality = [heuristics.qualities(t, rubric, target_concepts, target_prompt, lang) for t in pool_texts] + \
+                          [heuristics.qualities(texts[j], rubric, concepts[j], prompts[j], lang)
+                           for j in range(len(ids))]
             q_all = np.array([q[k] for q in quality])
             cuts = learned.cut_points(q_all, ys, lo, hi, prior=CALIBRATION_PRIOR)
             calibration[k] = {"cuts": [float(c) for c in cuts], "scores": len(ys)}

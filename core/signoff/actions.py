@@ -391,10 +391,10 @@ def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int
 
 # --- comment checks (live, on the teacher's text) ------------------------------------------
 def comment_checks(comment: str, *, submission_text: str = "", evaluation: dict | None = None,
-                   target_grade: float | None = None, answer_key=None) -> list[dict]:
+                   target_grade: float | None = None, answer_key=None, language: str = "en") -> list[dict]:
     """The pipeline's deterministic checks (core.checks) on the teacher's edited comment (the
-    leakage rule too, when the assignment has an answer key)."""
+    leakage rule too, when the assignment has an answer key), in the course's `language`."""
     from core import checks  # lazy: textstat/pyphen load only when an item is open
 
     return checks.comment_checks(comment, submission_text, evaluation=evaluation, target_grade=target_grade,
-                                 answer_key=answer_key)
+                                 answer_key=answer_key, language=language)

@@ -48,7 +48,7 @@ FLAG_LABELS = {
     "injection": "Injection attempt",
     "code": "Code or formulas",
     "empty": "Empty",
-    "non_english": "Not English",
+    "non_english": "Not in the course's language",
 }
 # The Reviewer's verdict on the drafted comment (core.agents.reviewer), as the queue shows it.
 VERDICT_LABELS = {"CONFIDENT": "Reviewer: confident", "REVISE": "Reviewer: asked for changes"}

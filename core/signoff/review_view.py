@@ -22,6 +22,7 @@ from core.moderation import blindness as moderation_blindness
 from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
+from core.language import course as course_language
 from core.signoff import actions, bulk
 from core.signoff import eligibility as rules
 from db import calibration, courses, queue, submissions, votes
@@ -170,7 +171,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     appeal, core.appeals.deciding.for_item, or None), "data" (core.courses.browse.review_item), "rubric",
     "editable", "changed" (what changed since `loaded_version`), "bulk_reasons", "newer_draft",
     "votes", "history", "people" (display names), "previous_next_steps", "comment_bank"
-    (core.courses.comment_bank.search_of), "saved_cases", "ai_config"}."""
+    (core.courses.comment_bank.search_of), "saved_cases", "ai_config", "language" (the course's: the
+    live checks read the comment in it)}."""
     out = {"submission_id": sid, "priority": priority, "hidden": calibration.is_blind_pending(conn, sid)}
     if out["hidden"]:
         return out
@@ -203,6 +205,7 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
             "previous_next_steps": learning.previous_of(conn, sid) if editable else None,
             "comment_bank": comment_bank.search_of(conn, course_id, actor=actor, may=may) if editable else None,
             "saved_cases": len(evals_db.saved_case_ids_of(conn, sid)),
+            "language": course_language.stored(courses.get_course(conn, course_id).get("language")),
             "ai_config": gate.status(conn, draft["ai_config"], draft.get("provider")) if draft.get("ai_config") else None}
 
 

@@ -1,0 +1,47 @@
+"""A course's language: what its reflections are written in and what its feedback is written in
+(one setting: the course's). Read here by everything that shows or uses it; set through
+core.courses.catalogue (audited, like the course's other settings)."""
+from __future__ import annotations
+
+from core.accounts import access
+from core.accounts.access import Actor
+from core.errors import ConfigError
+from core.language import SUPPORTED, normalise
+from db import courses
+
+
+def of_course(conn, course_id: int, *, actor: Actor) -> str:
+    """The course's language code ('en' unless set)."""
+    access.check(conn, actor, "read", course=course_id)
+    return stored(courses.get_course(conn, course_id).get("language"))
+
+
+def stored(code: str | None) -> str:
+    """A stored code as a supported one; a code this version does not know (a database from a
+    newer FairMark) reads as the default rather than stopping every draft."""
+    try:
+        return normalise(code)
+    except ValueError:
+        return normalise(None)
+
+
+def parse(code: str | None) -> str:
+    """A code a person typed: a supported code, or a ConfigError naming the supported ones."""
+    offered = ", ".join(f"{k} ({v[0]})" for k, v in SUPPORTED.items())
+    if not (code or "").strip():
+        raise ConfigError(f"Give the course's language: one of {offered}.")
+    try:
+        return normalise(code)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
+
+
+def choices() -> list[str]:
+    """The codes offered, in the order the Settings page lists them."""
+    return list(SUPPORTED)
+
+
+def label(code: str) -> str:
+    """"Swedish (Svenska)" for a picker; "English" for English."""
+    english, own = SUPPORTED[normalise(code)]
+    return english if english == own else f"{english} ({own})"

@@ -1,0 +1,85 @@
+"""Is a reflection written in its course's language? (the `non_english` flag, which now means
+"not in the course's language"; the stored code is kept so older drafts read the same).
+
+The detector is Lingua (lingua-language-detector), restricted to the offered languages and the
+ones a course's students are likeliest to write instead (neighbours of Swedish, of Russian, and
+Europe's largest), in its low-accuracy mode: trigram models only, about 15 MB and a tenth of a
+second to load, ~1 ms a reflection (python -m bench.language). A language outside this list is
+read as the closest one in it, which is not the course's language unless it is very close.
+Texts under MIN_WORDS words are not judged: too few words to tell (the short-text check sees them).
+"""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from core.language import SUPPORTED, english_name, normalise
+
+MIN_WORDS = 20
+# ISO 639-1 codes besides the offered ones that the detector may answer.
+OTHERS = ("de", "fr", "es", "it", "pt", "nl", "pl", "da", "nb", "nn", "fi", "uk", "be", "bg")
+_NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt": "Portuguese", "nl": "Dutch",
+          "pl": "Polish", "da": "Danish", "nb": "Norwegian", "nn": "Norwegian", "fi": "Finnish",
+          "uk": "Ukrainian", "be": "Belarusian", "bg": "Bulgarian"}
+_WORD = re.compile(r"[^\W\d_]+")
+
+
+@lru_cache(maxsize=1)
+def _detector():
+    from lingua import IsoCode639_1, LanguageDetectorBuilder
+
+    codes = [getattr(IsoCode639_1, c.upper()) for c in (*SUPPORTED, *OTHERS)]
+    return LanguageDetectorBuilder.from_iso_codes_639_1(*codes).with_low_accuracy_mode().build()
+
+
+def detect(text: str) -> str | None:
+    """The ISO 639-1 code of the text's language, or None when it cannot tell (no letters).
+
+    >>> detect("Den här veckan lärde jag mig hur språkmodeller fungerar och varför de ibland hittar på.")
+    'sv'
+    >>> detect("На этой неделе я узнал, как работают языковые модели и почему они иногда ошибаются.")
+    'ru'
+    """
+    found = _detector().detect_language_of(text or "")
+    return found.iso_code_639_1.name.lower() if found is not None else None
+
+
+def name_of(code: str | None) -> str:
+    """A detected code's name in English ("another language" for none)."""
+    if code in SUPPORTED:
+        return english_name(code)
+    return _NAMES.get(code or "", "another language")
+
+
+def judged(text: str) -> bool:
+    """Long enough to tell its language."""
+    return len(_WORD.findall(text or "")) >= MIN_WORDS
+
+
+def in_language(text: str, language: str) -> bool:
+    """False only for a text long enough to tell that is in another language than `language`."""
+    return not judged(text) or detect(text) == normalise(language)
+
+
+def check(text: str, language: str = "en") -> dict:
+    """The submission check (core.checks.submission_checks' shape) of the course's language."""
+    language = normalise(language)
+    course = english_name(language)
+    if not judged(text):
+        return _result(True, course, "too short to tell its language")
+    found = detect(text)
+    if found == language:
+        return _result(True, course, f"looks like {course}")
+    return _result(False, course, f"looks like {name_of(found)}, not {course} (the course's language): a "
+                                  "reflection in another language is a known weak spot of the AI")
+
+
+def attention_text(language: str = "en") -> str:
+    """Why the item goes to a teacher (the draft's attention reason)."""
+    return (f"Not in the course's language ({english_name(language)}): the AI assesses a reflection in "
+            "another language less reliably.")
+
+
+def _result(passed: bool, course: str, detail: str) -> dict:
+    return {"name": "non_english", "label": f"Written in {course}", "passed": passed, "detail": detail,
+            "severity": "warn"}
