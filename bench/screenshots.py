@@ -23,7 +23,8 @@ sign-in on Users).
 SHOTS is the list of pictures; the guides in docs/ reference them by these names
 (tests/test_screenshots.py checks every one is in docs/img/). All eleven (1.2 MB) took 395 s
 on a busy 2-core machine (load 18), 281 s of it the set-up before the browser starts; rerun
-unchanged, nine of the eleven files came out byte for byte the same.
+unchanged, nine of the eleven files came out byte for byte the same (both measured before the
+rubric builder's and the comment bank's pictures were added).
 """
 from __future__ import annotations
 
@@ -333,12 +334,55 @@ def _rubric_builder(page, app: App) -> None:
     idle(page)
 
 
+# The course bank the comment bank's picture shows (written for this script), tied to a
+# criterion key of the demo's rubric and a level.
+BANK = (
+    ("real_world_application", 1, "Name one task from your own work where you would use this, and say what you would check."),
+    ("real_world_application", 3, "Your example from work shows exactly where the idea helps and where it stops."),
+    ("reflection_depth", 2, "Say what surprised you and what you would do differently next time."),
+    ("clarity", 2, "One idea per paragraph would make your argument easier to follow."),
+)
+
+
+def _comment_bank(page, app: App) -> None:
+    """Review: the comment bank under the comment box, with a course bank of four comments and
+    a search (the bank is filled here, as the instructor would: core.courses.comment_bank)."""
+    import db
+    from core.accounts import identity as accounts
+    from core.courses import comment_bank
+
+    conn = db.connect(app.work / "fairmark.db")
+    try:
+        teacher = accounts.actor_of(conn, ROLE_USER["instructor"])
+        if not comment_bank.search(conn, app.course_id, actor=teacher)["course"]:
+            for criterion, level, text in BANK:
+                comment_bank.add(conn, app.course_id, text, actor=teacher, mine=False, criterion=criterion,
+                                 level=level)
+    finally:
+        conn.close()
+    open_page(page, app.at("review"))
+    page.locator('[class*="st-key-open_"] button').first.click()
+    page.get_by_text("Your version").wait_for()
+    idle(page)
+    panel = page.locator('[data-testid="stExpander"]').filter(has_text="Comment bank")
+    panel.locator("summary").click()
+    idle(page)
+    search = page.get_by_label("Search the bank", exact=True)
+    search.fill("what you would")
+    search.press("Enter")
+    idle(page)
+    search.evaluate("e => e.blur()")   # no focus ring in the picture
+    scroll_to(page.get_by_text("Comment for the student", exact=True), "start")
+    idle(page)
+
+
 SHOTS = (
     Shot("home.png", "instructor", _home),
     Shot("teacher-rubric-builder.png", "instructor", _rubric_builder),
     Shot("teacher-upload.png", "instructor", _upload),
     Shot("teacher-assess.png", "instructor", _assess),
     Shot("teacher-review.png", "instructor", _review),
+    Shot("teacher-comment-bank.png", "instructor", _comment_bank),
     Shot("teacher-release.png", "instructor", _release),
     Shot("coordinator-agreement.png", "coordinator", _agreement),
     Shot("coordinator-fairness.png", "coordinator", _fairness),

@@ -7,6 +7,7 @@ restore first keeps a backup of the database it replaces, beside it.
 """
 from __future__ import annotations
 
+import json
 import sqlite3
 import tempfile
 from datetime import datetime, timedelta, timezone
@@ -17,8 +18,11 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, NotFound
 from core.students import links as student_links
+from core.privacy import pseudonym
 from db import audit, courses
+from db import comment_bank as bank_db
 from db import data_care as care_db
+from db import rubric_drafts as drafts_db
 from db import users as users_db
 
 RETENTION_KEY = "retention"
@@ -95,10 +99,26 @@ def delete_student(conn, student_id: int, *, actor: Actor, reason: str = "") -> 
     audit rows about their work) in one transaction; returns {table: rows deleted}."""
     course_id = access.check(conn, actor, "data_care", student=student_id)
     with db.write_transaction(conn):
-        counts = care_db.delete_student(conn, student_id)
+        counts = care_db.delete_student(conn, student_id, **_naming(conn, course_id, student_id))
         audit(conn, actor=actor, action="delete_student", entity="students", entity_id=student_id,
               after={"course_id": course_id, "deleted": counts}, reason=reason or "deletion on request")
     return counts
+
+
+def _naming(conn, course_id: int, student_id: int) -> dict[str, list[int]]:
+    """The rubric drafts and bank comments of the course whose free text names the student (their
+    name, a part of it, their e-mail, or their pseudonym, which the model read instead): a
+    description or a bank comment typed with a name, a draft's descriptors quoting an example.
+    {"drafts": ids, "bank_comments": ids}."""
+    person = next(p for p in drafts_db.course_people(conn, course_id) if p["id"] == student_id)
+    masker = pseudonym.roster([person])
+
+    def names(text: str) -> bool:
+        return person["pseudonym"] in text or any(s.person is not None for s in masker.mask(text).spans)
+
+    drafts = [d["id"] for d in drafts_db.of_course(conn, course_id, unsaved_only=False)
+              if names("\n".join([d["description"], d["note"], json.dumps(d["definition"], ensure_ascii=False)]))]
+    return {"drafts": drafts, "bank_comments": [b["id"] for b in bank_db.of_course(conn, course_id) if names(b["text"])]}
 
 
 def delete_course(conn, course_id: int, *, actor: Actor, reason: str = "") -> dict:

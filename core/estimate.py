@@ -22,8 +22,9 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
-from core.agents import evaluator, registry
+from core.agents import common, evaluator, registry
 from core.calibration import anchors
+from core.courses import comment_bank
 from core.judging import comment_judges
 from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
@@ -45,15 +46,16 @@ MEASURED_FROM = 20       # judged items in the call log before its shares replac
 
 def for_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai",
             redo: bool = False, limit: int | None = None, settings: Settings | None = None, actor: Actor) -> dict:
-    """Tokens and cost a run with these options (as for core.runs.reflections.create) would take."""
+    """Tokens and cost a run with these options (as for core.runs.reflections.create) would take,
+    started by `actor` (whose own comment bank the Aggregator then reads)."""
     access.check(conn, actor, "assess", course=course_id, assignment=assignment_id)
     return of_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider, redo=redo, limit=limit,
-                  settings=settings)
+                  settings=settings, starter=str(actor))
 
 
 def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: str = "openai", redo: bool = False,
-           limit: int | None = None, settings: Settings | None = None) -> dict:
-    """`for_run` for a caller that has checked the actor (a page's view)."""
+           limit: int | None = None, settings: Settings | None = None, starter: str) -> dict:
+    """`for_run` for a caller that has checked the actor (a page's view); `starter`: the actor."""
     settings = effective_settings(settings, conn)
     ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                        limit=limit)
@@ -72,12 +74,13 @@ def of_run(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     extra = [(models[scorer], cascade["samples_per_item"]), *cascade["judges"].items()]
     counted = runs_db.word_counts(conn, ids)
     per_assignment: dict[int, int] = {}
-    for aid, _ in counted:
+    for _, aid, _ in counted:
         per_assignment[aid] = per_assignment.get(aid, 0) + 1
-    for aid, n_words in counted:
+    banks = comment_bank.candidates_for_run(conn, course_id, ids, starter)
+    for sid, aid, n_words in counted:
         if aid not in static:
             static[aid] = _static_tokens(conn, aid)
-        tokens = _item_tokens(static[aid], int(n_words or 0), joint=joint)
+        tokens = _item_tokens(static[aid], int(n_words or 0), joint=joint, bank=bank_tokens(banks[sid]))
         # (model, share of the item's tokens, role, calls per item: the role's share is in its tokens)
         calls = [(models[_routed(role)], 1.0, t_in, t_out, role, registry.get(_routed(role)).share)
                  for role, (t_in, t_out) in tokens.items()]
@@ -162,9 +165,17 @@ def _static_tokens(conn, assignment_id: int) -> dict[str, int]:
     return tok
 
 
-def _item_tokens(static: dict[str, int], n_words: int, *, joint: bool = False) -> dict[str, tuple[int, int]]:
-    """role -> (input tokens, output tokens) for one submission of `n_words` words; with `joint`,
-    the grounding and pedagogy judges' one call instead of theirs."""
+def bank_tokens(candidates: list[dict]) -> int:
+    """The Aggregator's <bank> slot for an item with these bank comments (core.pipeline's
+    item["bank"]): the longest examples it could be sent, an upper bound as last week's comment is."""
+    return len(common.bank_slot(common.longest_examples(candidates))) // 4
+
+
+def _item_tokens(static: dict[str, int], n_words: int, *, joint: bool = False,
+                 bank: int = 0) -> dict[str, tuple[int, int]]:
+    """role -> (input tokens, output tokens) for one submission of `n_words` words and `bank`
+    tokens of bank comments (`bank_tokens`); with `joint`, the grounding and pedagogy judges' one
+    call instead of theirs."""
     scorer = next(r for r in registry.roles() if r.per_criterion)
     composers = registry.at("compose")
     sizes = {"text": int(n_words * TOKENS_PER_WORD) + 10,
@@ -173,6 +184,7 @@ def _item_tokens(static: dict[str, int], n_words: int, *, joint: bool = False) -
     # last week's comment (the Coach's and the Aggregator's slot): counted whole for every
     # submission, an upper bound (a first week has none; the slot keeps its numbered steps only)
     sizes["previous"] = sizes["comment"]
+    sizes["bank"] = bank
     out = {}
     for role in registry.roles():
         t_out = role.out_tokens * (static["criteria"] if role.per_criterion else 1)

@@ -44,6 +44,11 @@ def of_bank(conn: Database, course_id: int, owner: str | None, query: str = "") 
     return list(conn.query(sql, [course_id, owner, query or ""]))
 
 
+def of_course(conn: Database, course_id: int) -> list[dict]:
+    """Every bank comment in the course (the course bank and each teacher's own): {id, text}."""
+    return list(conn.query("SELECT id, text FROM bank_comments WHERE course_id = ? ORDER BY id", [course_id]))
+
+
 def has_text(conn: Database, course_id: int, owner: str | None, text: str) -> bool:
     return conn.execute("SELECT 1 FROM bank_comments WHERE course_id = ? AND owner IS ? AND text = ?",
                         [course_id, owner, text]).fetchone() is not None

@@ -138,8 +138,11 @@ def _doomed(conn: Database, name: str, select: str, args: list) -> None:
     conn.execute(f"INSERT INTO temp.{name} {select}", args)
 
 
-def delete_student(conn: Database, student_id: int) -> dict[str, int]:
-    """Every row about one student; returns {table: rows deleted}. Call inside a transaction."""
+def delete_student(conn: Database, student_id: int, *, drafts: list[int] = (),
+                   bank_comments: list[int] = ()) -> dict[str, int]:
+    """Every row about one student; returns {table: rows deleted}. Call inside a transaction.
+    `drafts`, `bank_comments`: the rubric drafts and bank comments of their course whose text
+    names them (core.data_care finds them), deleted too."""
     _doomed(conn, "doomed_subs", "SELECT id FROM submissions WHERE student_id = ?", [student_id])
     counts: dict[str, int] = {}
     _run(conn, _SUBMISSION_DATA, counts)
@@ -154,8 +157,16 @@ def delete_student(conn: Database, student_id: int) -> dict[str, int]:
     # A rubric draft holding an example by or naming the student goes whole (its text may quote them).
     _doomed(conn, "doomed_drafts", "SELECT DISTINCT draft_id FROM rubric_draft_examples WHERE student_id = ?",
             [student_id])
+    conn.conn.executemany("INSERT OR IGNORE INTO temp.doomed_drafts (id) VALUES (?)", [[d] for d in drafts])
     _run(conn, _DRAFT_DATA, counts)
     conn.execute("DROP TABLE temp.doomed_drafts")
+    # Bank comments naming them, with their audit rows (which hold the text).
+    _doomed(conn, "doomed_bank", "SELECT id FROM bank_comments WHERE 0", [])
+    conn.conn.executemany("INSERT OR IGNORE INTO temp.doomed_bank (id) VALUES (?)", [[b] for b in bank_comments])
+    _run(conn, (("audit_log", "DELETE FROM audit_log WHERE entity = 'bank_comments' AND entity_id IN "
+                              "(SELECT id FROM temp.doomed_bank)"),
+                ("bank_comments", "DELETE FROM bank_comments WHERE id IN (SELECT id FROM temp.doomed_bank)")), counts)
+    conn.execute("DROP TABLE temp.doomed_bank")
     roster = conn.execute("DELETE FROM lti_roster WHERE student_id = ?", [student_id]).rowcount
     if roster:
         counts["lti_roster"] = roster

@@ -52,18 +52,22 @@ def of_course(conn: Database, course_id: int, *, unsaved_only: bool = True) -> l
 
 
 def examples(conn: Database, draft_id: int) -> list[dict]:
+    """The draft's scored examples still kept (none once it is saved: see mark_saved)."""
     return list(conn.query("SELECT id, student_id, score, text FROM rubric_draft_examples WHERE draft_id = ? "
-                           "ORDER BY id", [draft_id]))
+                           "AND text != '' ORDER BY id", [draft_id]))
 
 
 def mark_saved(conn: Database, draft_id: int, *, rubric_id: int, saved_by: str) -> int:
-    """The draft is now a rubric version: its examples (student text) are no longer kept. Returns
-    1, or 0 when another save came first. Call in a transaction."""
+    """The draft is now a rubric version: its examples (student text) are no longer kept, but
+    which students they were by stays (an empty text): the draft and its calls to the model may
+    quote them, and go when such a student is deleted. Returns 1, or 0 when another save came
+    first. Call in a transaction."""
     n = conn.execute("UPDATE rubric_drafts SET saved_rubric_id = ?, saved_by = ?, saved_at = ? "
                      "WHERE id = ? AND saved_rubric_id IS NULL", [rubric_id, str(saved_by), dbmod.now(), draft_id]
                      ).rowcount
     if n:
-        conn.execute("DELETE FROM rubric_draft_examples WHERE draft_id = ?", [draft_id])
+        conn.execute("DELETE FROM rubric_draft_examples WHERE draft_id = ? AND student_id IS NULL", [draft_id])
+        conn.execute("UPDATE rubric_draft_examples SET text = '' WHERE draft_id = ?", [draft_id])
     return n
 
 

@@ -38,10 +38,10 @@ def submission_status(conn: Database, submission_id: int) -> str | None:
     return None if row is None else row[0]
 
 
-def word_counts(conn: Database, submission_ids: list[int]) -> list[tuple[int, int | None]]:
-    """(assignment_id, word_count) of each submission, for a run's cost estimate."""
+def word_counts(conn: Database, submission_ids: list[int]) -> list[tuple[int, int, int | None]]:
+    """(submission id, assignment_id, word_count) of each submission, for a run's cost estimate."""
     return [tuple(r) for r in conn.execute(
-        f"SELECT assignment_id, word_count FROM submissions WHERE id IN ({', '.join('?' for _ in submission_ids)})",
+        f"SELECT id, assignment_id, word_count FROM submissions WHERE id IN ({', '.join('?' for _ in submission_ids)})",
         submission_ids).fetchall()]
 
 

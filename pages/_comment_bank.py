@@ -33,14 +33,17 @@ def panel(data: dict, banks: dict | None, rubric, comment_key: str) -> None:
             getattr(st, message[0])(_common.md(message[1]))
         sentences = bank.sentences(st.session_state.get(comment_key, ""))
         if shown:
-            pick = st.selectbox("Bank comment", range(len(shown)), key=f"cb_pick_{k}",
-                                format_func=lambda i: _label(shown[i], titles))
-            st.text(shown[pick][1]["text"])
+            # Options are the comments' ids, not positions: an insertion counts a use, which can
+            # reorder the list (most used first) and changes the picked one's label.
+            by_id = {row["id"]: (which, row) for which, row in shown}
+            pick = st.selectbox("Bank comment", list(by_id), key=f"cb_pick_{k}",
+                                format_func=lambda i: _label(by_id[i], titles))
+            st.text(by_id[pick][1]["text"])
             where = st.selectbox("Insert after", [END, *range(len(sentences))], key=f"cb_where_{k}",
                                  format_func=lambda i: "the end of the comment" if i == END else
                                  f"sentence {i + 1}: {_short(sentences[i])}")
             st.button("Insert into the comment", key=f"cb_insert_{k}", on_click=_insert,
-                      args=(k, comment_key, shown[pick][1]["id"], None if where == END else where))
+                      args=(k, comment_key, pick, None if where == END else where))
         else:
             st.caption("No bank comment matches." if query else "The bank is empty: save a comment to it below.")
         _save(sid, k, comment_key, sentences, banks["may_curate"], rubric)
@@ -63,6 +66,9 @@ def _insert(k: str, comment_key: str, bank_comment_id: int, after) -> None:
         st.session_state[comment_key] = bank.insert_into(_common.connect(), bank_comment_id,
                                                          st.session_state.get(comment_key, ""),
                                                          actor=_common.actor(), after=after)
+        # Set the pick again: the browser keeps showing a label it was sent until the value is
+        # set, so the count in it ("used 1×") would stay the old one.
+        st.session_state[f"cb_pick_{k}"] = bank_comment_id
         st.session_state[f"cb_result_{k}"] = ("success", "Inserted: save the item to keep it.")
     except FairMarkError as e:
         st.session_state[f"cb_result_{k}"] = ("error", str(e))

@@ -39,6 +39,8 @@ INTERNAL = {
                                 "core.signoff.actions.regenerate checked",
     "core.courses.comment_bank.candidates_of": "the pipeline's bank comments while it drafts an item of a checked "
                                                "run (core.pipeline.item_for)",
+    "core.courses.comment_bank.candidates_for_run": "the run estimate's bank comments, read by core.estimate.of_run "
+                                                    "for estimate.for_run or a page's view that checked the actor",
     "core.pipeline.assess_submission": "the run worker's step for an item of a checked run",
     "core.offline.scorer.current": "the pipeline's learned offline scorer while it drafts an item of a checked run "
                                    "(core.offline.scorer.train_now is the teacher's checked entry)",

@@ -39,7 +39,7 @@ from core.runs import reflections as runs
 from core.accounts.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, idle, item_id, load, nav, new_page, session_cookie,
+from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, choose_typed, idle, item_id, load, nav, new_page, session_cookie,
                          sign_in, streamlit_server)
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
@@ -914,3 +914,77 @@ def test_institutional_sign_in_through_a_local_openid_provider(browser, tmp_path
                     assert conn.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 0
                     conn.close()
                 page.context.close()
+
+
+BANK_HOSTILE = "<img src=x onerror=alert(1)> **x** [a](javascript:alert(2)) :red[y]"
+BANK_SCORES = {"concept_understanding": 2, "real_world_application": 2, "reflection_depth": 2, "clarity": 2}
+
+
+def test_a_teacher_saves_a_sentence_to_the_bank_and_inserts_it_into_another_comment_in_chromium(campus, browser):
+    """Issue 27's Comment bank on the teacher's path: on one item save a sentence of the comment
+    to my bank, on another item find it by search, insert it, see its use counted, save the item.
+    A course bank comment made of HTML and Markdown is shown as typed (no image, link or alert)."""
+    from playwright.sync_api import expect
+
+    import factories as f
+    from core.courses import comment_bank as bank
+    from db import reviews
+
+    conn = dbmod.connect(campus["path"])
+    try:
+        first, second = (f.submission(conn, campus["A"]["assignment"], f.student(conn, campus["A"]["course"], name=n),
+                                      text=f"{n} wrote about sampling and bias.") for n in ("Pupil C", "Pupil D"))
+        f.draft(conn, first, BANK_SCORES, comment="You explain bias well. Which source would you test first?")
+        f.draft(conn, second, BANK_SCORES, comment="A clear start.")
+        bank.add(conn, campus["A"]["course"], BANK_HOSTILE, actor=f.actor("boss"), mine=False)
+    finally:
+        conn.close()
+    page = new_page(browser)
+    alerts = []
+    page.on("dialog", lambda d: (alerts.append(d.message), d.dismiss()))
+    main = page.locator('[data-testid="stMain"]')
+
+    def open_bank(sid: int):
+        load(page, f"{campus['url']}/review?item={sid}")
+        main.get_by_test_id("stExpander").filter(has_text="Comment bank").locator("summary").click()
+        idle(page)
+
+    sign_in(page, f"{campus['url']}/review?item={first}", user="ines")
+    open_bank(first)
+    # the course bank's hostile comment is the one picked: shown exactly as typed, nothing rendered
+    expect(main.get_by_test_id("stText").filter(has_text="onerror")).to_have_text(BANK_HOSTILE)
+    picked = main.get_by_test_id("stSelectbox").filter(has_text="Bank comment").get_by_role("combobox")
+    expect(picked).to_have_value(re.compile(r"^Course · used 0× · <img src=x onerror=alert\(1\)> \*\*x\*\*"))
+    assert main.locator('img[src="x"]').count() == 0
+    assert main.locator('a[href^="javascript"]').count() == 0
+    assert main.locator("strong").filter(has_text=re.compile("^x$")).count() == 0
+
+    choose_typed(page, main.get_by_test_id("stSelectbox").filter(has_text="What to save"), "sentence 2")
+    main.get_by_role("button", name="Save to bank").click()
+    idle(page)
+    expect(main.get_by_text("Saved to the bank.")).to_be_visible()
+
+    open_bank(second)
+    search = main.get_by_label("Search the bank", exact=True)
+    search.fill("source would you")
+    search.press("Enter")
+    idle(page)
+    expect(picked).to_have_value("Yours · used 0× · Which source would you test first?")
+    main.get_by_role("button", name="Insert into the comment").click()
+    idle(page)
+    box = main.get_by_label("Comment for the student", exact=True)
+    expect(box).to_have_value("A clear start. Which source would you test first?")
+    expect(picked).to_have_value("Yours · used 1× · Which source would you test first?")
+    choose_typed(page, main.get_by_test_id("stMultiSelect").filter(has_text="Why did you change it?"), "Generic")
+    page.keyboard.press("Escape")
+    main.get_by_role("button", name="Save", exact=True).click()
+    idle(page)
+    assert not alerts
+    page.context.close()
+    conn = dbmod.connect(campus["path"])
+    try:
+        assert reviews.get_review(conn, second)["comment"] == "A clear start. Which source would you test first?"
+        mine = conn.execute("SELECT text, uses FROM bank_comments WHERE owner = 'ines'").fetchall()
+    finally:
+        conn.close()
+    assert [tuple(r) for r in mine] == [("Which source would you test first?", 1)]

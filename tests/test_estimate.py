@@ -15,8 +15,8 @@ EXAMPLE = ("This week I compared two chatbots at work and wrote down where each 
            "asked my team which answers they trusted and why. ") * 4
 
 
-def _course(conn, n=3, examples=0, name="Estimate"):
-    c = f.course(conn, name=name)
+def _course(conn, n=3, examples=0, name="Estimate", rubric=None):
+    c = f.course(conn, name=name, rubric=rubric)
     for i in range(examples):           # blind-scored: the Evaluator's examples once calibrated
         sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), EXAMPLE + str(i))
         f.draft(conn, sid, dict.fromkeys(c["rubric"].keys, 2))
@@ -138,3 +138,51 @@ def test_the_estimate_counts_last_weeks_comment_in_the_coachs_and_the_aggregator
     assert tokens["coach"][0] == 100 + notes + comment          # its notes and last week's comment
     assert tokens["aggregator"][0] == 100 + notes + comment
     assert tokens["equity"][0] == 100 + notes                   # the others do not read it
+
+
+def test_the_estimate_counts_the_bank_comments_the_aggregator_will_read(conn):
+    """The Aggregator's <bank> slot carries up to BANK_EXAMPLES comments tied to the levels the
+    run will score, from the course bank and the bank of the teacher who starts it (or the item's
+    assigned marker): the estimate counts the longest ones it could send, and the "none" line
+    when no comment is tied."""
+    from core.agents import common, registry
+    from core.courses import comment_bank as bank
+
+    c = _course(conn, n=3)
+    empty = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor("ines"))
+    keys = c["rubric"].keys
+    long_ones = [f"Comment {i}: " + "say which step of your plan you would change first and why " * 3
+                 for i in range(4)]
+    for i, text in enumerate(long_ones):            # course bank, tied to a criterion and level
+        bank.add(conn, c["course_id"], text[:250], actor=f.actor(), mine=False, criterion=keys[i % len(keys)], level=i % 4)
+    bank.add(conn, c["course_id"], "Untied: not a style example.", actor=f.actor(), mine=False)
+    bank.add(conn, c["course_id"], "Ines's own tied comment, short.", actor=f.actor("ines"), mine=True,
+             criterion=keys[0], level=1)
+    full = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor("ines"))
+    sent = common.bank_slot(sorted((t[:250] for t in long_ones), key=len, reverse=True)[:common.BANK_EXAMPLES])
+    assert (full["tokens_in"] - empty["tokens_in"]) / 3 == pytest.approx((len(sent) - len(common.NO_BANK)) / 4, abs=1)
+    # the empty bank's "none" line is counted in the Aggregator's input too
+    static = estimate._static_tokens(conn, c["assignment_id"])
+    agg = estimate._item_tokens(static, 100, bank=len(common.NO_BANK) // 4)["aggregator"][0]
+    assert agg == estimate._item_tokens(static, 100)["aggregator"][0] + len(common.NO_BANK) // 4
+    assert "bank" in registry.get("aggregator").reads
+    # another teacher's own bank is not read by a run Ines starts
+    bank.add(conn, c["course_id"], "Tom's: " + "x" * 280, actor=f.actor("tom"), mine=True, criterion=keys[0], level=0)
+    assert estimate.for_run(conn, course_id=c["course_id"], actor=f.actor("ines"))["tokens_in"] == full["tokens_in"]
+    assert estimate.for_run(conn, course_id=c["course_id"], actor=f.actor("tom"))["tokens_in"] > full["tokens_in"]
+
+
+def test_the_estimate_counts_the_grader_guidance_in_every_evaluator_call(conn):
+    """A rubric's notes for graders go to the Evaluator (never to students): its prompt in the
+    estimate is the rendered one, so the guidance is counted on each scoring call."""
+    from core.rubric import default_rubric
+    from db.rubric_model import parse_rubric
+
+    data = default_rubric().model_dump(mode="json")
+    data["criteria"][0]["guidance"] = "Concrete means a named tool, a date or a number from the student's own work. " * 3
+    plain, guided = _course(conn, name="Plain"), _course(conn, name="Guided", rubric=parse_rubric(data))
+    a = estimate.for_run(conn, course_id=plain["course_id"], actor=f.actor())
+    b = estimate.for_run(conn, course_id=guided["course_id"], actor=f.actor())
+    added = (b["tokens_in"] - a["tokens_in"]) / 3
+    note = len(" ".join(data["criteria"][0]["guidance"].split())) / 4
+    assert note < added < note * 1.2

@@ -193,6 +193,24 @@ def test_deleting_a_student_deletes_the_drafts_with_their_example_and_its_calls(
     assert "1 rubric draft" in data_care.deleted_words(counts)
 
 
+def test_a_saved_draft_and_its_calls_still_go_with_the_student_its_examples_were_by(conn, db_path, course):
+    """Saving drops the examples' text, not whose they were: the saved draft's definition and its
+    call to the model quote them (the notes for graders do), so deleting the student deletes
+    both; the rubric version saved from it stays (the admin's guide says to check its wording)."""
+    from core.llm.logged import LoggedLLM
+
+    logged = LoggedLLM(ScriptedLLM().script("rubric_builder", _answer()), db_path)
+    theirs = builder.draft(conn, course["course_id"], DESCRIPTION, _examples("Ana Silva"), llm=logged, actor=ADMIN)
+    rows = catalogue.rubric_to_rows(builder.drafts_view(conn, course["course_id"], actor=ADMIN)[0]["rubric"])
+    rid, _ = builder.save(conn, theirs, rows, name="Stats at work", actor=ADMIN)
+    assert rubric_drafts.examples(conn, theirs) == []                              # no student text kept
+    assert conn.execute("SELECT text FROM rubric_draft_examples").fetchall() == [("",)]   # only whose it was
+    counts = data_care.delete_student(conn, course["ana"], actor=ADMIN)
+    assert counts["rubric_drafts"] == 1 and counts["llm_calls"] == 1
+    assert conn.execute("SELECT COUNT(*) FROM llm_calls WHERE rubric_draft_id = ?", [theirs]).fetchone()[0] == 0
+    assert courses.get_rubric(conn, rid).name == "Stats at work"
+
+
 def test_deleting_a_course_deletes_its_drafts_and_retention_counts_them_as_activity(conn, course):
     draft_id = builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
     conn.execute("UPDATE courses SET created_at = '2020-01-01T00:00:00Z'")

@@ -186,9 +186,23 @@ def bank_examples(job: Job) -> list[str]:
 
 
 def bank_text(job: Job) -> str:
-    """The Aggregator's <bank> slot: one example a line, or a plain "none"."""
-    examples = bank_examples(job)
+    """The Aggregator's <bank> slot for the item."""
+    return bank_slot(bank_examples(job))
+
+
+def bank_slot(examples: list[str]) -> str:
+    """The <bank> slot's text: one example a line, or a plain "none" (the run estimate counts it)."""
     return "\n".join(f"- {t}" for t in examples) if examples else NO_BANK
+
+
+def longest_examples(candidates: list[dict], limit: int = BANK_EXAMPLES) -> list[str]:
+    """The longest texts `pick_examples` could give whatever the scores: the run estimate's bound,
+    since which examples an item gets depends on the scores the run is about to give.
+
+    >>> longest_examples([{"text": "A"}, {"text": "Bbb"}, {"text": "Cc"}], limit=2)
+    ['Bbb', 'Cc']
+    """
+    return sorted((c["text"] for c in candidates), key=len, reverse=True)[:limit]
 
 
 def follow_up_text(job: Job) -> str:

@@ -47,7 +47,7 @@ class Role:
     duty: str               # what it does, in a few words (the Settings page)
     stage: str
     out_tokens: int         # answer tokens per call (per criterion when per_criterion), for the estimate
-    reads: tuple[str, ...] = ()   # what the estimate counts as its input: text | notes | comment | previous
+    reads: tuple[str, ...] = ()   # what the estimate counts as its input: text | notes | comment | previous | bank
     per_criterion: bool = False
     share: float = 1.0      # share of submissions that call it (revision rounds are not on every item)
     answer: type | None = None    # the schema its answer is asked in (a per-rubric one: module.schema_for)
@@ -122,7 +122,8 @@ for _role in (
     Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45,
          ("notes", "previous"),
          answer=coach.CoachQuestions),
-    Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170, ("notes", "previous"),
+    Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170,
+         ("notes", "previous", "bank"),
          answer=aggregator.Comment),
     # share: every item is reviewed once, and again after each revision round (one item in three).
     Role("reviewer", reviewer, "Reflexion Reviewer", "judges the comment against the scores", "review", 45,

@@ -217,5 +217,22 @@ def candidates_of(conn, submission_id: int, marker: str | None = None) -> list[d
     the item), unmasked: core.pipeline masks them with the item's text."""
     course_id = ownership.course_of(conn, "submission", submission_id)
     owner = marker or moderation_db.marker_of(conn, submission_id) or store.run_starter(conn, submission_id)
+    return _candidates(conn, course_id, owner)
+
+
+def _candidates(conn, course_id: int, owner: str | None) -> list[dict]:
     return [{"criterion": r["criterion"], "level": r["level"], "text": r["text"]}
             for r in store.candidates(conn, course_id, owner, CANDIDATES)]
+
+
+def candidates_for_run(conn, course_id: int, submission_ids: list[int], starter: str) -> dict[int, list[dict]]:
+    """`candidates_of` each submission of one course as a run `starter` is about to start would
+    load them (the run estimate; its caller checked the actor): each bank is read once."""
+    banks: dict[str | None, list[dict]] = {}
+    out = {}
+    for sid in submission_ids:
+        owner = moderation_db.marker_of(conn, sid) or starter
+        if owner not in banks:
+            banks[owner] = _candidates(conn, course_id, owner)
+        out[sid] = banks[owner]
+    return out

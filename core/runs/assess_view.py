@@ -31,7 +31,7 @@ def assess_page(conn, db_path, course_id: int, *, actor: Actor, assignment_id: i
     try:
         out["config"] = runs.describe(provider)
         out["estimate"] = estimates.of_run(conn, course_id=course_id, assignment_id=target, provider=provider,
-                                           redo=redo)
+                                           redo=redo, starter=str(actor))
     except FairMarkError as e:
         out["error"] = str(e)
     return out
