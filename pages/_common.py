@@ -291,6 +291,7 @@ def sidebar(conn, pages: dict | None = None, needs: dict | None = None) -> None:
             st.caption(t("No courses yet.") if me.all_courses else t("No course is granted to you yet: ask an admin."))
             st.session_state["course_id"] = None
             st.session_state["assignment_id"] = None
+            language_picker(me)
             return
         ids = [c["id"] for c in all_courses]
         synthetic = t(" (synthetic)")
@@ -323,12 +324,12 @@ def sidebar(conn, pages: dict | None = None, needs: dict | None = None) -> None:
         st.session_state["scope"] = st.radio(
             t("Dashboards show"), list(scopes), index=list(scopes).index(cur_s), format_func=scopes.get,
             key="_pick_scope", help=t("Scope of the Agreement, Fairness and Costs pages (all courses: yours)."))
+        language_picker(me)   # the user's own, last: the pickers above are the page's
 
 
 def _who(me: Actor) -> None:
     role = t(ROLE_NAMES[me.role]) if me.role in ROLE_NAMES else me.role_label
     st.caption(md(t("Signed in as {name} ({role})", name=me.display_name, role=role)))
-    language_picker(me)
     st.button(t("Sign out"), key="sign_out", on_click=_signin.sign_out, args=(me,))
 
 
@@ -336,8 +337,8 @@ BROWSER = ""   # the picker's first option: no choice of one's own, the browser'
 
 
 def language_picker(me: Actor) -> None:
-    """The signed-in user's own interface language (core.accounts.preferences), in the sidebar
-    under their name: each language named in itself, or the browser's."""
+    """The signed-in user's own interface language (core.accounts.preferences), at the foot of
+    the sidebar: each language named in itself, or the browser's."""
     if getattr(me, "user_id", None) is None:
         return
     if error := st.session_state.pop("_language_error", None):

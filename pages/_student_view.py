@@ -59,7 +59,8 @@ def render(conn, me: Actor) -> None:
     for item in view["items"]:
         with st.container(border=True):
             week = t("Week {week}: ", week=item["week"]) if item["week"] is not None else ""
-            if item["assignment"].startswith(week.rstrip(": ")):   # "Week 1" needs no "Week 1: " before it
+            # "Week 1" needs no "Week 1: " before it (nor "Vecka 1: ": the title is the teacher's, often English)
+            if item["assignment"].startswith((week.rstrip(": "), f"Week {item['week']}")):
                 week = ""
             st.subheader(md(week + item["assignment"]))
             st.caption(md(t("Released on {date}", date=item["released"])))
