@@ -179,7 +179,7 @@ def know_people(names: dict) -> None:
 
 def show_error(error) -> None:
     """A FairMarkError (or its message) as st.error: its message may quote names and titles."""
-    st.error(md(str(error)))
+    st.error(md(_i18n.said(error)))   # core's Messages in the reader's language, other errors as they are
 
 
 def sign_in(conn) -> Actor:

@@ -6,6 +6,7 @@ converted page passes its words through (core.language.interface does the transl
     t("Total: {total} of {max}", total=7, max=12)
     tn("{count} character", "{count} characters", n)
     N_("Upload")                         marks a message kept in a table; t(...) where it is shown
+    said(error)                          an error whose message core made a Message, translated
 
 The language is kept in the session state for the run (a widget's callback, which runs before
 the script, reads the one its page was drawn in). tests/test_i18n.py lists the converted modules
@@ -67,6 +68,11 @@ def t(message: str, /, **values) -> str:
 
 def tn(singular: str, plural: str, count: int, /, **values) -> str:
     return here().plural(singular, plural, count, **values)
+
+
+def said(message) -> str:
+    """A message from core (an error, a core.language.interface.Message) in this session's language."""
+    return here().said(message)
 
 
 def number(value) -> str:

@@ -25,7 +25,7 @@ from core.errors import FairMarkError
 from core.settings import load_settings
 from core.text import escape_markdown
 from core.web import session as web
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 COOKIE = web.COOKIE
 TOKEN = "_session_token"
@@ -98,7 +98,7 @@ def current(conn, *, touch: bool = True) -> Actor | None:
         found = accounts.Claims.of(claims)
         opened = accounts.oidc_sign_in(conn, found, trust_email=trusts_email(found.provider))
     except FairMarkError as e:
-        st.session_state["_signin_error"] = str(e)
+        st.session_state["_signin_error"] = said(e)
         return None
     if opened is None:  # this institutional sign-in had its session (timed out or signed out)
         st.logout()
@@ -109,7 +109,7 @@ def current(conn, *, touch: bool = True) -> Actor | None:
 
 
 def _error(error) -> None:
-    st.error(escape_markdown(str(error)))  # may quote what was typed
+    st.error(escape_markdown(said(error)))  # may quote what was typed
 
 
 def form(conn) -> None:
@@ -121,7 +121,7 @@ def form(conn) -> None:
     if accounts.first_visit_makes_admin(conn):
         _first_admin(conn)
     elif accounts.needs_first_admin(conn):
-        st.info(accounts.FIRST_ADMIN_BY_COMMAND)
+        st.info(said(accounts.FIRST_ADMIN_BY_COMMAND))
     else:
         _password_form(conn)
         for provider in providers():

@@ -27,9 +27,9 @@ CONVERTED = (
     "pages/_i18n.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
-CORE_MESSAGES = ("core/students/page.py",)
+CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
 
-TRANSLATE = {"t", "N_"}          # message(s) first
+TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first
 # Streamlit's calls that show text (a widget's label, a message, a title), whatever the object
 # they are called on (st, a column, a container, the sidebar).

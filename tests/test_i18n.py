@@ -186,6 +186,30 @@ def test_the_first_admins_form_in_russian(app_test, conn):
     assert [b.label for b in at.button] == ["Создать учётную запись администратора"]
 
 
+def test_a_failed_sign_in_says_so_in_the_browsers_language(app_test, conn):
+    f.user(conn, "ann", "instructor")
+    at = app_test(signed_in=False)
+    at.context = {"locale": "ru-RU"}
+    at.run()
+    at.text_input(key="signin_name").input("ann")
+    at.text_input(key="signin_password").input("not the password")
+    at.button[0].click().run()
+    assert [plain(e.value) for e in at.error] == ["Не удалось войти: неверное имя или пароль."]
+
+
+def test_core_messages_read_english_and_show_in_the_readers_language():
+    from core.accounts import identity
+    from core.errors import NotSignedIn
+
+    locked = identity._locked_message(2)
+    assert locked == ("Too many failed sign-ins for this name: it is locked for 2 more minutes. Ask an admin if you "
+                      "forgot your password.")                            # the command line, logs, tests: English
+    assert Interface("ru").said(NotSignedIn(locked)).startswith(
+        "Слишком много неудачных попыток входа с этим именем: вход заблокирован ещё на 2 минуты.")
+    assert Interface("sv").said(identity.SIGNIN_FAILED) == "Inloggningen misslyckades: namnet eller lösenordet stämmer inte."
+    assert Interface("sv").said(NotSignedIn("Any other text, as it is.")) == "Any other text, as it is."
+
+
 @pytest.mark.parametrize("locale, words, english", [
     ("sv-SE", ["Din återkoppling", "Kommentar", "Utkastet gjordes med hjälp av AI och har granskats och godkänts av "
                "Ada Lovelace", "Begär en ny bedömning"], ["Your feedback", "Comment", "Drafted with"]),

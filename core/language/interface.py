@@ -46,6 +46,32 @@ def N_(message: str) -> str:
     return message
 
 
+class Message(str):
+    """A message core gives a person (an error, a refusal): it reads as its English text (the
+    command line, logs, tests), and carries its template and values so a page can show it in the
+    reader's language (`Interface.said`). tests/i18n_scan.py collects these from CORE_MESSAGES.
+
+    >>> m = Message.plural("Wait {count} second.", "Wait {count} seconds.", 3)
+    >>> m, Interface("en").said(m) == m
+    ('Wait 3 seconds.', True)
+    """
+    msgid: str
+    plural_id: str | None
+    count: int | None
+    values: dict
+
+    def __new__(cls, message: str, /, **values):
+        self = super().__new__(cls, message.format(**values) if values else message)
+        self.msgid, self.plural_id, self.count, self.values = message, None, None, values
+        return self
+
+    @classmethod
+    def plural(cls, singular: str, plural: str, count: int, /, **values) -> "Message":
+        self = super().__new__(cls, (singular if count == 1 else plural).format(count=count, **values))
+        self.msgid, self.plural_id, self.count, self.values = singular, plural, count, values
+        return self
+
+
 def catalogue_path(code: str) -> Path:
     return CATALOGUES / f"{normalise(code)}.po"
 
@@ -88,6 +114,16 @@ class Interface:
         """The form the language uses for `count` (Russian has three); `{count}` is filled in."""
         text = _translations(self.language).ngettext(singular, plural, count)
         return text.format(count=self.number(count), **values)
+
+    def said(self, message) -> str:
+        """A core Message (or an error carrying one) in this language; any other text as it is."""
+        if isinstance(message, BaseException):
+            message = message.args[0] if len(message.args) == 1 else str(message)
+        if not isinstance(message, Message):
+            return str(message)
+        if message.plural_id is not None:
+            return self.plural(message.msgid, message.plural_id, message.count, **message.values)
+        return self(message.msgid, **message.values)
 
     def number(self, value) -> str:
         """A number as the language writes it: 1,000 · 1 000."""
