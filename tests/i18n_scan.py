@@ -24,6 +24,7 @@ CONVERTED = (
     "pages/_calibration.py:home",
     "pages/_student_view.py",
     "pages/_student_appeal.py",
+    "pages/student.py",
     "pages/_i18n.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface

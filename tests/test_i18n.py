@@ -263,3 +263,16 @@ def test_the_home_page_and_the_menu_in_swedish(app_test, conn):
 
 def page_links(at) -> list[str]:
     return [e.proto.label for e in at.get("page_link")]
+
+
+def test_the_students_page_in_russian(app_test, conn):
+    c = f.course(conn)
+    f.student(conn, c["course_id"], name="Kim Lee")
+    at = app_test("pages/student.py")
+    at.context = {"locale": "ru"}
+    at.session_state["course_id"] = c["course_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Студенты"] and at.selectbox(key="student_pick").label == "Студент"
+    assert "Для студента Kim Lee пока ничего не опубликовано." in _texts(at)
+    assert "В этом курсе пока ни у кого нет опубликованных работ." in _texts(at)
