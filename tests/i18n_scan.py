@@ -25,6 +25,7 @@ CONVERTED = (
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
+    "pages/settings.py",   # its title and tab names; the tabs' own modules are not converted yet
     "pages/_i18n.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface

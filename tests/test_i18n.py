@@ -276,3 +276,12 @@ def test_the_students_page_in_russian(app_test, conn):
     assert [t.value for t in at.title] == ["Студенты"] and at.selectbox(key="student_pick").label == "Студент"
     assert "Для студента Kim Lee пока ничего не опубликовано." in _texts(at)
     assert "В этом курсе пока ни у кого нет опубликованных работ." in _texts(at)
+
+
+def test_the_settings_tabs_in_swedish(app_test, conn):
+    at = app_test("pages/settings.py")
+    at.context = {"locale": "sv-FI"}
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Inställningar"]
+    assert [t.label for t in at.tabs][:3] == ["Kurser och uppgifter", "Bedömningsmatriser", "Språkmodell och priser"]
