@@ -25,7 +25,8 @@ CONVERTED = (
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
-    "pages/settings.py",   # its title and tab names; the tabs' own modules are not converted yet
+    "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
+    "pages/_settings_users.py",
     "pages/_i18n.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
