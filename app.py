@@ -24,13 +24,15 @@ NEEDS = {"Upload": "upload", "Assess": "assess", "Calibrate": "calibrate", "Rele
 def student_page(conn, me) -> bool:
     """A browser with a live student cookie and no staff session (pages/_student_view.py): only the
     student page, one column, no menu and no sign-in form. False for everyone else."""
-    from pages import _student_view
+    from pages import _i18n, _student_view
+    from pages._i18n import t
 
     if me is None:
         return False
-    st.set_page_config(page_title="FairMark: your feedback", page_icon=str(ICON), layout="centered",
+    _i18n.use(_i18n.browser_language())   # a student has no account: the browser's language
+    st.set_page_config(page_title=t("FairMark: your feedback"), page_icon=str(ICON), layout="centered",
                        initial_sidebar_state="collapsed")
-    page = st.navigation([st.Page(lambda: _student_view.render(conn, me), title="Your feedback", url_path="feedback",
+    page = st.navigation([st.Page(lambda: _student_view.render(conn, me), title=t("Your feedback"), url_path="feedback",
                                   default=True)], position="hidden")
     page.run()
     return True
@@ -38,6 +40,7 @@ def student_page(conn, me) -> bool:
 
 def main() -> None:
     from pages import _common, _student_view
+    from pages._i18n import N_
 
     with _common.shell():
         conn = _common.get_db()
@@ -45,30 +48,32 @@ def main() -> None:
             return
     st.set_page_config(page_title="FairMark", page_icon=str(ICON), layout="wide")
 
+    # The titles are the English messages (N_): NEEDS and the pages know a page by them; the
+    # sidebar's menu shows them in the reader's language (pages/_common.menu).
     pages = {
-        "": [st.Page("pages/home.py", title="Home", icon=":material/home:", default=True)],
-        "Instructor": [
-            st.Page("pages/upload.py", title="Upload", icon=":material/upload_file:"),
-            st.Page("pages/assess.py", title="Assess", icon=":material/smart_toy:"),
-            st.Page("pages/calibrate.py", title="Calibrate", icon=":material/tune:"),
-            st.Page("pages/second_marking.py", title="Second marking", icon=":material/rate_review:"),
-            st.Page("pages/review.py", title="Review", icon=":material/fact_check:"),
-            st.Page("pages/release.py", title="Release", icon=":material/send:"),
-            st.Page("pages/student.py", title="Students", icon=":material/person:"),
-            st.Page("pages/compare.py", title="Compare", icon=":material/compare:"),
-            st.Page("pages/lessons.py", title="Lessons", icon=":material/menu_book:"),
-            st.Page("pages/lesson_review.py", title="Lesson", icon=":material/article:"),
+        "": [st.Page("pages/home.py", title=N_("Home"), icon=":material/home:", default=True)],
+        N_("Instructor"): [
+            st.Page("pages/upload.py", title=N_("Upload"), icon=":material/upload_file:"),
+            st.Page("pages/assess.py", title=N_("Assess"), icon=":material/smart_toy:"),
+            st.Page("pages/calibrate.py", title=N_("Calibrate"), icon=":material/tune:"),
+            st.Page("pages/second_marking.py", title=N_("Second marking"), icon=":material/rate_review:"),
+            st.Page("pages/review.py", title=N_("Review"), icon=":material/fact_check:"),
+            st.Page("pages/release.py", title=N_("Release"), icon=":material/send:"),
+            st.Page("pages/student.py", title=N_("Students"), icon=":material/person:"),
+            st.Page("pages/compare.py", title=N_("Compare"), icon=":material/compare:"),
+            st.Page("pages/lessons.py", title=N_("Lessons"), icon=":material/menu_book:"),
+            st.Page("pages/lesson_review.py", title=N_("Lesson"), icon=":material/article:"),
         ],
-        "Coordinator": [
-            st.Page("pages/agreement.py", title="Agreement", icon=":material/balance:"),
-            st.Page("pages/fairness.py", title="Fairness", icon=":material/diversity_3:"),
-            st.Page("pages/costs.py", title="Costs", icon=":material/payments:"),
-            st.Page("pages/ai_quality.py", title="AI quality", icon=":material/verified:"),
-            st.Page("pages/learning.py", title="Learning", icon=":material/trending_up:"),
-            st.Page("pages/moderation.py", title="Moderation", icon=":material/group:"),
-            st.Page("pages/markers.py", title="Markers", icon=":material/groups:"),
+        N_("Coordinator"): [
+            st.Page("pages/agreement.py", title=N_("Agreement"), icon=":material/balance:"),
+            st.Page("pages/fairness.py", title=N_("Fairness"), icon=":material/diversity_3:"),
+            st.Page("pages/costs.py", title=N_("Costs"), icon=":material/payments:"),
+            st.Page("pages/ai_quality.py", title=N_("AI quality"), icon=":material/verified:"),
+            st.Page("pages/learning.py", title=N_("Learning"), icon=":material/trending_up:"),
+            st.Page("pages/moderation.py", title=N_("Moderation"), icon=":material/group:"),
+            st.Page("pages/markers.py", title=N_("Markers"), icon=":material/groups:"),
         ],
-        "Admin": [st.Page("pages/settings.py", title="Settings", icon=":material/settings:")],
+        N_("Admin"): [st.Page("pages/settings.py", title=N_("Settings"), icon=":material/settings:")],
     }
 
     # .streamlit/config.toml turns Streamlit's own sidebar menu off (client.showSidebarNavigation), so a

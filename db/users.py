@@ -216,3 +216,17 @@ def actor_for(conn: Database, user_id: int, *, via: str = "password") -> Actor:
     courses = None if user["role"] == "admin" else granted_courses(conn, user_id)
     return Actor(user["username"], role=user["role"], user_id=user_id,
                  display_name=user["display_name"] or user["username"], courses=courses, via=via)
+
+
+# --- the interface's language (NULL: the browser's) ---------------------------------------
+def language(conn: Database, user_id: int) -> str | None:
+    row = conn.execute("SELECT language FROM users WHERE id = ?", [user_id]).fetchone()
+    return row[0] if row else None
+
+
+def set_language(conn: Database, user_id: int, language: str | None, *, actor) -> None:
+    before = get(conn, user_id)   # NotFound for an unknown user
+    old = conn.execute("SELECT language FROM users WHERE id = ?", [user_id]).fetchone()[0]
+    conn.execute("UPDATE users SET language = ? WHERE id = ?", [language, user_id])
+    audit(conn, actor=actor, action="set_language", entity="users", entity_id=before["id"],
+          before={"language": old}, after={"language": language})

@@ -12,6 +12,7 @@ from core.calibration import NOT_CALIBRATED, blind
 from core.judging import judges
 from core.text import escape_markdown
 from pages import _common
+from pages._i18n import N_, t
 
 
 def _ci(ci, digits: int = 2) -> str:
@@ -88,7 +89,7 @@ def table(r: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-STATUS = {"ready": "Ready", "not_ready": "Not yet", "no_calibration": "Not calibrated"}
+STATUS = {"ready": N_("Ready"), "not_ready": N_("Not yet"), "no_calibration": N_("Not calibrated")}
 
 
 def home(rows: list[dict]) -> None:
@@ -96,13 +97,13 @@ def home(rows: list[dict]) -> None:
     and how many more blind scores would likely make the interval decisive."""
     if not rows:
         return
-    st.subheader("Calibration")
-    st.caption("Is the AI ready for bulk approval on each assignment? It must clear the bar on teachers' blind "
-               "scores (Calibrate page); below it, drafts say so and bulk approval is off.")
+    st.subheader(t("Calibration"))
+    st.caption(t("Is the AI ready for bulk approval on each assignment? It must clear the bar on teachers' blind "
+                 "scores (Calibrate page); below it, drafts say so and bulk approval is off."))
     st.dataframe(pd.DataFrame([{
-        "Assignment": (f"Week {r['week']}: " if r["week"] is not None else "") + r["title"],
-        "AI ready": STATUS[r["status"]], "Students scored blind": r["students"],
-        "Waiting for a blind score": r["pending"],
-        "More blind scores likely needed": ("—" if r["ready"] else
-                                            "unknown" if r["more_needed"] is None else str(r["more_needed"])),
+        t("Assignment"): (t("Week {week}: ", week=r["week"]) if r["week"] is not None else "") + r["title"],
+        t("AI ready"): t(STATUS[r["status"]]), t("Students scored blind"): r["students"],
+        t("Waiting for a blind score"): r["pending"],
+        t("More blind scores likely needed"): ("—" if r["ready"] else
+                                               t("unknown") if r["more_needed"] is None else str(r["more_needed"])),
     } for r in rows]), hide_index=True, width="stretch")

@@ -29,12 +29,19 @@ from core.accounts import access
 from core.accounts import identity as accounts
 from core.courses import browse
 from core.accounts.access import Actor
-from core.errors import NotSignedIn
+from core.errors import FairMarkError, NotSignedIn
 from core.settings import Settings, load_settings
-from core.text import article, escape_markdown
-from pages import _signin
+from core.text import escape_markdown
+from core.language import SUPPORTED
+from pages import _i18n, _signin
+from pages._i18n import N_, t
 
 ADDRESS_KEYS = ("course", "assignment", "item", "run", "lesson")
+# The link's kinds and the roles, as the interface names them (translated where shown).
+LINK_KINDS = {"course": N_("a course"), "assignment": N_("an assignment"), "item": N_("an item"), "run": N_("a run"),
+              "lesson": N_("a lesson")}
+ROLE_NAMES = {"admin": N_("admin"), "coordinator": N_("coordinator"), "instructor": N_("instructor"),
+              "ta": N_("teaching assistant")}
 
 
 def settings() -> Settings:
@@ -100,8 +107,8 @@ def _apply_address(conn, me: Actor) -> None:
             continue
         where = browse.locate(conn, kind, value, actor=me)
         if where is None:
-            st.toast(f"The link names {article(kind)} that does not exist or that you have no access to; showing what "
-                     "is there instead.")
+            st.toast(t("The link names {what} that does not exist or that you have no access to; showing what "
+                       "is there instead.", what=t(LINK_KINDS[kind])))
         else:
             found[kind] = where
     if not found:
@@ -172,13 +179,14 @@ def know_people(names: dict) -> None:
 
 def show_error(error) -> None:
     """A FairMarkError (or its message) as st.error: its message may quote names and titles."""
-    st.error(md(str(error)))
+    st.error(md(_i18n.said(error)))   # core's Messages in the reader's language, other errors as they are
 
 
 def sign_in(conn) -> Actor:
     """app.py's gate: the signed-in Actor for this run, else the sign-in form (and the page stops)."""
     me = _signin.current(conn)
     _signin.follow()  # after a sign-in or sign-out: the browser goes to the cookie's route
+    _i18n.choose(conn, me)   # the user's own language, else the browser's (signed out: the browser's)
     if me is None:
         _signin.form(conn)
     st.session_state["_actor"] = me
@@ -195,7 +203,7 @@ def actor() -> Actor:
     # alone with a live progress fragment must still time out).
     me = _signin.current(connect(), touch=False)
     if me is None:
-        raise NotSignedIn("Your session has ended: sign in again.")
+        raise NotSignedIn(t("Your session has ended: sign in again."))
     return me
 
 
@@ -238,20 +246,20 @@ def rubric_label(name: str) -> str:
 
 
 def no_courses_message() -> str:
-    return "No courses yet: load the demo course on Home or upload reflections."
+    return t("No courses yet: load the demo course on Home or upload reflections.")
 
 
 def require_course() -> int | None:
     cid = course_id()
     if cid is None:
-        st.info("No course yet. Load the demo course on the Home page or upload reflections first.")
+        st.info(t("No course yet. Load the demo course on the Home page or upload reflections first."))
     return cid
 
 
 def require_assignment() -> int | None:
     aid = assignment_id()
     if aid is None:
-        st.info("Choose a course and an assignment in the sidebar first.")
+        st.info(t("Choose a course and an assignment in the sidebar first."))
     return aid
 
 
@@ -263,9 +271,9 @@ def menu(pages: dict, needs: dict | None = None) -> None:
         for section, entries in pages.items():
             shown = [e for e in entries if access.may(me, (needs or {}).get(e.title, "read"))]
             if section and shown:
-                st.caption(section)
-            for entry in shown:
-                st.page_link(entry, label=entry.title, icon=entry.icon)
+                st.caption(t(section))
+            for entry in shown:   # app.py's titles are the English messages (N_): the label is translated
+                st.page_link(entry, label=t(entry.title), icon=entry.icon)
         st.divider()
 
 
@@ -280,41 +288,76 @@ def sidebar(conn, pages: dict | None = None, needs: dict | None = None) -> None:
         _who(me)
         all_courses = browse.list_courses(conn, actor=me)
         if not all_courses:
-            st.caption("No courses yet." if me.all_courses else "No course is granted to you yet: ask an admin.")
+            st.caption(t("No courses yet.") if me.all_courses else t("No course is granted to you yet: ask an admin."))
             st.session_state["course_id"] = None
             st.session_state["assignment_id"] = None
+            language_picker(me)
             return
         ids = [c["id"] for c in all_courses]
-        names = {c["id"]: c["name"] + (" (synthetic)" if c["is_synthetic"] and "synthetic" not in c["name"].lower() else "")
+        synthetic = t(" (synthetic)")
+        names = {c["id"]: c["name"] + (synthetic if c["is_synthetic"] and "synthetic" not in c["name"].lower() else "")
                  for c in all_courses}
         current = st.session_state.get("course_id")
         idx = ids.index(current) if current in ids else 0
         pending = st.session_state.pop("_pick_pending", False)  # set by select(): move the pickers
         if pending and current in ids:
             st.session_state["_pick_course"], idx = current, 0  # the state wins; 0 avoids a duplicate default
-        cid = st.selectbox("Course", ids, index=idx, format_func=names.get, key="_pick_course")
+        cid = st.selectbox(t("Course"), ids, index=idx, format_func=names.get, key="_pick_course")
         st.session_state["course_id"] = cid
         assignments = browse.list_assignments(conn, cid, actor=me)
         if assignments:
             aids = [a["id"] for a in assignments]
-            titles = {a["id"]: (f"Week {a['week']}: " if a["week"] is not None else "") + a["title"] for a in assignments}
+            titles = {a["id"]: (t("Week {week}: ", week=a["week"]) if a["week"] is not None else "") + a["title"]
+                      for a in assignments}
             cur_a = st.session_state.get("assignment_id")
             aidx = aids.index(cur_a) if cur_a in aids else 0
             if pending and cur_a in aids:
                 st.session_state["_pick_assignment"], aidx = cur_a, 0
-            aid = st.selectbox("Assignment", aids, index=aidx, format_func=titles.get, key="_pick_assignment")
+            aid = st.selectbox(t("Assignment"), aids, index=aidx, format_func=titles.get, key="_pick_assignment")
             st.session_state["assignment_id"] = aid
         else:
-            st.caption("This course has no assignments yet.")
+            st.caption(t("This course has no assignments yet."))
             st.session_state["assignment_id"] = None
         set_address(course=cid, assignment=st.session_state["assignment_id"])
-        scopes = {"assignment": "This assignment", "course": "This course", "all": "All courses"}
+        scopes = {"assignment": t("This assignment"), "course": t("This course"), "all": t("All courses")}
         cur_s = st.session_state.get("scope", "assignment")
         st.session_state["scope"] = st.radio(
-            "Dashboards show", list(scopes), index=list(scopes).index(cur_s), format_func=scopes.get,
-            key="_pick_scope", help="Scope of the Agreement, Fairness and Costs pages (all courses: yours).")
+            t("Dashboards show"), list(scopes), index=list(scopes).index(cur_s), format_func=scopes.get,
+            key="_pick_scope", help=t("Scope of the Agreement, Fairness and Costs pages (all courses: yours)."))
+        language_picker(me)   # the user's own, last: the pickers above are the page's
 
 
 def _who(me: Actor) -> None:
-    st.caption(md(f"Signed in as {me.display_name} ({me.role_label})"))
-    st.button("Sign out", key="sign_out", on_click=_signin.sign_out, args=(me,))
+    role = t(ROLE_NAMES[me.role]) if me.role in ROLE_NAMES else me.role_label
+    st.caption(md(t("Signed in as {name} ({role})", name=me.display_name, role=role)))
+    st.button(t("Sign out"), key="sign_out", on_click=_signin.sign_out, args=(me,))
+
+
+BROWSER = ""   # the picker's first option: no choice of one's own, the browser's language
+
+
+def language_picker(me: Actor) -> None:
+    """The signed-in user's own interface language (core.accounts.preferences), at the foot of
+    the sidebar: each language named in itself, or the browser's."""
+    if getattr(me, "user_id", None) is None:
+        return
+    if error := st.session_state.pop("_language_error", None):
+        show_error(error)
+    chosen = _i18n.chosen() or BROWSER
+    options = [BROWSER, *SUPPORTED]
+    names = {BROWSER: t("Browser's language ({language})", language=SUPPORTED[_i18n.browser_language()][1]),
+             **{code: native for code, (_, native) in SUPPORTED.items()}}
+    st.selectbox(t("Language"), options, index=options.index(chosen), format_func=names.get, key="_pick_language",
+                 on_change=_set_language, args=(me,))
+
+
+def _set_language(me: Actor) -> None:
+    from core.accounts import preferences
+
+    code = st.session_state.get("_pick_language") or None
+    try:
+        stored = preferences.set_language(connect(), me.user_id, code, actor=actor())
+    except FairMarkError as e:   # e.g. the session ended meanwhile: shown by the picker
+        st.session_state["_language_error"] = str(e)
+        return
+    _i18n.use(stored or _i18n.browser_language())

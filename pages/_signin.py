@@ -25,6 +25,7 @@ from core.errors import FairMarkError
 from core.settings import load_settings
 from core.text import escape_markdown
 from core.web import session as web
+from pages._i18n import said, t, tn
 
 COOKIE = web.COOKIE
 TOKEN = "_session_token"
@@ -97,7 +98,7 @@ def current(conn, *, touch: bool = True) -> Actor | None:
         found = accounts.Claims.of(claims)
         opened = accounts.oidc_sign_in(conn, found, trust_email=trusts_email(found.provider))
     except FairMarkError as e:
-        st.session_state["_signin_error"] = str(e)
+        st.session_state["_signin_error"] = said(e)
         return None
     if opened is None:  # this institutional sign-in had its session (timed out or signed out)
         st.logout()
@@ -108,7 +109,7 @@ def current(conn, *, touch: bool = True) -> Actor | None:
 
 
 def _error(error) -> None:
-    st.error(escape_markdown(str(error)))  # may quote what was typed
+    st.error(escape_markdown(said(error)))  # may quote what was typed
 
 
 def form(conn) -> None:
@@ -120,22 +121,23 @@ def form(conn) -> None:
     if accounts.first_visit_makes_admin(conn):
         _first_admin(conn)
     elif accounts.needs_first_admin(conn):
-        st.info(accounts.FIRST_ADMIN_BY_COMMAND)
+        st.info(said(accounts.FIRST_ADMIN_BY_COMMAND))
     else:
         _password_form(conn)
         for provider in providers():
-            label = "Sign in with your institution" + (f" ({provider})" if provider else "")
+            label = (t("Sign in with your institution ({provider})", provider=provider) if provider
+                     else t("Sign in with your institution"))
             if st.button(label, key=f"oidc_{provider or 'default'}"):
                 st.login(provider) if provider else st.login()
     st.stop()
 
 
 def _password_form(conn) -> None:
-    st.caption("Sign in to see your courses.")
+    st.caption(t("Sign in to see your courses."))
     with st.form("signin"):
-        name = st.text_input("User name", key="signin_name")
-        password = st.text_input("Password", type="password", key="signin_password")
-        pressed = st.form_submit_button("Sign in", type="primary")
+        name = st.text_input(t("User name"), key="signin_name")
+        password = st.text_input(t("Password"), type="password", key="signin_password")
+        pressed = st.form_submit_button(t("Sign in"), type="primary")
     if pressed:
         try:
             _, token = accounts.sign_in(conn, name, password)
@@ -146,18 +148,19 @@ def _password_form(conn) -> None:
 
 
 def _first_admin(conn) -> None:
-    st.info("Welcome. This database has no users yet: create the first admin account. The admin adds "
-            "everyone else (Settings → Users, or `python -m core user add`).")
+    st.info(t("Welcome. This database has no users yet: create the first admin account. The admin adds "
+              "everyone else (Settings → Users, or `python -m core user add`)."))
     with st.form("first_admin"):
-        name = st.text_input("User name", key="first_name", placeholder="e.g. anna.berg")
-        display = st.text_input("Your name as shown", key="first_display")
-        password = st.text_input(f"Password (at least {accounts.MIN_PASSWORD} characters)", type="password",
-                                 key="first_password")
-        again = st.text_input("Password again", type="password", key="first_again")
-        pressed = st.form_submit_button("Create the admin account", type="primary")
+        name = st.text_input(t("User name"), key="first_name", placeholder=t("e.g. anna.berg"))
+        display = st.text_input(t("Your name as shown"), key="first_display")
+        password = st.text_input(tn("Password (at least {count} character)", "Password (at least {count} characters)",
+                                    accounts.MIN_PASSWORD),
+                                 type="password", key="first_password")
+        again = st.text_input(t("Password again"), type="password", key="first_again")
+        pressed = st.form_submit_button(t("Create the admin account"), type="primary")
     if pressed:
         if password != again:
-            st.error("The two passwords differ.")
+            st.error(t("The two passwords differ."))
             return
         try:
             _, token = accounts.first_admin(conn, username=name, password=password, display_name=display)

@@ -11,11 +11,12 @@ import streamlit as st
 
 from core.appeals import filing
 from core.errors import FairMarkError
-from core.text import format_date, format_timestamp
+from core.text import format_timestamp
 from pages import _common
+from pages._i18n import N_, date, number, t, tn
 
-STATUS = {"open": "Waiting for your teacher", "kept": "Your teacher kept the score",
-          "changed": "Your teacher changed the score"}
+STATUS = {"open": N_("Waiting for your teacher"), "kept": N_("Your teacher kept the score"),
+          "changed": N_("Your teacher changed the score")}
 
 
 def _score(value) -> str:
@@ -25,15 +26,17 @@ def _score(value) -> str:
 def _appeals(shown: list[dict]) -> None:
     for a in shown:
         with st.container(border=True):
-            st.markdown(f"**{STATUS[a['status']]}** · asked {format_timestamp(a['opened'])}"
-                        + (f" · decided {format_timestamp(a['decided'])}" if a["decided"] else ""))
+            st.markdown(f"**{t(STATUS[a['status']])}** · " + t("asked {when}", when=format_timestamp(a["opened"]))
+                        + (" · " + t("decided {when}", when=format_timestamp(a["decided"])) if a["decided"] else ""))
             for c in a["criteria"]:
-                outcome = (f" → new score {_score(c['new_score'])}" if c["new_score"] is not None else "")
-                st.markdown(f"**{_common.md(c['title'])}** · score {_score(c['released_score'])}{outcome}")
-                st.caption("What you wrote")
+                outcome = (" → " + t("new score {score}", score=_score(c["new_score"]))
+                           if c["new_score"] is not None else "")
+                st.markdown(f"**{_common.md(c['title'])}** · " + t("score {score}", score=_score(c["released_score"]))
+                            + outcome)
+                st.caption(t("What you wrote"))
                 st.markdown(_common.md(c["reason"]))
             if a["note"]:
-                st.caption(f"Note from {_common.md(a['decided_by'])}")
+                st.caption(t("Note from {name}", name=_common.md(a["decided_by"])))
                 st.markdown(_common.md(a["note"]))
 
 
@@ -46,8 +49,8 @@ def _file(conn, actor, sid: int) -> None:
     except FairMarkError as e:
         st.session_state[f"sa_result_{sid}"] = ("error", str(e))
     else:
-        st.session_state[f"sa_result_{sid}"] = ("success", "Sent. Your teacher will look at it again; the "
-                                                           "outcome will show here.")
+        st.session_state[f"sa_result_{sid}"] = ("success", t("Sent. Your teacher will look at it again; the "
+                                                             "outcome will show here."))
         for key in [k for k in st.session_state if str(k).startswith(f"sa_reason_{sid}_")]:
             del st.session_state[key]
 
@@ -58,7 +61,7 @@ def render(conn, actor, item: dict) -> None:
     answer, gathered by core.students.page.view)."""
     sid = int(item["submission_id"])
     data = item["appeal"]
-    st.markdown("**Ask for a second look**")
+    st.markdown("**" + t("Ask for a second look") + "**")
     kind, message = st.session_state.pop(f"sa_result_{sid}", (None, None))
     if message:
         (st.error if kind == "error" else st.success)(_common.md(message))
@@ -68,14 +71,19 @@ def render(conn, actor, item: dict) -> None:
             st.info(_common.md(data["why_not"]))
         return
     limit = data["max_reason"]
-    st.caption(f"You can ask until {format_date(data['deadline'])} ({format_timestamp(data['deadline'])}). Choose "
-               f"the criteria you disagree with and say why for each, in at most {limit:,} characters.")
-    titles = {c["criterion"]: f"{c['title']} (score {_score(c['released_score'])})" for c in data["criteria"]}
-    chosen = st.multiselect("Criteria", list(titles), format_func=titles.get, key=f"sa_criteria_{sid}",
-                            placeholder="Choose one or more")
+    st.caption(t("You can ask until {date} ({time}).", date=date(data["deadline"]),
+                 time=format_timestamp(data["deadline"])) + " "
+               + tn("Choose the criteria you disagree with and say why for each, in at most {count} character.",
+                    "Choose the criteria you disagree with and say why for each, in at most {count} characters.",
+                    limit))
+    titles = {c["criterion"]: t("{criterion} (score {score})", criterion=c["title"], score=_score(c["released_score"]))
+              for c in data["criteria"]}
+    chosen = st.multiselect(t("Criteria"), list(titles), format_func=titles.get, key=f"sa_criteria_{sid}",
+                            placeholder=t("Choose one or more"))
     for key in chosen:
-        text = st.text_area(f"Why? {titles[key]}", key=f"sa_reason_{sid}_{key}", max_chars=limit,
-                            help=f"At most {limit:,} characters.")
-        st.caption(f"{len(text):,} of {limit:,} characters")
-    st.button("Send my appeal", type="primary", key=f"sa_send_{sid}", disabled=not chosen,
+        text = st.text_area(t("Why? {criterion}", criterion=titles[key]), key=f"sa_reason_{sid}_{key}", max_chars=limit,
+                            help=tn("At most {count} character.", "At most {count} characters.", limit))
+        st.caption(tn("{written} of {count} character", "{written} of {count} characters", limit,
+                      written=number(len(text))))
+    st.button(t("Send my appeal"), type="primary", key=f"sa_send_{sid}", disabled=not chosen,
               on_click=_file, args=(conn, actor, sid))

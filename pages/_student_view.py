@@ -14,7 +14,8 @@ from core.accounts.access import Actor
 from core.students import page as student_page
 from core.students import sessions
 from core.text import escape_markdown
-from pages import _signin, _student_appeal
+from pages import _i18n, _signin, _student_appeal
+from pages._i18n import t
 
 TOKEN = "_student_token"   # this Streamlit session's student token (tests set it; browsers cannot)
 
@@ -47,29 +48,30 @@ def appeal_spot(conn, me: Actor, item: dict) -> None:
 
 
 def render(conn, me: Actor) -> None:
-    view = student_page.view(conn, actor=me)
-    st.title("Your feedback")
+    view = student_page.view(conn, actor=me, language=_i18n.language())
+    st.title(t("Your feedback"))
     if view["course"]:
         st.caption(md(view["course"]))
     if not view["items"]:
-        st.info("Nothing has been released for you here yet. Your teacher checks every piece of feedback before "
-                "you see it; come back when they tell you it is ready.")
+        st.info(t("Nothing has been released for you here yet. Your teacher checks every piece of feedback before "
+                  "you see it; come back when they tell you it is ready."))
         return
     for item in view["items"]:
         with st.container(border=True):
-            week = f"Week {item['week']}: " if item["week"] is not None else ""
-            if item["assignment"].startswith(week.rstrip(": ")):   # "Week 1" needs no "Week 1: " before it
+            week = t("Week {week}: ", week=item["week"]) if item["week"] is not None else ""
+            # "Week 1" needs no "Week 1: " before it (nor "Vecka 1: ": the title is the teacher's, often English)
+            if item["assignment"].startswith((week.rstrip(": "), f"Week {item['week']}")):
                 week = ""
             st.subheader(md(week + item["assignment"]))
-            st.caption(md(f"Released on {item['released']}"))
+            st.caption(md(t("Released on {date}", date=item["released"])))
             for c in item["criteria"]:
-                score = "not scored" if c["score"] is None else f"{c['score']} of {c['max']}"
+                score = t("not scored") if c["score"] is None else t("{part} of {whole}", part=c["score"], whole=c["max"])
                 st.markdown(f"**{md(c['title'])}**: {md(score)}")
                 if c["level"]:
                     st.caption(md(c["level"]))
             if item["total"] is not None:
-                st.markdown(md(f"Total: {item['total']} of {item['max_total']}"))
-            st.markdown("**Comment**")
+                st.markdown(md(t("Total: {total} of {max}", total=item["total"], max=item["max_total"])))
+            st.markdown("**" + t("Comment") + "**")
             st.markdown(md(item["comment"]))
             st.caption(md(item["disclosure"]))
             if item["appeal"] is not None:

@@ -6,20 +6,21 @@ from core.evals import views
 from core.llm import default_provider
 from pages import (_common, _evals_widgets, _settings_calibration, _settings_catalogue, _settings_data,
                    _settings_judges, _settings_llm, _settings_lti, _settings_users)
+from pages._i18n import t
 
-st.title("Settings")
+st.title(t("Settings"))
 conn = _common.get_db()
 catalogue = _settings_catalogue.read(conn)  # the first tab's read says whether the admin's tabs are drawn
 if not catalogue["may"]["settings"]:
-    tab_catalogue, tab_rubrics = st.tabs(["Courses & assignments", "Rubrics"])
+    tab_catalogue, tab_rubrics = st.tabs([t("Courses & assignments"), t("Rubrics")])
     with tab_catalogue:
         _settings_catalogue.courses_and_assignments(conn, catalogue)
     with tab_rubrics:
         _settings_catalogue.rubrics(conn)
     st.stop()
 tab_catalogue, tab_rubrics, tab_llm, tab_judges, tab_bar, tab_ai, tab_users, tab_data, tab_lti = st.tabs(
-    ["Courses & assignments", "Rubrics", "Language model & prices", "Judges & confidence", "Calibration bar",
-     "AI configuration", "Users", "Data", "LMS platforms"])
+    [t("Courses & assignments"), t("Rubrics"), t("Language model & prices"), t("Judges & confidence"),
+     t("Calibration bar"), t("AI configuration"), t("Users"), t("Data"), t("LMS platforms")])
 with tab_catalogue:
     _settings_catalogue.courses_and_assignments(conn, catalogue)
 with tab_rubrics:

@@ -8,8 +8,9 @@ from core.export import released as export
 from core.signoff import labels
 from core.text import format_timestamp
 from pages import _common
+from pages._i18n import t
 
-st.title("Students")
+st.title(t("Students"))
 conn = _common.get_db()
 me = _common.actor()
 cid = _common.require_course()
@@ -18,7 +19,7 @@ if cid is not None:
     view = browse.students_page(conn, cid, actor=me, student_id=st.session_state.get("student_pick"))
     students = view["students"]
     if not students:
-        st.info("This course has no students yet.")
+        st.info(t("This course has no students yet."))
     else:
         by_id = {s["id"]: s for s in students}
         released = view["released"]
@@ -28,25 +29,26 @@ if cid is not None:
         def _name(i):
             s = by_id[i]
             return (f"{s['name'] or s['external_id']}" + (f" ({s['external_id']})" if s["external_id"] else "")
-                    + ("" if i in released else " · nothing released yet"))
+                    + ("" if i in released else " · " + t("nothing released yet")))
 
-        sid = st.selectbox("Student", ids, key="student_pick", format_func=_name)
+        sid = st.selectbox(t("Student"), ids, key="student_pick", format_func=_name)
         rows = view["rows"]
         name = by_id[sid]["name"] or by_id[sid]["external_id"]
         if not rows:
-            st.info(f"Nothing released for {_common.md(name)} yet. Only released (teacher-approved) "
-                    "work shows here; their drafts appear once a teacher approves and releases them on the "
-                    "Release page."
-                    + ("" if released else " Nobody in this course has released work yet."))
+            st.info(t("Nothing released for {name} yet. Only released (teacher-approved) work shows here; their "
+                      "drafts appear once a teacher approves and releases them on the Release page.",
+                      name=_common.md(name))
+                    + ("" if released else " " + t("Nobody in this course has released work yet.")))
         else:
             rubrics = view["rubrics"]
             rubric = rubrics[rows[-1]["rubric_id"]]  # the latest week's rubric names the criteria
-            st.caption("Released, teacher-approved scores per criterion across weeks: growth over time.")
+            st.caption(t("Released, teacher-approved scores per criterion across weeks: growth over time."))
             st.plotly_chart(charts.student_progress_chart(rows, rubric), width="stretch", key="student_chart")
             st.dataframe(pd.DataFrame(labels.student_score_rows(rows, rubric)), hide_index=True, width="stretch")
             for r in rows:
-                week = f"Week {r['week']}: " if r["week"] is not None else ""
+                week = t("Week {week}: ", week=r["week"]) if r["week"] is not None else ""
                 st.subheader(week + _common.md(r["title"]))
                 st.text(labels.scores_text(r["scores"], rubrics[r["rubric_id"]]))
                 st.text(r["comment"])
-                st.caption(export.marker(r["is_offline"]) + f" · released {format_timestamp(r['released_at'])}")
+                st.caption(export.marker(r["is_offline"]) + " · "
+                           + t("released {when}", when=format_timestamp(r["released_at"])))

@@ -285,7 +285,7 @@ RUNS = [
     ("user add", ("tom", "--role", "ta", "--password-stdin")), ("user list", ()),
     ("user grant", ("tom", "--course", "C")), ("user revoke", ("tom", "--course", "C")),
     ("user role", ("tom", "instructor")), ("user password", ("tom", "--password-stdin")),
-    ("user deactivate", ("tom",)), ("user activate", ("tom",)),
+    ("user deactivate", ("tom",)), ("user activate", ("tom",)), ("user language", ("tom", "sv")),
     ("user grant", ("tom", "--course", "C")),
     ("moderation draw", ("--course", "C", "--assignment", "A", "--size", "1")),
     ("moderation status", ("--course", "C", "--assignment", "A")), ("moderation markers", ("--course", "C")),

@@ -28,7 +28,7 @@ def test_loading_the_demo_fills_the_sidebar_and_home_counts(app_test):
     at = app_test().run()
     next(b for b in at.button if b.label == "Load demo course").click().run()
     assert not at.exception
-    assert [s.label for s in at.sidebar.selectbox] == ["Course", "Assignment"]
+    assert [s.label for s in at.sidebar.selectbox] == ["Course", "Assignment", "Language"]
     assert at.session_state["course_id"] is not None
     uploaded = [m for m in at.metric if m.label == "Uploaded"]
     assert uploaded and int(uploaded[-1].value) >= 96  # the whole demo course is uploaded

@@ -28,6 +28,7 @@ from argon2.exceptions import InvalidHashError, VerificationError, VerifyMismatc
 import db
 from core.accounts import access
 from core.accounts.access import Actor, require
+from core.language.interface import Message
 from core.errors import ConfigError, ConflictError, Forbidden, NotFound, NotSignedIn
 from core.settings import Settings, load_settings
 from db import courses as courses_db
@@ -40,10 +41,11 @@ CLOCK_SKEW = timedelta(seconds=60)  # between the identity provider's clock and 
 _hasher = PasswordHasher()
 # Verified when the name is unknown, so that answer takes as long as a wrong password.
 _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
-FIRST_ADMIN_BY_COMMAND = ("This database has courses but no users yet (it was made before sign-in). Whoever runs "
-                          "the server creates the first admin: `python -m core user add NAME --role admin`; then "
-                          "sign in here.")
-SIGNIN_FAILED = "Sign-in failed: the name or the password is not right."
+# Messages the sign-in page shows are Messages: English here, the reader's language there.
+FIRST_ADMIN_BY_COMMAND = Message("This database has courses but no users yet (it was made before sign-in). Whoever "
+                                 "runs the server creates the first admin: `python -m core user add NAME --role "
+                                 "admin`; then sign in here.")
+SIGNIN_FAILED = Message("Sign-in failed: the name or the password is not right.")
 
 
 def _now() -> datetime:
@@ -60,7 +62,8 @@ def _parse(stamp: str) -> datetime:
 
 def hash_password(password: str) -> str:
     if len(password or "") < MIN_PASSWORD:
-        raise ConfigError(f"A password needs at least {MIN_PASSWORD} characters.")
+        raise ConfigError(Message.plural("A password needs at least {count} character.",
+                                         "A password needs at least {count} characters.", MIN_PASSWORD))
     return _hasher.hash(password)
 
 
@@ -68,7 +71,7 @@ def hash_password(password: str) -> str:
 def _clean(username: str, role: str, email: str | None) -> tuple[str, str | None]:
     username = (username or "").strip()
     if not username or len(username) > 64 or any(ch.isspace() for ch in username):
-        raise ConfigError("A user name needs 1 to 64 characters without spaces (e.g. anna.berg).")
+        raise ConfigError(Message("A user name needs 1 to 64 characters without spaces (e.g. anna.berg)."))
     if role not in ROLES:
         raise ConfigError(f"Unknown role {role!r}: choose one of {', '.join(ROLES)}.")
     email = (email or "").strip() or None
@@ -203,8 +206,10 @@ def _wait_after(failures: int) -> float:
 
 
 def _locked_message(minutes: float) -> str:
-    return (f"Too many failed sign-ins for this name: it is locked for {max(1, round(minutes))} more minute(s). "
-            "Ask an admin if you forgot your password.")
+    return Message.plural("Too many failed sign-ins for this name: it is locked for {count} more minute. Ask an "
+                          "admin if you forgot your password.",
+                          "Too many failed sign-ins for this name: it is locked for {count} more minutes. Ask an "
+                          "admin if you forgot your password.", max(1, round(minutes)))
 
 
 def _count_attempt(conn, name: str, settings: Settings) -> bool:
@@ -219,7 +224,9 @@ def _count_attempt(conn, name: str, settings: Settings) -> bool:
             left = (_parse(seen["locked_until"]) - now).total_seconds()
             if seen["failures"] >= settings.signin_lock_after:
                 raise NotSignedIn(_locked_message(left / 60))
-            raise NotSignedIn(f"Too many failed sign-ins for this name: try again in {max(1, round(left))} second(s).")
+            raise NotSignedIn(Message.plural("Too many failed sign-ins for this name: try again in {count} second.",
+                                             "Too many failed sign-ins for this name: try again in {count} seconds.",
+                                             max(1, round(left))))
         failures = users_db.record_failure(conn, name, locked_until=None)
         wait = (timedelta(minutes=settings.signin_lock_minutes) if failures >= settings.signin_lock_after
                 else timedelta(seconds=_wait_after(failures)))
@@ -244,7 +251,7 @@ def sign_in(conn, username: str, password: str, *, settings: Settings | None = N
         # The failure that locks the name says so (not "Sign-in failed", then the lock on the next try).
         raise NotSignedIn(_locked_message(settings.signin_lock_minutes) if locks else SIGNIN_FAILED)
     if not user["active"]:
-        raise NotSignedIn("This account is deactivated; ask an admin.")
+        raise NotSignedIn(Message("This account is deactivated; ask an admin."))
     with db.write_transaction(conn):
         users_db.clear_failures(conn, name)
         if _hasher.check_needs_rehash(user["password_hash"]):

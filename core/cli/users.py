@@ -8,6 +8,7 @@
     python -m core user role NAME ROLE
     python -m core user password NAME [--password-stdin]
     python -m core user deactivate NAME | activate NAME
+    python -m core user language NAME (en|sv|ru|browser)
 
 A password is asked for without echo (or read from the first line of stdin with
 --password-stdin), never taken as an argument: arguments show in the process list. On a fresh
@@ -20,10 +21,12 @@ import getpass
 import sys
 
 from core.accounts import identity as accounts
+from core.accounts import preferences
 from core.cli.common import emit
 from core.cli.common import actor, add_db_arg, open_db
 from core.errors import ConfigError
 from db import courses
+from core.language import SUPPORTED
 from db.actors import ROLES
 
 
@@ -54,6 +57,9 @@ def register(sub) -> None:
     pw = verbs.add_parser("password", help="set a user's password (ends their sessions)")
     pw.add_argument("name")
     _password_args(pw)
+    lang = verbs.add_parser("language", help="the language a user reads the interface in (browser: the browser's)")
+    lang.add_argument("name")
+    lang.add_argument("language", help=f"{', '.join(SUPPORTED)} or {preferences.BROWSER}")
     for verb in ("deactivate", "activate"):
         d = verbs.add_parser(verb, help=f"{verb} a user (deactivating ends their sessions)")
         d.add_argument("name")
@@ -105,6 +111,11 @@ def run(args) -> int:
             accounts.set_role(conn, uid, args.role, actor=who)
         elif args.verb == "password":
             accounts.set_password(conn, uid, _password(args), actor=who)
+        elif args.verb == "language":
+            stored = preferences.set_language(conn, uid, args.language, actor=who)
+            emit({"command": "user language", "name": args.name, "language": stored or preferences.BROWSER,
+                  "by": str(who)})
+            return 0
         else:
             accounts.set_active(conn, uid, args.verb == "activate", actor=who)
         emit({"command": f"user {args.verb}", "name": args.name, "by": str(who)})

@@ -20,13 +20,14 @@ from __future__ import annotations
 from core.accounts import access
 from core.accounts.access import Actor
 from core.appeals import filing
-from core.text import format_date
+from core.language import DEFAULT
+from core.language.interface import Interface
 from db import courses
 from db import student_links as links_db
 from db import users as users_db
 
 
-def disclosure(approver: str, *, is_offline: bool, in_bulk: bool) -> str:
+def disclosure(approver: str, *, is_offline: bool, in_bulk: bool, language: str = DEFAULT) -> str:
     """The sentence under each item that says how it was made.
 
     >>> disclosure("Ada Lovelace", is_offline=False, in_bulk=False)
@@ -34,21 +35,26 @@ def disclosure(approver: str, *, is_offline: bool, in_bulk: bool) -> str:
     >>> disclosure("Ada Lovelace", is_offline=True, in_bulk=False)
     "Drafted by FairMark's automatic scoring (no AI language model), checked and approved by Ada Lovelace."
     """
-    drafted = ("Drafted by FairMark's automatic scoring (no AI language model)" if is_offline
-               else "Drafted with AI assistance")
+    t = Interface(language)
     if in_bulk:
-        return f"{drafted}, approved by {approver} together with similar drafts after checking a sample of them."
-    return f"{drafted}, checked and approved by {approver}."
+        return (t("Drafted by FairMark's automatic scoring (no AI language model), approved by {approver} together "
+                  "with similar drafts after checking a sample of them.", approver=approver) if is_offline else
+                t("Drafted with AI assistance, approved by {approver} together with similar drafts after checking a "
+                  "sample of them.", approver=approver))
+    return (t("Drafted by FairMark's automatic scoring (no AI language model), checked and approved by {approver}.",
+              approver=approver) if is_offline else
+            t("Drafted with AI assistance, checked and approved by {approver}.", approver=approver))
 
 
 def _num(x: float):
     return int(x) if float(x).is_integer() else x
 
 
-def view(conn, *, actor: Actor) -> dict:
+def view(conn, *, actor: Actor, language: str = DEFAULT) -> dict:
     """The student page in one read: {"course", "items": [{submission_id, assignment, week,
     released, criteria [{title, score, max, level}], total, max_total, comment, disclosure,
-    appeal (filing.for_student's answer)}]}. Only a student actor may (their own work, in their link's assignment)."""
+    appeal (filing.for_student's answer)}]}. Only a student actor may (their own work, in their link's assignment).
+    `language`: the page's (core.language), for the day of release and the disclosure."""
     access.require(actor, "student_view")
     course_id = next(iter(actor.courses))
     rows = links_db.released_for(conn, actor.student_id, course_id, actor.assignment_id)
@@ -64,11 +70,11 @@ def view(conn, *, actor: Actor) -> dict:
         who = r["approved_by"] or r["released_by"]
         items.append({
             "submission_id": r["submission_id"], "assignment": r["title"], "week": r["week"],
-            "released": format_date(r["released_at"]), "criteria": criteria,
+            "released": Interface(language).date(r["released_at"]), "criteria": criteria,
             "total": _num(rubric.total(scores)) if all(c.key in scores for c in rubric.criteria) else None,
             "max_total": _num(rubric.max_total), "comment": r["comment"],
             "disclosure": disclosure(names.get(who, who), is_offline=bool(r["is_offline"]),
-                                     in_bulk=bool(r["approved_in_bulk"])),
+                                     in_bulk=bool(r["approved_in_bulk"]), language=language),
             "appeal": filing.for_student(conn, r["submission_id"], actor=actor),
         })
     return {"course": links_db.course_name(conn, course_id), "items": items}

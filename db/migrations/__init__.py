@@ -53,6 +53,7 @@ ORDER = (
     "m027b_comment_bank",
     "m028a_moderation",
     "m030a_course_language",
+    "m030i_user_language",
 )
 
 migrations = Migrations("fairmark")

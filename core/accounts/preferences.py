@@ -1,0 +1,38 @@
+"""A user's own preferences (the teachers' own languages): the language they read the interface
+in. Unset, the interface follows the browser's language (core.language.interface.choose).
+
+A user sets their own; an admin may set anyone's (the command line acts as an admin).
+"""
+from __future__ import annotations
+
+import db
+from core.accounts.access import Actor, require
+from core.errors import ConfigError
+from core.language import SUPPORTED, normalise
+from db import users as users_db
+
+BROWSER = "browser"   # what clears the choice on the command line
+
+
+def language(conn, *, actor: Actor) -> str | None:
+    """The signed-in user's chosen language (None: not chosen, or not a user: the browser's)."""
+    user_id = getattr(actor, "user_id", None)
+    if user_id is None:
+        return None
+    code = users_db.language(conn, user_id)
+    return code if code in SUPPORTED else None
+
+
+def set_language(conn, user_id: int, code: str | None, *, actor: Actor) -> str | None:
+    """Set (or, with None, "" or "browser", clear) a user's interface language; returns what is stored."""
+    require(actor, "read") if getattr(actor, "user_id", None) == user_id else require(actor, "users")
+    if code is None or not str(code).strip() or str(code).strip().lower() == BROWSER:
+        stored = None
+    else:
+        try:
+            stored = normalise(code)
+        except ValueError as e:
+            raise ConfigError(f"{e} Or `{BROWSER}` to follow the browser's language.") from None
+    with db.write_transaction(conn):
+        users_db.set_language(conn, user_id, stored, actor=actor)
+    return stored

@@ -1,0 +1,170 @@
+"""The interface's words in the reader's language: English is the source (every message in the
+code is its English text) and the fallback; Swedish and Russian come from gettext catalogues,
+core/language/catalogues/<code>.po, read with Babel and compiled in memory once per process (no
+compiled .mo file to keep in step). An empty or fuzzy translation shows the English.
+
+The page layer picks the language (the user's choice, else the browser's) and asks for an
+`Interface`; core never imports streamlit.
+
+    >>> sv = Interface("sv")
+    >>> sv("Sign in")
+    'Logga in'
+    >>> Interface("en")("Total: {total} of {max}", total=7, max=12)
+    'Total: 7 of 12'
+    >>> [Interface("ru").plural("{count} week", "{count} weeks", n) for n in (1, 3, 5, 21)]
+    ['1 неделя', '3 недели', '5 недель', '21 неделя']
+    >>> Interface("ru").date("2026-03-01T10:00:00Z"), Interface("en").date("2026-03-01T10:00:00Z")
+    ('1 марта 2026', '1 March 2026')
+    >>> from_browser("sv-SE", None), from_browser("de-DE", "de, ru;q=0.8"), from_browser(None, None)
+    ('sv', 'ru', None)
+"""
+from __future__ import annotations
+
+import gettext
+import io
+import string
+from dataclasses import dataclass
+from datetime import datetime
+from functools import lru_cache
+from pathlib import Path
+
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.dates import format_date as babel_date
+from babel.numbers import format_decimal
+
+from core.language import DEFAULT, SUPPORTED, normalise
+from core.text import format_date
+
+CATALOGUES = Path(__file__).resolve().parent / "catalogues"
+TRANSLATED = tuple(code for code in SUPPORTED if code != DEFAULT)   # the languages with a catalogue
+
+
+def N_(message: str) -> str:
+    """Marks a message for translation where it is defined (a module-level table), translated
+    where it is shown: `t(STATUS[key])`. The scan of the pages finds these too."""
+    return message
+
+
+class Message(str):
+    """A message core gives a person (an error, a refusal): it reads as its English text (the
+    command line, logs, tests), and carries its template and values so a page can show it in the
+    reader's language (`Interface.said`). tests/i18n_scan.py collects these from CORE_MESSAGES.
+
+    >>> m = Message.plural("Wait {count} second.", "Wait {count} seconds.", 3)
+    >>> m, Interface("en").said(m) == m
+    ('Wait 3 seconds.', True)
+    """
+    msgid: str
+    plural_id: str | None
+    count: int | None
+    values: dict
+
+    def __new__(cls, message: str, /, **values):
+        self = super().__new__(cls, message.format(**values) if values else message)
+        self.msgid, self.plural_id, self.count, self.values = message, None, None, values
+        return self
+
+    @classmethod
+    def plural(cls, singular: str, plural: str, count: int, /, **values) -> "Message":
+        self = super().__new__(cls, (singular if count == 1 else plural).format(count=count, **values))
+        self.msgid, self.plural_id, self.count, self.values = singular, plural, count, values
+        return self
+
+
+def catalogue_path(code: str) -> Path:
+    return CATALOGUES / f"{normalise(code)}.po"
+
+
+def read_catalogue(code: str):
+    """The Babel catalogue of one language (msgid -> message), as the .po file has it."""
+    with open(catalogue_path(code), "rb") as fh:
+        return read_po(fh, locale=code)
+
+
+@lru_cache(maxsize=None)
+def _translations(code: str) -> gettext.NullTranslations:
+    if code == DEFAULT:
+        return gettext.NullTranslations()
+    buffer = io.BytesIO()
+    write_mo(buffer, read_catalogue(code), use_fuzzy=False)
+    buffer.seek(0)
+    return gettext.GNUTranslations(buffer)
+
+
+def placeholders(message: str) -> set[str]:
+    """The `{name}` fields of a message ("{count:,}" -> "count")."""
+    return {field.split(":")[0].split("!")[0] for _, field, _, _ in string.Formatter().parse(message)
+            if field is not None}
+
+
+@dataclass(frozen=True)
+class Interface:
+    """The messages of one language: `t("Week {week}", week=3)`, `t.plural(one, many, n)`."""
+    language: str = DEFAULT
+
+    def __post_init__(self):
+        object.__setattr__(self, "language", normalise(self.language))
+
+    def __call__(self, message: str, /, **values) -> str:
+        text = _translations(self.language).gettext(message)
+        return text.format(**values) if values else text
+
+    def plural(self, singular: str, plural: str, count: int, /, **values) -> str:
+        """The form the language uses for `count` (Russian has three); `{count}` is filled in."""
+        text = _translations(self.language).ngettext(singular, plural, count)
+        return text.format(count=self.number(count), **values)
+
+    def said(self, message) -> str:
+        """A core Message (or an error carrying one) in this language; any other text as it is."""
+        if isinstance(message, BaseException):
+            message = message.args[0] if len(message.args) == 1 else str(message)
+        if not isinstance(message, Message):
+            return str(message)
+        if message.plural_id is not None:
+            return self.plural(message.msgid, message.plural_id, message.count, **message.values)
+        return self(message.msgid, **message.values)
+
+    def number(self, value) -> str:
+        """A number as the language writes it: 1,000 · 1 000."""
+        return format_decimal(value, locale=self.language)
+
+    def date(self, value) -> str:
+        """The day of a stored timestamp in words: 1 March 2026 · 1 mars 2026 · 1 марта 2026."""
+        text = format_date(value)
+        if self.language == DEFAULT or not text:
+            return text
+        try:
+            day = datetime.strptime(text, "%d %B %Y").date()
+        except ValueError:   # not a timestamp: shown as it is
+            return text
+        return babel_date(day, "d MMMM y", locale=self.language)
+
+
+def from_browser(locale: str | None, accept_language: str | None) -> str | None:
+    """The first supported language the browser asks for: its own language (navigator.language,
+    e.g. "sv-SE"), then its Accept-Language list in the order of its q-values. None: none of them."""
+    wanted: list[tuple[float, int, str]] = []
+    for i, part in enumerate((accept_language or "").split(",")):
+        tag, _, params = part.strip().partition(";")
+        q = 1.0
+        if params.strip().startswith("q="):
+            try:
+                q = float(params.strip()[2:])
+            except ValueError:
+                q = 0.0
+        if tag and q > 0:
+            wanted.append((-q, i, tag))
+    tags = [locale or ""] + [tag for _, _, tag in sorted(wanted)]
+    for tag in tags:
+        code = tag.strip().replace("_", "-").split("-")[0].lower()
+        if code in SUPPORTED:
+            return code
+    return None
+
+
+def choose(preference: str | None, locale: str | None = None, accept_language: str | None = None) -> str:
+    """The interface's language: the user's own choice, else the browser's, else English."""
+    if preference in SUPPORTED:
+        return preference
+    return from_browser(locale, accept_language) or DEFAULT

@@ -1,0 +1,257 @@
+"""The interface's translation check, shared by tests/test_i18n.py: which modules are converted,
+the strings that reach Streamlit in them without the translation function, and the messages
+their code uses. Run it to list what the catalogues lack, in .po form:
+
+    python tests/i18n_scan.py
+
+CONVERTED grows as pages are converted: a module path ("pages/home.py") converts the whole
+file, "path:function" one function of a file not yet converted.
+"""
+from __future__ import annotations
+
+import ast
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+CONVERTED = (
+    "app.py",
+    "pages/_signin.py",
+    "pages/_common.py",
+    "pages/home.py",
+    "pages/_calibration.py:home",
+    "pages/_student_view.py",
+    "pages/_student_appeal.py",
+    "pages/student.py",
+    "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
+    "pages/_settings_users.py",
+    "pages/_i18n.py",
+)
+# core modules that build sentences a converted page shows, through core.language.interface
+CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
+
+TRANSLATE = {"t", "N_", "Message"}   # the message first
+PLURAL = {"tn", "plural"}        # singular, plural first
+# Streamlit's calls that show text (a widget's label, a message, a title), whatever the object
+# they are called on (st, a column, a container, the sidebar).
+SHOWN = {"title", "header", "subheader", "caption", "markdown", "write", "text", "info", "warning", "error",
+         "success", "toast", "exception", "button", "form_submit_button", "download_button", "link_button",
+         "page_link", "text_input", "text_area", "number_input", "selectbox", "multiselect", "radio", "checkbox",
+         "toggle", "slider", "select_slider", "date_input", "time_input", "file_uploader", "metric", "tabs",
+         "expander", "popover", "status", "spinner", "Page", "set_page_config", "dataframe", "table",
+         "chat_input", "navigation", "login"}
+# Their arguments that are never shown to a person.
+NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_state", "url_path", "on_click", "on_change",
+             "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
+             "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit"}
+LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
+# Literal text allowed to reach the screen as it is: the product's name.
+ALLOWED = {"FairMark"}
+
+
+@dataclass(frozen=True)
+class Finding:
+    where: str
+    line: int
+    text: str
+
+    def __str__(self):
+        return f"{self.where}:{self.line}: {self.text!r} reaches Streamlit without t()"
+
+
+def _name(func) -> str | None:
+    return func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else None
+
+
+def _is_text(value: str) -> bool:
+    """A string a person would read: it has letters and is not a path, an icon or the product's name."""
+    s = value.strip()
+    return (any(c.isalpha() for c in s) and s not in ALLOWED and not s.endswith(".py")
+            and not s.startswith(":material/"))
+
+
+def _parse(spec: str, root: Path = ROOT) -> tuple[ast.Module, ast.AST]:
+    """The module, and what of it is converted (the module, or one function of it)."""
+    path, _, function = spec.partition(":")
+    module = ast.parse((root / path).read_text(encoding="utf-8"), filename=path)
+    if function:
+        found = [n for n in ast.walk(module) if isinstance(n, ast.FunctionDef) and n.name == function]
+        assert found, f"{spec}: no function {function}"
+        return module, found[0]
+    return module, module
+
+
+def _assignments(tree: ast.AST) -> dict[str, list[ast.AST]]:
+    """Name -> the values given to it in this scope (a function's body, or the module's top level)."""
+    out: dict[str, list[ast.AST]] = {}
+    for node in _own_nodes(tree):
+        if isinstance(node, (ast.Assign, ast.AnnAssign)) and node.value is not None:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for target in targets:
+                if isinstance(target, ast.Name):
+                    out.setdefault(target.id, []).append(node.value)
+    return out
+
+
+def _own_nodes(scope: ast.AST):
+    """The nodes of a scope, not those of the functions defined in it."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            todo.extend(ast.iter_child_nodes(node))
+
+
+class _Scan:
+    def __init__(self, where: str, assigned: dict[str, list[ast.AST]]):
+        self.where, self.assigned, self.found = where, assigned, []
+
+    def text(self, node, *, follow: bool = True, table: bool = False) -> None:
+        """Every literal in `node` that would be shown; names are followed to what they were given once."""
+        if node is None:
+            return
+        if isinstance(node, ast.Constant):
+            if isinstance(node.value, str) and _is_text(node.value):
+                self.found.append(Finding(self.where, node.lineno, node.value))
+        elif isinstance(node, ast.JoinedStr):
+            for part in node.values:
+                self.text(part, follow=follow)
+        elif isinstance(node, ast.FormattedValue):
+            self.text(node.value, follow=follow)
+        elif isinstance(node, ast.Call):
+            name = _name(node.func)
+            skip = 1 if name in TRANSLATE else 2 if name in PLURAL else 0
+            if name in LOOKUPS or name in SHOWN:   # a key; or a Streamlit call, scanned on its own
+                return
+            for arg in node.args[skip:]:
+                self.text(arg, follow=follow)
+            for kw in node.keywords:
+                self.text(kw.value, follow=follow)
+            if isinstance(node.func, ast.Attribute) and skip == 0:
+                self.text(node.func.value, follow=follow)
+        elif isinstance(node, ast.Subscript):          # table[key]: the table's values are shown
+            if isinstance(node.value, ast.Name) and follow:
+                for value in self.assigned.get(node.value.id, []):
+                    self.text(value, follow=False, table=True)
+            else:
+                self.text(node.value, follow=follow)
+        elif isinstance(node, ast.Name):
+            if follow:
+                for value in self.assigned.get(node.id, []):
+                    self.text(value, follow=False)
+        elif isinstance(node, ast.Dict):
+            for key in ([] if table else node.keys):
+                self.text(key, follow=follow)
+            for value in node.values:
+                self.text(value, follow=follow)
+        elif isinstance(node, ast.Compare):
+            return
+        elif isinstance(node, (ast.Lambda, ast.Attribute)):
+            return
+        else:
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.comprehension):
+                    self.text(child.iter, follow=follow)
+                elif not isinstance(child, (ast.expr_context, ast.operator, ast.boolop, ast.unaryop, ast.cmpop)):
+                    self.text(child, follow=follow, table=table)
+
+    def call(self, node: ast.Call) -> None:
+        shown_by = any(kw.arg == "format_func" for kw in node.keywords)   # then the options are keys
+        for i, arg in enumerate(node.args):
+            if not (shown_by and i == 1):
+                self.text(arg)
+        for kw in node.keywords:
+            if shown_by and kw.arg == "options":
+                continue
+            if kw.arg == "format_func" and isinstance(kw.value, ast.Attribute) and isinstance(kw.value.value, ast.Name):
+                for value in self.assigned.get(kw.value.value.id, []):   # options shown by a table's .get
+                    self.text(value, follow=False, table=True)
+            elif kw.arg not in NOT_SHOWN:
+                self.text(kw.value)
+
+
+def untranslated(specs=CONVERTED, root: Path = ROOT) -> list[Finding]:
+    """The string literals that reach a Streamlit call in the converted code without t()."""
+    findings: list[Finding] = []
+    for spec in specs:
+        module, tree = _parse(spec, root)
+        where = spec
+        top = _assignments(module)
+        scopes = [n for n in ast.walk(module) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+        inside = [module] if tree is module else []
+        for scope in scopes + inside:
+            if tree is not module and scope is not tree and not _within(scope, tree):
+                continue
+            assigned = top if scope is module else {**top, **_assignments(scope)}
+            scan = _Scan(where, assigned)
+            for node in _own_nodes(scope):
+                if isinstance(node, ast.Call) and _name(node.func) in SHOWN:
+                    scan.call(node)
+            findings.extend(scan.found)
+    return findings
+
+
+def _within(inner: ast.AST, outer: ast.AST) -> bool:
+    return any(node is inner for node in ast.walk(outer))
+
+
+def _literal(node) -> str | None:
+    return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
+
+
+def messages(specs=CONVERTED + CORE_MESSAGES) -> dict[str | tuple[str, str], list[str]]:
+    """Every message the code passes to t()/N_() (a string) or tn()/plural() (a pair), with where."""
+    out: dict = {}
+    for spec in specs:
+        module, tree = _parse(spec)
+        where = spec
+        # one function of a module: its module's tables (N_) too
+        nodes = list(ast.walk(tree)) + ([] if tree is module else list(_own_nodes(module)))
+        for node in nodes:
+            if not isinstance(node, ast.Call):
+                continue
+            name = _name(node.func)
+            if name in TRANSLATE and node.args and _literal(node.args[0]) is not None:
+                out.setdefault(_literal(node.args[0]), []).append(f"{where}:{node.lineno}")
+            elif name in PLURAL and len(node.args) >= 2 and None not in (_literal(a) for a in node.args[:2]):
+                out.setdefault((_literal(node.args[0]), _literal(node.args[1])), []).append(f"{where}:{node.lineno}")
+    return out
+
+
+def _po_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+
+
+def missing(code: str) -> list:
+    """The messages the code uses that the language's catalogue does not translate."""
+    from core.language.interface import read_catalogue
+
+    catalogue = read_catalogue(code)
+    out = []
+    for msgid in messages():
+        key = msgid[0] if isinstance(msgid, tuple) else msgid
+        entry = catalogue.get(key)
+        strings = entry.string if entry is not None else ""
+        strings = strings if isinstance(strings, tuple) else (strings,)
+        if entry is None or entry.fuzzy or not all(strings):
+            out.append(msgid)
+    return out
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(ROOT))
+    for finding in untranslated():
+        print(f"# {finding}")
+    from core.language.interface import TRANSLATED
+
+    for code in TRANSLATED:
+        print(f"# --- {code}.po lacks:")
+        for msgid in missing(code):
+            if isinstance(msgid, tuple):
+                print(f"msgid {_po_string(msgid[0])}\nmsgid_plural {_po_string(msgid[1])}\n"
+                      f'msgstr[0] ""\nmsgstr[1] ""\n')
+            else:
+                print(f'msgid {_po_string(msgid)}\nmsgstr ""\n')

@@ -1,0 +1,300 @@
+"""The interface in English, Swedish and Russian (the teachers' own languages): no string of a
+converted page reaches Streamlit without the translation function (tests/i18n_scan.py), every
+message the code uses is translated in both catalogues with the same placeholders, the pages
+render in the browser's language or the user's own choice, and the choice is stored per user."""
+from __future__ import annotations
+
+import io
+import json
+from contextlib import redirect_stdout
+
+import pytest
+
+import factories as f
+import i18n_scan
+from core.accounts import preferences
+from core.errors import ConfigError, Forbidden
+from core.language import interface
+from core.language.interface import Interface, from_browser, placeholders
+from db import users as users_db
+from shown import plain
+from support_i18n import student_app
+
+LANGUAGES = interface.TRANSLATED
+
+
+# --- (a) the scan: nothing reaches Streamlit untranslated ---------------------------------------
+def test_no_string_of_a_converted_page_reaches_streamlit_untranslated():
+    found = i18n_scan.untranslated()
+    assert not found, "\n".join(map(str, found))
+
+
+def test_the_scan_finds_a_string_that_skips_t(tmp_path):
+    """The scan can fail: literals given straight, through a name, a table, an f-string, a
+    format_func's table or a help= are found; keys, paths, icons and t()'s messages are not."""
+    (tmp_path / "page.py").write_text('''
+import streamlit as st
+from pages._i18n import N_, t
+LABELS = {"a": "Shown as is", "b": N_("Marked")}
+OPTIONS = {"x": "An option"}
+
+def draw(col, n):
+    st.title("A title")
+    label = "Through a name"
+    st.button(label, key="some_key", icon=":material/home:")
+    col.metric(t(LABELS["b"]), 3, help="A help text")
+    st.caption(LABELS["a"])
+    st.markdown(f"Total: {n}")
+    st.radio(t("Fine"), list(OPTIONS), format_func=OPTIONS.get)
+    st.page_link("pages/home.py", label=t("Home"))
+    st.markdown("**" + t("Bold") + "**")
+''')
+    texts = sorted(x.text for x in i18n_scan.untranslated(["page.py"], root=tmp_path))
+    assert texts == ["A help text", "A title", "An option", "Shown as is", "Through a name", "Total: "]
+
+
+# --- (b) every message translated, placeholders kept ------------------------------------------
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_every_message_the_code_uses_is_translated(code):
+    assert not i18n_scan.missing(code), f"{code}.po lacks (python tests/i18n_scan.py prints them): " + repr(
+        i18n_scan.missing(code))
+
+
+@pytest.mark.parametrize("code", LANGUAGES)
+def test_translations_keep_the_placeholders_and_the_plural_forms(code):
+    catalogue = interface.read_catalogue(code)
+    used = i18n_scan.messages()
+    ids = {m[0] if isinstance(m, tuple) else m for m in used}
+    for message in catalogue:
+        if not message.id:
+            continue
+        assert (message.id if isinstance(message.id, str) else message.id[0]) in ids, (
+            f"{code}.po translates {message.id!r}, which no converted code uses: remove it")
+        sources = (message.id,) if isinstance(message.id, str) else message.id
+        wanted = set().union(*(placeholders(s) for s in sources))
+        strings = (message.string,) if isinstance(message.string, str) else message.string
+        if not isinstance(message.id, str):
+            assert len(strings) == catalogue.num_plurals, (code, message.id)
+        for text in strings:
+            # A plural's forms may name {count} or not (Swedish "tecken" either way), never another field.
+            got = placeholders(text)
+            assert got == wanted or (not isinstance(message.id, str) and got == wanted - {"count"}), (
+                code, message.id, text)
+
+
+def test_russian_has_three_plural_forms_and_swedish_two():
+    assert interface.read_catalogue("ru").num_plurals == 3 and interface.read_catalogue("sv").num_plurals == 2
+    ru = Interface("ru")
+    assert [ru.plural("{count} student", "{count} students", n) for n in (1, 2, 5, 11, 22)] == [
+        "1 студент", "2 студента", "5 студентов", "11 студентов", "22 студента"]
+    assert Interface("sv").plural("{count} week", "{count} weeks", 1) == "1 vecka"
+
+
+def test_english_is_the_source_and_every_fallback():
+    assert Interface("en")("Sign in") == "Sign in"
+    assert Interface("sv")("A message no catalogue has") == "A message no catalogue has"
+    assert Interface("sv").number(1000) != "1,000" and Interface("en").number(1000) == "1,000"
+    with pytest.raises(ValueError, match="Choose one of"):
+        Interface("de")
+
+
+@pytest.mark.parametrize("locale, header, expected", [
+    ("sv-SE", None, "sv"), ("ru", "en-GB,en;q=0.9", "ru"), ("en-US", "sv", "en"),
+    ("de-DE", "de-DE,de;q=0.9,ru;q=0.8,sv;q=0.7", "ru"), (None, "fr, sv;q=0.5, ru;q=0.6", "ru"),
+    (None, "sv;q=0, ru;q=0.1", "ru"), ("fr-FR", "fr", None), (None, None, None), ("SV_se", "", "sv"),
+])
+def test_the_browsers_language(locale, header, expected):
+    assert from_browser(locale, header) == expected
+
+
+def test_the_users_choice_wins_over_the_browser_and_english_is_last():
+    assert interface.choose("ru", "sv-SE") == "ru"
+    assert interface.choose(None, "sv-SE") == "sv"
+    assert interface.choose(None, "fr-FR", "de") == "en"
+
+
+# --- the preference, stored per user ------------------------------------------------------------
+def test_a_user_sets_their_own_language_an_admin_anyones_and_nobody_else(conn):
+    ann = f.user(conn, "ann", "instructor")
+    tom = f.user(conn, "tom", "ta")
+    admin = f.user(conn, "ada", "admin")
+    assert preferences.language(conn, actor=ann) is None                      # the browser's
+    assert preferences.set_language(conn, ann.user_id, " SV ", actor=ann) == "sv"
+    assert preferences.language(conn, actor=ann) == "sv"
+    with pytest.raises(Forbidden):
+        preferences.set_language(conn, ann.user_id, "ru", actor=tom)
+    assert preferences.set_language(conn, tom.user_id, "ru", actor=admin) == "ru"
+    with pytest.raises(ConfigError, match="not supported.*en \\(English\\).*browser"):
+        preferences.set_language(conn, ann.user_id, "klingon", actor=ann)
+    assert users_db.language(conn, ann.user_id) == "sv"                       # nothing changed
+    assert preferences.set_language(conn, ann.user_id, "browser", actor=ann) is None
+    assert preferences.language(conn, actor=ann) is None
+    rows = list(conn.query("SELECT actor, before, after FROM audit_log WHERE action = 'set_language' ORDER BY id"))
+    assert [(r["actor"], json.loads(r["after"])["language"]) for r in rows] == [("ann", "sv"), ("ada", "ru"),
+                                                                              ("ann", None)]
+
+
+def test_the_command_line_sets_a_users_language(conn, db_path):
+    from core.__main__ import main
+
+    tom = f.user(conn, "tom", "ta")
+    f.user(conn, "ada", "admin")
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["user", "language", "tom", "ru", "--db", str(db_path)]) == 0
+    assert json.loads(out.getvalue())["language"] == "ru" and users_db.language(conn, tom.user_id) == "ru"
+    out = io.StringIO()
+    with redirect_stdout(out):
+        assert main(["user", "language", "tom", "browser", "--db", str(db_path)]) == 0
+    assert json.loads(out.getvalue())["language"] == "browser" and users_db.language(conn, tom.user_id) is None
+    with redirect_stdout(io.StringIO()):
+        code = main(["user", "language", "tom", "de", "--db", str(db_path)])
+    assert code == 2 and users_db.language(conn, tom.user_id) is None          # refused, nothing written
+
+
+# --- (c) the pages in Swedish and Russian --------------------------------------------------------
+def _texts(at) -> str:
+    parts = [e.value for kind in ("markdown", "caption", "info", "warning", "error", "success", "title", "subheader")
+             for e in getattr(at, kind)]
+    return plain(" ".join(str(p) for p in parts))
+
+
+SIGN_IN = {"en": (["User name", "Password"], "Sign in", "Sign in to see your courses."),
+           "sv": (["Användarnamn", "Lösenord"], "Logga in", "Logga in för att se dina kurser."),
+           "ru": (["Имя пользователя", "Пароль"], "Войти", "Войдите, чтобы увидеть свои курсы.")}
+
+
+@pytest.mark.parametrize("locale, code", [("sv-SE", "sv"), ("ru-RU", "ru"), ("de-DE", "en")])
+def test_the_sign_in_page_speaks_the_browsers_language(app_test, conn, locale, code):
+    f.user(conn, "admin", "admin")
+    at = app_test(signed_in=False)
+    at.context = {"locale": locale}
+    at.run()
+    assert not at.exception, at.exception
+    fields, button, caption = SIGN_IN[code]
+    assert [t.label for t in at.text_input] == fields
+    assert [b.label for b in at.button] == [button]
+    assert caption in _texts(at)
+
+
+def test_the_first_admins_form_in_russian(app_test, conn):
+    at = app_test(signed_in=False)
+    at.context = {"locale": "ru"}
+    at.run()
+    assert "Добро пожаловать!" in _texts(at)
+    assert "Пароль (не короче 10 символов)" in [t.label for t in at.text_input]
+    assert [b.label for b in at.button] == ["Создать учётную запись администратора"]
+
+
+def test_a_failed_sign_in_says_so_in_the_browsers_language(app_test, conn):
+    f.user(conn, "ann", "instructor")
+    at = app_test(signed_in=False)
+    at.context = {"locale": "ru-RU"}
+    at.run()
+    at.text_input(key="signin_name").input("ann")
+    at.text_input(key="signin_password").input("not the password")
+    at.button[0].click().run()
+    assert [plain(e.value) for e in at.error] == ["Не удалось войти: неверное имя или пароль."]
+
+
+def test_core_messages_read_english_and_show_in_the_readers_language():
+    from core.accounts import identity
+    from core.errors import NotSignedIn
+
+    locked = identity._locked_message(2)
+    assert locked == ("Too many failed sign-ins for this name: it is locked for 2 more minutes. Ask an admin if you "
+                      "forgot your password.")                            # the command line, logs, tests: English
+    assert Interface("ru").said(NotSignedIn(locked)).startswith(
+        "Слишком много неудачных попыток входа с этим именем: вход заблокирован ещё на 2 минуты.")
+    assert Interface("sv").said(identity.SIGNIN_FAILED) == "Inloggningen misslyckades: namnet eller lösenordet stämmer inte."
+    assert Interface("sv").said(NotSignedIn("Any other text, as it is.")) == "Any other text, as it is."
+
+
+@pytest.mark.parametrize("locale, words, english", [
+    ("sv-SE", ["Din återkoppling", "Kommentar", "Utkastet gjordes med hjälp av AI och har granskats och godkänts av "
+               "Ada Lovelace", "Begär en ny bedömning"], ["Your feedback", "Comment", "Drafted with"]),
+    ("ru-RU", ["Ваш отзыв", "Комментарий", "Черновик подготовлен с помощью ИИ, проверен и утверждён преподавателем "
+               "Ada Lovelace", "Попросить пересмотреть оценку", "Опубликовано "], ["Your feedback", "Drafted with"]),
+])
+def test_the_student_page_speaks_the_browsers_language(conn, db_path, app_test, locale, words, english):
+    at = student_app(conn, db_path, app_test, locale)
+    assert not at.exception, at.exception
+    text = _texts(at)
+    for word in words:
+        assert word in text, (word, text[:600])
+    for word in english:
+        assert word not in text
+    assert [m.label for m in at.multiselect] == [Interface(locale[:2])("Criteria")]
+
+
+def test_a_users_own_language_wins_over_the_browsers_and_the_picker_changes_it(app_test, conn, db_path):
+    at = app_test("pages/home.py", user="ann", role="instructor")
+    at.context = {"locale": "sv-SE"}
+    at.run()
+    assert not at.exception, at.exception
+    assert "Logga ut" in [b.label for b in at.sidebar.button]                # the browser's: Swedish
+    picker = at.sidebar.selectbox(key="_pick_language")
+    assert picker.value == "" and picker.options[:2] == ["Webbläsarens språk (Svenska)", "English"]
+    picker.select("ru").run()
+    assert not at.exception, at.exception
+    ann = users_db.find(conn, "ann")
+    assert users_db.language(conn, ann["id"]) == "ru"
+    assert "Выйти" in [b.label for b in at.sidebar.button]
+    assert "С чего начать" in _texts(at) or "Вам пока не открыт ни один курс" in _texts(at)
+    again = app_test("pages/home.py", user="ann", role="instructor")      # a new browser session, Swedish browser
+    again.context = {"locale": "sv-SE"}
+    again.run()
+    assert "Выйти" in [b.label for b in again.sidebar.button]
+
+
+def test_the_home_page_and_the_menu_in_swedish(app_test, conn):
+    c = f.course(conn)
+    at = app_test("pages/home.py")
+    at.context = {"locale": "sv"}
+    at.session_state["course_id"] = c["course_id"]
+    at.run()
+    assert not at.exception, at.exception
+    text = _texts(at)
+    assert "Den här kursen" in text and "Uppladdade" in [m.label for m in at.metric]
+    assert {"Start", "Uppladdning", "Granskning", "Inställningar"} <= set(page_links(at)), page_links(at)
+    assert at.sidebar.selectbox(key="_pick_course").label == "Kurs"
+    assert any(plain(c.value).startswith("Inloggad som ") for c in at.sidebar.caption)
+
+
+def page_links(at) -> list[str]:
+    return [e.proto.label for e in at.get("page_link")]
+
+
+def test_the_students_page_in_russian(app_test, conn):
+    c = f.course(conn)
+    f.student(conn, c["course_id"], name="Kim Lee")
+    at = app_test("pages/student.py")
+    at.context = {"locale": "ru"}
+    at.session_state["course_id"] = c["course_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Студенты"] and at.selectbox(key="student_pick").label == "Студент"
+    assert "Для студента Kim Lee пока ничего не опубликовано." in _texts(at)
+    assert "В этом курсе пока ни у кого нет опубликованных работ." in _texts(at)
+
+
+def test_the_settings_tabs_in_swedish(app_test, conn):
+    at = app_test("pages/settings.py")
+    at.context = {"locale": "sv-FI"}
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Inställningar"]
+    assert [t.label for t in at.tabs][:3] == ["Kurser och uppgifter", "Bedömningsmatriser", "Språkmodell och priser"]
+
+
+def test_the_users_tab_in_russian(app_test, conn):
+    at = app_test("pages/settings.py")
+    at.context = {"locale": "ru-RU"}
+    at.run()
+    assert not at.exception, at.exception
+    assert "Добавить пользователя" in [s.value for s in at.subheader]
+    assert {"Имя пользователя (для входа)", "Отображаемое имя"} <= {t.label for t in at.text_input}
+    role = next(s for s in at.selectbox if s.label == "Роль")
+    assert "ассистент преподавателя" in role.options
+    users = next(d.value for d in at.dataframe if "последний вход" in d.value.columns)
+    assert users.loc[users["пользователь"] == "test-admin", "курсы"].item() == "все курсы"
