@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.accounts.access import Actor
+from core.signoff import anchored_notes
 from core.students import page as student_page
 from core.students import sessions
 from core.text import escape_markdown
@@ -46,6 +47,16 @@ def appeal_spot(conn, me: Actor, item: dict) -> None:
     _student_appeal.render(conn, me, item)
 
 
+def notes_on_text(item: dict) -> None:
+    """The teacher's notes on passages of the student's text: the text with the passages
+    highlighted and numbered (escaped: core.signoff.anchored_notes), then the notes."""
+    st.markdown("**Notes on your text**")
+    with st.container(border=True):
+        st.markdown(anchored_notes.highlight_markdown(item["text"], item["notes"]))
+    for n in item["notes"]:
+        st.markdown(anchored_notes.note_markdown(n))
+
+
 def render(conn, me: Actor) -> None:
     view = student_page.view(conn, actor=me)
     st.title("Your feedback")
@@ -71,6 +82,8 @@ def render(conn, me: Actor) -> None:
                 st.markdown(md(f"Total: {item['total']} of {item['max_total']}"))
             st.markdown("**Comment**")
             st.markdown(md(item["comment"]))
+            if item.get("notes"):
+                notes_on_text(item)
             st.caption(md(item["disclosure"]))
             if item["appeal"] is not None:
                 appeal_spot(conn, me, item)

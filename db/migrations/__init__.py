@@ -52,6 +52,7 @@ ORDER = (
     "m027a_rubric_builder",
     "m027b_comment_bank",
     "m028a_moderation",
+    "m027c_anchored_notes",
 )
 
 migrations = Migrations("fairmark")
