@@ -59,7 +59,7 @@ def locate(text: str, quote: str, near: int = 0) -> tuple[int, int] | None:
     nearest to `near` when it occurs more than once); None when it does not occur.
 
     >>> locate("I used the mean.\\nIt hid outliers.", "the MEAN. it hid")
-    (7, 22)
+    (7, 23)
     """
     words = (quote or "").strip().strip('"“”‘’\'').split()
     if len("".join(words)) < MIN_QUOTE:
