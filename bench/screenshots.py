@@ -288,6 +288,30 @@ def _review(page, app: App) -> None:
     scroll_to(page.get_by_role("heading", name="Your version"), "center")
 
 
+def _notes_on_text(page, app: App) -> None:
+    """Review item: the AI's suggested notes on the text (from the offline baseline's evidence
+    quotes), one kept, and a note of the teacher's on a picked sentence, highlighted in the text."""
+    open_page(page, app.at("review"))
+    page.locator('[class*="st-key-open_"] button').first.click()
+    page.get_by_text("Notes on the text", exact=True).wait_for()
+    idle(page)
+    page.locator('[class*="st-key-an_keep_"] button').first.click()
+    idle(page)
+    page.get_by_text("Add a note on the text").click()
+    idle(page)
+    box = page.locator('[class*="st-key-an_sent_"]')
+    box.get_by_role("combobox").click()
+    page.locator('[role="option"]').first.click()
+    idle(page)
+    page.keyboard.press("Escape")
+    page.get_by_label("Note for the student", exact=True).fill("A clear start: now say what you would do differently.")
+    page.get_by_role("button", name="Add note").click()
+    page.get_by_text("Note added.").wait_for()
+    idle(page)
+    scroll_to(page.get_by_text("Notes on the text", exact=True), "center")
+    idle(page)
+
+
 def _release(page, app: App) -> None:
     open_page(page, app.at("release"))
     page.get_by_role("button", name=re.compile(r"^Release \d+ approved item")).wait_for()
@@ -339,6 +363,7 @@ SHOTS = (
     Shot("teacher-upload.png", "instructor", _upload),
     Shot("teacher-assess.png", "instructor", _assess),
     Shot("teacher-review.png", "instructor", _review),
+    Shot("teacher-notes-on-text.png", "instructor", _notes_on_text),
     Shot("teacher-release.png", "instructor", _release),
     Shot("coordinator-agreement.png", "coordinator", _agreement),
     Shot("coordinator-fairness.png", "coordinator", _fairness),

@@ -39,7 +39,7 @@ def panel(data: dict, view: dict | None, rubric, editable: bool) -> None:
             st.markdown(notes_core.note_markdown(n) + ("  \n" + ":gray[suggested by the AI, kept]"
                                                          if n["origin"] == "ai" else ""))
             if editable:
-                with st.expander("Edit or delete"):
+                with st.expander("Edit or delete", key=f"an_editbox_{n['id']}"):
                     st.text_area("Note", value=n["note"], key=f"an_text_{n['id']}", max_chars=notes_core.MAX_CHARS)
                     st.selectbox("Criterion", criteria, key=f"an_crit_{n['id']}", **pick_criterion,
                                  index=criteria.index(n["criterion"]) if n["criterion"] in criteria else 0)
@@ -64,7 +64,8 @@ def panel(data: dict, view: dict | None, rubric, editable: bool) -> None:
 
 
 def _add(sid: int, sentences: list[dict], criteria: list[str], pick_criterion: dict) -> None:
-    with st.expander("Add a note on the text"):
+    # keyed: it stays open while the lists above it grow and shrink
+    with st.expander("Add a note on the text", key=f"an_addbox_{sid}"):
         st.multiselect("Sentences of the submission", [s["number"] for s in sentences], key=f"an_sent_{sid}",
                        format_func=lambda i: f"{i}. {_short(sentences[i - 1]['text'])}",
                        help="Pick one sentence, or several next to each other.")
