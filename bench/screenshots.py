@@ -299,16 +299,17 @@ def _notes_on_text(page, app: App) -> None:
     idle(page)
     page.get_by_text("Add a note on the text").click()
     idle(page)
-    box = page.locator('[class*="st-key-an_sent_"]')
-    box.get_by_role("combobox").click()
-    page.locator('[role="option"]').first.click()
+    box = page.locator('[class*="st-key-an_sent_"]').get_by_role("combobox")
+    box.fill("3. ")                                    # typed: a list opened by a click can vanish
+    page.locator('[role="option"]').filter(has_text=re.compile(r"^3\. ")).first.click()
     idle(page)
     page.keyboard.press("Escape")
-    page.get_by_label("Note for the student", exact=True).fill("A clear start: now say what you would do differently.")
+    page.get_by_label("Note for the student", exact=True).fill(
+        "Good that you see this at your school: what could you try with your colleagues?")
     page.get_by_role("button", name="Add note").click()
     page.get_by_text("Note added.").wait_for()
     idle(page)
-    scroll_to(page.get_by_text("Notes on the text", exact=True), "center")
+    scroll_to(page.get_by_role("heading", name=re.compile(r"^Submission")), "start")
     idle(page)
 
 
