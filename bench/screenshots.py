@@ -289,6 +289,31 @@ def _review(page, app: App) -> None:
     scroll_to(page.get_by_role("heading", name="Your version"), "center")
 
 
+def _notes_on_text(page, app: App) -> None:
+    """Review item: the AI's suggested notes on the text (from the offline baseline's evidence
+    quotes), one kept, and a note of the teacher's on a picked sentence, highlighted in the text."""
+    open_page(page, app.at("review"))
+    page.locator('[class*="st-key-open_"] button').first.click()
+    page.get_by_text("Notes on the text", exact=True).wait_for()
+    idle(page)
+    page.locator('[class*="st-key-an_keep_"] button').first.click()
+    idle(page)
+    page.get_by_text("Add a note on the text").click()
+    idle(page)
+    box = page.locator('[class*="st-key-an_sent_"]').get_by_role("combobox")
+    box.fill("3. ")                                    # typed: a list opened by a click can vanish
+    page.locator('[role="option"]').filter(has_text=re.compile(r"^3\. ")).first.click()
+    idle(page)
+    page.keyboard.press("Escape")
+    page.get_by_label("Note for the student", exact=True).fill(
+        "Good that you see this at your school: what could you try with your colleagues?")
+    page.get_by_role("button", name="Add note").click()
+    page.get_by_text("Note added.").wait_for()
+    idle(page)
+    scroll_to(page.get_by_role("heading", name=re.compile(r"^Submission")), "start")
+    idle(page)
+
+
 def _release(page, app: App) -> None:
     open_page(page, app.at("release"))
     page.get_by_role("button", name=re.compile(r"^Release \d+ approved item")).wait_for()
@@ -383,6 +408,7 @@ SHOTS = (
     Shot("teacher-assess.png", "instructor", _assess),
     Shot("teacher-review.png", "instructor", _review),
     Shot("teacher-comment-bank.png", "instructor", _comment_bank),
+    Shot("teacher-notes-on-text.png", "instructor", _notes_on_text),
     Shot("teacher-release.png", "instructor", _release),
     Shot("coordinator-agreement.png", "coordinator", _agreement),
     Shot("coordinator-fairness.png", "coordinator", _fairness),

@@ -157,6 +157,8 @@ _DELETED_WORDS = {
     "rubric_drafts": ("rubric draft", "rubric drafts"),
     "rubric_draft_examples": ("scored example of a rubric draft", "scored examples of rubric drafts"),
     "bank_comments": ("comment bank comment", "comment bank comments"),
+    "anchored_notes": ("note on a student's text", "notes on students' texts"),
+    "released_notes": ("released note on a student's text", "released notes on students' texts"),
     "lesson_references": ("lesson reference", "lesson references"),
     "runs": ("assessment run", "assessment runs"), "run_items": ("run entry", "run entries"),
     "judge_votes": ("judge's vote", "judges' votes"),

@@ -33,6 +33,9 @@ _SUBMISSION_DATA = (
     ("calibration_scores", "DELETE FROM calibration_scores WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("calibration_items", "DELETE FROM calibration_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("review_samples", "DELETE FROM review_samples WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    # Notes on the student's text (m027c): kept, dropped and the copies releases locked.
+    ("released_notes", "DELETE FROM released_notes WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
+    ("anchored_notes", "DELETE FROM anchored_notes WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("release_items", "DELETE FROM release_items WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("reviews", "DELETE FROM reviews WHERE submission_id IN (SELECT id FROM temp.doomed_subs)"),
     ("judge_votes", "DELETE FROM judge_votes WHERE subject = 'submission' "
@@ -194,7 +197,7 @@ def delete_course(conn: Database, course_id: int) -> dict[str, int]:
 
 def last_activity(conn: Database) -> list[dict]:
     """Each course with the time of its latest work (creation, upload, run, release, lesson,
-    rubric draft, bank comment)."""
+    rubric draft, bank comment, note on a student's text)."""
     return list(conn.query(
         """SELECT c.id, c.name, MAX(COALESCE(t, c.created_at)) AS last_activity FROM courses c LEFT JOIN (
                SELECT a.course_id, s.created_at AS t FROM submissions s JOIN assignments a ON a.id = s.assignment_id
@@ -203,6 +206,8 @@ def last_activity(conn: Database) -> list[dict]:
                UNION ALL SELECT course_id, created_at FROM lessons
                UNION ALL SELECT course_id, created_at FROM rubric_drafts
                UNION ALL SELECT course_id, created_at FROM bank_comments
+               UNION ALL SELECT a.course_id, COALESCE(n.updated_at, n.created_at) FROM anchored_notes n
+                   JOIN submissions s ON s.id = n.submission_id JOIN assignments a ON a.id = s.assignment_id
            ) x ON x.course_id = c.id GROUP BY c.id ORDER BY c.id"""))
 
 

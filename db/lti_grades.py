@@ -62,7 +62,8 @@ def item(conn: Database, passback_id: int) -> dict:
     """What one post sends: the released version (scores, comment, rubric), when it was
     released, and the student's LMS id ('' when the student is not on the LMS roster)."""
     return next(iter(conn.query(
-        "SELECT p.id, p.submission_id, p.assignment_id, p.review_version, p.attempts, ri.scores, ri.comment, "
+        "SELECT p.id, p.submission_id, p.assignment_id, p.release_id, p.review_version, p.attempts, ri.scores, "
+        "ri.comment, "
         "COALESCE(ri.rubric_id, a.rubric_id) AS rubric_id, rel.released_at, s.student_id, "
         "COALESCE(r.lms_user_id, '') AS lms_user_id FROM lti_passbacks p "
         "JOIN release_items ri ON ri.release_id = p.release_id AND ri.submission_id = p.submission_id "

@@ -19,13 +19,15 @@ _COURSE_OF = {
     "rubric_draft": "SELECT course_id FROM rubric_drafts WHERE id = ?",
     "bank_comment": "SELECT course_id FROM bank_comments WHERE id = ?",
     "appeal": "SELECT a.course_id FROM appeals ap JOIN assignments a ON a.id = ap.assignment_id WHERE ap.id = ?",
+    "anchored_note": "SELECT a.course_id FROM anchored_notes n JOIN submissions s ON s.id = n.submission_id "
+                     "JOIN assignments a ON a.id = s.assignment_id WHERE n.id = ?",
 }
 KINDS = tuple(_COURSE_OF)
 
 
 def course_of(conn: Database, kind: str, ident: int) -> int | None:
     """The course of a course, assignment, submission, student, draft, run, lesson, lesson fix,
-    comparison, comparison pair, rubric draft, bank comment or appeal; None when there is no such row."""
+    comparison, comparison pair, rubric draft, bank comment, appeal or anchored note; None when there is no such row."""
     row = conn.execute(_COURSE_OF[kind], [int(ident)]).fetchone()
     return row[0] if row else None
 

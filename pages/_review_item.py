@@ -23,7 +23,7 @@ from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, injection_view, labels
 from core.text import count, format_timestamp
-from pages import _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
+from pages import _anchored_notes, _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
 
@@ -96,7 +96,7 @@ def _attention(data: dict) -> None:
 
 
 # --- the item -------------------------------------------------------------------------------
-def _submission(data: dict, rubric) -> None:
+def _submission(data: dict, rubric, notes: dict | None = None) -> None:
     sub, draft = data["submission"], data["draft"] or {}
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
     quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
@@ -106,9 +106,10 @@ def _submission(data: dict, rubric) -> None:
         st.warning(_common.md(flagged["message"]) + "  \n" + _common.md(flagged["steering"]), icon=":material/flag:")
     height = labels.scroll_height(sub["text"], sub["word_count"])  # scroll long texts only
     box = {"border": True, **({"height": height} if height else {})}
-    if st.toggle("Highlight evidence quotes", value=True, key="ri_highlight"):
+    if st.toggle("Highlight evidence quotes and notes", value=True, key="ri_highlight"):
         with st.container(**box):
-            st.markdown(injection_view.highlight_markdown(sub["text"], quotes, (flagged or {}).get("spans", [])))
+            st.markdown(injection_view.highlight_markdown(sub["text"], quotes, (flagged or {}).get("spans", []),
+                                                          notes=(notes or {}).get("notes", [])))
     else:
         with st.container(**box):
             st.text(sub["text"])
@@ -390,7 +391,8 @@ def render(conn, aid: int, view: dict) -> None:
                   args=(sid, data["review"]["version"]))
     left, right = st.columns([5, 4], gap="large")
     with left:
-        _submission(data, rubric)
+        _submission(data, rubric, item.get("anchored_notes"))
+        _anchored_notes.panel(data, item.get("anchored_notes"), rubric, editable)
     with right:
         if editable:
             _editor(conn, aid, data, rubric, loaded, item.get("comment_bank"), item["language"])

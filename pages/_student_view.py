@@ -11,6 +11,7 @@ from __future__ import annotations
 import streamlit as st
 
 from core.accounts.access import Actor
+from core.signoff import anchored_notes
 from core.students import page as student_page
 from core.students import sessions
 from core.text import escape_markdown
@@ -47,6 +48,16 @@ def appeal_spot(conn, me: Actor, item: dict) -> None:
     _student_appeal.render(conn, me, item)
 
 
+def notes_on_text(item: dict) -> None:
+    """The teacher's notes on passages of the student's text: the text with the passages
+    highlighted and numbered (escaped: core.signoff.anchored_notes), then the notes."""
+    st.markdown("**" + t("Notes on your text") + "**")
+    with st.container(border=True):
+        st.markdown(anchored_notes.highlight_markdown(item["text"], item["notes"]))
+    for n in item["notes"]:
+        st.markdown(anchored_notes.note_markdown(n))
+
+
 def render(conn, me: Actor) -> None:
     view = student_page.view(conn, actor=me, language=_i18n.language())
     st.title(t("Your feedback"))
@@ -73,6 +84,8 @@ def render(conn, me: Actor) -> None:
                 st.markdown(md(t("Total: {total} of {max}", total=item["total"], max=item["max_total"])))
             st.markdown("**" + t("Comment") + "**")
             st.markdown(md(item["comment"]))
+            if item.get("notes"):
+                notes_on_text(item)
             st.caption(md(item["disclosure"]))
             if item["appeal"] is not None:
                 appeal_spot(conn, me, item)

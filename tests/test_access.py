@@ -29,7 +29,7 @@ from db.analytics import Scope
 ID_KINDS = {"course_id": "course", "assignment_id": "assignment", "submission_id": "submission",
             "student_id": "student", "draft_id": "draft", "run_id": "run", "lesson_id": "lesson", "fix_id": "fix",
             "comparison_id": "comparison", "pair_id": "pair", "rubric_draft_id": "rubric_draft", "appeal_id": "appeal",
-            "bank_comment_id": "bank_comment"}
+            "bank_comment_id": "bank_comment", "anchored_note_id": "anchored_note"}
 # ids of the installation's shared catalogue or of an LMS's registration (an admin's), not of a course's data
 SHARED_IDS = {"rubric_id", "client_id", "deployment_ids"}
 
@@ -112,6 +112,12 @@ INTERNAL = {
                                             "once (one read per page): review_view.review_page",
     "core.appeals.figures.rates_in": "a part of the Agreement and Fairness pages' read (core.reports.dashboards) after "
                                      "its access.scope_for",
+    "core.signoff.anchored_notes.item_view_of": "the notes of the review item, for a page's view that checked the "
+                                                "actor once (one read per page): review_view.review_page",
+    "core.signoff.anchored_notes.lock": "the release's copy of its items' kept notes, inside core.signoff.release.release "
+                                        "after its check",
+    "core.signoff.anchored_notes.released_for": "a released item's notes for the student page's view "
+                                                "(core.students.page, checked) and a checked release's LMS post",
     "core.signoff.bulk.held_back_by": "held_back from a readiness already read, for a page's view that checked the actor once (one read per page): review_view.review_page",
 }
 
@@ -184,8 +190,11 @@ def two_courses(conn):
                           "VALUES (?, ?, ?, ?, 'student')", [sid, aid, stu, now()]).lastrowid
     bank_comment = conn.execute("INSERT INTO bank_comments (course_id, text, created_by) VALUES (?, 'Good.', 'x')",
                                 [cid]).lastrowid
+    anchored_note = conn.execute("INSERT INTO anchored_notes (submission_id, start_char, end_char, quote, note, origin, "
+                                 "state, created_by) VALUES (?, 0, 4, 'I le', 'Hm.', 'teacher', 'kept', 'x')",
+                                 [sid]).lastrowid
     someone = f.user(conn, "someone", "ta", courses=[cid]).user_id
-    ids = {"bank_comment": bank_comment, "rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid,
+    ids = {"anchored_note": anchored_note, "bank_comment": bank_comment, "rubric_draft": rubric_draft, "user": someone, "course": cid, "assignment": aid, "submission": sid,
            "student": stu, "draft": did, "run": run, "lesson": lesson, "fix": fix, "comparison": comparison, "pair": pair,
            "appeal": appeal}
     return {"mine": mine["course_id"], "ids": ids}

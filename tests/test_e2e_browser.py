@@ -39,8 +39,8 @@ from core.runs import reflections as runs
 from core.accounts.access import Actor
 from core.signoff import actions, release
 from db import courses, reviews
-from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, choose_typed, idle, item_id, load, nav, new_page, session_cookie,
-                         sign_in, streamlit_server)
+from e2e_support import (MENU, ROOT, TIMEOUT_MS, USER, choose, choose_typed, idle, item_id, load, nav, new_page,
+                         session_cookie, sign_in, streamlit_server)
 
 # The README's screenshot is rewritten only on request: tests write to temporary directories.
 SCREENSHOT = ROOT / "docs" / "review-page.png"
@@ -811,6 +811,47 @@ def test_an_instructor_drafts_a_rubric_offline_and_saves_it_in_chromium(campus, 
         conn.close()
     assert len(saved) == 1 and '"scale_max": 6' in saved[0][0]
     assert [tuple(d) for d in drafts] == [("ines",)]
+    page.context.close()
+
+
+def test_an_instructor_puts_a_note_on_a_sentence_and_keeps_the_ais_in_chromium(campus, browser):
+    """Issue 27's notes on the text on the teacher's path: open the item, keep the AI's suggested
+    note, pick a sentence, write a note, add it; both passages are highlighted, both notes stored."""
+    from playwright.sync_api import expect
+
+    sid = campus["A"]["item"]
+    conn = dbmod.connect(campus["path"])
+    try:   # the Evaluator quoted the student: its suggestion waits on the item
+        did = conn.execute("SELECT current_draft_id FROM submissions WHERE id = ?", [sid]).fetchone()[0]
+        conn.execute("UPDATE drafts SET outputs = json_set(outputs, '$.evaluator.clarity.evidence_quote', "
+                     "'how random the answers are', '$.evaluator.clarity.reasoning', 'Plainly put.') WHERE id = ?",
+                     [did])
+        conn.commit()
+    finally:
+        conn.close()
+    page = new_page(browser)
+    sign_in(page, f"{campus['url']}/review?item={sid}", user="ines")
+    page.locator(f'[class*="st-key-an_keep_{sid}_{did}_clarity"] button').click()
+    idle(page)
+    expect(page.get_by_text("Kept: the student sees this note once the item is released.")).to_be_visible()
+    page.get_by_text("Add a note on the text").click()
+    idle(page)
+    choose_typed(page, page.locator(f".st-key-an_sent_{sid}"), "1. Pupil A wrote")
+    page.get_by_label("Note for the student", exact=True).fill("Say which answers you compared.")
+    page.get_by_role("button", name="Add note").click()
+    idle(page)
+    expect(page.get_by_text("Note added.")).to_be_visible()
+    expect(page.get_by_text("Say which answers you compared.").first).to_be_visible()
+    conn = dbmod.connect(campus["path"])
+    try:
+        rows = conn.execute("SELECT quote, note, origin, created_by FROM anchored_notes WHERE submission_id = ? "
+                            "ORDER BY id", [sid]).fetchall()
+    finally:
+        conn.close()
+    assert [tuple(r) for r in rows] == [
+        ("how random the answers are", "Plainly put.", "ai", "ines"),
+        ("Pupil A wrote that temperature changes how random the answers are.", "Say which answers you compared.",
+         "teacher", "ines")]
     page.context.close()
 
 

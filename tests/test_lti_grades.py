@@ -345,3 +345,18 @@ def test_the_posted_comment_carries_the_students_link_only_when_the_release_send
     release.release(conn, c["assignment_id"], actor=TEACHER)
     grades.retry(conn, c["course_id"], c["assignment_id"], actor=TEACHER)
     assert svc.scores_for("lms-1")[-1]["comment"] == f"Sent by the retry.\n\n{grades.FROM_LMS}"
+
+
+def test_the_lms_comment_lists_the_released_notes_on_the_text_only(conn, lms):
+    from core.signoff import anchored_notes
+    svc, c, subs = lms
+    sid = subs[0]
+    anchored_notes.add(conn, sid, "Which number?", actor=TEACHER, quote="reflection number")
+    did = conn.execute("SELECT current_draft_id FROM submissions WHERE id = ?", [sid]).fetchone()[0]
+    import anchor_support
+    anchor_support.with_quotes(conn, did, {"clarity": ("My reflection", "Short and plain.")})   # left undecided
+    approve(conn, sid, comment="Well argued.")
+    release.release(conn, c["assignment_id"], actor=TEACHER)
+    comment = svc.scores_for("lms-0")[0]["comment"]
+    assert comment.startswith("Well argued.\n\nNotes on your text:\n1. “reflection number”: Which number?\n\n")
+    assert "Short and plain" not in comment

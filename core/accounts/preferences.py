@@ -15,7 +15,9 @@ BROWSER = "browser"   # what clears the choice on the command line
 
 
 def language(conn, *, actor: Actor) -> str | None:
-    """The signed-in user's chosen language (None: not chosen, or not a user: the browser's)."""
+    """The signed-in user's chosen language (None: not chosen, or not a user: the browser's). A student
+    has no account and no preference: refused (their page follows the browser)."""
+    require(actor, "read")
     user_id = getattr(actor, "user_id", None)
     if user_id is None:
         return None
@@ -23,14 +25,16 @@ def language(conn, *, actor: Actor) -> str | None:
     return code if code in SUPPORTED else None
 
 
-def set_language(conn, user_id: int, code: str | None, *, actor: Actor) -> str | None:
+def set_language(conn, user_id: int, choice: str | None, *, actor: Actor) -> str | None:
     """Set (or, with None, "" or "browser", clear) a user's interface language; returns what is stored."""
-    require(actor, "read") if getattr(actor, "user_id", None) == user_id else require(actor, "users")
-    if code is None or not str(code).strip() or str(code).strip().lower() == BROWSER:
+    require(actor, "read")                 # who the actor is is read only once they pass a check
+    if getattr(actor, "user_id", None) != user_id:
+        require(actor, "users")
+    if choice is None or not str(choice).strip() or str(choice).strip().lower() == BROWSER:
         stored = None
     else:
         try:
-            stored = normalise(code)
+            stored = normalise(choice)
         except ValueError as e:
             raise ConfigError(f"{e} Or `{BROWSER}` to follow the browser's language.") from None
     with db.write_transaction(conn):

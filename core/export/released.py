@@ -34,6 +34,7 @@ from core.accounts.access import Actor
 from core.errors import FairMarkError
 from core.moderation import blindness as moderation_blindness
 from core.offline import LABEL as OFFLINE_LABEL
+from core.signoff import anchored_notes
 from core.students import links as student_links
 from core.text import escape_commonmark
 from db import courses, exports
@@ -86,6 +87,9 @@ def export_items(conn: Database, course_id: int, assignment_id: int | None = Non
         r["max_total"] = max_total
         r["criteria"] = keys
         r["titles"] = titles
+    notes = anchored_notes.for_items(conn, rows, lambda r: r["titles"])   # released ones as their release locked them
+    for r in rows:
+        r["notes"] = notes[r["submission_id"]]
     return rows
 
 
@@ -114,16 +118,17 @@ def link_of(it: dict, links: dict | None) -> str:
 
 def to_csv(items: list[dict], links: dict | None = None) -> bytes:
     """One row per item: student, per-criterion scores, total, comment, provenance marker, the
-    student's private link. UTF-8 with a byte-order mark so spreadsheet programs read accented
+    student's private link, the notes on the text (one a line: "1. “quote” (Criterion): note"). UTF-8 with a byte-order mark so spreadsheet programs read accented
     names correctly."""
     keys = _criteria(items)
     header = ["assignment", "week", "student_id", "name", *keys, "total", "max_total", "comment", "marker",
-              "status", "review_version", "released_at", "student_link"]
+              "status", "review_version", "released_at", "student_link", "notes_on_text"]
     rows = [header]
     for it in items:
         rows.append([it["title"], it["week"], it["external_id"], it["name"], *[it["scores"].get(k, "") for k in keys],
                      _num(it["total"]), _num(it["max_total"]), it["comment"], marker(it["is_offline"]),
-                     it["state"], it["version"], it["released_at"] or "", link_of(it, links)])
+                     it["state"], it["version"], it["released_at"] or "", link_of(it, links),
+                     anchored_notes.as_text(it.get("notes") or [])])
     return csv_bytes(rows, bom=True)
 
 
@@ -187,6 +192,12 @@ def _link_line(it: dict, links: dict | None) -> list[str]:
     return [f"Your feedback page in FairMark: {escape_commonmark(url)}" if url else NO_LINK_MD, ""]
 
 
+def _notes_lines(it: dict) -> list[str]:
+    """The teacher's notes on passages of the text, under the comment (none: nothing)."""
+    lines = anchored_notes.as_commonmark(it.get("notes") or [])
+    return ["### Notes on your text", "", *lines, ""] if lines else []
+
+
 def to_zip(items: list[dict], links: dict | None = None) -> bytes:
     """One Markdown file per student with every exported assignment of theirs. Every name, title
     and comment is escaped (core.text.escape_commonmark): no HTML, link or image from user text
@@ -206,8 +217,8 @@ def to_zip(items: list[dict], links: dict | None = None) -> bytes:
                 lines += [f"| {_cell(titles.get(k) or k.replace('_', ' '))} | {it['scores'].get(k, '')} |"
                           for k in it["criteria"]]
                 lines += [f"| **Total** | **{_num(it['total'])} / {_num(it['max_total'])}** |", "",
-                          "### Comment", "", escape_commonmark(it["comment"]), "", f"_{marker(it['is_offline'])}_", "",
-                          *_link_line(it, links)]
+                          "### Comment", "", escape_commonmark(it["comment"]), "", *_notes_lines(it),
+                          f"_{marker(it['is_offline'])}_", "", *_link_line(it, links)]
             zf.writestr(f"{safe_name(ext)}-{safe_name(name)}.md", "\n".join(lines))
     return buf.getvalue()
 

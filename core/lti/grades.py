@@ -30,6 +30,7 @@ from core.accounts.access import Actor
 from core.errors import NotFound
 from core.lti import links, tokens
 from core.lti.tokens import ServiceError
+from core.signoff import anchored_notes
 from core.text import format_timestamp
 from db import audit, courses, now, write_transaction
 from db import lti as lti_db
@@ -188,22 +189,27 @@ def release_view_of(conn, assignment_id: int, *, names: bool) -> dict | None:
 FROM_LMS = "See your whole feedback in FairMark: open FairMark from this assignment in the LMS."
 
 
-def comment_of(comment: str, page_url: str | None) -> str:
-    r"""The comment the LMS shows: the released comment, then the student's private link (when
-    this post is the release's own), else how to reach the feedback page from the LMS.
+def comment_of(comment: str, page_url: str | None, notes: str = "") -> str:
+    r"""The comment the LMS shows: the released comment, the released notes on the text (when
+    there are any), then the student's private link (when this post is the release's own), else
+    how to reach the feedback page from the LMS.
 
     >>> comment_of("Well done.", "https://fm.example/s/abc")
     'Well done.\n\nYour feedback page in FairMark: https://fm.example/s/abc'
     """
     whole = bool(page_url) and page_url.startswith(("https://", "http://"))   # a bare path: no public address set
-    return f"{comment}\n\n" + (f"Your feedback page in FairMark: {page_url}" if whole else FROM_LMS)
+    noted = f"Notes on your text:\n{notes}\n\n" if notes else ""
+    return f"{comment}\n\n{noted}" + (f"Your feedback page in FairMark: {page_url}" if whole else FROM_LMS)
 
 
 def score_of(conn, item: dict, page_url: str | None = None) -> dict:
     """The score document of one released version (what the LMS receives)."""
     rubric = courses.get_rubric(conn, item["rubric_id"])
+    notes = anchored_notes.released_for(conn, item["submission_id"], {c.key: c.title for c in rubric.criteria},
+                                        item.get("release_id"))   # of the release this post sends
     return {"userId": item["lms_user_id"], "scoreGiven": rubric.total(grades_db.scores_of(item)),
-            "scoreMaximum": rubric.max_total, "comment": comment_of(item["comment"], page_url),
+            "scoreMaximum": rubric.max_total,
+            "comment": comment_of(item["comment"], page_url, anchored_notes.as_text(notes)),
             "activityProgress": "Completed",
             "gradingProgress": "FullyGraded", "timestamp": item["released_at"]}
 

@@ -85,21 +85,27 @@ def summary(text: str, scores: dict, rubric, evaluation: dict | None = None) -> 
             "spans": [(f["start"], f["end"]) for f in found if f["start"] is not None]}
 
 
-def highlight_markdown(text: str, quotes, flagged: list[tuple[int, int]]) -> str:
+def highlight_markdown(text: str, quotes, flagged: list[tuple[int, int]], notes=()) -> str:
     """The submission as safe Markdown: evidence quotes in bold, flagged passages with an
-    orange background (line by line: a directive does not span lines)."""
-    marks = [(s, e, "flag") for s, e in flagged] + [
-        (s, e, "bold") for s, e in find_quotes(text, quotes) if not any(a < e and s < b for a, b in flagged)]
+    orange background, passages of notes on the text (core.signoff.anchored_notes: {number,
+    start, end}) with a blue one and the note's number after them (line by line: a directive
+    does not span lines)."""
+    noted = [(n["start"], n["end"], n["number"]) for n in notes
+             if 0 <= n["start"] < n["end"] <= len(text) and not any(a < n["end"] and n["start"] < b for a, b in flagged)]
+    taken = list(flagged) + [(s, e) for s, e, _ in noted]
+    marks = [(s, e, "flag", 0) for s, e in flagged] + [(s, e, "note", k) for s, e, k in noted] + [
+        (s, e, "bold", 0) for s, e in find_quotes(text, quotes) if not any(a < e and s < b for a, b in taken)]
+    style = {"flag": ":orange-background[{}]", "note": ":blue-background[{}]", "bold": "**{}**"}
     out, pos = [], 0
-    for s, e, kind in sorted(marks):
+    for s, e, kind, number in sorted(marks):
         if s < pos:
             continue
         out.append(escape_markdown(text[pos:s]))
         lines = []
         for line in text[s:e].split("\n"):
             body = escape_markdown(line.strip())
-            lines.append("" if not body else f":orange-background[{body}]" if kind == "flag" else f"**{body}**")
-        out.append("\n".join(lines))
+            lines.append(style[kind].format(body) if body else "")
+        out.append("\n".join(lines) + (f" :blue-badge[{number}]" if kind == "note" else ""))
         pos = e
     out.append(escape_markdown(text[pos:]))
     lines = []

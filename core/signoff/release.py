@@ -14,6 +14,7 @@ from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
 from core.lti import grades
 from core.moderation import sample as moderation_sample
+from core.signoff import anchored_notes
 from core.signoff.actions import writing
 from core.signoff.bulk import sample_state, sample_state_of
 from core.students import links as student_links
@@ -105,6 +106,7 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         submissions.set_status_many(conn, ids, "released", triage.RELEASED)
         submissions.set_status_many(conn, appeals.open_among(conn, ids), "released", triage.APPEALS)
         appeals.mark_released(conn, ids, rel_id)
+        anchored_notes.lock(conn, rel_id, ids)   # the kept notes on the text, as released
         audit(conn, actor=actor, action="release", entity="releases", entity_id=rel_id,
               after={"assignment_id": assignment_id, "n_items": len(ids)}, reason=note)
         minted = student_links.mint_in(conn, assignment_id, ids, actor=actor, from_release=rel_id, base=base_url)

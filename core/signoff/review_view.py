@@ -23,7 +23,7 @@ from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
 from core.language import course as course_language
-from core.signoff import actions, bulk
+from core.signoff import actions, anchored_notes, bulk
 from core.signoff import eligibility as rules
 from db import calibration, courses, queue, submissions, votes
 from db import evals as evals_db
@@ -171,8 +171,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     appeal, core.appeals.deciding.for_item, or None), "data" (core.courses.browse.review_item), "rubric",
     "editable", "changed" (what changed since `loaded_version`), "bulk_reasons", "newer_draft",
     "votes", "history", "people" (display names), "previous_next_steps", "comment_bank"
-    (core.courses.comment_bank.search_of), "saved_cases", "ai_config", "language" (the course's: the
-    live checks read the comment in it)}."""
+    (core.courses.comment_bank.search_of), "anchored_notes" (core.signoff.anchored_notes.item_view_of),
+    "saved_cases", "ai_config", "language" (the course's: the live checks read the comment in it)}."""
     out = {"submission_id": sid, "priority": priority, "hidden": calibration.is_blind_pending(conn, sid)}
     if out["hidden"]:
         return out
@@ -190,8 +190,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     # Its second marker reads the item once marked, but the first mark is another's (core.moderation.blindness)
     editable = "review" in may and review is not None and mod_db.unreleased_second_marker(conn, sid) != str(actor)
     judged = bool(draft.get("judging")) and not draft.get("is_offline")
-    return {**out, "error": None, "appeal": appeal, "data": data,
-            "rubric": courses.get_rubric(conn, data["assignment"]["rubric_id"]),
+    rubric = courses.get_rubric(conn, data["assignment"]["rubric_id"])
+    return {**out, "error": None, "appeal": appeal, "data": data, "rubric": rubric,
             "editable": editable,
             "changed": (actions.changes_since(conn, sid, loaded_version, actor=actor)
                         if editable and loaded_version is not None else None),
@@ -204,6 +204,9 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
             "people": users_db.display_names(conn),
             "previous_next_steps": learning.previous_of(conn, sid) if editable else None,
             "comment_bank": comment_bank.search_of(conn, course_id, actor=actor, may=may) if editable else None,
+            # Notes on the text: with the text as stored (a reader shown pseudonyms gets none)
+            "anchored_notes": (anchored_notes.item_view_of(conn, sid, data["submission"]["text"], data["draft"], rubric)
+                               if access.sees_names(actor, course_id) else None),
             "saved_cases": len(evals_db.saved_case_ids_of(conn, sid)),
             "language": course_language.stored(courses.get_course(conn, course_id).get("language")),
             "ai_config": gate.status(conn, draft["ai_config"], draft.get("provider")) if draft.get("ai_config") else None}

@@ -14,6 +14,10 @@ release made before that was recorded, the person who released it).
 `appeal` in each item is what the appeal form needs (core.appeals.filing.for_student: whether
 the student may ask now and why not, the deadline, the criteria, their appeals with outcomes and
 the teacher's notes), gathered here so that the page still calls core once per run.
+
+`notes` are the teacher's notes on passages of the student's text that this release holds (kept
+ones only: a suggestion of the AI nobody kept never reaches a student); with them comes the
+student's own text, so the page can highlight the passages.
 """
 from __future__ import annotations
 
@@ -22,8 +26,10 @@ from core.accounts.access import Actor
 from core.appeals import filing
 from core.language import DEFAULT
 from core.language.interface import Interface
+from core.signoff import anchored_notes
 from db import courses
 from db import student_links as links_db
+from db import submissions as submissions_db
 from db import users as users_db
 
 
@@ -50,10 +56,18 @@ def _num(x: float):
     return int(x) if float(x).is_integer() else x
 
 
+def _notes(conn, row: dict, rubric) -> dict:
+    """{"notes", "text"}: the notes on the text this release holds (released kept ones only,
+    core.signoff.anchored_notes) and, when there are any, the student's own text they point at."""
+    notes = anchored_notes.released_for(conn, row["submission_id"], {c.key: c.title for c in rubric.criteria})
+    return {"notes": notes, "text": submissions_db.get_submission(conn, row["submission_id"])["text"] if notes else ""}
+
+
 def view(conn, *, actor: Actor, language: str = DEFAULT) -> dict:
     """The student page in one read: {"course", "items": [{submission_id, assignment, week,
     released, criteria [{title, score, max, level}], total, max_total, comment, disclosure,
-    appeal (filing.for_student's answer)}]}. Only a student actor may (their own work, in their link's assignment).
+    appeal (filing.for_student's answer), notes (the released notes on the text), text (their own
+    text, when there are notes)}]}. Only a student actor may (their own work, in their link's assignment).
     `language`: the page's (core.language), for the day of release and the disclosure."""
     access.require(actor, "student_view")
     course_id = next(iter(actor.courses))
@@ -76,5 +90,6 @@ def view(conn, *, actor: Actor, language: str = DEFAULT) -> dict:
             "disclosure": disclosure(names.get(who, who), is_offline=bool(r["is_offline"]),
                                      in_bulk=bool(r["approved_in_bulk"]), language=language),
             "appeal": filing.for_student(conn, r["submission_id"], actor=actor),
+            **_notes(conn, r, rubric),
         })
     return {"course": links_db.course_name(conn, course_id), "items": items}

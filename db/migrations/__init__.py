@@ -54,6 +54,7 @@ ORDER = (
     "m028a_moderation",
     "m030a_course_language",
     "m030i_user_language",
+    "m027c_anchored_notes",
 )
 
 migrations = Migrations("fairmark")
