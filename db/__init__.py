@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from db import location
 from db.actors import audit_fields
 from db.migrations import migrations as _migrations
 
@@ -27,7 +28,7 @@ _lock = threading.Lock()
 
 
 def connect(path: str | Path, *, migrate: bool = True) -> Database:
-    path = str(path)
+    path = location.check(path, "The database")   # an address is refused before anything is made
     first = path == ":memory:" or _resolved(path) not in _migrated
     if path != ":memory:" and first:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
