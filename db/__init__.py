@@ -29,6 +29,10 @@ _lock = threading.Lock()
 
 def connect(path: str | Path, *, migrate: bool = True) -> Database:
     path = location.check(path, "The database")   # an address is refused before anything is made
+    if location.is_postgresql(path):
+        from db import postgres   # psycopg only where PostgreSQL is used
+
+        return postgres.connect(path)
     first = path == ":memory:" or _resolved(path) not in _migrated
     if path != ":memory:" and first:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -66,6 +70,8 @@ def forget_migrated(path: str | Path | None = None) -> None:
 def file_of(conn: Database) -> str | None:
     """The file a connection has open (None for an in-memory database): work that runs on
     its own connection, such as the pipeline, needs the path, not the connection."""
+    if hasattr(conn, "url"):      # PostgreSQL (db/postgres): the address is what another connection opens
+        return conn.url
     row = conn.execute("PRAGMA database_list").fetchone()
     return row[2] if row and row[2] else None
 
