@@ -146,13 +146,13 @@ def set_setting(conn: Database, key: str, value) -> None:
 
 
 def audit(conn: Database, *, actor: str, action: str, entity: str, entity_id: int | None = None,
-          submission_id: int | None = None, before=None, after=None, reason: str = "") -> None:
-    """Append one row to the audit log (call inside the same transaction as the change). An
+          submission_id: int | None = None, before=None, after=None, reason: str = "") -> int:
+    """Append one row to the audit log (call inside the same transaction as the change); its id. An
     Actor (db/actors.py) also records the signed-in user's id and role."""
     name, user_id, role = audit_fields(actor)
-    conn.execute(
+    return conn.execute(
         "INSERT INTO audit_log (at, actor, user_id, role, action, entity, entity_id, submission_id, before, after, "
         "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [now(), name, user_id, role, action, entity, entity_id, submission_id,
          None if before is None else dumps(before), None if after is None else dumps(after), reason],
-    )
+    ).lastrowid

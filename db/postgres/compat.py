@@ -101,6 +101,52 @@ $$;
 CREATE OR REPLACE AGGREGATE group_concat(text, text) (SFUNC = _sqlite_concat, STYPE = text);
 CREATE OR REPLACE AGGREGATE group_concat(text) (SFUNC = _sqlite_concat, STYPE = text);
 
+-- A comparison is a boolean in PostgreSQL and an integer in SQLite: SUM(x = y) counts.
+CREATE OR REPLACE FUNCTION _sqlite_bsum(acc bigint, v boolean) RETURNS bigint LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(acc, 0) + coalesce(v::int, 0)
+$$;
+CREATE OR REPLACE AGGREGATE sum(boolean) (SFUNC = _sqlite_bsum, STYPE = bigint);
+CREATE OR REPLACE FUNCTION _sqlite_bavg(acc double precision[], v boolean) RETURNS double precision[]
+LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN v IS NULL THEN acc ELSE ARRAY[acc[1] + v::int, acc[2] + 1] END
+$$;
+CREATE OR REPLACE FUNCTION _sqlite_bavg_end(acc double precision[]) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN acc[2] = 0 THEN NULL ELSE acc[1] / acc[2] END
+$$;
+CREATE OR REPLACE AGGREGATE avg(boolean) (SFUNC = _sqlite_bavg, STYPE = double precision[], FINALFUNC = _sqlite_bavg_end,
+  INITCOND = '{0,0}');
+
+-- json_extract gives text here and a number in SQLite: text compared with a number compares as
+-- numbers (a text that is no number is unequal), as SQLite compares json_extract's value.
+CREATE OR REPLACE FUNCTION _sqlite_num(a text) RETURNS double precision LANGUAGE sql IMMUTABLE AS $$
+  SELECT CASE WHEN a ~ '^\s*-?[0-9]+(\.[0-9]+)?([eE][-+]?[0-9]+)?\s*$' THEN a::double precision END
+$$;
+CREATE OR REPLACE FUNCTION _sqlite_eq(a text, b double precision) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT coalesce(_sqlite_num(a) = b, CASE WHEN a IS NULL OR b IS NULL THEN NULL ELSE false END)
+$$;
+CREATE OR REPLACE FUNCTION _sqlite_ne(a text, b double precision) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT NOT _sqlite_eq(a, b)
+$$;
+CREATE OR REPLACE FUNCTION _sqlite_lt(a text, b double precision) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT _sqlite_num(a) < b $$;
+CREATE OR REPLACE FUNCTION _sqlite_gt(a text, b double precision) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT _sqlite_num(a) > b $$;
+CREATE OR REPLACE FUNCTION _sqlite_le(a text, b double precision) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT _sqlite_num(a) <= b $$;
+CREATE OR REPLACE FUNCTION _sqlite_ge(a text, b double precision) RETURNS boolean LANGUAGE sql IMMUTABLE AS $$
+  SELECT _sqlite_num(a) >= b $$;
+DO $$ BEGIN
+  IF NOT EXISTS (SELECT 1 FROM pg_operator WHERE oprname = '=' AND oprleft = 'text'::regtype
+                 AND oprright = 'double precision'::regtype) THEN
+    CREATE OPERATOR = (LEFTARG = text, RIGHTARG = double precision, FUNCTION = _sqlite_eq);
+    CREATE OPERATOR <> (LEFTARG = text, RIGHTARG = double precision, FUNCTION = _sqlite_ne);
+    CREATE OPERATOR < (LEFTARG = text, RIGHTARG = double precision, FUNCTION = _sqlite_lt);
+    CREATE OPERATOR > (LEFTARG = text, RIGHTARG = double precision, FUNCTION = _sqlite_gt);
+    CREATE OPERATOR <= (LEFTARG = text, RIGHTARG = double precision, FUNCTION = _sqlite_le);
+    CREATE OPERATOR >= (LEFTARG = text, RIGHTARG = double precision, FUNCTION = _sqlite_ge);
+  END IF;
+END $$;
+
 CREATE OR REPLACE FUNCTION _sqlite_total(acc double precision, v double precision) RETURNS double precision
 LANGUAGE sql IMMUTABLE AS $$ SELECT acc + coalesce(v, 0) $$;
 CREATE OR REPLACE AGGREGATE total(double precision) (SFUNC = _sqlite_total, STYPE = double precision, INITCOND = '0');

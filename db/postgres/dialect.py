@@ -19,9 +19,12 @@ _WORD_PAIRS = [
     (re.compile(r"\bAS\s+REAL\b", re.I), "AS DOUBLE PRECISION"),
     (re.compile(r"\bNOT\s+LIKE\b", re.I), "NOT ILIKE"),
     (re.compile(r"(?<!NOT )\bLIKE\b", re.I), "ILIKE"),
+    (re.compile(r"\bWHERE\s+1\b(?!\s*[=<>])", re.I), "WHERE TRUE"),
+    (re.compile(r"\bWHERE\s+0\b(?!\s*[=<>])", re.I), "WHERE FALSE"),
     (re.compile(r"\bjson_object\(", re.I), "json_build_object("),
     (re.compile(r"\bjson_array\(", re.I), "json_build_array("),
     (re.compile(r"\bjson_group_array\(", re.I), "json_agg("),
+    (re.compile(r"\bjson_group_object\(", re.I), "json_object_agg("),
     (re.compile(r"\bchar\(", re.I), "chr("),
     # An id list passed as one JSON parameter: its items are numbers, compared with integer columns.
     (re.compile(r"SELECT\s+value\s+FROM\s+json_each\(\?\)", re.I), "SELECT value::bigint FROM json_each(?)"),
@@ -59,8 +62,25 @@ def _outside_quotes(sql: str, fn) -> str:
 _NAMED = re.compile(r"(?<![:\w]):([A-Za-z_]\w*)")
 
 
+def _scalar_extremes(sql: str) -> str:
+    """SQLite's MAX(a, b) / MIN(a, b) of several values is PostgreSQL's GREATEST / LEAST."""
+    out, i = [], 0
+    for found in re.finditer(r"\b(MAX|MIN)\(", sql, re.I):
+        depth, j, comma = 0, found.end() - 1, False
+        while j < len(sql):
+            depth += {"(": 1, ")": -1}.get(sql[j], 0)
+            comma = comma or (depth == 1 and sql[j] == ",")
+            if depth == 0:
+                break
+            j += 1
+        if comma:
+            out += [sql[i:found.start()], "GREATEST(" if found.group(1).upper() == "MAX" else "LEAST("]
+            i = found.end()
+    return "".join(out) + sql[i:]
+
+
 def _words(part: str) -> str:
-    part = _NAMED.sub(r"%(\1)s", part)
+    part = _scalar_extremes(_NAMED.sub(r"%(\1)s", part))
     for pattern, replacement in _WORD_PAIRS:
         part = pattern.sub(replacement, part)
     return part.replace("?", "%s")
