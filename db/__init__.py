@@ -30,9 +30,9 @@ _lock = threading.Lock()
 def connect(path: str | Path, *, migrate: bool = True) -> Database:
     path = location.check(path, "The database")   # an address is refused before anything is made
     if location.is_postgresql(path):
-        from db import postgres   # psycopg only where PostgreSQL is used
+        from db.postgres import connection   # psycopg only where PostgreSQL is used
 
-        return postgres.connect(path)
+        return connection.connect(path)
     first = path == ":memory:" or _resolved(path) not in _migrated
     if path != ":memory:" and first:
         Path(path).parent.mkdir(parents=True, exist_ok=True)

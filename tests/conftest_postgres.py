@@ -83,7 +83,8 @@ def postgres_template(request):
     import psycopg
 
     import db
-    from db import location, postgres
+    from db import location
+    from db.postgres import connection as postgres
 
     server = None if request.config.getoption("--postgresql-url") else Server()
     admin_url = request.config.getoption("--postgresql-url") or server.url
@@ -107,12 +108,12 @@ def postgres_database(postgres_template):
     """A fresh copy of the template for one test: its URL."""
     import psycopg
 
-    from db import postgres
+    from db.postgres import connection as postgres
 
     admin_url, template = postgres_template
     name = f"fairmark_test_{os.getpid()}_{next(_numbers)}"
     with psycopg.connect(admin_url, autocommit=True) as admin:
-        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}"')
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
     url = _with_database(admin_url, name)
     postgres._ready.add(url)
     yield url
