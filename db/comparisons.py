@@ -21,7 +21,7 @@ from db.calibration import BLIND_PENDING
 # Spaces, tabs and line breaks at either end do not count (core.evals.comparison_runs.same_comment).
 WHITESPACE = " \t\n\r"
 DRAFTED = "p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL"
-_TRIM = "trim(p.comment_{}, char(32, 9, 10, 13))"
+_TRIM = "trim(p.comment_{}, char(32) || char(9) || char(10) || char(13))"
 SAME = f"({DRAFTED} AND {_TRIM.format('a')} = {_TRIM.format('b')})"
 TO_JUDGE = f"{DRAFTED} AND {_TRIM.format('a')} != {_TRIM.format('b')}"
 

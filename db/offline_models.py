@@ -36,7 +36,7 @@ def training_rows(conn: Database, assignment_ids: list[int], *, use_edits: bool)
     submission order."""
     ids = _ids(assignment_ids)
     sql = _BLIND.format(ids=ids) + (" UNION ALL " + _EDITS.format(ids=ids) if use_edits else "")
-    return list(conn.query(f"SELECT * FROM ({sql}) ORDER BY submission_id, criterion"))
+    return list(conn.query(f"SELECT * FROM ({sql}) AS teacher_scores ORDER BY submission_id, criterion"))
 
 
 def fingerprint(conn: Database, assignment_ids: list[int], *, use_edits: bool) -> tuple:

@@ -21,6 +21,7 @@ _WORD_PAIRS = [
     (re.compile(r"(?<!NOT )\bLIKE\b", re.I), "ILIKE"),
     (re.compile(r"\bWHERE\s+1\b(?!\s*[=<>])", re.I), "WHERE TRUE"),
     (re.compile(r"\bWHERE\s+0\b(?!\s*[=<>])", re.I), "WHERE FALSE"),
+    (re.compile(r"(?<![.\w])temp\.", re.I), "pg_temp."),     # SQLite's temp schema is PostgreSQL's pg_temp
     (re.compile(r"\bjson_object\(", re.I), "json_build_object("),
     (re.compile(r"\bjson_array\(", re.I), "json_build_array("),
     (re.compile(r"\bjson_group_array\(", re.I), "json_agg("),

@@ -19,7 +19,7 @@ from db.postgres.dialect import translate
 _TYPES = {"INTEGER": "BIGINT", "REAL": "DOUBLE PRECISION", "BLOB": "BYTEA", "TEXT": "TEXT", "": "TEXT"}
 # Tables whose queries read SQLite's rowid (the order rows were added in): PostgreSQL has none, so
 # they get a column of that name.
-_ROWID_TABLES = ("run_items",)
+_ROWID_TABLES = ("run_items", "lti_keys")
 _TRIGGER = re.compile(r"CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|DELETE|UPDATE(?: OF [\w, ]+?)?) ON (\w+)"
                       r"(?: WHEN (.+?))? BEGIN (.+) END\s*$", re.S | re.I)
 
