@@ -71,7 +71,7 @@ def sample_rows(conn: Database, assignment_id: int) -> list[dict]:
     return list(conn.query(
         "SELECT rs.submission_id, rs.band, rs.draft_id, "
         "CASE WHEN r.draft_id = rs.draft_id THEN r.opened_at END AS opened_at, st.name AS student_name, "
-        "COALESCE(s.current_draft_id = rs.draft_id, 0) AS live FROM review_samples rs "
+        "CASE WHEN s.current_draft_id = rs.draft_id THEN 1 ELSE 0 END AS live FROM review_samples rs "
         "JOIN submissions s ON s.id = rs.submission_id JOIN students st ON st.id = s.student_id "
         "LEFT JOIN reviews r ON r.submission_id = rs.submission_id "
         "WHERE rs.assignment_id = ? ORDER BY rs.band, rs.submission_id", [assignment_id]))
