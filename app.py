@@ -90,6 +90,15 @@ def main() -> None:
 if __name__ == "__main__":
     main()
 else:
-    import core.web.server
+    import sys
 
+    import core.web.server
+    from core.errors import ConfigError
+    from core.settings import db_location
+
+    try:
+        db_location()   # FAIRMARK_DB an address, not a file path: the server does not start, nothing is made
+    except ConfigError as e:
+        print(f"FairMark cannot start: {e}", file=sys.stderr)
+        raise SystemExit(2) from None
     app = st.App(__file__, routes=core.web.server.routes(), lifespan=core.web.server.lifespan)

@@ -20,6 +20,7 @@ from pydantic import BaseModel, Field
 
 from core.errors import ConfigError
 from core.judging.judges import FEEDBACK_JUDGES, family, other_family
+from db import location
 
 DEFAULT_DB = "fairmark.db"
 
@@ -137,7 +138,8 @@ def _prefixed(sec: dict) -> dict:
     return {(k if k.startswith("FAIRMARK_") else f"FAIRMARK_{k}"): v for k, v in sec.items()}
 
 
-def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> Settings:
+def _reader(env: dict | None, secrets_path: Path | None):
+    """get(NAME, default): FAIRMARK_NAME from the environment, else secrets.toml, else the default."""
     env = dict(os.environ if env is None else env)
     sec = _secrets(secrets_path)
 
@@ -150,6 +152,18 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         if name in sec:
             return sec[name]
         return default
+
+    return env, sec, get
+
+
+def db_location(env: dict | None = None, secrets_path: Path | None = None) -> str:
+    """FAIRMARK_DB (default ./fairmark.db), checked: a ConfigError that says what is supported when
+    it is not a file path (db.location). The app's start and every command check it first."""
+    return location.check(_reader(env, secrets_path)[2]("DB", DEFAULT_DB), "FAIRMARK_DB")
+
+
+def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> Settings:
+    env, sec, get = _reader(env, secrets_path)
 
     api_key = get("LLM_API_KEY") or env.get("OPENAI_API_KEY") or sec.get("OPENAI_API_KEY")
     base_url = get("LLM_BASE_URL") or env.get("OPENAI_BASE_URL") or sec.get("OPENAI_BASE_URL")
@@ -164,7 +178,7 @@ def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> 
         cascade_band_margin=float(get("CASCADE_BAND_MARGIN", 0.3)),
         cascade_samples=int(get("CASCADE_SAMPLES", 2)),
         max_band_gap=float(get("MAX_BAND_GAP", 0.30)),
-        db_path=str(get("DB", DEFAULT_DB)),
+        db_path=location.check(get("DB", DEFAULT_DB), "FAIRMARK_DB"),
         llm_base_url=base_url or None,
         llm_api_key=api_key or None,
         llm_model=str(get("LLM_MODEL", "gpt-4o-mini")),

@@ -19,6 +19,7 @@ from pathlib import Path
 
 from sqlite_utils import Database
 
+from db import location
 from db.actors import audit_fields
 from db.migrations import migrations as _migrations
 
@@ -27,7 +28,11 @@ _lock = threading.Lock()
 
 
 def connect(path: str | Path, *, migrate: bool = True) -> Database:
-    path = str(path)
+    path = location.check(path, "The database")   # an address is refused before anything is made
+    if location.is_postgresql(path):
+        from db.postgres import connection   # psycopg only where PostgreSQL is used
+
+        return connection.connect(path)
     first = path == ":memory:" or _resolved(path) not in _migrated
     if path != ":memory:" and first:
         Path(path).parent.mkdir(parents=True, exist_ok=True)
@@ -65,6 +70,8 @@ def forget_migrated(path: str | Path | None = None) -> None:
 def file_of(conn: Database) -> str | None:
     """The file a connection has open (None for an in-memory database): work that runs on
     its own connection, such as the pipeline, needs the path, not the connection."""
+    if hasattr(conn, "url"):      # PostgreSQL (db/postgres): the address is what another connection opens
+        return conn.url
     row = conn.execute("PRAGMA database_list").fetchone()
     return row[2] if row and row[2] else None
 
@@ -139,13 +146,13 @@ def set_setting(conn: Database, key: str, value) -> None:
 
 
 def audit(conn: Database, *, actor: str, action: str, entity: str, entity_id: int | None = None,
-          submission_id: int | None = None, before=None, after=None, reason: str = "") -> None:
-    """Append one row to the audit log (call inside the same transaction as the change). An
+          submission_id: int | None = None, before=None, after=None, reason: str = "") -> int:
+    """Append one row to the audit log (call inside the same transaction as the change); its id. An
     Actor (db/actors.py) also records the signed-in user's id and role."""
     name, user_id, role = audit_fields(actor)
-    conn.execute(
+    return conn.execute(
         "INSERT INTO audit_log (at, actor, user_id, role, action, entity, entity_id, submission_id, before, after, "
         "reason) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         [now(), name, user_id, role, action, entity, entity_id, submission_id,
          None if before is None else dumps(before), None if after is None else dumps(after), reason],
-    )
+    ).lastrowid

@@ -211,8 +211,8 @@ def _pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
     where, scope_args = scope.agg_where()
     keys = ", ".join(str(i + 1) for i in range(len(names) + 2))
     sql = (f"SELECT {', '.join(select)}, ai, {ref_sql} AS reference, COUNT(*) AS n FROM agg_pairs "
-           f"WHERE {where if key else '0'} AND reference IS NOT NULL GROUP BY {keys} ORDER BY {keys}")
-    rows = conn.execute(sql, [*args, *scope_args]).fetchall() if key else []
+           f"WHERE {where if key else '0'} AND {ref_sql} IS NOT NULL GROUP BY {keys} ORDER BY {keys}")
+    rows = conn.execute(sql, [*args, *scope_args, *args]).fetchall() if key else []
     df = pd.DataFrame(rows, columns=[*names, "ai", "reference", "n"])
     df["ai"] = df["ai"].astype(float)
     df["reference"] = df["reference"].astype(float)
@@ -329,7 +329,7 @@ def attributes(conn: Database, scope: Scope) -> list[str]:
     """Student attribute names (section, ell, ...) present in the scope."""
     where, args = scope.where()
     return [r[0] for r in conn.execute(
-        f"SELECT DISTINCT j.key FROM students st JOIN json_each(st.attributes) j WHERE st.id IN ("
+        f"SELECT DISTINCT j.key FROM students st CROSS JOIN json_each(st.attributes) j WHERE st.id IN ("
         f"SELECT s.student_id FROM submissions s JOIN assignments a ON a.id = s.assignment_id WHERE {where}) "
         f"ORDER BY j.key", args)]
 

@@ -64,7 +64,7 @@ def items(conn: Database, assignment_id: int) -> list[dict]:
     return list(conn.query(
         "SELECT ci.submission_id, ci.stratum, ci.drawn_by, ci.drawn_at, st.external_id, st.name, s.word_count, "
         "(SELECT group_concat(rater, ', ') FROM (SELECT DISTINCT rater FROM calibration_scores cs "
-        " WHERE cs.submission_id = ci.submission_id ORDER BY rater)) AS raters "
+        " WHERE cs.submission_id = ci.submission_id ORDER BY rater) AS r) AS raters "
         "FROM calibration_items ci JOIN submissions s ON s.id = ci.submission_id "
         "JOIN students st ON st.id = s.student_id WHERE ci.assignment_id = ? "
         "ORDER BY ci.drawn_at, ci.submission_id", [assignment_id]))
@@ -139,7 +139,7 @@ def anchor_rows(conn: Database, assignment_id: int, exclude_submission_id: int |
         "JOIN students st ON st.id = s.student_id WHERE s.assignment_id = ? AND s.id IS NOT ? "
         "AND NOT EXISTS (SELECT 1 FROM drafts d, json_each(d.flags) f WHERE d.id = s.current_draft_id "
         " AND f.value = 'injection') "
-        "GROUP BY s.id, cs.criterion "
+        "GROUP BY s.id, st.id, cs.criterion "
         "HAVING MIN(cs.score) = MAX(cs.score) AND MIN(cs.score) = CAST(MIN(cs.score) AS INT) "
         "ORDER BY s.id, cs.criterion", [assignment_id, exclude_submission_id]))
 

@@ -21,7 +21,7 @@ from db.calibration import BLIND_PENDING
 # Spaces, tabs and line breaks at either end do not count (core.evals.comparison_runs.same_comment).
 WHITESPACE = " \t\n\r"
 DRAFTED = "p.comment_a IS NOT NULL AND p.comment_b IS NOT NULL"
-_TRIM = "trim(p.comment_{}, char(32, 9, 10, 13))"
+_TRIM = "trim(p.comment_{}, char(32) || char(9) || char(10) || char(13))"
 SAME = f"({DRAFTED} AND {_TRIM.format('a')} = {_TRIM.format('b')})"
 TO_JUDGE = f"{DRAFTED} AND {_TRIM.format('a')} != {_TRIM.format('b')}"
 
@@ -141,8 +141,8 @@ def pair_for_teacher(conn: Database, comparison_id: int, teacher: str) -> dict |
     """The next drafted pair this teacher has not judged, as left/right text (never A/B)."""
     row = next(conn.query(
         "SELECT p.id AS pair_id, p.position, p.submission_id, s.text AS submission, "
-        "CASE WHEN p.b_on_left THEN p.comment_b ELSE p.comment_a END AS left_comment, "
-        "CASE WHEN p.b_on_left THEN p.comment_a ELSE p.comment_b END AS right_comment "
+        "CASE WHEN p.b_on_left = 1 THEN p.comment_b ELSE p.comment_a END AS left_comment, "
+        "CASE WHEN p.b_on_left = 1 THEN p.comment_a ELSE p.comment_b END AS right_comment "
         "FROM comparison_pairs p JOIN submissions s ON s.id = p.submission_id "
         f"WHERE p.comparison_id = ? AND {TO_JUDGE} "
         "AND NOT EXISTS (SELECT 1 FROM pair_choices c WHERE c.pair_id = p.id AND c.teacher = ?) "

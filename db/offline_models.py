@@ -18,7 +18,7 @@ from db import audit, dumps, loads
 _BLIND = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, "
           "cs.criterion, AVG(cs.score) AS score, 'calibration' AS source FROM calibration_scores cs "
           "JOIN submissions s ON s.id = cs.submission_id JOIN assignments a ON a.id = s.assignment_id "
-          "WHERE s.assignment_id IN ({ids}) GROUP BY s.id, cs.criterion")
+          "WHERE s.assignment_id IN ({ids}) GROUP BY s.id, a.id, cs.criterion")
 _EDITS = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, "
           "j.key AS criterion, j.value AS score, 'teacher' AS source FROM reviews r "
           "JOIN submissions s ON s.id = r.submission_id JOIN assignments a ON a.id = s.assignment_id, json_each(r.scores) j "
@@ -36,7 +36,7 @@ def training_rows(conn: Database, assignment_ids: list[int], *, use_edits: bool)
     submission order."""
     ids = _ids(assignment_ids)
     sql = _BLIND.format(ids=ids) + (" UNION ALL " + _EDITS.format(ids=ids) if use_edits else "")
-    return list(conn.query(f"SELECT * FROM ({sql}) ORDER BY submission_id, criterion"))
+    return list(conn.query(f"SELECT * FROM ({sql}) AS teacher_scores ORDER BY submission_id, criterion"))
 
 
 def fingerprint(conn: Database, assignment_ids: list[int], *, use_edits: bool) -> tuple:

@@ -30,8 +30,12 @@ class Eligibility:
 
 def _candidates(rule: Eligibility, assignment_id: int) -> tuple[str, list]:
     """The candidates of one assignment as a subquery (submission_id, draft_id, band)."""
-    sev = ", ".join("?" * len(rule.blocking))
+    # An empty list is NULL here: `x NOT IN (NULL)` would hold nothing back, so an empty `lifted` or
+    # `bands` is said as no condition (`NOT IN ()`, SQLite's, is not SQL that PostgreSQL takes).
+    sev = ", ".join("?" * len(rule.blocking)) or "NULL"
     lifted, bands = ", ".join("?" * len(rule.lifted)), ", ".join("?" * len(rule.blocked_bands))
+    not_lifted = f"json_extract(h.value, '$.code') NOT IN ({lifted})" if lifted else "1 = 1"
+    not_held = f"band NOT IN ({bands})" if bands else "1 = 1"
     sql = f"""
         SELECT * FROM (SELECT s.id AS submission_id, d.id AS draft_id,
                CASE WHEN d.total / ? <= ? THEN 'low' ELSE 'high' END AS band
@@ -41,21 +45,21 @@ def _candidates(rule: Eligibility, assignment_id: int) -> tuple[str, list]:
         WHERE s.assignment_id = ? AND s.status = 'drafted' AND d.status = 'drafted'
           AND (d.verdict = 'CONFIDENT' OR d.is_offline = 1)
           AND NOT EXISTS (SELECT 1 FROM json_each(d.held_back) h
-                          WHERE json_extract(h.value, '$.code') NOT IN ({lifted}))
+                          WHERE {not_lifted})
           AND json_array_length(d.flags) = 0 AND json_array_length(d.attention_reasons) = 0
           AND NOT EXISTS (SELECT 1 FROM json_each(d.checks) c WHERE json_extract(c.value, '$.passed') = 0
                           AND json_extract(c.value, '$.severity') IN ({sev}))
           AND (r.id IS NULL OR (r.status = 'in_review' AND r.edited = 0 AND r.draft_id = d.id))
           AND NOT {BLIND_PENDING}
           -- a moderation sample's first mark is a marker's own (a bulk approval copies the AI)
-          AND NOT EXISTS (SELECT 1 FROM moderation_items mi WHERE mi.submission_id = s.id)) WHERE band NOT IN ({bands})
+          AND NOT EXISTS (SELECT 1 FROM moderation_items mi WHERE mi.submission_id = s.id)) AS candidates WHERE {not_held}
     """
     return sql, [rule.divisor, rule.band_cut, assignment_id, *rule.lifted, *rule.blocking, *rule.blocked_bands]
 
 
 def candidates_by_band(conn: Database, assignment_id: int, rule: Eligibility) -> dict[str, int]:
     sql, args = _candidates(rule, assignment_id)
-    return dict(conn.execute(f"SELECT band, COUNT(*) FROM ({sql}) GROUP BY band", args).fetchall())
+    return dict(conn.execute(f"SELECT band, COUNT(*) FROM ({sql}) AS c GROUP BY band", args).fetchall())
 
 
 def sample_rows(conn: Database, assignment_id: int) -> list[dict]:
@@ -67,7 +71,7 @@ def sample_rows(conn: Database, assignment_id: int) -> list[dict]:
     return list(conn.query(
         "SELECT rs.submission_id, rs.band, rs.draft_id, "
         "CASE WHEN r.draft_id = rs.draft_id THEN r.opened_at END AS opened_at, st.name AS student_name, "
-        "COALESCE(s.current_draft_id = rs.draft_id, 0) AS live FROM review_samples rs "
+        "CASE WHEN s.current_draft_id = rs.draft_id THEN 1 ELSE 0 END AS live FROM review_samples rs "
         "JOIN submissions s ON s.id = rs.submission_id JOIN students st ON st.id = s.student_id "
         "LEFT JOIN reviews r ON r.submission_id = rs.submission_id "
         "WHERE rs.assignment_id = ? ORDER BY rs.band, rs.submission_id", [assignment_id]))

@@ -100,9 +100,8 @@ def write_import(conn: Database, *, actor: str, course_name: str, new_assignment
                   "course_id": course_id, "assignment_ids": sorted(set(ids.values())), **summary}
         import_id = None
         if imported:
-            audit(conn, actor=actor, action="import", entity="imports", entity_id=course_id, after=totals,
-                  reason=", ".join(summary.get("files", []))[:500])
-            import_id = conn.execute("SELECT last_insert_rowid()").fetchone()[0]
+            import_id = audit(conn, actor=actor, action="import", entity="imports", entity_id=course_id,
+                              after=totals, reason=", ".join(summary.get("files", []))[:500])
     return {"imported": imported, "duplicates": duplicates, "new_students": new_students, "course_id": course_id,
             "assignment_ids": sorted(set(ids.values())), "import_id": import_id}
 

@@ -58,7 +58,7 @@ def pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
             {'JOIN students st ON st.id = s.student_id' if attributes else ''}
             LEFT JOIN reviews r ON r.submission_id = s.id
             JOIN drafts d ON d.id = COALESCE(r.draft_id, s.current_draft_id)
-            JOIN json_each(d.scores) j
+            CROSS JOIN json_each(d.scores) j
             WHERE {where} AND j.type = 'integer'
         )
         SELECT rubric_id, criterion, {''.join(o + ', ' for o in outer)} ai, {ref_sql} AS reference, COUNT(*) AS n

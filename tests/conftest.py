@@ -14,6 +14,7 @@ if str(ROOT) not in sys.path:
 import db as dbmod  # noqa: E402
 import e2e_support  # noqa: E402
 from conftest_llama import llama_server  # noqa: E402,F401  (one real server per test session)
+from conftest_postgres import postgres_database, postgres_template, pytest_addoption, wants_postgres  # noqa: E402,F401
 from waits import WAIT_S  # noqa: E402
 
 # A test that uses one of these fixtures is slow, and runs in that fixture's group: with
@@ -82,7 +83,13 @@ def isolated_env(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def db_path(tmp_path) -> Path:
+def db_path(tmp_path, request, monkeypatch) -> Path:
+    """The test's database: a temporary SQLite file, or with --postgresql a fresh PostgreSQL
+    database's address (tests/conftest_postgres.py), which FAIRMARK_DB then names too."""
+    if wants_postgres(request):
+        url = request.getfixturevalue("postgres_database")
+        monkeypatch.setenv("FAIRMARK_DB", url)
+        return url
     return Path(os.environ["FAIRMARK_DB"])
 
 

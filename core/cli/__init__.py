@@ -17,6 +17,8 @@ import sys
 
 from core.cli.common import emit
 from core.errors import FairMarkError
+from core.settings import db_location
+from db import location
 
 COMMAND_MODULES = ("core.cli.catalogue", "core.cli.course", "core.cli.assignment", "core.cli.assess", "core.cli.export",
                    "core.cli.metrics", "core.cli.evals", "core.cli.lessons", "core.cli.users", "core.cli.data", "core.cli.review",
@@ -45,9 +47,13 @@ def main(argv: list[str] | None = None) -> int:
     # --db is the command's database: what core reads through the settings while it runs (the
     # admin's model overrides, the call log) is that file's too, never ./fairmark.db's.
     before = os.environ.get("FAIRMARK_DB")
-    if getattr(args, "db", None):
-        os.environ["FAIRMARK_DB"] = args.db
     try:
+        # Refused before the command does anything: an address, not a file, makes nothing.
+        if getattr(args, "db", None):
+            location.check(args.db, "--db")
+            os.environ["FAIRMARK_DB"] = args.db
+        else:
+            db_location()
         return int(args.func(args) or 0)
     except FairMarkError as e:
         print(f"error: {e}", file=sys.stderr)

@@ -1,0 +1,232 @@
+"""A PostgreSQL database behind the part of sqlite_utils' `Database` that FairMark uses.
+
+db/ passes a connection to every query as `conn` and calls `conn.execute(sql, params)` (a cursor:
+fetchone, fetchall, rowcount, lastrowid), `conn.query(sql, params)` (dicts), `conn.atomic()`,
+`conn.table_names()`, `conn.close()`, and on the raw connection `conn.conn.execute("BEGIN
+IMMEDIATE" | "BEGIN" | "COMMIT")`, `executemany`, `rollback`, `in_transaction`. `Database` here
+gives the same over psycopg 3, each statement put through the dialect (db/postgres/dialect.py).
+
+Transactions, as on SQLite: a statement outside one commits at once (autocommit); `atomic()` is
+BEGIN … COMMIT, nested as a savepoint. "BEGIN IMMEDIATE" (db.write_transaction, SQLite's write
+lock taken up front) is BEGIN plus a transaction-scoped advisory lock that every write transaction
+takes: one read-then-write at a time across every host, as SQLite's one writer on one file. "BEGIN"
+(db.read_snapshot) is a REPEATABLE READ transaction: one state of the database for several reads.
+
+Errors: a broken constraint is raised as sqlite3.IntegrityError and a lock that could not be had as
+sqlite3.OperationalError("database is locked …"), the classes core already handles.
+"""
+from __future__ import annotations
+
+import contextlib
+import secrets
+import sqlite3
+import threading
+
+import psycopg
+from psycopg.adapt import Dumper, Loader
+from psycopg.pq import TransactionStatus
+
+from db.postgres import compat, dialect, schema
+
+WRITE_LOCK = 7_402_119   # the advisory lock key of "BEGIN IMMEDIATE" (any constant, the same everywhere)
+_keys: dict[str, tuple] = {}
+_ready: set[str] = set()
+_lock = threading.Lock()
+
+
+class _Number(Loader):
+    """numeric (SUM, AVG of integers) as SQLite gives it: a whole number an int, else a float."""
+    def load(self, data):
+        text = bytes(data).decode()
+        return float(text) if any(c in text for c in ".eEN") else int(text)
+
+
+class _Text(Loader):
+    """json (json_build_object …) as text, as SQLite's JSON functions give it."""
+    def load(self, data):
+        return bytes(data).decode()
+
+
+class _BoolAsInt(Dumper):
+    """A Python bool as 1/0: SQLite's columns hold booleans as integers, and so do these."""
+    oid = psycopg.adapters.types["int8"].oid
+
+    def dump(self, obj):
+        return b"1" if obj else b"0"
+
+
+def _primary_keys() -> tuple:
+    if not _keys:
+        raw = schema._head()
+        _keys.update(schema.primary_keys(raw))
+        raw.close()
+    return tuple(sorted(_keys.items()))
+
+
+class Cursor:
+    """What a sqlite3 cursor gives FairMark: rows as tuples, rowcount, lastrowid."""
+
+    def __init__(self, cur, lastrowid=None):
+        self._cur, self.lastrowid = cur, lastrowid
+
+    @property
+    def rowcount(self):
+        return self._cur.rowcount
+
+    @property
+    def description(self):
+        return self._cur.description
+
+    def fetchone(self):
+        return self._cur.fetchone() if self._cur.description else None
+
+    def fetchall(self):
+        return self._cur.fetchall() if self._cur.description else []
+
+    def __iter__(self):
+        return iter(self.fetchall())
+
+
+def _mapped(e: psycopg.Error) -> Exception:
+    if isinstance(e, psycopg.errors.IntegrityError):
+        return sqlite3.IntegrityError(str(e).splitlines()[0])
+    if isinstance(e, (psycopg.errors.LockNotAvailable, psycopg.errors.SerializationFailure,
+                      psycopg.errors.DeadlockDetected, psycopg.errors.QueryCanceled)):
+        return sqlite3.OperationalError(f"database is locked ({str(e).splitlines()[0]})")
+    return e
+
+
+class Raw:
+    """conn.conn: the few sqlite3.Connection calls db/ makes on the raw connection."""
+
+    def __init__(self, owner: "Database"):
+        self._db = owner
+
+    @property
+    def in_transaction(self) -> bool:
+        return self._db.pg.info.transaction_status != TransactionStatus.IDLE
+
+    def execute(self, sql: str, params=None):
+        verb = " ".join(sql.split()).upper()
+        if verb == "BEGIN IMMEDIATE":
+            self._db.pg.execute("BEGIN")
+            try:
+                self._db.pg.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
+            except psycopg.Error as e:
+                self._db.pg.execute("ROLLBACK")
+                raise _mapped(e) from e
+            return None
+        if verb == "BEGIN":
+            self._db.pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
+            return None
+        return self._db.execute(sql, params)
+
+    def executemany(self, sql: str, rows):
+        with self._db._errors():
+            self._db.pg.cursor().executemany(dialect.translate(sql, _primary_keys()), list(rows))
+
+    def rollback(self):
+        self._db.pg.rollback()
+
+    def commit(self):
+        self._db.pg.commit()
+
+    def close(self):
+        self._db.close()
+
+
+class Database:
+    """sqlite_utils.Database's calls that FairMark makes, on one psycopg connection."""
+
+    def __init__(self, url: str):
+        self.url = url
+        # UTC as SQLite's 'now'; a lock waited for as long as SQLite's busy timeout (db.connect).
+        self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000")
+        for name in ("numeric",):
+            self.pg.adapters.register_loader(name, _Number)
+        for name in ("json", "jsonb"):
+            self.pg.adapters.register_loader(name, _Text)
+        self.pg.adapters.register_dumper(bool, _BoolAsInt)
+        self.conn = Raw(self)
+
+    @contextlib.contextmanager
+    def _errors(self):
+        try:
+            yield
+        except psycopg.Error as e:
+            mapped = _mapped(e)
+            if mapped is e:
+                raise
+            raise mapped from e
+
+    def execute(self, sql: str, parameters=None) -> Cursor:
+        text = dialect.translate(sql, _primary_keys())
+        returning = dialect.returning_id(text, _primary_keys())
+        with self._errors():
+            cur = self.pg.execute(text + (" RETURNING id" if returning else ""),
+                                  parameters if parameters is not None else [])
+            if returning:
+                ids = cur.fetchall()
+                return Cursor(cur, ids[-1][0] if ids else None)
+            return Cursor(cur)
+
+    def query(self, sql: str, params=None):
+        cur = self.execute(sql, params)
+        names = [d.name for d in cur.description or ()]
+        return (dict(zip(names, row)) for row in cur.fetchall())
+
+    def executescript(self, sql: str) -> None:
+        for statement in sql.split(";"):
+            if statement.strip():
+                self.execute(statement)
+
+    def table_names(self) -> list[str]:
+        return [r[0] for r in self.pg.execute(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = 'public' ORDER BY table_name")]
+
+    @contextlib.contextmanager
+    def atomic(self):
+        if self.conn.in_transaction:
+            name = f"fm_{secrets.token_hex(8)}"
+            self.pg.execute(f"SAVEPOINT {name}")
+            try:
+                yield self
+            except BaseException:
+                if self.pg.info.transaction_status != TransactionStatus.IDLE:
+                    self.pg.execute(f"ROLLBACK TO SAVEPOINT {name}")
+                    self.pg.execute(f"RELEASE SAVEPOINT {name}")
+                raise
+            else:
+                self.pg.execute(f"RELEASE SAVEPOINT {name}")
+            return
+        self.pg.execute("BEGIN")
+        try:
+            yield self
+        except BaseException:
+            self.pg.rollback()
+            raise
+        with self._errors():
+            self.pg.execute("COMMIT")
+
+    def close(self) -> None:
+        self.pg.close()
+
+
+def connect(url: str) -> Database:
+    """A connection to the PostgreSQL database at url, made FairMark's at the head migration on first
+    use (by whichever process comes first: the others wait on the same advisory lock)."""
+    conn = Database(url)
+    if url not in _ready:
+        with _lock:
+            conn.pg.execute("SELECT pg_advisory_lock(%s)", [WRITE_LOCK + 1])
+            try:
+                made = conn.pg.execute("SELECT to_regclass('public._sqlite_migrations')").fetchone()[0]
+                if made is None:
+                    with conn.pg.transaction():
+                        conn.pg.execute(compat.FUNCTIONS)
+                        for statement in schema.baseline():
+                            conn.pg.execute(statement)
+                _ready.add(url)
+            finally:
+                conn.pg.execute("SELECT pg_advisory_unlock(%s)", [WRITE_LOCK + 1])
+    return conn

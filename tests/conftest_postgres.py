@@ -1,0 +1,126 @@
+"""The database tests on PostgreSQL: `python -m pytest --postgresql tests/test_queue.py …`.
+
+With --postgresql the session starts its own PostgreSQL server (Debian's postgresql 15: initdb and
+pg_ctl as the `postgres` OS user, which they need when the tests run as root, on a free local port,
+in a temporary folder, trust sign-in on 127.0.0.1 only), makes one database at FairMark's head
+(db/postgres: the baseline), and gives every test that asks for `db_path` or `conn` a fresh copy of
+it (CREATE DATABASE … TEMPLATE, dropped after the test). `--postgresql-url URL` uses a server that
+is already running instead (its user may create databases). Browser and llama tests stay on SQLite.
+Without either option nothing here runs and nothing needs psycopg.
+"""
+from __future__ import annotations
+
+import itertools
+import os
+import shutil
+import socket
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pytest
+
+BIN = Path("/usr/lib/postgresql/15/bin")
+SQLITE_ONLY = ("browser", "llama_server")   # fixtures whose tests stay on SQLite
+_numbers = itertools.count(1)
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("fairmark")
+    group.addoption("--postgresql", action="store_true",
+                    help="run the database tests on PostgreSQL (a server this session starts)")
+    group.addoption("--postgresql-url", metavar="URL",
+                    help="run the database tests on the PostgreSQL server at URL (a maintenance database)")
+
+
+def enabled(config) -> bool:
+    return bool(config.getoption("--postgresql") or config.getoption("--postgresql-url"))
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _as_postgres(*argv) -> list[str]:
+    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else list(argv)
+
+
+class Server:
+    """A private PostgreSQL server in a temporary folder, for this test session."""
+
+    def __init__(self):
+        if not (BIN / "initdb").exists():
+            pytest.fail("--postgresql needs Debian's PostgreSQL 15: apt-get install -y postgresql")
+        self.dir = Path(tempfile.mkdtemp(prefix="fairmark-pg-"))
+        self.port = _free_port()
+        if os.geteuid() == 0:
+            shutil.chown(self.dir, "postgres")
+        data = self.dir / "data"
+        subprocess.run(_as_postgres(str(BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
+                                    "--no-sync"), check=True, capture_output=True)
+        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
+                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200")
+        subprocess.run(_as_postgres(str(BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l",
+                                    str(self.dir / "server.log"), "-w", "start"), check=True, capture_output=True)
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+
+    def stop(self):
+        subprocess.run(_as_postgres(str(BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-m", "immediate", "stop"),
+                       capture_output=True)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+def _with_database(url: str, name: str) -> str:
+    base, _, _ = url.rpartition("/")
+    return f"{base}/{name}"
+
+
+@pytest.fixture(scope="session")
+def postgres_template(request):
+    """(maintenance URL, template database name): a database at FairMark's head to copy per test."""
+    import psycopg
+
+    import db
+    from db import location
+    from db.postgres import connection as postgres
+
+    server = None if request.config.getoption("--postgresql-url") else Server()
+    admin_url = request.config.getoption("--postgresql-url") or server.url
+    location.postgresql_accepted = True
+    name = f"fairmark_template_{os.getpid()}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    db.connect(_with_database(admin_url, name)).close()
+    yield admin_url, name
+    postgres._ready.discard(_with_database(admin_url, name))
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+    location.postgresql_accepted = False
+    if server is not None:
+        server.stop()
+
+
+@pytest.fixture
+def postgres_database(postgres_template):
+    """A fresh copy of the template for one test: its URL."""
+    import psycopg
+
+    from db.postgres import connection as postgres
+
+    admin_url, template = postgres_template
+    name = f"fairmark_test_{os.getpid()}_{next(_numbers)}"
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'CREATE DATABASE "{name}" TEMPLATE "{template}" STRATEGY FILE_COPY')
+    url = _with_database(admin_url, name)
+    postgres._ready.add(url)
+    yield url
+    postgres._ready.discard(url)
+    with psycopg.connect(admin_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
+
+
+def wants_postgres(request) -> bool:
+    return enabled(request.config) and not any(f in request.fixturenames for f in SQLITE_ONLY)

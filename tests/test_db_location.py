@@ -1,0 +1,113 @@
+"""FAIRMARK_DB and --db take a file path; an address (postgresql://…, sqlite:…) or a folder is refused
+when the app or a command starts, with a message that says what is supported, and nothing is made.
+Before, `FAIRMARK_DB=postgresql://…` made a folder named `postgresql:` with a SQLite file in it."""
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+import db
+from core.errors import ConfigError
+from core.settings import db_location, load_settings
+from db import location
+
+ROOT = Path(__file__).resolve().parent.parent
+SECRET = "s3cr3t-pw"
+PG_URL = f"postgresql://fairmark:{SECRET}@db.example.org:5432/fairmark"
+
+
+@pytest.mark.parametrize("value", [PG_URL, "postgres://localhost/fm", "postgresql:fm", "sqlite:///fm.db",
+                                   "mysql://u@h/fm", "https://example.org/fm.db", "file:fm.db"])
+def test_an_address_is_refused_with_what_is_supported(value):
+    with pytest.raises(ConfigError) as e:
+        location.check(value, "FAIRMARK_DB")
+    message = str(e.value)
+    assert message.startswith("FAIRMARK_DB is ")
+    assert "Supported: a file path" in message and "Nothing was created" in message
+    assert SECRET not in message and "db.example.org" not in message   # an address may carry a password
+
+
+def test_postgresql_is_said_to_be_not_ready():
+    with pytest.raises(ConfigError, match="PostgreSQL support is not ready"):
+        location.check(PG_URL, "--db")
+
+
+@pytest.mark.parametrize("value", ["fairmark.db", "/srv/fairmark/fairmark.db", "data/fm.db", "notes:2024.db",
+                                   "C:/FairMark/fm.db", ":memory:"])
+def test_a_file_path_is_accepted_as_it_is(value):
+    assert location.check(value) == value
+
+
+def test_a_folder_is_refused(tmp_path):
+    with pytest.raises(ConfigError, match="is a folder, not a file"):
+        location.check(tmp_path, "--db")
+
+
+def test_connect_refuses_an_address_and_makes_nothing(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(ConfigError, match="PostgreSQL support is not ready"):
+        db.connect(PG_URL)
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_settings_refuse_an_address_in_fairmark_db(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("FAIRMARK_DB", PG_URL)
+    for read in (load_settings, db_location):
+        with pytest.raises(ConfigError, match="^FAIRMARK_DB is a PostgreSQL address"):
+            read()
+    (tmp_path / "secrets.toml").write_text('FAIRMARK_DB = "sqlite:///fm.db"\n')
+    with pytest.raises(ConfigError, match="FAIRMARK_DB is an address"):
+        db_location(env={}, secrets_path=tmp_path / "secrets.toml")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["secrets.toml"]
+
+
+def _env(**extra) -> dict:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
+    env.update(PYTHONPATH=str(ROOT), FAIRMARK_SECRETS="no-secrets.toml", **extra)
+    return env
+
+
+@pytest.mark.parametrize("argv, env, source", [
+    (["--db", PG_URL, "user", "list"], {}, "--db"),
+    (["demo", "--db", PG_URL], {}, "--db"),
+    (["init"], {"FAIRMARK_DB": PG_URL}, "FAIRMARK_DB"),
+    (["data", "backup", "copy.db"], {"FAIRMARK_DB": "sqlite:///fm.db"}, "FAIRMARK_DB"),
+])
+def test_every_command_refuses_an_address_before_it_starts(tmp_path, argv, env, source):
+    out = subprocess.run([sys.executable, "-m", "core", *argv], cwd=tmp_path, env=_env(**env),
+                         capture_output=True, text=True, timeout=120)
+    assert out.returncode == 2, out.stderr
+    assert f"error: {source} is " in out.stderr and "Supported: a file path" in out.stderr
+    assert "Supported: a file path" in json.loads(out.stdout.strip().splitlines()[-1])["error"]
+    assert SECRET not in out.stdout + out.stderr
+    assert list(tmp_path.iterdir()) == []          # no folder named postgresql:, no database
+
+
+def test_the_app_does_not_start_on_an_address(tmp_path):
+    """`streamlit run app.py` with FAIRMARK_DB=postgresql://… ends at start with the message (it used to
+    serve, and make ./postgresql:/… at the first visit)."""
+    port = __import__("e2e_support").free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.headless", "true",
+         "--server.port", str(port), "--server.address", "127.0.0.1", "--browser.gatherUsageStats", "false",
+         "--server.fileWatcherType", "none"],
+        cwd=tmp_path, env=_env(FAIRMARK_DB=PG_URL), stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    deadline = time.time() + 120
+    while proc.poll() is None and time.time() < deadline:
+        time.sleep(0.3)
+    if proc.poll() is None:
+        proc.kill()
+        proc.wait()
+        pytest.fail(f"the app started on FAIRMARK_DB={PG_URL}: {proc.stdout.read()}")
+    log = proc.stdout.read()
+    assert proc.returncode == 2, log
+    assert "FairMark cannot start: FAIRMARK_DB is a PostgreSQL address" in log and "Supported: a file path" in log
+    assert SECRET not in log
+    assert list(tmp_path.iterdir()) == []
