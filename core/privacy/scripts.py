@@ -25,6 +25,8 @@ nominative ones put back (`russian_bases`). A Swedish genitive adds "s" without 
 (True, True, 'ivan')
 >>> russian_bases("Иваном")[0], "Анна" in russian_bases("Анной"), "Достоевский" in russian_bases("Достоевского")
 ('Иван', True, True)
+>>> russian_bases("иваном")[0]
+'иван'
 """
 from __future__ import annotations
 
@@ -77,8 +79,9 @@ _RU_ENDINGS = (
 @functools.lru_cache(maxsize=1 << 16)
 def russian_bases(word: str) -> list[str]:
     """The nominative forms a declined Cyrillic name may have, most likely first; [] for a word
-    that is not capitalised (Russian writes every name with a capital) or too short."""
-    if len(word) < 4 or not word[:1].isupper() or not is_cyrillic(word):
+    too short. A word in lower case too: a name written "иван" is masked as it stands, so "с
+    иваном" must be (a name that is also a common word still needs its capital: the caller's rule)."""
+    if len(word) < 4 or not is_cyrillic(word):
         return []
     out: list[str] = []
     low = word.casefold()
