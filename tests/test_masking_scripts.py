@@ -57,6 +57,11 @@ def test_a_swedish_genitive_and_a_name_without_its_dots_are_masked():
         "Jag läste Student-0005s text och Student-0004s anteckningar; Student-0005s idé."
 
 
+def test_a_swedish_name_written_in_cyrillic_is_masked():
+    # A Russian text writes a Swedish classmate in Cyrillic: "Бьорн Линдквист" is Björn Lindqvist
+    assert hide("Я читал работу Бьорна Линдквиста.") == "Я читал работу Student-0005."
+
+
 def test_ordinary_words_and_other_latin_names_are_left_alone():
     text = "Большой Дом стоит у реки. Москва. Jan and Ivana met Sergio. Bass, lens, petrol and basis."
     assert hide(text) == text

@@ -5,14 +5,14 @@ Cyrillic and Latin: both spellings are reduced to one Latin skeleton and compare
 Cyrillic is transliterated letter by letter (a GOST 7.79-B / ICAO 9303 style table, below),
 then the skeleton folds what the romanisations in use write differently, so "Сергей",
 "Sergey", "Sergei" and "Sergej" are one name, as are "Юлия", "Yulia", "Yuliya", "Julia" and
-"Iuliia", or "Щукин", "Shchukin" and "Schukin": x = ks, w = v, kh = h, zh = z, ts/tz = c,
-sh = s, ch = c, j and y = i, "ie" at the start or after a vowel = e ("Yelena", "Andreyev"),
-io = e ("Fyodor" and "Фёдор"), and doubled letters count once. The fold is lossy on purpose
-and is used only across scripts (a Latin word against a roster name written in Cyrillic, a
-Cyrillic word against a Latin one), never between two Latin spellings, so it changes nothing
-for a roster and a text in the same script. No library does this: Unidecode (GPL) and
-transliterate give one romanisation, not the skeleton that several romanisations share, and
-transliterate has had no release since 2018.
+"Iuliia", "Щукин", "Shchukin" and "Schukin", or "Бьорн Линдквист" and "Björn Lindqvist" (ьо =
+yo): x = ks, q = k, w = v, kh = h, zh = z, ts/tz = c, sh = s, ch = c, j and y = i, "ie" at the
+start or after a vowel = e ("Yelena", "Andreyev"), io = e ("Fyodor" and "Фёдор"), and doubled
+letters count once. The fold is lossy on purpose and is used only across scripts (a Latin word
+against a roster name written in Cyrillic, a Cyrillic word against a Latin one), never between
+two Latin spellings, so it changes nothing for a roster and a text in the same script. No
+library does this: Unidecode (GPL) and transliterate give one romanisation, not the skeleton
+that several romanisations share, and transliterate has had no release since 2018.
 
 Declension: a Russian name changes its ending with its case ("с Иваном Петровым", "у Анны",
 "Марии"), so a capitalised Cyrillic word is also tried with the case endings taken off and the
@@ -40,8 +40,9 @@ _CYRILLIC = {
     "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
     "я": "ya", "і": "i", "ї": "i", "є": "e", "ґ": "g",
 }
-_FOLD = ((re.compile("x"), "ks"), (re.compile("w"), "v"), (re.compile("kh"), "h"), (re.compile("zh"), "z"),
-         (re.compile("t[sz]"), "c"), (re.compile("sh"), "s"), (re.compile("ch"), "c"), (re.compile("[jy]"), "i"),
+_FOLD = ((re.compile("x"), "ks"), (re.compile("q"), "k"), (re.compile("w"), "v"), (re.compile("kh"), "h"),
+         (re.compile("zh"), "z"), (re.compile("t[sz]"), "c"), (re.compile("sh"), "s"), (re.compile("ch"), "c"),
+         (re.compile("[jy]"), "i"),
          (re.compile(r"(?:^|(?<=[aeiou]))ie"), "e"), (re.compile("io"), "e"), (re.compile(r"(.)\1+"), r"\1"))
 _CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
 
@@ -57,7 +58,7 @@ def is_cyrillic(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def skeleton(word: str) -> str:
     """A name in either script as its Latin skeleton (see the module's rules)."""
-    low = unicodedata.normalize("NFC", word or "").casefold()
+    low = unicodedata.normalize("NFC", word or "").casefold().replace("ьо", "yo")   # "Бьорн": Björn
     latin = "".join(_CYRILLIC.get(c, c) for c in low)
     latin = "".join(c for c in unicodedata.normalize("NFD", latin) if not unicodedata.combining(c))
     latin = "".join(c for c in latin if c.isalpha() or c == "-")
