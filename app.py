@@ -24,12 +24,14 @@ NEEDS = {"Upload": "upload", "Assess": "assess", "Calibrate": "calibrate", "Rele
 def student_page(conn, me) -> bool:
     """A browser with a live student cookie and no staff session (pages/_student_view.py): only the
     student page, one column, no menu and no sign-in form. False for everyone else."""
+    from core.students import page as student_page_core
     from pages import _i18n, _student_view
     from pages._i18n import t
 
     if me is None:
         return False
-    _i18n.use(_i18n.browser_language())   # a student has no account: the browser's language
+    # A student has no account: the browser's language, else (one FairMark does not offer) the course's
+    _i18n.use(student_page_core.language_of(conn, actor=me, browser=_i18n.browser_offered()))
     st.set_page_config(page_title=t("FairMark: your feedback"), page_icon=str(ICON), layout="centered",
                        initial_sidebar_state="collapsed")
     page = st.navigation([st.Page(lambda: _student_view.render(conn, me), title=t("Your feedback"), url_path="feedback",

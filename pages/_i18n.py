@@ -26,6 +26,11 @@ CHOSEN = "_ui_language_chosen"   # the signed-in user's own choice (None: the br
 
 def browser_language() -> str:
     """The browser's language (its own, then its Accept-Language list), English when unsupported."""
+    return browser_offered() or interface.DEFAULT
+
+
+def browser_offered() -> str | None:
+    """The browser's language when FairMark offers it, else None (the caller picks the fallback)."""
     try:
         locale = st.context.locale
     except (AttributeError, RuntimeError):
@@ -34,7 +39,7 @@ def browser_language() -> str:
         accept = st.context.headers.get("Accept-Language")
     except (AttributeError, RuntimeError, KeyError):
         accept = None
-    return interface.choose(None, locale, accept)
+    return interface.from_browser(locale, accept)
 
 
 def use(code: str) -> str:

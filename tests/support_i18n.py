@@ -8,10 +8,12 @@ from core.students import links
 from student_support import classroom, token_of
 
 
-def student_app(conn, db_path, app_test, locale: str):
+def student_app(conn, db_path, app_test, locale: str, course_language: str | None = None):
     import db as dbmod
 
     c = classroom(conn)
+    if course_language is not None:
+        catalogue.set_language(conn, c["course_id"], course_language, actor=c["teacher"])
     catalogue.edit_assignment(conn, c["week1"], actor=c["teacher"], appeal_deadline="2099-01-01")
     other = dbmod.connect(db_path)
     try:

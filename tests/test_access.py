@@ -407,6 +407,8 @@ def test_all_courses_figures_are_exactly_the_granted_courses_for_every_role(conn
 # other public core function with a database and an actor refuses a student, own ids and all.
 STUDENT_ALLOWED = {
     "core.students.page.view": "the student page's one read: their own released work (tests/test_students_page.py)",
+    "core.students.page.language_of": "the language of the student's own page: the browser's, else their course's "
+                                      "(tests/test_i18n.py)",
     "core.students.sessions.open_for": "opens the student cookie's session of a link or a Learner launch already "
                                        "verified, for that student only",
     "core.web.student.start_learner": "the student cookie of a Learner launch core.lti verified (the platform's "
@@ -488,7 +490,9 @@ def test_every_function_refuses_a_student_of_the_same_course_but_the_student_pag
     from core.appeals import filing
 
     assert page.view(conn, actor=me)["items"] == []            # nothing of theirs is released
+    assert page.language_of(conn, actor=me, browser=None) == "en"       # their course's
     for allowed in (lambda who: page.view(conn, actor=who), lambda who: sessions.open_for(conn, actor=who),
+                    lambda who: page.language_of(conn, actor=who, browser=None),
                     lambda who: filing.file(conn, ids["submission"], {"x": "y"}, actor=who),
                     lambda who: filing.for_student(conn, ids["submission"], actor=who)):
         with pytest.raises(Forbidden):

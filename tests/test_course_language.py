@@ -91,6 +91,22 @@ def test_a_reflection_in_the_course_language_is_not_flagged_and_the_others_are(l
         assert "non_english" in checks.submission_flags(text, other)
 
 
+# A Russian reflection on AI work writes its terms in English: it is still Russian.
+RUSSIAN_WITH_TERMS = ("На этой неделе я изучал prompt engineering и fine-tuning для large language models. Я понял, "
+                      "что chain of thought помогает, но hallucinations остаются проблемой в production, особенно "
+                      "для RAG pipelines.")
+
+
+def test_a_russian_reflection_full_of_english_terms_is_read_as_russian():
+    assert "non_english" not in checks.submission_flags(RUSSIAN_WITH_TERMS, "ru")   # not a false flag
+    assert "non_english" in checks.submission_flags(RUSSIAN_WITH_TERMS, "en")       # nor a miss
+    assert "looks like Russian" in detect.check(RUSSIAN_WITH_TERMS, "en")["detail"]
+    # An English reflection quoting a Russian title stays English
+    quoting = ("This week I read the article \"Как работают языковые модели\" and learned that tokens are pieces "
+               "of words. My takeaway is that I should check the output of the model before I use it at work.")
+    assert "non_english" not in checks.submission_flags(quoting, "en")
+
+
 def test_the_language_check_names_what_it_found_and_the_course_language():
     found = detect.check(ENGLISH, "sv")
     assert not found["passed"] and found["label"] == "Written in Swedish"

@@ -227,6 +227,29 @@ def test_the_student_page_speaks_the_browsers_language(conn, db_path, app_test, 
     assert [m.label for m in at.multiselect] == [Interface(locale[:2])("Criteria")]
 
 
+@pytest.mark.parametrize("locale, words, english", [
+    ("de-DE", ["Din återkoppling", "Kommentar"], ["Your feedback"]),     # not offered: the course's (Swedish)
+    ("en-GB", ["Your feedback", "Comment"], ["Din återkoppling"]),       # offered: the browser's wins
+])
+def test_the_student_page_falls_back_to_the_courses_language(conn, db_path, app_test, locale, words, english):
+    at = student_app(conn, db_path, app_test, locale, course_language="sv")
+    assert not at.exception, at.exception
+    text = _texts(at)
+    for word in words:
+        assert word in text, (word, text[:600])
+    for word in english:
+        assert word not in text
+
+
+def test_only_a_student_asks_their_pages_language(conn):
+    from core.students import page
+
+    c = f.course(conn, "Biology")
+    teacher = f.user(conn, "ada", "instructor", courses=[c["course_id"]])
+    with pytest.raises(Forbidden):
+        page.language_of(conn, actor=teacher, browser=None)
+
+
 def test_a_users_own_language_wins_over_the_browsers_and_the_picker_changes_it(app_test, conn, db_path):
     at = app_test("pages/home.py", user="ann", role="instructor")
     at.context = {"locale": "sv-SE"}

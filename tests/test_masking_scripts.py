@@ -46,9 +46,20 @@ def test_a_declined_russian_name_is_masked(text, masked):
     assert hide(text) == masked
 
 
+def test_a_declined_russian_name_written_in_lower_case_is_masked():
+    # "иван петров" in lower case is masked as it stands; its declined forms must be too
+    assert hide("я работал с иваном петровым и с юлией.") == "я работал с Student-0001 и с Student-0002."
+    assert hide("поговорил с сергеем") == "поговорил с Student-0003"       # a Latin roster name, declined in Cyrillic
+
+
 def test_a_swedish_genitive_and_a_name_without_its_dots_are_masked():
     assert hide("Jag läste Björns text och Asa Obergs anteckningar; Lindqvists idé.", author=0) == \
         "Jag läste Student-0005s text och Student-0004s anteckningar; Student-0005s idé."
+
+
+def test_a_swedish_name_written_in_cyrillic_is_masked():
+    # A Russian text writes a Swedish classmate in Cyrillic: "Бьорн Линдквист" is Björn Lindqvist
+    assert hide("Я читал работу Бьорна Линдквиста.") == "Я читал работу Student-0005."
 
 
 def test_ordinary_words_and_other_latin_names_are_left_alone():

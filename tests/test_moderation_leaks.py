@@ -206,3 +206,22 @@ def test_the_queue_and_the_item_say_a_sample_item_is_not_for_bulk_approval(conn,
         assert "moderation_sample" in [r["code"] for r in review_view.item_reasons(conn, sid, actor=ivy)]
     other = next(iter(eligible - drawn))
     assert review_view.item_reasons(conn, other, actor=ivy) == []
+
+
+def test_the_second_marker_may_not_write_notes_on_the_text_of_an_item_they_mark(conn, m):
+    """A note on the text is part of the first mark's feedback (released with it): its blind
+    second marker may not add one, before or after their blind mark (the page shows them none)."""
+    from core.signoff import anchored_notes
+    from db import anchored_notes as notes_db
+
+    drawn = sample.draw(conn, m["aid"], size=8, actor=m["cora"])["sample"]
+    sid = next(i["submission_id"] for i in drawn if i["second_marker"] == "tina")
+    with pytest.raises(GateError, match="second marker"):
+        anchored_notes.add(conn, sid, "Good point.", sentences=[1], actor=m["tina"])
+    assert notes_db.of_submission(conn, sid) == []
+    note = anchored_notes.add(conn, sid, "Good point.", sentences=[1], actor=m["ivy"])   # another marker may
+    with pytest.raises(GateError, match="second marker"):
+        anchored_notes.edit(conn, note, "Changed.", actor=m["tina"])
+    with pytest.raises(GateError, match="second marker"):
+        anchored_notes.delete(conn, note, actor=m["tina"])
+    assert notes_db.get(conn, note)["note"] == "Good point."

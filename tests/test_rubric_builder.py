@@ -264,3 +264,16 @@ def test_a_student_named_in_the_description_never_reaches_the_model(conn, course
                   "0–3", _examples(), llm=llm, actor=ADMIN)
     text = llm.all_text()
     assert "Ana" not in text and "Silva" not in text and "statistics at work" in text
+
+
+def test_a_swedish_course_asks_for_its_rubric_in_swedish(conn, course):
+    # Titles and descriptors are shown to the students: in the course's language, like the feedback
+    catalogue.set_language(conn, course["course_id"], "sv", actor=ADMIN)
+    llm = ScriptedLLM().script("rubric_builder", _answer())
+    builder.draft(conn, course["course_id"], DESCRIPTION, llm=llm, actor=ADMIN)
+    call = llm.calls_for("rubric_builder")[0]
+    assert "write everything you return in Swedish" in call.messages[0]["content"]
+    assert call.ctx.inputs["language"] == "sv"                 # part of the cache key
+    english = ScriptedLLM().script("rubric_builder", _answer())
+    builder.draft(conn, f.course(conn, "Other")["course_id"], DESCRIPTION, llm=english, actor=ADMIN)
+    assert "in English" in english.calls_for("rubric_builder")[0].messages[0]["content"]

@@ -16,10 +16,11 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from core import prompts
 from core.agents.common import as_data, bounded_text, compact
+from core.language import DEFAULT, prompt_line
 from core.llm.protocol import CallContext
 from core.offline import rubric_templates
 
-PROMPT = prompts.Spec("rubric_builder", frozenset({"description", "shape", "examples"}))
+PROMPT = prompts.Spec("rubric_builder", frozenset({"description", "shape", "examples", "language"}))
 IF_FAILED = "no rubric was drafted"
 NO_EXAMPLES = "(none: draft from the description alone)"
 MIN_EXAMPLES, MAX_EXAMPLES = 5, 20
@@ -50,11 +51,13 @@ class RubricDraft(BaseModel):
 @dataclass(frozen=True)
 class Request:
     """What the builder works from: the description, the shape parsed from it, and the examples
-    ({text (masked), score}) already masked against the course's roster."""
+    ({text (masked), score}) already masked against the course's roster, and the course's
+    language (core.language: the students read the titles and descriptors in it)."""
     description: str
     shape: rubric_templates.Shape
     examples: tuple = ()
     rubric_draft_id: int | None = None
+    language: str = DEFAULT
 
 
 def examples_text(examples) -> str:
@@ -76,11 +79,13 @@ def run(llm, request: Request, *, attempt: int = 0):
     A later `attempt` is its own cache entry (the call log's sample), so asking again after an
     unusable answer is never served that answer from the cache."""
     loaded = PROMPT.load()
-    inputs = {"description": request.description, "shape": request.shape, "examples": list(request.examples)}
+    inputs = {"description": request.description, "shape": request.shape, "examples": list(request.examples),
+              "language": request.language}
     ctx = CallContext(agent=PROMPT.name, prompt_name=loaded.name, prompt_hash=loaded.hash, inputs=inputs,
                       rubric_draft_id=request.rubric_draft_id, sample=attempt)
     messages = loaded.render(description=request.description.strip() or "(not given)",
-                             shape=shape_text(request.shape), examples=examples_text(request.examples))
+                             shape=shape_text(request.shape), examples=examples_text(request.examples),
+                             language=prompt_line(request.language))
     return llm.complete(messages, RubricDraft, role=PROMPT.name, ctx=ctx)
 
 

@@ -26,6 +26,7 @@ from core.agents import rubric_builder as role
 from core.courses import catalogue
 from core.courses import rubric_versions
 from core.errors import ConflictError, IngestError, LLMError, LLMInvalidOutput, RubricError
+from core.language import course as course_language
 from core.offline import rubric_templates
 from core.privacy import pseudonym
 from core.rubric import Rubric, parse_rubric
@@ -144,7 +145,9 @@ def draft(conn, course_id: int, description: str, pasted_examples: str = "", *, 
               after={"shape": shape.__dict__, "examples": len(examples), "offline": offline})
     if offline:
         return draft_id
-    definition, why = _ask(llm, role.Request(asked, shape, tuple(shown), rubric_draft_id=draft_id))
+    definition, why = _ask(llm, role.Request(asked, shape, tuple(shown), rubric_draft_id=draft_id,
+                                                    language=course_language.stored(
+                                                        courses.get_course(conn, course_id).get("language"))))
     with write_transaction(conn):
         if definition is not None:
             note = ("Drafted by the language model from your description"

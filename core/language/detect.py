@@ -22,6 +22,7 @@ _NAMES = {"de": "German", "fr": "French", "es": "Spanish", "it": "Italian", "pt"
           "pl": "Polish", "da": "Danish", "nb": "Norwegian", "nn": "Norwegian", "fi": "Finnish",
           "uk": "Ukrainian", "be": "Belarusian", "bg": "Bulgarian"}
 _WORD = re.compile(r"[^\W\d_]+")
+_CYRILLIC = re.compile(r"[\u0400-\u04ff]")
 
 
 @lru_cache(maxsize=1)
@@ -32,15 +33,30 @@ def _detector():
     return LanguageDetectorBuilder.from_iso_codes_639_1(*codes).with_low_accuracy_mode().build()
 
 
+def main_script(text: str) -> str:
+    """The words of the text's main alphabet (Cyrillic or Latin, whichever has more words): a
+    Russian reflection on AI work writes its terms in English ("prompt engineering", "fine-tuning"),
+    and those words alone could tip the detector to English; an English one may quote a Russian title.
+
+    >>> main_script("Я изучал prompt engineering и fine-tuning для моделей.")
+    'Я изучал и для моделей'
+    """
+    words = _WORD.findall(text or "")
+    cyrillic = [w for w in words if _CYRILLIC.search(w)]
+    latin = [w for w in words if not _CYRILLIC.search(w)]
+    return " ".join(cyrillic if len(cyrillic) > len(latin) else latin)
+
+
 def detect(text: str) -> str | None:
-    """The ISO 639-1 code of the text's language, or None when it cannot tell (no letters).
+    """The ISO 639-1 code of the text's language, read on the words of its main alphabet
+    (`main_script`), or None when it cannot tell (no letters).
 
     >>> detect("Den här veckan lärde jag mig hur språkmodeller fungerar och varför de ibland hittar på.")
     'sv'
     >>> detect("На этой неделе я узнал, как работают языковые модели и почему они иногда ошибаются.")
     'ru'
     """
-    found = _detector().detect_language_of(text or "")
+    found = _detector().detect_language_of(main_script(text))
     return found.iso_code_639_1.name.lower() if found is not None else None
 
 

@@ -5,14 +5,14 @@ Cyrillic and Latin: both spellings are reduced to one Latin skeleton and compare
 Cyrillic is transliterated letter by letter (a GOST 7.79-B / ICAO 9303 style table, below),
 then the skeleton folds what the romanisations in use write differently, so "Сергей",
 "Sergey", "Sergei" and "Sergej" are one name, as are "Юлия", "Yulia", "Yuliya", "Julia" and
-"Iuliia", or "Щукин", "Shchukin" and "Schukin": x = ks, w = v, kh = h, zh = z, ts/tz = c,
-sh = s, ch = c, j and y = i, "ie" at the start or after a vowel = e ("Yelena", "Andreyev"),
-io = e ("Fyodor" and "Фёдор"), and doubled letters count once. The fold is lossy on purpose
-and is used only across scripts (a Latin word against a roster name written in Cyrillic, a
-Cyrillic word against a Latin one), never between two Latin spellings, so it changes nothing
-for a roster and a text in the same script. No library does this: Unidecode (GPL) and
-transliterate give one romanisation, not the skeleton that several romanisations share, and
-transliterate has had no release since 2018.
+"Iuliia", "Щукин", "Shchukin" and "Schukin", or "Бьорн Линдквист" and "Björn Lindqvist" (ьо =
+yo): x = ks, q = k, w = v, kh = h, zh = z, ts/tz = c, sh = s, ch = c, j and y = i, "ie" at the
+start or after a vowel = e ("Yelena", "Andreyev"), io = e ("Fyodor" and "Фёдор"), and doubled
+letters count once. The fold is lossy on purpose and is used only across scripts (a Latin word
+against a roster name written in Cyrillic, a Cyrillic word against a Latin one), never between
+two Latin spellings, so it changes nothing for a roster and a text in the same script. No
+library does this: Unidecode (GPL) and transliterate give one romanisation, not the skeleton
+that several romanisations share, and transliterate has had no release since 2018.
 
 Declension: a Russian name changes its ending with its case ("с Иваном Петровым", "у Анны",
 "Марии"), so a capitalised Cyrillic word is also tried with the case endings taken off and the
@@ -25,6 +25,8 @@ nominative ones put back (`russian_bases`). A Swedish genitive adds "s" without 
 (True, True, 'ivan')
 >>> russian_bases("Иваном")[0], "Анна" in russian_bases("Анной"), "Достоевский" in russian_bases("Достоевского")
 ('Иван', True, True)
+>>> russian_bases("иваном")[0]
+'иван'
 """
 from __future__ import annotations
 
@@ -38,8 +40,9 @@ _CYRILLIC = {
     "х": "kh", "ц": "ts", "ч": "ch", "ш": "sh", "щ": "shch", "ъ": "", "ы": "y", "ь": "", "э": "e", "ю": "yu",
     "я": "ya", "і": "i", "ї": "i", "є": "e", "ґ": "g",
 }
-_FOLD = ((re.compile("x"), "ks"), (re.compile("w"), "v"), (re.compile("kh"), "h"), (re.compile("zh"), "z"),
-         (re.compile("t[sz]"), "c"), (re.compile("sh"), "s"), (re.compile("ch"), "c"), (re.compile("[jy]"), "i"),
+_FOLD = ((re.compile("x"), "ks"), (re.compile("q"), "k"), (re.compile("w"), "v"), (re.compile("kh"), "h"),
+         (re.compile("zh"), "z"), (re.compile("t[sz]"), "c"), (re.compile("sh"), "s"), (re.compile("ch"), "c"),
+         (re.compile("[jy]"), "i"),
          (re.compile(r"(?:^|(?<=[aeiou]))ie"), "e"), (re.compile("io"), "e"), (re.compile(r"(.)\1+"), r"\1"))
 _CYRILLIC_LETTER = re.compile(r"[\u0400-\u04ff]")
 
@@ -55,7 +58,7 @@ def is_cyrillic(word: str) -> bool:
 @functools.lru_cache(maxsize=1 << 16)
 def skeleton(word: str) -> str:
     """A name in either script as its Latin skeleton (see the module's rules)."""
-    low = unicodedata.normalize("NFC", word or "").casefold()
+    low = unicodedata.normalize("NFC", word or "").casefold().replace("ьо", "yo")   # "Бьорн": Björn
     latin = "".join(_CYRILLIC.get(c, c) for c in low)
     latin = "".join(c for c in unicodedata.normalize("NFD", latin) if not unicodedata.combining(c))
     latin = "".join(c for c in latin if c.isalpha() or c == "-")
@@ -77,8 +80,9 @@ _RU_ENDINGS = (
 @functools.lru_cache(maxsize=1 << 16)
 def russian_bases(word: str) -> list[str]:
     """The nominative forms a declined Cyrillic name may have, most likely first; [] for a word
-    that is not capitalised (Russian writes every name with a capital) or too short."""
-    if len(word) < 4 or not word[:1].isupper() or not is_cyrillic(word):
+    too short. A word in lower case too: a name written "иван" is masked as it stands, so "с
+    иваном" must be (a name that is also a common word still needs its capital: the caller's rule)."""
+    if len(word) < 4 or not is_cyrillic(word):
         return []
     out: list[str] = []
     low = word.casefold()

@@ -25,6 +25,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, IngestError
 from core.injection.classifier import sentences as sentence_spans
+from core.moderation import blindness
 from core.signoff import injection_view
 from core.text import escape_commonmark, escape_markdown
 from db import anchored_notes as store
@@ -113,6 +114,7 @@ def add(conn, submission_id: int, note: str, *, actor: Actor, quote: str | None 
         sentences: list[int] | None = None, criterion: str | None = None) -> int:
     """A teacher's note on a passage of the item (kept as written); returns its id."""
     access.check(conn, actor, "review", submission=submission_id)
+    blindness.require_first_marking(conn, submission_id, actor)   # the first mark's: not its blind second marker's
     sub = submissions_db.get_submission(conn, submission_id)
     start, end = anchor(sub["text"], quote=quote, picked=sentences)
     note, criterion = _clean_note(note), _criterion(conn, sub, criterion)
@@ -129,6 +131,7 @@ def edit(conn, anchored_note_id: int, note: str, *, actor: Actor, criterion: str
     """Change a note's words or criterion (a dropped suggestion edited is kept again)."""
     access.check(conn, actor, "review", anchored_note=anchored_note_id)
     row = store.get(conn, anchored_note_id)
+    blindness.require_first_marking(conn, row["submission_id"], actor)
     note = _clean_note(note)
     criterion = _criterion(conn, submissions_db.get_submission(conn, row["submission_id"]), criterion)
     with write_transaction(conn):
@@ -142,6 +145,7 @@ def delete(conn, anchored_note_id: int, *, actor: Actor) -> None:
     """Remove a note. A kept suggestion of the AI becomes dropped (so it is not proposed again)."""
     access.check(conn, actor, "review", anchored_note=anchored_note_id)
     row = store.get(conn, anchored_note_id)
+    blindness.require_first_marking(conn, row["submission_id"], actor)
     with write_transaction(conn):
         if row["origin"] == "ai":
             store.update(conn, anchored_note_id, note=row["note"], criterion=row["criterion"], state="dropped",
@@ -188,6 +192,7 @@ def decide(conn, submission_id: int, *, draft_id: int, criterion: str, keep: boo
     """Keep (with `note`: edited) or drop the AI's proposed note for `criterion` of the item's
     draft `draft_id`; returns the note's id. A proposal decided already is a ConflictError."""
     access.check(conn, actor, "review", submission=submission_id)
+    blindness.require_first_marking(conn, submission_id, actor)
     sub = submissions_db.get_submission(conn, submission_id)
     draft = drafts_db.get_draft(conn, draft_id)
     found = [p for p in proposals_of(sub["text"], draft, set()) if p["criterion"] == criterion]

@@ -24,7 +24,8 @@ from __future__ import annotations
 from core.accounts import access
 from core.accounts.access import Actor
 from core.appeals import filing
-from core.language import DEFAULT
+from core.language import DEFAULT, SUPPORTED
+from core.language import course as course_language
 from core.language.interface import Interface
 from core.signoff import anchored_notes
 from db import courses
@@ -61,6 +62,16 @@ def _notes(conn, row: dict, rubric) -> dict:
     core.signoff.anchored_notes) and, when there are any, the student's own text they point at."""
     notes = anchored_notes.released_for(conn, row["submission_id"], {c.key: c.title for c in rubric.criteria})
     return {"notes": notes, "text": submissions_db.get_submission(conn, row["submission_id"])["text"] if notes else ""}
+
+
+def language_of(conn, *, actor: Actor, browser: str | None) -> str:
+    """The student page's language: the browser's when FairMark offers it (`browser`, a supported
+    code or None), else the course's (core.language.course): a student in Uppsala whose browser is
+    set to German reads the page in the course's Swedish, not in English. Only a student actor may."""
+    access.require(actor, "student_view")
+    if browser in SUPPORTED:
+        return browser
+    return course_language.stored(courses.get_course(conn, next(iter(actor.courses))).get("language"))
 
 
 def view(conn, *, actor: Actor, language: str = DEFAULT) -> dict:
