@@ -31,10 +31,11 @@ def student_page(conn, me) -> bool:
     if me is None:
         return False
     # A student has no account: the browser's language, else (one FairMark does not offer) the course's
-    _i18n.use(student_page_core.language_of(conn, actor=me, browser=_i18n.browser_offered()))
+    view = student_page_core.view(conn, actor=me, language=None, browser=_i18n.browser_offered())   # the one read
+    _i18n.use(view["language"])
     st.set_page_config(page_title=t("FairMark: your feedback"), page_icon=str(ICON), layout="centered",
                        initial_sidebar_state="collapsed")
-    page = st.navigation([st.Page(lambda: _student_view.render(conn, me), title=t("Your feedback"), url_path="feedback",
+    page = st.navigation([st.Page(lambda: _student_view.render(conn, me, view), title=t("Your feedback"), url_path="feedback",
                                   default=True)], position="hidden")
     page.run()
     return True

@@ -58,8 +58,9 @@ def notes_on_text(item: dict) -> None:
         st.markdown(anchored_notes.note_markdown(n))
 
 
-def render(conn, me: Actor) -> None:
-    view = student_page.view(conn, actor=me, language=_i18n.language())
+def render(conn, me: Actor, view: dict | None = None) -> None:
+    """The page from app.py's one read of core (`view`), or read here (a test renders it alone)."""
+    view = view if view is not None else student_page.view(conn, actor=me, language=_i18n.language())
     st.title(t("Your feedback"))
     if view["course"]:
         st.caption(md(view["course"]))

@@ -74,13 +74,16 @@ def language_of(conn, *, actor: Actor, browser: str | None) -> str:
     return course_language.stored(courses.get_course(conn, next(iter(actor.courses))).get("language"))
 
 
-def view(conn, *, actor: Actor, language: str = DEFAULT) -> dict:
+def view(conn, *, actor: Actor, language: str | None = DEFAULT, browser: str | None = None) -> dict:
     """The student page in one read: {"course", "items": [{submission_id, assignment, week,
     released, criteria [{title, score, max, level}], total, max_total, comment, disclosure,
     appeal (filing.for_student's answer), notes (the released notes on the text), text (their own
     text, when there are notes)}]}. Only a student actor may (their own work, in their link's assignment).
-    `language`: the page's (core.language), for the day of release and the disclosure."""
+    `language`: the page's (core.language), for the day of release and the disclosure; None: chosen
+    as language_of does from `browser` (the page's one read), and given back as "language"."""
     access.require(actor, "student_view")
+    if language is None:
+        language = language_of(conn, actor=actor, browser=browser)
     course_id = next(iter(actor.courses))
     rows = links_db.released_for(conn, actor.student_id, course_id, actor.assignment_id)
     names = users_db.display_names(conn) if rows else {}
@@ -103,4 +106,4 @@ def view(conn, *, actor: Actor, language: str = DEFAULT) -> dict:
             "appeal": filing.for_student(conn, r["submission_id"], actor=actor),
             **_notes(conn, r, rubric),
         })
-    return {"course": links_db.course_name(conn, course_id), "items": items}
+    return {"course": links_db.course_name(conn, course_id), "items": items, "language": language}
