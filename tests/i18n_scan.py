@@ -28,6 +28,7 @@ CONVERTED = (
     "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
     "pages/_settings_users.py",
     "pages/_i18n.py",
+    "pages/upload.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

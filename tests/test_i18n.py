@@ -298,3 +298,16 @@ def test_the_users_tab_in_russian(app_test, conn):
     assert "ассистент преподавателя" in role.options
     users = next(d.value for d in at.dataframe if "последний вход" in d.value.columns)
     assert users.loc[users["пользователь"] == "test-admin", "курсы"].item() == "все курсы"
+
+
+def test_the_upload_page_in_russian(app_test, conn):
+    at = app_test("pages/upload.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["upload_sources"] = [("week1.csv", b"student_id,name,text\ns1,Ada,I learned.\ns1,Ada,I learned.\n")]
+    at.session_state["up_new_course"], at.session_state["up_new_title"] = "Весна", "Неделя 1"
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Загрузить рефлексии"]
+    assert {"Готово к импорту", "Отклонённые строки", "Дубликаты (пропущены)"} == {m.label for m in at.metric}
+    assert "Импортировать" in [b.label for b in at.button]
+    assert "+ Новый курс" in at.selectbox(key="up_course").options
