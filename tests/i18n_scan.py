@@ -29,6 +29,7 @@ CONVERTED = (
     "pages/_settings_users.py",
     "pages/_i18n.py",
     "pages/upload.py",
+    "pages/assess.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

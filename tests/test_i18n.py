@@ -311,3 +311,18 @@ def test_the_upload_page_in_russian(app_test, conn):
     assert {"Готово к импорту", "Отклонённые строки", "Дубликаты (пропущены)"} == {m.label for m in at.metric}
     assert "Импортировать" in [b.label for b in at.button]
     assert "+ Новый курс" in at.selectbox(key="up_course").options
+
+
+def test_the_assess_page_in_swedish(app_test, conn):
+    c = f.course(conn, name="Vårkurs")
+    f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), "Jag lärde mig mycket om temperatur.")
+    at = app_test("pages/assess.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Bedömning"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Inlämningar att bedöma"] == "1" and metrics["Beräknad kostnad"] == "$0 (offline)"
+    assert plain(at.radio(key="assess_scope").options[1]) == "Alla uppgifter i Vårkurs"
+    assert "Starta bedömningen" in [b.label for b in at.button]
