@@ -10,6 +10,7 @@ file, "path:function" one function of a file not yet converted.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,6 +31,7 @@ CONVERTED = (
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",
+    "pages/release.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
@@ -47,10 +49,12 @@ SHOWN = {"title", "header", "subheader", "caption", "markdown", "write", "text",
 # Their arguments that are never shown to a person.
 NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_state", "url_path", "on_click", "on_change",
              "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
-             "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit"}
+             "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
+             "data", "file_name", "mime"}   # a download's content, its file's name and type
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}
+ICON = re.compile(r":\w+\[:material/\w+:\]")   # a coloured icon, ":green[:material/check_circle:]"
 
 
 @dataclass(frozen=True)
@@ -71,7 +75,7 @@ def _is_text(value: str) -> bool:
     """A string a person would read: it has letters and is not a path, an icon or the product's name."""
     s = value.strip()
     return (any(c.isalpha() for c in s) and s not in ALLOWED and not s.endswith(".py")
-            and not s.startswith(":material/"))
+            and not s.startswith(":material/") and not ICON.fullmatch(s))
 
 
 def _parse(spec: str, root: Path = ROOT) -> tuple[ast.Module, ast.AST]:

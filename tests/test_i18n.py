@@ -31,7 +31,8 @@ def test_no_string_of_a_converted_page_reaches_streamlit_untranslated():
 
 def test_the_scan_finds_a_string_that_skips_t(tmp_path):
     """The scan can fail: literals given straight, through a name, a table, an f-string, a
-    format_func's table or a help= are found; keys, paths, icons and t()'s messages are not."""
+    format_func's table or a help= are found; keys, paths, icons (coloured too), a download's data, file
+    name and type, and t()'s messages are not."""
     (tmp_path / "page.py").write_text('''
 import streamlit as st
 from pages._i18n import N_, t
@@ -48,9 +49,13 @@ def draw(col, n):
     st.radio(t("Fine"), list(OPTIONS), format_func=OPTIONS.get)
     st.page_link("pages/home.py", label=t("Home"))
     st.markdown("**" + t("Bold") + "**")
+    st.markdown(":green[:material/check_circle:] " + t("Passed"))
+    st.markdown(":red[Coloured words]")
+    st.download_button(t("Download"), data=make("csv"), file_name="week.csv", mime="text/csv")
 ''')
     texts = sorted(x.text for x in i18n_scan.untranslated(["page.py"], root=tmp_path))
-    assert texts == ["A help text", "A title", "An option", "Shown as is", "Through a name", "Total: "]
+    assert texts == sorted(["A help text", "A title", "An option", "Shown as is", "Through a name", "Total: ",
+                            ":red[Coloured words]"])   # a coloured icon and a download's file are not text
 
 
 # --- (b) every message translated, placeholders kept ------------------------------------------
@@ -326,3 +331,17 @@ def test_the_assess_page_in_swedish(app_test, conn):
     assert metrics["Inlämningar att bedöma"] == "1" and metrics["Beräknad kostnad"] == "$0 (offline)"
     assert plain(at.radio(key="assess_scope").options[1]) == "Alla uppgifter i Vårkurs"
     assert "Starta bedömningen" in [b.label for b in at.button]
+
+
+def test_the_release_page_in_russian(app_test, conn):
+    c = f.course(conn)
+    at = app_test("pages/release.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Публикация"]
+    assert [m.label for m in at.metric][:2] == ["Утверждено, не опубликовано", "Опубликовано"]
+    assert "Публиковать нечего: сначала утвердите работы на странице «Проверка»." in _texts(at)
+    assert at.button(key="release_go").label == "Опубликовать 0 утверждённых работ"   # Russian's "many" form
+    assert "Экспорт" in [s.value for s in at.subheader]
