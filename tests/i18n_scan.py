@@ -32,6 +32,8 @@ CONVERTED = (
     "pages/upload.py",
     "pages/assess.py",
     "pages/release.py",
+    "pages/_review_nav.py",
+    "pages/_review_queue.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

@@ -345,3 +345,25 @@ def test_the_release_page_in_russian(app_test, conn):
     assert "Публиковать нечего: сначала утвердите работы на странице «Проверка»." in _texts(at)
     assert at.button(key="release_go").label == "Опубликовать 0 утверждённых работ"   # Russian's "many" form
     assert "Экспорт" in [s.value for s in at.subheader]
+
+
+def test_the_review_queue_in_swedish(app_test, conn):
+    c = f.course(conn)
+    for i in range(2):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name=f"Elev {i}"),
+                           text="Jag lärde mig att temperaturen styr hur slumpmässiga svaren blir.")
+        f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3,
+                            "clarity": 3})
+    at = app_test("pages/review.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    status = at.selectbox(key="rq_status")
+    assert status.label == "Status" and status.options[:2] == ["Alla med utkast", "Att granska"]
+    assert at.selectbox(key="rq_group").options[0] == "Alla grupper"
+    assert at.text_input(key="rq_search").label == "Sök i text, namn eller student-id"
+    assert {b.label for b in at.button if b.key.startswith("open_")} == {"Öppna"}
+    assert "Sida 1" in [cap.value for cap in at.caption]
+    assert any(plain(m.value).startswith("Totalt ") for m in at.markdown)
+    assert any(plain(m.value).endswith("· 10 ord") for m in at.markdown)
