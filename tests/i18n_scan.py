@@ -34,6 +34,7 @@ CONVERTED = (
     "pages/release.py",
     "pages/_review_nav.py",
     "pages/_review_queue.py",
+    "pages/learning.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

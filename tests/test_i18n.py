@@ -367,3 +367,16 @@ def test_the_review_queue_in_swedish(app_test, conn):
     assert "Sida 1" in [cap.value for cap in at.caption]
     assert any(plain(m.value).startswith("Totalt ") for m in at.markdown)
     assert any(plain(m.value).endswith("· 10 ord") for m in at.markdown)
+
+
+def test_the_learning_page_in_russian(app_test, conn):
+    from test_learning import _course
+
+    _course(conn)
+    at = app_test("pages/learning.py")
+    at.context = {"locale": "ru-RU"}
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Обучение во времени"]
+    assert "Рост по критериям (баллов в неделю)" in [s.value for s in at.subheader]
+    assert {"критерий", "студентов", "средний рост в неделю"} <= set(at.dataframe[0].value.columns)
