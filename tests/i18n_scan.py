@@ -35,6 +35,7 @@ CONVERTED = (
     "pages/_review_nav.py",
     "pages/_review_queue.py",
     "pages/learning.py",
+    "pages/second_marking.py",
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

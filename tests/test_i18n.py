@@ -380,3 +380,20 @@ def test_the_learning_page_in_russian(app_test, conn):
     assert [t.value for t in at.title] == ["Обучение во времени"]
     assert "Рост по критериям (баллов в неделю)" in [s.value for s in at.subheader]
     assert {"критерий", "студентов", "средний рост в неделю"} <= set(at.dataframe[0].value.columns)
+
+
+def test_second_marking_in_swedish(app_test, conn):
+    from test_pages_moderation import _seeded
+
+    m = _seeded(conn)
+    sid = m["sids"][0]
+    at = app_test("pages/second_marking.py", role="ta", user="tina", courses=[m["c"]["course_id"]])
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = m["c"]["course_id"], m["c"]["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert at.button(key=f"sm_open_{sid}").label == "Bedöm blint"
+    assert any("inte bedömt av dig ännu" in x.value for x in at.markdown)
+    at.button(key=f"sm_open_{sid}").click().run()
+    assert [s.value for s in at.subheader] == ["Reflektion · 6 ord", "Din blinda bedömning"]
+    assert at.button(key=f"sm_save_{sid}").label == "Lämna min bedömning"
