@@ -36,6 +36,7 @@ CONVERTED = (
     "pages/_review_queue.py",
     "pages/learning.py",
     "pages/second_marking.py",
+    "pages/markers.py",   # its figures' sentences come from core (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

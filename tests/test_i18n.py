@@ -397,3 +397,15 @@ def test_second_marking_in_swedish(app_test, conn):
     at.button(key=f"sm_open_{sid}").click().run()
     assert [s.value for s in at.subheader] == ["Reflektion · 6 ord", "Din blinda bedömning"]
     assert at.button(key=f"sm_save_{sid}").label == "Lämna min bedömning"
+
+
+def test_the_markers_page_in_russian(app_test, conn):
+    c = f.course(conn)
+    at = app_test("pages/markers.py", role="coordinator", user="cora", courses=[c["course_id"]])
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"] = c["course_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Проверяющие"]
+    assert [i.value for i in at.info] == ["В этом курсе пока нет проверяющих: откройте курс преподавателям или "
+                                          "ассистентам."]
