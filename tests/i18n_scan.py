@@ -36,6 +36,7 @@ CONVERTED = (
     "pages/_review_queue.py",
     "pages/learning.py",
     "pages/second_marking.py",
+    "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
@@ -55,7 +56,7 @@ SHOWN = {"title", "header", "subheader", "caption", "markdown", "write", "text",
 NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_state", "url_path", "on_click", "on_change",
              "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
              "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
-             "data", "file_name", "mime"}   # a download's content, its file's name and type
+             "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}

@@ -409,3 +409,19 @@ def test_the_markers_page_in_russian(app_test, conn):
     assert [t.value for t in at.title] == ["Проверяющие"]
     assert [i.value for i in at.info] == ["В этом курсе пока нет проверяющих: откройте курс преподавателям или "
                                           "ассистентам."]
+
+
+def test_the_costs_page_in_swedish(app_test, conn):
+    from test_pages_dashboards import _fill
+
+    c = _fill(conn)
+    at = app_test("pages/costs.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["scope"] = "course"
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Kostnader"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Anrop till språkmodellen"] == "24" and metrics["Total kostnad"] == "$0.0096"
+    assert "Granskarkedjan: anrop och dollar per nivå" in [s.value for s in at.subheader]
