@@ -32,6 +32,8 @@ CONVERTED = (
     "pages/upload.py",
     "pages/assess.py",
     "pages/release.py",
+    "pages/review.py",
+    "pages/_review_item.py",   # its groups, flags, verdicts, reasons, checks and agents are named by core (English)
     "pages/_review_nav.py",
     "pages/_review_queue.py",
     "pages/learning.py",
@@ -181,8 +183,23 @@ class _Scan:
             if kw.arg == "format_func" and isinstance(kw.value, ast.Attribute) and isinstance(kw.value.value, ast.Name):
                 for value in self.assigned.get(kw.value.value.id, []):   # options shown by a table's .get
                     self.text(value, follow=False, table=True)
+            elif kw.arg is None:   # **options: a dict of keyword arguments, each judged by its name
+                self.splat(kw.value)
             elif kw.arg not in NOT_SHOWN:
                 self.text(kw.value)
+
+    def splat(self, node, follow: bool = True) -> None:
+        if isinstance(node, ast.Name) and follow:
+            for value in self.assigned.get(node.id, []):
+                self.splat(value, follow=False)
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if key is None:            # {**other, ...}
+                    self.splat(value, follow=follow)
+                elif _literal(key) not in NOT_SHOWN:
+                    self.text(value, follow=follow)
+        else:
+            self.text(node, follow=follow)
 
 
 def untranslated(specs=CONVERTED, root: Path = ROOT) -> list[Finding]:

@@ -32,7 +32,7 @@ def test_no_string_of_a_converted_page_reaches_streamlit_untranslated():
 def test_the_scan_finds_a_string_that_skips_t(tmp_path):
     """The scan can fail: literals given straight, through a name, a table, an f-string, a
     format_func's table or a help= are found; keys, paths, icons (coloured too), a download's data, file
-    name and type, and t()'s messages are not."""
+    name and type, the names in **options, and t()'s messages are not."""
     (tmp_path / "page.py").write_text('''
 import streamlit as st
 from pages._i18n import N_, t
@@ -52,10 +52,13 @@ def draw(col, n):
     st.markdown(":green[:material/check_circle:] " + t("Passed"))
     st.markdown(":red[Coloured words]")
     st.download_button(t("Download"), data=make("csv"), file_name="week.csv", mime="text/csv")
+    common = {"disabled": True, "help": "Through options", "width": "stretch"}
+    st.button(t("Save"), **{**common, "disabled": False})
 ''')
     texts = sorted(x.text for x in i18n_scan.untranslated(["page.py"], root=tmp_path))
     assert texts == sorted(["A help text", "A title", "An option", "Shown as is", "Through a name", "Total: ",
-                            ":red[Coloured words]"])   # a coloured icon and a download's file are not text
+                            ":red[Coloured words]", "Through options"])   # not: a coloured icon, a download's
+    # file, an option's name (**common's "width": "stretch")
 
 
 # --- (b) every message translated, placeholders kept ------------------------------------------
@@ -425,3 +428,24 @@ def test_the_costs_page_in_swedish(app_test, conn):
     metrics = {m.label: m.value for m in at.metric}
     assert metrics["Anrop till språkmodellen"] == "24" and metrics["Total kostnad"] == "$0.0096"
     assert "Granskarkedjan: anrop och dollar per nivå" in [s.value for s in at.subheader]
+
+
+def test_a_review_item_in_russian(app_test, conn):
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name="Иван Петров"),
+                       text="На этой неделе я узнал, что температура влияет на ответы модели.")
+    f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3})
+    at = app_test("pages/review.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    # Opened as the address opens it: AppTest re-formats the queue's selectboxes outside a script run (in
+    # English, the session's language unknown there), so a click on this page cannot be replayed in Russian.
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Проверка"]
+    assert {"Работа · 11 слов", "Ваша версия"} <= {s.value for s in at.subheader}
+    assert at.text_area(key=next(a.key for a in at.text_area if a.key.startswith("ri_comment_"))).label == \
+        "Комментарий для студента"
+    assert {"Сохранить", "Утвердить", "Отклонить", "Новый черновик", "← Очередь"} <= {b.label for b in at.button}
+    assert [t.label for t in at.tabs][-2:] == ["Доработки", "История"]
