@@ -34,6 +34,7 @@ CONVERTED = (
     "pages/release.py",
     "pages/review.py",
     "pages/_review_item.py",   # its groups, flags, verdicts, reasons, checks and agents are named by core (English)
+    "pages/_comment_bank.py",
     "pages/_review_nav.py",
     "pages/_review_queue.py",
     "pages/learning.py",

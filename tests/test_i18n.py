@@ -449,3 +449,19 @@ def test_a_review_item_in_russian(app_test, conn):
         "Комментарий для студента"
     assert {"Сохранить", "Утвердить", "Отклонить", "Новый черновик", "← Очередь"} <= {b.label for b in at.button}
     assert [t.label for t in at.tabs][-2:] == ["Доработки", "История"]
+
+
+def test_the_comment_bank_in_swedish(app_test, conn):
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text="Jag lärde mig om temperatur.")
+    f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3})
+    at = app_test("pages/review.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    assert "Kommentarsbank" in [e.label for e in at.expander]
+    assert "Banken är tom: spara en kommentar i den nedan." in [x.value for x in at.caption]
+    assert {"Vad som ska sparas", "För kriterium", "På nivå", "Till"} <= {s.label for s in at.selectbox}
+    assert "Spara i banken" in [b.label for b in at.button]
