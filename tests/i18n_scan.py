@@ -34,6 +34,7 @@ CONVERTED = (
     "pages/release.py",
     "pages/review.py",
     "pages/_review_item.py",   # its groups, flags, verdicts, reasons, checks and agents are named by core (English)
+    "pages/_anchored_notes.py",
     "pages/_comment_bank.py",
     "pages/_review_nav.py",
     "pages/_review_queue.py",
@@ -64,6 +65,7 @@ LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not 
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}
 ICON = re.compile(r":\w+\[:material/\w+:\]")   # a coloured icon, ":green[:material/check_circle:]"
+COLOUR = re.compile(r":\w+(-\w+)?\[")   # Markdown's colour opener, ":gray[" or ":green-badge["
 
 
 @dataclass(frozen=True)
@@ -84,7 +86,8 @@ def _is_text(value: str) -> bool:
     """A string a person would read: it has letters and is not a path, an icon or the product's name."""
     s = value.strip()
     return (any(c.isalpha() for c in s) and s not in ALLOWED and not s.endswith(".py")
-            and not s.startswith(":material/") and not ICON.fullmatch(s))
+            and not s.startswith(":material/") and not ICON.fullmatch(s)
+            and any(c.isalpha() for c in COLOUR.sub("", s)))
 
 
 def _parse(spec: str, root: Path = ROOT) -> tuple[ast.Module, ast.AST]:

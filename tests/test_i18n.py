@@ -449,6 +449,8 @@ def test_a_review_item_in_russian(app_test, conn):
         "Комментарий для студента"
     assert {"Сохранить", "Утвердить", "Отклонить", "Новый черновик", "← Очередь"} <= {b.label for b in at.button}
     assert [t.label for t in at.tabs][-2:] == ["Доработки", "История"]
+    assert "**Заметки к тексту**" in [m.value for m in at.markdown]                 # the notes on the text
+    assert {"Добавить заметку к тексту", "Банк комментариев"} <= {e.label for e in at.expander}
 
 
 def test_the_comment_bank_in_swedish(app_test, conn):
