@@ -35,6 +35,7 @@ CONVERTED = (
     "pages/review.py",
     "pages/_review_item.py",   # its groups, flags, verdicts, reasons, checks and agents are named by core (English)
     "pages/_anchored_notes.py",
+    "pages/_appeal_review.py",
     "pages/_comment_bank.py",
     "pages/_review_nav.py",
     "pages/_review_queue.py",

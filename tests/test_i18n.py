@@ -467,3 +467,20 @@ def test_the_comment_bank_in_swedish(app_test, conn):
     assert "Banken är tom: spara en kommentar i den nedan." in [x.value for x in at.caption]
     assert {"Vad som ska sparas", "För kriterium", "På nivå", "Till"} <= {s.label for s in at.selectbox}
     assert "Spara i banken" in [b.label for b in at.button]
+
+
+def test_an_appeal_on_the_review_page_in_russian(app_test, conn):
+    from test_pages_appeals import WHY, _appealed
+
+    c, sid = _appealed(conn)
+    at = app_test("pages/review.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    shown = "\n".join(plain(m.value) for m in at.markdown)
+    assert "Апелляция студента" in shown and "опубликованный балл 2" in shown
+    assert WHY in [x.value for x in at.text]                                   # the student's words as written
+    assert at.radio(key=f"ap_outcome_{sid}").options == ["Оставить опубликованный балл", "Изменить балл"]
+    assert "Сначала оценить вслепую" in [b.label for b in at.button]
