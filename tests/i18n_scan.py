@@ -23,6 +23,10 @@ CONVERTED = (
     "pages/_common.py",
     "pages/home.py",
     "pages/_calibration.py:home",
+    "pages/_calibration.py:banner",   # the Review page's calibration notices (their readiness sentences are core's)
+    "pages/_calibration.py:queue_notice",
+    "pages/_calibration.py:offsets",
+    "pages/_calibration.py:hidden_notice",
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",

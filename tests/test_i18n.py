@@ -370,6 +370,7 @@ def test_the_review_queue_in_swedish(app_test, conn):
     assert "Sida 1" in [cap.value for cap in at.caption]
     assert any(plain(m.value).startswith("Totalt ") for m in at.markdown)
     assert any(plain(m.value).endswith("· 10 ord") for m in at.markdown)
+    assert any("Se poängen som en första gissning: 0 studenter har bedömts blint" in w.value for w in at.warning)
 
 
 def test_the_learning_page_in_russian(app_test, conn):
