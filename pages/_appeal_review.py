@@ -10,11 +10,12 @@ from core.errors import FairMarkError
 from core.signoff import actions
 from core.text import format_timestamp
 from pages import _common
+from pages._i18n import N_, t
 from pages._review_nav import back_to_queue
 from pages._review_queue import flash
 
 BLIND = "ri_appeal_blind"   # the items this teacher re-marks blind (session state)
-OUTCOMES = {"keep": "Keep the released score", "change": "Change the score"}
+OUTCOMES = {"keep": N_("Keep the released score"), "change": N_("Change the score")}
 
 
 def blind_requested(sid: int | None) -> bool:
@@ -33,9 +34,9 @@ def _title(rubric, key: str) -> str:
 
 def _words(appeal: dict, rubric, *, scores: bool) -> None:
     for c in appeal["criteria"]:
-        extra = "" if not scores else f" · released score {c['released_score']:g}"
+        extra = "" if not scores else " · " + t("released score {score}", score=f"{c['released_score']:g}")
         if scores and appeal["blind_scores"] and c["criterion"] in appeal["blind_scores"]:
-            extra += f" · your blind re-mark {appeal['blind_scores'][c['criterion']]}"
+            extra += " · " + t("your blind re-mark {score}", score=appeal["blind_scores"][c["criterion"]])
         st.markdown(f"**{_common.md(_title(rubric, c['criterion']))}**{extra}")
         st.text(c["reason"])   # the student's words: never Markdown
 
@@ -45,33 +46,34 @@ def render_blind(conn, item: dict) -> None:
     score pickers; nothing of the released score or the AI's draft."""
     data, sid = item["blind"], item["submission_id"]
     rubric = data["rubric"]
-    st.button("← Queue", key="ri_back_blind", on_click=back_to_queue)
-    st.info("Blind re-mark of an appeal: the released score and the AI's draft stay hidden until you commit "
-            "your scores. Committed scores are final; then you decide the appeal as usual.")
+    st.button("← " + t("Queue"), key="ri_back_blind", on_click=back_to_queue)
+    st.info(t("Blind re-mark of an appeal: the released score and the AI's draft stay hidden until you commit "
+              "your scores. Committed scores are final; then you decide the appeal as usual."))
     left, right = st.columns([5, 4], gap="large")
     with left:
-        st.subheader("Submission")
+        st.subheader(t("Submission"))
         with st.container(border=True):
             st.text(data["text"])
     with right:
-        st.subheader("What the student asks")
+        st.subheader(t("What the student asks"))
         _words(data, rubric, scores=False)
         picked = {}
         for c in data["criteria"]:
             crit = rubric.criterion(c["criterion"])
-            picked[crit.key] = st.selectbox(f"Your score: {_common.md(crit.title)}", rubric.levels, index=None,
+            picked[crit.key] = st.selectbox(t("Your score: {criterion}", criterion=_common.md(crit.title)),
+                                            rubric.levels, index=None,
                                             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}",
                                             key=f"ap_blind_{sid}_{crit.key}")
-        if st.button("Commit blind re-mark", type="primary", key=f"ap_blind_commit_{sid}",
+        if st.button(t("Commit blind re-mark"), type="primary", key=f"ap_blind_commit_{sid}",
                      disabled=any(v is None for v in picked.values())):
             try:
                 deciding.remark(conn, data["appeal_id"], picked, actor=_common.actor())
             except FairMarkError as e:
                 _common.show_error(e)
             else:
-                flash("Blind re-mark committed. The released score is shown beside it now.")
+                flash(t("Blind re-mark committed. The released score is shown beside it now."))
                 st.rerun()
-        st.button("Leave the blind re-mark", key=f"ap_blind_leave_{sid}", on_click=_blind, args=(sid, False))
+        st.button(t("Leave the blind re-mark"), key=f"ap_blind_leave_{sid}", on_click=_blind, args=(sid, False))
 
 
 def _decide(conn, appeal: dict, picked: dict, outcome: str, reason, note: str, version) -> None:
@@ -84,10 +86,11 @@ def _decide(conn, appeal: dict, picked: dict, outcome: str, reason, note: str, v
         return
     st.session_state.pop(f"review_loaded_{appeal['submission_id']}", None)  # our own new version: no conflict
     if out["status"] == "kept":
-        flash("Appeal decided: the score is kept. The student sees your note.")
+        flash(t("Appeal decided: the score is kept. The student sees your note."))
     elif out["released"]:
-        flash("Appeal decided: the score is changed and released to the student"
-              + (" and sent to the LMS." if (out["lms"] or {}).get("linked") else "."))
+        flash(t("Appeal decided: the score is changed and released to the student and sent to the LMS.")
+              if (out["lms"] or {}).get("linked") else
+              t("Appeal decided: the score is changed and released to the student."))
     else:
         flash(out["waiting"], "warning")
     st.rerun()
@@ -98,29 +101,29 @@ def panel(conn, item: dict) -> None:
     review, the blind re-mark button and the decision form."""
     appeal, rubric, sid = item["appeal"], item["rubric"], item["submission_id"]
     with st.container(border=True):
-        st.markdown(f"**Appeal from the student** · {format_timestamp(appeal['opened'])}")
+        st.markdown("**" + t("Appeal from the student") + f"** · {format_timestamp(appeal['opened'])}")
         _words(appeal, rubric, scores=True)
         if not item["editable"]:
             return
         if appeal["blind_scores"] is None:
-            st.button("Re-mark blind first", key=f"ap_blind_start_{sid}", on_click=_blind, args=(sid, True),
-                      help="Hide the released score and the AI's draft until you commit your own scores.")
+            st.button(t("Re-mark blind first"), key=f"ap_blind_start_{sid}", on_click=_blind, args=(sid, True),
+                      help=t("Hide the released score and the AI's draft until you commit your own scores."))
         with st.form(f"ap_decide_{appeal['appeal_id']}"):
-            outcome = st.radio("Decision", list(OUTCOMES), format_func=OUTCOMES.get, horizontal=True,
+            outcome = st.radio(t("Decision"), list(OUTCOMES), format_func=lambda o: t(OUTCOMES[o]), horizontal=True,
                                key=f"ap_outcome_{sid}")
             picked = {}
             for c in appeal["criteria"]:
                 crit = rubric.criterion(c["criterion"])
                 start = (appeal["blind_scores"] or {}).get(crit.key, c["released_score"])
                 picked[crit.key] = st.selectbox(
-                    f"New score: {_common.md(crit.title)} (for a change)", rubric.levels,
+                    t("New score: {criterion} (for a change)", criterion=_common.md(crit.title)), rubric.levels,
                     index=rubric.levels.index(int(start)) if start is not None else None,
                     format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ap_score_{sid}_{crit.key}")
-            reason = st.selectbox("Why did you change it? (for a change)", list(actions.REASONS), index=None,
+            reason = st.selectbox(t("Why did you change it? (for a change)"), list(actions.REASONS), index=None,
                                   format_func=actions.REASONS.get, key=f"ap_reason_{sid}")
-            note = st.text_area("Note to the student (required)", key=f"ap_note_{sid}",
-                                help="The student sees it with the outcome, whether you keep or change the score.")
-            if st.form_submit_button("Decide the appeal", type="primary"):
+            note = st.text_area(t("Note to the student (required)"), key=f"ap_note_{sid}",
+                                help=t("The student sees it with the outcome, whether you keep or change the score."))
+            if st.form_submit_button(t("Decide the appeal"), type="primary"):
                 # the version the teacher opened (the review item's own conflict check keeps it)
                 seen = st.session_state.get(f"review_loaded_{sid}", (item.get("review") or {}).get("version"))
                 _decide(conn, appeal, picked, outcome, reason, note, seen)

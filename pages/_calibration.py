@@ -12,7 +12,7 @@ from core.calibration import NOT_CALIBRATED, blind
 from core.judging import judges
 from core.text import escape_markdown
 from pages import _common
-from pages._i18n import N_, t
+from pages._i18n import N_, t, tn
 
 
 def _ci(ci, digits: int = 2) -> str:
@@ -32,16 +32,18 @@ def banner(r: dict, *, short: bool = False) -> dict:
     if r["ready"]:
         st.caption(":material/verified: " + escape_markdown(r["message"]))
     elif short:
-        st.warning(f"**{NOT_CALIBRATED}.** Treat its scores as a first guess: {r['students']} students scored "
-                   "blind so far (see Calibrate).", icon=":material/tune:")
+        st.warning(f"**{NOT_CALIBRATED}.** " + tn("Treat its scores as a first guess: {count} students scored blind "
+                                                 "so far (see Calibrate).", "Treat its scores as a first guess: "
+                                                 "{count} students scored blind so far (see Calibrate).",
+                                                 r["students"]), icon=":material/tune:")
     else:
         st.warning(escape_markdown(r["message"]), icon=":material/tune:")
     if not short and r.get("band_gap"):
         # The fairness part of the bar (issue 22): the band gap, and the group gaps where groups exist.
         gap = r["band_gap"]
-        (st.warning if gap["held_back"] else st.caption)(escape_markdown(f"Band gap: {gap['text']}"))
+        (st.warning if gap["held_back"] else st.caption)(escape_markdown(t("Band gap: {gap}", gap=gap["text"])))
         for g in r.get("group_gaps") or []:
-            (st.warning if g["over_bar"] else st.caption)(escape_markdown(f"Group gap, {g['text']}"))
+            (st.warning if g["over_bar"] else st.caption)(escape_markdown(t("Group gap, {gap}", gap=g["text"])))
     if not short and (note := judges.one_family_note(_common.settings())):
         # The family rule (issue 22): judges of one family prefer their own family's writing.
         st.warning(escape_markdown(note), icon=":material/diversity_3:")
@@ -52,8 +54,10 @@ def queue_notice(r: dict, waiting: int) -> None:
     """Above the review queue: readiness, and the calibration items it leaves out."""
     banner(r, short=True)
     if waiting:
-        st.caption(f"{waiting} item(s) of the calibration set wait for a blind score and are not in this queue: "
-                   "their AI drafts stay hidden until they are scored on the Calibrate page.")
+        st.caption(tn("{count} item(s) of the calibration set wait for a blind score and are not in this queue: "
+                      "their AI drafts stay hidden until they are scored on the Calibrate page.",
+                      "{count} item(s) of the calibration set wait for a blind score and are not in this queue: "
+                      "their AI drafts stay hidden until they are scored on the Calibrate page.", waiting))
 
 
 def offsets(found: list[dict]) -> None:
@@ -67,7 +71,7 @@ def hidden_notice() -> None:
     """For a calibration item nobody has scored blind: say why its draft is hidden, and where
     to go instead (the caller shows nothing of the draft)."""
     st.info(blind.HIDDEN, icon=":material/visibility_off:")
-    st.page_link("pages/calibrate.py", label="Score it blind on Calibrate", icon=":material/tune:")
+    st.page_link("pages/calibrate.py", label=t("Score it blind on Calibrate"), icon=":material/tune:")
 
 
 def table(r: dict) -> pd.DataFrame:

@@ -22,10 +22,11 @@ from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import actions, injection_view, labels
-from core.text import count, format_timestamp
+from core.text import format_timestamp
 from pages import _anchored_notes, _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
+from pages._i18n import t, tn
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
 RESULT = "ri_result"  # (submission id, kind, message) of the last action, shown under the buttons
@@ -54,15 +55,15 @@ def _nav(aid: int, data: dict) -> None:
     sid = data["submission"]["id"]
     pos = tuple(st.session_state.get("review_pos") or (data["submission"]["priority"], sid))
     c1, c2, c3, c4 = st.columns([2, 2, 2, 6], vertical_alignment="center")
-    c1.button("← Queue", key="ri_back", on_click=back_to_queue)
-    c2.button("↑ Previous", key="ri_prev", on_click=go, args=(aid, sid, pos, False))
-    c3.button("Next ↓", key="ri_next", on_click=go, args=(aid, sid, pos, True))
+    c1.button("← " + t("Queue"), key="ri_back", on_click=back_to_queue)
+    c2.button("↑ " + t("Previous"), key="ri_prev", on_click=go, args=(aid, sid, pos, False))
+    c3.button(t("Next") + " ↓", key="ri_next", on_click=go, args=(aid, sid, pos, True))
     student = data["student"]
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
-                + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "") + "status: "
-                f"{labels.label(labels.STATUS_LABELS, data['submission']['status'])}"
+                + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "")
+                + t("status: {status}", status=labels.label(labels.STATUS_LABELS, data["submission"]["status"]))
                 + (f" · {_version_text(sid, data['review']['version'])}" if data["review"] else ""))
-    c4.caption(f"Queue group: {triage.LABELS.get(data['submission']['priority'], '')}"
+    c4.caption(t("Queue group: {group}", group=triage.LABELS.get(data["submission"]["priority"], ""))
                + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
 
 
@@ -70,7 +71,7 @@ def _bulk_reasons(shown: list[dict]) -> None:
     """Why the item is kept out of bulk approval, while it waits for a decision (the view's
     `bulk_reasons`: what the item's status and attention reasons do not already say)."""
     if shown:
-        st.info("**Not for bulk approval: check it yourself**  \n"
+        st.info("**" + t("Not for bulk approval: check it yourself") + "**  \n"
                 + "  \n".join(f"• {_common.md(r['text'])}" for r in shown), icon=":material/rule:")
 
 
@@ -79,8 +80,8 @@ def _version_text(sid: int, latest: int) -> str:
     (the same numbers the "changed since you opened it" message uses)."""
     loaded = st.session_state.get(_loaded_key(sid))
     if loaded is not None and loaded != latest:
-        return f"you opened version {loaded}, the latest is version {latest}"
-    return f"review version {latest}"
+        return t("you opened version {loaded}, the latest is version {latest}", loaded=loaded, latest=latest)
+    return t("review version {version}", version=latest)
 
 
 def _attention(data: dict) -> None:
@@ -90,9 +91,9 @@ def _attention(data: dict) -> None:
         return
     text = "  \n".join(f"• {_common.md(r)}" for r in reasons)
     if data["submission"]["status"] in actions.UNDECIDED:
-        st.warning(f"**Why this item needs attention**  \n{text}", icon=":material/flag:")
+        st.warning("**" + t("Why this item needs attention") + f"**  \n{text}", icon=":material/flag:")
     else:
-        st.caption("It needed attention because: " + "; ".join(_common.md(r) for r in reasons))
+        st.caption(t("It needed attention because: {reasons}", reasons="; ".join(_common.md(r) for r in reasons)))
 
 
 # --- the item -------------------------------------------------------------------------------
@@ -100,13 +101,13 @@ def _submission(data: dict, rubric, notes: dict | None = None) -> None:
     sub, draft = data["submission"], data["draft"] or {}
     evaluation = draft.get("outputs", {}).get("evaluator") or {}
     quotes = [v.get("evidence_quote", "") for v in evaluation.values() if isinstance(v, dict)]
-    st.subheader(f"Submission · {count(sub['word_count'], 'word')}")
+    st.subheader(t("Submission") + " · " + tn("{count} word", "{count} words", sub["word_count"]))
     flagged = injection_view.summary(sub["text"], draft.get("scores") or {}, rubric, evaluation)
     if flagged:  # what was found, where, and whether the scores look steered; highlighted below
         st.warning(_common.md(flagged["message"]) + "  \n" + _common.md(flagged["steering"]), icon=":material/flag:")
     height = labels.scroll_height(sub["text"], sub["word_count"])  # scroll long texts only
     box = {"border": True, **({"height": height} if height else {})}
-    if st.toggle("Highlight evidence quotes and notes", value=True, key="ri_highlight"):
+    if st.toggle(t("Highlight evidence quotes and notes"), value=True, key="ri_highlight"):
         with st.container(**box):
             st.markdown(injection_view.highlight_markdown(sub["text"], quotes, (flagged or {}).get("spans", []),
                                                           notes=(notes or {}).get("notes", [])))
@@ -120,8 +121,9 @@ def _submission(data: dict, rubric, notes: dict | None = None) -> None:
             by_quote.setdefault(qt, []).append(labels.criterion_title(rubric, key))
     for qt, criteria in by_quote.items():
         found = bool(labels.find_quotes(sub["text"], [qt]))
-        st.caption(_common.md("Evidence for " + ", ".join(criteria)
-                              + (": found in the text" if found else ": NOT found in the text (unfounded quote)")))
+        st.caption(_common.md(t("Evidence for {criteria}: found in the text", criteria=", ".join(criteria)) if found
+                              else t("Evidence for {criteria}: NOT found in the text (unfounded quote)",
+                                     criteria=", ".join(criteria))))
         st.text(f"“{qt}”")
 
 
@@ -132,7 +134,7 @@ def _checks(results: list[dict]) -> None:
         state = checks.status(c)     # a warning is not a failure: it gets its own icon and colour
         color = {"pass": "green", "warn": "orange"}.get(state, COLORS.get(c.get("severity"), "red"))
         icon = {"pass": ":material/check:", "warn": ":material/warning:"}.get(state, ":material/close:")
-        word = {"pass": "passed", "warn": "warning"}.get(state, "failed")
+        word = {"pass": t("passed"), "warn": t("warning")}.get(state) or t("failed")
         chips.append(f":{color}-badge[{icon} {_common.md(c['label'])} ({word})]")
     st.markdown(" ".join(chips))
     for c in results:
@@ -151,7 +153,7 @@ def _values(sid: int, version: int, rubric) -> dict:
 def _do(verb: str, aid: int, sid: int, version: int, name: str) -> None:
     """Save / Approve / Reject / Back to review, bound to the item and version they were drawn for."""
     if not _fresh(sid, version):
-        st.toast("That click was for an earlier state of this item, so nothing was done.")
+        st.toast(t("That click was for an earlier state of this item, so nothing was done."))
         return
     conn, actor = _common.connect(), _common.actor()
     rubric = browse.assignment_rubric(conn, aid, actor=actor)
@@ -159,17 +161,17 @@ def _do(verb: str, aid: int, sid: int, version: int, name: str) -> None:
     try:
         if verb == "save":
             out = actions.save_edit(conn, sid, version=version, actor=actor, **v)
-            message = (("success", f"Saved (version {out['version']}).") if out["version"] != version
-                       else ("info", "Nothing to save: your scores, comment and note are unchanged."))
+            message = (("success", t("Saved (version {version}).", version=out["version"])) if out["version"] != version
+                       else ("info", t("Nothing to save: your scores, comment and note are unchanged.")))
         elif verb == "approve":
             out = actions.approve(conn, sid, version=version, actor=actor, **v)
-            message = ("success", f"Approved {name}.")
+            message = ("success", t("Approved {name}.", name=name))
         elif verb == "reject":
             out = actions.reject(conn, sid, version=version, note=v["note"], actor=actor)
-            message = ("info", "Rejected: the item is back in the queue with your note.")
+            message = ("info", t("Rejected: the item is back in the queue with your note."))
         else:
             out = actions.back_to_review(conn, sid, version=version, actor=actor)
-            message = ("success", "Back to review: the approval is withdrawn (recorded in the history).")
+            message = ("success", t("Back to review: the approval is withdrawn (recorded in the history)."))
     except FairMarkError as e:  # a conflict included: its message says what changed
         _result(sid, "error", str(e))
         return
@@ -186,14 +188,14 @@ def _use_draft(sid: int, draft_id: int, version: int) -> None:
         _result(sid, "error", str(e))
         return
     st.session_state[_loaded_key(sid)] = out["version"]
-    _result(sid, "success", f"Now using draft #{draft_id} (version {out['version']}).")
+    _result(sid, "success", t("Now using draft #{draft} (version {version}).", draft=draft_id, version=out["version"]))
 
 
 def _guidance(rubric) -> None:
     """The rubric's notes for graders (markers and the Evaluator read them; students never do)."""
     notes = [(c.title, c.guidance) for c in rubric.criteria if c.guidance.strip()]
     if notes:
-        with st.expander("Notes for graders (not shown to students)"):
+        with st.expander(t("Notes for graders (not shown to students)")):
             for title, text in notes:
                 st.markdown(f"**{_common.md(title)}**")
                 st.text(text)
@@ -207,82 +209,84 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None 
     stale = loaded != rv["version"]
     approved = rv["status"] == "approved" and sub["status"] in ("approved", "released")
     rejected = rv["status"] == "rejected"
-    st.subheader("Your version")
+    st.subheader(t("Your version"))
     if rv["status"] != "in_review" or sub["status"] in ("approved", "released"):
         shown = sub["status"] if sub["status"] == "released" else rv["status"]
-        st.info(f"Status: **{labels.label(labels.STATUS_LABELS, shown)}**"
-                + (f" by {_common.md(_common.person(rv['approved_by']))}" if rv["approved_by"] else "")
+        st.info(t("Status: {status}", status=f"**{labels.label(labels.STATUS_LABELS, shown)}**")
+                + (" " + t("by {name}", name=_common.md(_common.person(rv["approved_by"]))) if rv["approved_by"] else "")
                 + (f", {format_timestamp(rv['approved_at'])}" if rv["approved_at"] else "")
-                + (" · released version locked; a change makes a new version that needs its own release"
+                + (" · " + t("released version locked; a change makes a new version that needs its own release")
                    if sub["status"] == "released" else ""))
     if rejected and rv["note"]:
-        st.warning("Rejected: " + _common.md(rv["note"]))
+        st.warning(t("Rejected: {note}", note=_common.md(rv["note"])))
     for crit in rubric.criteria:
         ai = (draft.get("scores") or {}).get(crit.key)
         current = rv["scores"].get(crit.key)
         st.selectbox(
-            f"{_common.md(crit.title)} (AI: {'—' if ai is None else ai})", rubric.levels,
+            _common.md(crit.title) + " (" + t("AI: {score}", score="—" if ai is None else ai) + ")", rubric.levels,
             index=rubric.levels.index(current) if current in rubric.levels else None,
             format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ri_score_{k}_{crit.key}")
     _guidance(rubric)
-    comment = st.text_area("Comment for the student", height=200, key=f"ri_comment_{k}",  # the bank may set it
+    comment = st.text_area(t("Comment for the student"), height=200, key=f"ri_comment_{k}",  # the bank may set it
                            value=None if f"ri_comment_{k}" in st.session_state else rv["comment"])
-    st.caption(f"{count(checks.words(comment), 'word')} (limit {checks.MAX_WORDS})")
+    st.caption(tn("{count} word", "{count} words", checks.words(comment)) + " ("
+               + t("limit {limit}", limit=checks.MAX_WORDS) + ")")
     _comment_bank.panel(data, banks, rubric, f"ri_comment_{k}")
     _checks(actions.comment_checks(comment, submission_text=sub["text"],
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
                                    answer_key=leakage.key_of(data["assignment"]), language=language))
-    st.multiselect("Why did you change it?", list(actions.REASONS), format_func=actions.REASONS.get,
-                   key=f"ri_reasons_{k}", help="Required when you change a score or the comment.")
-    st.text_input("Note (required for 'Other' and for Reject)", value=rv["note"], key=f"ri_note_{k}")
+    st.multiselect(t("Why did you change it?"), list(actions.REASONS), format_func=actions.REASONS.get,
+                   key=f"ri_reasons_{k}", help=t("Required when you change a score or the comment."))
+    st.text_input(t("Note (required for 'Other' and for Reject)"), value=rv["note"], key=f"ri_note_{k}")
     name = _common.md(data["student"]["name"] or data["student"]["external_id"])
     # Every button is drawn on every run (a refused action never hides the others) and carries
     # (item, version). Two rows of two: at 1440 px four buttons in this column cut "Regenerate".
     c1, c2 = st.columns(2)
     c3, c4 = st.columns(2)
     bound = {"on_click": _do, "width": "stretch", "disabled": stale}
-    c1.button("Save", key=f"ri_save_{k}", args=("save", aid, sid, loaded, name), **bound)
-    c2.button("Approved" if approved else "Approve", type="primary", key=f"ri_approve_{k}",
+    c1.button(t("Save"), key=f"ri_save_{k}", args=("save", aid, sid, loaded, name), **bound)
+    c2.button(t("Approved") if approved else t("Approve"), type="primary", key=f"ri_approve_{k}",
               args=("approve", aid, sid, loaded, name), **{**bound, "disabled": stale or approved},
-              help="Already approved: send it back to review first to change the decision." if approved else None)
-    c3.button("Rejected" if rejected else "Reject", key=f"ri_reject_{k}", args=("reject", aid, sid, loaded, name),
+              help=t("Already approved: send it back to review first to change the decision.") if approved else None)
+    c3.button(t("Rejected") if rejected else t("Reject"), key=f"ri_reject_{k}", args=("reject", aid, sid, loaded, name),
               **{**bound, "disabled": stale or rejected})
     offline = not _common.settings().llm_configured
     # Bound to the latest draft too: a second click after a new draft arrived is not a new request.
-    regen = c4.button("Regenerate", key=f"ri_regen_{k}_{data['latest_draft_id'] or 0}", width="stretch",
-                      help=("The offline baseline is deterministic: it gives the same draft unless the assignment "
-                            "or rubric changed. Your version stays." if offline
-                            else "Ask for a new AI draft; your version stays."))
+    regen = c4.button(t("Regenerate"), key=f"ri_regen_{k}_{data['latest_draft_id'] or 0}", width="stretch",
+                      help=(t("The offline baseline is deterministic: it gives the same draft unless the assignment "
+                              "or rubric changed. Your version stays.") if offline
+                            else t("Ask for a new AI draft; your version stays.")))
     if approved or rejected:
         pos = tuple(st.session_state.get("review_pos") or (sub["priority"], sid))
         d1, d2 = st.columns(2)
-        d1.button("Next item to decide →", key=f"ri_nextdecide_{k}", type="primary", width="stretch",
+        d1.button(t("Next item to decide") + " →", key=f"ri_nextdecide_{k}", type="primary", width="stretch",
                   on_click=next_to_decide,
                   args=(aid, sid, pos))
         if sub["status"] != "released":
-            d2.button("Back to review", key=f"ri_undo_{k}", args=("back", aid, sid, loaded, name), **bound,
-                      help="Withdraw the decision before release; recorded in the history.")
+            d2.button(t("Back to review"), key=f"ri_undo_{k}", args=("back", aid, sid, loaded, name), **bound,
+                      help=t("Withdraw the decision before release; recorded in the history."))
     result = st.session_state.pop(RESULT, None)  # shown once, like a flash
     if result and result[0] == sid:
         kind, message = result[1], result[2]
         st.error(_common.md(message)) if kind == "error" else getattr(st, kind)(message)
     if regen:
-        with st.spinner("Drafting again…"):
+        with st.spinner(t("Drafting again…")):
             try:
                 out = actions.regenerate(conn, sid, actor=_common.actor())
             except FairMarkError as e:
                 _result(sid, "error", str(e))
             else:
                 if out.same and out.offline:
-                    _result(sid, "info", "The offline baseline gives the same draft: it is deterministic, so "
-                                         "regenerating changes nothing unless the assignment or rubric changed. "
-                                         "Your version is unchanged.")
+                    _result(sid, "info", t("The offline baseline gives the same draft: it is deterministic, so "
+                                           "regenerating changes nothing unless the assignment or rubric changed. "
+                                           "Your version is unchanged."))
                 elif out.same:
-                    _result(sid, "info", "The new AI draft is the same as the current one. Your version is unchanged.")
+                    _result(sid, "info", t("The new AI draft is the same as the current one. Your version is "
+                                           "unchanged."))
                 else:
-                    _result(sid, "info", f"New draft #{out.draft_id} is ready below. Your version is unchanged "
-                                         "unless you choose it.")
+                    _result(sid, "info", t("New draft #{draft} is ready below. Your version is unchanged unless you "
+                                           "choose it.", draft=out.draft_id))
         st.rerun()
 
 
@@ -290,10 +294,11 @@ def _new_draft(new: dict | None, data: dict, loaded: int, rubric) -> None:
     if new is None:
         return
     with st.container(border=True):
-        st.markdown(f"**A newer AI draft (#{new['id']}) exists.** Your version stays unless you choose this one.")
-        st.text(labels.scores_text(new["scores"], rubric) + f" · total {new['total']:g}")
+        st.markdown("**" + t("A newer AI draft (#{draft}) exists.", draft=new["id"]) + "** "
+                    + t("Your version stays unless you choose this one."))
+        st.text(labels.scores_text(new["scores"], rubric) + " · " + t("total {total}", total=f"{new['total']:g}"))
         st.text(new["comment"])
-        st.button("Use this draft as my version", key=f"ri_use_{new['id']}_{loaded}", on_click=_use_draft,
+        st.button(t("Use this draft as my version"), key=f"ri_use_{new['id']}_{loaded}", on_click=_use_draft,
                   args=(data["submission"]["id"], new["id"], loaded))
 
 
@@ -316,7 +321,7 @@ def _ai_details(item: dict, rubric) -> None:
     outputs = draft.get("outputs") or {}
     shown = [r for r in registry.roles() if r.name in outputs]
     judged = bool(draft.get("judging")) and not draft.get("is_offline")   # the offline baseline has no judges
-    tabs = st.tabs([r.label for r in shown] + (["Judges"] if judged else []) + ["Revisions", "History"])
+    tabs = st.tabs([r.label for r in shown] + ([t("Judges")] if judged else []) + [t("Revisions"), t("History")])
     for role, tab in zip(shown, tabs):
         with tab:
             if draft.get("is_offline"):
@@ -331,17 +336,17 @@ def _ai_details(item: dict, rubric) -> None:
                              hide_index=True, width="stretch")
     with tabs[-2]:
         if not draft.get("is_offline"):   # the offline baseline has no Reviewer verdict (issue 21)
-            st.markdown(f"**{_common.md(labels.verdict_label(draft.get('verdict')))}** after "
-                        f"{count(draft.get('rounds') or 0, 'revision round')}")
+            st.markdown(f"**{_common.md(labels.verdict_label(draft.get('verdict')))}** "
+                        + tn("after {count} revision round", "after {count} revision rounds", draft.get("rounds") or 0))
         for reason in draft.get("attention_reasons") or []:
             st.warning(_common.md(reason))
         for rev in draft.get("revisions") or []:
-            with st.expander(f"Round {rev.get('round')}"):
+            with st.expander(t("Round {round}", round=rev.get("round"))):
                 st.text(rev.get("comment", ""))
                 if rev.get("failed_checks"):
                     names = {c.get("name"): c.get("label") for c in draft.get("checks") or [] if isinstance(c, dict)}
-                    st.caption("Failed checks: " + _common.md(", ".join(
-                        str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"])))
+                    st.caption(t("Failed checks: {checks}", checks=_common.md(", ".join(
+                        str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"]))))
     with tabs[-1]:
         rows = labels.history_rows(item["history"], rubric, _common.person)
         st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
@@ -358,14 +363,14 @@ def render(conn, aid: int, view: dict) -> None:
     sid = item["submission_id"]
     if item["hidden"]:  # waiting for its blind score: nothing of the draft, a way to Calibrate
         _calibration.hidden_notice()
-        st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
+        st.button("← " + t("Queue"), key="ri_back_err", on_click=back_to_queue)
         return
     if item.get("blind"):  # re-marking an appeal blind: the text and the student's words only
         _appeal_review.render_blind(conn, item)
         return
     if item["error"]:
         _common.show_error(item["error"])
-        st.button("← Queue", key="ri_back_err", on_click=back_to_queue)
+        st.button("← " + t("Queue"), key="ri_back_err", on_click=back_to_queue)
         return
     _common.set_address(item=sid)
     _common.know_people(item["people"])
@@ -376,7 +381,8 @@ def render(conn, aid: int, view: dict) -> None:
     loaded = st.session_state.get(vkey)
     _nav(aid, data)
     if not editable:
-        st.caption(_common.md(f"Read only: your role ({me.role_label}) may look at this item but not change it."))
+        st.caption(_common.md(t("Read only: your role ({role}) may look at this item but not change it.",
+                                role=me.role_label)))
     show_flash()
     _attention(data)
     if item["appeal"]:
@@ -387,7 +393,7 @@ def render(conn, aid: int, view: dict) -> None:
     newer = item["changed"]
     if newer is not None:  # who saved, when and what, with the versions the header names
         st.warning(_common.md(newer))
-        st.button("Load the latest version", key=f"ri_reload_{sid}", on_click=_reload,
+        st.button(t("Load the latest version"), key=f"ri_reload_{sid}", on_click=_reload,
                   args=(sid, data["review"]["version"]))
     left, right = st.columns([5, 4], gap="large")
     with left:
@@ -398,7 +404,7 @@ def render(conn, aid: int, view: dict) -> None:
             _editor(conn, aid, data, rubric, loaded, item.get("comment_bank"), item["language"])
             _new_draft(item["newer_draft"], data, loaded, rubric)
         elif data["draft"]:
-            st.subheader("The AI's draft")
+            st.subheader(t("The AI's draft"))
             st.text(labels.scores_text(data["draft"]["scores"], rubric))
             st.text(data["draft"]["comment"] or "")
     _ai_details(item, rubric)

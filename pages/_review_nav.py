@@ -10,6 +10,7 @@ import streamlit as st
 from core.courses import browse
 from core.signoff import actions
 from pages import _common
+from pages._i18n import t
 from pages._review_queue import close_item, current_filter, flash, open_item
 
 
@@ -38,7 +39,7 @@ def go(aid: int, sid: int, pos: tuple, forward: bool) -> None:
     conn, me = _common.connect(), _common.actor()
     nxt = browse.queue_neighbour(conn, aid, tuple(pos), current_filter(), forward=forward, actor=me)
     if nxt is None:
-        st.toast("This is the last item." if forward else "This is the first item.")
+        st.toast(t("This is the last item.") if forward else t("This is the first item."))
         return
     open_item(nxt, (browse.queue_position(conn, nxt, actor=me)[1], nxt))
 
@@ -62,8 +63,8 @@ def next_to_decide(aid: int, sid: int, pos: tuple) -> None:
         return
     close_item()
     left = browse.queue_page(conn, aid, browse.QueueFilter(statuses=actions.UNDECIDED), page_size=1, actor=me)["rows"]
-    flash("Nothing left to decide in this assignment." if not left
-          else "Nothing left to decide among the items your filters show.", "success")
+    flash(t("Nothing left to decide in this assignment.") if not left
+          else t("Nothing left to decide among the items your filters show."), "success")
 
 
 def back_to_queue() -> None:

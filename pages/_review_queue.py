@@ -13,17 +13,19 @@ from core.signoff import triage
 from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import bulk, eligibility, labels, review_view
-from core.text import count
 from pages import _calibration, _common
+from pages._i18n import N_, t, tn
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk", "rq_all")
 # The "no filter" choice of each selectbox. A real value, not None: keep_filters() writes the
 # state back on every run, and Streamlit shows a selectbox whose state is None as unset
 # ("Choose an option") instead of its "All ..." label.
 ALL = "all"
-STATUS_LABELS = {ALL: "All drafted", "to_review": "To review", "needs_attention": "Needs attention",
-                 "drafted": "Drafted", "rejected": "Rejected", "approved": "Approved", "released": "Released"}
-FLAG_LABELS = {ALL: "Any or none", "any": "Has a flag", **labels.FLAG_LABELS}
+STATUS_LABELS = {ALL: N_("All drafted"), "to_review": N_("To review"), "needs_attention": N_("Needs attention"),
+                 "drafted": N_("Drafted"), "rejected": N_("Rejected"), "approved": N_("Approved"),
+                 "released": N_("Released")}
+FLAG_CHOICES = {ALL: N_("Any or none"), "any": N_("Has a flag")}   # then core's flags, named by core (English)
+FLAG_LABELS = {**FLAG_CHOICES, **labels.FLAG_LABELS}
 GROUPS = review_view.GROUPS
 
 
@@ -84,22 +86,24 @@ def _first_page() -> None:
 
 def _filters(rubric) -> None:
     c1, c2, c3, c4, c5, c6 = st.columns([2, 2, 2, 1, 2, 3])
-    c1.selectbox("Status", list(STATUS_LABELS), format_func=STATUS_LABELS.get, key="rq_status", on_change=_first_page)
+    c1.selectbox(t("Status"), list(STATUS_LABELS), format_func=lambda s: t(STATUS_LABELS[s]), key="rq_status",
+                 on_change=_first_page)
     if st.session_state.get("rq_criterion") not in (ALL, *rubric.keys):
         st.session_state["rq_criterion"] = ALL  # another assignment's rubric
-    c2.selectbox("Group", [ALL, *GROUPS], format_func=lambda g: "All groups" if g == ALL else triage.LABELS[g],
+    c2.selectbox(t("Group"), [ALL, *GROUPS], format_func=lambda g: t("All groups") if g == ALL else triage.LABELS[g],
                  key="rq_group", on_change=_first_page)
-    c3.selectbox("Criterion", [ALL, *rubric.keys],
-                 format_func=lambda k: "Any criterion" if k == ALL else rubric.criterion(k).title,
+    c3.selectbox(t("Criterion"), [ALL, *rubric.keys],
+                 format_func=lambda k: t("Any criterion") if k == ALL else rubric.criterion(k).title,
                  key="rq_criterion", on_change=_first_page)
     if st.session_state.get("rq_score") not in rubric.levels:
         st.session_state["rq_score"] = rubric.levels[0]
-    c4.selectbox("Score", rubric.levels, key="rq_score", on_change=_first_page,
+    c4.selectbox(t("Score"), rubric.levels, key="rq_score", on_change=_first_page,
                  disabled=_chosen("rq_criterion") is None)
-    c5.selectbox("Flag", list(FLAG_LABELS), format_func=FLAG_LABELS.get, key="rq_flag", on_change=_first_page)
-    c6.text_input("Search text, name or student id", key="rq_search", on_change=_first_page)
-    st.toggle("Every item, not only those assigned to me", key="rq_all", on_change=_first_page,
-              help="Where a coordinator assigned markers, your queue shows your items; this shows all of them.")
+    c5.selectbox(t("Flag"), list(FLAG_LABELS), key="rq_flag", on_change=_first_page,
+                 format_func=lambda f: t(FLAG_CHOICES[f]) if f in FLAG_CHOICES else labels.FLAG_LABELS[f])
+    c6.text_input(t("Search text, name or student id"), key="rq_search", on_change=_first_page)
+    st.toggle(t("Every item, not only those assigned to me"), key="rq_all", on_change=_first_page,
+              help=t("Where a coordinator assigned markers, your queue shows your items; this shows all of them."))
 
 
 def _row(row: dict, rubric) -> None:
@@ -107,27 +111,27 @@ def _row(row: dict, rubric) -> None:
         c1, c2, c3, c4 = st.columns([3, 3, 6, 1], vertical_alignment="center")
         c1.markdown(f"**{_common.md(row['student_name'] or row['external_id'])}**  \n"
                     + (f"{_common.md(row['external_id'])} · " if row["external_id"] else "")
-                    + count(row["word_count"], "word"))
-        c1.caption(triage.LABELS.get(row["priority"], "") + (" · opened" if row["opened_at"] else ""))
+                    + tn("{count} word", "{count} words", row["word_count"]))
+        c1.caption(triage.LABELS.get(row["priority"], "") + (" · " + t("opened") if row["opened_at"] else ""))
         scores = row["scores"] or {}
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None
-        c2.markdown(f"Total **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
-                    + (" · edited" if row["edited"] else ""))
+        c2.markdown(t("Total") + f" **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
+                    + (" · " + t("edited") if row["edited"] else ""))
         # The offline baseline has no Reviewer verdict (issue 21): only its label.
         tags = ([] if row["is_offline"] else [labels.verdict_label(row["verdict"])]) + [
             *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])] + ([OFFLINE_LABEL] if row["is_offline"] else [])
         tags += [eligibility.SHORT[r["code"]] for r in row.get("held_back") or []
                  if r.get("code") in eligibility.SHORT and r.get("code") != eligibility.OFFLINE_ONLY]
-        c2.caption(" · ".join(_common.md(str(t)) for t in tags))
+        c2.caption(" · ".join(_common.md(str(tag)) for tag in tags))
         c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
-        c4.button("Open", key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
+        c4.button(t("Open"), key=f"open_{row['id']}", on_click=open_item, args=(row["id"], (row["priority"], row["id"])))
 
 
 def _bulk(conn, aid: int, panel: dict | None) -> None:
     """The bulk approval panel as the page's view read it (`panel`: {"block", "state"})."""
-    if not st.toggle("Bulk approve confident drafts", key="rq_bulk",
-                     help="Drafts on which the judges agreed and were sure, the Reviewer confirmed the comment, "
-                          "with no veto, failed check or flag; each other item says why it is left out."):
+    if not st.toggle(t("Bulk approve confident drafts"), key="rq_bulk",
+                     help=t("Drafts on which the judges agreed and were sure, the Reviewer confirmed the comment, "
+                            "with no veto, failed check or flag; each other item says why it is left out.")):
         return
     if panel is None:   # the view was read with the panel closed (it opens with the toggle's click)
         return
@@ -137,27 +141,34 @@ def _bulk(conn, aid: int, panel: dict | None) -> None:
         return
     state = panel["state"]
     if state.candidates == 0:
-        st.info("No drafts qualify for bulk approval right now.")
+        st.info(t("No drafts qualify for bulk approval right now."))
         return
-    bands = ", ".join(f"{n} in the {b} band" for b, n in sorted(state.by_band.items()))
-    st.markdown(f"**{state.candidates}** drafts qualify ({bands}). Before approving them together, open a "
-                "stratified sample (at least one per band) and check it.")
+    bands = ", ".join(t("{count} in the {band} band", count=n, band=b) for b, n in sorted(state.by_band.items()))
+    st.markdown(tn("{n} drafts qualify ({bands}). Before approving them together, open a stratified sample (at "
+                   "least one per band) and check it.", "{n} drafts qualify ({bands}). Before approving them "
+                   "together, open a stratified sample (at least one per band) and check it.", state.candidates,
+                   n=f"**{state.candidates}**", bands=bands))
     if state.stale:
-        st.caption(f"{len(state.stale)} sampled item(s) got a new AI draft since they were drawn, so they no "
-                   "longer count: draw the sample again and open the new items.")
+        st.caption(tn("{count} sampled item(s) got a new AI draft since they were drawn, so they no longer count: "
+                      "draw the sample again and open the new items.", "{count} sampled item(s) got a new AI draft "
+                      "since they were drawn, so they no longer count: draw the sample again and open the new items.",
+                      len(state.stale)))
     if state.missing:
-        if st.button("Draw the sample", key="rq_draw"):
+        if st.button(t("Draw the sample"), key="rq_draw"):
             bulk.draw_sample(conn, aid, actor=me)
             st.rerun()
     for s in state.sample:
         c1, c2 = st.columns([5, 1], vertical_alignment="center")
-        mark = ":green[:material/check_box:] opened" if s["opened_at"] else ":gray[:material/check_box_outline_blank:]"
-        c1.markdown(f"{mark} {_common.md(s['student_name'])} ({s['band']} band)")
-        c2.button("Open", key=f"sample_{s['submission_id']}", on_click=open_item,
+        mark = (":green[:material/check_box:] " + t("opened") if s["opened_at"]
+                else ":gray[:material/check_box_outline_blank:]")
+        c1.markdown(f"{mark} {_common.md(s['student_name'])} (" + t("{band} band", band=s["band"]) + ")")
+        c2.button(t("Open"), key=f"sample_{s['submission_id']}", on_click=open_item,
                   args=(s["submission_id"], (0, s["submission_id"])))
     if state.unopened:
-        st.caption(f"{len(state.unopened)} sampled item(s) still to open.")
-    if st.button(f"Bulk approve {state.candidates} items…", key="rq_bulk_go", disabled=not state.checked):
+        st.caption(tn("{count} sampled item(s) still to open.", "{count} sampled item(s) still to open.",
+                      len(state.unopened)))
+    if st.button(tn("Bulk approve {count} items…", "Bulk approve {count} items…", state.candidates), key="rq_bulk_go",
+                 disabled=not state.checked):
         st.session_state["rq_confirm"] = state.candidates
     if st.session_state.get("rq_confirm"):
         _confirm(conn, aid, st.session_state["rq_confirm"])
@@ -167,21 +178,27 @@ def _cancel_confirm() -> None:
     st.session_state.pop("rq_confirm", None)
 
 
-@st.dialog("Confirm bulk approval", on_dismiss=_cancel_confirm)
 def _confirm(conn, aid: int, n: int) -> None:
-    st.markdown(f"Approve **{n}** drafts as they are? Each approval is recorded in the audit log under "
-                f"your name; they will still need to be released.")
+    # Decorated here, not at import: the dialog's title is in this session's language.
+    st.dialog(t("Confirm bulk approval"), on_dismiss=_cancel_confirm)(_confirm_body)(conn, aid, n)
+
+
+def _confirm_body(conn, aid: int, n: int) -> None:
+    st.markdown(tn("Approve {n} drafts as they are? Each approval is recorded in the audit log under your name; "
+                   "they will still need to be released.", "Approve {n} drafts as they are? Each approval is "
+                   "recorded in the audit log under your name; they will still need to be released.", n,
+                   n=f"**{n}**"))
     c1, c2 = st.columns(2)
-    if c1.button(f"Approve {n} items", type="primary", key="rq_confirm_yes"):
+    if c1.button(tn("Approve {count} items", "Approve {count} items", n), type="primary", key="rq_confirm_yes"):
         _cancel_confirm()
         try:
             done = bulk.bulk_approve(conn, aid, expected=n, actor=_common.actor())
         except FairMarkError as e:
             flash(_common.md(str(e)), "error")
         else:
-            flash(f"Approved {done} items.")
+            flash(tn("Approved {count} items.", "Approved {count} items.", done))
         st.rerun()
-    if c2.button("Cancel", key="rq_confirm_no"):
+    if c2.button(t("Cancel"), key="rq_confirm_no"):
         _cancel_confirm()
         st.rerun()
 
@@ -195,8 +212,8 @@ def render(conn, aid: int, view: dict) -> None:
     counts = q["counts"]
     shown = [g for g in GROUPS if counts.get(g)]
     if not shown:
-        st.info("Nothing to review yet: " + ("run the assessment on the Assess page first." if q["uploaded"]
-                                             else "no reflections were uploaded for this assignment (Upload page)."))
+        st.info(t("Nothing to review yet: run the assessment on the Assess page first.") if q["uploaded"]
+                else t("Nothing to review yet: no reflections were uploaded for this assignment (Upload page)."))
         return
     for col, g in zip(st.columns(len(shown)), shown):
         col.metric(triage.LABELS[g], counts[g])
@@ -210,14 +227,14 @@ def render(conn, aid: int, view: dict) -> None:
         return
     result = q["page"]
     if not result["rows"]:
-        st.info("No items match these filters.")
+        st.info(t("No items match these filters."))
     for row in result["rows"]:
         _row(row, rubric)
     c1, c2, c3 = st.columns([1, 1, 4], vertical_alignment="center")
-    if c1.button("← Previous page", key="rq_prev", disabled=page == 0):
+    if c1.button("← " + t("Previous page"), key="rq_prev", disabled=page == 0):
         st.session_state["review_page"] = page - 1
         st.rerun()
-    if c2.button("Next page →", key="rq_next", disabled=not result["has_next"]):
+    if c2.button(t("Next page") + " →", key="rq_next", disabled=not result["has_next"]):
         st.session_state["review_page"] = page + 1
         st.rerun()
-    c3.caption(f"Page {page + 1}")
+    c3.caption(t("Page {page}", page=page + 1))

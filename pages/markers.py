@@ -6,10 +6,11 @@ from core.errors import FairMarkError
 from core.moderation import markers
 from core.text import escape_markdown
 from pages import _common
+from pages._i18n import t
 
-st.title("Markers")
-st.caption("From the moderation samples: the consensus is the moderator's settled score where there is one, else "
-           "the other marker's blind mark, never the marker's own. Intervals resample students.")
+st.title(t("Markers"))
+st.caption(t("From the moderation samples: the consensus is the moderator's settled score where there is one, else "
+             "the other marker's blind mark, never the marker's own. Intervals resample students."))
 conn = _common.get_db()
 cid = _common.require_course()
 
@@ -20,12 +21,12 @@ if cid is not None:
         _common.show_error(e)
         st.stop()
     if not view["markers"]:
-        st.info("No markers in this course yet: grant instructors or teaching assistants the course.")
+        st.info(t("No markers in this course yet: grant instructors or teaching assistants the course."))
     for fig in view["markers"]:
         with st.container(border=True):
             st.subheader(escape_markdown(_common.person(fig["marker"])))
             if fig["severity"]:
                 st.markdown("\n".join(f"- {escape_markdown(s['text'])}" for s in fig["severity"]))
             else:
-                st.caption("No item marked twice yet.")
+                st.caption(t("No item marked twice yet."))
             st.caption(escape_markdown(fig["edits"]["text"][0].upper() + fig["edits"]["text"][1:]))

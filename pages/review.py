@@ -4,8 +4,9 @@ import streamlit as st
 
 from core.signoff import review_view
 from pages import _appeal_review, _common, _review_item, _review_nav, _review_queue
+from pages._i18n import t
 
-st.title("Review")
+st.title(t("Review"))
 conn = _common.get_db()
 aid = _common.require_assignment()
 if aid is not None:

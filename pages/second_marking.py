@@ -4,12 +4,13 @@ import streamlit as st
 
 from core.errors import FairMarkError
 from core.moderation import marking
-from core.text import count, escape_markdown
+from core.text import escape_markdown
 from pages import _common
+from pages._i18n import t, tn
 
-st.title("Second marking")
-st.caption("A coordinator drew a sample of this assignment to be marked twice. Mark each of your items without "
-           "seeing the first marker's scores or the AI's draft; they appear once you commit. A second mark is final.")
+st.title(t("Second marking"))
+st.caption(t("A coordinator drew a sample of this assignment to be marked twice. Mark each of your items without "
+             "seeing the first marker's scores or the AI's draft; they appear once you commit. A second mark is final."))
 conn = _common.get_db()
 aid = _common.require_assignment()
 
@@ -28,29 +29,29 @@ if aid is not None:
     rubric, seen = view["rubric"], view["item"]
     if seen is None:
         if not view["items"]:
-            st.info("You have no items to mark a second time in this assignment.")
+            st.info(t("You have no items to mark a second time in this assignment."))
         for row in view["items"]:
             with st.container(border=True):
                 c1, c2 = st.columns([6, 2], vertical_alignment="center")
                 c1.markdown(f"**{escape_markdown(row['student'])}** · "
-                            + ("you marked it" if row["marked"] else "not marked by you yet"))
-                c2.button("Open" if row["marked"] else "Mark blind", key=f"sm_open_{row['submission_id']}",
+                            + (t("you marked it") if row["marked"] else t("not marked by you yet")))
+                c2.button(t("Open") if row["marked"] else t("Mark blind"), key=f"sm_open_{row['submission_id']}",
                           on_click=_open, args=(row["submission_id"],))
     else:
         sid = seen["submission"]["id"]
-        st.button("← Your items", key="sm_back", on_click=_open, args=(None,))
+        st.button("← " + t("Your items"), key="sm_back", on_click=_open, args=(None,))
         left, right = st.columns([5, 4], gap="large")
         with left:
-            st.subheader(f"Reflection · {count(seen['submission']['word_count'], 'word')}")
+            st.subheader(t("Reflection") + " · " + tn("{count} word", "{count} words", seen["submission"]["word_count"]))
             with st.container(border=True):
                 st.text(seen["submission"]["text"])
         with right:
             if not seen["marked"]:
-                st.subheader("Your blind mark")
+                st.subheader(t("Your blind mark"))
                 picked = {c.key: st.selectbox(_common.md(c.title), rubric.levels, index=None, key=f"sm_score_{sid}_{c.key}",
                                               format_func=lambda lvl, c=c: f"{lvl} — {c.levels[lvl]}")
                           for c in rubric.criteria}
-                if st.button("Commit my mark", type="primary", key=f"sm_save_{sid}",
+                if st.button(t("Commit my mark"), type="primary", key=f"sm_save_{sid}",
                              disabled=any(v is None for v in picked.values())):
                     try:
                         marking.mark(conn, sid, picked, actor=me)
@@ -59,11 +60,11 @@ if aid is not None:
                     else:
                         st.rerun()
             else:
-                st.subheader("Your mark, the first marker's and the AI's")
+                st.subheader(t("Your mark, the first marker's and the AI's"))
                 first, ai = seen.get("first") or {}, (seen.get("ai") or {}).get("scores") or {}
-                st.dataframe([{"Criterion": c.title, "You (blind)": seen["mine"].get(c.key),
-                               "First marker": first.get(c.key), "AI": ai.get(c.key)} for c in rubric.criteria],
+                st.dataframe([{t("Criterion"): c.title, t("You (blind)"): seen["mine"].get(c.key),
+                               t("First marker"): first.get(c.key), t("AI"): ai.get(c.key)} for c in rubric.criteria],
                              hide_index=True, width="stretch")
                 if seen.get("ai"):
-                    st.caption("The AI's draft comment")
-                    st.text(seen["ai"]["comment"] or "(no comment drafted)")
+                    st.caption(t("The AI's draft comment"))
+                    st.text(seen["ai"]["comment"] or "(" + t("no comment drafted") + ")")

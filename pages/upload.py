@@ -16,10 +16,24 @@ from core.ingest.read import MAX_FILE_BYTES, MAX_TEXT_CHARS
 from core.rubric import RUBRIC_DIR, load_rubric_file, parse_rubric
 from core.text import format_timestamp
 from pages import _common
+from pages._i18n import N_, t, tn
 
 NEW = -1
-FIELDS = {"student_id": "Student id", "name": "Student name", "email": "E-mail", "text": "Reflection text",
-          "assignment": "Week / assignment (optional)"}
+FIELDS = {"student_id": N_("Student id"), "name": N_("Student name"), "email": N_("E-mail"),
+          "text": N_("Reflection text"), "assignment": N_("Week / assignment (optional)")}
+SCORES_ARE = {"reference": N_("Expert reference scores (the AI is measured against them)"),
+              "calibration": N_("Blind calibration scores (given without seeing any AI draft)")}
+# The preview tables' own columns (core names them; rubric keys and group columns are data, kept as they are)
+HEADERS = {"file": N_("file"), "row": N_("row"), "assignment": N_("assignment"), "student_id": N_("student_id"),
+           "name": N_("name"), "words": N_("words"), "text": N_("text"), "field": N_("field"),
+           "message": N_("message")}
+MODES = {"all_or_nothing": N_("Reject the whole file (fix it and upload again)"),
+         "skip_rejected": N_("Import the good rows, leave out the rejected ones")}
+
+
+def _headed(rows: list[dict]) -> pd.DataFrame:
+    """A preview table with its own column names in the reader's language."""
+    return pd.DataFrame(rows).rename(columns=lambda c: t(HEADERS[c]) if c in HEADERS else c)
 
 
 def _unstage() -> None:
@@ -39,11 +53,10 @@ def _imported_assignment(result, title: str | None) -> int | None:
 
 def _scores_are(sig: str) -> str:
     """What the uploaded score columns are: reference (expert) scores or blind calibration scores."""
-    return st.radio("These scores are", ingest.SCORES_ARE, key=f"map_scores_are_{sig}", horizontal=True,
-                    format_func={"reference": "Expert reference scores (the AI is measured against them)",
-                                 "calibration": "Blind calibration scores (given without seeing any AI draft)"}.get,
-                    help="Calibration scores count for the readiness gate and become the AI's examples of each "
-                         "level on this assignment; declare them only if nobody saw an AI draft before scoring.")
+    return st.radio(t("These scores are"), ingest.SCORES_ARE, key=f"map_scores_are_{sig}", horizontal=True,
+                    format_func=lambda k: t(SCORES_ARE[k]),
+                    help=t("Calibration scores count for the readiness gate and become the AI's examples of each "
+                           "level on this assignment; declare them only if nobody saw an AI draft before scoring."))
 
 
 @st.cache_data(max_entries=4, show_spinner="Reading the file…")
@@ -52,7 +65,7 @@ def _read(sources, rubric_json):
     return ingest.read_and_detect(sources, parse_rubric(rubric_json))
 
 
-st.title("Upload reflections")
+st.title(t("Upload reflections"))
 conn = _common.get_db()
 me = _common.actor()
 
@@ -80,11 +93,11 @@ _common.know_people(view["people"])
 c1, c2 = st.columns(2)
 all_courses = view["courses"]
 course_ids = [c["id"] for c in all_courses] + ([NEW] if view["may_create"] else [])
-course_names = {c["id"]: c["name"] for c in all_courses} | {NEW: "+ New course"}
+course_names = {c["id"]: c["name"] for c in all_courses} | {NEW: "+ " + t("New course")}
 current = _common.course_id()
-cid = c1.selectbox("Course", course_ids, format_func=course_names.get,
+cid = c1.selectbox(t("Course"), course_ids, format_func=course_names.get,
                    index=course_ids.index(current) if current in course_ids else 0, key="up_course")
-course_name = c1.text_input("New course name", key="up_new_course") if cid == NEW else course_names[cid]
+course_name = c1.text_input(t("New course name"), key="up_new_course") if cid == NEW else course_names[cid]
 
 read_for = NEW if view["course_id"] is None else view["course_id"]
 if cid == read_for:
@@ -92,20 +105,20 @@ if cid == read_for:
 else:   # the picker's state was not one the view could follow: read this course's own
     existing = browse.list_assignments(conn, cid, actor=me) if cid != NEW else []
 a_ids = [a["id"] for a in existing] + [NEW]
-a_titles = {a["id"]: a["title"] for a in existing} | {NEW: "+ New assignment"}
+a_titles = {a["id"]: a["title"] for a in existing} | {NEW: "+ " + t("New assignment")}
 cur_a = _common.assignment_id()
-aid = c2.selectbox("Assignment", a_ids, format_func=a_titles.get,
+aid = c2.selectbox(t("Assignment"), a_ids, format_func=a_titles.get,
                    index=a_ids.index(cur_a) if cur_a in a_ids else 0, key="up_assignment")
 week = None
 if aid == NEW:
-    title = c2.text_input("New assignment title", key="up_new_title")
-    week = c2.number_input("Week", min_value=0, max_value=99, value=None, step=1, key="up_week")
+    title = c2.text_input(t("New assignment title"), key="up_new_title")
+    week = c2.number_input(t("Week"), min_value=0, max_value=99, value=None, step=1, key="up_week")
     saved = {f"saved:{r['id']}": f"{_common.rubric_label(r['name'])} (v{r['version']})"
              for r in view["saved_rubrics"]}
-    bundled = {f"file:{p.name}": f"{_common.rubric_label(load_rubric_file(p).name)} (bundled file)"
+    bundled = {f"file:{p.name}": f"{_common.rubric_label(load_rubric_file(p).name)} ({t('bundled file')})"
                for p in sorted(RUBRIC_DIR.glob("*.yaml"))}
     choices = saved | bundled
-    pick = c2.selectbox("Rubric", list(choices), format_func=choices.get, key="up_rubric",
+    pick = c2.selectbox(t("Rubric"), list(choices), format_func=choices.get, key="up_rubric",
                         index=list(choices).index("file:reflection.yaml") if "file:reflection.yaml" in choices else 0)
     if not pick.startswith("saved:"):
         rubric = load_rubric_file(RUBRIC_DIR / pick.split(":", 1)[1])
@@ -117,37 +130,38 @@ else:
     title = a_titles[aid]
     rubric = (view["rubrics"][aid] if cid == read_for else
               browse.get_rubric(conn, existing[a_ids.index(aid)]["rubric_id"], actor=me))
-st.caption("Rows with a week/assignment column go to the matching assignment (a new one is created for an "
-           "unknown week); all other rows go to the assignment chosen here.")
+st.caption(t("Rows with a week/assignment column go to the matching assignment (a new one is created for an "
+             "unknown week); all other rows go to the assignment chosen here."))
 
 # --- 2. the file(s) --------------------------------------------------------------------------
 files = st.file_uploader(
-    "Reflections: CSV or Excel (one row per reflection), Word or text files (one reflection each; "
-    "file name `<student id>_<name>.docx` or a first line `Student ID: …`), or a ZIP of them",
+    t("Reflections: CSV or Excel (one row per reflection), Word or text files (one reflection each; "
+      "file name `<student id>_<name>.docx` or a first line `Student ID: …`), or a ZIP of them"),
     type=["csv", "xlsx", "docx", "txt", "zip"], accept_multiple_files=True,
     key=f"up_files_{st.session_state.get('up_files_gen', 0)}",
-    help=f"At most {MAX_FILE_BYTES // (1024 * 1024)} MB per file and {MAX_TEXT_CHARS:,} characters per reflection. "
-         "Encodings: UTF-8 (with or without BOM) or Windows-1252.")
+    help=t("At most {mb} MB per file and {chars} characters per reflection. "
+           "Encodings: UTF-8 (with or without BOM) or Windows-1252.",
+           mb=MAX_FILE_BYTES // (1024 * 1024), chars=f"{MAX_TEXT_CHARS:,}"))
 if files:
     # Kept until imported or cleared, so a trip to another page does not lose the staged upload.
     st.session_state["upload_sources"] = [(f.name, f.getvalue()) for f in files]
 sources = st.session_state.get("upload_sources")
 
 if not sources:
-    st.subheader("Recent imports")
+    st.subheader(t("Recent imports"))
     recent = (view["recent"] if cid == read_for else
               browse.recent_imports(conn, cid, actor=me, limit=10) if cid != NEW else [])
     if recent:
-        st.dataframe(pd.DataFrame([{"when": format_timestamp(r["at"]), "who": _common.person(r["actor"]), "files": r["reason"],
-                                    "imported": r["after"].get("imported"),
-                                    "rejected rows left out": r["after"].get("rejected") or 0} for r in recent]),
+        st.dataframe(pd.DataFrame([{t("when"): format_timestamp(r["at"]), t("who"): _common.person(r["actor"]),
+                                    t("files"): r["reason"], t("imported"): r["after"].get("imported"),
+                                    t("rejected rows left out"): r["after"].get("rejected") or 0} for r in recent]),
                      hide_index=True)
     else:
-        st.caption("Nothing imported yet.")
+        st.caption(t("Nothing imported yet."))
     st.stop()
 
 
-if st.button("Clear the staged file(s)"):
+if st.button(t("Clear the staged file(s)")):
     _unstage()
     st.rerun()
 try:
@@ -158,23 +172,23 @@ except FairMarkError as e:
 
 # --- 3. column mapping -------------------------------------------------------------------------
 sig = hashlib.sha1(repr([(n, len(b)) for n, b in sources]).encode() + rubric.content_hash.encode()).hexdigest()[:8]
-st.subheader("Columns")
+st.subheader(t("Columns"))
 options = [None, *table.columns]
-label = lambda c: "— none —" if c is None else c  # noqa: E731
+label = lambda c: "— " + t("none") + " —" if c is None else c  # noqa: E731
 cols = st.columns(len(FIELDS))
 chosen = {}
 for col, (field, text) in zip(cols, FIELDS.items()):
     value = getattr(detected, field)
-    chosen[field] = col.selectbox(text, options, index=options.index(value) if value in options else 0,
+    chosen[field] = col.selectbox(t(text), options, index=options.index(value) if value in options else 0,
                                   format_func=label, key=f"map_{field}_{sig}")
 free = [c for c in table.columns if c not in chosen.values()]
 score_label = {c: (f"{c} → {s.criterion} ({s.rater})" if (s := parse_score_column(c, rubric)) else c) for c in free}
 score_cols = st.multiselect(
-    "Reference score columns (named `<criterion>` or `<criterion>_<rater>`, e.g. `clarity_rater1`)",
+    t("Reference score columns (named `<criterion>` or `<criterion>_<rater>`, e.g. `clarity_rater1`)"),
     free, default=[s.column for s in detected.scores if s.column in free], format_func=score_label.get,
     key=f"map_scores_{sig}")
 scores_are = _scores_are(sig) if score_cols else "reference"
-attr_cols = st.multiselect("Group attribute columns (e.g. section, ELL) for the fairness pages",
+attr_cols = st.multiselect(t("Group attribute columns (e.g. section, ELL) for the fairness pages"),
                            [c for c in free if c not in score_cols],
                            default=[c for c in detected.attributes if c in free and c not in score_cols],
                            key=f"map_attrs_{sig}")
@@ -182,8 +196,9 @@ scores = []
 for c in score_cols:
     parsed = parse_score_column(c, rubric)
     if parsed is None:
-        st.warning(_common.md(f"Column {c!r} names no criterion of the rubric '{_common.rubric_label(rubric.name)}' "
-                              f"({', '.join(rubric.keys)}); it is left out. Rename it to <criterion>_<rater>."))
+        st.warning(_common.md(t("Column {column} names no criterion of the rubric '{rubric}' ({keys}); it is left "
+                                "out. Rename it to <criterion>_<rater>.", column=repr(c),
+                                rubric=_common.rubric_label(rubric.name), keys=", ".join(rubric.keys))))
     else:
         scores.append(parsed)
 mapping = Mapping(**chosen, scores=scores, attributes=attr_cols)
@@ -200,52 +215,59 @@ for problem in preview.mapping_problems:
 if preview.mapping_problems:
     st.stop()
 
-st.subheader("Preview")
+st.subheader(t("Preview"))
 m1, m2, m3 = st.columns(3)
-m1.metric("Ready to import", preview.ok)
-m2.metric("Rejected rows", len(preview.rejected))
-m3.metric("Duplicates (skipped)", preview.duplicates)
+m1.metric(t("Ready to import"), preview.ok)
+m2.metric(t("Rejected rows"), len(preview.rejected))
+m3.metric(t("Duplicates (skipped)"), preview.duplicates)
 notes = []
 if preview.new_course:
-    notes.append(f"creates the course **{_common.md(course_name)}**")
+    notes.append(t("creates the course {name}", name=f"**{_common.md(course_name)}**"))
 if preview.new_assignments:
-    notes.append("creates assignment(s) " + ", ".join(f"**{_common.md(t)}**" for t in preview.new_assignments))
+    notes.append(tn("creates the assignment {names}", "creates the assignments {names}", len(preview.new_assignments),
+                    names=", ".join(f"**{_common.md(a)}**" for a in preview.new_assignments)))
 if preview.skipped_members:
-    notes.append(f"ignores {len(preview.skipped_members)} system file(s) in the ZIP")
+    notes.append(tn("ignores {count} system file in the ZIP", "ignores {count} system files in the ZIP",
+                    len(preview.skipped_members)))
 if preview.ignored_columns:
-    notes.append("leaves out the column(s) " + ", ".join(f"**{_common.md(c)}**" for c in preview.ignored_columns)
-                 + " (no field, score or group uses them)")
+    notes.append(tn("leaves out the column {names} (no field, score or group uses it)",
+                    "leaves out the columns {names} (no field, score or group uses them)", len(preview.ignored_columns),
+                    names=", ".join(f"**{_common.md(c)}**" for c in preview.ignored_columns)))
 if notes:
-    st.caption("This import " + "; ".join(notes) + ".")
+    st.caption(t("This import {what}.", what="; ".join(notes)))
 if preview.rows:
-    st.dataframe(pd.DataFrame(preview.rows_table(limit=500)), hide_index=True)  # plain data, never HTML
+    st.dataframe(_headed(preview.rows_table(limit=500)), hide_index=True)  # plain data, never HTML
 if preview.rejected:
-    st.markdown("**Rejected rows — what to fix**")
+    st.markdown("**" + t("Rejected rows — what to fix") + "**")
     # A file that could not be read has no row: say so instead of "None".
-    st.dataframe(pd.DataFrame([{**r, "row": "whole file" if r["row"] is None else r["row"]}
-                               for r in preview.rejected_table()]), hide_index=True)
-    mode = st.radio("This upload has rejected rows", ["all_or_nothing", "skip_rejected"], key="up_mode",
-                    format_func={"all_or_nothing": "Reject the whole file (fix it and upload again)",
-                                 "skip_rejected": "Import the good rows, leave out the rejected ones"}.get)
+    rejected = preview.rejected_table()
+    for r in rejected:
+        r["row"] = t("whole file") if r["row"] is None else r["row"]
+    st.dataframe(_headed(rejected), hide_index=True)
+    mode = st.radio(t("This upload has rejected rows"), list(MODES), key="up_mode", format_func=lambda k: t(MODES[k]))
 else:
     mode = "all_or_nothing"
 
-if st.button("Import", type="primary", disabled=not preview.rows):
+if st.button(t("Import"), type="primary", disabled=not preview.rows):
     try:
         result = ingest.commit(conn, preview, mode=mode, actor=me, scores_are=scores_are)
     except FairMarkError as e:
         st.error(_common.md(str(e)))
     else:
         if result.refused:
-            st.error(f"Nothing was imported: {len(result.rejected)} row(s) were rejected. Fix them and upload "
-                     "again, or choose to import without the rejected rows.")
+            st.error(tn("Nothing was imported: {count} row(s) were rejected. Fix them and upload again, or choose "
+                        "to import without the rejected rows.",
+                        "Nothing was imported: {count} row(s) were rejected. Fix them and upload again, or choose "
+                        "to import without the rejected rows.", len(result.rejected)))
         else:
             _unstage()
             imported_to = _imported_assignment(result, title)
             _common.select(result.course_id, imported_to)  # the sidebar (and so Assess) follows the import
             st.session_state["up_reset"] = (result.course_id, imported_to if imported_to is not None else NEW)
             st.session_state["upload_flash"] = (
-                f"Imported {result.imported} reflection(s); {result.duplicates} duplicate(s) skipped"
-                + (f"; {len(result.rejected)} rejected row(s) left out" if result.rejected else "") + ".")
+                tn("Imported {count} reflection(s)", "Imported {count} reflection(s)", result.imported) + "; "
+                + tn("{count} duplicate(s) skipped", "{count} duplicate(s) skipped", result.duplicates)
+                + ("; " + tn("{count} rejected row(s) left out", "{count} rejected row(s) left out",
+                             len(result.rejected)) if result.rejected else "") + ".")
             st.rerun()
-st.caption(f"Files: {_common.md(', '.join(Path(n).name for n, _ in sources))}")
+st.caption(t("Files: {names}", names=_common.md(", ".join(Path(n).name for n, _ in sources))))

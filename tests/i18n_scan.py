@@ -10,6 +10,7 @@ file, "path:function" one function of a file not yet converted.
 from __future__ import annotations
 
 import ast
+import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,12 +23,30 @@ CONVERTED = (
     "pages/_common.py",
     "pages/home.py",
     "pages/_calibration.py:home",
+    "pages/_calibration.py:banner",   # the Review page's calibration notices (their readiness sentences are core's)
+    "pages/_calibration.py:queue_notice",
+    "pages/_calibration.py:offsets",
+    "pages/_calibration.py:hidden_notice",
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
     "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
     "pages/_settings_users.py",
     "pages/_i18n.py",
+    "pages/upload.py",
+    "pages/assess.py",
+    "pages/release.py",
+    "pages/review.py",
+    "pages/_review_item.py",   # its groups, flags, verdicts, reasons, checks and agents are named by core (English)
+    "pages/_anchored_notes.py",
+    "pages/_appeal_review.py",
+    "pages/_comment_bank.py",
+    "pages/_review_nav.py",
+    "pages/_review_queue.py",
+    "pages/learning.py",
+    "pages/second_marking.py",
+    "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
+    "pages/markers.py",   # its figures' sentences come from core (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
@@ -45,10 +64,13 @@ SHOWN = {"title", "header", "subheader", "caption", "markdown", "write", "text",
 # Their arguments that are never shown to a person.
 NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_state", "url_path", "on_click", "on_change",
              "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
-             "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit"}
+             "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
+             "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}
+ICON = re.compile(r":\w+\[:material/\w+:\]")   # a coloured icon, ":green[:material/check_circle:]"
+COLOUR = re.compile(r":\w+(-\w+)?\[")   # Markdown's colour opener, ":gray[" or ":green-badge["
 
 
 @dataclass(frozen=True)
@@ -69,7 +91,8 @@ def _is_text(value: str) -> bool:
     """A string a person would read: it has letters and is not a path, an icon or the product's name."""
     s = value.strip()
     return (any(c.isalpha() for c in s) and s not in ALLOWED and not s.endswith(".py")
-            and not s.startswith(":material/"))
+            and not s.startswith(":material/") and not ICON.fullmatch(s)
+            and any(c.isalpha() for c in COLOUR.sub("", s)))
 
 
 def _parse(spec: str, root: Path = ROOT) -> tuple[ast.Module, ast.AST]:
@@ -169,8 +192,23 @@ class _Scan:
             if kw.arg == "format_func" and isinstance(kw.value, ast.Attribute) and isinstance(kw.value.value, ast.Name):
                 for value in self.assigned.get(kw.value.value.id, []):   # options shown by a table's .get
                     self.text(value, follow=False, table=True)
+            elif kw.arg is None:   # **options: a dict of keyword arguments, each judged by its name
+                self.splat(kw.value)
             elif kw.arg not in NOT_SHOWN:
                 self.text(kw.value)
+
+    def splat(self, node, follow: bool = True) -> None:
+        if isinstance(node, ast.Name) and follow:
+            for value in self.assigned.get(node.id, []):
+                self.splat(value, follow=False)
+        elif isinstance(node, ast.Dict):
+            for key, value in zip(node.keys, node.values):
+                if key is None:            # {**other, ...}
+                    self.splat(value, follow=follow)
+                elif _literal(key) not in NOT_SHOWN:
+                    self.text(value, follow=follow)
+        else:
+            self.text(node, follow=follow)
 
 
 def untranslated(specs=CONVERTED, root: Path = ROOT) -> list[Finding]:

@@ -31,7 +31,8 @@ def test_no_string_of_a_converted_page_reaches_streamlit_untranslated():
 
 def test_the_scan_finds_a_string_that_skips_t(tmp_path):
     """The scan can fail: literals given straight, through a name, a table, an f-string, a
-    format_func's table or a help= are found; keys, paths, icons and t()'s messages are not."""
+    format_func's table or a help= are found; keys, paths, icons (coloured too), a download's data, file
+    name and type, the names in **options, and t()'s messages are not."""
     (tmp_path / "page.py").write_text('''
 import streamlit as st
 from pages._i18n import N_, t
@@ -48,9 +49,16 @@ def draw(col, n):
     st.radio(t("Fine"), list(OPTIONS), format_func=OPTIONS.get)
     st.page_link("pages/home.py", label=t("Home"))
     st.markdown("**" + t("Bold") + "**")
+    st.markdown(":green[:material/check_circle:] " + t("Passed"))
+    st.markdown(":red[Coloured words]")
+    st.download_button(t("Download"), data=make("csv"), file_name="week.csv", mime="text/csv")
+    common = {"disabled": True, "help": "Through options", "width": "stretch"}
+    st.button(t("Save"), **{**common, "disabled": False})
 ''')
     texts = sorted(x.text for x in i18n_scan.untranslated(["page.py"], root=tmp_path))
-    assert texts == ["A help text", "A title", "An option", "Shown as is", "Through a name", "Total: "]
+    assert texts == sorted(["A help text", "A title", "An option", "Shown as is", "Through a name", "Total: ",
+                            ":red[Coloured words]", "Through options"])   # not: a coloured icon, a download's
+    # file, an option's name (**common's "width": "stretch")
 
 
 # --- (b) every message translated, placeholders kept ------------------------------------------
@@ -321,3 +329,182 @@ def test_the_users_tab_in_russian(app_test, conn):
     assert "ассистент преподавателя" in role.options
     users = next(d.value for d in at.dataframe if "последний вход" in d.value.columns)
     assert users.loc[users["пользователь"] == "test-admin", "курсы"].item() == "все курсы"
+
+
+def test_the_upload_page_in_russian(app_test, conn):
+    at = app_test("pages/upload.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["upload_sources"] = [("week1.csv", b"student_id,name,text\ns1,Ada,I learned.\ns1,Ada,I learned.\n")]
+    at.session_state["up_new_course"], at.session_state["up_new_title"] = "Весна", "Неделя 1"
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Загрузить рефлексии"]
+    assert {"Готово к импорту", "Отклонённые строки", "Дубликаты (пропущены)"} == {m.label for m in at.metric}
+    assert "Импортировать" in [b.label for b in at.button]
+    assert "+ Новый курс" in at.selectbox(key="up_course").options
+
+
+def test_the_assess_page_in_swedish(app_test, conn):
+    c = f.course(conn, name="Vårkurs")
+    f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), "Jag lärde mig mycket om temperatur.")
+    at = app_test("pages/assess.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Bedömning"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Inlämningar att bedöma"] == "1" and metrics["Beräknad kostnad"] == "$0 (offline)"
+    assert plain(at.radio(key="assess_scope").options[1]) == "Alla uppgifter i Vårkurs"
+    assert "Starta bedömningen" in [b.label for b in at.button]
+
+
+def test_the_release_page_in_russian(app_test, conn):
+    c = f.course(conn)
+    at = app_test("pages/release.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Публикация"]
+    assert [m.label for m in at.metric][:2] == ["Утверждено, не опубликовано", "Опубликовано"]
+    assert "Публиковать нечего: сначала утвердите работы на странице «Проверка»." in _texts(at)
+    assert at.button(key="release_go").label == "Опубликовать 0 утверждённых работ"   # Russian's "many" form
+    assert "Экспорт" in [s.value for s in at.subheader]
+
+
+def test_the_review_queue_in_swedish(app_test, conn):
+    c = f.course(conn)
+    for i in range(2):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name=f"Elev {i}"),
+                           text="Jag lärde mig att temperaturen styr hur slumpmässiga svaren blir.")
+        f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3,
+                            "clarity": 3})
+    at = app_test("pages/review.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    status = at.selectbox(key="rq_status")
+    assert status.label == "Status" and status.options[:2] == ["Alla med utkast", "Att granska"]
+    assert at.selectbox(key="rq_group").options[0] == "Alla grupper"
+    assert at.text_input(key="rq_search").label == "Sök i text, namn eller student-id"
+    assert {b.label for b in at.button if b.key.startswith("open_")} == {"Öppna"}
+    assert "Sida 1" in [cap.value for cap in at.caption]
+    assert any(plain(m.value).startswith("Totalt ") for m in at.markdown)
+    assert any(plain(m.value).endswith("· 10 ord") for m in at.markdown)
+    assert any("Se poängen som en första gissning: 0 studenter har bedömts blint" in w.value for w in at.warning)
+
+
+def test_the_learning_page_in_russian(app_test, conn):
+    from test_learning import _course
+
+    _course(conn)
+    at = app_test("pages/learning.py")
+    at.context = {"locale": "ru-RU"}
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Обучение во времени"]
+    assert "Рост по критериям (баллов в неделю)" in [s.value for s in at.subheader]
+    assert {"критерий", "студентов", "средний рост в неделю"} <= set(at.dataframe[0].value.columns)
+
+
+def test_second_marking_in_swedish(app_test, conn):
+    from test_pages_moderation import _seeded
+
+    m = _seeded(conn)
+    sid = m["sids"][0]
+    at = app_test("pages/second_marking.py", role="ta", user="tina", courses=[m["c"]["course_id"]])
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = m["c"]["course_id"], m["c"]["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert at.button(key=f"sm_open_{sid}").label == "Bedöm blint"
+    assert any("inte bedömt av dig ännu" in x.value for x in at.markdown)
+    at.button(key=f"sm_open_{sid}").click().run()
+    assert [s.value for s in at.subheader] == ["Reflektion · 6 ord", "Din blinda bedömning"]
+    assert at.button(key=f"sm_save_{sid}").label == "Lämna min bedömning"
+
+
+def test_the_markers_page_in_russian(app_test, conn):
+    c = f.course(conn)
+    at = app_test("pages/markers.py", role="coordinator", user="cora", courses=[c["course_id"]])
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"] = c["course_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Проверяющие"]
+    assert [i.value for i in at.info] == ["В этом курсе пока нет проверяющих: откройте курс преподавателям или "
+                                          "ассистентам."]
+
+
+def test_the_costs_page_in_swedish(app_test, conn):
+    from test_pages_dashboards import _fill
+
+    c = _fill(conn)
+    at = app_test("pages/costs.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["scope"] = "course"
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Kostnader"]
+    metrics = {m.label: m.value for m in at.metric}
+    assert metrics["Anrop till språkmodellen"] == "24" and metrics["Total kostnad"] == "$0.0096"
+    assert "Granskarkedjan: anrop och dollar per nivå" in [s.value for s in at.subheader]
+
+
+def test_a_review_item_in_russian(app_test, conn):
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name="Иван Петров"),
+                       text="На этой неделе я узнал, что температура влияет на ответы модели.")
+    f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3})
+    at = app_test("pages/review.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    # Opened as the address opens it: AppTest re-formats the queue's selectboxes outside a script run (in
+    # English, the session's language unknown there), so a click on this page cannot be replayed in Russian.
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Проверка"]
+    assert {"Работа · 11 слов", "Ваша версия"} <= {s.value for s in at.subheader}
+    assert at.text_area(key=next(a.key for a in at.text_area if a.key.startswith("ri_comment_"))).label == \
+        "Комментарий для студента"
+    assert {"Сохранить", "Утвердить", "Отклонить", "Новый черновик", "← Очередь"} <= {b.label for b in at.button}
+    assert [t.label for t in at.tabs][-2:] == ["Доработки", "История"]
+    assert "**Заметки к тексту**" in [m.value for m in at.markdown]                 # the notes on the text
+    assert {"Добавить заметку к тексту", "Банк комментариев"} <= {e.label for e in at.expander}
+
+
+def test_the_comment_bank_in_swedish(app_test, conn):
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text="Jag lärde mig om temperatur.")
+    f.draft(conn, sid, {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3})
+    at = app_test("pages/review.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    assert "Kommentarsbank" in [e.label for e in at.expander]
+    assert "Banken är tom: spara en kommentar i den nedan." in [x.value for x in at.caption]
+    assert {"Vad som ska sparas", "För kriterium", "På nivå", "Till"} <= {s.label for s in at.selectbox}
+    assert "Spara i banken" in [b.label for b in at.button]
+
+
+def test_an_appeal_on_the_review_page_in_russian(app_test, conn):
+    from test_pages_appeals import WHY, _appealed
+
+    c, sid = _appealed(conn)
+    at = app_test("pages/review.py")
+    at.context = {"locale": "ru-RU"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["review_item"] = sid
+    at.run()
+    assert not at.exception, at.exception
+    shown = "\n".join(plain(m.value) for m in at.markdown)
+    assert "Апелляция студента" in shown and "опубликованный балл 2" in shown
+    assert WHY in [x.value for x in at.text]                                   # the student's words as written
+    assert at.radio(key=f"ap_outcome_{sid}").options == ["Оставить опубликованный балл", "Изменить балл"]
+    assert "Сначала оценить вслепую" in [b.label for b in at.button]
