@@ -71,39 +71,34 @@ def test_the_form_says_why_it_is_closed_and_refusals_are_shown(conn, db_path):
     assert appeals.open_of(conn, sid) is None
 
 
-def _app_script(db_path: str, student_id: int, course_id: int, assignment_id: int) -> None:
-    """app.py's student path, counting the reads of core.students.page made while it draws."""
-    import streamlit as st
 
+def _app_script(db_path: str, student_id: int, course_id: int, assignment_id: int) -> None:
+    """app.py's student path on a real temporary database."""
     import app
     import db
     from core.accounts import access
-    from core.students import page
 
-    reads = st.session_state.setdefault("reads", [])
-    for name in ("view", "language_of"):
-        original = getattr(page, name)
-        if not getattr(original, "counted", False):
-            def counted(*a, _fn=original, _name=name, **k):
-                depth = st.session_state.get("depth", 0)
-                if depth == 0:                        # a read of the page's, not one inside another
-                    st.session_state["reads"].append(_name)
-                st.session_state["depth"] = depth + 1
-                try:
-                    return _fn(*a, **k)
-                finally:
-                    st.session_state["depth"] = depth
-            counted.counted = True
-            setattr(page, name, counted)
-    reads.clear()
     app.student_page(db.connect(db_path), access.student(student_id, course_id, assignment_id=assignment_id))
 
 
-def test_the_student_page_asks_core_once_per_render(conn, db_path):
+def test_the_student_page_asks_core_once_per_render(conn, db_path, monkeypatch):
+    from core.students import page
+
+    reads, depth = [], [0]
+    for name in ("view", "language_of"):
+        def counted(*a, _fn=getattr(page, name), _name=name, **k):
+            if depth[0] == 0:                        # a read of the page's, not one inside another
+                reads.append(_name)
+            depth[0] += 1
+            try:
+                return _fn(*a, **k)
+            finally:
+                depth[0] -= 1
+        monkeypatch.setattr(page, name, counted)    # AppTest runs the script in this process
     course = appealable(conn)
     sid, me = released(conn, course)
     at = AppTest.from_function(_app_script, args=(str(db_path), me.student_id, next(iter(me.courses)),
                                                   me.assignment_id), default_timeout=30).run()
     assert not at.exception, at.exception
-    assert at.session_state["reads"] == ["view"]            # the language is chosen inside that one read
+    assert reads == ["view"]                      # the language is chosen inside that one read
     assert "Your feedback" in [t.value for t in at.title]
