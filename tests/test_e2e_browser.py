@@ -1018,8 +1018,16 @@ def test_a_teacher_saves_a_sentence_to_the_bank_and_inserts_it_into_another_comm
     expect(picked).to_have_value("Yours · used 1× · Which source would you test first?")
     choose_typed(page, main.get_by_test_id("stMultiSelect").filter(has_text="Why did you change it?"), "Generic")
     page.keyboard.press("Escape")
-    main.get_by_role("button", name="Save", exact=True).click()
-    idle(page)
+    saved = main.get_by_text(re.compile(r"^Saved \(version \d+\)\.$"))
+    for wait_ms in (15_000, TIMEOUT_MS):   # a busy browser can drop the click made as the list closes
+        main.get_by_role("button", name="Save", exact=True).click()
+        idle(page)
+        try:
+            expect(saved).to_be_visible(timeout=wait_ms)
+            break
+        except AssertionError:
+            if wait_ms == TIMEOUT_MS:
+                raise
     assert not alerts
     page.context.close()
     conn = dbmod.connect(campus["path"])
