@@ -41,15 +41,16 @@ def add_user(db_path, name: str, role: str, env: dict | None = None, password: s
     assert done.returncode == 0 or "exists already" in done.stdout, done.stdout + done.stderr
 
 
-def sign_in(page, url: str, user: str = USER, password: str = PASSWORD) -> None:
+def sign_in(page, url: str, user: str = USER, password: str = PASSWORD,
+            labels: tuple[str, str, str] = ("User name", "Password", "Sign in")) -> None:
     """Sign in through the form (every page shows it to a visitor who has not signed in) and
     wait until the browser holds the session cookie (the server's /auth/session route sets it,
     HttpOnly: the page's scripts cannot see it, the browser context can) and the page it sent
     the browser back to has drawn the menu: later addresses open signed in."""
-    page.goto(url)
-    page.get_by_label("User name", exact=True).fill(user)
-    page.get_by_label("Password", exact=True).fill(password)
-    page.get_by_role("button", name="Sign in").click()
+    page.goto(url)          # `labels`: the form's user name, password and button in the page's language
+    page.get_by_label(labels[0], exact=True).fill(user)
+    page.get_by_label(labels[1], exact=True).fill(password)
+    page.get_by_role("button", name=labels[2]).click()
     deadline = time.monotonic() + TIMEOUT_MS / 1000
     while session_cookie(page.context) is None:
         assert time.monotonic() < deadline, "the browser never got the session cookie"

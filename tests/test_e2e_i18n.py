@@ -4,12 +4,10 @@ own choice in the sidebar turns the pages Russian, and it stays with the account
 browser whose language is Swedish."""
 from __future__ import annotations
 
-import time
-
 import pytest
 from playwright.sync_api import expect
 
-from e2e_support import MENU, PASSWORD, TIMEOUT_MS, USER, idle, new_page, session_cookie, streamlit_server
+from e2e_support import new_page, sign_in, streamlit_server
 
 pytestmark = pytest.mark.slow   # a real `streamlit run` (docs/testing.md)
 
@@ -22,17 +20,7 @@ def server(tmp_path_factory):
 
 
 def _sign_in_in_swedish(page, url: str) -> None:
-    page.goto(url)
-    page.get_by_label("Användarnamn", exact=True).fill(USER)
-    page.get_by_label("Lösenord", exact=True).fill(PASSWORD)
-    page.get_by_role("button", name="Logga in").click()
-    deadline = time.monotonic() + TIMEOUT_MS / 1000
-    while session_cookie(page.context) is None:
-        assert time.monotonic() < deadline, "the browser never got the session cookie"
-        page.wait_for_timeout(100)
-    page.wait_for_load_state("load")
-    page.wait_for_selector(MENU, timeout=TIMEOUT_MS)
-    idle(page)
+    sign_in(page, url, labels=("Användarnamn", "Lösenord", "Logga in"))
 
 
 def test_the_browsers_language_then_the_users_own(browser, server):
