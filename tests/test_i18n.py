@@ -508,3 +508,17 @@ def test_an_appeal_on_the_review_page_in_russian(app_test, conn):
     assert WHY in [x.value for x in at.text]                                   # the student's words as written
     assert at.radio(key=f"ap_outcome_{sid}").options == ["Оставить опубликованный балл", "Изменить балл"]
     assert "Сначала оценить вслепую" in [b.label for b in at.button]
+
+
+def test_a_catalogue_joins_its_parts_and_refuses_a_message_in_two_files(tmp_path, monkeypatch):
+    header = ('msgid ""\nmsgstr ""\n"Language: sv\\n"\n"Plural-Forms: nplurals=2; plural=(n != 1);\\n"\n'
+              '"Content-Type: text/plain; charset=utf-8\\n"\n\n')
+    (tmp_path / "sv").mkdir()
+    (tmp_path / "sv.po").write_text(header + 'msgid "Sign in"\nmsgstr "Logga in"\n', encoding="utf-8")
+    (tmp_path / "sv" / "lessons.po").write_text(header + 'msgid "Lessons"\nmsgstr "Lektioner"\n', encoding="utf-8")
+    monkeypatch.setattr(interface, "CATALOGUES", tmp_path)
+    joined = interface.read_catalogue("sv")
+    assert joined.get("Sign in").string == "Logga in" and joined.get("Lessons").string == "Lektioner"
+    (tmp_path / "sv" / "more.po").write_text(header + 'msgid "Lessons"\nmsgstr "Lektionerna"\n', encoding="utf-8")
+    with pytest.raises(ValueError, match="more.po.*'Lessons'.*another file"):
+        interface.read_catalogue("sv")

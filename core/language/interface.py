@@ -76,10 +76,30 @@ def catalogue_path(code: str) -> Path:
     return CATALOGUES / f"{normalise(code)}.po"
 
 
+def catalogue_files(code: str) -> list[Path]:
+    """A language's catalogue: <code>.po, then any parts in <code>/*.po (one per area of the
+    interface, so that work on different pages does not edit the same file)."""
+    return [catalogue_path(code)] + sorted((CATALOGUES / normalise(code)).glob("*.po"))
+
+
 def read_catalogue(code: str):
-    """The Babel catalogue of one language (msgid -> message), as the .po file has it."""
-    with open(catalogue_path(code), "rb") as fh:
-        return read_po(fh, locale=code)
+    """The Babel catalogue of one language (msgid -> message), its files joined. A message
+    translated in two files is refused: which one the reader sees would depend on the order."""
+    first, *parts = catalogue_files(code)
+    with open(first, "rb") as fh:
+        catalogue = read_po(fh, locale=code)
+    for path in parts:
+        with open(path, "rb") as fh:
+            part = read_po(fh, locale=code)
+        if part.num_plurals != catalogue.num_plurals:
+            raise ValueError(f"{path}: its Plural-Forms header differs from {first.name}'s")
+        for message in part:
+            if not message.id:
+                continue
+            if message.id in catalogue:
+                raise ValueError(f"{path}: {message.id!r} is translated in another file of {code} too")
+            catalogue[message.id] = message
+    return catalogue
 
 
 @lru_cache(maxsize=None)
