@@ -6,35 +6,36 @@ import pandas as pd
 import streamlit as st
 
 from pages import _common
+from pages._i18n import N_, t
 
-BANDS = {"low": "Low band (released score)", "high": "High band"}
+BANDS = {"low": N_("Low band (released score)"), "high": N_("High band")}
 
 
 def _row(label: str, rates: dict) -> dict:
-    return {"": label, "Appealed": rates["appeal_rate"]["text"], "Upheld": rates["upheld_rate"]["text"]}
+    return {"": label, t("Appealed"): rates["appeal_rate"]["text"], t("Upheld"): rates["upheld_rate"]["text"]}
 
 
 def render(rates: dict, *, by_assignment: bool = True, by_band: bool = False, by_group: bool = False) -> None:
     """One section "Students' appeals": the parts asked for (the Agreement page per assignment,
     the Fairness page by band and group)."""
-    st.subheader("Students' appeals")
+    st.subheader(t("Students' appeals"))
     if not rates["by_assignment"]:
-        st.caption("No feedback released yet, so no appeals to count.")
+        st.caption(t("No feedback released yet, so no appeals to count."))
         return
-    st.caption("Appeal rate: of the students whose feedback was released, how many asked for a second look. "
+    st.caption(t("Appeal rate: of the students whose feedback was released, how many asked for a second look. "
                "Upheld rate: of the decided appeals, how many changed a score — a sign the AI and the teacher "
                "missed something. 95 % Wilson intervals. Appealed items are a selected sample: their re-marks "
-               "are never a reference for the figures above, only for these rates.")
+               "are never a reference for the figures above, only for these rates."))
     if by_assignment:
         st.dataframe(pd.DataFrame([_row(a["title"], a) for a in rates["by_assignment"]]),
                      hide_index=True, width="stretch")
     if by_band:
-        st.markdown("**By score band** (the score released before any appeal)")
-        st.dataframe(pd.DataFrame([_row(BANDS[b], r) for b, r in rates["by_band"].items()]), hide_index=True,
+        st.markdown(t("**By score band** (the score released before any appeal)"))
+        st.dataframe(pd.DataFrame([_row(t(BANDS[b]), r) for b, r in rates["by_band"].items()]), hide_index=True,
                      width="stretch")
     if by_group:
         for attr, groups in rates["by_group"].items():
-            st.markdown(f"**By {_common.md(attr)}**")  # a column name from the uploaded file
+            st.markdown("**" + t("By {column}", column=_common.md(attr)) + "**")  # a column name from the uploaded file
             st.dataframe(pd.DataFrame([_row(str(g["group"]), g) for g in groups]), hide_index=True, width="stretch")
-        st.caption("An uneven appeal rate across groups is a fairness signal the students give: compare the "
-                   "intervals, not only the shares.")
+        st.caption(t("An uneven appeal rate across groups is a fairness signal the students give: compare the "
+                   "intervals, not only the shares."))

@@ -129,3 +129,24 @@ def test_the_agreement_and_fairness_pages_show_the_appeal_rates_with_what_they_c
         cells = "\n".join(str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
         assert "1 of 1 student appealed (100.0 %, 95 % interval 20.7–100.0 %)" in cells, page
         assert "no appeal decided yet" in cells
+
+
+def test_the_appeal_rates_speak_the_teachers_language(app_test, conn, db_path):
+    """A Swedish-speaking admin reads the section, its band rows and its explanation in Swedish
+    (the rates' own figures are core's English, as docs/development.md says)."""
+    from db import users as users_db
+
+    c, sid = _appealed(conn)
+    at = app_test("pages/fairness.py", user="test-admin")   # the fixture makes the user; then the choice
+    admin = users_db.find(conn, "test-admin")
+    users_db.set_language(conn, admin["id"], "sv", actor="test-admin")
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    at.session_state["scope"] = "course"
+    at.run()
+    assert not at.exception, at.exception
+    assert "Elevernas överklaganden" in [h.value for h in at.subheader]
+    assert "Students' appeals" not in [h.value for h in at.subheader]
+    rows = "\n".join(str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
+    assert "Låg nivå (släppt poäng)" in rows and "Hög nivå" in rows
+    assert any("Överklagade" in df.value.columns for df in at.dataframe)
