@@ -30,7 +30,7 @@ def render(rates: dict, *, by_assignment: bool = True, by_band: bool = False, by
         st.dataframe(pd.DataFrame([_row(a["title"], a) for a in rates["by_assignment"]]),
                      hide_index=True, width="stretch")
     if by_band:
-        st.markdown(t("**By score band** (the score released before any appeal)"))
+        st.markdown("**" + t("By score band") + "** (" + t("the score released before any appeal") + ")")
         st.dataframe(pd.DataFrame([_row(t(BANDS[b]), r) for b, r in rates["by_band"].items()]), hide_index=True,
                      width="stretch")
     if by_group:
