@@ -120,7 +120,7 @@ def panel(conn, item: dict) -> None:
                     index=rubric.levels.index(int(start)) if start is not None else None,
                     format_func=lambda lvl, c=crit: f"{lvl} — {c.levels[lvl]}", key=f"ap_score_{sid}_{crit.key}")
             reason = st.selectbox(t("Why did you change it? (for a change)"), list(actions.REASONS), index=None,
-                                  format_func=actions.REASONS.get, key=f"ap_reason_{sid}")
+                                  format_func=lambda r: t(actions.REASONS[r]), key=f"ap_reason_{sid}")
             note = st.text_area(t("Note to the student (required)"), key=f"ap_note_{sid}",
                                 help=t("The student sees it with the outcome, whether you keep or change the score."))
             if st.form_submit_button(t("Decide the appeal"), type="primary"):

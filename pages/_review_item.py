@@ -26,10 +26,15 @@ from core.text import format_timestamp
 from pages import _anchored_notes, _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
-from pages._i18n import t, tn
+from pages._i18n import N_, t, tn
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
 RESULT = "ri_result"  # (submission id, kind, message) of the last action, shown under the buttons
+
+
+# The history table's columns (core.signoff.labels.history_rows), in the reader's language.
+HISTORY_COLUMNS = {"When": N_("When"), "Who": N_("Who"), "Action": N_("Action"), "Reason": N_("Reason"),
+                   "Change": N_("Change")}
 
 
 def loaded_version(sid: int | None) -> int | None:
@@ -61,10 +66,10 @@ def _nav(aid: int, data: dict) -> None:
     student = data["student"]
     c4.markdown(f"**{_common.md(student['name'] or student['external_id'])}** · "
                 + (f"{_common.md(student['external_id'])} · " if student["external_id"] else "")
-                + t("status: {status}", status=labels.label(labels.STATUS_LABELS, data["submission"]["status"]))
+                + t("status: {status}", status=t(labels.label(labels.STATUS_LABELS, data["submission"]["status"])))
                 + (f" · {_version_text(sid, data['review']['version'])}" if data["review"] else ""))
-    c4.caption(t("Queue group: {group}", group=triage.LABELS.get(data["submission"]["priority"], ""))
-               + (f" · {OFFLINE_LABEL}" if (data["draft"] or {}).get("is_offline") else ""))
+    c4.caption(t("Queue group: {group}", group=t(triage.LABELS.get(data["submission"]["priority"], "")))
+               + (" · " + t(OFFLINE_LABEL) if (data["draft"] or {}).get("is_offline") else ""))
 
 
 def _bulk_reasons(shown: list[dict]) -> None:
@@ -212,7 +217,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None 
     st.subheader(t("Your version"))
     if rv["status"] != "in_review" or sub["status"] in ("approved", "released"):
         shown = sub["status"] if sub["status"] == "released" else rv["status"]
-        st.info(t("Status: {status}", status=f"**{labels.label(labels.STATUS_LABELS, shown)}**")
+        st.info(t("Status: {status}", status="**" + t(labels.label(labels.STATUS_LABELS, shown)) + "**")
                 + (" " + t("by {name}", name=_common.md(_common.person(rv["approved_by"]))) if rv["approved_by"] else "")
                 + (f", {format_timestamp(rv['approved_at'])}" if rv["approved_at"] else "")
                 + (" · " + t("released version locked; a change makes a new version that needs its own release")
@@ -236,7 +241,7 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None 
                                    evaluation=draft.get("outputs", {}).get("evaluator"),
                                    target_grade=data["assignment"]["target_grade"],
                                    answer_key=leakage.key_of(data["assignment"]), language=language))
-    st.multiselect(t("Why did you change it?"), list(actions.REASONS), format_func=actions.REASONS.get,
+    st.multiselect(t("Why did you change it?"), list(actions.REASONS), format_func=lambda r: t(actions.REASONS[r]),
                    key=f"ri_reasons_{k}", help=t("Required when you change a score or the comment."))
     st.text_input(t("Note (required for 'Other' and for Reject)"), value=rv["note"], key=f"ri_note_{k}")
     name = _common.md(data["student"]["name"] or data["student"]["external_id"])
@@ -325,7 +330,7 @@ def _ai_details(item: dict, rubric) -> None:
     for role, tab in zip(shown, tabs):
         with tab:
             if draft.get("is_offline"):
-                st.caption(OFFLINE_LABEL)
+                st.caption(t(OFFLINE_LABEL))
             _blocks(role.describe(outputs[role.name], rubric))
     if judged:
         with tabs[len(shown)]:
@@ -336,7 +341,7 @@ def _ai_details(item: dict, rubric) -> None:
                              hide_index=True, width="stretch")
     with tabs[-2]:
         if not draft.get("is_offline"):   # the offline baseline has no Reviewer verdict (issue 21)
-            st.markdown(f"**{_common.md(labels.verdict_label(draft.get('verdict')))}** "
+            st.markdown(f"**{_common.md(t(labels.verdict_label(draft.get('verdict'))))}** "
                         + tn("after {count} revision round", "after {count} revision rounds", draft.get("rounds") or 0))
         for reason in draft.get("attention_reasons") or []:
             st.warning(_common.md(reason))
@@ -348,8 +353,10 @@ def _ai_details(item: dict, rubric) -> None:
                     st.caption(t("Failed checks: {checks}", checks=_common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"]))))
     with tabs[-1]:
-        rows = labels.history_rows(item["history"], rubric, _common.person)
-        st.dataframe(pd.DataFrame(rows), hide_index=True, width="stretch")
+        history = pd.DataFrame(labels.history_rows(item["history"], rubric, _common.person))
+        if not history.empty:   # the actions are core's labels; the reasons and changes stay English
+            history["Action"] = history["Action"].map(t)
+        st.dataframe(history.rename(columns=lambda c: t(HISTORY_COLUMNS.get(c, c))), hide_index=True, width="stretch")
 
 
 def _reload(sid: int, version: int) -> None:

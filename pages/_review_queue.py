@@ -24,7 +24,7 @@ ALL = "all"
 STATUS_LABELS = {ALL: N_("All drafted"), "to_review": N_("To review"), "needs_attention": N_("Needs attention"),
                  "drafted": N_("Drafted"), "rejected": N_("Rejected"), "approved": N_("Approved"),
                  "released": N_("Released")}
-FLAG_CHOICES = {ALL: N_("Any or none"), "any": N_("Has a flag")}   # then core's flags, named by core (English)
+FLAG_CHOICES = {ALL: N_("Any or none"), "any": N_("Has a flag")}   # then core's flags (core.signoff.labels)
 FLAG_LABELS = {**FLAG_CHOICES, **labels.FLAG_LABELS}
 GROUPS = review_view.GROUPS
 
@@ -90,7 +90,7 @@ def _filters(rubric) -> None:
                  on_change=_first_page)
     if st.session_state.get("rq_criterion") not in (ALL, *rubric.keys):
         st.session_state["rq_criterion"] = ALL  # another assignment's rubric
-    c2.selectbox(t("Group"), [ALL, *GROUPS], format_func=lambda g: t("All groups") if g == ALL else triage.LABELS[g],
+    c2.selectbox(t("Group"), [ALL, *GROUPS], format_func=lambda g: t("All groups") if g == ALL else t(triage.LABELS[g]),
                  key="rq_group", on_change=_first_page)
     c3.selectbox(t("Criterion"), [ALL, *rubric.keys],
                  format_func=lambda k: t("Any criterion") if k == ALL else rubric.criterion(k).title,
@@ -100,7 +100,7 @@ def _filters(rubric) -> None:
     c4.selectbox(t("Score"), rubric.levels, key="rq_score", on_change=_first_page,
                  disabled=_chosen("rq_criterion") is None)
     c5.selectbox(t("Flag"), list(FLAG_LABELS), key="rq_flag", on_change=_first_page,
-                 format_func=lambda f: t(FLAG_CHOICES[f]) if f in FLAG_CHOICES else labels.FLAG_LABELS[f])
+                 format_func=lambda f: t(FLAG_CHOICES[f]) if f in FLAG_CHOICES else t(labels.FLAG_LABELS[f]))
     c6.text_input(t("Search text, name or student id"), key="rq_search", on_change=_first_page)
     st.toggle(t("Every item, not only those assigned to me"), key="rq_all", on_change=_first_page,
               help=t("Where a coordinator assigned markers, your queue shows your items; this shows all of them."))
@@ -112,15 +112,15 @@ def _row(row: dict, rubric) -> None:
         c1.markdown(f"**{_common.md(row['student_name'] or row['external_id'])}**  \n"
                     + (f"{_common.md(row['external_id'])} · " if row["external_id"] else "")
                     + tn("{count} word", "{count} words", row["word_count"]))
-        c1.caption(triage.LABELS.get(row["priority"], "") + (" · " + t("opened") if row["opened_at"] else ""))
+        c1.caption(t(triage.LABELS.get(row["priority"], "")) + (" · " + t("opened") if row["opened_at"] else ""))
         scores = row["scores"] or {}
         total = rubric.total(scores) if set(scores) >= set(rubric.keys) else None
         c2.markdown(t("Total") + f" **{'—' if total is None else f'{total:g}'}** / {rubric.max_total:g}"
                     + (" · " + t("edited") if row["edited"] else ""))
         # The offline baseline has no Reviewer verdict (issue 21): only its label.
-        tags = ([] if row["is_offline"] else [labels.verdict_label(row["verdict"])]) + [
-            *(labels.label(labels.FLAG_LABELS, fl) for fl in row["flags"])] + ([OFFLINE_LABEL] if row["is_offline"] else [])
-        tags += [eligibility.SHORT[r["code"]] for r in row.get("held_back") or []
+        tags = ([] if row["is_offline"] else [t(labels.verdict_label(row["verdict"]))]) + [
+            *(t(labels.label(labels.FLAG_LABELS, fl)) for fl in row["flags"])] + ([t(OFFLINE_LABEL)] if row["is_offline"] else [])
+        tags += [t(eligibility.SHORT[r["code"]]) for r in row.get("held_back") or []
                  if r.get("code") in eligibility.SHORT and r.get("code") != eligibility.OFFLINE_ONLY]
         c2.caption(" · ".join(_common.md(str(tag)) for tag in tags))
         c3.text(row["excerpt"] + ("…" if row["word_count"] > 20 else ""))
@@ -216,7 +216,7 @@ def render(conn, aid: int, view: dict) -> None:
                 else t("Nothing to review yet: no reflections were uploaded for this assignment (Upload page)."))
         return
     for col, g in zip(st.columns(len(shown)), shown):
-        col.metric(triage.LABELS[g], counts[g])
+        col.metric(t(triage.LABELS[g]), counts[g])
     if "bulk_approve" in view["may"]:
         with st.container(border=True):
             _bulk(conn, aid, q["bulk"])

@@ -130,7 +130,7 @@ def show_run(run_id: int) -> None:
     state = t(STATE[p["status"]])
     if p["status"] in ("queued", "running") and p["resumable"]:
         state = t("interrupted (its worker stopped)")
-    label = OFFLINE_LABEL if p["provider"] == "offline" else p["provider"]
+    label = t(OFFLINE_LABEL) if p["provider"] == "offline" else p["provider"]
     what = (_assignment_name(p["assignment_title"], p["assignment_week"]) if p["assignment_id"] is not None
             else t("every assignment of the course"))
     st.subheader(t("Run {run}: {state}", run=run_id, state=state))
@@ -204,7 +204,7 @@ if recent:
         t("run"): r["run_id"], t("status"): t(STATUS[r["status"]]) if r["status"] in STATUS else r["status"],
         t("assignment"): (_assignment_name(r["assignment_title"], r["assignment_week"])
                           if r["assignment_id"] is not None else t("Every assignment of {course}", course=course_name)),
-        t("provider"): OFFLINE_LABEL if r["provider"] == "offline" else r["provider"],
+        t("provider"): t(OFFLINE_LABEL) if r["provider"] == "offline" else r["provider"],
         t("submissions"): r["total"], t("drafted"): r["done"], t("needs attention"): r["needs_attention"],
         t("failed"): r["failed"], t("calls"): r["calls"], t("cache hits"): r["cache_hits"],
         t("tokens in"): r["tokens_in"], t("tokens out"): r["tokens_out"], t("cost ($)"): round(r["cost_usd"], 4),

@@ -50,7 +50,8 @@ CONVERTED = (
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
-CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
+CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py",
+                 "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

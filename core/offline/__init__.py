@@ -3,7 +3,9 @@
 `provider.OfflineLLM` implements the LLM protocol, so the pipeline, the call log, the cache
 and the checks run exactly as with a model; `heuristics` holds the features and templates.
 Everything it produces is labelled LABEL wherever it appears (drafts.is_offline = 1,
-provider "offline").
+provider "offline"); a page shows it with t(LABEL).
 """
-LABEL = "offline baseline — no LLM"
+from core.language.interface import N_
+
+LABEL = N_("offline baseline — no LLM")
 MODEL = "offline"

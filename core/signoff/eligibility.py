@@ -26,6 +26,7 @@ Reason codes are stable (the command line prints them); the texts are for teache
 from __future__ import annotations
 
 from core.judging import judges
+from core.language.interface import N_
 from core.rubric import Rubric
 
 VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION = "votes_split", "unsure", "veto", "check_failed", "injection"
@@ -111,9 +112,10 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
     return out
 
 
-# What the queue's row says in a word or two (the item says it in full).
-SHORT = {VOTES_SPLIT: "judges disagree", UNSURE: "AI unsure", VETO: "veto", CHECK_FAILED: "failed check",
-         INJECTION: "instructions to the AI", OFFLINE_ONLY: "offline baseline", BAND_NOT_READY: "band not ready"}
+# What the queue's row says in a word or two (the item says it in full); a page shows it with t().
+SHORT = {VOTES_SPLIT: N_("judges disagree"), UNSURE: N_("AI unsure"), VETO: N_("veto"),
+         CHECK_FAILED: N_("failed check"), INJECTION: N_("instructions to the AI"),
+         OFFLINE_ONLY: N_("offline baseline"), BAND_NOT_READY: N_("band not ready")}
 
 
 def band_reason(band: str) -> dict:

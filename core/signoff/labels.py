@@ -1,10 +1,14 @@
 """What the sign-off pages show instead of stored codes: status, flag and action labels,
 criterion titles, readable audit changes, a student's released scores, and the student's text
 with the AI's evidence quotes in bold (as safe Markdown, core.text.escape_markdown).
+
+The labels are English messages marked with N_ (core.language.interface): the command line and
+exports read them as they are, a page shows them in its reader's language with t(...).
 """
 from __future__ import annotations
 
 from core.errors import RubricError
+from core.language.interface import N_
 from core.rubric import Rubric
 from core.text import escape_markdown, format_timestamp
 
@@ -24,58 +28,58 @@ def scroll_height(text: str, word_count: int) -> int | None:
 
 
 REASONS = {
-    "too_harsh": "Too harsh",
-    "too_lenient": "Too lenient",
-    "inaccurate": "Inaccurate",
-    "generic": "Generic",
-    "tone": "Tone",
-    "other": "Other (add a note)",
+    "too_harsh": N_("Too harsh"),
+    "too_lenient": N_("Too lenient"),
+    "inaccurate": N_("Inaccurate"),
+    "generic": N_("Generic"),
+    "tone": N_("Tone"),
+    "other": N_("Other (add a note)"),
 }
 
 STATUS_LABELS = {
-    "uploaded": "Not drafted yet",
-    "drafted": "Drafted",
-    "needs_attention": "Needs attention",
-    "failed": "AI draft failed",
-    "approved": "Approved",
-    "rejected": "Rejected",
-    "released": "Released",
-    "in_review": "In review",
+    "uploaded": N_("Not drafted yet"),
+    "drafted": N_("Drafted"),
+    "needs_attention": N_("Needs attention"),
+    "failed": N_("AI draft failed"),
+    "approved": N_("Approved"),
+    "rejected": N_("Rejected"),
+    "released": N_("Released"),
+    "in_review": N_("In review"),
 }
 FLAG_LABELS = {
-    "failed_check": "Failed check",
-    "short_text": "Short text",
-    "injection": "Injection attempt",
-    "code": "Code or formulas",
-    "empty": "Empty",
-    "non_english": "Not in the course's language",
+    "failed_check": N_("Failed check"),
+    "short_text": N_("Short text"),
+    "injection": N_("Injection attempt"),
+    "code": N_("Code or formulas"),
+    "empty": N_("Empty"),
+    "non_english": N_("Not in the course's language"),
 }
 # The Reviewer's verdict on the drafted comment (core.agents.reviewer), as the queue shows it.
-VERDICT_LABELS = {"CONFIDENT": "Reviewer: confident", "REVISE": "Reviewer: asked for changes"}
+VERDICT_LABELS = {"CONFIDENT": N_("Reviewer: confident"), "REVISE": N_("Reviewer: asked for changes")}
 
 
 def verdict_label(verdict: str | None) -> str:
-    return VERDICT_LABELS.get(verdict) or ("Reviewer: no verdict" if not verdict else f"Reviewer: {verdict.lower()}")
+    return VERDICT_LABELS.get(verdict) or (N_("Reviewer: no verdict") if not verdict else f"Reviewer: {verdict.lower()}")
 
 
 ACTION_LABELS = {
-    "open": "Opened",
-    "edit": "Edited",
-    "approve": "Approved",
-    "reject": "Rejected",
-    "regenerate": "Regenerated",
-    "use_draft": "Used a new draft",
-    "bulk_approve": "Bulk approved",
-    "draw_sample": "Drew the sample",
-    "release": "Released",
-    "back_to_review": "Sent back to review",
-    "appeal": "The student appealed",
-    "appeal_remark": "Re-marked blind (appeal)",
-    "appeal_keep": "Appeal decided: score kept",
-    "appeal_change": "Appeal decided: score changed",
+    "open": N_("Opened"),
+    "edit": N_("Edited"),
+    "approve": N_("Approved"),
+    "reject": N_("Rejected"),
+    "regenerate": N_("Regenerated"),
+    "use_draft": N_("Used a new draft"),
+    "bulk_approve": N_("Bulk approved"),
+    "draw_sample": N_("Drew the sample"),
+    "release": N_("Released"),
+    "back_to_review": N_("Sent back to review"),
+    "appeal": N_("The student appealed"),
+    "appeal_remark": N_("Re-marked blind (appeal)"),
+    "appeal_keep": N_("Appeal decided: score kept"),
+    "appeal_change": N_("Appeal decided: score changed"),
 }
-_FIELD_LABELS = {"version": "Version", "status": "Status", "comment": "Comment", "reason_codes": "Reasons",
-                 "note": "Note", "draft_id": "AI draft", "opened_at": "Opened"}
+_FIELD_LABELS = {"version": N_("Version"), "status": N_("Status"), "comment": N_("Comment"), "reason_codes": N_("Reasons"),
+                 "note": N_("Note"), "draft_id": N_("AI draft"), "opened_at": N_("Opened")}
 
 
 def changes(before: dict | None, after: dict | None) -> list[dict]:

@@ -26,20 +26,21 @@ unsure below LOW_CONFIDENCE.
 """
 from __future__ import annotations
 
+from core.language.interface import N_
 from core.rubric import Rubric
 
 APPEALS, NEEDS_ATTENTION, UNSURE, LOW_BAND, REST = -1, 0, 1, 2, 3
 REJECTED, APPROVED, RELEASED, NOT_DRAFTED = 4, 7, 8, 9
 LABELS = {
-    APPEALS: "Appeals",
-    NEEDS_ATTENTION: "Needs attention",
-    UNSURE: "Low confidence / judges disagree",
-    LOW_BAND: "Predicted low band",
-    REST: "Other drafts",
-    REJECTED: "Rejected - back in the queue",
-    APPROVED: "Approved",
-    RELEASED: "Released",
-    NOT_DRAFTED: "Not yet drafted",
+    APPEALS: N_("Appeals"),
+    NEEDS_ATTENTION: N_("Needs attention"),
+    UNSURE: N_("Low confidence / judges disagree"),
+    LOW_BAND: N_("Predicted low band"),
+    REST: N_("Other drafts"),
+    REJECTED: N_("Rejected - back in the queue"),
+    APPROVED: N_("Approved"),
+    RELEASED: N_("Released"),
+    NOT_DRAFTED: N_("Not yet drafted"),
 }
 # Stable names of the groups (the command line prints them; later groups get their own names).
 GROUP_NAMES = {APPEALS: "appeals", NEEDS_ATTENTION: "needs_attention", UNSURE: "unsure", LOW_BAND: "low_band",
