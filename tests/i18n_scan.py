@@ -22,11 +22,7 @@ CONVERTED = (
     "pages/_signin.py",
     "pages/_common.py",
     "pages/home.py",
-    "pages/_calibration.py:home",
-    "pages/_calibration.py:banner",   # the Review page's calibration notices (their readiness sentences are core's)
-    "pages/_calibration.py:queue_notice",
-    "pages/_calibration.py:offsets",
-    "pages/_calibration.py:hidden_notice",
+    "pages/_calibration.py",   # readiness, offsets, the hidden draft's notice and what is missing are core's (English)
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
@@ -49,6 +45,7 @@ CONVERTED = (
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
     "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
+    "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

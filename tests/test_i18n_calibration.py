@@ -57,3 +57,57 @@ def test_the_moderation_page_speaks_russian(app_test, conn):
     radios = {r.label: r.options for r in at.radio}
     assert radios["Распределить"] == ["случайно", "по учебным группам"]
     assert radios["Размер выборки"] == ["доля", "количество"]
+
+
+def _calibrate(app_test, conn, locale, monkeypatch):
+    from test_pages_calibrate import seeded
+
+    c, sids = seeded(conn, 4)
+    at = app_test("pages/calibrate.py", user="ann")
+    at.context = {"locale": locale}
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    _reads(monkeypatch, locale[:2])
+    return c, sids, at
+
+
+def test_the_calibrate_page_speaks_swedish_from_the_set_to_the_saved_scores(app_test, conn, monkeypatch):
+    c, sids, at = _calibrate(app_test, conn, "sv-SE", monkeypatch)
+    assert [x.value for x in at.title] == ["Kalibrering"]
+    assert [x.label for x in at.metric] == ["I uppsättningen", "Blint bedömda", "Väntar (utkastet dolt)",
+                                            "Dubbelbedömda"]
+    assert "Kalibreringsuppsättning" in [h.value for h in at.subheader]
+    assert "AI:n mot dina blinda bedömningar, per kriterium" in [e.label for e in at.expander]
+    readiness = next(d.value for d in at.dataframe if "Vad som saknas" in d.value.columns)
+    assert {"Kriterium", "Mänskligt tak (QWK)", "Redo"} <= set(readiness.columns)
+    assert at.selectbox(key="cal_group").options == ["— ingen grupp —"]
+    at.button(key="FormSubmitter:cal_draw-Dra kalibreringsuppsättningen").click().run()
+    assert not at.exception, at.exception
+    assert "Uppsättningen har 4 arbeten." in [s.value for s in at.success]
+    sid = sids[0]
+    assert at.button(key=f"cal_open_{sid}").label == "Bedöm blint"
+    at.button(key=f"cal_open_{sid}").click().run()
+    assert "Dina blinda bedömningar" in [h.value for h in at.subheader]
+    assert at.button(key=f"cal_save_{sid}").label == "Spara blinda bedömningar"
+    for box in at.selectbox:
+        if box.key and box.key.startswith(f"cal_score_{sid}_"):
+            box.set_value(2)
+    at.run()
+    at.button(key=f"cal_save_{sid}").click().run()
+    assert not at.exception, at.exception
+    assert "Sparat. Så här bedömde AI:n det." in [s.value for s in at.success]
+    assert "Dina blinda bedömningar och AI:n" in [h.value for h in at.subheader]
+    assert list(at.dataframe[0].value.columns) == ["Kriterium", "Du (blint)", "AI"]
+
+
+def test_the_calibrate_page_speaks_russian(app_test, conn, monkeypatch):
+    c, sids, at = _calibrate(app_test, conn, "ru-RU", monkeypatch)
+    assert [x.value for x in at.title] == ["Калибровка"]
+    assert "Калибровочный набор" in [h.value for h in at.subheader]
+    assert at.number_input(key="cal_size").label == "Размер набора"
+    at.button(key="FormSubmitter:cal_draw-Сформировать калибровочный набор").click().run()
+    assert not at.exception, at.exception
+    assert "В наборе 4 работы." in [s.value for s in at.success]
+    assert [b.label for b in at.button if b.key == f"cal_skip_{sids[0]}"] == ["Исключить"]
