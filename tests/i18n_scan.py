@@ -28,6 +28,7 @@ CONVERTED = (
     "pages/student.py",
     "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
     "pages/_settings_users.py",
+    "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …") is core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",

@@ -111,3 +111,35 @@ def test_the_calibrate_page_speaks_russian(app_test, conn, monkeypatch):
     assert not at.exception, at.exception
     assert "В наборе 4 работы." in [s.value for s in at.success]
     assert [b.label for b in at.button if b.key == f"cal_skip_{sids[0]}"] == ["Исключить"]
+
+
+def _settings(app_test, locale):
+    at = app_test("pages/settings.py", user="admin")
+    at.context = {"locale": locale}
+    return at.run()
+
+
+def test_the_calibration_bar_in_settings_speaks_swedish_and_saves(app_test, conn, monkeypatch):
+    from core.calibration import readiness
+
+    at = _settings(app_test, "sv-SE")
+    assert not at.exception, at.exception
+    assert at.number_input(key="bar_students").label == "Blint bedömda studenter, minst"
+    assert at.number_input(key="bar_bias").label == "|Systematisk avvikelse| högst (poäng)"
+    assert any(c.value.startswith("Per uppgift och kriterium jämförs AI:n") and
+               "”AI not yet calibrated for this assignment”" in c.value for c in at.caption)
+    _reads(monkeypatch, "sv")
+    at.number_input(key="bar_students").set_value(20)
+    at.button(key="FormSubmitter:cal_bar-Spara ribban").click().run()
+    assert not at.exception, at.exception
+    assert readiness.get_bar(conn).min_students == 20
+    assert [s.value for s in at.success if s.value.startswith("Sparat: ")] == [
+        "Sparat: " + readiness.get_bar(conn).text() + "."]
+
+
+def test_the_calibration_bar_in_settings_speaks_russian(app_test, conn):
+    at = _settings(app_test, "ru-RU")
+    assert not at.exception, at.exception
+    assert at.number_input(key="bar_qwk").label == "QWK не ниже"
+    assert [b.label for b in at.button if b.key == "FormSubmitter:cal_bar-Сохранить порог"] == ["Сохранить порог"]
+    assert any(c.value.startswith("По умолчанию: ") for c in at.caption)
