@@ -16,7 +16,7 @@ from pages._i18n import N_, t, tn
 
 
 def _ci(ci, digits: int = 2) -> str:
-    return "—" if not ci else f"{ci[0]:.{digits}f} to {ci[1]:.{digits}f}"
+    return "—" if not ci else t("{low} to {high}", low=f"{ci[0]:.{digits}f}", high=f"{ci[1]:.{digits}f}")
 
 
 def _num(x, digits: int = 2, sign: bool = False) -> str:
@@ -79,16 +79,17 @@ def table(r: dict) -> pd.DataFrame:
     rows = []
     for c in r["criteria"]:
         rows.append({
-            "Criterion": c["title"], "Students": c["students"],
-            "QWK": _num(c["qwk"]), "QWK 95% CI": _ci(c["qwk_ci"]),
-            "MAE": _num(c["mae"]), "MAE 95% CI": _ci(c["mae_ci"]),
-            "Bias (AI − blind)": _num(c["bias"], sign=True), "Bias 95% CI": _ci(c["bias_ci"]),
-            "ΔMAE (low − high band)": _num(c["delta_mae"], sign=True),
-            "Human ceiling QWK": _num(c["ceiling_qwk"]) + (f" ({c['ceiling_students']} double-scored)"
-                                                          if c["ceiling_students"] else ""),
-            "Ready": "yes" if c["ready"] else "no",
-            "What is missing": "; ".join(c["reasons"]) or "—",
-            "More students likely needed": "—" if c["more_needed"] is None else str(c["more_needed"]),
+            t("Criterion"): c["title"], t("Students"): c["students"],
+            t("QWK"): _num(c["qwk"]), t("QWK 95% CI"): _ci(c["qwk_ci"]),
+            t("MAE"): _num(c["mae"]), t("MAE 95% CI"): _ci(c["mae_ci"]),
+            t("Bias (AI − blind)"): _num(c["bias"], sign=True), t("Bias 95% CI"): _ci(c["bias_ci"]),
+            t("ΔMAE (low − high band)"): _num(c["delta_mae"], sign=True),
+            t("Human ceiling QWK"): _num(c["ceiling_qwk"]) + (
+                " (" + tn("{count} double-scored", "{count} double-scored", c["ceiling_students"]) + ")"
+                if c["ceiling_students"] else ""),
+            t("Ready"): t("yes") if c["ready"] else t("no"),
+            t("What is missing"): "; ".join(c["reasons"]) or "—",   # core's reasons (English)
+            t("More students likely needed"): "—" if c["more_needed"] is None else str(c["more_needed"]),
         })
     return pd.DataFrame(rows)
 

@@ -22,16 +22,13 @@ CONVERTED = (
     "pages/_signin.py",
     "pages/_common.py",
     "pages/home.py",
-    "pages/_calibration.py:home",
-    "pages/_calibration.py:banner",   # the Review page's calibration notices (their readiness sentences are core's)
-    "pages/_calibration.py:queue_notice",
-    "pages/_calibration.py:offsets",
-    "pages/_calibration.py:hidden_notice",
+    "pages/_calibration.py",   # readiness, offsets, the hidden draft's notice and what is missing are core's (English)
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
     "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
     "pages/_settings_users.py",
+    "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …") is core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",
@@ -48,6 +45,8 @@ CONVERTED = (
     "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
+    "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
+    "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py",
