@@ -46,7 +46,7 @@ def test_the_item_its_reasons_and_its_history_in_russian(app_test, conn):
     c, sid = _course_with_a_draft(conn, is_offline=True)
     at = _review(app_test, c, "ru-RU", item=sid)
     shown = [plain(m.value) for m in at.markdown] + [plain(x.value) for x in at.caption]
-    assert any("черновик" in x.lower() and "офлайн-модель — без LLM" in x for x in shown), shown
+    assert any("черновик" in x.lower() and "офлайн-базовая модель — без LLM" in x for x in shown), shown
     reasons = at.multiselect(key=f"ri_reasons_{sid}_1")
     assert "Слишком строго" in reasons.options and "Другое (добавьте заметку)" in reasons.options
     history = next(d.value for d in at.dataframe if "Действие" in d.value.columns)
