@@ -49,6 +49,7 @@ CONVERTED = (
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
+    "pages/agreement.py",   # core's: the judges' notes, the charts' axes; its lessons section is not converted
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
