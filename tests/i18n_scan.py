@@ -50,6 +50,7 @@ CONVERTED = (
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
     "pages/agreement.py",   # core's: the judges' notes, the charts' axes; its lessons section is not converted
+    "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

@@ -38,3 +38,23 @@ def test_the_agreement_page_in_swedish(app_test, conn):
     labels = [b.proto.label for b in at.get("download_button")]
     assert all(label.startswith("Ladda ner data: ") for label in labels), labels
     assert "Ladda ner data: förväxlingsmatris" in labels and len(set(labels)) == len(labels)
+
+
+def test_the_fairness_page_in_russian(app_test, conn):
+    at = _page(app_test, conn, "pages/fairness.py", "ru-RU")
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Справедливость"]
+    assert "ΔMAE = MAE(низкий уровень) − MAE(высокий уровень)" in [m.label for m in at.metric]
+    assert {"По группам студентов", "По длине"} <= {s.value for s in at.subheader}
+    assert at.number_input(key="fairness_threshold").label == "Предупреждать, когда ΔMAE больше"
+    assert at.selectbox(key="fairness_criterion").label == "Критерий"
+    assert "Все критерии (вместе)" in at.selectbox(key="fairness_criterion").options
+    assert any("превышает порог предупреждения 0.25" in e.value for e in at.error)
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "(из 24 студентов: студент, чьи оценки попадают в оба уровня" in captions
+    assert "Наибольший разрыв MAE между группами: " in captions
+    tests = [d.value for d in at.dataframe if "p-значение" in d.value.columns]
+    assert len(tests) == 2 and "В сравнении с" in tests[0].columns
+    labels = [b.proto.label for b in at.get("download_button")]
+    assert "Скачать данные: ошибка по «section»" in labels
+    assert all(label.startswith("Скачать данные: ") for label in labels), labels
