@@ -73,6 +73,7 @@ HEADERS = {
     "mean_abs_change": N_("Mean absolute change"), "cost_per_submission": N_("Cost per reflection (US$)"),
     "tier": N_("Tier"), "what": N_("Step"), "judge": N_("Judge"), "items": N_("Items with 2+ votes"),
     "verdict": N_("Verdict"), "assignment": N_("Assignment"), "votes": N_("Votes"),
+    "group": N_("group"), "metric": N_("metric"),   # the group tests' (their English headers as they were)
 }
 CI_NAMES = {"mae": N_("MAE"), "qwk": N_("QWK"), "delta": "ΔMAE", "bias": N_("Bias"), "difference": N_("Difference")}
 
