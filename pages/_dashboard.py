@@ -12,8 +12,9 @@ from core.errors import FairMarkError
 from core.signoff import labels
 from core.text import escape_markdown
 from pages import _common
+from pages._i18n import N_, t, tn
 
-SCOPE_LABELS = {"assignment": "this assignment", "course": "this course", "all": "all courses"}
+SCOPE_LABELS = {"assignment": N_("this assignment"), "course": N_("this course"), "all": N_("all courses")}
 
 
 def read_or_stop(read):
@@ -50,32 +51,37 @@ def scope_caption(scope: reports.Scope) -> None:
     if _common.course_id() is None:
         st.info(_common.no_courses_message())
         st.stop()
-    st.caption(f"Showing {SCOPE_LABELS.get(scope.kind, scope.kind)} (change it in the sidebar).")
+    shown_scope = t(SCOPE_LABELS[scope.kind]) if scope.kind in SCOPE_LABELS else scope.kind
+    st.caption(t("Showing {scope} (change it in the sidebar).", scope=shown_scope))
 
 
-# Column headers people read (the data keep their short names in core/db).
+# Column headers people read (the data keep their short names in core/db), translated where shown.
 HEADERS = {
-    "criterion": "Criterion", "title": "Title", "n": "n", "students": "Students",
-    "students_low": "Students (low band)", "students_high": "Students (high band)", "mae": "MAE",
-    "bias": "Bias (AI − reference)",
-    "qwk": "QWK", "exact": "Exact agreement", "adjacent": "Within ±1", "n_low": "n (low band)",
-    "mae_low": "MAE (low band)", "n_high": "n (high band)", "mae_high": "MAE (high band)", "delta_mae": "ΔMAE",
-    "compared_with": "Compared with", "difference": "Difference", "p_value": "p-value",
-    "code": "Reason code", "submissions": "Reflections", "alpha": "Krippendorff's α", "model": "Model",
-    "agent": "Agent", "course": "Course", "run": "Run", "calls": "Calls", "tokens_in": "Tokens in",
-    "tokens_out": "Tokens out", "tokens_cached": "Cached tokens", "tokens": "Tokens", "cost_usd": "Cost (US$)",
-    "mean_latency_ms": "Mean latency (ms)", "max_latency_ms": "Max latency (ms)", "cache_hits": "Cache hits",
-    "errors": "Errors", "changed": "Changed", "up": "Raised", "down": "Lowered", "mean_change": "Mean change",
-    "mean_abs_change": "Mean absolute change", "cost_per_submission": "Cost per reflection (US$)",
-    "tier": "Tier", "what": "Step", "judge": "Judge", "items": "Items with 2+ votes", "verdict": "Verdict",
-    "assignment": "Assignment", "votes": "Votes",
+    "criterion": N_("Criterion"), "title": N_("Title"), "n": "n", "students": N_("Students"),
+    "students_low": N_("Students (low band)"), "students_high": N_("Students (high band)"), "mae": N_("MAE"),
+    "bias": N_("Bias (AI − reference)"),
+    "qwk": N_("QWK"), "exact": N_("Exact agreement"), "adjacent": N_("Within ±1"), "n_low": N_("n (low band)"),
+    "mae_low": N_("MAE (low band)"), "n_high": N_("n (high band)"), "mae_high": N_("MAE (high band)"),
+    "delta_mae": "ΔMAE",
+    "compared_with": N_("Compared with"), "difference": N_("Difference"), "p_value": N_("p-value"),
+    "code": N_("Reason code"), "submissions": N_("Reflections"), "alpha": N_("Krippendorff's α"),
+    "model": N_("Model"), "agent": N_("Agent"), "course": N_("Course"), "run": N_("Run"), "calls": N_("Calls"),
+    "tokens_in": N_("Tokens in"), "tokens_out": N_("Tokens out"), "tokens_cached": N_("Cached tokens"),
+    "tokens": N_("Tokens"), "cost_usd": N_("Cost (US$)"), "mean_latency_ms": N_("Mean latency (ms)"),
+    "max_latency_ms": N_("Max latency (ms)"), "cache_hits": N_("Cache hits"), "errors": N_("Errors"),
+    "changed": N_("Changed"), "up": N_("Raised"), "down": N_("Lowered"), "mean_change": N_("Mean change"),
+    "mean_abs_change": N_("Mean absolute change"), "cost_per_submission": N_("Cost per reflection (US$)"),
+    "tier": N_("Tier"), "what": N_("Step"), "judge": N_("Judge"), "items": N_("Items with 2+ votes"),
+    "verdict": N_("Verdict"), "assignment": N_("Assignment"), "votes": N_("Votes"),
+    "group": N_("group"), "metric": N_("metric"),   # the group tests' (their English headers as they were)
 }
-CI_NAMES = {"mae": "MAE", "qwk": "QWK", "delta": "ΔMAE", "bias": "Bias", "difference": "Difference"}
+CI_NAMES = {"mae": N_("MAE"), "qwk": N_("QWK"), "delta": "ΔMAE", "bias": N_("Bias"), "difference": N_("Difference")}
 
 
 def _header(col) -> str:
+    """A column's header in this session's language (a column HEADERS does not name: its key as words)."""
     col = str(col)
-    return HEADERS.get(col, col.replace("_", " ").capitalize())
+    return t(HEADERS[col]) if col in HEADERS else col.replace("_", " ").capitalize()
 
 
 def _ci_pairs(frame: pd.DataFrame) -> list[str]:
@@ -109,12 +115,13 @@ def readable(frame: pd.DataFrame, *, combine_ci: bool = True) -> pd.DataFrame:
             out[col] = (pd.to_numeric(out[col], errors="coerce") * 100).round(1)
             out = out.rename(columns={col: f"{_header(col)} (%)"})
     for stem in _ci_pairs(frame):
-        name = f"{CI_NAMES.get(stem, _header(stem))} 95% CI"
+        name = t("{statistic} 95% CI", statistic=t(CI_NAMES[stem]) if stem in CI_NAMES else _header(stem))
         if combine_ci:
             lo, hi = out.pop(f"{stem}_lo"), out.pop(f"{stem}_hi")
             out[name] = [("—" if (pd.isna(a) or pd.isna(b)) else f"{a:.2f}–{b:.2f}") for a, b in zip(lo, hi)]
         else:
-            out = out.rename(columns={f"{stem}_lo": f"{name} low", f"{stem}_hi": f"{name} high"})
+            out = out.rename(columns={f"{stem}_lo": t("{column} low", column=name),
+                                      f"{stem}_hi": t("{column} high", column=name)})
     return out.rename(columns={c: _header(c) for c in out.columns if c in HEADERS or "_" in str(c)})
 
 
@@ -123,22 +130,40 @@ def reference_picker(data: dict, key: str) -> str:
     (core.reports.*_page: `data["references"]`, `data["reference"]`)."""
     if st.session_state.get(key, data["reference"]) != data["reference"]:
         st.session_state[key] = data["reference"]   # a choice this scope no longer offers: the first option
-    return st.selectbox("Reference scores", data["references"], key=key,
+    return st.selectbox(t("Reference scores"), data["references"], key=key,   # the options: core's labels (English)
                         format_func=lambda c: reports.reference_label(c)[:1].upper() + reports.reference_label(c)[1:],
-                        help="What the AI's scores (before any teacher edit) are compared with. Expert and blind "
-                             "calibration scores were given without seeing the AI's draft; teachers' approved scores "
-                             "were given after reading it and lean towards it. Bulk approvals never count.")
+                        help=t("What the AI's scores (before any teacher edit) are compared with. Expert and blind "
+                               "calibration scores were given without seeing the AI's draft; teachers' approved "
+                               "scores were given after reading it and lean towards it. Bulk approvals never count."))
+
+
+def _source_scores(source: str, n: int, what: str) -> str:
+    """"48 blind criterion scores", by the source of the reference (db.analytics' "source"); another
+    `what` than the criterion scores every dashboard counts reads as given."""
+    if what != "criterion scores":
+        return f"{n} {source} {what}"
+    if source == "expert":
+        return tn("{count} expert criterion score", "{count} expert criterion scores", n)
+    if source == "blind":
+        return tn("{count} blind criterion score", "{count} blind criterion scores", n)
+    if source == "moderated":
+        return tn("{count} moderated criterion score", "{count} moderated criterion scores", n)
+    if source == "teacher":
+        return tn("{count} teacher criterion score", "{count} teacher criterion scores", n)
+    return tn("{count} {source} criterion score", "{count} {source} criterion scores", n, source=source)
 
 
 def reference_caption(view: dict, what: str = "criterion scores") -> None:
     """Which reference a dashboard rests on and how many students: said under every figure set."""
     students = view.get("source_students")
-    parts = [f"{n} {source} {what}" + (f" from {students.get(source, 0)} students" if students else "")
+    parts = [_source_scores(source, n, what)
+             + (" " + tn("from {count} student", "from {count} students", students.get(source, 0)) if students else "")
              for source, n in sorted(view.get("sources", {}).items())] if "sources" in view else []
-    st.caption(f"Reference: {escape_markdown(view['reference_label'])}"
-               + (f" — {'; '.join(parts)}" if parts else "")
-               + (f". Figures rest on {view['students']} students; intervals resample students." if view.get("students")
-                  else "."))
+    label = t("Reference: {reference}", reference=escape_markdown(view["reference_label"]))   # core's label
+    rest = (" " + tn("Figures rest on {count} student; intervals resample students.",
+                     "Figures rest on {count} students; intervals resample students.", view["students"])
+            if view.get("students") else "")
+    st.caption(label + (" — " + "; ".join(parts) if parts else "") + "." + rest)
 
 
 def intervals_pending(view: dict, again, rerun_s: float = 1.5) -> None:
@@ -146,8 +171,8 @@ def intervals_pending(view: dict, again, rerun_s: float = 1.5) -> None:
     say so, and rerun the page once `again(conn)` (the view asked for again) has them."""
     if not reports.later.pending(view):
         return
-    st.info("The figures below are complete. Their 95% intervals, which resample every student in this scope, "
-            "are being computed and appear here in a few seconds.", icon=":material/hourglass_top:")
+    st.info(t("The figures below are complete. Their 95% intervals, which resample every student in this scope, "
+              "are being computed and appear here in a few seconds."), icon=":material/hourglass_top:")
 
     @st.fragment(run_every=rerun_s)
     def _wait() -> None:
@@ -157,15 +182,30 @@ def intervals_pending(view: dict, again, rerun_s: float = 1.5) -> None:
     _wait()
 
 
+# What a chart's or table's data is, by its key, for a download button given no name (else the key as words).
+DATA_NAMES = {
+    "agreement_by_criterion": N_("agreement by criterion"), "confusion_matrix": N_("confusion matrix"),
+    "trend_by_week": N_("trend by week"), "trend_by_version": N_("trend by version"),
+    "teacher_score_changes": N_("teacher score changes"), "reason_codes": N_("reason codes"),
+    "error_by_band": N_("error by band"), "error_by_length": N_("error by length"),
+    "cost_per_reflection_by_run": N_("cost per reflection by run"), "cost_by_agent": N_("cost by agent"),
+    "latency_by_agent": N_("latency by agent"), "tokens_by_agent": N_("tokens by agent"),
+    "cost_by_course": N_("cost by course"), "cost_by_model": N_("cost by model"),
+    "judge_calls_by_tier": N_("judge calls by tier"), "cost_of_other_work": N_("cost of other work"),
+}
+
+
 def download_label(key: str, name: str | None = None) -> str:
-    """A distinct accessible name per button: "Download data: confusion matrix"."""
-    return f"Download data: {name or key.replace('_', ' ')}"
+    """A distinct accessible name per button: "Download data: confusion matrix" (a `name` given is
+    shown as given: the caller translates it)."""
+    what = name or (t(DATA_NAMES[key]) if key in DATA_NAMES else key.replace("_", " "))
+    return t("Download data: {name}", name=what)
 
 
 def chart(fig, frame: pd.DataFrame, key: str, name: str | None = None) -> None:
     """Plot a figure and offer the DataFrame behind it as CSV (the button names the chart)."""
     st.plotly_chart(fig, width="stretch", key=f"fig_{key}")
-    st.download_button(download_label(key, name), frame.to_csv(index=False).encode("utf-8"),
+    st.download_button(download_label(key, name), data=frame.to_csv(index=False).encode("utf-8"),
                        file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}", on_click="ignore")
 
 
@@ -173,8 +213,8 @@ def table(frame: pd.DataFrame, key: str, name: str | None = None) -> None:
     """A table with readable headers, and its data as CSV (numbers kept, CI bounds as two columns)."""
     st.dataframe(readable(frame), hide_index=True, width="stretch")
     data = readable(frame, combine_ci=False).to_csv(index=False).encode("utf-8")
-    st.download_button(download_label(key, name), data, file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}",
-                       on_click="ignore")
+    st.download_button(download_label(key, name), data=data, file_name=f"{key}.csv", mime="text/csv",
+                       key=f"dl_{key}", on_click="ignore")
 
 
 def num(x, digits: int = 3) -> str:
@@ -184,8 +224,8 @@ def num(x, digits: int = 3) -> str:
 def ci_text(ci, digits: int = 2, pending: bool = False) -> str:
     """An interval for "95% CI …": "[lo, hi]", or why there is none (the caller says "CI")."""
     if pending and not ci:
-        return "being computed"
-    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else "unavailable"
+        return t("being computed")
+    return f"[{ci[0]:.{digits}f}, {ci[1]:.{digits}f}]" if ci else t("unavailable")
 
 
 def percent(share) -> str:
@@ -199,5 +239,8 @@ def interval_caption(row, stat: str, pending: bool = False) -> str:
     lo, hi = row.get(f"{stat}_lo"), row.get(f"{stat}_hi")
     ci = None if lo is None or hi is None or lo != lo or hi != hi else (lo, hi)
     students = row.get("students")
-    return (f"95% CI {ci_text(ci, 2, pending)}"
-            + (f" on {int(students)} students" if students is not None and students == students else ""))
+    interval = ci_text(ci, 2, pending)
+    if students is None or students != students:
+        return t("95% CI {interval}", interval=interval)
+    return tn("95% CI {interval} on {count} student", "95% CI {interval} on {count} students", int(students),
+              interval=interval)

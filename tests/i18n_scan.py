@@ -42,11 +42,14 @@ CONVERTED = (
     "pages/_review_queue.py",
     "pages/learning.py",
     "pages/second_marking.py",
-    "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
+    "pages/costs.py",   # its charts' axes and legends are core's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
     "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
     "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
+    "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
+    "pages/agreement.py",   # core's: the judges' notes, the charts' axes; its lessons section is not converted
+    "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py",
