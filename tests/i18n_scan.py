@@ -48,6 +48,8 @@ CONVERTED = (
     "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
+    "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
+    "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")
