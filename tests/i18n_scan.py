@@ -50,6 +50,7 @@ CONVERTED = (
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
     "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
+    "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

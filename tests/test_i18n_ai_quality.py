@@ -71,6 +71,43 @@ def test_a_blind_comparison_in_russian(conn, app_test, tmp_path, monkeypatch):
     assert list(table["пар с черновиками"]) == ["1 из 4"]
 
 
+def test_the_offline_scorer_on_assess_in_swedish(conn, app_test):
+    import factories
+    from core.offline import scorer
+    from test_offline_scorer import essays_course, sample, whole
+
+    c, subs = essays_course(conn, 30)
+    for sid, r in zip(subs[:22], sample()[:22]):
+        factories.blind(conn, sid, whole(r["scores"]))
+    at = app_test("pages/assess.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert "Offline-poängsättaren: inte tränad ännu" in [e.label for e in at.expander]
+    assert any(n.label == "Poäng som behövs per kriterium" for n in at.number_input)
+    assert any(b.label == "Spara och träna nu" for b in at.button)
+    # Trained through core, then a new browser session: AppTest formats the widgets of a run it
+    # repeats (the provider's radio, its options translated by a format_func) outside the script's
+    # run, in English, and then finds no such option.
+    assert scorer.train_now(conn, c["assignment_id"], actor=Actor("test-admin", role="admin")).version == 1
+    at = app_test("pages/assess.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    assert "Offline-poängsättaren: v1, aktuell" in [e.label for e in at.expander]
+    shown = next(d.value for d in at.dataframe if "Kriterium" in d.value.columns)
+    assert list(shown.columns) == ["Kriterium", "Bedöms av", "Dina poäng", "QWK (95 % KI)", "Enbart ordantal: QWK",
+                                   "MAE", "Ordantal: MAE", "Snedvridning (poängsättaren − du)", "Slår ordantal",
+                                   "Bedömer med"]
+    assert set(shown["Dina poäng"]) == {22} and set(shown["Slår ordantal"]) <= {"ja", "nej", "—"}
+    assert set(shown["Bedömer med"]) <= {"den inlärda modellen", "modellen blandad med ordantal", "ordantal"}
+    assert any(" till " in v for v in shown["QWK (95 % KI)"])
+
+
 def test_save_as_eval_case_on_the_review_item_in_russian(conn, app_test, monkeypatch):
     from pages import _i18n
     from test_saved_cases import _item
