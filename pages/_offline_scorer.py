@@ -11,10 +11,11 @@ from core.errors import FairMarkError
 from core.offline import scorer
 from core.text import format_timestamp
 from pages import _common
+from pages._i18n import N_, t
 
 
 def _ci(ci) -> str:
-    return "" if not ci else f" ({ci[0]:.2f} to {ci[1]:.2f})"
+    return "" if not ci else " (" + t("{low} to {high}", low=f"{ci[0]:.2f}", high=f"{ci[1]:.2f}") + ")"
 
 
 def _fig(f: dict | None, stat: str, sign: bool = False) -> str:
@@ -26,16 +27,18 @@ def _fig(f: dict | None, stat: str, sign: bool = False) -> str:
 def table(view: dict) -> pd.DataFrame:
     """Per criterion: the scorer, its figures and word count's, as a teacher reads them."""
     return pd.DataFrame([{
-        "Criterion": r["title"], "Scored by": r["kind_label"], "Your scores": r["scores"],
-        "QWK (95% CI)": _fig(r["model"], "qwk"), "Word count alone: QWK": _fig(r["word_count"], "qwk"),
-        "MAE": _fig(r["model"], "mae"), "Word count: MAE": _fig(r["word_count"], "mae"),
-        "Bias (scorer − you)": _fig(r["model"], "bias", sign=True),
-        "Beats word count": {True: "yes", False: "no", None: "—"}[r["beats_length"]],
-        "Scores with": METHODS.get(r.get("method"), "—"),
+        t("Criterion"): r["title"], t("Scored by"): r["kind_label"], t("Your scores"): r["scores"],
+        t("QWK (95% CI)"): _fig(r["model"], "qwk"), t("Word count alone: QWK"): _fig(r["word_count"], "qwk"),
+        t("MAE"): _fig(r["model"], "mae"), t("Word count: MAE"): _fig(r["word_count"], "mae"),
+        t("Bias (scorer − you)"): _fig(r["model"], "bias", sign=True),
+        t("Beats word count"): t(BEATS[r["beats_length"]]) if r["beats_length"] is not None else "—",
+        t("Scores with"): t(METHODS[r.get("method")]) if r.get("method") in METHODS else "—",
     } for r in view["rows"]])
 
 
-METHODS = {"learned": "the learned model", "blend": "the model blended with word count", "word_count": "word count"}
+METHODS = {"learned": N_("the learned model"), "blend": N_("the model blended with word count"),
+           "word_count": N_("word count")}
+BEATS = {True: N_("yes"), False: N_("no")}
 
 
 def why(view: dict) -> None:
@@ -49,12 +52,14 @@ def summary(view: dict) -> None:
     """The table with one line above it (Calibrate's readiness section), from the scorer's
     overview the page's view read (core.offline.scorer.overview)."""
     if view["version"] is None:
-        st.caption("Offline scorer: not trained yet (it learns from your blind scores at the next offline "
-                   "assessment, or on the Assess page).")
+        st.caption(t("Offline scorer: not trained yet (it learns from your blind scores at the next offline "
+                     "assessment, or on the Assess page)."))
         return
-    st.caption(f"Offline scorer v{view['version']} against your scores, cross-validated (each text scored by a "
-               "model that never saw its score), beside word count alone in your proportions of each level."
-               + (" Your scores changed since: the next offline assessment retrains it." if view["stale"] else ""))
+    st.caption(t("Offline scorer v{version} against your scores, cross-validated (each text scored by a "
+                 "model that never saw its score), beside word count alone in your proportions of each level.",
+                 version=view["version"])
+               + (" " + t("Your scores changed since: the next offline assessment retrains it.") if view["stale"]
+                  else ""))
     st.dataframe(table(view), hide_index=True, width="stretch")
     why(view)
 
@@ -62,35 +67,34 @@ def summary(view: dict) -> None:
 def panel(conn, aid: int, view: dict) -> None:
     """Assess: the offline scorer of this assignment (`view`: core.offline.scorer.overview), its
     options and a Train button."""
-    head = (f"Offline scorer: v{view['version']}, " + ("retrains at the next offline run" if view["stale"]
-                                                         else "up to date") if view["version"] else
-            "Offline scorer: not trained yet")
+    head = ((t("Offline scorer: v{version}, retrains at the next offline run", version=view["version"])
+             if view["stale"] else t("Offline scorer: v{version}, up to date", version=view["version"]))
+            if view["version"] else t("Offline scorer: not trained yet"))
     flash = st.session_state.pop("os_flash", None)
     with st.expander(head, expanded=flash is not None):
         if flash:
             st.success(flash)
-        st.caption(f"The offline baseline learns each criterion from your blind calibration scores once it has "
-                   f"{view['min_per_criterion']} of them; with fewer it keeps its text heuristic, spread over the "
-                   "levels like the scores you gave. When a language model scores, the learned scorer votes as a "
-                   "free judge: more than one level apart, the item goes to the unsure group.")
+        st.caption(t("The offline baseline learns each criterion from your blind calibration scores once it has "
+                     "{count} of them; with fewer it keeps its text heuristic, spread over the levels like the "
+                     "scores you gave. When a language model scores, the learned scorer votes as a free judge: more "
+                     "than one level apart, the item goes to the unsure group.", count=view["min_per_criterion"]))
         if view["version"]:
             st.dataframe(table(view), hide_index=True, width="stretch")
             why(view)
-            st.caption(f"Trained {format_timestamp(view['trained_at'])} by "
-                       f"{_common.md(_common.person(view['trained_by']))} in "
-                       f"{view['seconds']:.1f} s.")
+            st.caption(t("Trained {when} by {who} in {seconds} s.", when=format_timestamp(view["trained_at"]),
+                         who=_common.md(_common.person(view["trained_by"])), seconds=f"{view['seconds']:.1f}"))
         with st.form(f"offline_scorer_{aid}"):
             opts = view["options"]
             c1, c2, c3 = st.columns(3)
-            minimum = c1.number_input("Scores needed per criterion", min_value=5, max_value=1000,
+            minimum = c1.number_input(t("Scores needed per criterion"), min_value=5, max_value=1000,
                                       value=int(opts["min_per_criterion"]), step=1, key=f"os_min_{aid}")
-            edits = c2.checkbox("Also learn from items approved one by one", value=opts["use_edits"],
+            edits = c2.checkbox(t("Also learn from items approved one by one"), value=opts["use_edits"],
                                 key=f"os_edits_{aid}",
-                                help="Those scores were given after seeing the AI's draft. Bulk approvals never "
-                                     "count, nor uploaded expert scores.")
-            pool = c3.checkbox("Pool with this course's assignments on the same rubric", value=opts["pool"],
+                                help=t("Those scores were given after seeing the AI's draft. Bulk approvals never "
+                                       "count, nor uploaded expert scores."))
+            pool = c3.checkbox(t("Pool with this course's assignments on the same rubric"), value=opts["pool"],
                                key=f"os_pool_{aid}")
-            if st.form_submit_button("Save and train now"):
+            if st.form_submit_button(t("Save and train now")):
                 try:
                     scorer.save_options(conn, aid, scorer.Options(int(minimum), bool(edits), bool(pool)),
                                         actor=_common.actor())
@@ -98,7 +102,7 @@ def panel(conn, aid: int, view: dict) -> None:
                 except FairMarkError as e:
                     _common.show_error(e)
                 else:
-                    st.session_state["os_flash"] = (f"Offline scorer version {trained.version} is in use." if
-                                                    trained.version else "Nothing to learn from yet: score a "
-                                                    "calibration set on the Calibrate page.")
+                    st.session_state["os_flash"] = (
+                        t("Offline scorer version {version} is in use.", version=trained.version) if trained.version
+                        else t("Nothing to learn from yet: score a calibration set on the Calibrate page."))
                     st.rerun()

@@ -10,10 +10,13 @@ from core.llm import default_provider
 from core.evals import config as ai_config
 from core.text import escape_markdown, format_timestamp
 from pages import _common, _evals_widgets
+from pages._i18n import N_, t, tn
 
-st.title("AI quality")
-st.caption("The feedback is judged on whether it gives the answer away, whether it is grounded, whether "
-           "it fits the student's level and whether it teaches — never on how much students like it.")
+SCOPES = {"assignment": N_("This assignment"), "course": N_("The whole course")}
+
+st.title(t("AI quality"))
+st.caption(t("The feedback is judged on whether it gives the answer away, whether it is grounded, whether "
+             "it fits the student's level and whether it teaches — never on how much students like it."))
 conn = _common.get_db()
 me = _common.actor()
 db_path = _common.settings().db_path
@@ -42,8 +45,9 @@ def _drafting(cid: int) -> None:
     for c in drafting:
         done = c["drafted"] + c["skipped"] + c["failed"]
         st.progress(done / c["sample_size"] if c["sample_size"] else 0.0,
-                    text=f"Comparison {c['id']}: drafting, {done} of {c['sample_size']} pairs done"
-                         + (f" ({c['failed']} failed)" if c["failed"] else ""))
+                    text=t("Comparison {id}: drafting, {done} of {total} pairs done", id=c["id"], done=done,
+                           total=c["sample_size"])
+                         + (" (" + tn("{count} failed", "{count} failed", c["failed"]) + ")" if c["failed"] else ""))
         if c["skipped"]:
             st.caption(pairwise.skipped_note(c["skipped"]))
     if drafting:
@@ -52,36 +56,38 @@ def _drafting(cid: int) -> None:
         st.rerun(scope="app")
 
 
-tab_gate, tab_saved, tab_cmp = st.tabs(["Configuration and eval runs", "Saved eval cases", "Blind comparisons"])
+tab_gate, tab_saved, tab_cmp = st.tabs([t("Configuration and eval runs"), t("Saved eval cases"),
+                                        t("Blind comparisons")])
 
 with tab_gate:
     _evals_widgets.config_status(conn, key="quality", current=(data["config"], data["status"]))
-    st.subheader("Eval runs")
+    st.subheader(t("Eval runs"))
     _evals_widgets.eval_runs(data["runs"])
     runs = data["runs"]
     if runs:
         _pick("q_eval_run", data["eval_run"])
-        rid = st.selectbox("Show the cases of eval run", [r["id"] for r in runs], key="q_eval_run")
+        rid = st.selectbox(t("Show the cases of eval run"), [r["id"] for r in runs], key="q_eval_run")
         report = data["report"]
         if report and report["id"] == rid:
             st.dataframe(pd.DataFrame([{
-                "case": x["id"], "dimension": x["dimension"], "blocking": x["blocking"], "status": x["status"],
-                "comment": x["source"], "checks": "; ".join(f"{c['check']} {c['status']}: {c['detail']}"
-                                                            for c in x["checks"])}
+                t("case"): x["id"], t("dimension"): x["dimension"], t("blocking"): x["blocking"],
+                t("status"): x["status"], t("comment"): x["source"],
+                t("checks"): "; ".join(f"{c['check']} {c['status']}: {c['detail']}" for c in x["checks"])}
                 for x in report["report"]["results"]]), hide_index=True, width="stretch")
         else:
-            st.caption("Only the latest run of each configuration keeps its per-case report here; run "
-                       "`python -m core evals run` to see any run in full.")
+            st.caption(t("Only the latest run of each configuration keeps its per-case report here; run "
+                         "`python -m core evals run` to see any run in full."))
 
 with tab_saved:
     rows = data["saved"]
     if not rows:
-        st.info("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page.")
+        st.info(t("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page."))
     else:
-        st.dataframe(pd.DataFrame([{"case": r["case"]["id"], "dimension": r["dimension"], "requirement": r["reason"],
-                                    "saved by": _common.person(r["saved_by"]), "when": format_timestamp(r["saved_at"])}
+        st.dataframe(pd.DataFrame([{t("case"): r["case"]["id"], t("dimension"): r["dimension"],
+                                    t("requirement"): r["reason"], t("saved by"): _common.person(r["saved_by"]),
+                                    t("when"): format_timestamp(r["saved_at"])}
                                    for r in rows]), hide_index=True, width="stretch")
-        st.download_button("Download as JSONL (review, then add to data/evals/ and commit)", data["jsonl"],
+        st.download_button(t("Download as JSONL (review, then add to data/evals/ and commit)"), data["jsonl"],
                            file_name="saved.jsonl", mime="application/jsonl")
 
 with tab_cmp:
@@ -89,21 +95,21 @@ with tab_cmp:
     if cid is not None:
         aid = _common.assignment_id()
         variants = ai_config.list_variants()
-        st.subheader("Start a comparison")
+        st.subheader(t("Start a comparison"))
         if not variants:
-            st.info("No variant to compare: put the changed prompt files (and optionally variant.json with models "
-                    "and temperature) in a folder under prompts/variants/.")
+            st.info(t("No variant to compare: put the changed prompt files (and optionally variant.json with "
+                      "models and temperature) in a folder under prompts/variants/."))
         else:
             offline = not _common.settings().llm_configured
-            if offline:  # said before the form is filled in; core refuses it too
+            if offline:  # said before the form is filled in; core refuses it too (core's sentence, English)
                 st.info(pairwise.OFFLINE_SAME, icon=":material/block:")
             with st.form("new_comparison"):
-                variant = st.selectbox("Configuration B (a folder under prompts/variants/)", variants)
-                scope = st.radio("Sample from", ["assignment", "course"], horizontal=True, disabled=aid is None,
-                                 format_func={"assignment": "This assignment", "course": "The whole course"}.get)
-                n = st.number_input("Pairs (stratified by score band)", min_value=2, max_value=500,
+                variant = st.selectbox(t("Configuration B (a folder under prompts/variants/)"), variants)
+                scope = st.radio(t("Sample from"), list(SCOPES), horizontal=True, disabled=aid is None,
+                                 format_func=lambda k: t(SCOPES[k]))
+                n = st.number_input(t("Pairs (stratified by score band)"), min_value=2, max_value=500,
                                     value=pairwise.DEFAULT_SAMPLE, step=10)
-                if st.form_submit_button("Draft the pairs", disabled=offline):
+                if st.form_submit_button(t("Draft the pairs"), disabled=offline):
                     try:
                         new = pairwise.create(conn, course_id=cid, variant_b=variant, sample_size=int(n),
                                               assignment_id=aid if scope == "assignment" else None,
@@ -112,49 +118,54 @@ with tab_cmp:
                     except FairMarkError as e:
                         _common.show_error(e)
                     else:
-                        st.session_state["evals_flash"] = (f"Comparison {new} is being drafted; teachers judge it on "
-                                                           "the Compare page.")
+                        st.session_state["evals_flash"] = t("Comparison {id} is being drafted; teachers judge it on "
+                                                            "the Compare page.", id=new)
                         st.rerun()
         comps = data["comparisons"]
         st.session_state["_cmp_read"] = comps       # the fragment's first drawing shows the page's read
         st.fragment(_drafting, run_every=1.0 if any(c["status"] == "drafting" for c in comps) else None)(cid)
         if comps:
-            st.subheader("Comparisons")
-            st.dataframe(pd.DataFrame([{"comparison": c["id"], "B (variant)": c["variant_b"], "status": c["status"],
-                                        "pairs drafted": f"{c['drafted'] + c['skipped']} of {c['sample_size']}",
-                                        "skipped (same comment)": c["skipped"],
-                                        "started": format_timestamp(c["created_at"]),
-                                        "by": _common.person(c["created_by"])}
+            st.subheader(t("Comparisons"))
+            st.dataframe(pd.DataFrame([{t("comparison"): c["id"], t("B (variant)"): c["variant_b"],
+                                        t("status"): c["status"],
+                                        t("pairs drafted"): t("{done} of {total}", done=c["drafted"] + c["skipped"],
+                                                              total=c["sample_size"]),
+                                        t("skipped (same comment)"): c["skipped"],
+                                        t("started"): format_timestamp(c["created_at"]),
+                                        t("by"): _common.person(c["created_by"])}
                                        for c in comps]), hide_index=True, width="stretch")
             _pick("q_cmp_pick", data["comparison"])
-            pick = st.selectbox("Results of", [c["id"] for c in comps], key="q_cmp_pick")
+            pick = st.selectbox(t("Results of"), [c["id"] for c in comps], key="q_cmp_pick")
             r = data["results"]
             if r["status"] == "failed":
                 st.error(escape_markdown(next(c["error"] or "" for c in comps if c["id"] == pick)))
             if data["resumable"] and st.button(
-                    "Resume drafting", key=f"cmp_resume_{pick}", help="The drafting stopped or its worker is gone "
-                    "(e.g. a restart): continue with the pairs not drafted yet."):
+                    t("Resume drafting"), key=f"cmp_resume_{pick}", help=t("The drafting stopped or its worker is "
+                    "gone (e.g. a restart): continue with the pairs not drafted yet.")):
                 try:
                     pairwise.resume(db_path, pick, actor=me)
                 except FairMarkError as e:
                     _common.show_error(e)
                 else:
-                    st.session_state["evals_flash"] = f"Comparison {pick}: drafting continues."
+                    st.session_state["evals_flash"] = t("Comparison {id}: drafting continues.", id=pick)
                     st.rerun()
-            st.dataframe(pd.DataFrame([{"dimension": d, "choices": w["n"], "B's win rate": w["win_rate"],
-                                        "95 % CI": w["ci"] or w["ci_note"], "B better": w["b_wins"],
-                                        "A better": w["a_wins"], "equal": w["ties"]}
+            st.dataframe(pd.DataFrame([{t("dimension"): d, t("choices"): w["n"], t("B's win rate"): w["win_rate"],
+                                        t("95 % CI"): w["ci"] or w["ci_note"], t("B better"): w["b_wins"],
+                                        t("A better"): w["a_wins"], t("equal"): w["ties"]}
                                        for d, w in r["by_dimension"].items()]), hide_index=True, width="stretch")
             j = r["judge"]
-            st.caption(f"Pedagogy judge vs teachers: agreement {j['agreement']:.0%} on {j['n']} choices (CI {j['ci']})"
-                       if j["agreement"] is not None else f"Pedagogy judge vs teachers: {j['ci_note']}")
-        st.subheader("When the pedagogy judge is trusted")
+            st.caption(t("Pedagogy judge vs teachers: agreement {agreement} on {n} choices (CI {ci})",
+                         agreement=f"{j['agreement']:.0%}", n=j["n"], ci=j["ci"])
+                       if j["agreement"] is not None else t("Pedagogy judge vs teachers: {note}", note=j["ci_note"]))
+        st.subheader(t("When the pedagogy judge is trusted"))
         trust = data["trust"]
-        st.caption(("Trusted" if trust["trusted"] else "Not trusted") + f" for later changes: {trust['why']}. "
-                   "A trusted judge's pedagogy cases block an AI change like leakage and grounding do.")
+        st.caption((t("Trusted for later changes: {why}.", why=trust["why"]) if trust["trusted"] else
+                    t("Not trusted for later changes: {why}.", why=trust["why"])) + " "
+                   + t("A trusted judge's pedagogy cases block an AI change like leakage and grounding do."))
         with st.form("judge_trust") if data["may"]["settings"] else st.container():
-            value = st.slider("Agreement with the teachers needed (admin)", 0.5, 1.0, float(trust["threshold"]), 0.05)
-            if data["may"]["settings"] and st.form_submit_button("Save threshold"):
+            value = st.slider(t("Agreement with the teachers needed (admin)"), 0.5, 1.0, float(trust["threshold"]),
+                              0.05)
+            if data["may"]["settings"] and st.form_submit_button(t("Save threshold")):
                 try:
                     pairwise.set_trust_threshold(conn, value, actor=me)
                 except FairMarkError as e:

@@ -50,6 +50,9 @@ CONVERTED = (
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
     "pages/agreement.py",   # core's: the judges' notes, the charts' axes; its lessons section is not converted
     "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
+    "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
+    "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
+    "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py",
