@@ -48,6 +48,7 @@ CONVERTED = (
     "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
+    "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py")

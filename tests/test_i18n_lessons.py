@@ -1,0 +1,60 @@
+"""The Lessons and Lesson pages, the Agreement page's lesson section and the Compare page in
+the teacher's language (AppTest, the browser's language; the offline baseline or a scripted judge
+stored beforehand: no LLM call in a page). What core names there (tier labels, verdicts, checks,
+the offline baseline's label, the comparison's questions) is still English."""
+from core.lessons import review
+from db import lessons as lessons_db
+from fake_llm import ScriptedLLM
+from lesson_helpers import ONE_JUDGE, add_lesson, issue, verdict
+
+HOOK = "The water did not disappear."
+
+
+def _page(app_test, path, locale, course_id=None, lesson=None):
+    at = app_test(path)
+    at.context = {"locale": locale}
+    if course_id is not None:
+        at.session_state["course_id"] = course_id
+    if lesson is not None:
+        at.query_params["lesson"] = str(lesson)
+    return at.run()
+
+
+def _columns(at) -> list[str]:
+    return [str(c) for df in at.dataframe for c in df.value.columns]
+
+
+# --- the Lesson page -----------------------------------------------------------------------------
+def test_the_lesson_page_in_swedish_offers_the_fix_and_says_it_was_accepted(app_test, conn, db_path):
+    lid = add_lesson(conn)
+    fake = ScriptedLLM(models=ONE_JUDGE)
+    fake.script("lesson_judge", verdict(0.9, 0.9, 0.7, 0.2, [issue("engagement_tone", HOOK, location="The water cycle",
+                                                                   fix="Open with a question.")]),
+                verdict(0.9, 0.9, 0.8, 0.85))
+    fake.script("lesson_fixer", {"text": "Imagine a puddle that vanishes before lunch. Where did it go?",
+                                 "summary": "hook"})
+    review.review_lesson(db_path, lid, fake)
+    at = _page(app_test, "pages/lesson_review.py", "sv-SE", lessons_db.get(conn, lid)["course_id"], lid)
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Lektion"]
+    assert {"Lektionens text", "Föreslagna ändringar", "Godkännande"} <= {h.value for h in at.subheader}
+    assert at.selectbox(key="lesson_pick").label == "Lektion (i köordning)"
+    assert {"Status", "Viktad poäng", "Poäng i steg 1"} <= {m.label for m in at.metric}
+    assert {"allvarlighetsgrad", "citat", "finns i texten", "föreslagen ändring"} <= set(_columns(at))
+    assert "Proposed fixes" not in [h.value for h in at.subheader]
+    at = next(b for b in at.button if b.label == "Godta").click().run()
+    assert not at.exception, at.exception
+    assert "Ändringen från runda 1 godtogs." in [s.value for s in at.success]
+
+
+def test_the_lesson_page_in_russian_after_an_offline_review(app_test, conn, db_path):
+    lid = add_lesson(conn)
+    review.review_lesson(db_path, lid, None)                  # the offline baseline
+    at = _page(app_test, "pages/lesson_review.py", "ru-RU", lessons_db.get(conn, lid)["course_id"], lid)
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Занятие"]
+    assert "Текст занятия" in [h.value for h in at.subheader]
+    assert any(c.value.startswith("Исправления не предложены: их пишет языковая модель") for c in at.caption)
+    assert {"проверка", "результат", "подробности"} <= set(_columns(at))
+    assert "Журнал действий" in [e.label for e in at.expander]
+    assert "Утвердить занятие" in [b.label for b in at.button]
