@@ -48,6 +48,7 @@ CONVERTED = (
     "pages/costs.py",   # the tables' headers and download buttons are pages/_dashboard.py's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
+    "pages/lessons.py",   # its tier labels, archetypes, the offline baseline's label and the call log's columns are core's (English)
     "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
@@ -67,7 +68,8 @@ SHOWN = {"title", "header", "subheader", "caption", "markdown", "write", "text",
 NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_state", "url_path", "on_click", "on_change",
              "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
              "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
-             "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
+             "data", "file_name", "mime", "delta_color",   # a download's content, its file's name and type
+             "query_params"}   # a page link's address
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}

@@ -58,3 +58,37 @@ def test_the_lesson_page_in_russian_after_an_offline_review(app_test, conn, db_p
     assert {"проверка", "результат", "подробности"} <= set(_columns(at))
     assert "Журнал действий" in [e.label for e in at.expander]
     assert "Утвердить занятие" in [b.label for b in at.button]
+
+
+# --- the Lessons page ----------------------------------------------------------------------------
+def test_the_lessons_page_in_swedish_loads_the_demo_and_offers_the_review(app_test, conn):
+    at = _page(app_test, "pages/lessons.py", "sv-SE")
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Lektioner"]
+    assert "Ingen kurs än: ladda upp lektioner ovan (eller läs in demolektionerna)." in [i.value for i in at.info]
+    assert "Ladda upp lektioner" in [e.label for e in at.expander]
+    at = next(b for b in at.button if b.label == "Läs in demolektionerna (syntetiska)").click().run()
+    assert not at.exception, at.exception
+    assert any(s.value.startswith("8 demolektioner lästes in i") for s in at.success)
+    assert "Starta granskningen (8 lektioner)" in [b.label for b in at.button]
+    assert {"Granskning", "Kön", "Kostnad"} <= {h.value for h in at.subheader}
+    assert {"Ej granskade", "Anrop", "Per lektion", "Per 20 lektioner"} <= {m.label for m in at.metric}
+    assert at.radio(key="lessons_provider").label == "Granskare"
+
+
+def test_the_lessons_queue_in_russian_after_an_offline_review(app_test, conn, db_path):
+    from core.accounts.access import Actor
+    from core.lessons import demo, runs
+
+    admin = Actor("test", role="admin")
+    cid = demo.load_demo(conn, actor=admin)["course_id"]
+    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline", actor=admin), actor=admin)
+    at = _page(app_test, "pages/lessons.py", "ru-RU", cid)
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Занятия"]
+    assert {"Проверка", "Очередь", "Стоимость"} <= {h.value for h in at.subheader}
+    assert {"Утверждено", "Не проверено", "Вызовы", "На занятие"} <= {m.label for m in at.metric}
+    assert at.radio(key="lessons_provider").label == "Проверяющий"
+    assert at.radio(key="lessons_provider").options[-1].endswith(": только проверки этапа 1")
+    assert any(c.value.startswith("Каждое занятие нужно утвердить перед экспортом.") for c in at.caption)
+    assert "По занятиям, из журнала вызовов" in [e.label for e in at.expander]
