@@ -92,3 +92,25 @@ def test_the_lessons_queue_in_russian_after_an_offline_review(app_test, conn, db
     assert at.radio(key="lessons_provider").options[-1].endswith(": только проверки этапа 1")
     assert any(c.value.startswith("Каждое занятие нужно утвердить перед экспортом.") for c in at.caption)
     assert "По занятиям, из журнала вызовов" in [e.label for e in at.expander]
+
+
+# --- the Agreement page's lesson section -------------------------------------------------------------
+def test_the_agreement_pages_lesson_section_in_swedish(app_test, conn, db_path):
+    """The section is in Swedish (the rest of the Agreement page is not converted yet)."""
+    from core.accounts.access import Actor
+    from core.lessons import demo, runs
+
+    admin = Actor("test", role="admin")
+    cid = demo.load_demo(conn, actor=admin)["course_id"]
+    runs.execute(db_path, runs.create(conn, course_id=cid, provider="offline", actor=admin), actor=admin)
+    at = app_test("pages/agreement.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"] = cid
+    at.session_state["scope"] = "course"
+    at.run()
+    assert not at.exception, at.exception
+    assert "Lektioner: granskarens och människornas omdömen" in [h.value for h in at.subheader]
+    metric = next(m for m in at.metric if m.label == "Samstämmighet med experten")
+    assert metric.value.endswith("%") and "omdömen om" in metric.help
+    assert any("n = 8 lektioner (intervallet bygger på omsampling av lektioner)" in c.value for c in at.caption)
+    assert any(c.value.startswith("Hittade inplanterade problem:") for c in at.caption)
