@@ -91,8 +91,8 @@ parts = [escape_markdown(piece) if i is None else marked(piece, i) for piece, i 
 with st.container(border=True, height=420):
     st.markdown("".join(parts).replace("\n", "  \n"))
 if issues:
-    st.dataframe(pd.DataFrame([{"#": n + 1, t("severity"): i["severity"], t("dimension"): data["dimensions"][i["dimension"]],
-                                t("where"): i["location"], t("quote"): i["quote"],
+    st.dataframe(pd.DataFrame([{"#": n + 1, t("severity"): i["severity"],
+                                t("dimension"): data["dimensions"][i["dimension"]], t("where"): i["location"], t("quote"): i["quote"],
                                 t("found in text"): t("yes") if i["found"] else t("NOT FOUND (check it)"),
                                 t("suggested fix"): i["fix"], t("judge"): i["judge"]} for n, i in enumerate(issues)]),
                  hide_index=True)
@@ -130,8 +130,9 @@ with st.expander(t("Uncertainty (token entropy)")):
                       "{count} sentence(s) with a factual claim above {threshold} bits (model {model}).", len(flags),
                       threshold=f"{ent['threshold']:.2f}", model=escape_markdown(ent.get("model", ""))))
         if flags:
-            st.dataframe(pd.DataFrame([{t("sentence"): f["sentence"], t("bits"): f["bits"], t("fact check"): f["verdict"],
-                                        t("evidence"): f.get("evidence", "")} for f in flags]), hide_index=True)
+            st.dataframe(pd.DataFrame([{t("sentence"): f["sentence"], t("bits"): f["bits"],
+                                        t("fact check"): f["verdict"], t("evidence"): f.get("evidence", "")}
+                                       for f in flags]), hide_index=True)
     unsure = [u for a in (record.get("first") or {}).get("votes", []) for u in a.get("unsure", [])]
     if unsure:
         st.caption(t("Where the judges themselves were unsure") + ":")

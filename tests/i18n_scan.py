@@ -49,6 +49,7 @@ CONVERTED = (
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
     "pages/lessons.py",   # its tier labels, archetypes, the offline baseline's label and the call log's columns are core's (English)
+    "pages/compare.py",   # the two questions, the skipped pairs' note and the intervals' notes are core's (English)
     "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
     "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
 )

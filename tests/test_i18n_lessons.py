@@ -2,7 +2,14 @@
 the teacher's language (AppTest, the browser's language; the offline baseline or a scripted judge
 stored beforehand: no LLM call in a page). What core names there (tier labels, verdicts, checks,
 the offline baseline's label, the comparison's questions) is still English."""
+import factories as f
+from assess_script import RICH_TEXT
+from core import prompts
+from core.accounts.access import Actor
+from core.evals import config as ai_config
+from core.evals import pairwise
 from core.lessons import review
+from db import comparisons as cmp_db
 from db import lessons as lessons_db
 from fake_llm import ScriptedLLM
 from lesson_helpers import ONE_JUDGE, add_lesson, issue, verdict
@@ -77,7 +84,6 @@ def test_the_lessons_page_in_swedish_loads_the_demo_and_offers_the_review(app_te
 
 
 def test_the_lessons_queue_in_russian_after_an_offline_review(app_test, conn, db_path):
-    from core.accounts.access import Actor
     from core.lessons import demo, runs
 
     admin = Actor("test", role="admin")
@@ -97,7 +103,6 @@ def test_the_lessons_queue_in_russian_after_an_offline_review(app_test, conn, db
 # --- the Agreement page's lesson section -------------------------------------------------------------
 def test_the_agreement_pages_lesson_section_in_swedish(app_test, conn, db_path):
     """The section is in Swedish (the rest of the Agreement page is not converted yet)."""
-    from core.accounts.access import Actor
     from core.lessons import demo, runs
 
     admin = Actor("test", role="admin")
@@ -114,3 +119,53 @@ def test_the_agreement_pages_lesson_section_in_swedish(app_test, conn, db_path):
     assert metric.value.endswith("%") and "omdömen om" in metric.help
     assert any("n = 8 lektioner (intervallet bygger på omsampling av lektioner)" in c.value for c in at.caption)
     assert any(c.value.startswith("Hittade inplanterade problem:") for c in at.caption)
+
+
+# --- the Compare page ----------------------------------------------------------------------------
+def _comparison(conn, tmp_path, monkeypatch, comments):
+    """A course with a comparison of a variant whose first pairs are drafted by hand."""
+    root = tmp_path / "variants"
+    (root / "plainer").mkdir(parents=True)
+    (root / "plainer" / "coach.md").write_text((prompts.PROMPT_DIR / "coach.md").read_text() + "\nBe brief.")
+    monkeypatch.setattr(ai_config, "VARIANTS_DIR", root)
+    c = f.course(conn)
+    for i in range(len(comments)):
+        f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT + str(i))
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="plainer", sample_size=len(comments),
+                          provider="openai", actor=Actor("C", role="admin"))
+    for pair, (a, b) in zip(cmp_db.pairs(conn, cid), comments):
+        cmp_db.save_drafts(conn, pair["id"], draft_a={"comment": a}, draft_b={"comment": b}, judge_a=None,
+                           judge_b=None, judge_choice=None)
+    conn.execute("UPDATE runs SET status = 'done' WHERE id = ?", [cmp_db.get(conn, cid)["run_id"]])
+    return c, cid
+
+
+def test_the_compare_page_in_swedish_from_the_first_pair_to_the_results(conn, app_test, tmp_path, monkeypatch):
+    c, cid = _comparison(conn, tmp_path, monkeypatch, [("A wrote this.", "B wrote that."), ("A again.", "B again.")])
+    at = _page(app_test, "pages/compare.py", "sv-SE", c["course_id"])
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Blind jämförelse"]
+    assert at.selectbox(key="cmp_pick").label == "Jämförelse"
+    assert at.get("progress")[0].proto.text == "0 av 2 par bedömda"
+    assert "Par 1 av 2" in [h.value for h in at.subheader]
+    assert {"**Svar 1**", "**Svar 2**"} <= {m.value for m in at.markdown}
+    for _ in range(2):
+        pid = pairwise.next_pair(conn, cid, actor=Actor("test-admin", role="admin"))["pair_id"]
+        assert at.radio(key=f"cmp_level_{pid}").options == ["Svar 1", "Lika bra", "Svar 2"]
+        at.radio(key=f"cmp_level_{pid}").set_value("left")
+        at.radio(key=f"cmp_pedagogy_{pid}").set_value("tie")
+        at = next(b for b in at.button if b.label == "Spara och gå till nästa par").click().run()
+        assert not at.exception, at.exception
+    assert "Du har bedömt alla 2 par. Tack." in [s.value for s in at.success]
+    assert "Resultat: hur ofta konfiguration B var bättre" in [h.value for h in at.subheader]
+    assert [m.label for m in at.metric] == ["Passar nivån: B:s vinstandel", "Pedagogik: B:s vinstandel"]
+    assert {"lärare", "val", "B:s vinstandel"} <= set(_columns(at))
+
+
+def test_the_compare_page_in_russian_with_nothing_to_judge(conn, app_test):
+    c = f.course(conn)
+    at = _page(app_test, "pages/compare.py", "ru-RU", c["course_id"])
+    assert not at.exception, at.exception
+    assert [t.value for t in at.title] == ["Слепое сравнение"]
+    assert [i.value for i in at.info] == [
+        "В этом курсе пока нет сравнений для оценки. Координатор запускает сравнение на странице «Качество ИИ»."]
