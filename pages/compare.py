@@ -8,39 +8,50 @@ from core.errors import FairMarkError
 from core.evals import pairwise, views
 from core.text import format_timestamp
 from pages import _common
+from pages._i18n import N_, t, tn
 
-SIDE = {"left": "Response 1", "tie": "Equally good", "right": "Response 2"}
+SIDE = {"left": N_("Response 1"), "tie": N_("Equally good"), "right": N_("Response 2")}
+TITLES = {"level": N_("Level fit"), "pedagogy": N_("Pedagogy")}   # pairwise.DIMENSIONS' questions are core's
+KEYS = {"level": N_("level"), "pedagogy": N_("pedagogy")}   # the per-teacher table's word for each
 
 
 def show_results(r: dict) -> None:
-    st.subheader("Results: how often configuration B was better")
-    st.caption(_common.md(f"Configuration A ({r['config_a']}) is the one in use; B ({r['config_b']}) is the variant "
-                          f"'{r['variant_b']}'. Win rate of B = (B better + half the ties) / choices; 95 % CI "
-                          "resampling pairs."))
+    st.subheader(t("Results: how often configuration B was better"))
+    st.caption(_common.md(t("Configuration A ({a}) is the one in use; B ({b}) is the variant '{variant}'. Win rate "
+                            "of B = (B better + half the ties) / choices; 95 % CI resampling pairs.",
+                            a=r["config_a"], b=r["config_b"], variant=r["variant_b"])))
     cols = st.columns(len(pairwise.DIMENSIONS))
     for col, (dim, w) in zip(cols, r["by_dimension"].items()):
-        title = {"level": "Level fit", "pedagogy": "Pedagogy"}[dim]
+        label = t("{dimension}: B's win rate", dimension=t(TITLES[dim]))
         if w["win_rate"] is None:
-            col.metric(f"{title}: B's win rate", "—")
+            col.metric(label, "—")
             continue
-        col.metric(f"{title}: B's win rate", f"{w['win_rate']:.0%}", help=f"{w['n']} choices on {w['pairs']} pairs")
-        col.caption(f"95 % CI {w['ci'][0]:.0%}–{w['ci'][1]:.0%} · n = {w['n']}" if w["ci"]
-                    else f"{w['ci_note']} · n = {w['n']}")
-        col.caption(f"B better {w['b_wins']}, A better {w['a_wins']}, equal {w['ties']}")
+        col.metric(label, f"{w['win_rate']:.0%}",
+                   help=tn("{count} choices on {pairs} pairs", "{count} choices on {pairs} pairs", w["n"],
+                           pairs=w["pairs"]))
+        col.caption((t("95 % CI") + f" {w['ci'][0]:.0%}–{w['ci'][1]:.0%}" if w["ci"] else w["ci_note"])   # core's note
+                    + " · " + t("n = {n}", n=w["n"]))
+        col.caption(t("B better {b}, A better {a}, equal {ties}", b=w["b_wins"], a=w["a_wins"], ties=w["ties"]))
     j = r["judge"]
     if j["agreement"] is None:
-        st.caption(f"Pedagogy judge: {j['ci_note']}.")
+        st.caption(t("Pedagogy judge: {note}.", note=j["ci_note"]))
+    elif j["trusted"]:
+        st.caption(tn("Pedagogy judge agreed with the teachers on {agreement} of {count} choices (threshold "
+                      "{threshold}: trusted for later changes).", "Pedagogy judge agreed with the teachers on "
+                      "{agreement} of {count} choices (threshold {threshold}: trusted for later changes).", j["n"],
+                      agreement=f"{j['agreement']:.0%}", threshold=f"{j['threshold']:.0%}"))
     else:
-        trusted = "trusted" if j["trusted"] else "not trusted"
-        st.caption(f"Pedagogy judge agreed with the teachers on {j['agreement']:.0%} of {j['n']} choices "
-                   f"(threshold {j['threshold']:.0%}: {trusted} for later changes).")
-    with st.expander("Per teacher"):
-        st.dataframe(pd.DataFrame([{"teacher": t["teacher"], "dimension": t["dimension"], "choices": t["n"],
-                                    "B's win rate": t["win_rate"], "CI": t["ci"]} for t in r["by_teacher"]]),
-                     hide_index=True, width="stretch")
+        st.caption(tn("Pedagogy judge agreed with the teachers on {agreement} of {count} choices (threshold "
+                      "{threshold}: not trusted for later changes).", "Pedagogy judge agreed with the teachers on "
+                      "{agreement} of {count} choices (threshold {threshold}: not trusted for later changes).", j["n"],
+                      agreement=f"{j['agreement']:.0%}", threshold=f"{j['threshold']:.0%}"))
+    with st.expander(t("Per teacher")):
+        st.dataframe(pd.DataFrame([{t("teacher"): x["teacher"],
+                                    t("dimension"): t(KEYS.get(x["dimension"], x["dimension"])), t("choices"): x["n"], t("B's win rate"): x["win_rate"], t("CI"): x["ci"]}
+                                   for x in r["by_teacher"]]), hide_index=True, width="stretch")
 
 
-st.title("Blind comparison")
+st.title(t("Blind comparison"))
 conn = _common.get_db()
 cid = _common.require_course()
 if cid is None:
@@ -48,38 +59,43 @@ if cid is None:
 data = views.compare_view(conn, cid, comparison=st.session_state.get("cmp_pick"), actor=_common.actor())  # one read
 comps, ready = data["comparisons"], data["ready"]
 if not ready:
-    st.info("No comparison to judge in this course yet. A coordinator starts one on the AI quality page."
-            + "".join(f" Comparison {c['id']}: {pairwise.skipped_note(c['skipped'])}" for c in comps if c["skipped"]))
+    st.info(t("No comparison to judge in this course yet. A coordinator starts one on the AI quality page.")
+            + "".join(" " + t("Comparison {id}: {note}", id=c["id"], note=pairwise.skipped_note(c["skipped"]))
+                      for c in comps if c["skipped"]))   # the note is core's
     st.stop()
 ids = [c["id"] for c in ready]
-names = {c["id"]: f"Comparison {c['id']} · {c['drafted']} pairs · {format_timestamp(c['created_at'])}" for c in ready}
+names = {c["id"]: tn("Comparison {id} · {count} pairs · {when}", "Comparison {id} · {count} pairs · {when}",
+                     c["drafted"], id=c["id"], when=format_timestamp(c["created_at"])) for c in ready}
 if st.session_state.get("cmp_pick", data["comparison"]) != data["comparison"]:
     st.session_state["cmp_pick"] = data["comparison"]      # no longer offered: the first one
-comparison_id = st.selectbox("Comparison", ids, format_func=names.get, key="cmp_pick")
+comparison_id = st.selectbox(t("Comparison"), ids, format_func=names.get, key="cmp_pick")
 teacher = _common.actor()
-st.caption(_common.md(f"Judging as {teacher.display_name}.") + " Two AI configurations wrote a comment for the same "
-           "student; which one wrote which, and on which side, is hidden and drawn at random for every pair.")
+st.caption(_common.md(t("Judging as {name}.", name=teacher.display_name)) + " " + t(
+    "Two AI configurations wrote a comment for the same student; which one wrote which, and on which side, is hidden "
+    "and drawn at random for every pair."))
 prog = data["progress"]
 st.progress(prog["judged"] / prog["pairs"] if prog["pairs"] else 0.0,
-            text=f"{prog['judged']} of {prog['pairs']} pairs judged")
+            text=tn("{judged} of {count} pairs judged", "{judged} of {count} pairs judged", prog["pairs"],
+                    judged=prog["judged"]))
 if prog["skipped"]:
     st.caption(pairwise.skipped_note(prog["skipped"]))
 pair = data["pair"]
 if pair is None:
-    st.success(f"You have judged all {prog['pairs']} pairs. Thank you.")
+    st.success(tn("You have judged all {count} pairs. Thank you.", "You have judged all {count} pairs. Thank you.",
+                  prog["pairs"]))
     show_results(data["results"])
     st.stop()
 
-st.subheader(f"Pair {prog['judged'] + 1} of {prog['pairs']}")
-with st.expander("The student's text", expanded=True):
+st.subheader(t("Pair {number} of {count}", number=prog["judged"] + 1, count=prog["pairs"]))
+with st.expander(t("The student's text"), expanded=True):
     st.text(pair["submission"])
 left, right = st.columns(2, gap="large")
 with left:
-    st.markdown("**Response 1**")
+    st.markdown("**" + t("Response 1") + "**")
     with st.container(border=True):
         st.text(pair["left_comment"])
 with right:
-    st.markdown("**Response 2**")
+    st.markdown("**" + t("Response 2") + "**")
     with st.container(border=True):
         st.text(pair["right_comment"])
 
@@ -96,9 +112,10 @@ def _save(pair_id: int) -> None:
 
 if err := st.session_state.pop("cmp_error", None):
     _common.show_error(err)
+sides = {side: t(label) for side, label in SIDE.items()}   # translated now, in this run's language
 with st.form(f"pair_{pair['pair_id']}"):
-    st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
-             key=f"cmp_level_{pair['pair_id']}")
-    st.radio(pairwise.DIMENSIONS["pedagogy"], list(SIDE), format_func=SIDE.get, index=None, horizontal=True,
+    st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=sides.get, index=None, horizontal=True,
+             key=f"cmp_level_{pair['pair_id']}")   # the questions are core's (English)
+    st.radio(pairwise.DIMENSIONS["pedagogy"], list(SIDE), format_func=sides.get, index=None, horizontal=True,
              key=f"cmp_pedagogy_{pair['pair_id']}")
-    st.form_submit_button("Save and next pair", type="primary", on_click=_save, args=(pair["pair_id"],))
+    st.form_submit_button(t("Save and next pair"), type="primary", on_click=_save, args=(pair["pair_id"],))

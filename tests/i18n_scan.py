@@ -53,6 +53,10 @@ CONVERTED = (
     "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
+    "pages/lessons.py",   # its tier labels, archetypes, the offline baseline's label and the call log's columns are core's (English)
+    "pages/compare.py",   # the two questions, the skipped pairs' note and the intervals' notes are core's (English)
+    "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
+    "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py",
@@ -72,7 +76,8 @@ SHOWN = {"title", "header", "subheader", "caption", "markdown", "write", "text",
 NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_state", "url_path", "on_click", "on_change",
              "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
              "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
-             "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
+             "data", "file_name", "mime", "delta_color",   # a download's content, its file's name and type
+             "query_params"}   # a page link's address
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}
