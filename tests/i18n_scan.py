@@ -30,8 +30,10 @@ CONVERTED = (
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
-    "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
+    "pages/settings.py",   # its title and tab names; its tabs' modules are listed each on its own
     "pages/_settings_users.py",
+    "pages/_settings_llm.py",   # the agents' names and duties and a failed test's error are core's (English)
+    "pages/_settings_judges.py",
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",

@@ -1,0 +1,65 @@
+"""The Settings page's tabs in Swedish and Russian (AppTest): the language model and prices, the
+judges, the LMS platforms, data care, courses and assignments, rubrics and the rubric builder
+speak the browser's language (pages/settings.py draws every tab in one run). What core words
+(the agents' names, what a deletion removed) stays English, as docs/development.md says."""
+from __future__ import annotations
+
+import factories as f
+from db import llm_calls
+from shown import plain
+
+PAGE = "pages/settings.py"
+SCORES = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
+
+
+def _open(app_test, locale: str, monkeypatch=None, **kw):
+    """The page in the browser language `locale`. With `monkeypatch`, the options' format_func that
+    AppTest calls after the run, outside it (the Users tab's roles, translated), reads that language
+    too, so that widgets can be changed and the page run again."""
+    if monkeypatch is not None:
+        from pages import _i18n
+
+        monkeypatch.setattr(_i18n, "browser_language", lambda: locale.split("-")[0])
+    at = app_test(PAGE, **kw)
+    at.context = {"locale": locale}
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _button(at, label):
+    return next(b for b in at.button if b.label == label)
+
+
+def test_the_language_model_tab_in_swedish(app_test):
+    at = _open(app_test, "sv-SE")
+    subheaders = [s.value for s in at.subheader]
+    assert {"Slutpunkt", "Modeller och gränser", "Priser (US-dollar per miljon tokens)"} <= set(subheaders)
+    assert any("**offline-basen — ingen språkmodell**" in i.value for i in at.info)
+    markdown = "\n".join(m.value for m in at.markdown)
+    assert "**Bas-URL:** ingen: ingen språkmodell används (offline-bas)" in markdown
+    assert "**API-nyckel:** inte angiven" in markdown
+    assert at.button(key="llm_test_connection").label == "Testa anslutningen"
+    assert at.number_input(key="llm_temperature").label == "Temperatur"
+    assert "Spara modellinställningarna" in [b.label for b in at.button]
+
+
+def test_the_judges_tab_in_russian(app_test, conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", "http://main.example/v1")
+    monkeypatch.setenv("FAIRMARK_JUDGE_B_BASE_URL", "http://judge-b.example/v1")
+    monkeypatch.setenv("FAIRMARK_JUDGE_B_API_KEY", "sk-judge-b-SECRET")
+    llm_calls.save_judging_overrides(conn, {"judges": [{"name": "b", "model": "other-family", "weight": 1.5},
+                                                       {"name": "c", "model": "gpt-4o-mini", "weight": 1}]})
+    at = _open(app_test, "ru-RU", monkeypatch)
+    assert {"Проверяющие", "Когда баллы первого проверяющего остаются в силе"} <= {s.value for s in at.subheader}
+    judges = next(d.value for d in at.dataframe if "Адрес API" in d.value.columns).set_index("Проверяющий")
+    assert list(judges.columns) == ["Модель", "Вес", "Адрес API", "Ключ"]
+    assert judges.loc["b", "Адрес API"] == "http://judge-b.example/v1" and judges.loc["b", "Ключ"] == "задан"
+    assert judges.loc["c", "Адрес API"] == "основной адрес API" and judges.loc["c", "Ключ"] == "основной ключ"
+    assert any(w.value.startswith("Проверяющий c использует ту же модель, что и Evaluator (gpt-4o-mini)")
+               for w in at.warning)
+    assert at.number_input(key="cascade_band_margin").label == "Запас до границы диапазонов"
+    at.number_input(key="cascade_band_margin").set_value(0.5)
+    _button(at, "Сохранить пороги").click().run()
+    assert not at.exception, at.exception
+    assert [plain(s.value) for s in at.success] == ["Пороги сохранены. Новые запуски используют их."]
