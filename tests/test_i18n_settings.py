@@ -63,3 +63,23 @@ def test_the_judges_tab_in_russian(app_test, conn, monkeypatch):
     _button(at, "Сохранить пороги").click().run()
     assert not at.exception, at.exception
     assert [plain(s.value) for s in at.success] == ["Пороги сохранены. Новые запуски используют их."]
+
+
+def test_the_lms_platforms_tab_in_swedish(app_test, conn, monkeypatch):
+    monkeypatch.setenv("FAIRMARK_PUBLIC_URL", "https://fairmark.uni.example/")
+    at = _open(app_test, "sv-SE", monkeypatch)
+    assert {"FairMarks adresser för lärplattformen", "Registrerade lärplattformar",
+            "Registrera en lärplattform"} <= {s.value for s in at.subheader}
+    assert "Inloggnings-URL (start av OpenID Connect)" in [x.value for x in at.text]
+    at.text_input(key="lti_issuer").set_value("https://moodle.uni.example")
+    at.text_input(key="lti_client_id").set_value("Abc123")
+    at.text_area(key="lti_deployments").set_value("1\n2")
+    for key, path in (("auth_url", "auth.php"), ("token_url", "token.php"), ("jwks_url", "certs.php")):
+        at.text_input(key=f"lti_{key}").set_value(f"https://moodle.uni.example/mod/lti/{path}")
+    _button(at, "Registrera").click().run()
+    assert not at.exception, at.exception
+    assert plain(at.success[0].value) == ("Registrerade https://moodle.uni.example (klient-ID Abc123, "
+                                          "deployments 1, 2).")
+    lms = next(d.value for d in at.dataframe if "utfärdare" in d.value.columns)
+    assert list(lms.columns) == ["utfärdare", "klient-ID", "deployments", "auktoriserings-URL", "token-URL",
+                                 "URL för publika nycklar"]
