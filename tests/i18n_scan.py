@@ -35,6 +35,7 @@ CONVERTED = (
     "pages/_settings_llm.py",   # the agents' names and duties and a failed test's error are core's (English)
     "pages/_settings_judges.py",
     "pages/_settings_lti.py",
+    "pages/_settings_data.py",   # what a deletion removed ("3 reflections, …") is core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",

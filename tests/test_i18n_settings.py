@@ -83,3 +83,26 @@ def test_the_lms_platforms_tab_in_swedish(app_test, conn, monkeypatch):
     lms = next(d.value for d in at.dataframe if "utfärdare" in d.value.columns)
     assert list(lms.columns) == ["utfärdare", "klient-ID", "deployments", "auktoriserings-URL", "token-URL",
                                  "URL för publika nycklar"]
+
+
+def test_the_data_tab_in_russian(app_test, conn, monkeypatch):
+    c = f.course(conn, "Этика ИИ")
+    ana = f.student(conn, c["course_id"], external_id="s0", name="Ana Silva")
+    f.draft(conn, f.submission(conn, c["assignment_id"], ana, text="Ana wrote about bias."), SCORES)
+    at = _open(app_test, "ru-RU", monkeypatch)
+    assert {"Резервная копия", "Восстановить из резервной копии", "Удаление по запросу", "Срок хранения",
+            "Ссылки студентов"} <= {s.value for s in at.subheader}
+    assert "Подготовить резервную копию" in [b.label for b in at.button]
+    pick = at.selectbox(key=f"data_student_{c['course_id']}_0")
+    assert pick.label == "Студент" and pick.placeholder == "Выберите студента"
+    pick.set_value(ana).run()
+    sure = at.checkbox(key=f"data_student_sure_{ana}")
+    assert plain(sure.label) == "Удалить всё о студенте Ana Silva: рефлексии, черновики, проверки, баллы и публикации"
+    _button(at, "Удалить данные студента").click().run()
+    assert plain(at.error[0].value) == ("Отметьте «Удалить всё о студенте Ana Silva» для подтверждения: "
+                                        "ничего не удалено.")
+    at.checkbox(key=f"data_student_sure_{ana}").check()
+    _button(at, "Удалить данные студента").click().run()
+    assert not at.exception, at.exception
+    # what was deleted is core's count (English for now)
+    assert plain(at.success[0].value).startswith("Удалены данные студента Ana Silva: 1 reflection")
