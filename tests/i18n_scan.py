@@ -36,6 +36,8 @@ CONVERTED = (
     "pages/_settings_judges.py",
     "pages/_settings_lti.py",
     "pages/_settings_data.py",   # what a deletion removed ("3 reflections, …") is core's (English)
+    "pages/_settings_catalogue.py",   # the course languages' names and the offline signals' names are core's
+    "pages/_settings_rubric_builder.py",   # a draft's note and the versions' differences are core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",
@@ -71,6 +73,7 @@ NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_stat
              "args", "kwargs", "width", "height", "hide_index", "disabled", "max_chars", "index", "min_value",
              "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
              "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
+NOT_SHOWN |= {"format"}   # a date's or a number's display format ("YYYY-MM-DD", "%.2f")
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}

@@ -106,3 +106,42 @@ def test_the_data_tab_in_russian(app_test, conn, monkeypatch):
     assert not at.exception, at.exception
     # what was deleted is core's count (English for now)
     assert plain(at.success[0].value).startswith("Удалены данные студента Ana Silva: 1 reflection")
+
+
+def test_the_courses_and_rubrics_tabs_in_swedish(app_test, conn):
+    f.course(conn, "Vårkurs")
+    at = _open(app_test, "sv-SE")
+    assert "+ Ny kurs" in at.selectbox(key="set_course").options
+    assert "Uppgifter" in [s.value for s in at.subheader]
+    assignments = next(d.value for d in at.dataframe if "nyckelbegrepp" in d.value.columns)
+    assert list(assignments.columns) == ["vecka", "namn", "bedömningsmatrisens id", "nyckelbegrepp", "läsnivå"]
+    assert "Frågan som studenterna svarade på" in [x.label for x in at.text_area]
+    answer = next(r for r in at.radio if r.label == "Facit (valfritt)")
+    assert list(answer.options) == ["Ingen", "Ett tal", "En text"]
+    assert {"Spara kursen", "Spara uppgiften", "Lägg till de medföljande bedömningsmatriserna"} <= {
+        b.label for b in at.button}
+    scale = next(c.value for c in at.caption if c.value.startswith("Skala "))
+    assert scale.endswith("kriterier. När en ändring sparas skapas en ny version; poäng som getts med den här "
+                          "behåller sin betydelse.")
+    assert {"Versioner", "Ladda upp en bedömningsmatris", "Skapa bedömningsmatris"} <= {s.value for s in at.subheader}
+
+
+def test_the_rubric_builder_in_russian(app_test, conn):
+    c = f.course(conn)
+    at = _open(app_test, "ru-RU", role="instructor", courses=[c["course_id"]])
+    assert "Конструктор рубрикаторов" in [s.value for s in at.subheader]
+    versions = next(d.value for d in at.dataframe if "версия" in d.value.columns)
+    assert list(versions.columns) == ["версия", "сохранена", "примечание", "задания, где используется",
+                                      "черновики ИИ, оценённые по ней"]
+    at.text_input(key="rb_description").set_value("An essay, 4 criteria, scored 1 to 6")
+    assert at.text_input(key="rb_description").label == "Опишите работу"
+    _button(at, "Подготовить черновик рубрикатора").click().run()
+    assert not at.exception, at.exception
+    assert [plain(s.value) for s in at.success] == ["Черновик готов. Проверьте его ниже, исправьте и сохраните."]
+    draft = next(e for e in at.expander if e.label.startswith("Черновик от "))
+    assert draft.label.endswith("(шаблон)")
+    assert "Шкала 1–6; 4 критерия." in [x.value for x in at.caption]
+    _button(at, "Сохранить как рубрикатор").click().run()
+    assert not at.exception, at.exception
+    assert plain(at.success[0].value).endswith("сохранён как версия 1. Выберите его для задания на вкладке "
+                                               "«Курсы и задания».")
