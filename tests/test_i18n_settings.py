@@ -131,8 +131,8 @@ def test_the_rubric_builder_in_russian(app_test, conn):
     at = _open(app_test, "ru-RU", role="instructor", courses=[c["course_id"]])
     assert "Конструктор рубрикаторов" in [s.value for s in at.subheader]
     versions = next(d.value for d in at.dataframe if "версия" in d.value.columns)
-    assert list(versions.columns) == ["версия", "сохранена", "примечание", "задания, где используется",
-                                      "черновики ИИ, оценённые по ней"]
+    assert list(versions.columns) == ["версия", "сохранена", "примечание", "заданий с этой версией",
+                                      "черновиков ИИ, оценённых по ней"]
     at.text_input(key="rb_description").set_value("An essay, 4 criteria, scored 1 to 6")
     assert at.text_input(key="rb_description").label == "Опишите работу"
     _button(at, "Подготовить черновик рубрикатора").click().run()
