@@ -16,6 +16,7 @@ from core.errors import FairMarkError
 from core.students import links as student_links
 from core.text import format_date
 from pages import _common
+from pages._i18n import t
 
 # Deletions so far in this browser session: part of the pickers' keys, so that after a deletion
 # they are new widgets showing "choose one" (the browser keeps an old widget's choice on screen).
@@ -28,7 +29,7 @@ def render(conn) -> None:
     _backup(conn, me)
     _restore(me)
 
-    st.subheader("Delete on request")
+    st.subheader(t("Delete on request"))
     pick = f"data_course_{st.session_state.get(ROUND.format('course'), 0)}"
     data = data_care.data_view(conn, st.session_state.get(pick), actor=me)  # the tab's one read
     courses = data["courses"]
@@ -36,7 +37,7 @@ def render(conn) -> None:
         names = {c["id"]: c["name"] for c in courses}
         if pick in st.session_state and st.session_state[pick] != data["course"]:
             st.session_state[pick] = data["course"]          # no longer there: the first one
-        cid = st.selectbox("Course", list(names), format_func=names.get, key=pick)
+        cid = st.selectbox(t("Course"), list(names), format_func=names.get, key=pick)
         chosen = _delete_student(conn, me, cid, data["students"])
         _delete_course(conn, me, cid, names[cid])
     else:
@@ -49,60 +50,63 @@ def render(conn) -> None:
         if not chosen:
             flash.success(msg)  # Markdown: the names in it were escaped when it was written
 
-    st.subheader("Retention")
+    st.subheader(t("Retention"))
     days = data["retention_days"]
     with st.form("data_retention"):
-        keep = st.number_input("Delete courses with no work for this many days (empty: keep them)", 30, 3650,
+        keep = st.number_input(t("Delete courses with no work for this many days (empty: keep them)"), 30, 3650,
                                value=days, step=30)
-        if st.form_submit_button("Save"):
-            _do(lambda: data_care.set_retention(conn, keep, actor=me), "Saved.")
+        if st.form_submit_button(t("Save")):
+            _do(lambda: data_care.set_retention(conn, keep, actor=me), t("Saved."))
     expired = data["expired"]
-    st.caption(_common.md(", ".join(f"{c['name']} (last work {format_date(c['last_activity'])})" for c in expired))
-               + " would be deleted by `python -m core data apply-retention`." if expired
-               else "No course is past the retention period.")
+    st.caption(t("{courses} would be deleted by `python -m core data apply-retention`.",
+                 courses=_common.md(", ".join(t("{name} (last work {date})", name=c["name"],
+                                                date=format_date(c["last_activity"])) for c in expired)))
+               if expired else t("No course is past the retention period."))
 
-    st.subheader("Students' links")
+    st.subheader(t("Students' links"))
     with st.form("data_student_links"):
-        link_days = st.number_input("A student's private link to their feedback lasts this many days (when the "
-                                    "assignment has no appeal deadline; with one, until the deadline)", 1, 3650,
+        link_days = st.number_input(t("A student's private link to their feedback lasts this many days (when the "
+                                      "assignment has no appeal deadline; with one, until the deadline)"), 1, 3650,
                                     value=data["link_days"], step=30)
-        if st.form_submit_button("Save"):
-            _do(lambda: student_links.set_link_days(conn, link_days, actor=me), "Saved.")
+        if st.form_submit_button(t("Save")):
+            _do(lambda: student_links.set_link_days(conn, link_days, actor=me), t("Saved."))
 
 
 def _backup(conn, me) -> None:
-    st.subheader("Backup")
-    st.caption("A consistent copy of the whole database, taken while the app keeps running (SQLite's online "
-               "backup). Prepare it, then download it; restore it below or with `python -m core data restore FILE`.")
+    st.subheader(t("Backup"))
+    st.caption(t("A consistent copy of the whole database, taken while the app keeps running (SQLite's online "
+                 "backup). Prepare it, then download it; restore it below or with `python -m core data restore "
+                 "FILE`."))
     # Built in this script run (which knows who is signed in), not in a deferred download,
     # which runs outside it; a failure is shown here, not swallowed by the browser.
-    if st.button("Prepare a backup", key="data_backup_make"):
+    if st.button(t("Prepare a backup"), key="data_backup_make"):
         try:
             data = data_care.backup_bytes(conn, actor=me)
         except FairMarkError as e:
             _common.show_error(e)
         else:
             at = datetime.now().strftime("%Y-%m-%d-%H%M")
-            st.download_button(f"Download the backup ({len(data) / 1_000_000:.1f} MB)", data,
+            st.download_button(t("Download the backup ({size} MB)", size=f"{len(data) / 1_000_000:.1f}"), data,
                                file_name=f"fairmark-backup-{at}.db", mime="application/vnd.sqlite3",
                                on_click="ignore", key="data_backup")
 
 
 def _restore(me) -> None:
-    st.subheader("Restore a backup")
-    st.caption("Replaces the whole database with a backup file. The file is checked first (a FairMark database, "
-               "not damaged, from this version or an older one); the current database is kept beside it. "
-               "Every session ends: everyone, you too, signs in again.")
+    st.subheader(t("Restore a backup"))
+    st.caption(t("Replaces the whole database with a backup file. The file is checked first (a FairMark database, "
+                 "not damaged, from this version or an older one); the current database is kept beside it. "
+                 "Every session ends: everyone, you too, signs in again."))
+    replace = t("Replace the whole database with this backup")
     with st.form("data_restore", clear_on_submit=True):
-        upload = st.file_uploader("Backup file (.db)", key="data_restore_file")
-        sure = st.checkbox("Replace the whole database with this backup", key="data_restore_sure")
-        if not st.form_submit_button("Restore"):
+        upload = st.file_uploader(t("Backup file (.db)"), key="data_restore_file")
+        sure = st.checkbox(replace, key="data_restore_sure")
+        if not st.form_submit_button(t("Restore")):
             return
     if upload is None:
-        st.error("Choose the backup file to restore: nothing was changed.")
+        st.error(t("Choose the backup file to restore: nothing was changed."))
         return
     if not sure:
-        st.error("Tick \"Replace the whole database with this backup\" to restore it: nothing was changed.")
+        st.error(t("Tick \"{box}\" to restore it: nothing was changed.", box=replace))
         return
     shown = Path(upload.name).name
     try:
@@ -113,8 +117,8 @@ def _restore(me) -> None:
     except FairMarkError as e:
         _common.show_error(e)
         return
-    st.success(f"Restored {_common.md(shown)}. Every session has ended: sign in again.")
-    st.button("Sign in again", key="data_restore_signin")
+    st.success(t("Restored {file}. Every session has ended: sign in again.", file=_common.md(shown)))
+    st.button(t("Sign in again"), key="data_restore_signin")
     st.stop()
 
 
@@ -124,39 +128,43 @@ def _delete_student(conn, me, cid: int, students: list[dict]) -> bool:
     pick = f"data_student_{cid}_{st.session_state.get(ROUND.format('student'), 0)}"
     labels = {s["id"]: f"{shown[s['id']]} ({s['external_id']})" if s["external_id"] else shown[s["id"]]
               for s in students}
-    sid = st.selectbox("Student", list(shown), index=None, placeholder="Choose the student",
+    sid = st.selectbox(t("Student"), list(shown), index=None, placeholder=t("Choose the student"),
                        format_func=labels.get, key=pick)
     if sid is None:
         return False
     with st.form(f"data_delete_student_{sid}", clear_on_submit=True):
-        reason = st.text_input("Reason (audit log)", placeholder="e.g. the student's request of 3 May",
+        reason = st.text_input(t("Reason (audit log)"), placeholder=t("e.g. the student's request of 3 May"),
                                key=f"data_student_reason_{sid}")
-        sure = st.checkbox(f"Delete everything about {_common.md(shown[sid])}: their reflections, drafts, reviews, "
-                           "scores and releases", key=f"data_student_sure_{sid}")
-        clicked = st.form_submit_button("Delete the student's data")
+        everything = t("Delete everything about {name}", name=_common.md(shown[sid]))
+        sure = st.checkbox(everything + ": " + t("their reflections, drafts, reviews, scores and releases"),
+                           key=f"data_student_sure_{sid}")
+        clicked = st.form_submit_button(t("Delete the student's data"))
     if clicked and not sure:
-        st.error(f"Tick \"Delete everything about {_common.md(shown[sid])}\" to confirm: nothing was deleted.")
+        st.error(t("Tick \"{box}\" to confirm: nothing was deleted.", box=everything))
     elif clicked:
         _do(lambda: data_care.delete_student(conn, sid, actor=me, reason=reason),
-            f"Deleted {_common.md(shown[sid])}'s data", leave_out=("students",), picker="student")
+            t("Deleted {name}'s data", name=_common.md(shown[sid])), leave_out=("students",), picker="student")
     return True
 
 
 def _delete_course(conn, me, cid: int, name: str) -> None:
-    st.caption("To delete the course with everything in it, type its name exactly as shown here:")
+    st.caption(t("To delete the course with everything in it, type its name exactly as shown here") + ":")
     st.code(name, language=None)  # shown as text (a label would render shortcodes); its copy button copies it
     with st.form(f"data_delete_course_{cid}", clear_on_submit=True):
-        typed = st.text_input("The course's name", key=f"data_course_name_{cid}")
-        reason = st.text_input("Reason (audit log)", key=f"data_course_reason_{cid}")
-        clicked = st.form_submit_button("Delete the course")
+        typed = st.text_input(t("The course's name"), key=f"data_course_name_{cid}")
+        reason = st.text_input(t("Reason (audit log)"), key=f"data_course_reason_{cid}")
+        clicked = st.form_submit_button(t("Delete the course"))
     if not clicked:
         return
     if typed.strip() != name.strip():
-        st.error("Type the course's name exactly as shown above to delete it" + (
-            "" if typed.strip() else " (the box was empty)") + ": nothing was deleted.")
+        st.error(t("Type the course's name exactly as shown above to delete it: nothing was deleted.")
+                 if typed.strip() else
+                 t("Type the course's name exactly as shown above to delete it (the box was empty): nothing was "
+                   "deleted."))
         return
     _do(lambda: data_care.delete_course(conn, cid, actor=me, reason=reason),
-        f"Deleted the course {_common.md(name)} and everything in it", leave_out=("courses",), picker="course")
+        t("Deleted the course {name} and everything in it", name=_common.md(name)), leave_out=("courses",),
+        picker="course")
 
 
 def _do(action, done: str, *, leave_out: tuple[str, ...] = (), picker: str | None = None) -> None:
@@ -165,7 +173,8 @@ def _do(action, done: str, *, leave_out: tuple[str, ...] = (), picker: str | Non
     except FairMarkError as e:
         _common.show_error(e)
     else:
-        # `done` is Markdown (any name in it escaped): the message shows no invisible characters
+        # `done` is Markdown (any name in it escaped): the message shows no invisible characters;
+        # what was deleted ("3 reflections, …") is core's words (English)
         st.session_state["data_flash"] = (done + ": " + data_care.deleted_words(counts, leave_out=leave_out) + "."
                                           if isinstance(counts, dict) else done)
         st.session_state["data_flash_sticky"] = bool(picker)

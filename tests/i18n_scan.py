@@ -26,9 +26,15 @@ CONVERTED = (
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
-    "pages/settings.py",   # its title and tab names; of the tabs' own modules, only Users so far
+    "pages/settings.py",   # its title and tab names; its tabs' modules are listed each on its own
     "pages/_settings_users.py",
     "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …") is core's (English)
+    "pages/_settings_llm.py",   # the agents' names and duties and a failed test's error are core's (English)
+    "pages/_settings_judges.py",
+    "pages/_settings_lti.py",
+    "pages/_settings_data.py",   # what a deletion removed ("3 reflections, …") is core's (English)
+    "pages/_settings_catalogue.py",   # the course languages' names and the offline signals' names are core's
+    "pages/_settings_rubric_builder.py",   # a draft's note and the versions' differences are core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",
@@ -78,6 +84,8 @@ NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_stat
              "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
              "data", "file_name", "mime", "delta_color",   # a download's content, its file's name and type
              "query_params"}   # a page link's address
+             "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
+NOT_SHOWN |= {"format"}   # a date's or a number's display format ("YYYY-MM-DD", "%.2f")
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
 ALLOWED = {"FairMark"}
