@@ -84,7 +84,6 @@ NOT_SHOWN = {"key", "type", "icon", "page_icon", "layout", "initial_sidebar_stat
              "max_value", "step", "position", "default", "border", "use_container_width", "clear_on_submit",
              "data", "file_name", "mime", "delta_color",   # a download's content, its file's name and type
              "query_params"}   # a page link's address
-             "data", "file_name", "mime", "delta_color"}   # a download's content, its file's name and type
 NOT_SHOWN |= {"format"}   # a date's or a number's display format ("YYYY-MM-DD", "%.2f")
 LOOKUPS = {"get", "pop", "setdefault", "startswith", "endswith"}   # a key, not a text
 # Literal text allowed to reach the screen as it is: the product's name.
