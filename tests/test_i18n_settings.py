@@ -35,7 +35,7 @@ def test_the_language_model_tab_in_swedish(app_test):
     at = _open(app_test, "sv-SE")
     subheaders = [s.value for s in at.subheader]
     assert {"Slutpunkt", "Modeller och gränser", "Priser (US-dollar per miljon tokens)"} <= set(subheaders)
-    assert any("**offline-basen — ingen språkmodell**" in i.value for i in at.info)
+    assert any("**offline-bas – ingen språkmodell**" in i.value for i in at.info)
     markdown = "\n".join(m.value for m in at.markdown)
     assert "**Bas-URL:** ingen: ingen språkmodell används (offline-bas)" in markdown
     assert "**API-nyckel:** inte angiven" in markdown
