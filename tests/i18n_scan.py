@@ -4,8 +4,8 @@ their code uses. Run it to list what the catalogues lack, in .po form:
 
     python tests/i18n_scan.py
 
-CONVERTED grows as pages are converted: a module path ("pages/home.py") converts the whole
-file, "path:function" one function of a file not yet converted.
+CONVERTED lists the modules scanned: every page module and app.py (tests/test_i18n.py fails when
+a module of pages/ is missing from it); "path:function" would scan one function of a file.
 """
 from __future__ import annotations
 
@@ -54,7 +54,7 @@ CONVERTED = (
     "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
     "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
-    "pages/agreement.py",   # core's: the judges' notes, the charts' axes; its lessons section is not converted
+    "pages/agreement.py",   # core's: the judges' notes, the charts' axes
     "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
     "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)

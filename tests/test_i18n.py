@@ -29,6 +29,13 @@ def test_no_string_of_a_converted_page_reaches_streamlit_untranslated():
     assert not found, "\n".join(map(str, found))
 
 
+def test_every_page_module_is_scanned():
+    """A new page cannot skip the check: every module of pages/ (and app.py) is on the scan's list."""
+    root = i18n_scan.ROOT
+    modules = {"app.py", *(p.relative_to(root).as_posix() for p in (root / "pages").glob("*.py") if p.name != "__init__.py")}
+    assert modules - {spec.split(":")[0] for spec in i18n_scan.CONVERTED} == set()
+
+
 def test_the_scan_finds_a_string_that_skips_t(tmp_path):
     """The scan can fail: literals given straight, through a name, a table, an f-string, a
     format_func's table or a help= are found; keys, paths, icons (coloured too), a download's data, file
