@@ -15,7 +15,7 @@ from core.accounts import access
 
 PAGES_DIR = str(Path(__file__).resolve().parent.parent / "pages")
 CHECKS = ("require", "check", "check_path", "check_all", "scope_for", "may")
-SHELL = {"_common.py", "_signin.py"}      # drawn around every page
+SHELL = {"_common.py", "_signin.py", "_i18n.py"}   # drawn around every page (the shell picks the language)
 
 
 def _from_page() -> bool:
