@@ -151,3 +151,13 @@ def test_the_default_rubric_per_language_has_the_same_criteria_and_the_swedish_d
     (assignment,) = courses.list_assignments(conn, out["course_id"])
     assert courses.get_rubric(conn, assignment["rubric_id"]).name == default_rubric("sv").name
     assert default_rubric("en") == english
+
+
+def test_a_new_assignment_on_upload_defaults_to_the_rubric_in_the_course_language(app_test, conn):
+    from core import demo
+
+    demo.load_demo(conn, actor=ADMIN, language="sv")
+    at = app_test("pages/upload.py").run()
+    assert not at.exception, at.exception
+    at.selectbox(key="up_assignment").set_value(-1).run()
+    assert at.selectbox(key="up_rubric").value == "file:reflection.sv.yaml"
