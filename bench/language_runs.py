@@ -87,7 +87,7 @@ def build(path: str, language: str, n: int, first_id: int, seed: int = 0) -> dic
 
     rng = random.Random(seed)
     conn = dbmod.connect(path)
-    rid = courses.save_rubric(conn, default_rubric())
+    rid = courses.save_rubric(conn, default_rubric(language))   # the course's language's default rubric
     with conn.atomic():
         cid = courses.ensure_course(conn, f"Language course ({language})", is_synthetic=True)
         courses.set_course_language(conn, cid, language)

@@ -5,7 +5,8 @@ in Swedish).
 The reflections in data/demo/ai_literacy_demo.json were written for FairMark (composed by
 data/demo/generate.py from hand-written sentence banks), the four of data/demo/swedish_demo.json
 by hand; no real student wrote them. Each course is stored with is_synthetic=1 and says so in
-its description.
+its description, and gets the default rubric in its language (the Swedish course
+data/rubrics/reflection.sv.yaml: core.rubric.default_rubric).
 
 Loading goes through the same one-transaction writer as an upload, and every row is keyed
 by (student, assignment, text), so loading twice changes nothing.
@@ -43,7 +44,7 @@ def load_demo(conn, *, actor: Actor, language: str = "en") -> dict:
                           + ", ".join(f"{k} ({english_name(k)})" for k in DEMO_FILES) + ".")
     data = demo_data(language)
     existing = catalogue.check_course_name(conn, actor, data["course"]["name"])
-    rubric = default_rubric()
+    rubric = default_rubric(data.get("language", "en"))   # the Swedish course gets the Swedish rubric
     weeks = {a["week"]: a for a in data["assignments"]}
     people = {s["student_id"]: s for s in data["students"]}
     rows = []

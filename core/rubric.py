@@ -15,6 +15,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from core.errors import RubricError
+from core.language import normalise as language_code
 from db.rubric_model import SIGNALS, Criterion, Rubric, parse_rubric  # noqa: F401  (public here for core/ and pages/)
 
 RUBRIC_DIR = Path(__file__).resolve().parent.parent / "data" / "rubrics"
@@ -30,5 +31,19 @@ def load_rubric_file(path: str | Path) -> Rubric:
     return parse_rubric(raw)
 
 
-def default_rubric() -> Rubric:
-    return load_rubric_file(DEFAULT_RUBRIC_FILE)
+def default_rubric_file(language: str = "en") -> Path:
+    """The bundled default rubric of a course in `language` (a core.language code): the same
+    criteria, signals and levels in the language's words (reflection.sv.yaml, reflection.ru.yaml);
+    reflection.yaml for English and for a language without its own file."""
+    code = language_code(language)
+    own = RUBRIC_DIR / f"reflection.{code}.yaml"
+    return own if code != "en" and own.exists() else DEFAULT_RUBRIC_FILE
+
+
+def default_rubric(language: str = "en") -> Rubric:
+    """The default reflection rubric, in the course's language (English by default).
+
+    >>> default_rubric("sv").criterion("clarity").title, default_rubric("ru").keys == default_rubric().keys
+    ('Tydlighet', True)
+    """
+    return load_rubric_file(default_rubric_file(language))

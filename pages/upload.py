@@ -13,7 +13,7 @@ from core.ingest import upload_view
 from core.errors import FairMarkError
 from core.ingest.mapping import Mapping, parse_score_column
 from core.ingest.read import MAX_FILE_BYTES, MAX_TEXT_CHARS
-from core.rubric import RUBRIC_DIR, load_rubric_file, parse_rubric
+from core.rubric import RUBRIC_DIR, default_rubric_file, load_rubric_file, parse_rubric
 from core.text import format_timestamp
 from pages import _common
 from pages._i18n import N_, t, tn
@@ -118,8 +118,11 @@ if aid == NEW:
     bundled = {f"file:{p.name}": f"{_common.rubric_label(load_rubric_file(p).name)} ({t('bundled file')})"
                for p in sorted(RUBRIC_DIR.glob("*.yaml"))}
     choices = saved | bundled
+    # The default rubric in the course's language (reflection.sv.yaml in a Swedish course).
+    course_language = next((c.get("language") or "en" for c in all_courses if c["id"] == cid), "en")
+    default_pick = f"file:{default_rubric_file(course_language).name}"
     pick = c2.selectbox(t("Rubric"), list(choices), format_func=choices.get, key="up_rubric",
-                        index=list(choices).index("file:reflection.yaml") if "file:reflection.yaml" in choices else 0)
+                        index=list(choices).index(default_pick) if default_pick in choices else 0)
     if not pick.startswith("saved:"):
         rubric = load_rubric_file(RUBRIC_DIR / pick.split(":", 1)[1])
     elif pick == pick_state and view["rubric"] is not None:

@@ -29,4 +29,5 @@ def run(llm, job: Job):
 def offline(inputs: dict) -> dict:
     return {"comment": heuristics.compose_comment(inputs["rubric"], inputs["evaluation"], inputs["questions"],
                                                   inputs.get("target_grade"),
-                                                  acted=(inputs.get("previous") or {}).get("acted"))}
+                                                  acted=(inputs.get("previous") or {}).get("acted"),
+                                                  language=inputs.get("language") or "en")}

@@ -33,7 +33,8 @@ def run(llm, job: Job):
 
 
 def offline(inputs: dict) -> dict:
-    return {"questions": heuristics.coach_questions(inputs["text"], inputs["key_concepts"])}
+    return {"questions": heuristics.coach_questions(inputs["text"], inputs["key_concepts"],
+                                                    inputs.get("language") or "en")}
 
 
 def describe(output: dict, rubric) -> list[tuple[str, str]]:

@@ -34,7 +34,7 @@ STATUSES = ("passed", "failed", "not_run")
 def _item(case: Case) -> dict:
     """A submission as the pipeline loads it, from the case's input (no database row)."""
     return {"id": None, "rubric_id": None, "text": case.input.reflection, "student_name": "", "student_email": "",
-            "pseudonym": "Student", "rubric": default_rubric(), "previous": case.input.last_week(),
+            "pseudonym": "Student", "rubric": default_rubric(case.input.language), "previous": case.input.last_week(),
             "language": case.input.language, **case.input.assignment(case.id)}
 
 
@@ -46,7 +46,7 @@ def _judge(llm, name: str, case: Case, comment: str, variant: ai_config.Variant,
     role = registry.get(name)
     if role.needs_llm and llm.provider == "offline":
         return None, f"not run: {OFFLINE_LABEL}"
-    job = Job(rubric=default_rubric(), assignment=case.input.assignment(case.id), text=case.input.reflection,
+    job = Job(rubric=default_rubric(case.input.language), assignment=case.input.assignment(case.id), text=case.input.reflection,
               comment=comment, ids=Ids(), prompt_dir=variant.prompt_dir, language=case.input.language)
     try:
         got = comment_judges.verdicts(llm, job, role)    # with the other judge in one call, as drafts are

@@ -184,12 +184,15 @@ def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping:
 
 def rubric_for(conn, target: Target, *, actor: Actor) -> Rubric:
     """The rubric rows without a week/assignment value are scored on: the target assignment's
-    when it exists, else the rubric given for a new one, else the default."""
+    when it exists, else the rubric given for a new one, else the default (in the course's
+    language, core.rubric.default_rubric)."""
     catalogue.check_course_name(conn, actor, target.course_name)
     course = courses.find_course(conn, (target.course_name or "").strip())
     found = _match_title(courses.list_assignments(conn, course["id"]), target.assignment_title) if (
         course and target.assignment_title) else None
-    return courses.get_rubric(conn, found["rubric_id"]) if found else (target.rubric or default_rubric())
+    if found:
+        return courses.get_rubric(conn, found["rubric_id"])
+    return target.rubric or default_rubric(course["language"] if course else "en")
 
 
 def _match_title(assignments: list[dict], title: str) -> dict | None:

@@ -24,7 +24,10 @@ import re
 import numpy as np
 
 from core import checks, injection
+from core.language import normalise as language_code
+from core.language import readability
 from core.offline import features as text_features
+from core.offline import wording
 from core.offline.features import EXAMPLE_MARKERS, QUESTION_MARKERS
 from core.rubric import Rubric
 from core.text import count
@@ -32,20 +35,11 @@ from core.text import count
 CONNECTIVES = ("first", "second", "then", "however", "therefore", "because", "finally", "in conclusion",
                "on the other hand", "for this reason", "as a result", "overall")
 
-QUESTION_BANK = {
-    "examples": "Where at work or in daily life could you try this idea next week, and what would you watch for?",
-    "questions": "Which part of this topic is still unclear to you, and how could you find out more?",
-    "concepts": "Which key idea from this week was hardest to put into your own words, and why?",
-    "structure": "How did you decide what to write first, and would a plan help you next time?",
-    "default": "What helped you most to understand this week's topic, and how will you use that next time?",
-    "process": "What would you do differently the next time you study a new topic like this one?",
-}
-GENERIC_ACTIONS = (
-    "Add one sentence on what you will do differently because of this topic.",
-    "Reread your text once and cut anything that does not support your main point.",
-)
+# The English words (every language's: core.offline.wording).
+QUESTION_BANK = wording.WORDING["en"].questions
+GENERIC_ACTIONS = wording.WORDING["en"].generic_actions
 REWRITES = {
-    "default": "Describe what the work does or lacks, and one concrete step to improve it.",
+    "default": wording.WORDING["en"].rewrite,
 }
 
 _SENTENCE = re.compile(r"[^.!?\n]+[.!?]?")
@@ -227,7 +221,8 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str 
             "score": score,
             "reasoning": f"{why} Offline baseline: text features, not a reading of the meaning; "
                          f"level {score} means \"{c.levels[score]}\"",
-            "areas_for_improvement": [c.improvement_hint or f"Strengthen {c.title.lower()} with one concrete step."],
+            "areas_for_improvement": [c.improvement_hint
+                                      or wording.of(language).strengthen.format(c.title.lower())],
             "evidence_quote": _evidence(text, signal, f),
         }
     return out
@@ -248,37 +243,41 @@ def _action(s: str) -> str:
 
 # Ways to lay out the same comment, from short sentences to long ones. Flesch-Kincaid grade
 # grows with words per sentence, so they read at about grade 6, 8, 10 and 12 on the rubric's
-# hints; `compose_comment` takes the one nearest the assignment's target reading level.
-def _layouts(opening: str, actions: list[str], question: str) -> list[str]:
+# hints; `compose_comment` takes the one nearest the assignment's target reading level (in
+# Swedish and Russian by the language's formula, LIX and Oborneva's Flesch: core.language.readability).
+# In Swedish and Russian the opening stays a sentence of its own in every layout (the
+# strengths-first check reads the first sentence).
+def _layouts(opening: str, actions: list[str], question: str, language: str = "en") -> list[str]:
+    words_ = wording.of(language)
     listed = "; ".join(f"({i}) {_action(a)}" for i, a in enumerate(actions, 1))
     return [
-        f"{opening} Next steps: " + " ".join(f"({i}) {_action(a)}." for i, a in enumerate(actions, 1)) + f" {question}",
-        f"{opening} Next steps: {listed}. {question}",
-        f"{opening} To build on it, your next steps are: {listed}. {question}",
-        f"{opening.rstrip('.')}, and these next steps build on it: {listed}. {question}",
+        f"{opening} {words_.steps} " + " ".join(f"({i}) {_action(a)}." for i, a in enumerate(actions, 1))
+        + f" {question}",
+        f"{opening} {words_.steps} {listed}. {question}",
+        f"{opening} {words_.build_on} {listed}. {question}",
+        words_.long_form.format(opening=opening, opening_no_stop=opening.rstrip("."), listed=listed) + f" {question}",
     ]
 
 
 # What the offline comment says about last week: only the teacher's own mark on this reflection
 # (the baseline cannot read whether a step was followed); nothing when unmarked or "no".
-FOLLOW_THROUGH = {"yes": "This week you acted on last week's next step.",
-                  "partly": "This week you made a start on last week's next step."}
+FOLLOW_THROUGH = wording.WORDING["en"].follow_through
 
 
 def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str], target_grade: float | None = None,
-                    *, acted: str | None = None) -> str:
+                    *, acted: str | None = None, language: str = "en") -> str:
+    """The comment in the course's `language` (core.offline.wording; the rubric's titles and
+    hints are its own: a course's default rubric is in its language)."""
+    language = language_code(language)
+    words_ = wording.of(language)
     scores = {k: evaluation[k]["score"] for k in rubric.keys}   # not its report on instructions
     # Strengths: the (at most two) best criteria above the low band. Actions: the weakest
     # other criteria with room to improve, so the comment never praises what it then fixes.
     strong = sorted((k for k in rubric.keys if not rubric.low_band(scores[k])),
                     key=lambda k: (-scores[k], rubric.keys.index(k)))[:2]
-    if strong:
-        titles = [rubric.criterion(k).title.lower() for k in strong]
-        opening = f"Your reflection shows strength in {' and '.join(titles)}."
-    else:
-        opening = "Thank you for your reflection; it gives a starting point to build on."
-    if acted in FOLLOW_THROUGH:
-        opening += " " + FOLLOW_THROUGH[acted]
+    opening = words_.opening([rubric.criterion(k).title.lower() for k in strong])
+    if acted in words_.follow_through:
+        opening += " " + words_.follow_through[acted]
     weakest = sorted((k for k in rubric.keys if scores[k] < rubric.scale_max and k not in strong),
                      key=lambda k: (scores[k], rubric.keys.index(k)))
     actions = []
@@ -288,17 +287,20 @@ def compose_comment(rubric: Rubric, evaluation: dict, questions: list[str], targ
             actions.append(hint)
         if len(actions) == 3:
             break
-    for generic in GENERIC_ACTIONS:
+    for generic in words_.generic_actions:
         if len(actions) >= 2:
             break
         actions.append(generic)
-    question = (questions or [QUESTION_BANK["default"]])[0]
+    question = (questions or [words_.questions["default"]])[0]
     actions = actions[:3]
-    while len(actions) > 2 and checks.words(_layouts(opening, actions, question)[0]) > checks.MAX_WORDS:
+    while len(actions) > 2 and checks.words(_layouts(opening, actions, question, language)[0],
+                                            language) > checks.MAX_WORDS:
         actions.pop()
-    layouts = [_trim(c) for c in _layouts(opening, actions, question)]
+    layouts = [_trim(c, language) for c in _layouts(opening, actions, question, language)]
     if target_grade is None:
         return layouts[0]
+    if language != "en":
+        return _nearest_level(layouts, float(target_grade), language)
     return _nearest_grade(layouts, float(target_grade))
 
 
@@ -311,15 +313,39 @@ def _nearest_grade(layouts: list[str], target: float) -> str:
     return min(ok or easier or graded, key=lambda g: abs(g[0] - target))[1]
 
 
-def _trim(comment: str) -> str:
+def _nearest_level(layouts: list[str], target: float, language: str) -> str:
+    """`_nearest_grade` in Swedish or Russian, read by the readability check's own formula
+    (core.language.readability.assess): a layout the check passes, the one nearest the middle of
+    the target's band; else one only simpler than the band (a warning); else the least hard."""
+    easy, hard = readability.target_range(target, language)
+    lower_is_harder = language == "ru"          # Flesch reading ease: lower is harder; LIX: higher
+
+    def outside(v: float) -> tuple[float, float]:   # (how much harder, how much easier) than the band
+        return ((hard - v, v - easy) if lower_is_harder else (v - hard, easy - v))
+
+    assessed = []
+    for i, c in enumerate(layouts):
+        found = readability.assess(c, target, language)
+        harder_by, easier_by = outside(found["value"])
+        assessed.append((found["verdict"], max(harder_by, easier_by), harder_by, i, c))
+    ok = [a for a in assessed if a[0] == "ok"]
+    if ok:
+        return min(ok, key=lambda a: (a[1], a[3]))[4]
+    easier = [a for a in assessed if a[0] == "easier"]
+    if easier:
+        return min(easier, key=lambda a: (a[1], a[3]))[4]
+    return min(assessed, key=lambda a: (a[2], a[3]))[4]
+
+
+def _trim(comment: str, language: str = "en") -> str:
     """Keep the comment within the word limit, keeping its closing question."""
-    if checks.words(comment) <= checks.MAX_WORDS:
+    if checks.words(comment, language) <= checks.MAX_WORDS:
         return comment
     q_start = comment.rfind(". ", 0, comment.rfind("?")) + 2 if "?" in comment else len(comment)
     head, question = comment[:q_start], comment[q_start:]
-    budget = checks.MAX_WORDS - checks.words(question)
+    budget = checks.MAX_WORDS - checks.words(question, language)
     tokens = head.split()
-    while tokens and checks.words(" ".join(tokens)) > budget:
+    while tokens and checks.words(" ".join(tokens), language) > budget:
         tokens.pop()
     return (" ".join(tokens).rstrip(",;:") + ". " + question).strip()
 
@@ -328,34 +354,43 @@ def revise(comment: str, fixes: list[str], language: str = "en") -> str:
     for hit in checks.lexicon_hits(comment, language):
         comment = re.sub(rf"\b{re.escape(hit)}\b\s*", "", comment, flags=re.IGNORECASE)
     if "?" not in comment:
-        comment = comment.rstrip() + " " + QUESTION_BANK["process"]
+        comment = comment.rstrip() + " " + wording.of(language).questions["process"]
     # Quotes that are not the student's words are dropped (keep the words, lose the quotation).
     if any("not in the submission" in f for f in fixes):
         comment = re.sub(r"[\"\u201c\u201d]", "", comment)
-    return _trim(re.sub(r"\s{2,}", " ", comment).strip())
+    return _trim(re.sub(r"\s{2,}", " ", comment).strip(), language)
 
 
 # --- the other roles --------------------------------------------------------------------
 def equity_flags(notes: str, language: str = "en") -> dict:
     """The checks' lexicon (the language's and English's) applied to the Evaluator's notes."""
     hits = checks.lexicon_hits(notes, language)
-    return {"flags": [{"phrase": h, "why": "It judges the person or may discourage the student.",
-                       "rewrite": REWRITES["default"]} for h in hits[:5]]}
+    words_ = wording.of(language)
+    return {"flags": [{"phrase": h, "why": words_.why, "rewrite": words_.rewrite} for h in hits[:5]]}
 
 
-def coach_questions(text: str, key_concepts: list[str]) -> list[str]:
-    """Two questions from the bank, picked by what the text lacks."""
-    f = features(text, key_concepts, grade=False)
+def coach_questions(text: str, key_concepts: list[str], language: str = "en") -> list[str]:
+    """Two questions from the bank, in the course's `language`, picked by what the text lacks
+    (in Swedish and Russian its examples and open questions are the language's markers,
+    core.offline.wording)."""
+    language = language_code(language)
+    words_ = wording.of(language)
+    bank = words_.questions
+    f = features(text, key_concepts, grade=False, language=language)
+    if language != "en":
+        low = (text or "").lower()
+        f = {**f, "examples": sum(low.count(m) for m in words_.example_markers),
+             "questions": sum(low.count(m) for m in words_.question_markers)}
     picks = []
     if f["examples"] == 0:
-        picks.append(QUESTION_BANK["examples"])
+        picks.append(bank["examples"])
     if f["questions"] == 0:
-        picks.append(QUESTION_BANK["questions"])
+        picks.append(bank["questions"])
     if key_concepts and len(f["concepts_found"]) < len(key_concepts):
-        picks.append(QUESTION_BANK["concepts"])
+        picks.append(bank["concepts"])
     if f["paragraphs"] < 2:
-        picks.append(QUESTION_BANK["structure"])
-    picks += [QUESTION_BANK["default"], QUESTION_BANK["process"]]
+        picks.append(bank["structure"])
+    picks += [bank["default"], bank["process"]]
     return picks[:2]
 
 
