@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import re
+from urllib.parse import parse_qsl, unquote, urlencode
 
 from db.errors import ConfigError
 
@@ -50,4 +51,41 @@ def check(value, source: str = "FAIRMARK_DB") -> str:
                           f"Supported: {SUPPORTED}. Nothing was created.")
     if text != ":memory:" and os.path.isdir(text):
         raise ConfigError(f"{source} is a folder, not a file. Supported: {SUPPORTED}. Nothing was created.")
+    return text
+
+
+def split_password(url: str) -> tuple[str, str | None]:
+    """A PostgreSQL address without its password, and the password (None when it has none): the
+    address is what may be shown or put on a command line (pg_dump's), the password goes to a
+    passfile. Both places an address holds one are read: `user:password@host` and `?password=`."""
+    scheme, sep, rest = str(url).partition("://")
+    if not sep:
+        return str(url), None
+    place, slash, tail = rest.partition("/")
+    password = None
+    if "@" in place:
+        user_info, _, hosts = place.rpartition("@")
+        user, colon, secret = user_info.partition(":")
+        if colon:
+            password = unquote(secret)
+        place = f"{user}@{hosts}" if user else hosts
+    path, question, query = tail.partition("?")
+    pairs = parse_qsl(query, keep_blank_values=True) if question else []
+    if any(key == "password" for key, _ in pairs):
+        password = [value for key, value in pairs if key == "password"][-1]
+        kept = [(k, v) for k, v in pairs if k != "password"]
+        tail = path + ("?" + urlencode(kept) if kept else "")
+    return f"{scheme}://{place}{slash}{tail}", password
+
+
+def shown(url: str) -> str:
+    """The address as a message may say it: without its password."""
+    return split_password(url)[0]
+
+
+def scrubbed(text: str, url: str) -> str:
+    """`text` (a driver's or a tool's message) with the address's password taken out, should it be in it."""
+    password = split_password(url)[1]
+    if password:
+        text = text.replace(password, "***")
     return text

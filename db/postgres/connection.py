@@ -28,6 +28,7 @@ from psycopg.pq import TransactionStatus
 
 from db.postgres import compat, dialect, schema
 
+Error = psycopg.Error    # what the driver raises, for db/postgres modules that do not import psycopg
 WRITE_LOCK = 7_402_119   # the advisory lock key of "BEGIN IMMEDIATE" (any constant, the same everywhere)
 _keys: dict[str, tuple] = {}
 _ready: set[str] = set()
