@@ -25,6 +25,7 @@ from db import courses, location
 from db import data_care as care_db
 from db.postgres import tools
 
+ROOT = Path(__file__).resolve().parent.parent
 SECRET = "pw-s3cr3t:with\\odd"
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 _numbers = itertools.count(1)
@@ -379,3 +380,24 @@ def test_migrate_to_is_one_transaction_a_failure_leaves_the_target_empty(empty_p
     lite.close()
     code, out, _ = run_cli(capsys, "data", "migrate-to", empty_pg, "--db", str(source))
     assert code == 0 and out["checked"] is True
+
+
+# --- a postgresql:// FAIRMARK_DB / --db is accepted by the command line and the app ---------------
+def test_the_command_line_and_the_app_run_on_a_postgresql_url(pg, conn, tmp_path):
+    import sys
+    import urllib.request
+
+    import e2e_support
+
+    f.user(conn, "tom", "ta")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "FAIRMARK_", "AZURE_OPENAI"))}
+    env.update(PYTHONPATH=str(ROOT), FAIRMARK_SECRETS=str(tmp_path / "no-secrets.toml"))
+    for argv, extra in ((["--db", with_password(pg), "user", "list"], {}), (["user", "list"], {"FAIRMARK_DB": pg})):
+        out = subprocess.run([sys.executable, "-m", "core", *argv], cwd=tmp_path, env={**env, **extra},
+                             capture_output=True, text=True, timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert "tom" in [u["username"] for u in json.loads(out.stdout.strip().splitlines()[-1])["users"]]
+        assert "s3cr3t" not in out.stdout + out.stderr
+    with e2e_support.streamlit_server(pg, tmp_path) as url:      # starts, and is healthy, on PostgreSQL
+        assert urllib.request.urlopen(f"{url}/_stcore/health", timeout=10).status == 200
+    assert not [p for p in tmp_path.iterdir() if p.suffix == ".db"]   # no SQLite file was made instead
