@@ -26,7 +26,7 @@ import psycopg
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
-from db import location
+import db.location as location
 from db.errors import ConfigError
 from db.postgres import compat, dialect, schema
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import sqlite3
 
-from db import location
+import db.location as location
 from db.errors import ConfigError
 from db.postgres import compat, schema
 from db.postgres.connection import Database, Error

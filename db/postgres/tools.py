@@ -21,7 +21,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from db import location
+import db.location as location
 from db.errors import ConfigError
 
 INSTALL = "apt-get install -y postgresql-client"   # Debian and Ubuntu: pg_dump, pg_restore, psql
