@@ -61,7 +61,8 @@ def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: 
     The backup is first copied aside and brought up to date there (migrations, every session
     ended, the audit row): the current database is untouched until that has succeeded, then
     kept as `<db>.before-restore-<time>` and replaced in one step. Every session ends (the
-    backup's would otherwise revive ones ended after it was taken): everyone signs in again."""
+    backup's would otherwise revive ones ended after it was taken): everyone signs in again. On
+    PostgreSQL (db_path a postgresql:// URL) the backup is a pg_dump archive: `_restore_postgres`."""
     access.require(actor, "data_care")
     source = Path(source)
     shown = shown_as or str(source)
