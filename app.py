@@ -97,10 +97,12 @@ else:
 
     import core.web.server
     from core.errors import ConfigError
-    from core.settings import db_location
+    from core.settings import db_location, reach_database
 
     try:
-        db_location()   # FAIRMARK_DB an address, not a file path: the server does not start, nothing is made
+        # FAIRMARK_DB an address FairMark does not support, or a PostgreSQL database that cannot be
+        # reached: the server does not start, nothing is made.
+        reach_database(db_location())
     except ConfigError as e:
         print(f"FairMark cannot start: {e}", file=sys.stderr)
         raise SystemExit(2) from None

@@ -17,9 +17,10 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, NotFound
+from core.language.interface import N_
 from core.students import links as student_links
 from core.privacy import pseudonym
-from db import audit, courses
+from db import audit, courses, location
 from db import comment_bank as bank_db
 from db import data_care as care_db
 from db import rubric_drafts as drafts_db
@@ -61,12 +62,15 @@ def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: 
     The backup is first copied aside and brought up to date there (migrations, every session
     ended, the audit row): the current database is untouched until that has succeeded, then
     kept as `<db>.before-restore-<time>` and replaced in one step. Every session ends (the
-    backup's would otherwise revive ones ended after it was taken): everyone signs in again."""
+    backup's would otherwise revive ones ended after it was taken): everyone signs in again. On
+    PostgreSQL (db_path a postgresql:// URL) the backup is a pg_dump archive: `_restore_postgres`."""
     access.require(actor, "data_care")
     source = Path(source)
     shown = shown_as or str(source)
     if not source.is_file():
         raise NotFound(f"{shown}: no such backup file")
+    if location.is_postgresql(str(db_path)):
+        return _restore_postgres(str(db_path), source, actor=actor, shown=shown)
     problems = care_db.check_backup(source)
     if problems:
         raise ConfigError(f"{shown} cannot be restored: " + "; ".join(problems) + ". Nothing was changed.")
@@ -92,6 +96,61 @@ def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: 
             conn.close()
     db.forget_migrated(db_path)
     return {"restored_from": shown, "previous_kept_at": str(kept), "sessions_ended": ended}
+
+
+def _restore_postgres(url: str, source: Path, *, actor: Actor, shown: str) -> dict:
+    """`restore` on PostgreSQL: the archive checked (pg_dump's format, FairMark's, this version's),
+    the current database kept first as `fairmark-before-restore-<time>.dump` in the working folder
+    (pg_dump), then in one transaction, under the write lock every host takes: the archive's
+    objects and rows (pg_restore), every session ended, the audit row. A failure changes nothing."""
+    problems = care_db.check_postgres_backup(source)
+    if problems:
+        raise ConfigError(f"{shown} cannot be restored: " + "; ".join(problems) + ". Nothing was changed.")
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
+    kept = Path.cwd() / f"fairmark-before-restore-{stamp}.dump"
+    conn = db.connect(url)
+    try:
+        care_db.backup_to(conn, kept)
+    finally:
+        conn.close()
+    conn = db.connect(url)
+    try:
+        with db.write_transaction(conn):
+            care_db.restore_postgres(conn, source)
+            ended = users_db.end_all_sessions(conn)
+            audit(conn, actor=actor, action="restore", entity="database",
+                  after={"from": shown, "previous_kept_at": str(kept), "sessions_ended": ended})
+    finally:
+        conn.close()
+    return {"restored_from": shown, "previous_kept_at": str(kept), "sessions_ended": ended}
+
+
+def migrate_to(conn, url: str, *, actor: Actor) -> dict[str, int]:
+    """Copy this SQLite database into the empty PostgreSQL database at url, in one transaction there,
+    and check every table's row count: {table: rows}. Refused (nothing copied) when url is not a
+    PostgreSQL address, cannot be reached or is not empty, or this database is PostgreSQL already.
+    The audit row (in the SQLite database, copied with the rest) names the target without its password."""
+    access.require(actor, "data_care")
+    if not location.is_postgresql(url):
+        raise ConfigError("migrate-to copies into a PostgreSQL database: give its address, "
+                          "postgresql://USER@HOST:PORT/DATABASE (the password in the address or in ~/.pgpass). "
+                          "Nothing was copied.")
+    if db.on_postgresql(conn):
+        raise ConfigError("The database to copy is PostgreSQL already: migrate-to copies a SQLite database "
+                          "into PostgreSQL (name the SQLite file with --db FILE). Nothing was copied.")
+
+    def audited():
+        with db.write_transaction(conn):
+            audit(conn, actor=actor, action="migrate_to", entity="database", after={"to": location.shown(url)})
+
+    return care_db.copy_to_postgres(conn, url, before=audited)
+
+
+def backup_format(conn) -> dict:
+    """What a backup of this database is, for the page: {suffix, mime, made_with}."""
+    if db.on_postgresql(conn):
+        return {"suffix": ".dump", "mime": "application/octet-stream", "made_with": N_("PostgreSQL's pg_dump")}
+    return {"suffix": ".db", "mime": "application/vnd.sqlite3", "made_with": N_("SQLite's online backup")}
 
 
 def delete_student(conn, student_id: int, *, actor: Actor, reason: str = "") -> dict:

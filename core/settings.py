@@ -162,6 +162,16 @@ def db_location(env: dict | None = None, secrets_path: Path | None = None) -> st
     return location.check(_reader(env, secrets_path)[2]("DB", DEFAULT_DB), "FAIRMARK_DB")
 
 
+def reach_database(path: str) -> None:
+    """At the app's start: a PostgreSQL database is connected to once (and made FairMark's when it is
+    empty), so one that cannot be reached stops the start with a ConfigError that says why (without
+    the password); a SQLite file is made at the first visit, as before."""
+    if location.is_postgresql(path):
+        import db
+
+        db.connect(path).close()
+
+
 def load_settings(env: dict | None = None, secrets_path: Path | None = None) -> Settings:
     env, sec, get = _reader(env, secrets_path)
 

@@ -76,6 +76,11 @@ def file_of(conn: Database) -> str | None:
     return row[2] if row and row[2] else None
 
 
+def on_postgresql(conn: Database) -> bool:
+    """Whether a connection is to PostgreSQL (db/postgres) rather than a SQLite file."""
+    return hasattr(conn, "url")
+
+
 @contextmanager
 def write_transaction(conn: Database):
     """A transaction that takes the write lock up front (BEGIN IMMEDIATE).

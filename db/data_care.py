@@ -4,6 +4,7 @@ transaction that leaves nothing behind. The rules (who may, what is audited) are
 core/data_care.py's."""
 from __future__ import annotations
 
+import re
 import sqlite3
 from pathlib import Path
 
@@ -212,7 +213,13 @@ def last_activity(conn: Database) -> list[dict]:
 
 
 def backup_to(conn: Database, dest: str | Path) -> None:
-    """A consistent copy of the whole database while others keep working (SQLite's online backup)."""
+    """A consistent copy of the whole database while others keep working (SQLite's online backup;
+    on PostgreSQL pg_dump's custom format, db/postgres/tools.py), as the new file dest."""
+    if getattr(conn, "url", None):
+        from db.postgres import tools
+
+        tools.dump(conn.url, dest)
+        return
     target = sqlite3.connect(str(dest))
     try:
         conn.conn.backup(target)
@@ -240,6 +247,22 @@ def restore_from(conn: Database, source: str | Path) -> None:
         src.backup(conn.conn)
     finally:
         src.close()
+
+
+def restore_postgres(conn, source: str | Path) -> None:
+    """Overwrite a PostgreSQL database with a pg_dump archive, inside the transaction the caller
+    holds on conn (db.write_transaction): committed with what the caller writes after it, or not at all."""
+    from db.postgres import connection, tools
+
+    tools.replay(conn.pg, source, connection.Error)
+
+
+def copy_to_postgres(conn: Database, url: str, before=None) -> dict[str, int]:
+    """This SQLite database copied into the empty PostgreSQL database at url (db/postgres/migrate.py):
+    {table: rows}, every count checked."""
+    from db.postgres import migrate
+
+    return migrate.copy(conn, url, before)
 
 
 SQLITE_HEADER = b"SQLite format 3\x00"  # the first 16 bytes of every SQLite database file
@@ -277,3 +300,43 @@ def check_backup(source: str | Path) -> list[str]:
         return [f"it is damaged (SQLite: {e})"]
     finally:
         src.close()
+
+
+def check_postgres_backup(source: str | Path) -> list[str]:
+    """check_backup for a PostgreSQL database's backup ([] when sound): pg_dump's custom format, its
+    table of contents readable with FairMark's tables, and made at this version's migrations exactly
+    (a PostgreSQL database starts at the head: an older backup cannot be brought up to date there)."""
+    from db.errors import ConfigError
+    from db.postgres import tools
+
+    path = Path(source).resolve()
+    with open(path, "rb") as fh:
+        head = fh.read(len(SQLITE_HEADER))
+    if head == SQLITE_HEADER:
+        return ["it is a backup of a SQLite database, and this FairMark's database is PostgreSQL (a SQLite "
+                "database is copied into PostgreSQL with: python -m core data migrate-to URL --db FILE)"]
+    tools.program("pg_restore")   # refused plainly, with how to install it, when it is missing
+    if not head.startswith(tools.MAGIC):
+        return ["it is not a PostgreSQL backup (a FairMark backup of PostgreSQL is pg_dump's custom format: choose "
+                "the .dump file made by \"Prepare a backup\" in Settings, Data, or by python -m core data backup)"]
+    try:
+        toc = tools.contents(path)
+    except ConfigError as e:
+        return [f"it is damaged ({e})"]
+    tables = {m.group(1) for line in toc for m in [re.search(r"\d+ \d+ TABLE public (\S+) ", line + " ")] if m}
+    if not {"_sqlite_migrations", "courses", "submissions"} <= tables:
+        return ["it is not a FairMark database (no courses or migrations table)"]
+    try:
+        rows = tools.table_rows(path, "_sqlite_migrations")
+    except ConfigError as e:
+        return [f"it is damaged ({e})"]
+    applied = [r.get("name") for r in rows if r.get("migration_set") == migrations.name]
+    newer = [name for name in applied if name not in ORDER]
+    if newer:
+        return [f"it was made by a newer version of FairMark (its database has {len(newer)} change(s) this "
+                f"version does not know: {', '.join(newer[:3])}); update FairMark, then restore it"]
+    missing = [name for name in ORDER if name not in applied]
+    if missing:
+        return [f"it was made by an older version of FairMark (its database lacks {len(missing)} change(s): "
+                f"{', '.join(missing[:3])}); a PostgreSQL database is restored from a backup of this version only"]
+    return []

@@ -26,8 +26,9 @@ ROUND = "_data_round_{}"  # .format("student" / "course")
 def render(conn) -> None:
     me = _common.actor()
     flash = st.container()
-    _backup(conn, me)
-    _restore(me)
+    kind = data_care.backup_format(conn)
+    _backup(conn, me, kind)
+    _restore(me, kind)
 
     st.subheader(t("Delete on request"))
     pick = f"data_course_{st.session_state.get(ROUND.format('course'), 0)}"
@@ -72,11 +73,11 @@ def render(conn) -> None:
             _do(lambda: student_links.set_link_days(conn, link_days, actor=me), t("Saved."))
 
 
-def _backup(conn, me) -> None:
+def _backup(conn, me, kind: dict) -> None:
     st.subheader(t("Backup"))
-    st.caption(t("A consistent copy of the whole database, taken while the app keeps running (SQLite's online "
-                 "backup). Prepare it, then download it; restore it below or with `python -m core data restore "
-                 "FILE`."))
+    st.caption(t("A consistent copy of the whole database, taken while the app keeps running ({made_with}). "
+                 "Prepare it, then download it; restore it below or with `python -m core data restore FILE`.",
+                 made_with=t(kind["made_with"])))
     # Built in this script run (which knows who is signed in), not in a deferred download,
     # which runs outside it; a failure is shown here, not swallowed by the browser.
     if st.button(t("Prepare a backup"), key="data_backup_make"):
@@ -87,18 +88,18 @@ def _backup(conn, me) -> None:
         else:
             at = datetime.now().strftime("%Y-%m-%d-%H%M")
             st.download_button(t("Download the backup ({size} MB)", size=f"{len(data) / 1_000_000:.1f}"), data,
-                               file_name=f"fairmark-backup-{at}.db", mime="application/vnd.sqlite3",
+                               file_name=f"fairmark-backup-{at}{kind['suffix']}", mime=kind["mime"],
                                on_click="ignore", key="data_backup")
 
 
-def _restore(me) -> None:
+def _restore(me, kind: dict) -> None:
     st.subheader(t("Restore a backup"))
     st.caption(t("Replaces the whole database with a backup file. The file is checked first (a FairMark database, "
                  "not damaged, from this version or an older one); the current database is kept beside it. "
                  "Every session ends: everyone, you too, signs in again."))
     replace = t("Replace the whole database with this backup")
     with st.form("data_restore", clear_on_submit=True):
-        upload = st.file_uploader(t("Backup file (.db)"), key="data_restore_file")
+        upload = st.file_uploader(t("Backup file ({suffix})", suffix=kind["suffix"]), key="data_restore_file")
         sure = st.checkbox(replace, key="data_restore_sure")
         if not st.form_submit_button(t("Restore")):
             return

@@ -83,12 +83,10 @@ def postgres_template(request):
     import psycopg
 
     import db
-    from db import location
     from db.postgres import connection as postgres
 
     server = None if request.config.getoption("--postgresql-url") else Server()
     admin_url = request.config.getoption("--postgresql-url") or server.url
-    location.postgresql_accepted = True
     name = f"fairmark_template_{os.getpid()}"
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
@@ -98,7 +96,6 @@ def postgres_template(request):
     postgres._ready.discard(_with_database(admin_url, name))
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
-    location.postgresql_accepted = False
     if server is not None:
         server.stop()
 

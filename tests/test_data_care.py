@@ -21,6 +21,19 @@ from db import users as users_db
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 
 
+@pytest.fixture(autouse=True)
+def _in_tmp_path(tmp_path, monkeypatch):
+    """A restore on PostgreSQL keeps the database it replaces in the working folder."""
+    monkeypatch.chdir(tmp_path)
+
+
+@pytest.fixture
+def sqlite_file(conn):
+    """For a test about SQLite's backup file itself (tests/test_postgres_data.py has PostgreSQL's)."""
+    if db.on_postgresql(conn):
+        pytest.skip("about SQLite's backup file; PostgreSQL's: tests/test_postgres_data.py")
+
+
 @pytest.fixture
 def course_with_work(conn):
     c = f.course(conn, "Course A", weeks=2)
@@ -86,7 +99,7 @@ def test_only_an_admin_deletes_and_a_failure_deletes_nothing(conn, course_with_w
     assert rows_about(conn, people[0]) == before               # one transaction: nothing was deleted
 
 
-def test_a_backup_taken_while_another_connection_writes_is_consistent(conn, db_path, tmp_path, course_with_work):
+def test_a_backup_taken_while_another_connection_writes_is_consistent(conn, sqlite_file, db_path, tmp_path, course_with_work):
     c, people = course_with_work
     stop = threading.Event()
 
@@ -116,7 +129,7 @@ def test_a_backup_taken_while_another_connection_writes_is_consistent(conn, db_p
         data_care.backup(conn, tmp_path / "copy.db", actor=f.actor())
 
 
-def test_restore_brings_the_backup_back_and_keeps_the_replaced_database(conn, db_path, tmp_path, course_with_work):
+def test_restore_brings_the_backup_back_and_keeps_the_replaced_database(conn, sqlite_file, db_path, tmp_path, course_with_work):
     c, people = course_with_work
     data_care.backup(conn, tmp_path / "before.db", actor=f.actor())
     data_care.delete_course(conn, c["course_id"], actor=f.actor())
@@ -164,7 +177,7 @@ def run_cli(capsys, *args, stdin: str | None = None, monkeypatch=None) -> tuple[
     return code, json.loads(out.out.strip().splitlines()[-1]), out.err
 
 
-def test_cli_first_admin_users_grants_and_acting_as_a_user(conn, db_path, capsys, monkeypatch):
+def test_cli_first_admin_users_grants_and_acting_as_a_user(conn, tmp_path, capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "user", "add", "boss", "--role", "admin", "--password-stdin",
                            stdin="a long secret pw\n", monkeypatch=monkeypatch)
     assert code == 0 and out["first_admin"] is True
@@ -174,7 +187,7 @@ def test_cli_first_admin_users_grants_and_acting_as_a_user(conn, db_path, capsys
     assert code == 0 and out["by"].startswith("command line (") and "acting as command line (" in err
     assert run_cli(capsys, "user", "grant", "tom", "--course", "Course A")[0] == 0
     code, out, err = run_cli(capsys, "--as", "tom", "export", "--course", "Course A", "--format", "csv",
-                             "--out", str(db_path.parent / "x.csv"))
+                             "--out", str(tmp_path / "x.csv"))
     assert code == 2 and "acting as tom (teaching assistant)" in err
     assert out["error"] == "Your role (teaching assistant) may not release feedback in this course; ask the course's instructor."
     code, out, _ = run_cli(capsys, "user", "list")
@@ -279,7 +292,7 @@ def _refused(db_path, bad, match, shown_as=None):
     return str(refused.value)
 
 
-def test_a_restore_refuses_a_file_that_is_not_sqlite(conn, db_path, tmp_path, course_with_work):
+def test_a_restore_refuses_a_file_that_is_not_sqlite(conn, sqlite_file, db_path, tmp_path, course_with_work):
     bad = tmp_path / "notes.db"
     bad.write_bytes(b"name,score\nAna,3\n" * 50)
     message = _refused(db_path, bad, "it is not an SQLite database file", shown_as="notes.db")
@@ -289,13 +302,13 @@ def test_a_restore_refuses_a_file_that_is_not_sqlite(conn, db_path, tmp_path, co
     _refused(db_path, empty, "it is not an SQLite database file")
 
 
-def test_a_restore_refuses_a_damaged_backup(conn, db_path, tmp_path, course_with_work):
+def test_a_restore_refuses_a_damaged_backup(conn, sqlite_file, db_path, tmp_path, course_with_work):
     bad = _damaged(_sound_backup(conn, tmp_path), tmp_path / "damaged.db")
     message = _refused(db_path, bad, r"it is damaged \(SQLite")
     assert "***" not in message and "\n" not in message
 
 
-def test_a_restore_refuses_a_backup_from_a_newer_version(conn, db_path, tmp_path, course_with_work):
+def test_a_restore_refuses_a_backup_from_a_newer_version(conn, sqlite_file, db_path, tmp_path, course_with_work):
     newer = _sound_backup(conn, tmp_path)
     con = sqlite3.connect(newer)
     con.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "

@@ -5,10 +5,9 @@ and can be typed; the backup is built where the signed-in admin is known; a rest
 upload and changes nothing when it is refused."""
 from __future__ import annotations
 
-import sqlite3
-
 import pytest
 
+import db as dbmod
 import factories as f
 from core import data_care
 from core.text import escape_markdown
@@ -113,7 +112,7 @@ def test_the_retention_caption_shows_a_course_name_as_text(app_test, conn, cours
     assert "(last work 1 June 2019)" in plain(caption) and "2019-06-01" not in plain(caption)
 
 
-def test_prepare_a_backup_gives_a_download_and_a_failure_says_why(app_test, conn, course, monkeypatch):
+def test_prepare_a_backup_gives_a_download_and_a_failure_says_why(app_test, conn, course, monkeypatch, tmp_path):
     at = _settings(app_test)
     assert not at.download_button                                 # nothing built before it is asked for
     _button(at, "Prepare a backup").click().run()
@@ -121,7 +120,7 @@ def test_prepare_a_backup_gives_a_download_and_a_failure_says_why(app_test, conn
     assert [d.label for d in at.download_button if d.label.startswith("Download the backup (")]
     assert conn.execute("SELECT actor FROM audit_log WHERE action = 'backup'").fetchone()[0] == "test-admin"
     import tempfile
-    monkeypatch.setattr(tempfile, "tempdir", str(conn.execute("PRAGMA database_list").fetchone()[2]) + "-gone")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "gone"))
     _button(at, "Prepare a backup").click().run()
     assert plain(at.error[0].value).startswith("The backup could not be made ([Errno 2] No such file")
     assert "nothing was downloaded" in at.error[0].value
@@ -139,7 +138,8 @@ def _restore(at, name: str, data: bytes, *, tick: bool = True):
 def test_a_restore_of_a_bad_upload_is_refused_and_changes_nothing(app_test, conn, course, tmp_path):
     at = _settings(app_test)
     _restore(at, "grades.csv", b"name,score\nAna,3\n")
-    assert plain(at.error[0].value).startswith("grades.csv cannot be restored: it is not an SQLite database file")
+    kind = "a PostgreSQL backup" if dbmod.on_postgresql(conn) else "an SQLite database file"
+    assert plain(at.error[0].value).startswith(f"grades.csv cannot be restored: it is not {kind}")
     assert _students(conn) == ["Ana Silva", "Ben Okafor", "Chloé Martin"]
     data_care.backup(conn, tmp_path / "b.db", actor=f.actor())
     _restore(at, "b.db", (tmp_path / "b.db").read_bytes(), tick=False)
@@ -147,15 +147,16 @@ def test_a_restore_of_a_bad_upload_is_refused_and_changes_nothing(app_test, conn
     assert conn.execute("SELECT COUNT(*) FROM audit_log WHERE action = 'restore'").fetchone()[0] == 0
 
 
-def test_a_restore_through_the_page_brings_the_backup_back_and_ends_every_session(app_test, conn, course,
-                                                                                 tmp_path):
+def test_a_restore_through_the_page_brings_the_backup_back_and_ends_every_session(app_test, conn, db_path, course,
+                                                                                 tmp_path, monkeypatch):
     c, people = course
+    monkeypatch.chdir(tmp_path)                                    # where PostgreSQL's replaced database is kept
     at = _settings(app_test)                                       # signed in before the backup: its session is in it
     data_care.backup(conn, tmp_path / "b.db", actor=f.actor())
     data_care.delete_student(conn, people[0], actor=f.actor())
     _restore(at, "fairmark-backup.db", (tmp_path / "b.db").read_bytes())
     assert plain(at.success[0].value).startswith("Restored fairmark-backup.db. Every session has ended")
-    check = sqlite3.connect(conn.execute("PRAGMA database_list").fetchone()[2])
+    check = dbmod.connect(db_path)
     assert [r[0] for r in check.execute("SELECT name FROM students ORDER BY id")] == [
         "Ana Silva", "Ben Okafor", "Chloé Martin"]
     assert check.execute("SELECT COUNT(*) FROM sessions WHERE ended_at IS NULL").fetchone()[0] == 0

@@ -31,7 +31,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="FairMark from the command line. Every command prints a JSON summary on stdout. "
                     "The database is FAIRMARK_DB (default ./fairmark.db) unless --db is given.",
     )
-    parser.add_argument("--db", help="SQLite file to use (overrides FAIRMARK_DB)")
+    parser.add_argument("--db", help="SQLite file or postgresql:// URL to use (overrides FAIRMARK_DB)")
     parser.add_argument("--as", dest="as_user", metavar="USER",
                         help="act as this FairMark user (their role and courses); default: the command line, "
                              'recorded as "command line (<OS user>)" with an admin\'s rights')

@@ -25,7 +25,8 @@ def add_db_arg(parser) -> None:
     """Let --db and --as also follow the command name (python -m core demo --db x.db)."""
     import argparse
 
-    parser.add_argument("--db", default=argparse.SUPPRESS, help="SQLite file to use (overrides FAIRMARK_DB)")
+    parser.add_argument("--db", default=argparse.SUPPRESS,
+                        help="SQLite file or postgresql:// URL to use (overrides FAIRMARK_DB)")
     parser.add_argument("--as", dest="as_user", metavar="USER", default=argparse.SUPPRESS,
                         help="act as this FairMark user (their role and courses), not as the command line")
 

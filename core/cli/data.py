@@ -2,6 +2,7 @@
 
     python -m core data backup OUT.db           a consistent copy while the app runs
     python -m core data restore BACKUP.db       replace the database (the current one is kept beside it)
+    python -m core data migrate-to URL          copy this SQLite database into an empty PostgreSQL one
     python -m core data delete-student --course C --student ID [--reason R]
     python -m core data delete-course --course C --confirm C [--reason R]
     python -m core data retention [--days N | --keep]     show or set the retention period
@@ -25,6 +26,9 @@ def register(sub) -> None:
     b.add_argument("out", help="new file to write")
     r = verbs.add_parser("restore", help="replace the database with a backup (the current one is kept)")
     r.add_argument("backup", help="backup file")
+    m = verbs.add_parser("migrate-to", help="copy this SQLite database into an empty PostgreSQL database "
+                                            "(one transaction; every table's row count checked)")
+    m.add_argument("url", metavar="URL", help="the empty PostgreSQL database, postgresql://USER@HOST:PORT/DATABASE")
     s = verbs.add_parser("delete-student", help="delete everything about one student of a course")
     s.add_argument("--course", required=True)
     s.add_argument("--student", required=True, help="the student's id as uploaded (external id)")
@@ -54,6 +58,9 @@ def run(args) -> int:
             path = file_of(conn)
             conn.close()
             emit({"command": "data restore", **data_care.restore(path, args.backup, actor=who)})
+        elif args.verb == "migrate-to":
+            tables = data_care.migrate_to(conn, args.url, actor=who)
+            emit({"command": "data migrate-to", "tables": tables, "checked": True})
         elif args.verb == "delete-student":
             course = courses.course_by_name(conn, args.course)
             found = [s for s in courses.list_students(conn, course["id"]) if s["external_id"] == args.student]

@@ -26,8 +26,11 @@ import psycopg
 from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
+import db.location as location
+from db.errors import ConfigError
 from db.postgres import compat, dialect, schema
 
+Error = psycopg.Error    # what the driver raises, for db/postgres modules that do not import psycopg
 WRITE_LOCK = 7_402_119   # the advisory lock key of "BEGIN IMMEDIATE" (any constant, the same everywhere)
 _keys: dict[str, tuple] = {}
 _ready: set[str] = set()
@@ -141,7 +144,9 @@ class Database:
     def __init__(self, url: str):
         self.url = url
         # UTC as SQLite's 'now'; a lock waited for as long as SQLite's busy timeout (db.connect).
-        self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000")
+        # A server that does not answer is given up after 10 s, unless the URL says otherwise.
+        wait = {} if "connect_timeout" in url else {"connect_timeout": 10}
+        self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000", **wait)
         for name in ("numeric",):
             self.pg.adapters.register_loader(name, _Number)
         for name in ("json", "jsonb"):
@@ -215,7 +220,11 @@ class Database:
 def connect(url: str) -> Database:
     """A connection to the PostgreSQL database at url, made FairMark's at the head migration on first
     use (by whichever process comes first: the others wait on the same advisory lock)."""
-    conn = Database(url)
+    try:
+        conn = Database(url)
+    except psycopg.Error as e:   # a configuration to fix (or a server down): said without the password
+        said = location.scrubbed(" ".join(str(e).split()), url)[:500]
+        raise ConfigError(f"The PostgreSQL database {location.shown(url)} cannot be reached ({said}).") from e
     if url not in _ready:
         with _lock:
             conn.pg.execute("SELECT pg_advisory_lock(%s)", [WRITE_LOCK + 1])

@@ -111,6 +111,16 @@ def _index(sql: str) -> str:
 
 def baseline() -> list[str]:
     """The statements that make an empty PostgreSQL database FairMark's at the head migration."""
+    parts = baseline_parts()
+    return [*parts["prelude"], *parts["tables"], *parts["foreign_keys"], *parts["rest"], *parts["rows"],
+            *parts["identities"]]
+
+
+def baseline_parts() -> dict[str, list[str]]:
+    """`baseline` in its parts, in the order they run: prelude (the extension), tables, foreign_keys,
+    rest (indexes, triggers, views), rows (what the migrations wrote), identities (moved past those
+    rows' ids). A copy of a database (data migrate-to) makes the tables, writes its own rows, then
+    the keys and the rest, so no trigger fires and no key is checked before every row is there."""
     raw = _head()
     keys = primary_keys(raw)
     objects = list(raw.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL "
@@ -136,7 +146,8 @@ def baseline() -> list[str]:
         if keys[t] == ("id",) and raw.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone():
             ids.append(f"SELECT setval(pg_get_serial_sequence('\"{t}\"', 'id'), (SELECT max(id) FROM \"{t}\"))")
     raw.close()
-    return ["CREATE EXTENSION IF NOT EXISTS citext", *tables, *foreign, *rest, *rows, *ids]
+    return {"prelude": ["CREATE EXTENSION IF NOT EXISTS citext"], "tables": tables, "foreign_keys": foreign,
+            "rest": rest, "rows": rows, "identities": ids}
 
 
 def _literal(value) -> str:
