@@ -6,7 +6,8 @@ in a temporary folder, trust sign-in on 127.0.0.1 only), makes one database at F
 (db/postgres: the baseline), and gives every test that asks for `db_path` or `conn` a fresh copy of
 it (CREATE DATABASE … TEMPLATE, dropped after the test). `--postgresql-url URL` uses a server that
 is already running instead (its user may create databases). Browser and llama tests stay on SQLite.
-Without either option nothing here runs and nothing needs psycopg.
+Without either option the database tests run on SQLite; the tests about PostgreSQL itself
+(tests/test_postgres_data.py) still get a fresh database on a server this session starts for them.
 """
 from __future__ import annotations
 
@@ -20,7 +21,14 @@ from pathlib import Path
 
 import pytest
 
-BIN = Path("/usr/lib/postgresql/15/bin")
+def _bin() -> Path:
+    """Debian's PostgreSQL programs (/usr/lib/postgresql/<version>/bin), the newest installed."""
+    found = [p.parent for p in Path("/usr/lib/postgresql").glob("*/bin/initdb")]
+    return max(found, key=lambda b: int(b.parent.name) if b.parent.name.isdigit() else 0, default=Path(
+        "/usr/lib/postgresql/15/bin"))
+
+
+BIN = _bin()
 SQLITE_ONLY = ("browser", "llama_server")   # fixtures whose tests stay on SQLite
 _numbers = itertools.count(1)
 
@@ -52,7 +60,8 @@ class Server:
 
     def __init__(self):
         if not (BIN / "initdb").exists():
-            pytest.fail("--postgresql needs Debian's PostgreSQL 15: apt-get install -y postgresql")
+            pytest.fail("the PostgreSQL tests need Debian's postgresql (the README's test command installs it): "
+                        "apt-get install -y postgresql")
         self.dir = Path(tempfile.mkdtemp(prefix="fairmark-pg-"))
         self.port = _free_port()
         if os.geteuid() == 0:

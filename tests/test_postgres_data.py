@@ -2,8 +2,10 @@
 transaction), with the password never on a command line nor in a message; and `data migrate-to URL`,
 a SQLite database copied into an empty PostgreSQL one and read back through db/.
 
-They need a PostgreSQL server: `python -m pytest --postgresql tests/test_postgres_data.py` (skipped
-without it, except the refusals that need none)."""
+They run on PostgreSQL in every run of the suite: the private server of tests/conftest_postgres.py
+(started for them when the session has none; Debian's postgresql, which the README's test command
+installs; a machine without it fails them with the command that installs it, never skips them).
+The file's tests share one worker, so the session starts one server for them."""
 from __future__ import annotations
 
 import itertools
@@ -17,7 +19,7 @@ import pytest
 
 import db
 import factories as f
-from conftest_postgres import _with_database, enabled
+from conftest_postgres import _with_database
 from core import data_care
 from core.cli import main
 from core.errors import ConfigError
@@ -31,11 +33,22 @@ HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_dep
 _numbers = itertools.count(1)
 
 
+pytestmark = pytest.mark.xdist_group("postgresql")
+
+
+@pytest.fixture
+def db_path(request, monkeypatch):
+    """The test's database: a fresh PostgreSQL one, with or without --postgresql (this file is
+    about PostgreSQL), which FAIRMARK_DB names too."""
+    url = request.getfixturevalue("postgres_database")
+    monkeypatch.setenv("FAIRMARK_DB", url)
+    return url
+
+
 @pytest.fixture
 def pg(conn, db_path, tmp_path, monkeypatch):
     """The test's PostgreSQL database (its URL); a kept copy of a restore goes to tmp_path."""
-    if not db.on_postgresql(conn):
-        pytest.skip("PostgreSQL only: python -m pytest --postgresql")
+    assert db.on_postgresql(conn)
     monkeypatch.chdir(tmp_path)
     return str(db_path)
 
@@ -43,8 +56,6 @@ def pg(conn, db_path, tmp_path, monkeypatch):
 @pytest.fixture
 def empty_pg(request):
     """A new, empty PostgreSQL database on the session's server: its URL."""
-    if not enabled(request.config):
-        pytest.skip("needs a PostgreSQL server: python -m pytest --postgresql")
     import psycopg
 
     admin_url, _ = request.getfixturevalue("postgres_template")
