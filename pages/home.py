@@ -31,9 +31,14 @@ if not view["courses"]:
         + t("3. **Assess** drafts scores and feedback; **Review** is where you check, edit and approve; "
             "**Release** exports only what you approved.")
     )
-    if st.button(t("Load demo course"), type="primary"):
+    english, swedish = st.columns(2)
+    for language, button in (("en", english.button(t("Load demo course"), type="primary")),
+                             ("sv", swedish.button(t("Load the Swedish demo course"), key="home_demo_sv",
+                                                   help=t("Four reflections in Swedish, with a Swedish rubric.")))):
+        if not button:
+            continue
         try:
-            summary = demo.load_demo(conn, actor=me)
+            summary = demo.load_demo(conn, actor=me, language=language)
         except FairMarkError as e:
             _common.show_error(e)
         else:

@@ -82,6 +82,26 @@ def test_home_button_loads_the_demo_once(app_test, conn):
     assert "Loaded the demo course: 112 reflections from 28 students over 4 weeks." in at.success[0].value
 
 
+def test_home_offers_the_swedish_demo_course_with_its_swedish_rubric(app_test, conn, monkeypatch):
+    from pages import _i18n
+
+    monkeypatch.setattr(_i18n, "browser_language", lambda: "sv")   # AppTest formats widgets outside the run
+    at = app_test()
+    at.context = {"locale": "sv-SE"}
+    at.run()
+    button = at.button(key="home_demo_sv")
+    assert button.label == "Ladda den svenska demokursen"
+    button.click().run()
+    assert not at.exception, at.exception
+    assert submissions.table_counts(conn)["submissions"] == 4
+    assert "4 reflektioner" in at.success[0].value
+    course = conn.execute("SELECT id, language FROM courses").fetchone()
+    assert course[1] == "sv"
+    rubric = conn.execute("SELECT r.definition FROM assignments a JOIN rubrics r ON r.id = a.rubric_id "
+                          "WHERE a.course_id = ?", [course[0]]).fetchone()[0]
+    assert json.loads(rubric)["criteria"][0]["title"] == "Begreppsförståelse"
+
+
 CONTENT = ("concept_understanding", "real_world_application", "reflection_depth")
 
 
