@@ -17,6 +17,7 @@ from core import data_care
 from core.cli import main
 from core.errors import ConfigError, Forbidden
 from db import users as users_db
+from stored import broken_foreign_keys
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 
@@ -69,7 +70,7 @@ def test_deleting_a_course_leaves_nothing_of_it(conn, course_with_work):
     assert counts["courses"] == 1 and counts["assignments"] == 2 and counts["submissions"] == 6
     assert [r[0] for r in conn.execute("SELECT name FROM courses")] == ["Course B"]
     assert conn.execute("SELECT COUNT(*) FROM submissions").fetchone()[0] == 1
-    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert broken_foreign_keys(conn) == []
 
 
 def test_only_an_admin_deletes_and_a_failure_deletes_nothing(conn, course_with_work, monkeypatch):
@@ -164,7 +165,7 @@ def run_cli(capsys, *args, stdin: str | None = None, monkeypatch=None) -> tuple[
     return code, json.loads(out.out.strip().splitlines()[-1]), out.err
 
 
-def test_cli_first_admin_users_grants_and_acting_as_a_user(conn, db_path, capsys, monkeypatch):
+def test_cli_first_admin_users_grants_and_acting_as_a_user(conn, tmp_path, capsys, monkeypatch):
     code, out, _ = run_cli(capsys, "user", "add", "boss", "--role", "admin", "--password-stdin",
                            stdin="a long secret pw\n", monkeypatch=monkeypatch)
     assert code == 0 and out["first_admin"] is True
@@ -174,7 +175,7 @@ def test_cli_first_admin_users_grants_and_acting_as_a_user(conn, db_path, capsys
     assert code == 0 and out["by"].startswith("command line (") and "acting as command line (" in err
     assert run_cli(capsys, "user", "grant", "tom", "--course", "Course A")[0] == 0
     code, out, err = run_cli(capsys, "--as", "tom", "export", "--course", "Course A", "--format", "csv",
-                             "--out", str(db_path.parent / "x.csv"))
+                             "--out", str(tmp_path / "x.csv"))
     assert code == 2 and "acting as tom (teaching assistant)" in err
     assert out["error"] == "Your role (teaching assistant) may not release feedback in this course; ask the course's instructor."
     code, out, _ = run_cli(capsys, "user", "list")
