@@ -13,11 +13,11 @@ import pytest
 
 import db
 import factories as f
+from stored import broken_foreign_keys
 from core import data_care
 from core.cli import main
 from core.errors import ConfigError, Forbidden
 from db import users as users_db
-from stored import broken_foreign_keys
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 3}
 
