@@ -56,13 +56,13 @@ class Scope:
 
     def _condition(self, assignment: str, course: str) -> tuple[str, list]:
         if self.kind == "assignment":
-            return (f"{assignment} = ?", [self.assignment_id]) if self.assignment_id else ("0", [])
+            return (f"{assignment} = ?", [self.assignment_id]) if self.assignment_id else ("1 = 0", [])
         if self.kind == "course":
-            return (f"{course} = ?", [self.course_id]) if self.course_id else ("0", [])
+            return (f"{course} = ?", [self.course_id]) if self.course_id else ("1 = 0", [])
         if self.courses is not None:
             return (f"{course} IN ({', '.join('?' * len(self.courses))})", list(self.courses)) \
-                if self.courses else ("0", [])
-        return "1", []
+                if self.courses else ("1 = 0", [])
+        return "1 = 1", []   # conditions, not integers: PostgreSQL takes no integer for AND
 
     @property
     def cell_keys(self) -> list[str]:
@@ -211,7 +211,7 @@ def _pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
     where, scope_args = scope.agg_where()
     keys = ", ".join(str(i + 1) for i in range(len(names) + 2))
     sql = (f"SELECT {', '.join(select)}, ai, {ref_sql} AS reference, COUNT(*) AS n FROM agg_pairs "
-           f"WHERE {where if key else '0'} AND {ref_sql} IS NOT NULL GROUP BY {keys} ORDER BY {keys}")
+           f"WHERE {where if key else '1 = 0'} AND {ref_sql} IS NOT NULL GROUP BY {keys} ORDER BY {keys}")
     rows = conn.execute(sql, [*args, *scope_args, *args]).fetchall() if key else []
     df = pd.DataFrame(rows, columns=[*names, "ai", "reference", "n"])
     df["ai"] = df["ai"].astype(float)

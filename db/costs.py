@@ -42,9 +42,9 @@ def cost_tables(conn: Database, scope: Scope) -> dict[str, pd.DataFrame]:
     sql = {
         "totals": f"SELECT {agg} {base}",
         "by_agent": f"SELECT x.agent, {agg} {base} GROUP BY x.agent ORDER BY x.agent",
-        "by_model": f"SELECT x.model, {agg} {base} GROUP BY x.model ORDER BY cost_usd DESC",
-        "by_run": f"SELECT x.run_id AS run, {agg} {base} GROUP BY x.run_id ORDER BY x.run_id",
-        "by_course": f"SELECT co.name AS course, {agg} {with_course} GROUP BY x.course_id, co.name ORDER BY co.name",
+        "by_model": f"SELECT x.model, {agg} {base} GROUP BY x.model ORDER BY cost_usd DESC NULLS LAST",
+        "by_run": f"SELECT x.run_id AS run, {agg} {base} GROUP BY x.run_id ORDER BY x.run_id NULLS FIRST",
+        "by_course": f"SELECT co.name AS course, {agg} {with_course} GROUP BY x.course_id, co.name ORDER BY co.name NULLS FIRST",
         "per_submission": f"SELECT x.submission_id, SUM(x.cost_usd) AS cost_usd, SUM(x.latency_ms) AS latency_ms, "
                           f"SUM(x.tokens_in + x.tokens_out) AS tokens {base} AND x.submission_id IS NOT NULL "
                           f"GROUP BY x.submission_id",

@@ -21,7 +21,7 @@ SELECT * FROM (
     JOIN release_items ri ON ri.submission_id = s.id
          AND ri.release_id = (SELECT MAX(release_id) FROM release_items WHERE submission_id = s.id)
     JOIN releases rel ON rel.id = ri.release_id
-    WHERE {scope} AND NOT (:approved AND s.status = 'approved')
+    WHERE {scope} AND NOT (:approved = 1 AND s.status = 'approved')
     UNION ALL
     SELECT a.id, a.title, a.week, a.rubric_id, st.external_id, st.name, st.attributes,
            s.id, r.scores, r.comment, COALESCE(d.is_offline, 0), r.version, 'approved', NULL
@@ -30,8 +30,8 @@ SELECT * FROM (
     JOIN students st ON st.id = s.student_id
     JOIN reviews r ON r.submission_id = s.id
     LEFT JOIN drafts d ON d.id = r.draft_id
-    WHERE :approved AND {scope} AND s.status = 'approved' AND r.status = 'approved'
-) ORDER BY week, title, external_id, submission_id
+    WHERE :approved = 1 AND {scope} AND s.status = 'approved' AND r.status = 'approved'
+) AS items ORDER BY week, title, external_id, submission_id
 """
 
 

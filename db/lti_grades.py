@@ -37,7 +37,7 @@ def to_send(conn: Database, assignment_id: int, *, due_by: str | None, stale_bef
     in 'posting' since before `stale_before`."""
     return [r[0] for r in conn.execute(
         "SELECT id FROM lti_passbacks WHERE assignment_id = ? AND (status = 'pending' "
-        "OR (status = 'failed' AND (? IS NULL OR next_try <= ?)) OR (status = 'posting' AND claimed_at < ?)) "
+        "OR (status = 'failed' AND (CAST(? AS TEXT) IS NULL OR next_try <= ?)) OR (status = 'posting' AND claimed_at < ?)) "
         "ORDER BY id", [assignment_id, due_by, due_by, stale_before]).fetchall()]
 
 
@@ -54,7 +54,7 @@ def claim(conn: Database, passback_id: int, *, at: str, due_by: str | None, stal
     it was sent meanwhile. The condition is in the UPDATE itself."""
     return conn.execute(
         "UPDATE lti_passbacks SET status = 'posting', claimed_at = ? WHERE id = ? AND (status = 'pending' "
-        "OR (status = 'failed' AND (? IS NULL OR next_try <= ?)) OR (status = 'posting' AND claimed_at < ?))",
+        "OR (status = 'failed' AND (CAST(? AS TEXT) IS NULL OR next_try <= ?)) OR (status = 'posting' AND claimed_at < ?))",
         [at, passback_id, due_by, due_by, stale_before]).rowcount == 1
 
 

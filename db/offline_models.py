@@ -20,7 +20,7 @@ _BLIND = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, 
           "JOIN submissions s ON s.id = cs.submission_id JOIN assignments a ON a.id = s.assignment_id "
           "WHERE s.assignment_id IN ({ids}) GROUP BY s.id, a.id, cs.criterion")
 _EDITS = ("SELECT s.id AS submission_id, s.assignment_id, s.student_id, s.text, a.prompt, a.key_concepts, "
-          "j.key AS criterion, j.value AS score, 'teacher' AS source FROM reviews r "
+          "j.key AS criterion, CAST(j.value AS REAL) AS score, 'teacher' AS source FROM reviews r "
           "JOIN submissions s ON s.id = r.submission_id JOIN assignments a ON a.id = s.assignment_id, json_each(r.scores) j "
           "WHERE s.assignment_id IN ({ids}) AND r.status = 'approved' AND r.approved_in_bulk = 0 "
           "AND NOT EXISTS (SELECT 1 FROM calibration_scores cs WHERE cs.submission_id = s.id)")

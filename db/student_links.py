@@ -113,7 +113,7 @@ def released_for(conn: Database, student_id: int, course_id: int, assignment_id:
         JOIN release_items ri ON ri.submission_id = s.id
              AND ri.release_id = (SELECT MAX(release_id) FROM release_items WHERE submission_id = s.id)
         JOIN releases rel ON rel.id = ri.release_id
-        WHERE s.student_id = :student AND a.course_id = :course AND (:assignment IS NULL OR a.id = :assignment)
+        WHERE s.student_id = :student AND a.course_id = :course AND (CAST(:assignment AS INTEGER) IS NULL OR a.id = :assignment)
         ORDER BY a.week, a.title, s.id
         """, {"student": student_id, "course": course_id, "assignment": assignment_id}))
     for r in rows:

@@ -62,7 +62,7 @@ def pair_counts(conn, scope, reference, by, attributes) -> pd.DataFrame:
             WHERE {where} AND j.type = 'integer'
         )
         SELECT rubric_id, criterion, {''.join(o + ', ' for o in outer)} ai, {ref_sql} AS reference, COUNT(*) AS n
-        FROM pairs WHERE reference IS NOT NULL
+        FROM pairs WHERE {ref_sql} IS NOT NULL
         GROUP BY {keys} ORDER BY {keys}"""
     rows = conn.execute(sql, [*ref_args, *args]).fetchall()
     df = pd.DataFrame(rows, columns=[*names, "ai", "reference", "n"])
@@ -89,13 +89,14 @@ def edit_counts(conn: Database, scope: Scope) -> dict:
                "WHERE j.value IS NOT json_extract(d.scores, '$.\"' || j.key || '\"'))")
     # One scan for both: decisions one by one, and the bulk approvals (counted, nothing else).
     decided = pd.DataFrame(conn.execute(
-        f"SELECT r.status, r.approved_in_bulk, {changed}, r.comment != d.comment, COUNT(*) {joins} "
+        f"SELECT r.status, r.approved_in_bulk, CASE WHEN {changed} THEN 1 ELSE 0 END, "
+        f"CASE WHEN r.comment != d.comment THEN 1 ELSE 0 END, COUNT(*) {joins} "
         f"WHERE {where} AND r.status IN ('approved', 'rejected') GROUP BY 1, 2, 3, 4", args).fetchall(),
         columns=["status", "bulk", "scores_changed", "comment_changed", "n"])
     bulk = int(decided.loc[(decided["bulk"] == 1) & (decided["status"] == "approved"), "n"].sum())
     outcomes = decided[decided["bulk"] == 0].drop(columns="bulk").reset_index(drop=True)
     changes = pd.DataFrame(conn.execute(
-        f"SELECT j.key, json_extract(d.scores, '$.\"' || j.key || '\"'), j.value, COUNT(*) "
+        f"SELECT j.key, CAST(json_extract(d.scores, '$.\"' || j.key || '\"') AS REAL), CAST(j.value AS REAL), COUNT(*) "
         f"{base.replace('WHERE', ', json_each(r.scores) j WHERE')} AND r.status = 'approved' "
         f"AND json_extract(d.scores, '$.\"' || j.key || '\"') IS NOT NULL GROUP BY 1, 2, 3", args).fetchall(),
         columns=["criterion", "ai", "teacher", "n"])

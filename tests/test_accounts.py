@@ -8,6 +8,7 @@ import factories as f
 from core.accounts import identity as accounts
 from core.errors import ConfigError, ConflictError, Forbidden, NotSignedIn
 from core.settings import load_settings
+from stored import stored_text
 
 
 def stamp_ago(seconds: float) -> str:
@@ -31,16 +32,15 @@ def test_the_first_account_is_an_admin_and_only_admins_add_users_after_it(conn):
         accounts.add_user(conn, username="short", role="ta", password="short", actor=f.actor())
 
 
-def test_passwords_are_argon2id_hashes_never_the_password(conn, db_path):
+def test_passwords_are_argon2id_hashes_never_the_password(conn):
     accounts.add_user(conn, username="anna", role="admin", password="my very secret words")
     stored = conn.execute("SELECT password_hash FROM users").fetchone()[0]
     assert stored.startswith("$argon2id$")
-    conn.conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    assert b"my very secret words" not in db_path.read_bytes()
+    assert "my very secret words" not in stored_text(conn)
     actor, token = accounts.sign_in(conn, "anna", "my very secret words")
     assert actor.role == "admin" and actor.all_courses
     assert conn.execute("SELECT COUNT(*) FROM sessions WHERE token_hash = ?", [token]).fetchone()[0] == 0
-    assert token.encode() not in db_path.read_bytes()
+    assert token not in stored_text(conn)
 
 
 def test_a_failed_sign_in_never_says_which_part_was_wrong(conn):

@@ -12,6 +12,7 @@ from core import data_care
 from core.accounts.access import Actor
 from core.signoff import actions, release
 from lti_support import client, launched, lti_env, member, platform  # noqa: F401  (fixtures)
+from stored import broken_foreign_keys
 
 ADMIN = Actor("ann", role="admin")
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 2}
@@ -58,7 +59,7 @@ def test_deleting_a_course_and_retention_leave_no_lms_rows(conn, lms_course):
     counts = data_care.delete_course(conn, c["course_id"], actor=ADMIN)
     assert (counts["lti_passbacks"], counts["lti_roster"], counts["lti_line_items"]) == (2, 2, 1)
     assert all(count(conn, t) == 0 for t in LMS_TABLES)
-    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert broken_foreign_keys(conn) == []
 
 
 def test_retention_deletes_an_expired_courses_lms_rows(conn, lms_course):

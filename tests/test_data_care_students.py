@@ -11,6 +11,7 @@ from core import data_care
 from core.accounts import access
 from core.students import links, sessions
 from student_support import classroom, token_of
+from stored import broken_foreign_keys
 
 ADMIN = f.actor("admin")
 
@@ -36,7 +37,7 @@ def test_deleting_a_student_deletes_their_links_and_student_sessions_only(conn):
     assert sessions.resume(conn, c["lti_cookie"]) is None
     assert sessions.resume(conn, c["cookies"][c["kim1"]]).student_id == c["kim"]        # Kim's stay
     assert "private link to a student's feedback" in data_care.deleted_words(counts)
-    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert broken_foreign_keys(conn) == []
 
 
 def test_deleting_a_course_and_retention_delete_its_links_and_sessions(conn):
@@ -52,7 +53,7 @@ def test_deleting_a_course_and_retention_delete_its_links_and_sessions(conn):
     assert done[0]["deleted"]["student_links"] == 2 and done[0]["deleted"]["student_sessions"] == 3
     assert _count(conn, "SELECT COUNT(*) FROM student_links") == 0
     assert sessions.resume(conn, other_cookie).student_id == kept
-    assert conn.execute("PRAGMA foreign_key_check").fetchall() == []
+    assert broken_foreign_keys(conn) == []
 
 
 def test_a_backup_holds_the_links_and_a_restore_ends_every_student_session(conn, db_path, tmp_path):

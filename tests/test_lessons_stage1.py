@@ -12,6 +12,7 @@ from core.lessons.spec import LessonSpec, split_front_matter
 from db import lessons as lessons_db
 from lesson_helpers import LESSON, add_lesson
 from core.accounts.access import Actor
+from stored import column_names
 
 SPEC = LessonSpec(title="The water cycle", target_grade=5, min_words=40,
                   objectives=["Explain how the sun's heat makes water evaporate",
@@ -213,6 +214,6 @@ def test_the_lesson_tables_exist_after_migration(conn):
                         "lesson_reviews": {"record", "first_verdict", "is_offline", "tier"},
                         "lesson_fixes": {"before", "after", "status", "gain"},
                         "lesson_references": {"rater", "verdict", "problems"}}.items():
-        assert cols <= {c.name for c in conn[table].columns}, table
-    assert "kind" in {c.name for c in conn["runs"].columns} and "lesson_id" in {c.name for c in conn["llm_calls"].columns}
+        assert cols <= column_names(conn, table), table
+    assert "kind" in column_names(conn, "runs") and "lesson_id" in column_names(conn, "llm_calls")
     assert "lesson_run_items" not in conn.table_names()     # lesson runs' items are in run_items (m018b)

@@ -15,6 +15,7 @@ from core.settings import Settings, load_settings
 from db import llm_calls
 from fake_llm import FakeTransport, ScriptedLLM, StubOpenAIServer, UnexpectedCall
 import factories
+from stored import column_names, index_columns, stored_text
 
 
 class Verdict(BaseModel):
@@ -229,14 +230,9 @@ def test_api_key_is_never_written_to_any_table(conn, db_path, monkeypatch):
             llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx(prompt_hash="other"))
         llmmod.test_connection(settings, db_path)
     llm_calls.save_llm_overrides(conn, {"concurrency": 2})
-    dumped = []
-    for table in conn.table_names():
-        for row in conn.query(f"SELECT * FROM [{table}]"):
-            dumped.append(" ".join(str(v) for v in row.values()))
-    text = "\n".join(dumped)
+    text = stored_text(conn)                             # every table's values (and SQLite's file)
     assert "Incorrect API key" in text                   # the error was recorded ...
     assert secret not in text and "VERYSECRET" not in text  # ... without the key
-    assert secret not in open(db_path, "rb").read().decode("utf-8", "replace")
 
 
 # --- settings overrides and building the LLM ------------------------------------------------
@@ -311,6 +307,5 @@ def test_fake_transport_fails_on_unscripted_request():
 
 
 def test_migration_adds_note_and_mode_columns(conn):
-    cols = {c.name for c in conn["llm_calls"].columns}
-    assert {"note", "response_mode", "cache_key", "status"} <= cols
-    assert any(ix.columns == ["cache_key", "status"] for ix in conn["llm_calls"].indexes)
+    assert {"note", "response_mode", "cache_key", "status"} <= column_names(conn, "llm_calls")
+    assert ["cache_key", "status"] in index_columns(conn, "llm_calls")

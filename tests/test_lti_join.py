@@ -9,12 +9,14 @@ import json
 import logging
 import sqlite3
 
+import db
 import factories as f
 from core.cli import build_parser, main
 from core.lti import links
 from core.signoff import actions, release
 from lti_platform.launch import LEARNER
 from lti_support import client, launch, launch_claims, launched, lti_env, member, platform, signed_in  # noqa: F401
+from stored import lock_wait
 
 HIGH = {"concept_understanding": 3, "real_world_application": 2, "reflection_depth": 3, "clarity": 2}
 
@@ -70,11 +72,12 @@ def test_the_roster_is_read_after_the_launchs_transaction(conn, db_path, platfor
     seen = []
 
     def while_the_lms_answers():
-        other = sqlite3.connect(db_path, timeout=0)
+        other = db.connect(db_path)
+        lock_wait(other, 0)
         try:
             seen.append(other.execute("SELECT COUNT(*) FROM lti_nonces").fetchone()[0])   # the launch committed
-            other.execute("BEGIN IMMEDIATE")                                              # and holds no write lock
-            other.rollback()
+            with db.write_transaction(other):                                             # and holds no write lock
+                pass
             seen.append("free")
         except sqlite3.OperationalError as e:
             seen.append(str(e))

@@ -9,6 +9,7 @@ import pytest
 import factories as f
 from db import reviews
 from shown import plain
+from stored import stored_text
 
 PAGE_FILES = ["pages/home.py", "pages/upload.py", "pages/assess.py", "pages/calibrate.py", "pages/review.py",
               "pages/release.py", "pages/student.py", "pages/compare.py", "pages/lessons.py", "pages/lesson_review.py",
@@ -80,8 +81,7 @@ def test_first_visit_of_a_fresh_database_creates_the_admin(app_test, conn):
     assert "Signed in as Anna Berg (admin)" in plain(" ".join(str(c.value) for c in at.sidebar.caption))
     row = conn.execute("SELECT username, role, password_hash FROM users").fetchone()
     assert row[0] == "anna" and row[1] == "admin" and row[2].startswith("$argon2id$")
-    assert "a long enough secret" not in open(conn.execute("PRAGMA database_list").fetchone()[2], "rb").read() \
-        .decode("latin-1")
+    assert "a long enough secret" not in stored_text(conn)
 
 
 def test_a_database_with_courses_but_no_users_offers_no_first_admin_form(app_test, conn):

@@ -29,6 +29,8 @@ KEYS = (("agg_dirty", ("submission_id",)), ("queue_counts", ("assignment_id", "p
     ("UPDATE s SET x = 1 WHERE id IN (SELECT value FROM json_each(?))",
      "UPDATE s SET x = 1 WHERE id IN (SELECT value::bigint FROM json_each(%s))"),
     ("SELECT CAST(x AS REAL), json_group_object(k, v) FROM t", "SELECT CAST(x AS DOUBLE PRECISION), json_object_agg(k, v) FROM t"),
+    ("SELECT 1 FROM t WHERE a IN () OR b NOT IN ( ) OR c IN (?)",
+     "SELECT 1 FROM t WHERE a = ANY('{}') OR b <> ALL('{}') OR c IN (%s)"),
 ])
 def test_sqlite_statements_are_said_in_postgresql(sqlite, postgres):
     assert translate(sqlite, KEYS) == postgres

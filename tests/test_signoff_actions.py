@@ -3,12 +3,14 @@ from __future__ import annotations
 
 import pytest
 
+import db
 import factories as f
 from core.signoff import triage
 from core.errors import ConflictError, FairMarkError, NotFound, RubricError
 from core.signoff import actions
 from db import drafts, reviews, submissions
 from signoff_items import HIGH, LOW, audited, course, make_item  # noqa: F401  (course: a fixture)
+from stored import lock_wait
 from core.accounts.access import Actor
 
 
@@ -220,15 +222,13 @@ def test_failed_ai_item_is_marked_by_hand_without_reason(conn, course):
 
 def _hold_write_lock(db_path, seconds: float, started):
     """Another connection (the background worker) holds the write lock, then commits."""
-    import sqlite3
     import time
 
-    conn = sqlite3.connect(str(db_path), isolation_level=None)
-    conn.execute("BEGIN IMMEDIATE")
-    conn.execute("INSERT INTO audit_log (actor, action, entity) VALUES ('worker', 'tick', 'runs')")
-    started.set()
-    time.sleep(seconds)
-    conn.execute("COMMIT")
+    conn = db.connect(db_path)
+    with db.write_transaction(conn):
+        conn.execute("INSERT INTO audit_log (actor, action, entity) VALUES ('worker', 'tick', 'runs')")
+        started.set()
+        time.sleep(seconds)
     conn.close()
 
 
@@ -257,7 +257,7 @@ def test_save_while_the_database_stays_locked_is_a_clear_conflict(conn, db_path,
 
     sid = make_item(conn, course)
     actions.open_item(conn, sid, actor=Actor("ann", role="admin"))
-    conn.execute("PRAGMA busy_timeout = 100")  # the worker holds the lock longer than we wait
+    lock_wait(conn, 100)  # the worker holds the lock longer than we wait
     started = threading.Event()
     worker = threading.Thread(target=_hold_write_lock, args=(db_path, 1.0, started))
     worker.start()

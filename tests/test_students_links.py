@@ -24,6 +24,7 @@ from core.text import escape_commonmark
 from core.web import server
 from db import student_links as links_db
 from student_support import approve, classroom, token_of
+from stored import stored_anywhere
 
 
 @pytest.fixture
@@ -33,15 +34,8 @@ def web():
 
 
 def _stored_anywhere(conn, secret: str) -> list[str]:
-    """Tables with a text cell holding `secret`."""
-    found = []
-    for (table,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall():
-        cols = [r[1] for r in conn.execute(f"PRAGMA table_info({table})")]
-        for col in cols:
-            if conn.execute(f"SELECT COUNT(*) FROM {table} WHERE CAST({col} AS TEXT) LIKE ?",
-                            [f"%{secret}%"]).fetchone()[0]:
-                found.append(f"{table}.{col}")
-    return found
+    """Tables with a text cell holding `secret` (tests/stored.py: on SQLite or PostgreSQL)."""
+    return stored_anywhere(conn, secret)
 
 
 def test_a_release_mints_a_256_bit_link_per_released_item_and_stores_only_its_hash(conn):

@@ -12,8 +12,10 @@ lock taken up front) is BEGIN plus a transaction-scoped advisory lock that every
 takes: one read-then-write at a time across every host, as SQLite's one writer on one file. "BEGIN"
 (db.read_snapshot) is a REPEATABLE READ transaction: one state of the database for several reads.
 
-Errors: a broken constraint is raised as sqlite3.IntegrityError and a lock that could not be had as
-sqlite3.OperationalError("database is locked …"), the classes core already handles.
+Errors: a broken constraint is raised as sqlite3.IntegrityError (its message begins with SQLite's
+"UNIQUE constraint failed: …", naming PostgreSQL's constraint) and a lock that could not be had as
+sqlite3.OperationalError("database is locked …"), the classes core already handles; a missing table
+or column, or SQL PostgreSQL cannot read, is sqlite3.OperationalError too, as SQLite raises it.
 """
 from __future__ import annotations
 
@@ -90,12 +92,22 @@ class Cursor:
         return iter(self.fetchall())
 
 
+# SQLite's words for a broken constraint, which core may look for (e.g. "UNIQUE" in the message).
+_CONSTRAINTS = ((psycopg.errors.UniqueViolation, "UNIQUE"), (psycopg.errors.NotNullViolation, "NOT NULL"),
+                (psycopg.errors.ForeignKeyViolation, "FOREIGN KEY"), (psycopg.errors.CheckViolation, "CHECK"))
+
+
 def _mapped(e: psycopg.Error) -> Exception:
     if isinstance(e, psycopg.errors.IntegrityError):
-        return sqlite3.IntegrityError(str(e).splitlines()[0])
+        kind = next((word for cls, word in _CONSTRAINTS if isinstance(e, cls)), "")
+        name = getattr(e.diag, "constraint_name", None) or ""
+        said = f"{kind} constraint failed: {name} ({str(e).splitlines()[0]})" if kind else str(e).splitlines()[0]
+        return sqlite3.IntegrityError(said)
     if isinstance(e, (psycopg.errors.LockNotAvailable, psycopg.errors.SerializationFailure,
                       psycopg.errors.DeadlockDetected, psycopg.errors.QueryCanceled)):
         return sqlite3.OperationalError(f"database is locked ({str(e).splitlines()[0]})")
+    if (e.sqlstate or "").startswith("42"):   # no such table or column, bad SQL (class 42)
+        return sqlite3.OperationalError(str(e).splitlines()[0])
     return e
 
 

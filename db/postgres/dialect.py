@@ -17,6 +17,10 @@ _WORD_PAIRS = [
     (re.compile(r"\bIS\s+NOT\s+(?!NULL\b|TRUE\b|FALSE\b|DISTINCT\b)", re.I), "IS DISTINCT FROM "),
     (re.compile(r"\bIS\s+(?!NOT\b|NULL\b|TRUE\b|FALSE\b|DISTINCT\b)", re.I), "IS NOT DISTINCT FROM "),
     (re.compile(r"\bAS\s+REAL\b", re.I), "AS DOUBLE PRECISION"),
+    # An empty list (no ids given): SQLite's x IN () is false and x NOT IN () true; PostgreSQL has
+    # no empty list, but an empty array typed by x says the same.
+    (re.compile(r"\bNOT\s+IN\s*\(\s*\)", re.I), "<> ALL('{}')"),
+    (re.compile(r"\bIN\s*\(\s*\)", re.I), "= ANY('{}')"),
     (re.compile(r"\bNOT\s+LIKE\b", re.I), "NOT ILIKE"),
     (re.compile(r"(?<!NOT )\bLIKE\b", re.I), "ILIKE"),
     (re.compile(r"\bWHERE\s+1\b(?!\s*[=<>])", re.I), "WHERE TRUE"),
