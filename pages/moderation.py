@@ -130,7 +130,7 @@ if aid is not None:
 
     if view["sample"]:
         st.subheader(t("The sample"))
-        st.dataframe([{t("Student"): s["student"], t("AI's band"): s["stratum"].split(" · ")[0],
+        st.dataframe([{t("Student"): s["student"], t("AI's band"): t(s["stratum"].split(" · ")[0]),   # core.calibration.draw.BANDS
                        t("First marker"): _common.person(s["first_marker"] or "—"),
                        t("Second marker"): _common.person(s["second_marker"]),
                        t("Second mark"): t("done") if s["marked"] else t("waiting")} for s in view["sample"]],

@@ -14,10 +14,11 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import GateError, NotFound
+from core.language.interface import N_, Message
 from db import calibration, courses, drafts, now, write_transaction
 from db.submissions import get_submission
 
-HIDDEN = ("This reflection is in the calibration set: score it blind on the Calibrate page first. "
+HIDDEN = N_("This reflection is in the calibration set: score it blind on the Calibrate page first. "
           "Its AI draft stays hidden until a blind score is saved.")
 
 
@@ -30,7 +31,7 @@ def require_visible(conn: Database, submission_id: int) -> None:
     """Raise GateError while the item's AI draft must stay hidden (blind-pending). Called by
     core.signoff.actions.open_item after its own check."""
     if calibration.is_blind_pending(conn, submission_id):
-        raise GateError(HIDDEN)
+        raise GateError(Message(HIDDEN))
 
 
 def save(conn: Database, submission_id: int, scores: dict, *, actor: Actor) -> dict:

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import GateError
+from core.language.interface import N_
 from core.signoff.actions import writing
 from db import calibration, courses, loads, now
 
@@ -36,7 +37,8 @@ class SetState:
     available: int           # items that could still be drawn
 
 
-BANDS = ("low band", "high band")
+BANDS = (N_("low band"), N_("high band"))
+HALVES = (N_("shorter half"), N_("longer half"))   # a stratum's parts a page translates (`t`)
 
 
 def seen_by(item: dict, actor: Actor) -> dict:
@@ -81,7 +83,7 @@ def strata(conn: Database, assignment_id: int, group_by: str | None = None, *, a
         scores = loads(r["scores"], {}) or {}
         mean = sum(scores.values()) / len(scores) if scores else rubric.scale_min
         parts = [BANDS[0] if rubric.low_band(mean) else BANDS[1],
-                 "shorter half" if r["word_count"] <= median else "longer half"]
+                 HALVES[0] if r["word_count"] <= median else HALVES[1]]
         if group_by:
             value = (loads(r["attributes"], {}) or {}).get(group_by)
             parts.append(f"{group_by}: {value if value not in (None, '') else '(not recorded)'}")
