@@ -43,7 +43,7 @@ def banner(r: dict, *, short: bool = False) -> dict:
         gap = r["band_gap"]
         (st.warning if gap["held_back"] else st.caption)(escape_markdown(t("Band gap: {gap}", gap=said(gap["text"]))))
         for g in r.get("group_gaps") or []:
-            (st.warning if g["over_bar"] else st.caption)(escape_markdown(t("Group gap, {gap}", gap=g["text"])))
+            (st.warning if g["over_bar"] else st.caption)(escape_markdown(t("Group gap, {gap}", gap=said(g["text"]))))
     if not short and (note := judges.one_family_note(_common.settings())):
         # The family rule (issue 22): judges of one family prefer their own family's writing.
         st.warning(escape_markdown(note), icon=":material/diversity_3:")

@@ -189,3 +189,15 @@ def test_the_moderation_sample_names_the_ai_band_in_swedish(app_test, conn):
     sample = next(d.value for d in at.dataframe if "Andra bedömaren" in d.value.columns)
     bands = set(sample.iloc[:, 1])
     assert bands and bands <= {"låg nivå", "hög nivå"}, bands
+
+
+def test_the_group_gap_reads_english_and_swedish(conn):
+    from test_bulk_eligibility import test_the_group_gap_is_reported_where_students_have_groups as seeded_gap
+
+    seeded_gap(conn)   # its own checks of the English, on this test's database
+    aid = conn.execute("select max(id) from assignments").fetchone()[0]
+    g = readiness.readiness(conn, aid, actor=ANN)["group_gaps"][0]
+    old_span = f", 95% interval {g['ci'][0]:+.2f} to {g['ci'][1]:+.2f}" if g["ci"] else ", no interval yet"
+    assert g["text"] == (f"section: MAE {g['mae_gap']:.2f} higher for A than for B{old_span}"
+                         + (", above the bar of 0.30." if g["over_bar"] else ", under the bar of 0.30."))
+    assert SV.said(g["text"]).startswith("section: MAE 1.00 högre för A än för B, ")

@@ -70,12 +70,26 @@ def group_gaps(pairs: pd.DataFrame, lo: int, hi: int, *, max_gap: float, n_boot:
         diff, ci = rep["difference"].get("mae"), rep["difference"].get("mae_ci")
         if diff is None or diff != diff:
             out.append({"attribute": attr, "groups": [], "mae_gap": None, "ci": None, "over_bar": False,
-                        "text": f"{attr}: group gap not measurable yet ({rep['difference']['notes'].get('mae', '')})."})
+                        "text": Message("{attribute}: group gap not measurable yet ({note}).", attribute=attr,
+                                        note=rep["difference"]["notes"].get("mae", ""))})   # the note: metrics' (English)
             continue
         top, bottom = rep["difference"]["mae_pair"]
         over = ci is not None and ci[1] > max_gap + 1e-9
-        span = f", 95% interval {ci[0]:+.2f} to {ci[1]:+.2f}" if ci else ", no interval yet"
         out.append({"attribute": attr, "groups": [top, bottom], "mae_gap": diff, "ci": ci, "over_bar": over,
-                    "text": f"{attr}: MAE {diff:.2f} higher for {top} than for {bottom}{span}"
-                            + (f", above the bar of {max_gap:.2f}." if over else f", under the bar of {max_gap:.2f}.")})
+                    "text": _group_text(attr, diff, top, bottom, ci, over, max_gap)})
     return out
+
+
+def _group_text(attr, diff: float, top, bottom, ci, over: bool, max_gap: float) -> Message:
+    """One attribute's group gap in a sentence (a Message; the attribute and groups as recorded)."""
+    values = dict(attribute=attr, gap=f"{diff:.2f}", top=top, bottom=bottom, bar=f"{max_gap:.2f}")
+    if ci:
+        values.update(low=f"{ci[0]:+.2f}", high=f"{ci[1]:+.2f}")
+        return (Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, 95% interval {low} to {high}, above "
+                        "the bar of {bar}.", **values) if over else
+                Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, 95% interval {low} to {high}, under "
+                        "the bar of {bar}.", **values))
+    return (Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, no interval yet, above the bar of {bar}.",
+                    **values) if over else
+            Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, no interval yet, under the bar of {bar}.",
+                    **values))
