@@ -201,3 +201,20 @@ def test_the_group_gap_reads_english_and_swedish(conn):
     assert g["text"] == (f"section: MAE {g['mae_gap']:.2f} higher for A than for B{old_span}"
                          + (", above the bar of 0.30." if g["over_bar"] else ", under the bar of 0.30."))
     assert SV.said(g["text"]).startswith("section: MAE 1.00 högre för A än för B, ")
+
+
+def test_the_calibration_refusals_read_english_and_russian(conn):
+    c, sids = course_with_drafts(conn, 2)
+    with pytest.raises(GateError) as e:
+        draw.draw(conn, c["assignment_id"], size=0, actor=ANN)
+    assert str(e.value) == "the calibration set size must be between 1 and 200, not 0"
+    assert RU.said(e.value) == "размер калибровочного набора должен быть от 1 до 200, а не 0"
+    with pytest.raises(GateError) as e:
+        draw.skip(conn, c["assignment_id"], sids[0], actor=ANN)
+    assert str(e.value) == (f"submission {sids[0]} is not a pending item of this calibration set (already scored "
+                            "blind, or not in the set)")
+    assert SV.said(e.value).startswith(f"inlämning {sids[0]} är inte ett väntande arbete")
+    with pytest.raises(Exception) as e:
+        readiness.Bar(qwk_min=0.5, qwk_ci_low_min=0.6).checked()
+    assert str(e.value) == "the QWK interval's lower bound cannot be required above the QWK itself (0.6 > 0.5)"
+    assert SV.said(e.value) == "QWK-intervallets nedre gräns kan inte krävas högre än själva QWK (0.6 > 0.5)"

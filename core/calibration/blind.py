@@ -40,7 +40,8 @@ def save(conn: Database, submission_id: int, scores: dict, *, actor: Actor) -> d
     access.check(conn, actor, "calibrate", submission=submission_id)
     sub = get_submission(conn, submission_id)
     if not calibration.in_set(conn, submission_id):
-        raise NotFound(f"submission {submission_id} is not in a calibration set; draw the set on the Calibrate page")
+        raise NotFound(Message("submission {id} is not in a calibration set; draw the set on the Calibrate page",
+                               id=submission_id))
     rubric = courses.assignment_rubric(conn, sub["assignment_id"])
     clean = rubric.validate_scores({k: v for k, v in scores.items() if v is not None})
     with write_transaction(conn):

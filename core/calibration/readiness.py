@@ -55,10 +55,11 @@ class Bar:
         for name, (lo, hi) in limits.items():
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"{name} must be a number between {lo} and {hi}, not {value!r}")
+                raise ConfigError(Message("{name} must be a number between {lo} and {hi}, not {value!r}", name=name,
+                                          lo=lo, hi=hi, value=value))
         if self.qwk_ci_low_min > self.qwk_min:
-            raise ConfigError("the QWK interval's lower bound cannot be required above the QWK itself "
-                              f"({self.qwk_ci_low_min} > {self.qwk_min})")
+            raise ConfigError(Message("the QWK interval's lower bound cannot be required above the QWK itself "
+                                      "({low} > {qwk})", low=self.qwk_ci_low_min, qwk=self.qwk_min))
         return self
 
     def text(self) -> Message:
