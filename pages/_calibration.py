@@ -8,11 +8,11 @@ import math
 import pandas as pd
 import streamlit as st
 
-from core.calibration import NOT_CALIBRATED, blind
+from core.calibration import NOT_CALIBRATED, blind, draw
 from core.judging import judges
 from core.text import escape_markdown
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 
 def _ci(ci, digits: int = 2) -> str:
@@ -30,20 +30,20 @@ def banner(r: dict, *, short: bool = False) -> dict:
     the bar); returns it. `short`: the drafts' version ("AI not yet calibrated for this
     assignment", and why)."""
     if r["ready"]:
-        st.caption(":material/verified: " + escape_markdown(r["message"]))
+        st.caption(":material/verified: " + escape_markdown(said(r["message"])))
     elif short:
-        st.warning(f"**{NOT_CALIBRATED}.** " + tn("Treat its scores as a first guess: {count} students scored blind "
+        st.warning(f"**{t(NOT_CALIBRATED)}.** " + tn("Treat its scores as a first guess: {count} students scored blind "
                                                  "so far (see Calibrate).", "Treat its scores as a first guess: "
                                                  "{count} students scored blind so far (see Calibrate).",
                                                  r["students"]), icon=":material/tune:")
     else:
-        st.warning(escape_markdown(r["message"]), icon=":material/tune:")
+        st.warning(escape_markdown(said(r["message"])), icon=":material/tune:")
     if not short and r.get("band_gap"):
         # The fairness part of the bar (issue 22): the band gap, and the group gaps where groups exist.
         gap = r["band_gap"]
-        (st.warning if gap["held_back"] else st.caption)(escape_markdown(t("Band gap: {gap}", gap=gap["text"])))
+        (st.warning if gap["held_back"] else st.caption)(escape_markdown(t("Band gap: {gap}", gap=said(gap["text"]))))
         for g in r.get("group_gaps") or []:
-            (st.warning if g["over_bar"] else st.caption)(escape_markdown(t("Group gap, {gap}", gap=g["text"])))
+            (st.warning if g["over_bar"] else st.caption)(escape_markdown(t("Group gap, {gap}", gap=said(g["text"]))))
     if not short and (note := judges.one_family_note(_common.settings())):
         # The family rule (issue 22): judges of one family prefer their own family's writing.
         st.warning(escape_markdown(note), icon=":material/diversity_3:")
@@ -64,14 +64,21 @@ def offsets(found: list[dict]) -> None:
     """Systematic offsets against the blind scores (core.calibration.offset), said plainly
     (never corrected)."""
     for o in found:
-        st.info(escape_markdown(o["message"]), icon=":material/straighten:")
+        st.info(escape_markdown(said(o["message"])), icon=":material/straighten:")
 
 
 def hidden_notice() -> None:
     """For a calibration item nobody has scored blind: say why its draft is hidden, and where
     to go instead (the caller shows nothing of the draft)."""
-    st.info(blind.HIDDEN, icon=":material/visibility_off:")
+    st.info(t(blind.HIDDEN), icon=":material/visibility_off:")
     st.page_link("pages/calibrate.py", label=t("Score it blind on Calibrate"), icon=":material/tune:")
+
+
+def stratum(text: str) -> str:
+    """A calibration or moderation stratum ("low band · shorter half · ell: yes") in the reader's
+    language: core's parts translated (core.calibration.draw.BANDS, HALVES), a group's name and value as they are."""
+    known = {*draw.BANDS, *draw.HALVES}
+    return " · ".join(t(part) if part in known else part for part in (text or "").split(" · "))
 
 
 def table(r: dict) -> pd.DataFrame:
@@ -88,7 +95,7 @@ def table(r: dict) -> pd.DataFrame:
                 " (" + tn("{count} double-scored", "{count} double-scored", c["ceiling_students"]) + ")"
                 if c["ceiling_students"] else ""),
             t("Ready"): t("yes") if c["ready"] else t("no"),
-            t("What is missing"): "; ".join(c["reasons"]) or "—",   # core's reasons (English)
+            t("What is missing"): "; ".join(map(said, c["reasons"])) or "—",   # core's reasons (Messages)
             t("More students likely needed"): "—" if c["more_needed"] is None else str(c["more_needed"]),
         })
     return pd.DataFrame(rows)

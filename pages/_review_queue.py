@@ -14,7 +14,7 @@ from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import bulk, eligibility, labels, review_view
 from pages import _calibration, _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 FILTER_KEYS = ("rq_status", "rq_group", "rq_criterion", "rq_score", "rq_flag", "rq_search", "rq_bulk", "rq_all")
 # The "no filter" choice of each selectbox. A real value, not None: keep_filters() writes the
@@ -137,7 +137,7 @@ def _bulk(conn, aid: int, panel: dict | None) -> None:
         return
     me = _common.actor()
     if block := panel["block"]:
-        st.info(block)
+        st.info(said(block))   # core's Message (core.calibration.readiness.block_text)
         return
     state = panel["state"]
     if state.candidates == 0:

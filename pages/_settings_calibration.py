@@ -6,13 +6,13 @@ import streamlit as st
 from core.calibration import NOT_CALIBRATED, readiness
 from core.errors import FairMarkError
 from pages import _common
-from pages._i18n import t
+from pages._i18n import said, t
 
 
 def render(conn) -> None:
     bar = readiness.get_bar(conn)
     st.caption(t("Per assignment and criterion, the AI is compared with teachers' blind calibration scores. Below "
-                 "this bar its drafts say \"{notice}\" and bulk approval is off.", notice=NOT_CALIBRATED))
+                 "this bar its drafts say \"{notice}\" and bulk approval is off.", notice=t(NOT_CALIBRATED)))
     with st.form("cal_bar"):
         c1, c2, c3, c4 = st.columns(4)
         students = c1.number_input(t("Students scored blind, at least"), min_value=2, max_value=10_000,
@@ -29,5 +29,5 @@ def render(conn) -> None:
             except FairMarkError as e:
                 _common.show_error(e)
             else:
-                st.success(t("Saved: {bar}.", bar=readiness.get_bar(conn).text()))
-    st.caption(t("Default: {bar}.", bar=readiness.Bar().text()))   # the bar's sentence is core's (English)
+                st.success(t("Saved: {bar}.", bar=said(readiness.get_bar(conn).text())))
+    st.caption(t("Default: {bar}.", bar=said(readiness.Bar().text())))   # the bar's sentence: a core Message

@@ -6,7 +6,7 @@ from core.calibration import blind, calibrate_view, draw, readiness
 from core.errors import FairMarkError
 from core.text import escape_markdown
 from pages import _calibration, _common, _offline_scorer
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 st.title(t("Calibrate"))
 st.caption(t("Score a small, stratified set of reflections without seeing the AI's scores or comment. Your blind "
@@ -109,7 +109,7 @@ def _set(conn, aid: int, rubric, view: dict) -> None:
             c1.markdown(f"**{escape_markdown(item['name'] or item['external_id'])}** · "
                         + tn("{count} word", "{count} words", item["word_count"]))
             if item["stratum"]:  # without the AI's band until you scored it (core.calibration.draw.seen_by)
-                c1.caption(escape_markdown(item["stratum"]))
+                c1.caption(escape_markdown(_calibration.stratum(item["stratum"])))
             mine = me in raters
             c2.caption((t("You scored it") if mine else t("Not scored by you yet")) + " · "
                        + (t("scored by {raters}", raters=escape_markdown(", ".join(map(_common.person, raters))))
@@ -149,7 +149,7 @@ if aid is not None:
         with st.expander(t("The AI against your blind scores, per criterion"), expanded=r["students"] > 0):
             st.dataframe(_calibration.table(r), hide_index=True, width="stretch")
             st.caption(t("The bar (set by an admin in Settings): {bar}. Intervals resample students. Items used as "
-                         "the AI's examples are never scored on themselves.", bar=readiness.Bar(**r["bar"]).text()))
+                         "the AI's examples are never scored on themselves.", bar=said(readiness.Bar(**r["bar"]).text())))
             _offline_scorer.summary(view["offline_scorer"])
         st.subheader(t("Calibration set"))
         _set(conn, aid, rubric, view)

@@ -130,7 +130,8 @@ if aid is not None:
 
     if view["sample"]:
         st.subheader(t("The sample"))
-        st.dataframe([{t("Student"): s["student"], t("AI's band"): s["stratum"].split(" · ")[0],
+        # the AI's band: the stratum's first part, an N_ label (core.calibration.draw.BANDS)
+        st.dataframe([{t("Student"): s["student"], t("AI's band"): t(s["stratum"].split(" · ")[0]),
                        t("First marker"): _common.person(s["first_marker"] or "—"),
                        t("Second marker"): _common.person(s["second_marker"]),
                        t("Second mark"): t("done") if s["marked"] else t("waiting")} for s in view["sample"]],

@@ -22,13 +22,13 @@ CONVERTED = (
     "pages/_signin.py",
     "pages/_common.py",
     "pages/home.py",
-    "pages/_calibration.py",   # readiness, offsets, the hidden draft's notice and what is missing are core's (English)
+    "pages/_calibration.py",   # readiness, offsets, the hidden draft's notice and what is missing: core's Messages and N_ labels
     "pages/_student_view.py",
     "pages/_student_appeal.py",
     "pages/student.py",
     "pages/settings.py",   # its title and tab names; its tabs' modules are listed each on its own
     "pages/_settings_users.py",
-    "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …") is core's (English)
+    "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …"): a core Message
     "pages/_settings_llm.py",   # the agents' names and duties and a failed test's error are core's (English)
     "pages/_settings_judges.py",
     "pages/_settings_lti.py",
@@ -51,8 +51,8 @@ CONVERTED = (
     "pages/costs.py",   # its charts' axes and legends are core's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
     "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
-    "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
-    "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
+    "pages/moderation.py",   # core's refusals are core's (English); the strata's band is an N_ label
+    "pages/calibrate.py",   # the offline scorer's summary is core's (English); the strata and the bar's sentence are translated
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
     "pages/agreement.py",   # core's: the judges' notes, the charts' axes
     "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
@@ -66,7 +66,9 @@ CONVERTED = (
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
-                 "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
+                 "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py",
+                 "core/calibration/__init__.py", "core/calibration/readiness.py", "core/calibration/blind.py",
+                 "core/calibration/draw.py", "core/calibration/offset.py", "core/calibration/band_gap.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

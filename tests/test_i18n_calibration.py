@@ -1,6 +1,6 @@
 """The Moderation, Calibrate and Settings' calibration pages in Swedish and Russian (AppTest): a
 teacher whose browser speaks the language reads the titles, labels and table headers in it (what
-core names, the strata, readiness and the bar's sentence, is still English)."""
+core names, the strata, readiness and the bar's sentence, is translated too: tests/test_i18n_readiness.py)."""
 from __future__ import annotations
 
 import factories as f
@@ -121,20 +121,21 @@ def _settings(app_test, locale):
 
 def test_the_calibration_bar_in_settings_speaks_swedish_and_saves(app_test, conn, monkeypatch):
     from core.calibration import readiness
+    from core.language.interface import Interface
 
     at = _settings(app_test, "sv-SE")
     assert not at.exception, at.exception
     assert at.number_input(key="bar_students").label == "Blint bedömda studenter, minst"
     assert at.number_input(key="bar_bias").label == "|Systematisk avvikelse| högst (poäng)"
     assert any(c.value.startswith("Per uppgift och kriterium jämförs AI:n") and
-               "”AI not yet calibrated for this assignment”" in c.value for c in at.caption)
+               "”AI:n är ännu inte kalibrerad för den här uppgiften”" in c.value for c in at.caption)
     _reads(monkeypatch, "sv")
     at.number_input(key="bar_students").set_value(20)
     at.button(key="FormSubmitter:cal_bar-Spara ribban").click().run()
     assert not at.exception, at.exception
     assert readiness.get_bar(conn).min_students == 20
     assert [s.value for s in at.success if s.value.startswith("Sparat: ")] == [
-        "Sparat: " + readiness.get_bar(conn).text() + "."]
+        "Sparat: " + Interface("sv").said(readiness.get_bar(conn).text()) + "."]
 
 
 def test_the_calibration_bar_in_settings_speaks_russian(app_test, conn):

@@ -20,4 +20,6 @@ seeing the AI's scores or comment — and FairMark compares the AI with those sc
 
 The SQL is in db/calibration.py; pages only call these modules.
 """
-NOT_CALIBRATED = "AI not yet calibrated for this assignment"
+from core.language.interface import N_
+
+NOT_CALIBRATED = N_("AI not yet calibrated for this assignment")   # translated where shown: t(NOT_CALIBRATED)

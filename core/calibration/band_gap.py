@@ -20,9 +20,8 @@ from __future__ import annotations
 import pandas as pd
 
 from core import metrics
+from core.language.interface import Message
 from core.metrics.fairness import group_report
-
-BAND_NAMES = {"low": "weaker students (low band)", "high": "stronger students (high band)"}
 
 
 def band_gap(pairs: pd.DataFrame, lo: int, hi: int, *, cut: float, max_gap: float, n_boot: int, seed: int = 0) -> dict:
@@ -36,20 +35,27 @@ def band_gap(pairs: pd.DataFrame, lo: int, hi: int, *, cut: float, max_gap: floa
             out["ci"] = [out["delta_mae"], out["delta_mae"]]   # every resample agrees: that is its interval
     d, ci = out["delta_mae"], out["ci"]
     if ci is None:
-        out["text"] = ("Not measurable yet: it needs blind scores in both the low and the high band "
-                       f"(the bar: ΔMAE under {max_gap:.2f}).")
+        out["text"] = Message("Not measurable yet: it needs blind scores in both the low and the high band "
+                              "(the bar: ΔMAE under {bar}).", bar=f"{max_gap:.2f}")
         return out
     worse = "low" if d >= 0 else "high"
     upper = ci[1] if worse == "low" else -ci[0]
     out.update(worse_band=worse, upper=round(upper, 3))
-    measured = (f"ΔMAE (low band − high band) {d:+.2f}, 95% interval {ci[0]:+.2f} to {ci[1]:+.2f}, "
-                f"on {out['students']} students' blind scores")
+    # Messages: English as str, translated on a page with `said`
+    measured = Message("ΔMAE (low band − high band) {gap}, 95% interval {low} to {high}, on {students} students' "
+                       "blind scores", gap=f"{d:+.2f}", low=f"{ci[0]:+.2f}", high=f"{ci[1]:+.2f}", students=out["students"])
     if upper > max_gap + 1e-9:
         out["held_back"] = worse
-        out["text"] = (f"{measured}: the error may be up to {upper:.2f} larger for {BAND_NAMES[worse]}, above the bar "
-                       f"of {max_gap:.2f}. Drafts the AI put in the {worse} band are not approved in bulk.")
+        values = dict(measured=measured, upper=f"{upper:.2f}", bar=f"{max_gap:.2f}")
+        out["text"] = (Message("{measured}: the error may be up to {upper} larger for weaker students (low band), above "
+                               "the bar of {bar}. Drafts the AI put in the low band are not approved in bulk.", **values)
+                       if worse == "low" else
+                       Message("{measured}: the error may be up to {upper} larger for stronger students (high band), "
+                               "above the bar of {bar}. Drafts the AI put in the high band are not approved in bulk.",
+                               **values))
     else:
-        out["text"] = f"{measured}: under the bar of {max_gap:.2f} in either direction."
+        out["text"] = Message("{measured}: under the bar of {bar} in either direction.", measured=measured,
+                              bar=f"{max_gap:.2f}")
     return out
 
 
@@ -64,12 +70,26 @@ def group_gaps(pairs: pd.DataFrame, lo: int, hi: int, *, max_gap: float, n_boot:
         diff, ci = rep["difference"].get("mae"), rep["difference"].get("mae_ci")
         if diff is None or diff != diff:
             out.append({"attribute": attr, "groups": [], "mae_gap": None, "ci": None, "over_bar": False,
-                        "text": f"{attr}: group gap not measurable yet ({rep['difference']['notes'].get('mae', '')})."})
+                        "text": Message("{attribute}: group gap not measurable yet ({note}).", attribute=attr,
+                                        note=rep["difference"]["notes"].get("mae", ""))})   # the note: metrics' (English)
             continue
         top, bottom = rep["difference"]["mae_pair"]
         over = ci is not None and ci[1] > max_gap + 1e-9
-        span = f", 95% interval {ci[0]:+.2f} to {ci[1]:+.2f}" if ci else ", no interval yet"
         out.append({"attribute": attr, "groups": [top, bottom], "mae_gap": diff, "ci": ci, "over_bar": over,
-                    "text": f"{attr}: MAE {diff:.2f} higher for {top} than for {bottom}{span}"
-                            + (f", above the bar of {max_gap:.2f}." if over else f", under the bar of {max_gap:.2f}.")})
+                    "text": _group_text(attr, diff, top, bottom, ci, over, max_gap)})
     return out
+
+
+def _group_text(attr, diff: float, top, bottom, ci, over: bool, max_gap: float) -> Message:
+    """One attribute's group gap in a sentence (a Message; the attribute and groups as recorded)."""
+    values = dict(attribute=attr, gap=f"{diff:.2f}", top=top, bottom=bottom, bar=f"{max_gap:.2f}")
+    if ci:
+        values.update(low=f"{ci[0]:+.2f}", high=f"{ci[1]:+.2f}")
+        return (Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, 95% interval {low} to {high}, above "
+                        "the bar of {bar}.", **values) if over else
+                Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, 95% interval {low} to {high}, under "
+                        "the bar of {bar}.", **values))
+    return (Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, no interval yet, above the bar of {bar}.",
+                    **values) if over else
+            Message("{attribute}: MAE {gap} higher for {top} than for {bottom}, no interval yet, under the bar of {bar}.",
+                    **values))

@@ -14,10 +14,11 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import GateError, NotFound
+from core.language.interface import N_, Message
 from db import calibration, courses, drafts, now, write_transaction
 from db.submissions import get_submission
 
-HIDDEN = ("This reflection is in the calibration set: score it blind on the Calibrate page first. "
+HIDDEN = N_("This reflection is in the calibration set: score it blind on the Calibrate page first. "
           "Its AI draft stays hidden until a blind score is saved.")
 
 
@@ -30,7 +31,7 @@ def require_visible(conn: Database, submission_id: int) -> None:
     """Raise GateError while the item's AI draft must stay hidden (blind-pending). Called by
     core.signoff.actions.open_item after its own check."""
     if calibration.is_blind_pending(conn, submission_id):
-        raise GateError(HIDDEN)
+        raise GateError(Message(HIDDEN))
 
 
 def save(conn: Database, submission_id: int, scores: dict, *, actor: Actor) -> dict:
@@ -39,7 +40,8 @@ def save(conn: Database, submission_id: int, scores: dict, *, actor: Actor) -> d
     access.check(conn, actor, "calibrate", submission=submission_id)
     sub = get_submission(conn, submission_id)
     if not calibration.in_set(conn, submission_id):
-        raise NotFound(f"submission {submission_id} is not in a calibration set; draw the set on the Calibrate page")
+        raise NotFound(Message("submission {id} is not in a calibration set; draw the set on the Calibrate page",
+                               id=submission_id))
     rubric = courses.assignment_rubric(conn, sub["assignment_id"])
     clean = rubric.validate_scores({k: v for k, v in scores.items() if v is not None})
     with write_transaction(conn):

@@ -19,6 +19,7 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import GateError
+from core.language.interface import N_, Message
 from core.signoff.actions import writing
 from db import calibration, courses, loads, now
 
@@ -36,7 +37,8 @@ class SetState:
     available: int           # items that could still be drawn
 
 
-BANDS = ("low band", "high band")
+BANDS = (N_("low band"), N_("high band"))
+HALVES = (N_("shorter half"), N_("longer half"))   # a stratum's parts a page translates (`t`)
 
 
 def seen_by(item: dict, actor: Actor) -> dict:
@@ -81,7 +83,7 @@ def strata(conn: Database, assignment_id: int, group_by: str | None = None, *, a
         scores = loads(r["scores"], {}) or {}
         mean = sum(scores.values()) / len(scores) if scores else rubric.scale_min
         parts = [BANDS[0] if rubric.low_band(mean) else BANDS[1],
-                 "shorter half" if r["word_count"] <= median else "longer half"]
+                 HALVES[0] if r["word_count"] <= median else HALVES[1]]
         if group_by:
             value = (loads(r["attributes"], {}) or {}).get(group_by)
             parts.append(f"{group_by}: {value if value not in (None, '') else '(not recorded)'}")
@@ -128,15 +130,15 @@ def draw(conn: Database, assignment_id: int, *, size: int = DEFAULT_SIZE, group_
     """Grow the assignment's calibration set to `size` items (items already drawn stay)."""
     access.check(conn, actor, "assess", assignment=assignment_id)
     if not 1 <= int(size) <= MAX_SIZE:
-        raise GateError(f"the calibration set size must be between 1 and {MAX_SIZE}, not {size}")
+        raise GateError(Message("the calibration set size must be between 1 and {max}, not {size}", max=MAX_SIZE, size=size))
     with writing(conn):
         have = len(calibration.items(conn, assignment_id))
         need = int(size) - have
         if need > 0:
             by_stratum = strata(conn, assignment_id, group_by, actor=actor)
             if not by_stratum and not have:
-                raise GateError("nothing to draw: the calibration set needs drafted reflections no teacher has "
-                                "opened yet. Run Assess first (or upload scores declared as calibration)")
+                raise GateError(Message("nothing to draw: the calibration set needs drafted reflections no teacher "
+                                        "has opened yet. Run Assess first (or upload scores declared as calibration)"))
             take = allocate({k: len(v) for k, v in by_stratum.items()}, need)
             picked = [(sid, did, k) for k, n in take.items() for sid, did in _spread(by_stratum[k])[:n]]
             if picked:
@@ -150,5 +152,5 @@ def skip(conn: Database, assignment_id: int, submission_id: int, *, actor: Actor
     access.check(conn, actor, "calibrate", assignment=assignment_id, submission=submission_id)
     with writing(conn):
         if not calibration.remove_item(conn, assignment_id, submission_id, actor=actor):
-            raise GateError(f"submission {submission_id} is not a pending item of this calibration set "
-                            "(already scored blind, or not in the set)")
+            raise GateError(Message("submission {id} is not a pending item of this calibration set (already scored "
+                                    "blind, or not in the set)", id=submission_id))

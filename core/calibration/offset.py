@@ -13,9 +13,28 @@ from sqlite_utils import Database
 from core.accounts import access
 from core import metrics
 from core.accounts.access import Actor
+from core.language.interface import N_, Message
 from db import analytics, courses
 
 MIN_STUDENTS = 5
+WORK = {"low": N_("low-band work"), "high": N_("high-band work")}   # a Message's value, translated with it
+
+
+def message(band: str, bias: float, range_: str, students: int, ci) -> Message:
+    """The offset said plainly, a Message (English as str; a page shows it with `said`).
+
+    >>> message("low", 0.6, "0–1", 7, [0.2, 1.0])[:73]
+    'On this assignment the AI scored 0.6 higher than your blind scores on low'
+    """
+    values = dict(bias=f"{abs(bias):.1f}", work=Message(WORK[band]), range=range_, students=students,
+                  low=f"{ci[0]:+.1f}", high=f"{ci[1]:+.1f}")
+    if bias > 0:
+        return Message("On this assignment the AI scored {bias} higher than your blind scores on {work} (blind scores "
+                       "{range}; {students} students, 95% interval {low} to {high}). Nothing is corrected "
+                       "automatically: check this draft's scores with that in mind.", **values)
+    return Message("On this assignment the AI scored {bias} lower than your blind scores on {work} (blind scores "
+                   "{range}; {students} students, 95% interval {low} to {high}). Nothing is corrected "
+                   "automatically: check this draft's scores with that in mind.", **values)
 
 
 def offsets(conn: Database, assignment_id: int, *, actor: Actor) -> list[dict]:
@@ -40,12 +59,8 @@ def of_assignment(conn: Database, assignment_id: int) -> list[dict]:
             # every resample the same (e.g. always one level high): as systematic as it gets
             ci = b["bias_ci"] or ([b["bias"], b["bias"]] if "same value" in b["notes"].get("bias", "") else None)
             if (b["students"] or 0) >= MIN_STUDENTS and ci and (ci[0] > 0 or ci[1] < 0):
-                way = "higher" if b["bias"] > 0 else "lower"
                 out.append({"band": band, "range": b["range"], "bias": b["bias"], "ci": ci, "students": b["students"],
-                            "message": f"On this assignment the AI scored {abs(b['bias']):.1f} {way} than your blind "
-                                       f"scores on {band}-band work (blind scores {b['range']}; {b['students']} "
-                                       f"students, 95% interval {ci[0]:+.1f} to {ci[1]:+.1f}). Nothing is corrected "
-                                       "automatically: check this draft's scores with that in mind."})
+                            "message": message(band, b["bias"], b["range"], b["students"], ci)})
         return out
 
     analytics.fresh_version(conn)

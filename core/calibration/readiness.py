@@ -30,9 +30,9 @@ from sqlite_utils import Database
 from core.accounts import access
 from core import metrics
 from core.accounts.access import Actor
-from core.calibration import NOT_CALIBRATED
 from core.calibration.band_gap import band_gap, group_gaps
 from core.errors import ConfigError, GateError
+from core.language.interface import Message
 from core.metrics.bootstrap import DEFAULT_BOOT
 from core.settings import load_settings
 from db import analytics, calibration, courses
@@ -55,15 +55,22 @@ class Bar:
         for name, (lo, hi) in limits.items():
             value = getattr(self, name)
             if not isinstance(value, (int, float)) or isinstance(value, bool) or not lo <= value <= hi:
-                raise ConfigError(f"{name} must be a number between {lo} and {hi}, not {value!r}")
+                raise ConfigError(Message("{name} must be a number between {lo} and {hi}, not {value!r}", name=name,
+                                          lo=lo, hi=hi, value=value))
         if self.qwk_ci_low_min > self.qwk_min:
-            raise ConfigError("the QWK interval's lower bound cannot be required above the QWK itself "
-                              f"({self.qwk_ci_low_min} > {self.qwk_min})")
+            raise ConfigError(Message("the QWK interval's lower bound cannot be required above the QWK itself "
+                                      "({low} > {qwk})", low=self.qwk_ci_low_min, qwk=self.qwk_min))
         return self
 
-    def text(self) -> str:
-        return (f"at least {self.min_students} students scored blind, QWK ≥ {self.qwk_min:.2f} with the lower end "
-                f"of its 95% interval ≥ {self.qwk_ci_low_min:.2f}, and |bias| ≤ {self.max_abs_bias:.2f}")
+    def text(self) -> Message:
+        """The bar in words (a Message: English as a str, translated on a page with `said`).
+
+        >>> Bar().text()
+        'at least 16 students scored blind, QWK ≥ 0.60 with the lower end of its 95% interval ≥ 0.30, and |bias| ≤ 0.30'
+        """
+        return Message("at least {students} students scored blind, QWK ≥ {qwk} with the lower end of its 95% interval "
+                       "≥ {low}, and |bias| ≤ {bias}", students=self.min_students, qwk=f"{self.qwk_min:.2f}",
+                       low=f"{self.qwk_ci_low_min:.2f}", bias=f"{self.max_abs_bias:.2f}")
 
 
 def get_bar(conn: Database) -> Bar:
@@ -132,18 +139,19 @@ def _criterion_row(key: str, title: str, pairs: pd.DataFrame, ceiling: pd.DataFr
         row["ceiling_qwk"], row["ceiling_mae"] = c["qwk"], c["mae"]
     else:
         row["ceiling_qwk"] = row["ceiling_mae"] = float("nan")
-    reasons = []
+    reasons = []   # Messages ("What is missing"): English as str, translated on a page with `said`
     if row["students"] < bar.min_students:
-        reasons.append(f"{row['students']} of {bar.min_students} students scored blind")
+        reasons.append(Message("{students} of {min} students scored blind", students=row["students"], min=bar.min_students))
     if not row["qwk"] >= bar.qwk_min:
-        reasons.append(f"QWK {row['qwk']:.2f} below {bar.qwk_min:.2f}" if row["qwk"] == row["qwk"]
-                       else "QWK not measurable yet")
+        reasons.append(Message("QWK {qwk} below {bar}", qwk=f"{row['qwk']:.2f}", bar=f"{bar.qwk_min:.2f}")
+                       if row["qwk"] == row["qwk"] else Message("QWK not measurable yet"))
     if not row["qwk_low"] >= bar.qwk_ci_low_min:
-        reasons.append(f"QWK interval's lower end {row['qwk_low']:.2f} below {bar.qwk_ci_low_min:.2f}"
-                       if row["qwk_low"] == row["qwk_low"] else "no QWK interval yet")
+        reasons.append(Message("QWK interval's lower end {low} below {bar}", low=f"{row['qwk_low']:.2f}",
+                               bar=f"{bar.qwk_ci_low_min:.2f}")
+                       if row["qwk_low"] == row["qwk_low"] else Message("no QWK interval yet"))
     if not abs(row["bias"]) <= bar.max_abs_bias:
-        reasons.append(f"bias {row['bias']:+.2f} beyond ±{bar.max_abs_bias:.2f}" if row["bias"] == row["bias"]
-                       else "bias not measurable yet")
+        reasons.append(Message("bias {bias} beyond ±{bar}", bias=f"{row['bias']:+.2f}", bar=f"{bar.max_abs_bias:.2f}")
+                       if row["bias"] == row["bias"] else Message("bias not measurable yet"))
     row["ready"], row["reasons"] = not reasons, reasons
     ci = row["qwk_ci"] or ([row["qwk_low"], row["qwk_low"]] if row["qwk_low"] == row["qwk_low"] else None)
     row["more_needed"] = more_needed(row["students"], row["qwk"], ci, bar)
@@ -186,26 +194,43 @@ def _readiness(conn: Database, assignment_id: int, bar: Bar, n_boot: int, seed: 
     needs = [r["more_needed"] for r in rows if not r["ready"]]
     more = None if any(n is None for n in needs) else max(needs, default=0)
     status = "ready" if ready else ("no_calibration" if students == 0 else "not_ready")
-    if ready:
-        message = f"AI calibrated for this assignment on {students} students' blind scores ({bar.text()})."
-    elif students == 0:
-        message = f"{NOT_CALIBRATED}: no blind scores yet. Draw a calibration set and score it blind."
-    else:
-        if more is None:
-            hint = ""
-        elif more:
-            hint = f" About {more} more blind-scored students would likely make the interval decisive."
-        else:
-            hint = " More blind scores would likely not change the verdict: see the criteria below the bar."
-        message = f"{NOT_CALIBRATED}: {students} students scored blind so far; the bar is {bar.text()}.{hint}"
     gap = band_gap(pairs, lo, hi, cut=rubric.band_cut, max_gap=max_gap, n_boot=n_boot, seed=seed)
     groups = group_gaps(analytics.pair_counts(conn, scope, reference="blind", by=("student",), attributes=True),
                         lo, hi, max_gap=max_gap, n_boot=n_boot, seed=seed) if students else []
-    if ready and gap["held_back"]:
-        message += f" But {gap['text']}"
     return {"assignment_id": assignment_id, "ready": ready, "status": status, "students": students,
-            "criteria": rows, "more_needed": more, "bar": asdict(bar), "message": message,
+            "criteria": rows, "more_needed": more, "bar": asdict(bar), "message": _message(ready, students, more, bar, gap),
             "band_gap": gap, "group_gaps": groups, "held_back_band": gap["held_back"]}
+
+
+def _message(ready: bool, students: int, more: int | None, bar: Bar, gap: dict) -> Message:
+    """The readiness in one sentence (or two), a Message (the same number in the singular's
+    English as in the plural's: the sentences always said "students")."""
+    if ready and gap["held_back"]:
+        return Message.plural("AI calibrated for this assignment on {count} students' blind scores ({bar}). But {gap}",
+                              "AI calibrated for this assignment on {count} students' blind scores ({bar}). But {gap}",
+                              students, bar=bar.text(), gap=gap["text"])
+    if ready:
+        return Message.plural("AI calibrated for this assignment on {count} students' blind scores ({bar}).",
+                              "AI calibrated for this assignment on {count} students' blind scores ({bar}).",
+                              students, bar=bar.text())
+    if students == 0:
+        return Message("AI not yet calibrated for this assignment: no blind scores yet. Draw a calibration set and "
+                       "score it blind.")
+    if more is None:
+        return Message.plural("AI not yet calibrated for this assignment: {count} students scored blind so far; the bar "
+                              "is {bar}.", "AI not yet calibrated for this assignment: {count} students scored blind "
+                              "so far; the bar is {bar}.", students, bar=bar.text())
+    if more:
+        return Message.plural("AI not yet calibrated for this assignment: {count} students scored blind so far; the bar "
+                              "is {bar}. About {more} more blind-scored students would likely make the interval "
+                              "decisive.", "AI not yet calibrated for this assignment: {count} students scored blind "
+                              "so far; the bar is {bar}. About {more} more blind-scored students would likely make the "
+                              "interval decisive.", students, bar=bar.text(), more=more)
+    return Message.plural("AI not yet calibrated for this assignment: {count} students scored blind so far; the bar is "
+                          "{bar}. More blind scores would likely not change the verdict: see the criteria below the bar.",
+                          "AI not yet calibrated for this assignment: {count} students scored blind so far; the bar is "
+                          "{bar}. More blind scores would likely not change the verdict: see the criteria below the bar.",
+                          students, bar=bar.text())
 
 
 def is_ready(conn: Database, assignment_id: int, *, actor: Actor) -> bool:
@@ -223,16 +248,33 @@ def block_text(conn: Database, assignment_id: int, r: dict) -> str | None:
     """`bulk_block` from the assignment's readiness `r`, for a caller that has checked the actor."""
     if r["ready"]:
         return None
-    missing = "; ".join(f"{row['title']}: {', '.join(row['reasons'])}" for row in r["criteria"] if not row["ready"])
+    missing = _joined([Message("{criterion}: {reasons}", criterion=row["title"], reasons=_joined(row["reasons"], ","))
+                       for row in r["criteria"] if not row["ready"]], ";") or Message("no blind scores yet")
     waiting, drawn = calibration.pending_count(conn, assignment_id), len(calibration.items(conn, assignment_id))
     if waiting:
-        todo = f"Score the {waiting} item{'s' if waiting != 1 else ''} of the calibration set still waiting"
+        todo = Message.plural("Score the {count} item of the calibration set still waiting on the Calibrate page, or "
+                              "approve items one by one.", "Score the {count} items of the calibration set still "
+                              "waiting on the Calibrate page, or approve items one by one.", waiting)
     elif drawn:  # every item scored and still below the bar: scoring them again is no way on
-        todo = "Every item of the calibration set is scored: add items to it (a larger set size) and score them blind"
+        todo = Message("Every item of the calibration set is scored: add items to it (a larger set size) and score "
+                       "them blind on the Calibrate page, or approve items one by one.")
     else:
-        todo = "Draw a calibration set and score it blind"
-    return (f"Bulk approval is off: {NOT_CALIBRATED} ({missing or 'no blind scores yet'}). {todo} on the Calibrate "
-            "page, or approve items one by one.")
+        todo = Message("Draw a calibration set and score it blind on the Calibrate page, or approve items one by one.")
+    return Message("Bulk approval is off: AI not yet calibrated for this assignment ({missing}). {todo}",
+                   missing=missing, todo=todo)
+
+
+def _joined(parts: list, sep: str):
+    """Messages joined by ", " or "; " as one Message (each part still translated; "" for none).
+
+    >>> _joined([Message("a"), Message("b"), Message("c")], ",")
+    'a, b, c'
+    """
+    if len(parts) <= 1:
+        return parts[0] if parts else ""
+    rest = _joined(parts[1:], sep)
+    return Message("{first}, {rest}", first=parts[0], rest=rest) if sep == "," else \
+        Message("{first}; {rest}", first=parts[0], rest=rest)
 
 
 def require_ready(conn: Database, assignment_id: int, *, actor: Actor) -> None:

@@ -54,6 +54,8 @@ class Message(str):
     >>> m = Message.plural("Wait {count} second.", "Wait {count} seconds.", 3)
     >>> m, Interface("en").said(m) == m
     ('Wait 3 seconds.', True)
+    >>> Interface("sv").said(Message("Saved: {bar}.", bar=Message("Sign in")))   # a Message value is said too
+    'Sparat: Logga in.'
     """
     msgid: str
     plural_id: str | None
@@ -141,9 +143,10 @@ class Interface:
             message = message.args[0] if len(message.args) == 1 else str(message)
         if not isinstance(message, Message):
             return str(message)
-        if message.plural_id is not None:
-            return self.plural(message.msgid, message.plural_id, message.count, **message.values)
-        return self(message.msgid, **message.values)
+        values = {k: self.said(v) if isinstance(v, Message) else v for k, v in message.values.items()}
+        if message.plural_id is not None:   # a value that is a Message itself is said in this language too
+            return self.plural(message.msgid, message.plural_id, message.count, **values)
+        return self(message.msgid, **values)
 
     def number(self, value) -> str:
         """A number as the language writes it: 1,000 · 1 000."""
