@@ -94,6 +94,14 @@ def db_path(tmp_path, request, monkeypatch) -> Path:
 
 
 @pytest.fixture
+def sqlite_file(conn):
+    """For a test about SQLite's backup file itself: in the --postgresql run it is left out, as
+    tests/test_postgres_data.py tests PostgreSQL's backups (pg_dump) in every run."""
+    if dbmod.on_postgresql(conn):
+        pytest.skip("about SQLite's backup file; PostgreSQL's: tests/test_postgres_data.py")
+
+
+@pytest.fixture
 def conn(db_path):
     """A migrated database on a temporary file (the same one the app under test uses)."""
     conn = dbmod.connect(db_path)

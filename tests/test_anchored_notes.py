@@ -167,7 +167,7 @@ def test_deleting_the_student_deletes_their_notes_and_released_notes(conn):
     assert "2 notes on students' texts" in data_care.deleted_words(counts)
 
 
-def test_a_recent_note_is_course_activity_for_retention_and_a_backup_holds_the_notes(conn, tmp_path):
+def test_a_recent_note_is_course_activity_for_retention_and_a_backup_holds_the_notes(conn, tmp_path, sqlite_file):
     import sqlite3
     it = annotated_item(conn)
     conn.execute("UPDATE submissions SET created_at = '2019-01-01T00:00:00.000Z'")

@@ -140,7 +140,7 @@ def test_retention_counts_bank_work_and_deletes_the_banks_with_the_course(conn, 
     assert conn.execute("SELECT COUNT(*) FROM bank_comments").fetchone()[0] == 0
 
 
-def test_a_backup_holds_the_banks(conn, course, tmp_path):
+def test_a_backup_holds_the_banks(conn, course, tmp_path, sqlite_file):
     import sqlite3
 
     c, p = course

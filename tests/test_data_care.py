@@ -29,13 +29,6 @@ def _in_tmp_path(tmp_path, monkeypatch):
 
 
 @pytest.fixture
-def sqlite_file(conn):
-    """For a test about SQLite's backup file itself (tests/test_postgres_data.py has PostgreSQL's)."""
-    if db.on_postgresql(conn):
-        pytest.skip("about SQLite's backup file; PostgreSQL's: tests/test_postgres_data.py")
-
-
-@pytest.fixture
 def course_with_work(conn):
     c = f.course(conn, "Course A", weeks=2)
     people = []

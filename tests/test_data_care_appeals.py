@@ -46,7 +46,7 @@ def test_deleting_a_course_and_retention_delete_its_appeals(conn):
     assert _count(conn, "appeals") == 0 and _count(conn, "appeal_criteria") == 0
 
 
-def test_a_backup_holds_the_appeals_and_a_restore_brings_them_back(conn, db_path, tmp_path):
+def test_a_backup_holds_the_appeals_and_a_restore_brings_them_back(conn, db_path, tmp_path, sqlite_file):
     _two_appeals(conn)
     out = tmp_path / "backup.db"
     data_care.backup(conn, out, actor=ADMIN)

@@ -63,7 +63,7 @@ def test_retention_deletes_an_lms_linked_course_with_its_links(conn, platform, c
     assert _count(conn, "SELECT COUNT(*) FROM lti_contexts") == 0
 
 
-def test_a_backup_holds_the_lms_links_and_the_sealed_key_and_restores_them(conn, db_path, tmp_path, platform, client):
+def test_a_backup_holds_the_lms_links_and_the_sealed_key_and_restores_them(conn, db_path, tmp_path, platform, client, sqlite_file):
     _linked_course(conn, client, platform)
     out = tmp_path / "backup.db"
     data_care.backup(conn, out, actor=f.actor("admin"))

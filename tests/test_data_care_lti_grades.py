@@ -71,7 +71,7 @@ def test_retention_deletes_an_expired_courses_lms_rows(conn, lms_course):
     assert done[0]["deleted"]["lti_line_items"] == 1 and all(count(conn, t) == 0 for t in LMS_TABLES)
 
 
-def test_a_backup_holds_the_lms_rows(conn, lms_course, tmp_path):
+def test_a_backup_holds_the_lms_rows(conn, lms_course, tmp_path, sqlite_file):
     data_care.backup(conn, tmp_path / "b.db", actor=ADMIN)
     copy = sqlite3.connect(tmp_path / "b.db")
     assert [copy.execute(f"SELECT COUNT(*) FROM {t}").fetchone()[0] for t in LMS_TABLES] == [2, 2, 1]

@@ -51,7 +51,7 @@ def test_deleting_a_course_deletes_its_moderation_rows(conn):
     assert _counts(conn) == {t: 0 for t in TABLES}
 
 
-def test_a_backup_holds_the_moderation_rows(conn, tmp_path):
+def test_a_backup_holds_the_moderation_rows(conn, tmp_path, sqlite_file):
     _moderated(conn)
     before = _counts(conn)
     data_care.backup(conn, tmp_path / "copy.db", actor=f.actor())

@@ -56,7 +56,7 @@ def test_deleting_a_course_and_retention_delete_its_links_and_sessions(conn):
     assert broken_foreign_keys(conn) == []
 
 
-def test_a_backup_holds_the_links_and_a_restore_ends_every_student_session(conn, db_path, tmp_path):
+def test_a_backup_holds_the_links_and_a_restore_ends_every_student_session(conn, db_path, tmp_path, sqlite_file):
     c = _with_visits(conn)
     out = tmp_path / "backup.db"
     data_care.backup(conn, out, actor=ADMIN)

@@ -223,7 +223,7 @@ def test_deleting_a_course_deletes_its_drafts_and_retention_counts_them_as_activ
     assert conn.execute("SELECT COUNT(*) FROM rubric_drafts WHERE id = ?", [draft_id]).fetchone()[0] == 0
 
 
-def test_a_backup_holds_the_drafts_and_their_examples(conn, course, tmp_path):
+def test_a_backup_holds_the_drafts_and_their_examples(conn, course, tmp_path, sqlite_file):
     import sqlite3
 
     builder.draft(conn, course["course_id"], DESCRIPTION, _examples(), llm=_model(), actor=ADMIN)
