@@ -65,7 +65,7 @@ CONVERTED = (
     "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
-CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
+CORE_MESSAGES = ("core/students/page.py", "core/reports/pairs.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first

@@ -1,0 +1,46 @@
+"""The text core builds for the dashboards, in Swedish and Russian: the reference picker's options
+and label, the notes and warnings, the appeal rates and the judges' notes (core/reports,
+core/metrics, core/appeals/figures.py, core/judging/agreement.py). Core keeps saying it in English
+(the command line, the JSON, the logs): a Message reads as its English text."""
+from __future__ import annotations
+
+from core.language.interface import Interface, Message
+from core.reports import pairs
+from shown import plain
+from test_i18n_dashboards import _page
+
+
+def test_the_reference_picker_and_label_in_swedish(app_test, conn):
+    at = _page(app_test, conn, "pages/agreement.py", "sv-SE")
+    assert not at.exception, at.exception
+    picker = at.selectbox(key="agreement_reference")
+    assert "Expertpoäng där sådana laddats upp, annars moderatorns fastställda poäng, annars blinda " \
+           "kalibreringspoäng" in picker.options
+    assert "Blinda kalibreringspoäng (satta innan AI-utkastet visades)" in picker.options
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "Referens: expertpoäng där sådana laddats upp" in captions
+
+
+def test_the_reference_picker_in_russian(app_test, conn):
+    at = _page(app_test, conn, "pages/fairness.py", "ru-RU")
+    assert not at.exception, at.exception
+    options = at.selectbox(key="fairness_reference").options
+    assert "Загруженные оценки экспертов (среднее по экспертам)" in options
+    assert "Эталон: оценки экспертов, где они загружены" in " ".join(plain(c.value) for c in at.caption)
+
+
+def test_the_reference_labels_stay_english_in_core():
+    label = pairs.reference_label("rater:R2")
+    assert label == "expert rater R2 only" and isinstance(label, Message)
+    assert Interface("sv").said(label) == "endast expertbedömare R2"
+    assert pairs.reference_label("auto") == pairs.REFERENCE_LABELS["auto"]
+    assert pairs.empty_message("blind") == ("No blind calibration scores yet — score a calibration set on the "
+                                            "Calibrate page.")
+    assert Interface("ru").said(pairs.empty_message("teacher")).startswith("Утверждённых преподавателями оценок")
+
+
+def test_a_list_of_messages_is_translated_part_by_part():
+    others = pairs.listed([Message.plural("{lo}–{hi} ({count} pairs)", "{lo}–{hi} ({count} pairs)", n, lo=0, hi=n)
+                           for n in (1, 3, 5)])
+    assert others == "0–1 (1 pairs), 0–3 (3 pairs), 0–5 (5 pairs)"
+    assert Interface("ru").said(others) == "0–1 (1 пара), 0–3 (3 пары), 0–5 (5 пар)"
