@@ -50,7 +50,7 @@ CONVERTED = (
     "pages/second_marking.py",
     "pages/costs.py",   # its charts' axes and legends are core's (English)
     "pages/markers.py",   # its figures' sentences come from core (English)
-    "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
+    "pages/_appeal_rates.py",
     "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
     "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
@@ -65,7 +65,8 @@ CONVERTED = (
     "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
 )
 # core modules that build sentences a converted page shows, through core.language.interface
-CORE_MESSAGES = ("core/students/page.py", "core/reports/pairs.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
+CORE_MESSAGES = ("core/students/page.py", "core/reports/pairs.py", "core/metrics/proportion.py",
+                 "core/appeals/figures.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first

@@ -44,3 +44,40 @@ def test_a_list_of_messages_is_translated_part_by_part():
                            for n in (1, 3, 5)])
     assert others == "0–1 (1 pairs), 0–3 (3 pairs), 0–5 (5 pairs)"
     assert Interface("ru").said(others) == "0–1 (1 пара), 0–3 (3 пары), 0–5 (5 пар)"
+
+
+def _appeal_rates(app_test, conn, page, locale):
+    from appeal_items import appealable, released
+    from core.appeals import filing
+
+    c = appealable(conn)
+    sid, me = released(conn, c)
+    filing.file(conn, sid, {"real_world_application": "My job is a real-world application."}, actor=me)
+    at = app_test(page)
+    at.context = {"locale": locale}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["scope"] = "course"
+    at.run()
+    assert not at.exception, at.exception
+    return "\n".join(str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
+
+
+def test_the_appeal_rates_own_text_in_swedish(app_test, conn):
+    cells = _appeal_rates(app_test, conn, "pages/agreement.py", "sv-SE")
+    assert "1 av 1 elev överklagade (100.0 %, 95 % intervall 20.7–100.0 %)" in cells
+    assert "inget överklagande avgjort än" in cells and "appealed" not in cells
+
+
+def test_the_appeal_rates_own_text_in_russian(app_test, conn):
+    cells = _appeal_rates(app_test, conn, "pages/fairness.py", "ru-RU")
+    assert "апелляцию подали 1 из 1 студента (100.0 %, 95 % ДИ 20.7–100.0 %)" in cells
+    assert "ни одна апелляция ещё не рассмотрена" in cells
+
+
+def test_the_rates_read_in_english_in_core():
+    from core.metrics.proportion import share
+
+    text = share(3, 40, "released result", "appealed")["text"]
+    assert text == "3 of 40 released results appealed (7.5 %, 95 % interval 2.6–19.9 %)" and isinstance(text, Message)
+    assert Interface("ru").said(text) == "обжаловано 3 из 40 выставленных результатов (7.5 %, 95 % ДИ 2.6–19.9 %)"
+    assert share(2, 5, "thing", "done")["text"].startswith("2 of 5 things done (")   # other words: English
