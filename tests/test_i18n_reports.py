@@ -81,3 +81,24 @@ def test_the_rates_read_in_english_in_core():
     assert text == "3 of 40 released results appealed (7.5 %, 95 % interval 2.6–19.9 %)" and isinstance(text, Message)
     assert Interface("ru").said(text) == "обжаловано 3 из 40 выставленных результатов (7.5 %, 95 % ДИ 2.6–19.9 %)"
     assert share(2, 5, "thing", "done")["text"].startswith("2 of 5 things done (")   # other words: English
+
+
+def test_the_judges_notes_and_verdicts_in_russian(app_test, conn):
+    from core.accounts.access import Actor
+    from core.judging import agreement
+    from test_judging_agreement import voted_assignment
+
+    c, _ = voted_assignment(conn, [(0, 3), (3, 0), (1, 2), (2, 1), (3, 1), (1, 1)])
+    agreement.review_assignment(conn, c["assignment_id"], actor=Actor("test", role="admin"))
+    at = app_test("pages/agreement.py")
+    at.context = {"locale": "ru-RU"}
+    at.run()
+    assert not at.exception, at.exception
+    captions = " ".join(plain(cap.value) for cap in at.caption)
+    assert "Альфа Криппендорфа (порядковая) считается по всем работам с двумя и более голосами (здесь 24 оценки" \
+           in captions
+    assert "Слепых калибровочных оценок здесь пока нет" in captions
+    cells = "\n".join(str(v) for df in at.dataframe for v in df.value.to_numpy().ravel())
+    assert "плохо (α < 0,67): работы, по которым проверяющие разошлись, переданы преподавателю" in cells
+    assert "poor (alpha" not in cells
+    assert agreement.VERDICTS["poor"] == "poor (alpha < 0.67): items whose judges disagreed went to a teacher"
