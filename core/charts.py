@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.language.interface import N_
+
 SEED_COST_PER_REFLECTION = 0.0015
 _BLUE, _ORANGE, _GREY, _RED = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728"
 
@@ -143,6 +145,9 @@ def group_frame(report: dict, metric: str = "mae") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["group", "n", "students", metric, f"{metric}_lo", f"{metric}_hi", "warning"])
 
 
+REST = N_("the rest")   # a group tests' row against every other group (a page shows it with t)
+
+
 def group_tests_frame(tests: list[dict]) -> pd.DataFrame:
     """Group tests as a table: group, compared with, metric, difference, CI bounds, p-value.
 
@@ -150,7 +155,7 @@ def group_tests_frame(tests: list[dict]) -> pd.DataFrame:
     ...                     "p_value": 0.01}]).iloc[0, :3].tolist()
     ['a', 'the rest', 'MAE']
     """
-    rows = [{"group": t["group"], "compared_with": "the rest" if t["vs"] == "rest" else t["vs"],
+    rows = [{"group": t["group"], "compared_with": REST if t["vs"] == "rest" else t["vs"],
              "metric": t["metric"].upper(), "difference": t["diff"], "difference_lo": (t["ci"] or [np.nan])[0],
              "difference_hi": (t["ci"] or [np.nan, np.nan])[1], "p_value": t["p_value"]} for t in tests]
     return pd.DataFrame(rows, columns=["group", "compared_with", "metric", "difference", "difference_lo",

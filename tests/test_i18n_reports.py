@@ -102,3 +102,35 @@ def test_the_judges_notes_and_verdicts_in_russian(app_test, conn):
     assert "плохо (α < 0,67): работы, по которым проверяющие разошлись, переданы преподавателю" in cells
     assert "poor (alpha" not in cells
     assert agreement.VERDICTS["poor"] == "poor (alpha < 0.67): items whose judges disagreed went to a teacher"
+
+
+def test_the_fairness_pages_warnings_notes_and_group_tests_in_russian(app_test, conn):
+    at = _page(app_test, conn, "pages/fairness.py", "ru-RU")
+    assert not at.exception, at.exception
+    assert [plain(w.value) for w in at.warning] == [
+        "Группа 'yes': всего 8 студентов (меньше 10) — слишком мало для выводов; считайте эти показатели "
+        "ненадёжными; не учитывается в разнице и в групповых тестах"]
+    captions = " ".join(plain(c.value) for c in at.caption)
+    assert "— для разницы нужны хотя бы две группы, в каждой не меньше 10 студентов." in captions
+    assert "ДИ недоступен: все единицы (12) дают одно и то же значение в каждой повторной выборке" in captions
+    tests = [d.value for d in at.dataframe if "В сравнении с" in d.value.columns]
+    assert set(tests[0]["В сравнении с"]) == {"остальные"}
+
+
+def test_the_fairness_warnings_read_in_english_in_core(conn):
+    from core import reports
+    from core.accounts.access import Actor
+    from core.metrics.fairness import _small_warning
+    from db.analytics import Scope
+    from test_pages_dashboards import _fill
+
+    c = _fill(conn)
+    view = reports.fairness_view(conn, Scope("course", c["course_id"]), actor=Actor("test", role="admin"))
+    warning = next(w for rep in view["groups"].values() for w in rep["warnings"])
+    assert warning == ("Group 'yes': only 8 students (fewer than 10) — too few to judge; treat its figures as "
+                       "unreliable; left out of the difference and the group tests")
+    assert isinstance(warning, Message)
+    band = _small_warning(Message("Low band ({range})", range="0–1"), 1, 10, "items")
+    assert band == "Low band (0–1): only 1 item (fewer than 10) — too few to judge; treat its figures as unreliable"
+    assert Interface("sv").said(band) == ("Låg nivå (0–1): bara 1 arbete (färre än 10) — för få för att bedöma; "
+                                          "se siffrorna som osäkra")
