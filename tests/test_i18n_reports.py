@@ -134,3 +134,30 @@ def test_the_fairness_warnings_read_in_english_in_core(conn):
     assert band == "Low band (0–1): only 1 item (fewer than 10) — too few to judge; treat its figures as unreliable"
     assert Interface("sv").said(band) == ("Låg nivå (0–1): bara 1 arbete (färre än 10) — för få för att bedöma; "
                                           "se siffrorna som osäkra")
+
+
+def test_the_costs_pages_runs_other_work_and_empty_state_in_swedish_and_russian(app_test, conn):
+    import factories as f
+    from dashboard_data import call
+    from test_pages_dashboards import _fill
+
+    c = _fill(conn)
+    lessons = conn.execute("INSERT INTO runs (course_id, provider, kind) VALUES (?, 'openai', 'lessons')",
+                           [c["course_id"]]).lastrowid
+    call(conn, None, "lesson_judge", 0.05, run=lessons)
+    at = app_test("pages/costs.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
+    at.session_state["scope"] = "course"
+    at.run()
+    assert not at.exception, at.exception
+    assert "Generera om (utanför körningar)" in at.get("plotly_chart")[0].proto.spec
+    assert at.dataframe[-1].value.iloc[0, 0] == "Granskning av lektioner"
+    empty = app_test("pages/costs.py")
+    empty.context = {"locale": "ru-RU"}
+    other = f.course(conn, name="Empty")
+    empty.session_state["course_id"], empty.session_state["assignment_id"] = other["course_id"], other["assignment_id"]
+    empty.session_state["scope"] = "course"
+    empty.run()
+    assert not empty.exception, empty.exception
+    assert "Вызовов языковых моделей пока нет — сначала запустите оценивание." in [plain(i.value) for i in empty.info]
