@@ -203,9 +203,27 @@ def download_label(key: str, name: str | None = None) -> str:
     return t("Download data: {name}", name=what)
 
 
+def translated(fig):
+    """The figure with core's axis titles, legend names and line labels (core.charts marks them with
+    N_) in this session's language; a title a catalogue does not know (the page's own, already
+    translated, or a number) stays as it is."""
+    for axis in ("xaxis", "yaxis", "yaxis2"):
+        title = fig.layout[axis].title.text if axis in fig.layout else None   # yaxis2: only a second axis has one
+        if title:
+            fig.layout[axis].title.text = t(title)
+    for trace in fig.data:
+        if trace.name:
+            trace.name = t(trace.name)
+    for note in fig.layout.annotations or ():
+        if note.text:
+            note.text = t(note.text)
+    return fig
+
+
 def chart(fig, frame: pd.DataFrame, key: str, name: str | None = None) -> None:
-    """Plot a figure and offer the DataFrame behind it as CSV (the button names the chart)."""
-    st.plotly_chart(fig, width="stretch", key=f"fig_{key}")
+    """Plot a figure (core's words on it translated) and offer the DataFrame behind it as CSV (the
+    button names the chart)."""
+    st.plotly_chart(translated(fig), width="stretch", key=f"fig_{key}")
     st.download_button(download_label(key, name), data=frame.to_csv(index=False).encode("utf-8"),
                        file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}", on_click="ignore")
 

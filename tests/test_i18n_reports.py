@@ -161,3 +161,26 @@ def test_the_costs_pages_runs_other_work_and_empty_state_in_swedish_and_russian(
     empty.run()
     assert not empty.exception, empty.exception
     assert "Вызовов языковых моделей пока нет — сначала запустите оценивание." in [plain(i.value) for i in empty.info]
+
+
+def test_the_charts_axes_and_legends_in_swedish(app_test, conn):
+    import json
+
+    at = _page(app_test, conn, "pages/fairness.py", "sv-SE")
+    assert not at.exception, at.exception
+    specs = [json.loads(c.proto.spec) for c in at.get("plotly_chart")]
+    axes = {spec["layout"].get(axis, {}).get("title", {}).get("text") for spec in specs for axis in ("xaxis", "yaxis")}
+    assert {"Referenspoängens nivå", "Poäng", "Grupp (grå: för få för att bedöma)", "Antal ord (intervallets början)",
+            "Medelfel (AI − referens)"} <= axes
+    names = {trace.get("name") for spec in specs for trace in spec["data"]}
+    assert {"systematiskt fel (AI − referens)", "medelfel"} <= names
+    assert "Band of the reference score" not in axes
+
+
+def test_the_charts_read_in_english_in_core():
+    import pandas as pd
+    from core import charts
+
+    fig = charts.band_chart(pd.DataFrame([{"band": "low", "range": "0–1", "n": 3, "mae": 1.0, "mae_lo": 0.5,
+                                           "mae_hi": 1.5, "bias": 0.2, "bias_lo": 0.0, "bias_hi": 0.4}]))
+    assert fig.layout.xaxis.title.text == "Band of the reference score" and fig.data[1].name == "bias (AI − reference)"
