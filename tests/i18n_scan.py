@@ -68,7 +68,7 @@ CONVERTED = (
 CORE_MESSAGES = ("core/students/page.py", "core/reports/pairs.py", "core/metrics/proportion.py",
                  "core/appeals/figures.py", "core/judging/agreement.py", "core/reports/judges.py",
                  "core/metrics/bootstrap.py", "core/metrics/fairness.py", "core/metrics/length.py", "core/charts.py",
-                 "core/reports/costs.py",
+                 "core/reports/costs.py", "core/moderation/markers.py",
                  "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
 

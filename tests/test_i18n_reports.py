@@ -184,3 +184,43 @@ def test_the_charts_read_in_english_in_core():
     fig = charts.band_chart(pd.DataFrame([{"band": "low", "range": "0–1", "n": 3, "mae": 1.0, "mae_lo": 0.5,
                                            "mae_hi": 1.5, "bias": 0.2, "bias_lo": 0.0, "bias_hi": 0.4}]))
     assert fig.layout.xaxis.title.text == "Band of the reference score" and fig.data[1].name == "bias (AI − reference)"
+
+
+def _markers_page(app_test, conn, locale):
+    import factories as f
+    from core.moderation import marking
+    from test_pages_moderation import HIGH, _seeded, _shown
+
+    m = _seeded(conn)
+    tina = f.user(conn, "tina", "ta")
+    for sid in m["sids"]:
+        marking.mark(conn, sid, HIGH, actor=tina)
+    at = app_test("pages/markers.py", role="coordinator", user="cora", courses=[m["c"]["course_id"]])
+    at.context = {"locale": locale}
+    at.session_state["course_id"], at.session_state["assignment_id"] = m["c"]["course_id"], m["c"]["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    return _shown(at)
+
+
+def test_the_markers_figures_in_swedish(app_test, conn):
+    text = _markers_page(app_test, conn, "sv-SE")
+    assert "- bedömer Clarity 2.0 lägre än konsensus, inget intervall ännu, för 2 studenter" in text
+    assert "- bedömer Clarity 2.0 högre än konsensus, inget intervall ännu, för 2 studenter" in text
+    assert "Ändrar AI:ns poäng på 0 av 2 arbeten godkända ett i taget (höjde 0, sänkte 0 kriteriepoäng); samma " \
+           "poäng som AI:n på 100% av kriterierna (för 2 studenter; inget intervall" in text
+    assert "marks Clarity" not in text
+
+
+def test_the_markers_sentences_read_in_english_in_core():
+    from core.moderation import markers
+
+    line = markers.sentence("Clarity", 0.5, [-0.2, 1.1], 1)
+    assert line == "marks Clarity 0.5 higher than the consensus, 95 % interval from 0.2 lower to 1.1 higher, on 1 student"
+    assert Interface("ru").said(line) == ("оценивает «Clarity» на 0.5 выше консенсуса, 95 % ДИ от 0.2 ниже до 1.1 выше; "
+                                          "данные 1 студента")
+    edits = markers._edits_text(3, 1, 2, 0, 0.75, None, 2)
+    assert edits == ("changes the AI's scores on 1 of 3 items approved one by one (raised 2, lowered 0 criterion "
+                     "scores); same score as the AI on 75% of criteria (on 2 students; no interval: too few students "
+                     "or no variation between them)")
+    assert Interface("sv").said(edits).startswith("ändrar AI:ns poäng på 1 av 3 arbeten godkända ett i taget")
