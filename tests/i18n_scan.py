@@ -48,14 +48,14 @@ CONVERTED = (
     "pages/_review_queue.py",
     "pages/learning.py",
     "pages/second_marking.py",
-    "pages/costs.py",   # its charts' axes and legends are core's (English)
-    "pages/markers.py",   # its figures' sentences come from core (English)
+    "pages/costs.py",
+    "pages/markers.py",
     "pages/_appeal_rates.py",
     "pages/moderation.py",   # the sample's strata ("low band") and core's refusals are core's (English)
     "pages/calibrate.py",   # the strata, the bar's sentence and the offline scorer's summary are core's (English)
-    "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
-    "pages/agreement.py",   # core's: the judges' notes, the charts' axes
-    "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
+    "pages/_dashboard.py",   # core's (English): the charts' tick labels and hover text
+    "pages/agreement.py",
+    "pages/fairness.py",   # core's (English): the bands' names on the chart ("low (0–1)")
     "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
