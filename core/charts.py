@@ -10,6 +10,8 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from core.language.interface import N_
+
 SEED_COST_PER_REFLECTION = 0.0015
 _BLUE, _ORANGE, _GREY, _RED = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728"
 
@@ -31,6 +33,8 @@ def plain(text) -> str:
 
 
 def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
+    """The title and axis titles (core's marked with N_: a page may show them translated, the
+    Agreement, Fairness and Costs pages do in pages/_dashboard.chart)."""
     fig.update_layout(title=plain(title), xaxis_title=x, yaxis_title=y, margin=dict(l=10, r=10, t=50, b=10),
                       legend=dict(orientation="h", y=-0.2))
     return fig
@@ -46,7 +50,7 @@ def confusion_heatmap(matrix: pd.DataFrame, title: str = "Confusion matrix") -> 
     # Levels are categories: without this plotly reads "0".."3" as numbers and adds half ticks.
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category")
-    return _layout(fig, title, "Reference score", "AI score")
+    return _layout(fig, title, N_("Reference score"), N_("AI score"))
 
 
 def scatter_points(cells: pd.DataFrame, *, cap: int = 2000, jitter: float = 0.15, seed: int = 0) -> pd.DataFrame:
@@ -70,15 +74,15 @@ def agreement_scatter(cells: pd.DataFrame, lo: int, hi: int, *, cap: int = 2000,
                       title: str = "AI vs reference") -> go.Figure:
     """AI score against reference score, jittered so identical pairs do not hide each other."""
     pts = scatter_points(cells, cap=cap, seed=seed)
-    fig = go.Figure(go.Scatter(x=pts["reference_jitter"], y=pts["ai_jitter"], mode="markers", name="submission",
+    fig = go.Figure(go.Scatter(x=pts["reference_jitter"], y=pts["ai_jitter"], mode="markers", name=N_("submission"),
                                marker=dict(size=5, opacity=0.45, color=_BLUE),
                                hovertemplate="reference %{x:.1f}, AI %{y:.1f}<extra></extra>"))
-    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name="perfect agreement",
+    fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name=N_("perfect agreement"),
                              line=dict(dash="dash", color=_GREY)))
     shown = len(pts)
     total = int(cells["n"].sum())
     sub = f" (showing {shown} of {total})" if shown < total else ""
-    return _layout(fig, title + sub, "Reference score", "AI score")
+    return _layout(fig, title + sub, N_("Reference score"), N_("AI score"))
 
 
 QWK_TICKS = [-1, -0.5, 0, 0.5, 1]
@@ -105,7 +109,8 @@ def trend_chart(frame: pd.DataFrame, x: str, *, title: str = "Trend") -> go.Figu
         fig.update_xaxes(type="linear", tickmode="array", tickvals=ticks, ticktext=[f"{w:g}" for w in ticks])
     else:
         fig.update_xaxes(type="category")
-    return _layout(fig, title, x.replace("_", " ").capitalize(), "MAE")
+    return _layout(fig, title, {"week": N_("Week"), "version": N_("Version")}.get(x, x.replace("_", " ").capitalize()),
+                   "MAE")
 
 
 # --- Fairness ---------------------------------------------------------------------------------
@@ -127,10 +132,10 @@ def band_chart(frame: pd.DataFrame, *, title: str = "Error by score band") -> go
     fig = go.Figure()
     fig.add_trace(go.Bar(x=labels, y=frame["mae"], name="MAE", marker_color=_ORANGE,
                          error_y=_error_y(frame["mae"], frame["mae_lo"], frame["mae_hi"])))
-    fig.add_trace(go.Bar(x=labels, y=frame["bias"], name="bias (AI − reference)", marker_color=_BLUE,
+    fig.add_trace(go.Bar(x=labels, y=frame["bias"], name=N_("bias (AI − reference)"), marker_color=_BLUE,
                          error_y=_error_y(frame["bias"], frame["bias_lo"], frame["bias_hi"])))
     fig.update_layout(barmode="group")
-    return _layout(fig, title, "Band of the reference score", "Score points")
+    return _layout(fig, title, N_("Band of the reference score"), N_("Score points"))
 
 
 def group_frame(report: dict, metric: str = "mae") -> pd.DataFrame:
@@ -143,6 +148,9 @@ def group_frame(report: dict, metric: str = "mae") -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["group", "n", "students", metric, f"{metric}_lo", f"{metric}_hi", "warning"])
 
 
+REST = N_("the rest")   # a group tests' row against every other group (a page shows it with t)
+
+
 def group_tests_frame(tests: list[dict]) -> pd.DataFrame:
     """Group tests as a table: group, compared with, metric, difference, CI bounds, p-value.
 
@@ -150,7 +158,7 @@ def group_tests_frame(tests: list[dict]) -> pd.DataFrame:
     ...                     "p_value": 0.01}]).iloc[0, :3].tolist()
     ['a', 'the rest', 'MAE']
     """
-    rows = [{"group": t["group"], "compared_with": "the rest" if t["vs"] == "rest" else t["vs"],
+    rows = [{"group": t["group"], "compared_with": REST if t["vs"] == "rest" else t["vs"],
              "metric": t["metric"].upper(), "difference": t["diff"], "difference_lo": (t["ci"] or [np.nan])[0],
              "difference_hi": (t["ci"] or [np.nan, np.nan])[1], "p_value": t["p_value"]} for t in tests]
     return pd.DataFrame(rows, columns=["group", "compared_with", "metric", "difference", "difference_lo",
@@ -167,8 +175,8 @@ def group_chart(frame: pd.DataFrame, *, metric: str = "mae", overall: float | No
     fig = go.Figure(go.Bar(x=labels, y=frame[metric], name=metric.upper(), marker_color=colors,
                            error_y=_error_y(frame[metric], frame[f"{metric}_lo"], frame[f"{metric}_hi"])))
     if overall is not None and np.isfinite(overall):
-        fig.add_hline(y=overall, line_dash="dot", line_color=_GREY, annotation_text="overall")
-    return _layout(fig, title, "Group (grey: too few to judge)", metric.upper())
+        fig.add_hline(y=overall, line_dash="dot", line_color=_GREY, annotation_text=N_("overall"))
+    return _layout(fig, title, N_("Group (grey: too few to judge)"), metric.upper())
 
 
 def length_frame(cells: pd.DataFrame, *, bin_words: int = 25) -> pd.DataFrame:
@@ -190,12 +198,12 @@ def length_frame(cells: pd.DataFrame, *, bin_words: int = 25) -> pd.DataFrame:
 def length_chart(frame: pd.DataFrame, *, short_words: int = 100, title: str = "Error by length") -> go.Figure:
     """Mean signed error per word-count bin (marker size ~ n), the short-text threshold marked."""
     size = 6 + 24 * np.sqrt(frame["n"] / frame["n"].max()) if len(frame) else []
-    fig = go.Figure(go.Scatter(x=frame["words_from"], y=frame["mean_error"], mode="markers+lines", name="mean error",
-                               marker=dict(size=size, color=_BLUE), customdata=frame["n"],
+    fig = go.Figure(go.Scatter(x=frame["words_from"], y=frame["mean_error"], mode="markers+lines",
+                               name=N_("mean error"), marker=dict(size=size, color=_BLUE), customdata=frame["n"],
                                hovertemplate="%{x}+ words: %{y:.2f} (n=%{customdata})<extra></extra>"))
     fig.add_hline(y=0, line_color=_GREY)
     fig.add_vline(x=short_words, line_dash="dash", line_color=_RED, annotation_text=f"{short_words} words")
-    return _layout(fig, title, "Word count (bin start)", "Mean error (AI − reference)")
+    return _layout(fig, title, N_("Word count (bin start)"), N_("Mean error (AI − reference)"))
 
 
 # --- Edits ------------------------------------------------------------------------------------
@@ -203,12 +211,12 @@ def edit_chart(by_criterion: pd.DataFrame, *, title: str = "Teacher changes to A
     """Per criterion: scores the teacher raised, lowered or kept (stacked)."""
     kept = by_criterion["n"] - by_criterion["changed"]
     fig = go.Figure()
-    for name, values, color in (("raised", by_criterion["up"], _BLUE), ("lowered", by_criterion["down"], _ORANGE),
-                                ("kept", kept, _GREY)):
+    for name, values, color in ((N_("raised"), by_criterion["up"], _BLUE),
+                                (N_("lowered"), by_criterion["down"], _ORANGE), (N_("kept"), kept, _GREY)):
         fig.add_trace(go.Bar(x=by_criterion["criterion"].astype(str).map(plain), y=values, name=name,
                              marker_color=color))
     fig.update_layout(barmode="stack")
-    return _layout(fig, title, "Criterion", "Approved drafts")
+    return _layout(fig, title, N_("Criterion"), N_("Approved drafts"))
 
 
 # --- Costs ------------------------------------------------------------------------------------
@@ -221,7 +229,7 @@ def cost_per_submission_chart(by_run: pd.DataFrame, *, reference: float = SEED_C
                               title: str = "Cost per reflection by run") -> go.Figure:
     """Cost per submission for each run against the published multi-agent study's (Zhang & Luo 2025)
     $0.0015 per reflection."""
-    fig = bar_chart(by_run, "run", "cost_per_submission", title=title, y_title="USD per reflection")
+    fig = bar_chart(by_run, "run", "cost_per_submission", title=title, y_title=N_("USD per reflection"))
     fig.add_hline(y=reference, line_dash="dash", line_color=_RED,
                   annotation_text=f"published study (Zhang & Luo 2025): ${reference:.4f}")
     return fig

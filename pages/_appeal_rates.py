@@ -6,13 +6,14 @@ import pandas as pd
 import streamlit as st
 
 from pages import _common
-from pages._i18n import N_, t
+from pages._i18n import N_, said, t
 
 BANDS = {"low": N_("Low band (released score)"), "high": N_("High band")}
 
 
 def _row(label: str, rates: dict) -> dict:
-    return {"": label, t("Appealed"): rates["appeal_rate"]["text"], t("Upheld"): rates["upheld_rate"]["text"]}
+    return {"": label, t("Appealed"): said(rates["appeal_rate"]["text"]),   # core's Messages, translated
+            t("Upheld"): said(rates["upheld_rate"]["text"])}
 
 
 def render(rates: dict, *, by_assignment: bool = True, by_band: bool = False, by_group: bool = False) -> None:

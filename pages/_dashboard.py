@@ -12,7 +12,7 @@ from core.errors import FairMarkError
 from core.signoff import labels
 from core.text import escape_markdown
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 SCOPE_LABELS = {"assignment": N_("this assignment"), "course": N_("this course"), "all": N_("all courses")}
 
@@ -34,10 +34,10 @@ def shown(view: dict | None, error: str | None = None) -> dict | None:
         _common.show_error(error)
         st.stop()
     if view["empty"]:
-        st.info(_common.md(view["message"]))
+        st.info(_common.md(said(view["message"])))   # core's Messages, in the reader's language
         return None
     for note in view.get("notes", []):
-        st.warning(_common.md(note))
+        st.warning(_common.md(said(note)))
     return view
 
 
@@ -130,8 +130,9 @@ def reference_picker(data: dict, key: str) -> str:
     (core.reports.*_page: `data["references"]`, `data["reference"]`)."""
     if st.session_state.get(key, data["reference"]) != data["reference"]:
         st.session_state[key] = data["reference"]   # a choice this scope no longer offers: the first option
-    return st.selectbox(t("Reference scores"), data["references"], key=key,   # the options: core's labels (English)
-                        format_func=lambda c: reports.reference_label(c)[:1].upper() + reports.reference_label(c)[1:],
+    names = {c: said(reports.reference_label(c)) for c in data["references"]}   # core's labels, built in this run
+    return st.selectbox(t("Reference scores"), data["references"], key=key,
+                        format_func=lambda c: names.get(c, c)[:1].upper() + names.get(c, c)[1:],
                         help=t("What the AI's scores (before any teacher edit) are compared with. Expert and blind "
                                "calibration scores were given without seeing the AI's draft; teachers' approved "
                                "scores were given after reading it and lean towards it. Bulk approvals never count."))
@@ -159,7 +160,7 @@ def reference_caption(view: dict, what: str = "criterion scores") -> None:
     parts = [_source_scores(source, n, what)
              + (" " + tn("from {count} student", "from {count} students", students.get(source, 0)) if students else "")
              for source, n in sorted(view.get("sources", {}).items())] if "sources" in view else []
-    label = t("Reference: {reference}", reference=escape_markdown(view["reference_label"]))   # core's label
+    label = t("Reference: {reference}", reference=escape_markdown(said(view["reference_label"])))   # core's label
     rest = (" " + tn("Figures rest on {count} student; intervals resample students.",
                      "Figures rest on {count} students; intervals resample students.", view["students"])
             if view.get("students") else "")
@@ -202,9 +203,27 @@ def download_label(key: str, name: str | None = None) -> str:
     return t("Download data: {name}", name=what)
 
 
+def translated(fig):
+    """The figure with core's axis titles, legend names and line labels (core.charts marks them with
+    N_) in this session's language; a title a catalogue does not know (the page's own, already
+    translated, or a number) stays as it is."""
+    for axis in ("xaxis", "yaxis", "yaxis2"):
+        title = fig.layout[axis].title.text if axis in fig.layout else None   # yaxis2: only a second axis has one
+        if title:
+            fig.layout[axis].title.text = t(title)
+    for trace in fig.data:
+        if trace.name:
+            trace.name = t(trace.name)
+    for note in fig.layout.annotations or ():
+        if note.text:
+            note.text = t(note.text)
+    return fig
+
+
 def chart(fig, frame: pd.DataFrame, key: str, name: str | None = None) -> None:
-    """Plot a figure and offer the DataFrame behind it as CSV (the button names the chart)."""
-    st.plotly_chart(fig, width="stretch", key=f"fig_{key}")
+    """Plot a figure (core's words on it translated) and offer the DataFrame behind it as CSV (the
+    button names the chart)."""
+    st.plotly_chart(translated(fig), width="stretch", key=f"fig_{key}")
     st.download_button(download_label(key, name), data=frame.to_csv(index=False).encode("utf-8"),
                        file_name=f"{key}.csv", mime="text/csv", key=f"dl_{key}", on_click="ignore")
 

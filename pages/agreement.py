@@ -8,7 +8,7 @@ from core.text import escape_markdown
 from pages import _common
 from pages import _dashboard as ui
 from pages import _appeal_rates, _lessons_agreement
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 st.title(t("Agreement"))
 st.caption(t("The AI's scores before any teacher edit, compared with reference scores given without seeing "
@@ -105,10 +105,10 @@ if judges["available"]:
 judging = data["judging"]
 st.subheader(t("Agreement between judges"))
 if not judging["available"]:
-    st.caption(judging["message"])   # core's sentence (English)
+    st.caption(said(judging["message"]))   # core's Messages, in the reader's language
 else:
     for note in judging["notes"]:
-        st.caption(note)   # core's sentences (English)
+        st.caption(said(note))
     for mark in judging["marks"]:
         if mark["verdict"] == "poor":
             st.warning(tn("{assignment}: the judges agree poorly (α < 0.67): {count} item(s) where they disagreed "
@@ -118,7 +118,10 @@ else:
         elif mark["verdict"] == "flagged":
             st.warning(t("{assignment}: the judges agree only moderately (0.67 ≤ α < 0.80).",
                          assignment=escape_markdown(mark["title"])))
-    ui.table(reports.titled(judging["alpha"], titles), key="judge_alpha", name=t("agreement between judges"))
+    alpha = reports.titled(judging["alpha"], titles)   # its verdicts: core's labels (N_)
+    if "verdict" in alpha.columns:
+        alpha = alpha.assign(verdict=alpha["verdict"].map(t))
+    ui.table(alpha, key="judge_alpha", name=t("agreement between judges"))
     st.caption(t("Each judge against the teachers' blind calibration scores and the uploaded expert scores "
                  "(exact agreement and MAE over the scores both have)."))
     ui.table(judging["judges"], key="judges_vs_reference", name=t("judges against teachers and experts"))

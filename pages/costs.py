@@ -2,9 +2,10 @@
 import streamlit as st
 
 from core import charts, reports
+from core.reports.costs import OUTSIDE_RUNS
 from pages import _common
 from pages import _dashboard as ui
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 st.title(t("Costs"))
 conn = _common.get_db()
@@ -12,6 +13,21 @@ scope = ui.current_scope()
 ui.scope_caption(scope)
 data = ui.read_or_stop(lambda: reports.costs_page(conn, scope, actor=_common.actor()))  # the page's one read
 view = ui.shown(data)
+
+
+def _run(run) -> str:
+    """A run as core names it ("run 12", or its label for calls outside runs), in this session's language."""
+    if run == OUTSIDE_RUNS:
+        return t(run)
+    number = str(run).removeprefix("run ")
+    return t("run {number}", number=number) if number.isdigit() else str(run)
+
+
+def _named(frame, column: str = "what"):
+    """A table whose `column` holds core's labels (N_), shown in this session's language."""
+    return frame.assign(**{column: frame[column].map(t)}) if column in frame.columns else frame
+
+
 if view is not None:
     s, per = view["summary"], view["per_submission"]
     cols = st.columns(5)
@@ -28,7 +44,8 @@ if view is not None:
                    help=tn("{count} call served from cache", "{count} calls served from cache", int(s["cache_hits"])))
     cols[4].metric(t("Time per reflection"), t("{seconds} s", seconds=ui.num(per["mean_latency_s"], 1)),
                    help=t("Sum of call latencies per submission (calls may run in parallel)."))
-    ui.chart(charts.cost_per_submission_chart(view["by_run"]), view["by_run"], "cost_per_reflection_by_run")
+    by_run = view["by_run"].assign(run=view["by_run"]["run"].map(_run))
+    ui.chart(charts.cost_per_submission_chart(by_run), by_run, "cost_per_reflection_by_run")
     st.caption(t("Dashed line: the published multi-agent study (Zhang & Luo 2025), {cost} per reflection. "
                  "\"Regenerate (outside runs)\" counts calls made outside an assessment run, such as regenerating "
                  "one draft on the Review page. Lesson review, blind comparisons and eval runs are not counted "
@@ -53,7 +70,7 @@ if view is not None:
     tiers = view["tiers"]
     st.subheader(t("Judge cascade: calls and dollars per tier"))
     if not tiers["available"]:
-        st.caption(tiers["message"])
+        st.caption(said(tiers["message"]))
     else:
         cols = st.columns(3)
         cols[0].metric(t("Judge calls per item"), ui.num(tiers["calls_per_item"], 2),
@@ -67,11 +84,11 @@ if view is not None:
                        delta=t("{cost} with the cascade", cost=f"${tiers['cost_usd']:.4f}"), delta_color="off",
                        help=t("Three judges on every judged item: the first judge's mean paid call plus twice the "
                               "consensus judges' mean (the first judge's where none was called)."))
-        ui.table(tiers["by_tier"], key="judge_calls_by_tier")   # its download button is named from the key
+        ui.table(_named(tiers["by_tier"]), key="judge_calls_by_tier")   # its download button is named from the key
 
 apart = data.get("apart")
 if apart is not None and len(apart):
     st.subheader(t("Other work, counted apart"))
     st.caption(t("Calls that did not assess reflections: they are in no figure above (not per reflection, not in "
                  "the judge cascade)."))
-    ui.table(apart, key="cost_of_other_work")
+    ui.table(_named(apart), key="cost_of_other_work")

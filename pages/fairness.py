@@ -4,7 +4,7 @@ import streamlit as st
 from core import charts, reports
 from pages import _appeal_rates, _common
 from pages import _dashboard as ui
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 st.title(t("Fairness"))
 st.caption(t("Error of the AI's scores by score band, by student group and by length, with 95% bootstrap CIs that "
@@ -53,7 +53,7 @@ if view is not None:
     st.caption(t("95% CI {interval}; low band {low} students, high band {high} students",
                  interval=ui.ci_text(bands["delta_mae_ci"], 3, pending), low="…" if pending else low["students"] or 0,
                  high="…" if pending else high["students"] or 0)
-               + both + (" — " + bands["delta_mae_note"] if bands["delta_mae_note"] else ""))   # the note: core's
+               + both + (" — " + said(bands["delta_mae_note"]) if bands["delta_mae_note"] else ""))   # core's
     if delta == delta and delta > threshold:
         ci = bands["delta_mae_ci"]
         values = dict(delta=f"{delta:.2f}", threshold=f"{threshold:.2f}")
@@ -64,7 +64,7 @@ if view is not None:
             st.error(t("ΔMAE {delta} exceeds the alert threshold {threshold} (the CI includes the threshold): the AI "
                        "errs more for weaker students. Review low-band drafts with extra care.", **values))
     for w in bands["warnings"]:
-        st.warning(_common.md(w))
+        st.warning(_common.md(said(w)))   # core's Messages, in the reader's language
     frame = charts.band_frame(bands)
     ui.chart(charts.band_chart(frame, title=t("Error by score band")), frame, "error_by_band")
     if len(view["bands_by_criterion"]):
@@ -83,13 +83,16 @@ if view is not None:
         st.caption(_common.md(t("Largest MAE gap between groups: {gap}", gap=ui.num(diff["mae"]))
                               + (f" ({pair})" if pair else "")
                               + ", " + t("95% CI {interval}", interval=ui.ci_text(diff["mae_ci"], 3, pending))
-                              + (" — " + diff["notes"]["mae"] if "mae" in diff["notes"] else "")   # core's note
+                              + (" — " + said(diff["notes"]["mae"]) if "mae" in diff["notes"] else "")   # core's
                               + ". " + t("An interval that includes 0 is no evidence of a difference.")))
         if rep["tests"]:
-            ui.table(charts.group_tests_frame(rep["tests"]), key=f"group_tests_{attr}",
+            tests = charts.group_tests_frame(rep["tests"])   # "the rest": core's label (N_)
+            tests["compared_with"] = [t(c) if x["vs"] == "rest" else c for c, x in zip(tests["compared_with"],
+                                                                                      rep["tests"])]
+            ui.table(tests, key=f"group_tests_{attr}",
                      name=t("group tests by {column}", column=attr))
         for w in rep["warnings"]:
-            st.warning(_common.md(w))
+            st.warning(_common.md(said(w)))
         gframe = charts.group_frame(rep)
         ui.chart(charts.group_chart(gframe, overall=rep["overall"]["mae"], title=t("MAE by {column}", column=attr)),
                  gframe, f"error_by_{attr}", t("error by {column}", column=attr))
@@ -106,7 +109,7 @@ if view is not None:
                    help=t("n = {short} vs {rest}; difference CI {interval}", short=lb["short"]["n"],
                           rest=lb["rest"]["n"], interval=ui.ci_text(lb["short_minus_rest_mae_ci"], 3, pending)))
     for note in lb["notes"]:
-        st.caption(_common.md(note))   # core's notes (English)
+        st.caption(_common.md(said(note)))   # core's Messages
     lframe = charts.length_frame(view["length_cells"])
     ui.chart(charts.length_chart(lframe, short_words=lb["short_words"], title=t("Error by length")), lframe,
              "error_by_length")

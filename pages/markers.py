@@ -6,7 +6,7 @@ from core.errors import FairMarkError
 from core.moderation import markers
 from core.text import escape_markdown
 from pages import _common
-from pages._i18n import t
+from pages._i18n import said, t
 
 st.title(t("Markers"))
 st.caption(t("From the moderation samples: the consensus is the moderator's settled score where there is one, else "
@@ -26,7 +26,8 @@ if cid is not None:
         with st.container(border=True):
             st.subheader(escape_markdown(_common.person(fig["marker"])))
             if fig["severity"]:
-                st.markdown("\n".join(f"- {escape_markdown(s['text'])}" for s in fig["severity"]))
+                st.markdown("\n".join(f"- {escape_markdown(said(s['text']))}" for s in fig["severity"]))   # core's
             else:
                 st.caption(t("No item marked twice yet."))
-            st.caption(escape_markdown(fig["edits"]["text"][0].upper() + fig["edits"]["text"][1:]))
+            edits = said(fig["edits"]["text"])   # core's Message, in the reader's language
+            st.caption(escape_markdown(edits[:1].upper() + edits[1:]))

@@ -48,14 +48,14 @@ CONVERTED = (
     "pages/_review_queue.py",
     "pages/learning.py",
     "pages/second_marking.py",
-    "pages/costs.py",   # its charts' axes and legends are core's (English)
-    "pages/markers.py",   # its figures' sentences come from core (English)
-    "pages/_appeal_rates.py",   # the rates' own text ("12 % (3 of 25 …)") is core's (English)
+    "pages/costs.py",
+    "pages/markers.py",
+    "pages/_appeal_rates.py",
     "pages/moderation.py",   # core's refusals are core's (English); the strata's band is an N_ label
     "pages/calibrate.py",   # the offline scorer's summary is core's (English); the strata and the bar's sentence are translated
-    "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
-    "pages/agreement.py",   # core's: the judges' notes, the charts' axes
-    "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
+    "pages/_dashboard.py",   # core's (English): the charts' tick labels and hover text
+    "pages/agreement.py",
+    "pages/fairness.py",   # core's (English): the bands' names on the chart ("low (0–1)")
     "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
@@ -68,7 +68,11 @@ CONVERTED = (
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py",
                  "core/calibration/__init__.py", "core/calibration/readiness.py", "core/calibration/blind.py",
-                 "core/calibration/draw.py", "core/calibration/offset.py", "core/calibration/band_gap.py")
+                 "core/calibration/draw.py", "core/calibration/offset.py", "core/calibration/band_gap.py",
+                 "core/reports/pairs.py", "core/metrics/proportion.py",
+                 "core/appeals/figures.py", "core/judging/agreement.py", "core/reports/judges.py",
+                 "core/metrics/bootstrap.py", "core/metrics/fairness.py", "core/metrics/length.py", "core/charts.py",
+                 "core/reports/costs.py", "core/moderation/markers.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

@@ -11,13 +11,14 @@ from sqlite_utils import Database
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.language.interface import Message
 from core.metrics.proportion import share
 from db import appeals, courses
 from db.aggregates import NOT_RECORDED
 from db.analytics import Scope
 
-NO_RELEASE = "no released feedback yet"
-NO_DECISION = "no appeal decided yet"
+NO_RELEASE = Message("no released feedback yet")   # Messages: a page says them in the reader's language
+NO_DECISION = Message("no appeal decided yet")
 
 
 def _rates(rows: list[dict], unit: str) -> dict:

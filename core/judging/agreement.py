@@ -41,15 +41,17 @@ from core import metrics
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.judging.judges import is_free
+from core.language.interface import N_
 from core.rubric import Rubric
 from db import analytics, courses, drafts, now, votes
 
 FINE, FLAGGED = 0.80, 0.67      # Krippendorff's .800 and .667
 MIN_ITEMS = 5
-VERDICTS = {"fine": "fine (alpha >= 0.80)", "flagged": "flagged (0.67 <= alpha < 0.80)",
-            "poor": "poor (alpha < 0.67): items whose judges disagreed went to a teacher",
-            "too_few_items": f"too few items with two or more votes (under {MIN_ITEMS})",
-            "all_agree": "every vote agreed", "not_enough_votes": "no item got two or more votes"}
+VERDICTS = {"fine": N_("fine (alpha >= 0.80)"), "flagged": N_("flagged (0.67 <= alpha < 0.80)"),   # shown with t()
+            "poor": N_("poor (alpha < 0.67): items whose judges disagreed went to a teacher"),
+            "too_few_items": N_("too few items with two or more votes (under 5)"),   # MIN_ITEMS
+            "all_agree": N_("every vote agreed"), "not_enough_votes": N_("no item got two or more votes")}
+assert f"(under {MIN_ITEMS})" in VERDICTS["too_few_items"]
 _ORDER = ("poor", "flagged", "too_few_items", "fine", "all_agree", "not_enough_votes")
 
 

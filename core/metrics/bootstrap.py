@@ -43,6 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from core.language.interface import Message
 from core.metrics.agreement import MetricsInputError, canonical, cell_arrays
 
 DEFAULT_BOOT = 1000
@@ -188,16 +189,16 @@ def _normal_sums(units: Units, sums: dict[str, np.ndarray], n_boot: int, seed: i
 
 def percentile_ci(values: np.ndarray, n: int, level: float = 0.95) -> tuple[list[float] | None, str | None]:
     """(interval, None) or (None, why it is unavailable); `n` counts the resampled units."""
-    if n < 2:
-        return None, f"CI unavailable: n = {n} (need at least 2)"
+    if n < 2:   # the reasons are Messages: a page says them in the reader's language
+        return None, Message("CI unavailable: n = {n} (need at least 2)", n=n)
     if not values.size:   # n_boot = 0: figures without intervals (core.reports' figures-only views)
-        return None, "CI not computed (no resamples)"
+        return None, Message("CI not computed (no resamples)")
     finite = values[np.isfinite(values)]
     if finite.size < 0.5 * values.size:
-        return None, "CI unavailable: the figure is undefined in most resamples (too little variation)"
+        return None, Message("CI unavailable: the figure is undefined in most resamples (too little variation)")
     if finite.max() - finite.min() == 0:
-        return None, (f"CI unavailable: all {n} units give the same value in every resample, so the data "
-                      "show no variation to estimate uncertainty from")
+        return None, Message("CI unavailable: all {n} units give the same value in every resample, so the data "
+                             "show no variation to estimate uncertainty from", n=n)
     a = (1 - level) / 2 * 100
     lo, hi = np.percentile(finite, [a, 100 - a])
     return [float(lo), float(hi)], None

@@ -21,6 +21,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from core.language.interface import Message
 from core.metrics.agreement import agreement, canonical, default_band_cut
 from core.metrics.bootstrap import (
     CLUSTER,
@@ -54,13 +55,28 @@ def band_labels(lo: int, hi: int, cut: float) -> dict[str, str]:
 
 
 def _small_warning(what: str, n: int, min_n: int, unit: str = "items") -> str | None:
+    """Why a band or group is too small to judge, a Message (`what` is one too: a page translates
+    both), None when it is not; `unit` is "students" or "items" (core.metrics.bootstrap)."""
     if n == 0:
-        return f"{what}: no {unit} — nothing to judge"
+        return (Message("{what}: no students — nothing to judge", what=what) if unit == "students" else
+                Message("{what}: no items — nothing to judge", what=what))
     if n < min_n:
-        one = unit[:-1] if unit.endswith("s") else unit
-        return f"{what}: only {n} {one if n == 1 else unit} (fewer than {min_n}) — too few to judge; " \
-               f"treat its figures as unreliable"
+        if unit == "students":
+            return Message.plural("{what}: only {count} student (fewer than {min_n}) — too few to judge; treat its "
+                                  "figures as unreliable",
+                                  "{what}: only {count} students (fewer than {min_n}) — too few to judge; treat its "
+                                  "figures as unreliable", n, what=what, min_n=min_n)
+        return Message.plural("{what}: only {count} item (fewer than {min_n}) — too few to judge; treat its figures "
+                              "as unreliable",
+                              "{what}: only {count} items (fewer than {min_n}) — too few to judge; treat its figures "
+                              "as unreliable", n, what=what, min_n=min_n)
     return None
+
+
+def _band_name(name: str, labels: dict[str, str]) -> str:
+    """"Low band (0–1)", a Message."""
+    return (Message("Low band ({range})", range=labels[name]) if name == "low" else
+            Message("High band ({range})", range=labels[name]))
 
 
 def _block(res, name: str, which) -> dict:
@@ -70,7 +86,7 @@ def _block(res, name: str, which) -> dict:
     block: dict = {"n": n, "students": res.n_units[name] if res.units.clustered else None, "notes": {}}
     for s in which:
         block[s] = point[s]
-        ci, why = percentile_ci(reps[s], res.ci_n(name)) if n else (None, "CI unavailable: n = 0")
+        ci, why = percentile_ci(reps[s], res.ci_n(name)) if n else (None, Message("CI unavailable: n = 0"))
         block[f"{s}_ci"] = ci
         if why:
             block["notes"][s] = why
@@ -99,7 +115,7 @@ def band_report(table: pd.DataFrame, lo: int, hi: int, *, cut: float | None = No
         bands[name] = _block(res, name, ("mae", "bias"))
         bands[name]["range"] = labels[name]
         size = bands[name]["students"] if clustered else bands[name]["n"]
-        bands[name]["warning"] = _small_warning(f"{name.capitalize()} band ({labels[name]})", size, min_n, unit)
+        bands[name]["warning"] = _small_warning(_band_name(name, labels), size, min_n, unit)
         if bands[name]["warning"]:
             warnings.append(bands[name]["warning"])
     n_low, n_high = bands["low"]["n"], bands["high"]["n"]
@@ -108,7 +124,7 @@ def band_report(table: pd.DataFrame, lo: int, hi: int, *, cut: float | None = No
         rep_low, rep_high = (res.stats(b, ("mae",))[1]["mae"] for b in ("low", "high"))
         ci, why = percentile_ci(rep_low - rep_high, min(res.ci_n("low"), res.ci_n("high")))
     else:
-        delta, ci, why = float("nan"), None, "ΔMAE needs items in both bands"
+        delta, ci, why = float("nan"), None, Message("ΔMAE needs items in both bands")
     return {"cut": cut, "bands": bands, "delta_mae": delta, "delta_mae_ci": ci, "delta_mae_note": why,
             "warnings": warnings, "units": unit}
 
@@ -146,9 +162,10 @@ def group_report(table: pd.DataFrame, lo: int, hi: int, *, group: str = "group",
     for g in names:
         by_group[g] = _block(res, g, which)
         size = res.n_units[g] if clustered else by_group[g]["n"]
-        by_group[g]["warning"] = _small_warning(f"Group {g!r}", size, min_n, unit)
+        by_group[g]["warning"] = _small_warning(Message("Group {group}", group=repr(g)), size, min_n, unit)
         if by_group[g]["warning"]:
-            warnings.append(by_group[g]["warning"] + "; left out of the difference and the group tests")
+            warnings.append(Message("{warning}; left out of the difference and the group tests",
+                                    warning=by_group[g]["warning"]))
     eligible = [g for g in names if not by_group[g]["warning"]]
     difference = _difference(res, by_group, eligible, which, min_n, unit)
     tests = _tests(res, table.assign(**{group: groups}), group, eligible, clustered, seed, permutations)
@@ -161,12 +178,15 @@ def _difference(res, by_group: dict, eligible: list[str], which, min_n: int, uni
     for s in which:
         if len(eligible) < 2:
             difference[s], difference[f"{s}_ci"] = float("nan"), None
-            difference["notes"][s] = f"difference needs at least two groups with {min_n} or more {unit}"
+            difference["notes"][s] = (
+                Message("difference needs at least two groups with {min_n} or more students", min_n=min_n)
+                if unit == "students" else
+                Message("difference needs at least two groups with {min_n} or more items", min_n=min_n))
             continue
         vals = {g: by_group[g][s] for g in eligible if by_group[g][s] == by_group[g][s]}
         if len(vals) < 2:
             difference[s], difference[f"{s}_ci"] = float("nan"), None
-            difference["notes"][s] = f"{s} is undefined in all but one group"
+            difference["notes"][s] = Message("{statistic} is undefined in all but one group", statistic=s)
             continue
         top, bottom = max(vals, key=vals.get), min(vals, key=vals.get)
         difference[s] = vals[top] - vals[bottom]

@@ -18,6 +18,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from core.language.interface import Message
 from core.metrics.agreement import canonical
 from core.metrics.bootstrap import CLUSTER, DEFAULT_BOOT, percentile_ci, resample, stats_from_sums
 
@@ -67,9 +68,9 @@ def length_bias(table: pd.DataFrame, lo: int, hi: int, *, short_words: int = SHO
     r = _wcorr(wc, diff, w) if n >= 3 else float("nan")
     rho = _wcorr(_midranks(wc, w), _midranks(diff, w), w) if n >= 3 else float("nan")
     if n < 3:
-        notes.append(f"correlation needs at least 3 items (have {n})")
+        notes.append(Message("correlation needs at least 3 items (have {n})", n=n))   # Messages: pages translate
     elif math.isnan(r):
-        notes.append("correlation undefined: word counts or errors do not vary")
+        notes.append(Message("correlation undefined: word counts or errors do not vary"))
     ci = None
     if not math.isnan(r) and n > 3 and abs(r) < 1:
         z, se = math.atanh(r), 1 / math.sqrt(n - 3)
@@ -95,5 +96,5 @@ def length_bias(table: pd.DataFrame, lo: int, hi: int, *, short_words: int = SHO
             notes.append(why)
     else:
         out["short_minus_rest_mae"], out["short_minus_rest_mae_ci"] = float("nan"), None
-        notes.append(f"short vs rest needs items both under and at/over {short_words} words")
+        notes.append(Message("short vs rest needs items both under and at/over {words} words", words=short_words))
     return out

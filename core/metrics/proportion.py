@@ -10,6 +10,7 @@
 """
 from __future__ import annotations
 
+from core.language.interface import Message
 from core.text import count
 
 Z95 = 1.959964
@@ -36,5 +37,22 @@ def share(k: int, n: int, noun: str, verb: str, *, empty: str = "nothing to coun
     ci = wilson(k, n)
     if ci is None:
         return {"k": k, "n": n, "share": None, "ci": None, "text": empty}
-    return {"k": k, "n": n, "share": k / n, "ci": list(ci),
-            "text": f"{k} of {count(n, noun)} {verb} ({_pct(k / n)} %, 95 % interval {_pct(ci[0])}–{_pct(ci[1])} %)"}
+    values = {"k": k, "share": _pct(k / n), "lo": _pct(ci[0]), "hi": _pct(ci[1])}
+    return {"k": k, "n": n, "share": k / n, "ci": list(ci), "text": _text(noun, verb, n, values)}
+
+
+def _text(noun: str, verb: str, n: int, values: dict) -> str:
+    """"k of n <noun>s <verb> (…)": a Message for the nouns and verbs the appeal rates use (a page
+    translates it, the noun's form following n), English for any other."""
+    if (noun, verb) == ("student", "appealed"):
+        return Message.plural("{k} of {count} student appealed ({share} %, 95 % interval {lo}–{hi} %)",
+                              "{k} of {count} students appealed ({share} %, 95 % interval {lo}–{hi} %)", n, **values)
+    if (noun, verb) == ("released result", "appealed"):
+        return Message.plural("{k} of {count} released result appealed ({share} %, 95 % interval {lo}–{hi} %)",
+                              "{k} of {count} released results appealed ({share} %, 95 % interval {lo}–{hi} %)", n,
+                              **values)
+    if (noun, verb) == ("decided appeal", "upheld"):
+        return Message.plural("{k} of {count} decided appeal upheld ({share} %, 95 % interval {lo}–{hi} %)",
+                              "{k} of {count} decided appeals upheld ({share} %, 95 % interval {lo}–{hi} %)", n,
+                              **values)
+    return "{k} of {n} {verb} ({share} %, 95 % interval {lo}–{hi} %)".format(n=count(n, noun), verb=verb, **values)

@@ -11,8 +11,8 @@ from core import metrics
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError, Forbidden, GateError
+from core.language.interface import N_, Message
 from core.signoff.actions import writing
-from core.text import count
 from db import courses, now
 from db import moderation as mod_db
 
@@ -69,29 +69,39 @@ def marks_of(row: dict) -> tuple[dict, dict, dict | None] | None:
     return None
 
 
+# The interval's two ends when it spans both sides ((lower end below 0, upper end below 0) -> words).
+_SPANS = {(True, False): N_("95 % interval from {lo} lower to {hi} higher"),
+          (True, True): N_("95 % interval from {lo} lower to {hi} lower"),
+          (False, False): N_("95 % interval from {lo} higher to {hi} higher"),
+          (False, True): N_("95 % interval from {lo} higher to {hi} lower")}
+
+
 def _interval_words(bias: float, ci) -> str:
     if ci is None:
-        return "no interval yet"
+        return Message("no interval yet")
     lo, hi = ci
     if bias < 0 and hi <= 0:
-        return f"95 % interval {-hi:.1f}–{-lo:.1f}"
+        return Message("95 % interval {lo}–{hi}", lo=f"{-hi:.1f}", hi=f"{-lo:.1f}")
     if bias >= 0 and lo >= 0:
-        return f"95 % interval {lo:.1f}–{hi:.1f}"
-    return f"95 % interval from {abs(lo):.1f} {'lower' if lo < 0 else 'higher'} to {abs(hi):.1f} " \
-           f"{'lower' if hi < 0 else 'higher'}"
+        return Message("95 % interval {lo}–{hi}", lo=f"{lo:.1f}", hi=f"{hi:.1f}")
+    return Message(_SPANS[lo < 0, hi < 0], lo=f"{abs(lo):.1f}", hi=f"{abs(hi):.1f}")
 
 
 def sentence(title: str, bias: float, ci, students: int) -> str:
-    """A marker's severity on one criterion in a teacher's words.
+    """A marker's severity on one criterion in a teacher's words (a Message: a page translates it).
 
     >>> sentence("Reflection depth", -0.4, [-0.6, -0.2], 38)
     'marks Reflection depth 0.4 lower than the consensus, 95 % interval 0.2–0.6, on 38 students'
     """
     if round(bias, 1) == 0:
-        how = "the same as the consensus on average"
+        how = Message("the same as the consensus on average")
+    elif bias < 0:
+        how = Message("{difference} lower than the consensus", difference=f"{abs(bias):.1f}")
     else:
-        how = f"{abs(bias):.1f} {'lower' if bias < 0 else 'higher'} than the consensus"
-    return f"marks {title} {how}, {_interval_words(bias, ci)}, on {count(students, 'student')}"
+        how = Message("{difference} higher than the consensus", difference=f"{abs(bias):.1f}")
+    return Message.plural("marks {title} {how}, {interval}, on {count} student",
+                          "marks {title} {how}, {interval}, on {count} students", students,
+                          title=title, how=how, interval=_interval_words(bias, ci))
 
 
 def _severity(rows: list[tuple], rubric_titles: dict, lo_hi: dict, seed: int) -> list[dict]:
@@ -130,13 +140,32 @@ def _edits(rows: list[dict], lo_hi: dict, seed: int) -> dict:
         table = metrics.pair_counts(pd.Series([p[0] for p in pairs]), pd.Series([p[1] for p in pairs]),
                                     keys={"student": pd.Series([p[2] for p in pairs])})
         ci = metrics.agreement_cis(table, lo, hi, n_boot=N_BOOT, seed=seed, which=("exact",))["exact"]
-    same = "" if exact is None else f"; same score as the AI on {exact:.0%} of criteria" + (
-        f" (95 % interval {ci[0]:.0%}–{ci[1]:.0%}, on {count(students, 'student')})" if ci
-        else f" (on {count(students, 'student')}; no interval: too few students or no variation between them)")
-    text = (f"changes the AI's scores on {changed} of {count(len(rows), 'item')} approved one by one (raised {raised}, "
-            f"lowered {lowered} criterion scores){same}" if rows else "has approved no item one by one yet")
     return {"items": len(rows), "changed": changed, "raised": raised, "lowered": lowered, "exact_with_ai": exact,
-            "exact_interval": ci, "students": students, "text": text}
+            "exact_interval": ci, "students": students, "text": _edits_text(len(rows), changed, raised, lowered,
+                                                                              exact, ci, students)}
+
+
+def _edits_text(items: int, changed: int, raised: int, lowered: int, exact, ci, students: int) -> str:
+    """The edits' sentence, a Message (its parts too: a page translates them)."""
+    if not items:
+        return Message("has approved no item one by one yet")
+    if exact is None:
+        same = ""
+    elif ci:
+        same = Message.plural("; same score as the AI on {share} of criteria (95 % interval {lo}–{hi}, on {count} "
+                              "student)",
+                              "; same score as the AI on {share} of criteria (95 % interval {lo}–{hi}, on {count} "
+                              "students)", students, share=f"{exact:.0%}", lo=f"{ci[0]:.0%}", hi=f"{ci[1]:.0%}")
+    else:
+        same = Message.plural("; same score as the AI on {share} of criteria (on {count} student; no interval: too "
+                              "few students or no variation between them)",
+                              "; same score as the AI on {share} of criteria (on {count} students; no interval: too "
+                              "few students or no variation between them)", students, share=f"{exact:.0%}")
+    return Message.plural("changes the AI's scores on {changed} of {count} item approved one by one (raised {raised}, "
+                          "lowered {lowered} criterion scores){same}",
+                          "changes the AI's scores on {changed} of {count} items approved one by one (raised "
+                          "{raised}, lowered {lowered} criterion scores){same}", items, changed=changed,
+                          raised=raised, lowered=lowered, same=same)
 
 
 def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: int = 0, actor: Actor) -> dict:

@@ -7,16 +7,17 @@ from sqlite_utils import Database
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.language.interface import N_, Message
 from core.offline import LABEL as OFFLINE_LABEL
 from core.offline import MODEL as OFFLINE_MODEL
 from db import analytics
 from db import costs as costs_db
 
 SEED_COST_PER_REFLECTION = 0.0015  # seed 000: $0.0015 per reflection
-OUTSIDE_RUNS = "Regenerate (outside runs)"  # calls with no run (a draft regenerated on its own)
-# Work that is not assessing reflections: counted apart, never in the reflections' totals.
-OTHER_WORK = {"lessons": "Lesson review", "comparisons": "Blind comparisons (drafting configurations A and B)",
-              "other": "Eval-suite runs and connection tests"}
+OUTSIDE_RUNS = N_("Regenerate (outside runs)")  # calls with no run (a draft regenerated on its own)
+# Work that is not assessing reflections: counted apart, never in the reflections' totals (a page shows them with t).
+OTHER_WORK = {"lessons": N_("Lesson review"), "comparisons": N_("Blind comparisons (drafting configurations A and B)"),
+              "other": N_("Eval-suite runs and connection tests")}
 
 
 def costs_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
@@ -49,18 +50,23 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
     apart = other_work(t["by_work"])
     if totals.empty or not totals.loc[0, "calls"]:
         return {"empty": True, "apart": apart,
-                "message": "No reflection has been assessed with a language model in this scope yet (the other "
-                           "work below is counted apart)." if len(apart) else
-                           "No LLM calls logged yet — run an assessment first."}
+                "message": Message("No reflection has been assessed with a language model in this scope yet (the "
+                                   "other work below is counted apart).") if len(apart) else
+                           Message("No LLM calls logged yet — run an assessment first.")}
     offline = t["by_model"].loc[t["by_model"]["model"] == OFFLINE_MODEL, "calls"].sum()
     if offline == totals.loc[0, "calls"]:
         # The offline baseline logs its steps like calls, at $0: no comparison with the study's
         # spending and no charts of nothing (issue 11).
         n = int(totals.loc[0, "submissions"] or 0)
         return {"empty": True, "offline_only": True, "apart": apart,
-                "message": f"No language model was used here, so nothing was spent: every draft ({n} reflection(s)) "
-                           f"came from the {OFFLINE_LABEL} (text features and templates). Costs, tokens and times "
-                           "appear here once a run uses a language model."}
+                "message": Message.plural("No language model was used here, so nothing was spent: every draft "
+                                          "({count} reflection(s)) came from the {baseline} (text features and "
+                                          "templates). Costs, tokens and times appear here once a run uses a "
+                                          "language model.",
+                                          "No language model was used here, so nothing was spent: every draft "
+                                          "({count} reflection(s)) came from the {baseline} (text features and "
+                                          "templates). Costs, tokens and times appear here once a run uses a "
+                                          "language model.", n, baseline=Message(OFFLINE_LABEL))}
     by_run["run"] = by_run["run"].map(lambda r: OUTSIDE_RUNS if pd.isna(r) else f"run {int(r)}")
     by_run["cost_per_submission"] = by_run["cost_usd"] / by_run["submissions"].replace(0, np.nan)
     total = {k: (v.item() if hasattr(v, "item") else v) for k, v in totals.to_dict("records")[0].items()}
@@ -76,8 +82,11 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
         "p95_cost": float(per_sub["cost_usd"].quantile(0.95)) if len(per_sub) else nan,
         "mean_latency_s": float(per_sub["latency_ms"].mean() / 1000) if len(per_sub) else nan,
     }
-    notes = ([f"{int(offline)} of the {int(total['calls'])} calls were steps of the {OFFLINE_LABEL} (US$0); "
-              "they are counted in the totals."] if offline else [])
+    notes = ([Message.plural("{offline} of the {count} calls were steps of the {baseline} (US$0); they are counted "
+                             "in the totals.",
+                             "{offline} of the {count} calls were steps of the {baseline} (US$0); they are counted "
+                             "in the totals.", int(total["calls"]), offline=int(offline),
+                             baseline=Message(OFFLINE_LABEL))] if offline else [])
     return {"empty": False, "message": "", "notes": notes, "apart": apart, "summary": summary,
             "by_agent": t["by_agent"],
             "by_model": t["by_model"],
@@ -85,7 +94,8 @@ def _costs_view(t: dict[str, pd.DataFrame]) -> dict:
             "tiers": judge_tiers(t["by_tier"], t["judged"])}
 
 
-TIER_NAMES = {1: "Tier 1: the first judge (and its self-consistency samples)", 2: "Tier 2: the consensus step"}
+TIER_NAMES = {1: N_("Tier 1: the first judge (and its self-consistency samples)"),   # shown with t()
+              2: N_("Tier 2: the consensus step")}
 
 
 def judge_tiers(by_tier: pd.DataFrame, judged: pd.DataFrame) -> dict:
@@ -95,7 +105,7 @@ def judge_tiers(by_tier: pd.DataFrame, judged: pd.DataFrame) -> dict:
     first judge's mean where no consensus judge was called yet). Mean costs are of paid calls."""
     items = int(judged.loc[0, "items"] or 0) if len(judged) else 0
     if not items or by_tier.empty:
-        return {"available": False, "message": "No judged item yet: run an assessment with a language model."}
+        return {"available": False, "message": Message("No judged item yet: run an assessment with a language model.")}
     table = by_tier[["tier", "calls", "cache_hits", "errors", "cost_usd"]].copy()
     table.insert(1, "what", table["tier"].map(lambda t: TIER_NAMES.get(int(t), f"Tier {int(t)}")))
     first = judged.loc[0, "first_call_usd"]

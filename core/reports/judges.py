@@ -11,10 +11,11 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.judging import agreement
+from core.language.interface import Message
 from db import analytics, votes
 
-NO_BLIND = ("No blind calibration scores in this scope yet (the Calibrate page): the judges' agreement with "
-            "the teachers' blind scores appears once there are some.")
+NO_BLIND = Message("No blind calibration scores in this scope yet (the Calibrate page): the judges' agreement with "
+                   "the teachers' blind scores appears once there are some.")
 
 
 def judge_agreement_view(conn: Database, scope: analytics.Scope, *, actor: Actor) -> dict:
@@ -29,8 +30,8 @@ def judge_agreement_in(conn: Database, scope: analytics.Scope) -> dict:
     def compute() -> dict:
         rows = votes.current(conn, scope)
         if not rows:
-            return {"available": False, "message": "No judge votes yet: they are recorded when a language model "
-                                                   "scores (not by the offline baseline)."}
+            return {"available": False, "message": Message("No judge votes yet: they are recorded when a language "
+                                                           "model scores (not by the offline baseline).")}
         titles = {m["assignment_id"]: m["title"] for m in votes.agreement_marks(conn, scope)}
         table = []
         for aid in sorted({r["assignment_id"] for r in rows}):
@@ -49,8 +50,12 @@ def judge_agreement_in(conn: Database, scope: analytics.Scope) -> dict:
                            "blind_n": b.get("n", 0), "blind_exact": b.get("exact"), "blind_mae": b.get("mae"),
                            "expert_n": e.get("n", 0), "expert_exact": e.get("exact"), "expert_mae": e.get("mae")})
         n_items = sum(n >= 2 for n in Counter((r["submission_id"], r["criterion"]) for r in rows).values())
-        notes = [f"Krippendorff's alpha (ordinal) is computed on every item with two or more votes ({n_items} "
-                 "criterion scores here): the items the first judge could not settle alone, so the hard ones."]
+        notes = [Message.plural("Krippendorff's alpha (ordinal) is computed on every item with two or more votes "
+                                "({count} criterion scores here): the items the first judge could not settle alone, "
+                                "so the hard ones.",
+                                "Krippendorff's alpha (ordinal) is computed on every item with two or more votes "
+                                "({count} criterion scores here): the items the first judge could not settle alone, "
+                                "so the hard ones.", n_items)]
         if not blind:
             notes.append(NO_BLIND)
         return {"available": True, "message": "", "alpha": pd.DataFrame(table), "judges": pd.DataFrame(judges),

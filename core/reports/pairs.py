@@ -10,31 +10,33 @@ from sqlite_utils import Database
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.language.interface import N_, Message
 from db import analytics, courses
 
-EMPTY_MESSAGE = ("No reference scores yet — upload expert scores, or score a calibration set blind on the "
-                 "Calibrate page.")
+EMPTY_MESSAGE = N_("No reference scores yet — upload expert scores, or score a calibration set blind on the "
+                   "Calibrate page.")
 REFERENCE_LABELS = {
-    "auto": "expert scores where uploaded, else the moderator's settled scores, else blind calibration scores",
-    "expert": "uploaded expert scores (mean of raters)",
-    "blind": "blind calibration scores (given before seeing the AI draft)",
-    "teacher": "teachers' approved scores, after seeing the AI draft (bulk approvals never count)",
+    "auto": N_("expert scores where uploaded, else the moderator's settled scores, else blind calibration scores"),
+    "expert": N_("uploaded expert scores (mean of raters)"),
+    "blind": N_("blind calibration scores (given before seeing the AI draft)"),
+    "teacher": N_("teachers' approved scores, after seeing the AI draft (bulk approvals never count)"),
 }
 
 
 def reference_label(reference: str) -> str:
-    """What a reference choice compares with, in a teacher's words."""
+    """What a reference choice compares with, in a teacher's words (a Message: a page shows it
+    in the reader's language; a reference no table names reads as it is)."""
     if reference.startswith("rater:"):
-        return f"expert rater {reference.removeprefix('rater:')} only"
-    return REFERENCE_LABELS.get(reference, reference)
+        return Message("expert rater {rater} only", rater=reference.removeprefix("rater:"))
+    return Message(REFERENCE_LABELS[reference]) if reference in REFERENCE_LABELS else reference
 
 
 def empty_message(reference: str) -> str:
     if reference == "teacher":
-        return "No teacher-approved scores yet (approvals one by one; bulk approvals never count)."
+        return Message("No teacher-approved scores yet (approvals one by one; bulk approvals never count).")
     if reference == "blind":
-        return "No blind calibration scores yet — score a calibration set on the Calibrate page."
-    return EMPTY_MESSAGE
+        return Message("No blind calibration scores yet — score a calibration set on the Calibrate page.")
+    return Message(EMPTY_MESSAGE)
 
 
 def criteria(conn: Database, scope: analytics.Scope, *, actor: Actor) -> list[str]:
@@ -96,14 +98,28 @@ def pick_scale(conn: Database, table: pd.DataFrame) -> tuple[pd.DataFrame, dict,
     sizes = table.groupby("_scale")["n"].sum().sort_values(ascending=False)
     chosen = sizes.index[0]
     if len(sizes) > 1:
-        others = ", ".join(f"{lo}–{hi} ({int(n)} pairs)" for (lo, hi), n in sizes.iloc[1:].items())
-        notes.append(f"This scope mixes rubric scales; showing the {chosen[0]}–{chosen[1]} scale "
-                     f"({int(sizes.iloc[0])} pairs). Not shown: {others} — pick one assignment to see them.")
+        others = [Message.plural("{lo}–{hi} ({count} pairs)", "{lo}–{hi} ({count} pairs)", int(n), lo=lo, hi=hi)
+                  for (lo, hi), n in sizes.iloc[1:].items()]
+        notes.append(Message.plural("This scope mixes rubric scales; showing the {lo}–{hi} scale ({count} pairs). "
+                                    "Not shown: {others} — pick one assignment to see them.",
+                                    "This scope mixes rubric scales; showing the {lo}–{hi} scale ({count} pairs). "
+                                    "Not shown: {others} — pick one assignment to see them.",
+                                    int(sizes.iloc[0]), lo=chosen[0], hi=chosen[1], others=listed(others)))
     kept = table[table["_scale"] == chosen].drop(columns="_scale")
     rubric = next(r for rid, r in rubrics.items() if scale_of[rid] == chosen)
     info = {"lo": chosen[0], "hi": chosen[1], "cut": rubric.band_cut, "levels": rubric.levels,
             "titles": {c.key: c.title for r in rubrics.values() for c in r.criteria}}
     return kept.reset_index(drop=True), info, notes
+
+
+def listed(messages: list) -> str:
+    """Messages joined with ", ", as one Message a page translates part by part.
+
+    >>> listed([Message("a"), Message("b"), Message("c")]), listed([Message("a")]).msgid
+    ('a, b, c', 'a')
+    """
+    head, *rest = messages
+    return Message("{first}, {rest}", first=head, rest=listed(rest)) if rest else head
 
 
 def collapse(table: pd.DataFrame, keep: list[str]) -> pd.DataFrame:
