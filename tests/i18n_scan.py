@@ -66,7 +66,9 @@ CONVERTED = (
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
-                 "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
+                 "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py",
+                 "core/lessons/tiers.py", "core/lessons/signoff.py", "core/lessons/spec.py", "core/lessons/rubric.py",
+                 "core/lessons/review.py", "core/lessons/heuristics.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

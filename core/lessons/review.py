@@ -20,6 +20,7 @@ from typing import Callable
 import db
 from core.errors import LLMConfigFault, LLMError
 from core.ingest.commit import text_hash
+from core.language.interface import N_
 from core.lessons import entropy, factcheck, heuristics, refine, roles, tiers
 from core.lessons.judge import Judgment, LessonJob, Spend, judge
 from core.lessons.spec import LessonSpec
@@ -63,7 +64,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
             clear = [c["label"] + ": " + c["detail"] for c in checks if not c["passed"] and c["severity"] == "fail"]
             decision = tiers.decide(tiers.Evidence(offline=offline, clear_failures=clear))
             review["first_verdict"] = "revise" if problems else "publish"
-            record["notes"].append(OFFLINE_LABEL if offline else "Settled by the Stage 1 checks: no judge was asked.")
+            record["notes"].append(OFFLINE_LABEL if offline else N_("Settled by the Stage 1 checks: no judge was asked."))
         else:
             job = LessonJob(lesson_id, lesson["title"], text, spec, heuristics.summary(checks), run_id)
             try:

@@ -27,6 +27,7 @@ import random
 from dataclasses import dataclass, field
 
 from core.judging.confidence import Confidence
+from core.language.interface import N_
 from core.lessons.judge import HIGH_CONFIDENCE
 from core.lessons.rubric import BY_KEY, PASS_MARK
 from core.offline import LABEL as OFFLINE_LABEL
@@ -37,8 +38,8 @@ FIX_COST_LIMIT = 5.0       # fixing may cost at most this many times the first j
 SAMPLE_SHARE = 0.10
 
 TIERS = ("ready", "sampled", "needs_review")
-LABELS = {"ready": "Ready to publish", "sampled": "Spot-check tier", "needs_review": "Needs a full review",
-          None: "Not reviewed yet"}
+LABELS = {"ready": N_("Ready to publish"), "sampled": N_("Spot-check tier"), "needs_review": N_("Needs a full review"),
+          None: N_("Not reviewed yet")}   # marked for translation: pages show them with t()
 # Queue groups, lower first: what needs a teacher most comes first.
 PRIORITY = {"needs_review": 0, "sample": 1, "sampled": 2, "ready": 3, "failed": 0, "uploaded": 9, "approved": 7}
 
@@ -70,13 +71,13 @@ def decide(e: Evidence) -> Decision:
                        "were not judged.")
     reasons += [f"Stage 1: {f}" for f in e.clear_failures]
     if e.score is None and not reasons:
-        reasons.append("No judge gave a verdict.")
+        reasons.append(N_("No judge gave a verdict."))
     reasons += [f"{BY_KEY[k].label} is under its veto threshold: the lesson fails whatever its total." for k in e.vetoed]
     if e.score is not None and e.score < PASS_MARK:
         reasons.append(f"Score {e.score:.2f} is under {PASS_MARK} after the fixes.")
     confs = [Confidence(c, "entropy") for c in e.confidences]
     if confs and all(c.low(LOW_CONFIDENCE) for c in confs):
-        reasons.append("Every judge's answer had low confidence (high token entropy).")
+        reasons.append(N_("Every judge's answer had low confidence (high token entropy)."))
     reasons += [f"The judges could not agree on {BY_KEY[k].label.lower()}." for k in e.unsure]
     reasons += [f"Critical factual flag: {f}" for f in e.critical_flags]
     if e.fix_cost > FIX_COST_LIMIT * e.first_cost > 0:
@@ -89,9 +90,9 @@ def decide(e: Evidence) -> Decision:
     if e.score <= READY_ABOVE:
         why = [f"Score {e.score:.2f} is in the spot-check band ({PASS_MARK}-{READY_ABOVE})."]
     elif not weakest.known:
-        why = ["A judge's confidence is unknown (its answer came without logprobs): a teacher spot-checks it."]
+        why = [N_("A judge's confidence is unknown (its answer came without logprobs): a teacher spot-checks it.")]
     else:
-        why = ["A judge's answer had only moderate confidence."]
+        why = [N_("A judge's answer had only moderate confidence.")]
     return Decision("sampled", why)
 
 
