@@ -68,7 +68,8 @@ CONVERTED = (
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py",
                  "core/lessons/tiers.py", "core/lessons/signoff.py", "core/lessons/spec.py", "core/lessons/rubric.py",
-                 "core/lessons/review.py", "core/lessons/heuristics.py")
+                 "core/lessons/review.py", "core/lessons/heuristics.py", "core/evals/pairwise.py",
+                 "core/evals/gate.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

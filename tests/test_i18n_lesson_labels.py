@@ -61,3 +61,88 @@ def test_the_english_stays_as_it_was():
     d = tiers.decide(tiers.Evidence(score=None))
     assert d.reasons == ["No judge gave a verdict."]
     assert heuristics.N_ is not None
+
+
+# --- the blind comparison (core/evals/pairwise.py) -------------------------------------------------
+def _variant(tmp_path, monkeypatch):
+    from core import prompts
+    from core.evals import config as ai_config
+    root = tmp_path / "variants"
+    (root / "plainer").mkdir(parents=True)
+    (root / "plainer" / "coach.md").write_text((prompts.PROMPT_DIR / "coach.md").read_text() + "\nBe brief.")
+    monkeypatch.setattr(ai_config, "VARIANTS_DIR", root)
+
+
+def test_the_compare_page_in_russian_asks_its_two_questions_in_russian(conn, app_test, tmp_path, monkeypatch):
+    import factories as f
+    from assess_script import RICH_TEXT
+    from core.accounts.access import Actor
+    from core.evals import pairwise
+    from db import comparisons as cmp_db
+    _variant(tmp_path, monkeypatch)
+    c = f.course(conn)
+    for i in range(2):
+        f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT + str(i))
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="plainer", sample_size=2, provider="openai",
+                          actor=Actor("C", role="admin"))
+    for pair in cmp_db.pairs(conn, cid):
+        cmp_db.save_drafts(conn, pair["id"], draft_a={"comment": "A."}, draft_b={"comment": "B."}, judge_a=None,
+                           judge_b=None, judge_choice=None)
+    pair = pairwise.next_pair(conn, cid, actor=Actor("test-admin", role="admin"))
+    pair["id"] = pair["pair_id"]
+    conn.execute("UPDATE runs SET status = 'done' WHERE id = ?", [cmp_db.get(conn, cid)["run_id"]])
+    at = _page(app_test, "pages/compare.py", "ru-RU", c["course_id"])
+    assert at.radio(key=f"cmp_level_{pair['id']}").label == (
+        "Какой комментарий лучше соответствует уровню этого учащегося (язык и глубина)?")
+    assert at.radio(key=f"cmp_pedagogy_{pair['id']}").label.startswith("Какой комментарий лучше учит")
+    assert pairwise.DIMENSIONS["level"] == "Which comment fits this student's level better (language and depth)?"
+
+
+def test_the_ai_quality_page_in_swedish_says_the_offline_notice_and_the_judges_trust(conn, app_test, tmp_path,
+                                                                                     monkeypatch):
+    import factories as f
+    _variant(tmp_path, monkeypatch)
+    c = f.course(conn)
+    at = _page(app_test, "pages/ai_quality.py", "sv-SE", c["course_id"])
+    infos = [i.value for i in at.info]
+    assert any(x.startswith("Inget att jämföra: offline-basen (ingen språkmodell)") for x in infos), infos
+    assert any("lärarna har inte bedömt någon blind jämförelse än" in x.value for x in at.caption)
+
+
+def test_the_comparisons_sentences_keep_their_english_and_read_in_russian():
+    from core.evals import pairwise
+    from core.language.interface import Interface, Message
+    ru = Interface("ru")
+    assert pairwise.skipped_note(0) == ""
+    assert pairwise.skipped_note(1) == ("1 pair was skipped: both configurations wrote the same comment, so there "
+                                        "was nothing to choose.")
+    assert [ru.said(pairwise.skipped_note(n)).split(":")[0] for n in (1, 3, 5)] == [
+        "1 пара пропущена", "3 пары пропущены", "5 пар пропущено"]
+    why = Message("agreement {agreement} with the teachers on {count} choices in comparison {comparison}: {reason}",
+                  agreement="90%", count=20, comparison=4, reason=Message("no choices yet"))
+    assert why == "agreement 90% with the teachers on 20 choices in comparison 4: no choices yet"
+    assert ru.said(why).endswith(": выборов пока нет")   # a Message inside a Message is translated too
+
+
+# --- the eval gate (core/evals/gate.py) ------------------------------------------------------------
+def test_the_gates_state_and_message_in_russian_on_the_ai_quality_page(conn, app_test):
+    import factories as f
+    c = f.course(conn)
+    at = _page(app_test, "pages/ai_quality.py", "ru-RU", c["course_id"])
+    boxes = [plain(i.value) for i in at.info]
+    assert any("офлайн-базовая модель — не конфигурация ИИ. У офлайн-базовой модели (без LLM) нет конфигурации ИИ"
+               in x for x in boxes), boxes
+
+
+def test_the_gates_message_keeps_its_english_and_reads_in_swedish(conn):
+    from core.evals import config as ai_config
+    from core.evals import gate
+    from core.language.interface import Interface
+    defn = {"provider": "openai", "roles": {}}
+    s = gate.status(conn, ai_config.config_hash(defn), "openai", definition=defn)
+    assert s["label"] == "not evaluated yet"
+    assert s["message"] == ("This configuration has not been evaluated against the eval cases. Run `python -m core "
+                            "evals run` with this configuration (a real endpoint runs the judges); or an admin can "
+                            "override the gate on the Settings page, with a reason (audited).")
+    assert Interface("sv").said(s["message"]).startswith(
+        "Den här konfigurationen har inte utvärderats mot testfallen. Kör `python -m core evals run`")

@@ -141,9 +141,10 @@ class Interface:
             message = message.args[0] if len(message.args) == 1 else str(message)
         if not isinstance(message, Message):
             return str(message)
+        values = {k: self.said(v) if isinstance(v, Message) else v for k, v in message.values.items()}  # nested too
         if message.plural_id is not None:
-            return self.plural(message.msgid, message.plural_id, message.count, **message.values)
-        return self(message.msgid, **message.values)
+            return self.plural(message.msgid, message.plural_id, message.count, **values)
+        return self(message.msgid, **values)
 
     def number(self, value) -> str:
         """A number as the language writes it: 1,000 · 1 000."""
