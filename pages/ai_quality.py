@@ -5,7 +5,7 @@ import streamlit as st
 
 from core.courses import browse
 from core.errors import FairMarkError
-from core.evals import pairwise, views
+from core.evals import DIMENSION_LABELS, pairwise, views
 from core.llm import default_provider
 from core.evals import config as ai_config
 from core.text import escape_markdown, format_timestamp
@@ -13,6 +13,11 @@ from pages import _common, _evals_widgets
 from pages._i18n import N_, said, t, tn
 
 SCOPES = {"assignment": N_("This assignment"), "course": N_("The whole course")}
+
+
+def named(table: dict, code: str) -> str:
+    """A code core names in `table` (N_), in the reader's language; an unknown code as it is."""
+    return t(table[code]) if code in table else code
 
 st.title(t("AI quality"))
 st.caption(t("The feedback is judged on whether it gives the answer away, whether it is grounded, whether "
@@ -70,8 +75,8 @@ with tab_gate:
         report = data["report"]
         if report and report["id"] == rid:
             st.dataframe(pd.DataFrame([{
-                t("case"): x["id"], t("dimension"): x["dimension"], t("blocking"): x["blocking"],
-                t("status"): x["status"], t("comment"): x["source"],
+                t("case"): x["id"], t("dimension"): named(DIMENSION_LABELS, x["dimension"]),
+                t("blocking"): x["blocking"], t("status"): x["status"], t("comment"): x["source"],   # statuses: codes
                 t("checks"): "; ".join(f"{c['check']} {c['status']}: {c['detail']}" for c in x["checks"])}
                 for x in report["report"]["results"]]), hide_index=True, width="stretch")
         else:
@@ -83,7 +88,7 @@ with tab_saved:
     if not rows:
         st.info(t("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page."))
     else:
-        st.dataframe(pd.DataFrame([{t("case"): r["case"]["id"], t("dimension"): r["dimension"],
+        st.dataframe(pd.DataFrame([{t("case"): r["case"]["id"], t("dimension"): named(DIMENSION_LABELS, r["dimension"]),
                                     t("requirement"): r["reason"], t("saved by"): _common.person(r["saved_by"]),
                                     t("when"): format_timestamp(r["saved_at"])}
                                    for r in rows]), hide_index=True, width="stretch")

@@ -5,7 +5,8 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import FairMarkError
-from core.lessons import export, signoff, view
+from core.lessons import export, factcheck, signoff, view
+from core.lessons.judge import SEVERITIES
 from core.text import escape_markdown, format_timestamp
 from pages import _common
 from pages._i18n import N_, t, tn
@@ -92,7 +93,8 @@ parts = [escape_markdown(piece) if i is None else marked(piece, i) for piece, i 
 with st.container(border=True, height=420):
     st.markdown("".join(parts).replace("\n", "  \n"))
 if issues:
-    st.dataframe(pd.DataFrame([{"#": n + 1, t("severity"): i["severity"],
+    st.dataframe(pd.DataFrame([{"#": n + 1,
+                                t("severity"): t(SEVERITIES[i["severity"]]) if i["severity"] in SEVERITIES else i["severity"],
                                 t("dimension"): dims[i["dimension"]], t("where"): i["location"], t("quote"): i["quote"],
                                 t("found in text"): t("yes") if i["found"] else t("NOT FOUND (check it)"),
                                 t("suggested fix"): i["fix"], t("judge"): i["judge"]} for n, i in enumerate(issues)]),
@@ -132,7 +134,8 @@ with st.expander(t("Uncertainty (token entropy)")):
                       threshold=f"{ent['threshold']:.2f}", model=escape_markdown(ent.get("model", ""))))
         if flags:
             st.dataframe(pd.DataFrame([{t("sentence"): f["sentence"], t("bits"): f["bits"],
-                                        t("fact check"): f["verdict"], t("evidence"): f.get("evidence", "")}
+                                        t("fact check"): t(factcheck.VERDICTS.get(f["verdict"], f["verdict"])),
+                                        t("evidence"): f.get("evidence", "")}
                                        for f in flags]), hide_index=True)
     unsure = [u for a in (record.get("first") or {}).get("votes", []) for u in a.get("unsure", [])]
     if unsure:

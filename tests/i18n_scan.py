@@ -69,7 +69,8 @@ CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/sig
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py",
                  "core/lessons/tiers.py", "core/lessons/signoff.py", "core/lessons/spec.py", "core/lessons/rubric.py",
                  "core/lessons/review.py", "core/lessons/heuristics.py", "core/evals/pairwise.py",
-                 "core/evals/gate.py")
+                 "core/evals/gate.py", "core/evals/__init__.py",
+                 "core/lessons/judge.py", "core/lessons/factcheck.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

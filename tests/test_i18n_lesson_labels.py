@@ -146,3 +146,28 @@ def test_the_gates_message_keeps_its_english_and_reads_in_swedish(conn):
                             "override the gate on the Settings page, with a reason (audited).")
     assert Interface("sv").said(s["message"]).startswith(
         "Den här konfigurationen har inte utvärderats mot testfallen. Kör `python -m core evals run`")
+
+
+def test_the_judges_issues_severity_and_dimension_in_russian(app_test, conn, db_path):
+    from fake_llm import ScriptedLLM
+    from lesson_helpers import ONE_JUDGE, issue, verdict
+    lid = add_lesson(conn)
+    fake = ScriptedLLM(models=ONE_JUDGE)
+    fake.script("lesson_judge", verdict(0.9, 0.9, 0.7, 0.2, [issue("engagement_tone", "The water did not disappear.",
+                                                                   location="The water cycle")]),
+                verdict(0.9, 0.9, 0.8, 0.85))
+    fake.script("lesson_fixer", {"text": "Imagine a puddle that vanishes before lunch. Where did it go?",
+                                 "summary": "hook"})
+    review.review_lesson(db_path, lid, fake)
+    at = _page(app_test, "pages/lesson_review.py", "ru-RU", lessons_db.get(conn, lid)["course_id"], lid)
+    issues = next(d.value for d in at.dataframe if "серьёзность" in d.value.columns)
+    assert list(issues["серьёзность"]) == ["серьёзная"]
+    assert "Вовлечённость и тон" in set(issues.iloc[:, 2])   # the dimension: the rubric's name
+
+
+def test_the_eval_cases_dimensions_are_named_for_the_pages():
+    from core.evals import DIMENSION_LABELS
+    from core.language.interface import Interface
+    sv, ru = Interface("sv"), Interface("ru")
+    assert [sv(DIMENSION_LABELS[d]) for d in ("leakage", "grounding")] == ["avslöjat svar", "stöd i texten"]
+    assert ru(DIMENSION_LABELS["level"]) == "уровень" and DIMENSION_LABELS["leakage"] == "leakage"
