@@ -5,11 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import FairMarkError
+from core.language.interface import Message
 from core.lessons import export, factcheck, signoff, view
 from core.lessons.judge import SEVERITIES
 from core.text import escape_markdown, format_timestamp
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 FIX_STATUS = {"proposed": N_("proposed"), "accepted": N_("accepted"), "rejected": N_("rejected")}
 
@@ -70,8 +71,8 @@ if review and review["error"]:
 if lesson["status"] == "reviewed" and any(f["status"] == "proposed" for f in data["fixes"]):
     st.caption(t("The tier is for the lesson with the proposed fixes below: accept or reject each one before "
                  "you approve."))
-for reason in record.get("tier_reasons", []):
-    st.caption(escape_markdown(t(reason)))   # core's sentences: those without values are translated
+for reason in data["tier_reasons"]:   # core's Messages; a review stored before: its English, fixed ones translated
+    st.caption(escape_markdown(said(reason) if isinstance(reason, Message) else t(reason)))
 for note in record.get("notes", []):
     st.caption(escape_markdown(t(note)))
 

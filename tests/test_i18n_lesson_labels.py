@@ -171,3 +171,27 @@ def test_the_eval_cases_dimensions_are_named_for_the_pages():
     sv, ru = Interface("sv"), Interface("ru")
     assert [sv(DIMENSION_LABELS[d]) for d in ("leakage", "grounding")] == ["avslöjat svar", "stöd i texten"]
     assert ru(DIMENSION_LABELS["level"]) == "уровень" and DIMENSION_LABELS["leakage"] == "leakage"
+
+
+def test_the_tier_reasons_with_values_read_in_swedish_and_stay_english_in_the_review(app_test, conn, db_path):
+    lid = add_lesson(conn, b"# Rain\n\nIt rains.")   # too short: a clear Stage 1 failure, with the offline baseline
+    review.review_lesson(db_path, lid, None)
+    record = lessons_db.review(conn, lessons_db.get(conn, lid)["current_review_id"])["record"]
+    assert record["tier_reasons"][0] == ("offline baseline — no LLM: only the Stage 1 checks ran; facts, alignment "
+                                         "and engagement were not judged.")
+    assert record["tier_reasons"][1].startswith("Stage 1: Length")
+    at = _page(app_test, "pages/lesson_review.py", "sv-SE", lessons_db.get(conn, lid)["course_id"], lid)
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.endswith(": bara kontrollerna i steg 1 kördes; fakta, överensstämmelse och engagemang bedömdes "
+                          "inte.") for c in captions), captions
+    assert any(c.startswith("Steg 1: Length") for c in captions), captions
+
+
+def test_a_reason_kept_in_its_form_reads_the_same_english():
+    reasons = tiers.decide(tiers.Evidence(score=0.7, unsure=["clarity_structure"], fix_cost=6, first_cost=1)).reasons
+    assert reasons == ["Score 0.70 is under 0.75 after the fixes.", "The judges could not agree on clarity & structure.",
+                       "Fixing cost 6.0x the first judgment (limit 5x)."]
+    from core.language.interface import Interface
+    again = [tiers.reread(tiers.stored(r)) for r in reasons]
+    assert again == reasons
+    assert Interface("ru").said(again[1]) == "Проверяющие не пришли к согласию по ясности и структуре."

@@ -79,6 +79,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
                                              item_status="failed")
                 return {"review_id": rid, "status": "failed", "tier": None, "score": None, "error": str(exc)}
         record["tier_reasons"] = decision.reasons
+        record["tier_reasons_said"] = [tiers.stored(r) for r in decision.reasons]   # their form, for the page
         review["record"] = record
         rid = lessons_db.save_review(
             conn, lesson_id, loaded_version=lesson["version"], review=review, fixes=fixes, votes=votes,
