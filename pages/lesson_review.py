@@ -127,7 +127,7 @@ with st.expander(t("Stage 1 checks"), expanded=not issues):
 with st.expander(t("Uncertainty (token entropy)")):
     ent = record.get("entropy") or {}
     if ent.get("skipped"):
-        st.caption(escape_markdown(ent["skipped"]))
+        st.caption(escape_markdown(t(ent["skipped"])))   # core's note (N_); a failed call's error: English
     elif ent:
         flags = ent.get("flags", [])
         st.caption(tn("{count} sentence(s) with a factual claim above {threshold} bits (model {model}).",

@@ -163,6 +163,9 @@ def test_the_judges_issues_severity_and_dimension_in_russian(app_test, conn, db_
     issues = next(d.value for d in at.dataframe if "серьёзность" in d.value.columns)
     assert list(issues["серьёзность"]) == ["серьёзная"]
     assert "Вовлечённость и тон" in set(issues.iloc[:, 2])   # the dimension: the rubric's name
+    assert any(plain(c.value).startswith("Не настроена конечная точка completions с logprobs") for c in at.caption)
+    record = lessons_db.review(conn, lessons_db.get(conn, lid)["current_review_id"])["record"]
+    assert record["entropy"]["skipped"].startswith("No completions endpoint with prompt logprobs is configured")
 
 
 def test_the_eval_cases_dimensions_are_named_for_the_pages():

@@ -138,8 +138,9 @@ def _entropy(db_path, job: LessonJob, options: Options, record: dict) -> dict | 
     """Entropy per sentence of the lesson text; skipped with a note when no echo endpoint is
     configured or it fails (the review goes on)."""
     if options.echo is None:
-        record["entropy"] = {"skipped": "No completions endpoint with prompt logprobs is configured "
-                                        "(FAIRMARK_LESSON_LOGPROBS_BASE_URL): the lesson's own entropy was not measured."}
+        record["entropy"] = {"skipped": N_("No completions endpoint with prompt logprobs is configured "
+                                           "(FAIRMARK_LESSON_LOGPROBS_BASE_URL): the lesson's own entropy was not "
+                                           "measured.")}   # the page shows it with t()
         return None
     try:
         data = echo.prompt_logprobs(options.echo, job.text, db_path=db_path, transport=options.echo_transport,
