@@ -56,13 +56,13 @@ CONVERTED = (
     "pages/_dashboard.py",   # core's (English): the reference picker's options and label, reason codes
     "pages/agreement.py",   # core's: the judges' notes, the charts' axes
     "pages/fairness.py",   # core's: the bands' and groups' warnings and notes, group tests' rows, charts' axes
-    "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
+    "pages/ai_quality.py",   # core's, English still: the cases' statuses and checks, the configuration's name, the trust rule
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
-    "pages/lessons.py",   # its tier labels, archetypes, the offline baseline's label and the call log's columns are core's (English)
-    "pages/compare.py",   # the two questions, the skipped pairs' note and the intervals' notes are core's (English)
+    "pages/lessons.py",   # core's, English still: the call log's columns
+    "pages/compare.py",   # core's, English still: the bootstrap's interval notes (core/metrics)
     "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
-    "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
+    "pages/lesson_review.py",   # core's, English still: checks with values, the judges' panel notes and doubts, Stage 1 details
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
