@@ -17,7 +17,7 @@ from core.llm import default_provider
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_markdown, format_timestamp
 from pages import _common
-from pages._i18n import N_, t
+from pages._i18n import N_, said, t
 
 ACTED = {"yes": N_("Yes, acted on them"), "partly": N_("Partly"), "no": N_("No")}
 MARKED = {"yes": N_("yes"), "partly": N_("partly"), "no": N_("no")}   # the mark, in the expander's title
@@ -46,8 +46,8 @@ def config_status(conn, provider: str | None = None, *, key: str = "cfg", overri
         st.success(msg)
     defn, s = current or _status_for(conn, provider or default_provider(_common.settings()))
     box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
-    box(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=s["label"])
-                        + " " + s["message"]))
+    box(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=t(s["label"]))
+                        + " " + said(s["message"])))
     with st.expander(t("What this configuration is (prompt, model and temperature per role)")):
         roles = pd.DataFrame(ai_config.describe(defn))
         st.dataframe(roles.rename(columns=lambda k: t(ROLE_COLUMNS[k]) if k in ROLE_COLUMNS else k),
@@ -80,11 +80,11 @@ def assess_gate(conn, provider: str) -> bool:
     Only an admin may override the gate: the form is on the Settings page, never here."""
     _, s = _status_for(conn, provider)
     if s["state"] == "passed" or s["state"] == "offline":
-        st.caption(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=s["label"])))
+        st.caption(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=t(s["label"]))))
         return True
     box = st.info if s["cleared"] else st.warning
-    box(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=s["label"])
-                        + " " + s["message"]))
+    box(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=t(s["label"]))
+                        + " " + said(s["message"])))
     return s["cleared"]
 
 
@@ -115,7 +115,7 @@ def review_item(conn, item: dict) -> None:
                      roles=", ".join(not_run)))
     if s := item["ai_config"]:
         st.caption(escape_markdown(t("Drafted by AI configuration ({name}): {label}.", name=s["name"],
-                                     label=s["label"])))
+                                     label=t(s["label"]))))
     sid = data["submission"]["id"]
     _next_steps(conn, sid, item["previous_next_steps"])
     _save_as_case(conn, sid, draft, item["saved_cases"])

@@ -5,14 +5,19 @@ import streamlit as st
 
 from core.courses import browse
 from core.errors import FairMarkError
-from core.evals import pairwise, views
+from core.evals import DIMENSION_LABELS, pairwise, views
 from core.llm import default_provider
 from core.evals import config as ai_config
 from core.text import escape_markdown, format_timestamp
 from pages import _common, _evals_widgets
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 SCOPES = {"assignment": N_("This assignment"), "course": N_("The whole course")}
+
+
+def named(table: dict, code: str) -> str:
+    """A code core names in `table` (N_), in the reader's language; an unknown code as it is."""
+    return t(table[code]) if code in table else code
 
 st.title(t("AI quality"))
 st.caption(t("The feedback is judged on whether it gives the answer away, whether it is grounded, whether "
@@ -49,7 +54,7 @@ def _drafting(cid: int) -> None:
                            total=c["sample_size"])
                          + (" (" + tn("{count} failed", "{count} failed", c["failed"]) + ")" if c["failed"] else ""))
         if c["skipped"]:
-            st.caption(pairwise.skipped_note(c["skipped"]))
+            st.caption(said(pairwise.skipped_note(c["skipped"])))
     if drafting:
         st.session_state["cmp_live"] = True
     elif st.session_state.pop("cmp_live", False):
@@ -70,8 +75,8 @@ with tab_gate:
         report = data["report"]
         if report and report["id"] == rid:
             st.dataframe(pd.DataFrame([{
-                t("case"): x["id"], t("dimension"): x["dimension"], t("blocking"): x["blocking"],
-                t("status"): x["status"], t("comment"): x["source"],
+                t("case"): x["id"], t("dimension"): named(DIMENSION_LABELS, x["dimension"]),
+                t("blocking"): x["blocking"], t("status"): x["status"], t("comment"): x["source"],   # statuses: codes
                 t("checks"): "; ".join(f"{c['check']} {c['status']}: {c['detail']}" for c in x["checks"])}
                 for x in report["report"]["results"]]), hide_index=True, width="stretch")
         else:
@@ -83,7 +88,7 @@ with tab_saved:
     if not rows:
         st.info(t("No saved cases yet. Teachers save a corrected item with 'Save as eval case' on the Review page."))
     else:
-        st.dataframe(pd.DataFrame([{t("case"): r["case"]["id"], t("dimension"): r["dimension"],
+        st.dataframe(pd.DataFrame([{t("case"): r["case"]["id"], t("dimension"): named(DIMENSION_LABELS, r["dimension"]),
                                     t("requirement"): r["reason"], t("saved by"): _common.person(r["saved_by"]),
                                     t("when"): format_timestamp(r["saved_at"])}
                                    for r in rows]), hide_index=True, width="stretch")
@@ -101,8 +106,8 @@ with tab_cmp:
                       "models and temperature) in a folder under prompts/variants/."))
         else:
             offline = not _common.settings().llm_configured
-            if offline:  # said before the form is filled in; core refuses it too (core's sentence, English)
-                st.info(pairwise.OFFLINE_SAME, icon=":material/block:")
+            if offline:  # said before the form is filled in; core refuses it too (core's Message)
+                st.info(said(pairwise.OFFLINE_SAME), icon=":material/block:")
             with st.form("new_comparison"):
                 variant = st.selectbox(t("Configuration B (a folder under prompts/variants/)"), variants)
                 scope = st.radio(t("Sample from"), list(SCOPES), horizontal=True, disabled=aid is None,
@@ -150,17 +155,17 @@ with tab_cmp:
                     st.session_state["evals_flash"] = t("Comparison {id}: drafting continues.", id=pick)
                     st.rerun()
             st.dataframe(pd.DataFrame([{t("dimension"): d, t("choices"): w["n"], t("B's win rate"): w["win_rate"],
-                                        t("95 % CI"): w["ci"] or w["ci_note"], t("B better"): w["b_wins"],
+                                        t("95 % CI"): w["ci"] or (w["ci_note"] and t(w["ci_note"])), t("B better"): w["b_wins"],
                                         t("A better"): w["a_wins"], t("equal"): w["ties"]}
                                        for d, w in r["by_dimension"].items()]), hide_index=True, width="stretch")
             j = r["judge"]
             st.caption(t("Pedagogy judge vs teachers: agreement {agreement} on {n} choices (CI {ci})",
                          agreement=f"{j['agreement']:.0%}", n=j["n"], ci=j["ci"])
-                       if j["agreement"] is not None else t("Pedagogy judge vs teachers: {note}", note=j["ci_note"]))
+                       if j["agreement"] is not None else t("Pedagogy judge vs teachers: {note}", note=t(j["ci_note"])))
         st.subheader(t("When the pedagogy judge is trusted"))
         trust = data["trust"]
-        st.caption((t("Trusted for later changes: {why}.", why=trust["why"]) if trust["trusted"] else
-                    t("Not trusted for later changes: {why}.", why=trust["why"])) + " "
+        st.caption((t("Trusted for later changes: {why}.", why=said(trust["why"])) if trust["trusted"] else
+                    t("Not trusted for later changes: {why}.", why=said(trust["why"]))) + " "
                    + t("A trusted judge's pedagogy cases block an AI change like leakage and grounding do."))
         with st.form("judge_trust") if data["may"]["settings"] else st.container():
             value = st.slider(t("Agreement with the teachers needed (admin)"), 0.5, 1.0, float(trust["threshold"]),

@@ -8,10 +8,10 @@ from core.errors import FairMarkError
 from core.evals import pairwise, views
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 SIDE = {"left": N_("Response 1"), "tie": N_("Equally good"), "right": N_("Response 2")}
-TITLES = {"level": N_("Level fit"), "pedagogy": N_("Pedagogy")}   # pairwise.DIMENSIONS' questions are core's
+TITLES = {"level": N_("Level fit"), "pedagogy": N_("Pedagogy")}   # pairwise.DIMENSIONS: core's questions (N_)
 KEYS = {"level": N_("level"), "pedagogy": N_("pedagogy")}   # the per-teacher table's word for each
 
 
@@ -29,12 +29,12 @@ def show_results(r: dict) -> None:
         col.metric(label, f"{w['win_rate']:.0%}",
                    help=tn("{count} choices on {pairs} pairs", "{count} choices on {pairs} pairs", w["n"],
                            pairs=w["pairs"]))
-        col.caption((t("95 % CI") + f" {w['ci'][0]:.0%}–{w['ci'][1]:.0%}" if w["ci"] else w["ci_note"])   # core's note
+        col.caption((t("95 % CI") + f" {w['ci'][0]:.0%}–{w['ci'][1]:.0%}" if w["ci"] else t(w["ci_note"]))   # core's note
                     + " · " + t("n = {n}", n=w["n"]))
         col.caption(t("B better {b}, A better {a}, equal {ties}", b=w["b_wins"], a=w["a_wins"], ties=w["ties"]))
     j = r["judge"]
     if j["agreement"] is None:
-        st.caption(t("Pedagogy judge: {note}.", note=j["ci_note"]))
+        st.caption(t("Pedagogy judge: {note}.", note=t(j["ci_note"])))
     elif j["trusted"]:
         st.caption(tn("Pedagogy judge agreed with the teachers on {agreement} of {count} choices (threshold "
                       "{threshold}: trusted for later changes).", "Pedagogy judge agreed with the teachers on "
@@ -60,7 +60,7 @@ data = views.compare_view(conn, cid, comparison=st.session_state.get("cmp_pick")
 comps, ready = data["comparisons"], data["ready"]
 if not ready:
     st.info(t("No comparison to judge in this course yet. A coordinator starts one on the AI quality page.")
-            + "".join(" " + t("Comparison {id}: {note}", id=c["id"], note=pairwise.skipped_note(c["skipped"]))
+            + "".join(" " + t("Comparison {id}: {note}", id=c["id"], note=said(pairwise.skipped_note(c["skipped"])))
                       for c in comps if c["skipped"]))   # the note is core's
     st.stop()
 ids = [c["id"] for c in ready]
@@ -78,7 +78,7 @@ st.progress(prog["judged"] / prog["pairs"] if prog["pairs"] else 0.0,
             text=tn("{judged} of {count} pairs judged", "{judged} of {count} pairs judged", prog["pairs"],
                     judged=prog["judged"]))
 if prog["skipped"]:
-    st.caption(pairwise.skipped_note(prog["skipped"]))
+    st.caption(said(pairwise.skipped_note(prog["skipped"])))
 pair = data["pair"]
 if pair is None:
     st.success(tn("You have judged all {count} pairs. Thank you.", "You have judged all {count} pairs. Thank you.",
@@ -114,8 +114,8 @@ if err := st.session_state.pop("cmp_error", None):
     _common.show_error(err)
 sides = {side: t(label) for side, label in SIDE.items()}   # translated now, in this run's language
 with st.form(f"pair_{pair['pair_id']}"):
-    st.radio(pairwise.DIMENSIONS["level"], list(SIDE), format_func=sides.get, index=None, horizontal=True,
-             key=f"cmp_level_{pair['pair_id']}")   # the questions are core's (English)
-    st.radio(pairwise.DIMENSIONS["pedagogy"], list(SIDE), format_func=sides.get, index=None, horizontal=True,
+    st.radio(t(pairwise.DIMENSIONS["level"]), list(SIDE), format_func=sides.get, index=None, horizontal=True,
+             key=f"cmp_level_{pair['pair_id']}")   # the questions are core's (N_)
+    st.radio(t(pairwise.DIMENSIONS["pedagogy"]), list(SIDE), format_func=sides.get, index=None, horizontal=True,
              key=f"cmp_pedagogy_{pair['pair_id']}")
     st.form_submit_button(t("Save and next pair"), type="primary", on_click=_save, args=(pair["pair_id"],))

@@ -5,10 +5,12 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import FairMarkError
-from core.lessons import export, signoff, view
+from core.language.interface import Message
+from core.lessons import export, factcheck, signoff, view
+from core.lessons.judge import SEVERITIES
 from core.text import escape_markdown, format_timestamp
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 FIX_STATUS = {"proposed": N_("proposed"), "accepted": N_("accepted"), "rejected": N_("rejected")}
 
@@ -35,6 +37,7 @@ start = 0 if "lesson_pick" in st.session_state else ids.index(data["lesson_id"])
 lesson_id = st.selectbox(t("Lesson (in queue order)"), ids, index=start, format_func=titles.get, key="lesson_pick")
 _common.set_address(lesson=lesson_id)
 lesson, record, review = data["lesson"], data["record"], data["review"]
+dims = {key: t(label) for key, label in data["dimensions"].items()}   # the rubric's names (N_)
 version = lesson["version"]
 
 
@@ -52,7 +55,7 @@ def act(fn, done: str, **kwargs) -> None:
 if lesson["status"] == "approved":
     state = t("Approved")
 elif lesson["status"] == "reviewed":
-    state = data["tier_label"]   # core's tier label (English)
+    state = t(data["tier_label"])   # core's tier label (N_)
 else:
     state = t("Review failed") if lesson["status"] == "failed" else t("Not reviewed yet")
 c1, c2, c3 = st.columns(3)
@@ -62,16 +65,16 @@ c2.metric(t("Weighted score"), "—" if lesson["score"] is None else f"{lesson['
                  "20 %; factual integrity under 0.6 or alignment under 0.5 fails the lesson whatever the total."))
 c3.metric(t("Stage 1 score"), f"{record.get('stage1_score', 0):.2f}" if record else "—")
 if data["offline_label"]:
-    st.warning(t("Reviewed by the {reviewer}: only the Stage 1 checks ran.", reviewer=data["offline_label"]))
+    st.warning(t("Reviewed by the {reviewer}: only the Stage 1 checks ran.", reviewer=t(data["offline_label"])))
 if review and review["error"]:
     _common.show_error(t("The review failed: {error}", error=review["error"]))
 if lesson["status"] == "reviewed" and any(f["status"] == "proposed" for f in data["fixes"]):
     st.caption(t("The tier is for the lesson with the proposed fixes below: accept or reject each one before "
                  "you approve."))
-for reason in record.get("tier_reasons", []):
-    st.caption(escape_markdown(reason))
+for reason in data["tier_reasons"]:   # core's Messages; a review stored before: its English, fixed ones translated
+    st.caption(escape_markdown(said(reason) if isinstance(reason, Message) else t(reason)))
 for note in record.get("notes", []):
-    st.caption(escape_markdown(note))
+    st.caption(escape_markdown(t(note)))
 
 # --- the text with the issues ----------------------------------------------------------------------
 issues = data["issues"]
@@ -91,8 +94,9 @@ parts = [escape_markdown(piece) if i is None else marked(piece, i) for piece, i 
 with st.container(border=True, height=420):
     st.markdown("".join(parts).replace("\n", "  \n"))
 if issues:
-    st.dataframe(pd.DataFrame([{"#": n + 1, t("severity"): i["severity"],
-                                t("dimension"): data["dimensions"][i["dimension"]], t("where"): i["location"], t("quote"): i["quote"],
+    st.dataframe(pd.DataFrame([{"#": n + 1,
+                                t("severity"): t(SEVERITIES[i["severity"]]) if i["severity"] in SEVERITIES else i["severity"],
+                                t("dimension"): dims[i["dimension"]], t("where"): i["location"], t("quote"): i["quote"],
                                 t("found in text"): t("yes") if i["found"] else t("NOT FOUND (check it)"),
                                 t("suggested fix"): i["fix"], t("judge"): i["judge"]} for n, i in enumerate(issues)]),
                  hide_index=True)
@@ -102,7 +106,7 @@ with st.expander(t("Judges' votes"), expanded=False):
     if data["votes"]:
         votes = pd.DataFrame(data["votes"])
         pivot = votes.pivot_table(index=["judge", "tier"], columns="criterion", values="score")
-        headers = {**data["dimensions"], "judge": t("judge"), "tier": t("tier")}   # the criteria: the rubric's names
+        headers = {**dims, "judge": t("judge"), "tier": t("tier")}   # the criteria: the rubric's names
         table = pivot.reset_index().rename(columns=headers)
         st.dataframe(table, hide_index=True)
         conf = votes.groupby("judge")["confidence"].first()
@@ -117,13 +121,13 @@ with st.expander(t("Judges' votes"), expanded=False):
                                      before=f"{r['score_before']:.2f}", after=f"{r['score_after'] or 0:.2f}",
                                      gain=gain) + f" {r['note']}"))
 with st.expander(t("Stage 1 checks"), expanded=not issues):
-    st.dataframe(pd.DataFrame([{t("check"): c["label"], t("result"): t("passed") if c["passed"] else (
+    st.dataframe(pd.DataFrame([{t("check"): t(c["label"]), t("result"): t("passed") if c["passed"] else (
         t("skipped") if c["severity"] == "info" else (t("clear failure") if c["severity"] == "fail" else t("problem"))),
-        t("detail"): c["detail"]} for c in record.get("heuristics", [])]), hide_index=True)
+        t("detail"): t(c["detail"])} for c in record.get("heuristics", [])]), hide_index=True)
 with st.expander(t("Uncertainty (token entropy)")):
     ent = record.get("entropy") or {}
     if ent.get("skipped"):
-        st.caption(escape_markdown(ent["skipped"]))
+        st.caption(escape_markdown(t(ent["skipped"])))   # core's note (N_); a failed call's error: English
     elif ent:
         flags = ent.get("flags", [])
         st.caption(tn("{count} sentence(s) with a factual claim above {threshold} bits (model {model}).",
@@ -131,7 +135,8 @@ with st.expander(t("Uncertainty (token entropy)")):
                       threshold=f"{ent['threshold']:.2f}", model=escape_markdown(ent.get("model", ""))))
         if flags:
             st.dataframe(pd.DataFrame([{t("sentence"): f["sentence"], t("bits"): f["bits"],
-                                        t("fact check"): f["verdict"], t("evidence"): f.get("evidence", "")}
+                                        t("fact check"): t(factcheck.VERDICTS.get(f["verdict"], f["verdict"])),
+                                        t("evidence"): f.get("evidence", "")}
                                        for f in flags]), hide_index=True)
     unsure = [u for a in (record.get("first") or {}).get("votes", []) for u in a.get("unsure", [])]
     if unsure:
@@ -150,7 +155,7 @@ elif not fixes:
 for f in fixes:
     gain = "" if f["gain"] is None else ", " + t("score {gain} when re-judged", gain=f"{f['gain']:+.3f}")
     st.markdown(escape_markdown(t("Round {round}: {dimension} in '{section}'", round=f["round"],
-                                  dimension=data["dimensions"][f["dimension"]], section=f["section"])
+                                  dimension=dims[f["dimension"]], section=f["section"])
                                 + gain + " — " + t(FIX_STATUS.get(f["status"], f["status"]))))
     st.code(view.fix_diff(f["before"], f["after"]), language="diff")
     if f["status"] == "proposed" and lesson["status"] != "approved":
@@ -175,7 +180,7 @@ if lesson["status"] == "approved":
                             on_click="ignore")
 elif lesson["status"] == "reviewed":
     verdict = st.radio(t("Your verdict on the lesson as it was uploaded"), list(signoff.VERDICTS),
-                       format_func=signoff.VERDICTS.get, index=None, key=f"verdict_{lesson_id}_{version}",
+                       format_func={k: t(v) for k, v in signoff.VERDICTS.items()}.get, index=None, key=f"verdict_{lesson_id}_{version}",
                        help=t("Compared with the judge's verdict on the Agreement page."))   # the verdicts: core's
     note = st.text_input(t("Note (optional)"), key=f"note_{lesson_id}_{version}")
     if st.button(t("Approve lesson"), type="primary", key=f"approve_{lesson_id}_{version}"):

@@ -39,7 +39,8 @@ if data["may"]["upload"]:  # instructors and admins: upload and the demo
                          "objectives, archetype, sources) leaves out."))
             c1, c2 = st.columns(2)
             grade = c1.number_input(t("Target reading grade (Flesch-Kincaid)"), 1.0, 18.0, 8.0, 0.5)
-            archetype = c2.selectbox(t("Content archetype"), spec.ARCHETYPES)   # the archetypes' names: core's
+            archetype = c2.selectbox(t("Content archetype"), spec.ARCHETYPES,   # core names them (N_)
+                             format_func={a: t(spec.ARCHETYPE_LABELS[a]) for a in spec.ARCHETYPES}.get)
             audience = c1.text_input(t("Audience"), placeholder=t("e.g. grade 5 science class"))
             objectives = c2.text_area(t("Learning objectives (one per line)"))
             sources = st.text_area(t("Source material for fact checks (optional)"),
@@ -80,7 +81,7 @@ st.subheader(t("Review"))
 configured = _common.settings().llm_configured
 providers = ["openai", "offline"] if configured else ["offline"]
 labels = {"openai": t("AI judge (the configured language model)"),
-          "offline": t("{baseline}: Stage 1 checks only", baseline=OFFLINE_LABEL.capitalize())}   # core's label
+          "offline": t("{baseline}: Stage 1 checks only", baseline=t(OFFLINE_LABEL).capitalize())}   # core's label
 c1, c2 = st.columns(2)
 provider = c1.radio(t("Reviewer"), providers, format_func=labels.get, key="lessons_provider")
 if not configured:
@@ -107,7 +108,7 @@ def show_run() -> None:
     p = first["run"] if first is not None else runs.latest(_common.connect(), db_path, cid, actor=_common.actor())
     if p is None:
         return
-    who = OFFLINE_LABEL if p["provider"] == "offline" else t("AI judge")
+    who = t(OFFLINE_LABEL) if p["provider"] == "offline" else t("AI judge")
     st.progress(p["fraction"], text=tn("Run {run} ({who}): {finished} of {count} lesson, {status}",
                                        "Run {run} ({who}): {finished} of {count} lessons, {status}", p["total"],
                                        run=p["run_id"], who=who, finished=p["finished"],
@@ -131,19 +132,19 @@ st.fragment(show_run, run_every=1.0 if active else None)()
 # --- the queue ----------------------------------------------------------------------------------
 st.subheader(t("Queue"))
 counts = data["tiers"]
-QUEUE_METRICS = {"needs_review": tiers.LABELS["needs_review"], "sampled": tiers.LABELS["sampled"],   # core's tiers
-                 "ready": tiers.LABELS["ready"], "approved": t("Approved"), "uploaded": t("Not reviewed")}
+QUEUE_METRICS = {"needs_review": t(tiers.LABELS["needs_review"]), "sampled": t(tiers.LABELS["sampled"]),  # core's (N_)
+                 "ready": t(tiers.LABELS["ready"]), "approved": t("Approved"), "uploaded": t("Not reviewed")}
 for col, (key, label) in zip(st.columns(len(QUEUE_METRICS)), QUEUE_METRICS.items()):
     col.metric(label, counts.get(key, 0))
 st.caption(t("Every lesson needs your approval before export. Needs a full review first; then the 10 % sample of "
              "the spot-check tier; lessons ready to publish still get a look from you."))
 for lesson in queue:
-    tier = tiers.LABELS.get(lesson["tier"] if lesson["status"] == "reviewed" else None)
+    tier = t(tiers.LABELS.get(lesson["tier"] if lesson["status"] == "reviewed" else None))
     state = {"approved": t("approved"), "failed": t("review failed"),
              "uploaded": t("not reviewed")}.get(lesson["status"], tier)
     extra = " · " + t("in the 10 % sample") if lesson["in_sample"] and lesson["status"] == "reviewed" else ""
     score = " · " + t("score {score}", score=f"{lesson['score']:.2f}") if lesson["score"] is not None else ""
-    offline = f" · {OFFLINE_LABEL}" if lesson["is_offline"] else ""
+    offline = " · " + t(OFFLINE_LABEL) if lesson["is_offline"] else ""
     st.page_link("pages/lesson_review.py", query_params={"lesson": str(lesson["id"])},
                  label=f"{escape_markdown(lesson['title'])} — {state}{extra}{score}{offline}",
                  icon=":material/article:")

@@ -56,13 +56,13 @@ CONVERTED = (
     "pages/_dashboard.py",   # core's (English): the charts' tick labels and hover text
     "pages/agreement.py",
     "pages/fairness.py",   # core's (English): the bands' names on the chart ("low (0–1)")
-    "pages/ai_quality.py",   # the gate's state and message, the offline notice, skipped pairs, statuses, dimensions, checks and the judge's trust are core's (English)
+    "pages/ai_quality.py",   # core's, English still: the cases' statuses and checks, the configuration's name, the trust rule
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
-    "pages/lessons.py",   # its tier labels, archetypes, the offline baseline's label and the call log's columns are core's (English)
-    "pages/compare.py",   # the two questions, the skipped pairs' note and the intervals' notes are core's (English)
+    "pages/lessons.py",   # core's, English still: the call log's columns
+    "pages/compare.py",   # core's, English still: the bootstrap's interval notes (core/metrics)
     "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
-    "pages/lesson_review.py",   # its tier label, dimensions, verdicts, checks, reasons, notes, severities and the judges' doubts are core's (English)
+    "pages/lesson_review.py",   # core's, English still: checks with values, the judges' panel notes and doubts, Stage 1 details
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
@@ -72,7 +72,11 @@ CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/sig
                  "core/reports/pairs.py", "core/metrics/proportion.py",
                  "core/appeals/figures.py", "core/judging/agreement.py", "core/reports/judges.py",
                  "core/metrics/bootstrap.py", "core/metrics/fairness.py", "core/metrics/length.py", "core/charts.py",
-                 "core/reports/costs.py", "core/moderation/markers.py")
+                 "core/reports/costs.py", "core/moderation/markers.py",
+                 "core/lessons/tiers.py", "core/lessons/signoff.py", "core/lessons/spec.py", "core/lessons/rubric.py",
+                 "core/lessons/review.py", "core/lessons/heuristics.py", "core/evals/pairwise.py",
+                 "core/evals/gate.py", "core/evals/__init__.py",
+                 "core/lessons/judge.py", "core/lessons/factcheck.py")
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

@@ -14,6 +14,10 @@ The leakage rule itself is core.leakage (it runs on every drafted comment too); 
 are agent roles (core.agents.grounding, core.agents.pedagogy). Student growth over time is not
 part of the gate: it lives apart, in core.growth.learning.
 """
+from core.language.interface import N_
+
 DIMENSIONS = ("leakage", "grounding", "level", "pedagogy")
+DIMENSION_LABELS = {"leakage": N_("leakage"), "grounding": N_("grounding"), "level": N_("level"),
+                    "pedagogy": N_("pedagogy")}   # the pages' names for them, shown with t()
 # The first two are automatable and block a release (seed 003); the last two need teachers.
 BLOCKING = ("leakage", "grounding")

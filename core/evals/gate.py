@@ -20,15 +20,18 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import GateError, NotFound
 from core.evals import config as ai_config
+from core.language.interface import Message, N_
 from core.text import format_date
 from db import audit
 from db import evals as evals_db
 from db import users as users_db
 
-LABELS = {"passed": "passed its blocking eval cases", "failed": "FAILED blocking eval cases",
-          "unevaluated": "not evaluated yet", "offline": "offline baseline — not an AI configuration"}
-HOW = ("Run `python -m core evals run` with this configuration (a real endpoint runs the judges); "
-       "or an admin can override the gate on the Settings page, with a reason (audited).")
+LABELS = {"passed": N_("passed its blocking eval cases"), "failed": N_("FAILED blocking eval cases"),
+          "unevaluated": N_("not evaluated yet"), "offline": N_("offline baseline — not an AI configuration")}
+OVERRIDDEN = {"failed": N_("FAILED blocking eval cases — run allowed by an admin's override"),
+              "unevaluated": N_("not evaluated yet — run allowed by an admin's override")}   # pages: t(label)
+HOW = Message("Run `python -m core evals run` with this configuration (a real endpoint runs the judges); "
+              "or an admin can override the gate on the Settings page, with a reason (audited).")
 
 
 def config_name(conn, config_hash: str | None, definition: dict | None = None) -> str:
@@ -50,7 +53,7 @@ def status(conn, config_hash: str | None, provider: str | None = None, definitio
     if provider == "offline":
         out.update(state="offline", cleared=True)
         out["label"] = LABELS["offline"]
-        out["message"] = "The offline baseline (no LLM) has no AI configuration to evaluate."
+        out["message"] = Message("The offline baseline (no LLM) has no AI configuration to evaluate.")
         return out
     run = evals_db.latest_eval_run(conn, config_hash) if config_hash else None
     if run is not None:
@@ -62,30 +65,34 @@ def status(conn, config_hash: str | None, provider: str | None = None, definitio
     override = evals_db.latest_override(conn, config_hash) if config_hash else None
     out["override"] = override
     out["cleared"] = out["state"] == "passed" or override is not None
-    out["label"] = LABELS[out["state"]] + (" — run allowed by an admin's override" if override and
-                                           out["state"] != "passed" else "")
+    out["label"] = OVERRIDDEN[out["state"]] if override and out["state"] != "passed" else LABELS[out["state"]]
     out["message"] = _message(out, conn)
     return out
 
 
-def _message(s: dict, conn=None) -> str:
-    name = "This configuration"  # pages show its name beside the message; the command line its hash
+def _message(s: dict, conn=None) -> Message:
+    """One Message (its parts are Messages too: a page shows it translated with said()). It says
+    "This configuration": pages show its name beside the message; the command line its hash."""
     run = s["eval_run"]
     if s["state"] == "passed":
-        return f"{name} passed its blocking eval cases (eval run {run['id']}, {format_date(run['created_at'])})."
+        return Message("This configuration passed its blocking eval cases (eval run {run}, {date}).", run=run["id"],
+                       date=format_date(run["created_at"]))
     if s["state"] == "failed":
         ids = ", ".join(run["blocking_failed_ids"]) or str(run["blocking_failed"])
-        text = f"{name} failed blocking eval cases in eval run {run['id']}: {ids}."
+        text = Message("This configuration failed blocking eval cases in eval run {run}: {ids}.", run=run["id"],
+                       ids=ids)
     elif run is not None:
-        text = (f"{name} is not evaluated: {run['blocking_not_run']} blocking case(s) could not run in eval run "
-                f"{run['id']} (provider {run['provider']}: judges need a language model).")
+        text = Message("This configuration is not evaluated: {count} blocking case(s) could not run in eval run {run} "
+                       "(provider {provider}: judges need a language model).", count=run["blocking_not_run"],
+                       run=run["id"], provider=run["provider"])
     else:
-        text = f"{name} has not been evaluated against the eval cases."
+        text = Message("This configuration has not been evaluated against the eval cases.")
     if s["override"]:
         o = s["override"]
         who = users_db.display_names(conn).get(o["actor"], o["actor"]) if conn is not None else o["actor"]
-        return text + f" {who} overrode the gate on {format_date(o['created_at'])}: “{o['reason']}”."
-    return text + " " + HOW
+        return Message("{text} {who} overrode the gate on {date}: “{reason}”.", text=text, who=who,
+                       date=format_date(o["created_at"]), reason=o["reason"])
+    return Message("{text} {how}", text=text, how=HOW)
 
 
 def require(conn, defn: dict, *, actor: str = "", used_for: str = "", variant: str = "") -> dict:

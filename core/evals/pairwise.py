@@ -32,6 +32,7 @@ from core.errors import ConflictError, FairMarkError, GateError, NotFound
 from core.evals import comparison_runs
 from core.evals import config as ai_config
 from core.judging import judges
+from core.language.interface import Message, N_
 from core.llm import default_provider, effective_settings
 from core.metrics.bootstrap import percentile_ci
 from db import audit, courses
@@ -41,19 +42,19 @@ from db import evals as evals_db
 from db import runs as runs_db
 
 DEFAULT_SAMPLE = 100
-DIMENSIONS = {"level": "Which comment fits this student's level better (language and depth)?",
-              "pedagogy": "Which comment teaches better (leads without giving the answer away, builds on "
-                          "the student's work, ends with a question or a next step)?"}
+DIMENSIONS = {"level": N_("Which comment fits this student's level better (language and depth)?"),
+              "pedagogy": N_("Which comment teaches better (leads without giving the answer away, builds on "
+                             "the student's work, ends with a question or a next step)?")}   # shown with t()
 CHOICES = ("left", "tie", "right")
 # The offline baseline reads no prompt, no model and no temperature: any variant writes A's comments.
-OFFLINE_SAME = ("Nothing to compare: the offline baseline (no language model) ignores prompts, models and temperature, "
-                "so configuration B would write exactly the same comment as A on every pair. Set up a language "
-                "model (Settings → Language model & prices), then start the comparison again.")
+OFFLINE_SAME = Message("Nothing to compare: the offline baseline (no language model) ignores prompts, models and "
+                       "temperature, so configuration B would write exactly the same comment as A on every pair. Set "
+                       "up a language model (Settings → Language model & prices), then start the comparison again.")
 DEFAULT_TRUST = 0.8          # seed 001: judge-human agreement of 80-85 % is what a good judge reaches
 N_BOOT = 2000
 
 
-def skipped_note(n: int) -> str:
+def skipped_note(n: int) -> str:   # a Message (said() shows it translated), "" for none
     """What the pages say about the pairs skipped because A and B wrote the same comment.
 
     >>> skipped_note(0), skipped_note(2)
@@ -61,8 +62,9 @@ def skipped_note(n: int) -> str:
     """
     if not n:
         return ""
-    return (f"{n} pair{' was' if n == 1 else 's were'} skipped: both configurations wrote the same comment, so "
-            "there was nothing to choose.")
+    return Message.plural("{count} pair was skipped: both configurations wrote the same comment, so there was "
+                          "nothing to choose.", "{count} pairs were skipped: both configurations wrote the same "
+                          "comment, so there was nothing to choose.", n)
 
 
 # --- create ---------------------------------------------------------------------------------
@@ -248,7 +250,7 @@ def win_rate(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
            "a_wins": sum(r["choice"] == "A" for r in rows), "ties": sum(r["choice"] == "tie" for r in rows),
            "win_rate": None, "ci": None, "ci_note": None}
     if not n:
-        out["ci_note"] = "no choices yet"
+        out["ci_note"] = N_("no choices yet")
         return out
     by_pair: dict[int, list[float]] = {}
     for r in rows:
@@ -270,7 +272,7 @@ def agreement(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
     judged = [r for r in rows if r["judge_choice"] is not None]
     out = {"n": len(judged), "not_run": len(rows) - len(judged), "agreement": None, "ci": None, "ci_note": None}
     if not judged:
-        out["ci_note"] = "the judge did not run (offline baseline) or no pedagogy choices yet"
+        out["ci_note"] = N_("the judge did not run (offline baseline) or no pedagogy choices yet")
         return out
     by_pair: dict[int, list[float]] = {}
     for r in judged:
@@ -346,10 +348,12 @@ def judge_trust(conn) -> dict:
     ids = cmp_db.latest_ready(conn)
     if not ids:
         return {"trusted": False, "agreement": None, "threshold": trust_threshold(conn), "comparison": None,
-                "why": "no blind comparison has been judged by teachers yet"}
+                "why": Message("no blind comparison has been judged by teachers yet")}
     r = results_in(conn, ids[0])  # only the judge's agreement leaves this function
     j = r["judge"]
-    why = (f"agreement {j['agreement']:.0%} with the teachers on {j['n']} choices in comparison {ids[0]}: "
-           f"{j['trust_reason']}" if j["agreement"] is not None else f"the judge did not run in comparison {ids[0]}")
+    why = (Message("agreement {agreement} with the teachers on {count} choices in comparison {comparison}: {reason}",
+                   agreement=f"{j['agreement']:.0%}", count=j["n"], comparison=ids[0], reason=j["trust_reason"])
+           if j["agreement"] is not None else Message("the judge did not run in comparison {comparison}",
+                                                      comparison=ids[0]))
     return {"trusted": j["trusted"], "agreement": j["agreement"], "threshold": j["threshold"],
             "comparison": ids[0], "why": why}

@@ -9,8 +9,12 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
+from core.language.interface import N_
 from core.lessons.judge import LessonJob, Spend
 from core.lessons.roles import FACTCHECK
+
+VERDICTS = {"supported": N_("supported"), "contradicted": N_("contradicted"),   # a flag's, shown with t()
+            "not_in_sources": N_("not in the sources"), "unchecked": N_("unchecked")}
 
 MAX_SENTENCES = 12
 

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 
 from core import checks
+from core.language.interface import N_
 from core.lessons import sections
 from core.lessons.spec import LessonSpec
 from core.text import count, words
@@ -123,7 +124,7 @@ def _english(text: str, spec: LessonSpec) -> bool:
 def check_reading(text: str, spec: LessonSpec) -> dict:
     body = prose(text)
     if not _english(body, spec):
-        return _result("reading", "Reading grade", True, "skipped: Flesch-Kincaid only fits English text",
+        return _result("reading", N_("Reading grade"), True, N_("skipped: Flesch-Kincaid only fits English text"),
                        "info", skipped=True)
     grade = checks.fk_grade(body)
     off = grade - spec.target_grade
@@ -137,9 +138,9 @@ def check_reading(text: str, spec: LessonSpec) -> dict:
 
 def check_drift(text: str, spec: LessonSpec) -> dict:
     body = prose(text)
-    label = "Reading grade steady from start to end"
+    label = N_("Reading grade steady from start to end")
     if not _english(body, spec):
-        return _result("drift", label, True, "skipped: Flesch-Kincaid only fits English text", "info", skipped=True)
+        return _result("drift", label, True, N_("skipped: Flesch-Kincaid only fits English text"), "info", skipped=True)
     sents = [s.text for s in sections.sentences(body)]
     if len(sents) < MIN_DRIFT_SENTENCES:
         return _result("drift", label, True, f"skipped: {len(sents)} sentences are too few to compare",
@@ -166,15 +167,15 @@ def check_structure(text: str, spec: LessonSpec) -> dict:
         missing.append("no conclusion (a closing section that sums up)")
     if signposts < 2:
         missing.append("hardly any signposting (first, next, for example, in summary ...)")
-    return _result("structure", "Introduction, body and conclusion, with signposting", not missing,
+    return _result("structure", N_("Introduction, body and conclusion, with signposting"), not missing,
                    "; ".join(missing) or f"{len(parts)} sections, a conclusion, {signposts} signposts", "warn",
                    sections=len(parts), signposts=signposts)
 
 
 def check_objectives(text: str, spec: LessonSpec) -> dict:
-    label = "Every learning objective is covered"
+    label = N_("Every learning objective is covered")
     if not spec.objectives:
-        return _result("objectives", label, True, "skipped: the specification lists no objectives", "info",
+        return _result("objectives", label, True, N_("skipped: the specification lists no objectives"), "info",
                        skipped=True, missing=[])
     stems = {_stem(w) for w in _WORD.findall(text)}
     missing, covered = [], 0

@@ -18,6 +18,7 @@ from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
 from core.judging.cascade import Scale, Vote, run
 from core.judging.confidence import Confidence
+from core.language.interface import N_
 from core.lessons import entropy, rubric, sections
 from core.lessons.roles import JUDGE, JudgeModel
 from core.lessons.spec import LessonSpec
@@ -28,6 +29,7 @@ SCALE = Scale("continuous", TOLERANCE)
 CLEAR_PASS, CLEAR_FAIL = 0.85, 0.50
 FIRST_TEMPERATURE, CONSENSUS_TEMPERATURE = 0.0, 0.15
 
+SEVERITIES = {"critical": N_("critical"), "major": N_("major"), "minor": N_("minor")}   # an issue's, shown with t()
 Dim = Literal["factual_integrity", "pedagogical_alignment", "clarity_structure", "engagement_tone"]
 # Scores on a 0.05 grid, as an enum in the schema: grammar-constrained servers (llama.cpp) do not
 # enforce a number's minimum/maximum, but they do enforce an enum. An answer between two steps

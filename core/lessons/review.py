@@ -20,6 +20,7 @@ from typing import Callable
 import db
 from core.errors import LLMConfigFault, LLMError
 from core.ingest.commit import text_hash
+from core.language.interface import N_
 from core.lessons import entropy, factcheck, heuristics, refine, roles, tiers
 from core.lessons.judge import Judgment, LessonJob, Spend, judge
 from core.lessons.spec import LessonSpec
@@ -63,7 +64,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
             clear = [c["label"] + ": " + c["detail"] for c in checks if not c["passed"] and c["severity"] == "fail"]
             decision = tiers.decide(tiers.Evidence(offline=offline, clear_failures=clear))
             review["first_verdict"] = "revise" if problems else "publish"
-            record["notes"].append(OFFLINE_LABEL if offline else "Settled by the Stage 1 checks: no judge was asked.")
+            record["notes"].append(OFFLINE_LABEL if offline else N_("Settled by the Stage 1 checks: no judge was asked."))
         else:
             job = LessonJob(lesson_id, lesson["title"], text, spec, heuristics.summary(checks), run_id)
             try:
@@ -78,6 +79,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
                                              item_status="failed")
                 return {"review_id": rid, "status": "failed", "tier": None, "score": None, "error": str(exc)}
         record["tier_reasons"] = decision.reasons
+        record["tier_reasons_said"] = [tiers.stored(r) for r in decision.reasons]   # their form, for the page
         review["record"] = record
         rid = lessons_db.save_review(
             conn, lesson_id, loaded_version=lesson["version"], review=review, fixes=fixes, votes=votes,
@@ -136,8 +138,9 @@ def _entropy(db_path, job: LessonJob, options: Options, record: dict) -> dict | 
     """Entropy per sentence of the lesson text; skipped with a note when no echo endpoint is
     configured or it fails (the review goes on)."""
     if options.echo is None:
-        record["entropy"] = {"skipped": "No completions endpoint with prompt logprobs is configured "
-                                        "(FAIRMARK_LESSON_LOGPROBS_BASE_URL): the lesson's own entropy was not measured."}
+        record["entropy"] = {"skipped": N_("No completions endpoint with prompt logprobs is configured "
+                                           "(FAIRMARK_LESSON_LOGPROBS_BASE_URL): the lesson's own entropy was not "
+                                           "measured.")}   # the page shows it with t()
         return None
     try:
         data = echo.prompt_logprobs(options.echo, job.text, db_path=db_path, transport=options.echo_transport,

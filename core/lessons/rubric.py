@@ -13,6 +13,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from core.language.interface import N_
+
 
 @dataclass(frozen=True)
 class Dimension:
@@ -25,16 +27,16 @@ class Dimension:
 
 
 DIMENSIONS = (
-    Dimension("factual_integrity", "Factual integrity", 0.35, 0.6,
+    Dimension("factual_integrity", N_("Factual integrity"), 0.35, 0.6,
               "no invented or wrong facts, names, dates or numbers; claims agree with the source material",
               "body"),
-    Dimension("pedagogical_alignment", "Pedagogical alignment", 0.25, 0.5,
+    Dimension("pedagogical_alignment", N_("Pedagogical alignment"), 0.25, 0.5,
               "covers every learning objective at the audience's level; goes beyond definitions to "
               "application and open questions (OSCQR 2, 30)", "body"),
-    Dimension("clarity_structure", "Clarity & structure", 0.20, None,
+    Dimension("clarity_structure", N_("Clarity & structure"), 0.20, None,
               "introduction -> body -> conclusion with signposting; reading level fits the audience "
               "throughout (OSCQR 19, 34)", "conclusion"),
-    Dimension("engagement_tone", "Engagement & tone", 0.20, None,
+    Dimension("engagement_tone", N_("Engagement & tone"), 0.20, None,
               "a hook that draws the learner in; real-world examples, analogies; a warm, not "
               "patronising tone (OSCQR 31)", "introduction"),
 )

@@ -15,10 +15,11 @@ from __future__ import annotations
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, FairMarkError
+from core.language.interface import N_
 from core.lessons import tiers
 from db import lessons as lessons_db
 
-VERDICTS = {"publish": "Publishable as uploaded", "revise": "Needed changes before publishing"}
+VERDICTS = {"publish": N_("Publishable as uploaded"), "revise": N_("Needed changes before publishing")}   # shown with t()
 
 
 def accept_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: Actor) -> None:

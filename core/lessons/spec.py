@@ -18,8 +18,11 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from core.errors import IngestError
+from core.language.interface import N_
 
 ARCHETYPES = ("concept", "procedure", "case_study", "discussion", "practice")
+ARCHETYPE_LABELS = {"concept": N_("concept"), "procedure": N_("procedure"), "case_study": N_("case study"),
+                    "discussion": N_("discussion"), "practice": N_("practice")}   # what the upload form shows (t())
 KNOWN_KEYS = ("title", "target_grade", "objectives", "archetype", "audience", "sources", "generated_by",
               "min_words", "max_words", "language")
 _FRONT = re.compile(r"\A\ufeff?---[ \t]*\r?\n(.*?)\r?\n---[ \t]*(?:\r?\n|\Z)", re.DOTALL)

@@ -27,6 +27,7 @@ import random
 from dataclasses import dataclass, field
 
 from core.judging.confidence import Confidence
+from core.language.interface import Message, N_
 from core.lessons.judge import HIGH_CONFIDENCE
 from core.lessons.rubric import BY_KEY, PASS_MARK
 from core.offline import LABEL as OFFLINE_LABEL
@@ -37,9 +38,11 @@ FIX_COST_LIMIT = 5.0       # fixing may cost at most this many times the first j
 SAMPLE_SHARE = 0.10
 
 TIERS = ("ready", "sampled", "needs_review")
-LABELS = {"ready": "Ready to publish", "sampled": "Spot-check tier", "needs_review": "Needs a full review",
-          None: "Not reviewed yet"}
+LABELS = {"ready": N_("Ready to publish"), "sampled": N_("Spot-check tier"), "needs_review": N_("Needs a full review"),
+          None: N_("Not reviewed yet")}   # marked for translation: pages show them with t()
 # Queue groups, lower first: what needs a teacher most comes first.
+LOWER = {"factual_integrity": N_("factual integrity"), "pedagogical_alignment": N_("pedagogical alignment"),
+         "clarity_structure": N_("clarity & structure"), "engagement_tone": N_("engagement & tone")}   # in a sentence
 PRIORITY = {"needs_review": 0, "sample": 1, "sampled": 2, "ready": 3, "failed": 0, "uploaded": 9, "approved": 7}
 
 
@@ -64,35 +67,63 @@ class Decision:
 
 
 def decide(e: Evidence) -> Decision:
-    reasons: list[str] = []
+    reasons: list[str] = []   # Messages: English as they read; save() keeps their form for the page
     if e.offline:
-        reasons.append(f"{OFFLINE_LABEL}: only the Stage 1 checks ran; facts, alignment and engagement "
-                       "were not judged.")
-    reasons += [f"Stage 1: {f}" for f in e.clear_failures]
+        reasons.append(Message("{baseline}: only the Stage 1 checks ran; facts, alignment and engagement were not "
+                               "judged.", baseline=Message(OFFLINE_LABEL)))
+    reasons += [Message("Stage 1: {failure}", failure=f) for f in e.clear_failures]
     if e.score is None and not reasons:
-        reasons.append("No judge gave a verdict.")
-    reasons += [f"{BY_KEY[k].label} is under its veto threshold: the lesson fails whatever its total." for k in e.vetoed]
+        reasons.append(Message("No judge gave a verdict."))
+    reasons += [Message("{dimension} is under its veto threshold: the lesson fails whatever its total.",
+                        dimension=Message(BY_KEY[k].label)) for k in e.vetoed]
     if e.score is not None and e.score < PASS_MARK:
-        reasons.append(f"Score {e.score:.2f} is under {PASS_MARK} after the fixes.")
+        reasons.append(Message("Score {score} is under {mark} after the fixes.", score=f"{e.score:.2f}", mark=PASS_MARK))
     confs = [Confidence(c, "entropy") for c in e.confidences]
     if confs and all(c.low(LOW_CONFIDENCE) for c in confs):
-        reasons.append("Every judge's answer had low confidence (high token entropy).")
-    reasons += [f"The judges could not agree on {BY_KEY[k].label.lower()}." for k in e.unsure]
-    reasons += [f"Critical factual flag: {f}" for f in e.critical_flags]
+        reasons.append(Message("Every judge's answer had low confidence (high token entropy)."))
+    reasons += [Message("The judges could not agree on {dimension}.", dimension=Message(LOWER[k])) for k in e.unsure]
+    reasons += [Message("Critical factual flag: {flag}", flag=f) for f in e.critical_flags]
     if e.fix_cost > FIX_COST_LIMIT * e.first_cost > 0:
-        reasons.append(f"Fixing cost {e.fix_cost / e.first_cost:.1f}x the first judgment (limit {FIX_COST_LIMIT:g}x).")
+        reasons.append(Message("Fixing cost {ratio}x the first judgment (limit {limit}x).",
+                               ratio=f"{e.fix_cost / e.first_cost:.1f}", limit=f"{FIX_COST_LIMIT:g}"))
     if reasons:
         return Decision("needs_review", reasons)
     weakest = Confidence.weakest([c.value for c in confs])
     if e.score > READY_ABOVE and weakest.sure(HIGH_CONFIDENCE):
         return Decision("ready", [])
     if e.score <= READY_ABOVE:
-        why = [f"Score {e.score:.2f} is in the spot-check band ({PASS_MARK}-{READY_ABOVE})."]
+        why = [Message("Score {score} is in the spot-check band ({low}-{high}).", score=f"{e.score:.2f}",
+                       low=PASS_MARK, high=READY_ABOVE)]
     elif not weakest.known:
-        why = ["A judge's confidence is unknown (its answer came without logprobs): a teacher spot-checks it."]
+        why = [Message("A judge's confidence is unknown (its answer came without logprobs): a teacher spot-checks it.")]
     else:
-        why = ["A judge's answer had only moderate confidence."]
+        why = [Message("A judge's answer had only moderate confidence.")]
     return Decision("sampled", why)
+
+
+def stored(message) -> dict | str:
+    """A reason as the review keeps it: a Message's form (msgid, values; nested ones too), so the
+    page can show it translated; any other text as it is."""
+    if not isinstance(message, Message):
+        return str(message)
+    return {"msgid": message.msgid, "plural": message.plural_id, "count": message.count,
+            "values": {k: stored(v) if isinstance(v, Message) else v for k, v in message.values.items()}}
+
+
+def reread(form) -> str:
+    """The Message back from its stored form (`stored`): it reads as the same English.
+
+    >>> m = decide(Evidence(score=0.9, vetoed=["factual_integrity"])).reasons[0]
+    >>> again = reread(stored(m))
+    >>> again == m, again.values["dimension"].msgid
+    (True, 'Factual integrity')
+    """
+    if not isinstance(form, dict):
+        return form
+    values = {k: reread(v) for k, v in form["values"].items()}
+    if form["plural"] is not None:
+        return Message.plural(form["msgid"], form["plural"], form["count"], **values)
+    return Message(form["msgid"], **values)
 
 
 def priority(status: str, tier: str | None, in_sample: bool = False) -> int:

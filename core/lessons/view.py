@@ -67,6 +67,8 @@ def _lesson(conn, lesson_id: int) -> dict:
             issues.append(seen[key])
     return {
         "lesson": lesson, "review": review, "record": record, "issues": issues,
+        "tier_reasons": [tiers.reread(r) for r in record["tier_reasons_said"]] if "tier_reasons_said" in record
+        else record.get("tier_reasons", []),   # Messages (a review stored before they were kept: its English)
         "tier_label": tiers.LABELS.get(lesson["tier"] if lesson["status"] != "uploaded" else None),
         "offline_label": OFFLINE_LABEL if review and review["is_offline"] else None,
         "votes": votes_db.of(conn, "lesson", lesson_id, draft_id=review["id"]) if review else [],
