@@ -326,7 +326,7 @@ def _ai_details(item: dict, rubric) -> None:
     outputs = draft.get("outputs") or {}
     shown = [r for r in registry.roles() if r.name in outputs]
     judged = bool(draft.get("judging")) and not draft.get("is_offline")   # the offline baseline has no judges
-    tabs = st.tabs([r.label for r in shown] + ([t("Judges")] if judged else []) + [t("Revisions"), t("History")])
+    tabs = st.tabs([t(r.label) for r in shown] + ([t("Judges")] if judged else []) + [t("Revisions"), t("History")])
     for role, tab in zip(shown, tabs):
         with tab:
             if draft.get("is_offline"):

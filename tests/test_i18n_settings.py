@@ -56,7 +56,7 @@ def test_the_judges_tab_in_russian(app_test, conn, monkeypatch):
     assert list(judges.columns) == ["Модель", "Вес", "Адрес API", "Ключ"]
     assert judges.loc["b", "Адрес API"] == "http://judge-b.example/v1" and judges.loc["b", "Ключ"] == "задан"
     assert judges.loc["c", "Адрес API"] == "основной адрес API" and judges.loc["c", "Ключ"] == "основной ключ"
-    assert any(w.value.startswith("Проверяющий c использует ту же модель, что и Evaluator (gpt-4o-mini)")
+    assert any(w.value.startswith("Проверяющий c использует ту же модель, что и агент «Оценщик» (gpt-4o-mini)")
                for w in at.warning)
     assert at.number_input(key="cascade_band_margin").label == "Запас до границы диапазонов"
     at.number_input(key="cascade_band_margin").set_value(0.5)
