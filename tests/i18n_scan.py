@@ -67,7 +67,8 @@ CONVERTED = (
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
-CORE_MESSAGES += ("core/agents/registry.py",)   # the agents' names and duties
+CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
+                  "core/signoff/release.py", "core/moderation/sample.py")   # the release gates
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

@@ -53,3 +53,55 @@ def test_the_review_items_tabs_in_russian(app_test, conn):
     at = _review(app_test, conn, "ru-RU")
     tabs = [tab.label for tab in at.tabs]
     assert "Оценщик" in tabs and "Рецензент" in tabs, tabs
+
+
+# --- the release gates (core/signoff/release.py, core/moderation/sample.py) ---------------------
+def _release_page_with_one_waiting(app_test, conn, locale):
+    from core.accounts.access import Actor
+    from core.signoff import actions
+
+    c = f.course(conn)
+    ids = []
+    for i in range(3):
+        sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), text=f"text {i}")
+        f.draft(conn, sid, SCORES, status="needs_attention" if i == 2 else "drafted")
+        ids.append(sid)
+    actions.open_item(conn, ids[0], actor=Actor("ann", role="admin"))
+    actions.approve(conn, ids[0], version=1, actor=Actor("ann", role="admin"))
+    at = _page(app_test, "pages/release.py", locale, course_id=c["course_id"], assignment_id=c["assignment_id"])
+    return c, [plain(m.value) for m in at.markdown if m.value.startswith((":green[", ":red["))]
+
+
+def test_the_release_gates_in_swedish(app_test, conn):
+    c, gates = _release_page_with_one_waiting(app_test, conn, "sv-SE")
+    assert any("Inget arbete som behöver uppmärksamhet är ogranskat" in g
+               and "1 arbete som behöver uppmärksamhet väntar fortfarande på ett beslut" in g for g in gates), gates
+    assert any("Stickprovet för godkännande i ett svep är kontrollerat" in g
+               and "inga godkännanden i ett svep i den här publiceringen" in g for g in gates), gates
+
+
+def test_the_release_gates_in_russian_and_the_english_kept(app_test, conn):
+    from core.accounts.access import Actor
+    from core.signoff import release
+
+    c, gates = _release_page_with_one_waiting(app_test, conn, "ru-RU")
+    assert any("Не осталось непроверенных работ, требующих внимания" in g
+               and "1 работа, требующая внимания, ещё ждёт решения" in g for g in gates), gates
+    # The command line, the refusal and the tests read the English gate as before.
+    ours = {g.name: g for g in release.release_gates(conn, c["assignment_id"], actor=Actor("t", role="admin"))}
+    gate = ours["No item needing attention left unreviewed"]
+    assert str(gate.detail) == "1 item(s) needing attention still wait for a decision" and not gate.ok
+
+
+def test_the_moderation_gate_translates_each_held_item():
+    from core.language.interface import Interface, Message
+    from core.moderation import sample
+
+    row = {"second_scores": None, "second_marker": "Bo", "first_scores": {}, "settled": None}
+    why = sample.waiting(row)
+    held = Message.joined("; ", [Message("submission {id} {why}", id=7, why=why),
+                                 Message("submission {id} {why}", id=8, why=why)])
+    assert held == "submission 7 waits for its second mark (by Bo); submission 8 waits for its second mark (by Bo)"
+    assert Interface("sv").said(held) == ("inlämning 7 väntar på sin andra bedömning (av Bo); "
+                                          "inlämning 8 väntar på sin andra bedömning (av Bo)")
+    assert Interface("ru").said(held).startswith("работа 7 ждёт повторной проверки (Bo); работа 8")
