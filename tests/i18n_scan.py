@@ -68,7 +68,8 @@ CONVERTED = (
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
 CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
-                  "core/signoff/release.py", "core/moderation/sample.py")   # the release gates
+                  "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
+                  "core/estimate.py")   # the estimate's source on Assess
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

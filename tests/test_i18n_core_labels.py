@@ -105,3 +105,16 @@ def test_the_moderation_gate_translates_each_held_item():
     assert Interface("sv").said(held) == ("inlämning 7 väntar på sin andra bedömning (av Bo); "
                                           "inlämning 8 väntar på sin andra bedömning (av Bo)")
     assert Interface("ru").said(held).startswith("работа 7 ждёт повторной проверки (Bo); работа 8")
+
+
+def test_the_estimates_source_on_assess_in_swedish_and_russian(conn):
+    from core import estimate
+    from core.language.interface import Interface
+
+    c = f.course(conn)
+    f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]))
+    source = estimate.for_run(conn, course_id=c["course_id"], actor=f.actor())["cascade"]["source"]
+    assert source == "expected"   # the English, as the command line and the JSON read it
+    assert Interface("sv").said(source) == "förväntat" and Interface("ru").said(source) == "ожидаемое значение"
+    measured = estimate.Message.plural("measured on {count} judged items", "measured on {count} judged items", 21)
+    assert Interface("ru").said(measured) == "измерено на 21 проверенной работе"
