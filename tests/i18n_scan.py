@@ -69,7 +69,8 @@ CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/sig
                  "core/signoff/triage.py", "core/signoff/eligibility.py", "core/offline/__init__.py")
 CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
-                  "core/estimate.py")   # the estimate's source on Assess
+                  "core/estimate.py",   # the estimate's source on Assess
+                  "core/language/course.py", "core/rubric.py")   # the course languages, the offline signals
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

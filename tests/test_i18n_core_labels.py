@@ -118,3 +118,28 @@ def test_the_estimates_source_on_assess_in_swedish_and_russian(conn):
     assert Interface("sv").said(source) == "förväntat" and Interface("ru").said(source) == "ожидаемое значение"
     measured = estimate.Message.plural("measured on {count} judged items", "measured on {count} judged items", 21)
     assert Interface("ru").said(measured) == "измерено на 21 проверенной работе"
+
+
+# --- the course languages and the offline signals (Settings) -----------------------------------
+def test_the_course_languages_on_settings_in_swedish_and_russian(app_test, conn):
+    from core.language import course as course_language
+
+    c = f.course(conn, name="Kurs")
+    at = _page(app_test, "pages/settings.py", "sv-SE")
+    picker = at.selectbox(key=f"course_language_{c['course_id']}")
+    assert picker.options == ["Engelska (English)", "Svenska", "Ryska (Русский)"]
+    at = _page(app_test, "pages/settings.py", "ru-RU")
+    picker = at.selectbox(key=f"course_language_{c['course_id']}")
+    assert picker.options == ["Английский (English)", "Шведский (Svenska)", "Русский"]
+    assert [course_language.label(code) for code in course_language.choices()] == [
+        "English", "Swedish (Svenska)", "Russian (Русский)"]   # the command line's names
+
+
+def test_the_offline_signals_names_in_swedish_and_russian():
+    from core.language.interface import Interface
+    from core.rubric import SIGNAL_LABELS, SIGNALS
+
+    assert all(SIGNAL_LABELS[s] == s for s in SIGNALS)   # the stored value reads as itself in English
+    sv, ru = Interface("sv"), Interface("ru")
+    assert [sv(SIGNAL_LABELS[s]) for s in ("spelling", "overall")] == ["stavning", "helhet"]
+    assert [ru(SIGNAL_LABELS[s]) for s in ("grammar", "vocabulary")] == ["грамматика", "словарный запас"]
