@@ -143,3 +143,18 @@ def test_the_offline_signals_names_in_swedish_and_russian():
     sv, ru = Interface("sv"), Interface("ru")
     assert [sv(SIGNAL_LABELS[s]) for s in ("spelling", "overall")] == ["stavning", "helhet"]
     assert [ru(SIGNAL_LABELS[s]) for s in ("grammar", "vocabulary")] == ["грамматика", "словарный запас"]
+
+
+# --- what a deletion removed (core/data_care.py, Settings' Data tab) ---------------------------
+def test_what_a_deletion_removed_in_swedish_and_russian():
+    from core import data_care
+    from core.language.interface import Interface
+
+    words = data_care.deleted_words({"submissions": 1, "drafts": 1, "llm_calls": 5, "students": 1},
+                                    leave_out=("students",))
+    assert words == "1 reflection, 1 AI draft, 5 language model calls"   # the English as before
+    assert Interface("sv").said(words) == "1 reflektion, 1 AI-utkast, 5 anrop till språkmodellen"
+    assert Interface("ru").said(words) == "1 рефлексия, 1 черновик ИИ, 5 вызовов языковой модели"
+    assert Interface("ru").said(data_care.deleted_words({"submissions": 3})) == "3 рефлексии"
+    nothing = data_care.deleted_words({})
+    assert nothing == "nothing else" and Interface("sv").said(nothing) == "inget annat"
