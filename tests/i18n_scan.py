@@ -70,7 +70,8 @@ CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/sig
 CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
                   "core/estimate.py",   # the estimate's source on Assess
-                  "core/language/course.py", "core/rubric.py")   # the course languages, the offline signals
+                  "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
+                  "core/moderation/blindness.py")   # the hold-back reasons (eligibility.py is listed above)
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

@@ -158,3 +158,63 @@ def test_what_a_deletion_removed_in_swedish_and_russian():
     assert Interface("ru").said(data_care.deleted_words({"submissions": 3})) == "3 рефлексии"
     nothing = data_care.deleted_words({})
     assert nothing == "nothing else" and Interface("sv").said(nothing) == "inget annat"
+
+
+# --- the reasons an item is held back from bulk approval (core/signoff/eligibility.py) -----------
+STORED_SPLIT = {"code": "votes_split", "criteria": ["reflection_depth"],
+                "text": "The two judges gave 1 and 3 for Reflection depth; the draft says 3. Check this score before "
+                        "approving."}
+
+
+def test_a_stored_hold_back_reason_reads_in_swedish_on_the_item(app_test, conn):
+    import json
+
+    c = f.course(conn)
+    sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"], name="Ann Lee"))
+    did = f.draft(conn, sid, SCORES)
+    conn.execute("UPDATE drafts SET held_back = ? WHERE id = ?", [json.dumps([STORED_SPLIT]), did])
+    at = _page(app_test, "pages/review.py", "sv-SE", course_id=c["course_id"], assignment_id=c["assignment_id"],
+               review_item=sid)
+    box = "\n".join(plain(i.value) for i in at.info)
+    assert ("De två granskarna gav 1 och 3 för Reflection depth; utkastet säger 3. Kontrollera poängen innan du "
+            "godkänner.") in box, box
+    # What is stored stays English (the command line prints it; the bulk query reads it).
+    stored = json.loads(conn.execute("SELECT held_back FROM drafts WHERE id = ?", [did]).fetchone()[0])
+    assert stored == [STORED_SPLIT]
+
+
+def test_the_hold_back_reasons_english_is_unchanged_and_reads_back_translated():
+    from core.language.interface import Interface
+    from core.rubric import default_rubric
+    from core.signoff import eligibility
+
+    r = default_rubric()
+    k = r.keys[0]
+    votes = [{"criterion": k, "judge": "a", "tier": 1, "score": 1.0}, {"criterion": k, "judge": "b", "tier": 2,
+                                                                      "score": 3.0}]
+    draft = {"scores": {**dict.fromkeys(r.keys, 2), k: 1}, "judging": {"route": "confident", "unsure": r.keys[1:3]},
+             "checks": [{"name": "length", "label": "Length", "passed": False, "severity": "fail"}],
+             "flags": ["injection"]}
+    reasons = eligibility.hold_reasons(draft, votes, r)
+    title = r.criterion(k).title
+    titles = [r.criterion(x).title for x in r.keys[1:3]]
+    assert [x["text"] for x in reasons] == [
+        f"The two judges gave 1 and 3 for {title}; the draft says 1. Check this score before approving.",
+        f"The AI was not sure of its score for {titles[0]} and {titles[1]}; no other judge settled it.",
+        "A check failed: Length.",
+        "The text seems to give the AI instructions: check the scores were not steered."]
+    ru = Interface("ru")
+    stored = [{**x, "text": str(x["text"])} for x in reasons]   # as read back from drafts.held_back
+    shown = [ru.said(eligibility.text_of(x, r)) for x in stored]
+    assert shown[0] == (f"Проверяющие (двое) поставили 1 и 3 по критерию «{title}»; в черновике 1. Проверьте этот "
+                        "балл перед утверждением.")
+    assert shown[1] == f"ИИ не был уверен в своём балле по {titles[0]} и {titles[1]}; ни один другой проверяющий этого не решил."
+    assert shown[3].startswith("Похоже, текст даёт ИИ указания")
+    assert [ru.said(eligibility.text_of(x, r)) for x in reasons] == shown   # fresh ones are Messages already
+    unknown = {"code": "veto", "text": "An older wording.", "criteria": []}
+    assert eligibility.text_of(unknown) == "An older wording."   # shown as stored
+    now = eligibility.reasons_now([], status="drafted", band="low", blocked_bands=("low",), edited=True)
+    assert [Interface("sv").said(x["text"]) for x in now] == [
+        "En lärare har redigerat det här utkastet.",
+        "AI:ns fel är större för svagare studenter (låg nivå) än gränsen för beredskap tillåter, så utkast på den "
+        "nivån behöver en lärares blick."]
