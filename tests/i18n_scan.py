@@ -29,11 +29,11 @@ CONVERTED = (
     "pages/settings.py",   # its title and tab names; its tabs' modules are listed each on its own
     "pages/_settings_users.py",
     "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …") is core's (English)
-    "pages/_settings_llm.py",   # the agents' names and duties and a failed test's error are core's (English)
+    "pages/_settings_llm.py",   # a failed test's error is core's (English)
     "pages/_settings_judges.py",
     "pages/_settings_lti.py",
-    "pages/_settings_data.py",   # what a deletion removed ("3 reflections, …") is core's (English)
-    "pages/_settings_catalogue.py",   # the course languages' names and the offline signals' names are core's
+    "pages/_settings_data.py",
+    "pages/_settings_catalogue.py",
     "pages/_settings_rubric_builder.py",   # a draft's note and the versions' differences are core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
