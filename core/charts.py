@@ -175,7 +175,7 @@ def group_chart(frame: pd.DataFrame, *, metric: str = "mae", overall: float | No
     fig = go.Figure(go.Bar(x=labels, y=frame[metric], name=metric.upper(), marker_color=colors,
                            error_y=_error_y(frame[metric], frame[f"{metric}_lo"], frame[f"{metric}_hi"])))
     if overall is not None and np.isfinite(overall):
-        fig.add_hline(y=overall, line_dash="dot", line_color=_GREY, annotation_text=N_("overall"))
+        fig.add_hline(y=overall, line_dash="dot", line_color=_GREY, annotation_text=N_("all students"))
     return _layout(fig, title, N_("Group (grey: too few to judge)"), metric.upper())
 
 

@@ -17,7 +17,7 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, NotFound
-from core.language.interface import N_
+from core.language.interface import N_, Message
 from core.students import links as student_links
 from core.privacy import pseudonym
 from db import audit, courses, location
@@ -191,47 +191,62 @@ def delete_course(conn, course_id: int, *, actor: Actor, reason: str = "") -> di
     return counts
 
 
+def plural(singular: str, many: str) -> tuple[str, str]:
+    """Marks a message's two English forms (tests/i18n_scan.py reads them); Message.plural picks one."""
+    return singular, many
+
+
 # What a deletion counts, in a teacher's words (singular, plural), in the order a message lists them.
 _DELETED_WORDS = {
-    "courses": ("course", "courses"), "assignments": ("assignment", "assignments"),
-    "students": ("student", "students"), "submissions": ("reflection", "reflections"),
-    "drafts": ("AI draft", "AI drafts"), "reviews": ("review", "reviews"),
-    "reference_scores": ("reference score", "reference scores"),
-    "releases": ("release", "releases"), "release_items": ("released result", "released results"),
-    "calibration_items": ("calibration item", "calibration items"),
-    "calibration_scores": ("blind calibration score", "blind calibration scores"),
-    "review_samples": ("spot-check sample", "spot-check samples"),
-    "moderation_items": ("moderation sample item", "moderation sample items"),
-    "moderation_marks": ("blind second mark", "blind second marks"),
-    "moderation_settlements": ("moderator's settled score", "moderator's settled scores"),
-    "marker_assignments": ("marker assignment", "marker assignments"),
-    "next_step_marks": ("next-step check", "next-step checks"),
-    "saved_eval_cases": ("saved AI quality case", "saved AI quality cases"),
-    "appeals": ("appeal", "appeals"), "appeal_criteria": ("appealed criterion", "appealed criteria"),
-    "comparisons": ("blind comparison", "blind comparisons"),
-    "comparison_pairs": ("blind comparison pair", "blind comparison pairs"),
-    "pair_choices": ("blind comparison choice", "blind comparison choices"),
-    "lessons": ("lesson", "lessons"), "lesson_reviews": ("lesson review", "lesson reviews"),
-    "lesson_fixes": ("proposed lesson fix", "proposed lesson fixes"),
-    "rubric_drafts": ("rubric draft", "rubric drafts"),
-    "rubric_draft_examples": ("scored example of a rubric draft", "scored examples of rubric drafts"),
-    "bank_comments": ("comment bank comment", "comment bank comments"),
-    "anchored_notes": ("note on a student's text", "notes on students' texts"),
-    "released_notes": ("released note on a student's text", "released notes on students' texts"),
-    "lesson_references": ("lesson reference", "lesson references"),
-    "runs": ("assessment run", "assessment runs"), "run_items": ("run entry", "run entries"),
-    "judge_votes": ("judge's vote", "judges' votes"),
-    "judge_agreement": ("judge agreement figure", "judge agreement figures"),
-    "llm_calls": ("language model call", "language model calls"),
-    "grants": ("course access grant", "course access grants"),
-    "lti_users": ("LMS person link", "LMS person links"), "lti_links": ("LMS assignment link", "LMS assignment links"),
-    "lti_contexts": ("LMS course link", "LMS course links"),
-    "lti_passbacks": ("grade record for the LMS", "grade records for the LMS"),
-    "lti_roster": ("LMS roster entry", "LMS roster entries"),
-    "lti_line_items": ("LMS gradebook column record", "LMS gradebook column records"),
-    "student_links": ("private link to a student's feedback", "private links to students' feedback"),
-    "student_sessions": ("student page visit", "student page visits"),
-    "audit_log": ("audit log entry", "audit log entries"),
+    "courses": plural("{count} course", "{count} courses"),
+    "assignments": plural("{count} assignment", "{count} assignments"),
+    "students": plural("{count} student", "{count} students"),
+    "submissions": plural("{count} reflection", "{count} reflections"),
+    "drafts": plural("{count} AI draft", "{count} AI drafts"),
+    "reviews": plural("{count} review", "{count} reviews"),
+    "reference_scores": plural("{count} reference score", "{count} reference scores"),
+    "releases": plural("{count} release", "{count} releases"),
+    "release_items": plural("{count} released result", "{count} released results"),
+    "calibration_items": plural("{count} calibration item", "{count} calibration items"),
+    "calibration_scores": plural("{count} blind calibration score", "{count} blind calibration scores"),
+    "review_samples": plural("{count} spot-check sample", "{count} spot-check samples"),
+    "moderation_items": plural("{count} moderation sample item", "{count} moderation sample items"),
+    "moderation_marks": plural("{count} blind second mark", "{count} blind second marks"),
+    "moderation_settlements": plural("{count} moderator's settled score", "{count} moderator's settled scores"),
+    "marker_assignments": plural("{count} marker assignment", "{count} marker assignments"),
+    "next_step_marks": plural("{count} next-step check", "{count} next-step checks"),
+    "saved_eval_cases": plural("{count} saved AI quality case", "{count} saved AI quality cases"),
+    "appeals": plural("{count} appeal", "{count} appeals"),
+    "appeal_criteria": plural("{count} appealed criterion", "{count} appealed criteria"),
+    "comparisons": plural("{count} blind comparison", "{count} blind comparisons"),
+    "comparison_pairs": plural("{count} blind comparison pair", "{count} blind comparison pairs"),
+    "pair_choices": plural("{count} blind comparison choice", "{count} blind comparison choices"),
+    "lessons": plural("{count} lesson", "{count} lessons"),
+    "lesson_reviews": plural("{count} lesson review", "{count} lesson reviews"),
+    "lesson_fixes": plural("{count} proposed lesson fix", "{count} proposed lesson fixes"),
+    "rubric_drafts": plural("{count} rubric draft", "{count} rubric drafts"),
+    "rubric_draft_examples": plural("{count} scored example of a rubric draft",
+                                    "{count} scored examples of rubric drafts"),
+    "bank_comments": plural("{count} comment bank comment", "{count} comment bank comments"),
+    "anchored_notes": plural("{count} note on a student's text", "{count} notes on students' texts"),
+    "released_notes": plural("{count} released note on a student's text", "{count} released notes on students' texts"),
+    "lesson_references": plural("{count} lesson reference", "{count} lesson references"),
+    "runs": plural("{count} assessment run", "{count} assessment runs"),
+    "run_items": plural("{count} run entry", "{count} run entries"),
+    "judge_votes": plural("{count} judge's vote", "{count} judges' votes"),
+    "judge_agreement": plural("{count} judge agreement figure", "{count} judge agreement figures"),
+    "llm_calls": plural("{count} language model call", "{count} language model calls"),
+    "grants": plural("{count} course access grant", "{count} course access grants"),
+    "lti_users": plural("{count} LMS person link", "{count} LMS person links"),
+    "lti_links": plural("{count} LMS assignment link", "{count} LMS assignment links"),
+    "lti_contexts": plural("{count} LMS course link", "{count} LMS course links"),
+    "lti_passbacks": plural("{count} grade record for the LMS", "{count} grade records for the LMS"),
+    "lti_roster": plural("{count} LMS roster entry", "{count} LMS roster entries"),
+    "lti_line_items": plural("{count} LMS gradebook column record", "{count} LMS gradebook column records"),
+    "student_links": plural("{count} private link to a student's feedback",
+                            "{count} private links to students' feedback"),
+    "student_sessions": plural("{count} student page visit", "{count} student page visits"),
+    "audit_log": plural("{count} audit log entry", "{count} audit log entries"),
 }
 
 
@@ -247,9 +262,9 @@ def deleted_words(counts: dict[str, int], *, leave_out: tuple[str, ...] = ()) ->
     for table in order:
         n = counts.get(table, 0)
         if n and table not in leave_out:
-            one, many = _DELETED_WORDS.get(table, (table.replace("_", " "),) * 2)
-            parts.append(f"{n} {one if n == 1 else many}")
-    return ", ".join(parts) or "nothing else"
+            one, many = _DELETED_WORDS.get(table) or ("{count} " + table.replace("_", " "),) * 2
+            parts.append(Message.plural(one, many, n))
+    return Message.joined(", ", parts) if parts else Message("nothing else")   # a page shows it with said()
 
 
 def retention_days(conn) -> int | None:

@@ -26,6 +26,7 @@ from core.agents import common, evaluator, registry
 from core.calibration import anchors
 from core.courses import comment_bank
 from core.judging import comment_judges
+from core.language.interface import Message
 from core.llm import cached_tokens, effective_settings, sent_schema
 from core.offline import MODEL as OFFLINE_MODEL
 from core.runs.reflections import run_config
@@ -127,11 +128,11 @@ def cascade_calls(conn, settings: Settings) -> dict:
     judges = list(settings.judges)
     if seen["items"] >= MEASURED_FROM:
         samples, judge_calls = seen["samples"] / seen["items"], seen["judge_calls"] / seen["items"]
-        source = f"measured on {seen['items']} judged items"
+        source = Message.plural("measured on {count} judged items", "measured on {count} judged items", seen["items"])
     else:
         samples = SAMPLES_PER_ITEM
         judge_calls = UNSURE_SHARE * (1 + (THIRD_SHARE if len(judges) > 1 else 0))
-        source = "expected"
+        source = Message("expected")   # a Message: Assess shows it translated (said)
     shares = [1.0, THIRD_SHARE][:len(judges)]
     per_judge: dict[str, float] = {}
     for judge, share in zip(judges, shares):

@@ -16,7 +16,16 @@ from pathlib import Path
 
 from core.errors import RubricError
 from core.language import normalise as language_code
+from core.language.interface import N_
 from db.rubric_model import SIGNALS, Criterion, Rubric, parse_rubric  # noqa: F401  (public here for core/ and pages/)
+
+# The offline signals' names as a teacher reads them (Settings' rubric table): the stored value is
+# the English word, shown translated with t(SIGNAL_LABELS[signal]).
+SIGNAL_LABELS = {"length": N_("length"), "concepts": N_("concepts"), "examples": N_("examples"),
+                 "questions": N_("questions"), "structure": N_("structure"), "cohesion": N_("cohesion"),
+                 "sentences": N_("sentences"), "vocabulary": N_("vocabulary"), "grammar": N_("grammar"),
+                 "spelling": N_("spelling"), "overall": N_("overall")}
+assert set(SIGNAL_LABELS) == set(SIGNALS), "name every signal of db.rubric_model.Signal"
 
 RUBRIC_DIR = Path(__file__).resolve().parent.parent / "data" / "rubrics"
 DEFAULT_RUBRIC_FILE = RUBRIC_DIR / "reflection.yaml"

@@ -109,9 +109,9 @@ def review_item(conn, item: dict) -> None:
     (from the Review page's view of the item: core.signoff.review_view)."""
     data = item["data"]
     draft = data["draft"] or {}
-    not_run = [r.label for r in registry.roles() if r.needs_llm and r.name not in (draft.get("outputs") or {})]
+    not_run = [t(r.label) for r in registry.roles() if r.needs_llm and r.name not in (draft.get("outputs") or {})]
     if draft and not_run and draft.get("is_offline"):
-        st.caption(t("Not run ({label}): {roles} — their verdicts need a language model.", label=OFFLINE_LABEL,
+        st.caption(t("Not run ({label}): {roles} — their verdicts need a language model.", label=t(OFFLINE_LABEL),
                      roles=", ".join(not_run)))
     if s := item["ai_config"]:
         st.caption(escape_markdown(t("Drafted by AI configuration ({name}): {label}.", name=s["name"],

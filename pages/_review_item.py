@@ -21,12 +21,12 @@ from core.agents import registry
 from core.errors import FairMarkError
 from core.judging import scoring
 from core.offline import LABEL as OFFLINE_LABEL
-from core.signoff import actions, injection_view, labels
+from core.signoff import actions, eligibility, injection_view, labels
 from core.text import format_timestamp
 from pages import _anchored_notes, _appeal_review, _calibration, _comment_bank, _common, _evals_widgets
 from pages._review_nav import back_to_queue, go, next_to_decide
 from pages._review_queue import show_flash
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 COLORS = {True: "green", "warn": "orange", "fail": "red", "info": "gray"}
 RESULT = "ri_result"  # (submission id, kind, message) of the last action, shown under the buttons
@@ -72,12 +72,13 @@ def _nav(aid: int, data: dict) -> None:
                + (" · " + t(OFFLINE_LABEL) if (data["draft"] or {}).get("is_offline") else ""))
 
 
-def _bulk_reasons(shown: list[dict]) -> None:
+def _bulk_reasons(shown: list[dict], rubric) -> None:
     """Why the item is kept out of bulk approval, while it waits for a decision (the view's
     `bulk_reasons`: what the item's status and attention reasons do not already say)."""
     if shown:
         st.info("**" + t("Not for bulk approval: check it yourself") + "**  \n"
-                + "  \n".join(f"• {_common.md(r['text'])}" for r in shown), icon=":material/rule:")
+                + "  \n".join(f"• {_common.md(said(eligibility.text_of(r, rubric)))}" for r in shown),
+                icon=":material/rule:")
 
 
 def _version_text(sid: int, latest: int) -> str:
@@ -326,7 +327,7 @@ def _ai_details(item: dict, rubric) -> None:
     outputs = draft.get("outputs") or {}
     shown = [r for r in registry.roles() if r.name in outputs]
     judged = bool(draft.get("judging")) and not draft.get("is_offline")   # the offline baseline has no judges
-    tabs = st.tabs([r.label for r in shown] + ([t("Judges")] if judged else []) + [t("Revisions"), t("History")])
+    tabs = st.tabs([t(r.label) for r in shown] + ([t("Judges")] if judged else []) + [t("Revisions"), t("History")])
     for role, tab in zip(shown, tabs):
         with tab:
             if draft.get("is_offline"):
@@ -394,7 +395,7 @@ def render(conn, aid: int, view: dict) -> None:
     _attention(data)
     if item["appeal"]:
         _appeal_review.panel(conn, item)
-    _bulk_reasons(item["bulk_reasons"])
+    _bulk_reasons(item["bulk_reasons"], rubric)
     _calibration.banner(view["readiness"], short=True)
     _calibration.offsets(view["offsets"])
     newer = item["changed"]

@@ -8,7 +8,7 @@ from core.courses import answer_keys
 from core.courses import catalogue
 from core.errors import FairMarkError
 from core.language import course as course_language
-from core.rubric import RUBRIC_DIR, SIGNALS, load_rubric_file
+from core.rubric import RUBRIC_DIR, SIGNAL_LABELS, SIGNALS, load_rubric_file
 from pages import _common, _settings_rubric_builder
 from pages._i18n import N_, t, tn
 
@@ -62,7 +62,8 @@ def courses_and_assignments(conn, data: dict) -> None:
         offered = course_language.choices()
         current = course_language.stored(course.get("language"))
         language = st.selectbox(t("Language of the reflections and the feedback"), offered,
-                                index=offered.index(current), format_func=course_language.label,
+                                index=offered.index(current),
+                                format_func={code: course_language.label(code, t) for code in offered}.get,
                                 key=f"course_language_{cid}",
                                 help=t("The AI reads the reflections in this language and drafts the feedback "
                                        "in it; a reflection in another language goes to a teacher."))
@@ -160,8 +161,9 @@ def _rubric_columns(rubric) -> dict:
                                                     help=t("A score below this fails the whole item; empty: no "
                                                            "veto.")),
         "improvement_hint": st.column_config.TextColumn(t("Advice when weak")),
-        "signal": st.column_config.SelectboxColumn(   # the signals' names are stored values (English)
+        "signal": st.column_config.SelectboxColumn(   # the stored value is the English word; shown translated
             t("Offline signal (optional)"), options=list(SIGNALS),
+            format_func={s: t(SIGNAL_LABELS.get(s, s)) for s in SIGNALS}.get,
             help=t("What the offline heuristic reads for this criterion before it has learned from your scores "
                    "(e.g. spelling for conventions). Empty: an overall mix.")),
         "guidance": _settings_rubric_builder.guidance_column(),

@@ -16,7 +16,7 @@ from core.errors import FairMarkError
 from core.students import links as student_links
 from core.text import format_date
 from pages import _common
-from pages._i18n import t
+from pages._i18n import said, t
 
 # Deletions so far in this browser session: part of the pickers' keys, so that after a deletion
 # they are new widgets showing "choose one" (the browser keeps an old widget's choice on screen).
@@ -175,8 +175,8 @@ def _do(action, done: str, *, leave_out: tuple[str, ...] = (), picker: str | Non
         _common.show_error(e)
     else:
         # `done` is Markdown (any name in it escaped): the message shows no invisible characters;
-        # what was deleted ("3 reflections, …") is core's words (English)
-        st.session_state["data_flash"] = (done + ": " + data_care.deleted_words(counts, leave_out=leave_out) + "."
+        # what was deleted ("3 reflections, …") is core's Message, in the reader's language
+        st.session_state["data_flash"] = (done + ": " + said(data_care.deleted_words(counts, leave_out=leave_out)) + "."
                                           if isinstance(counts, dict) else done)
         st.session_state["data_flash_sticky"] = bool(picker)
         if picker:  # a deletion: its picker starts again

@@ -80,8 +80,8 @@ def _models_and_limits(conn, base, eff, overrides: dict) -> None:
         models = {}
         cols = st.columns(2)
         for i, role in enumerate([*registry.roles(), *registry.tools()]):
-            models[role.name] = cols[i % 2].text_input(   # an agent's name and duty are core's (English)
-                f"{role.label} ({role.duty})", eff.models.get(role.name, ""), key=f"llm_model_{role.name}",
+            models[role.name] = cols[i % 2].text_input(   # an agent's name and duty: core's, marked with N_
+                f"{t(role.label)} ({t(role.duty)})", eff.models.get(role.name, ""), key=f"llm_model_{role.name}",
                 placeholder=t("default ({model})", model=default_model))
         c1, c2, c3, c4 = st.columns(4)
         temperature = c1.number_input(t("Temperature"), 0.0, 2.0, float(eff.temperature), 0.1, key="llm_temperature",

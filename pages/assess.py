@@ -8,7 +8,7 @@ from core.errors import FairMarkError
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import format_timestamp
 from pages import _common, _evals_widgets, _offline_scorer
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 PROVIDERS = {"offline": N_("Offline baseline — no LLM (text features and templates)"),
              "openai": N_("Configured language model")}
@@ -94,7 +94,7 @@ m3.metric(t("Estimated cost"), "$0 (" + t("offline") + ")" if provider == "offli
           t("Every agent and judge of the feedback per submission with its answer format, the Evaluator with the "
             "assignment's examples once calibrated, the part of each prompt all submissions share at the cached "
             "price where the provider caches it (at best), and the judge cascade's extra scoring calls ({source}: "
-            "{samples} samples and {judges} judge calls per submission).", source=estimate["cascade"]["source"],
+            "{samples} samples and {judges} judge calls per submission).", source=said(estimate["cascade"]["source"]),
             samples=f"{estimate['cascade']['samples_per_item']:g}",
             judges=f"{sum(estimate['cascade']['judges'].values()):g}"))
 if estimate.get("unpriced"):

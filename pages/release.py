@@ -11,7 +11,7 @@ from core.lti import grades
 from core.signoff import release
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 LINKS = "release_student_links"   # {"assignment", "links": {submission id: url}} of this session's last release
 
@@ -55,7 +55,7 @@ if aid is not None:
     gates = view["gates"]
     for g in gates:
         mark = ":green[:material/check_circle:]" if g.ok else ":red[:material/cancel:]"
-        st.markdown(f"{mark} **{g.name}** — {g.detail}")
+        st.markdown(f"{mark} **{t(g.name)}** — {said(g.detail)}")
     if not ov.approved_unreleased:
         st.info(t("Nothing waits for release: every approved item is released.") if ov.released
                 else t("Nothing waits for release: approve items on the Review page first."))

@@ -29,11 +29,11 @@ CONVERTED = (
     "pages/settings.py",   # its title and tab names; its tabs' modules are listed each on its own
     "pages/_settings_users.py",
     "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …"): a core Message
-    "pages/_settings_llm.py",   # the agents' names and duties and a failed test's error are core's (English)
+    "pages/_settings_llm.py",   # a failed test's error is core's (English)
     "pages/_settings_judges.py",
     "pages/_settings_lti.py",
-    "pages/_settings_data.py",   # what a deletion removed ("3 reflections, …") is core's (English)
-    "pages/_settings_catalogue.py",   # the course languages' names and the offline signals' names are core's
+    "pages/_settings_data.py",
+    "pages/_settings_catalogue.py",
     "pages/_settings_rubric_builder.py",   # a draft's note and the versions' differences are core's (English)
     "pages/_i18n.py",
     "pages/upload.py",
@@ -77,6 +77,11 @@ CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/sig
                  "core/lessons/review.py", "core/lessons/heuristics.py", "core/evals/pairwise.py",
                  "core/evals/gate.py", "core/evals/__init__.py",
                  "core/lessons/judge.py", "core/lessons/factcheck.py")
+CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
+                  "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
+                  "core/estimate.py",   # the estimate's source on Assess
+                  "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
+                  "core/moderation/blindness.py")   # the hold-back reasons (eligibility.py is listed above)
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first

@@ -1,7 +1,7 @@
 """The Settings page's tabs in Swedish and Russian (AppTest): the language model and prices, the
 judges, the LMS platforms, data care, courses and assignments, rubrics and the rubric builder
-speak the browser's language (pages/settings.py draws every tab in one run). What core words
-(the agents' names, what a deletion removed) stays English, as docs/development.md says."""
+speak the browser's language (pages/settings.py draws every tab in one run), with core's words
+(the agents' names, what a deletion removed: tests/test_i18n_core_labels.py)."""
 from __future__ import annotations
 
 import factories as f
@@ -56,7 +56,7 @@ def test_the_judges_tab_in_russian(app_test, conn, monkeypatch):
     assert list(judges.columns) == ["Модель", "Вес", "Адрес API", "Ключ"]
     assert judges.loc["b", "Адрес API"] == "http://judge-b.example/v1" and judges.loc["b", "Ключ"] == "задан"
     assert judges.loc["c", "Адрес API"] == "основной адрес API" and judges.loc["c", "Ключ"] == "основной ключ"
-    assert any(w.value.startswith("Проверяющий c использует ту же модель, что и Evaluator (gpt-4o-mini)")
+    assert any(w.value.startswith("Проверяющий c использует ту же модель, что и агент «Оценщик» (gpt-4o-mini)")
                for w in at.warning)
     assert at.number_input(key="cascade_band_margin").label == "Запас до границы диапазонов"
     at.number_input(key="cascade_band_margin").set_value(0.5)
@@ -104,8 +104,8 @@ def test_the_data_tab_in_russian(app_test, conn, monkeypatch):
     at.checkbox(key=f"data_student_sure_{ana}").check()
     _button(at, "Удалить данные студента").click().run()
     assert not at.exception, at.exception
-    # what was deleted is core's count (English for now)
-    assert plain(at.success[0].value).startswith("Удалены данные студента Ana Silva: 1 reflection")
+    # what was deleted is core's count, in Russian too (tests/test_i18n_core_labels.py)
+    assert plain(at.success[0].value).startswith("Удалены данные студента Ana Silva: 1 рефлексия, 1 черновик ИИ")
 
 
 def test_the_courses_and_rubrics_tabs_in_swedish(app_test, conn):

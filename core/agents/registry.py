@@ -31,6 +31,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from types import ModuleType
 
+from core.language.interface import N_
 from core.agents import (aggregator, coach, common, equity, evaluator, grounding, pedagogy, reviewer, reviser,
                          rubric_builder)
 
@@ -43,8 +44,8 @@ STAGES = (*PIPELINE_STAGES, TOOL)
 class Role:
     name: str               # prompt file, settings key, outputs key and call-log agent
     module: ModuleType
-    label: str              # what teachers and admins read ("Equity Monitor")
-    duty: str               # what it does, in a few words (the Settings page)
+    label: str              # what teachers and admins read ("Equity Monitor"); N_: translated where shown
+    duty: str               # what it does, in a few words (the Settings page); N_ too
     stage: str
     out_tokens: int         # answer tokens per call (per criterion when per_criterion), for the estimate
     reads: tuple[str, ...] = ()   # what the estimate counts as its input: text | notes | comment | previous | bank
@@ -116,27 +117,31 @@ def unregister(name: str) -> None:
 
 
 for _role in (
-    Role("evaluator", evaluator, "Evaluator", "scores each criterion", "score", 80, ("text",), per_criterion=True),
-    Role("equity", equity, "Equity Monitor", "checks the notes for biased wording", "after_score", 40, ("notes",),
+    Role("evaluator", evaluator, N_("Evaluator"), N_("scores each criterion"), "score", 80, ("text",),
+         per_criterion=True),
+    Role("equity", equity, N_("Equity Monitor"), N_("checks the notes for biased wording"), "after_score", 40,
+         ("notes",),
          answer=equity.EquityReport),
-    Role("coach", coach, "Metacognitive Coach", "asks about the learning process", "after_score", 45,
+    Role("coach", coach, N_("Metacognitive Coach"), N_("asks about the learning process"), "after_score", 45,
          ("notes", "previous"),
          answer=coach.CoachQuestions),
-    Role("aggregator", aggregator, "Aggregator", "writes the comment", "compose", 170,
+    Role("aggregator", aggregator, N_("Aggregator"), N_("writes the comment"), "compose", 170,
          ("notes", "previous", "bank"),
          answer=aggregator.Comment),
     # share: every item is reviewed once, and again after each revision round (one item in three).
-    Role("reviewer", reviewer, "Reflexion Reviewer", "judges the comment against the scores", "review", 45,
+    Role("reviewer", reviewer, N_("Reflexion Reviewer"), N_("judges the comment against the scores"), "review", 45,
          ("comment", "notes"), share=4 / 3, answer=reviewer.Verdict),
-    Role("reviser", reviser, "Reviser", "makes targeted fixes to the comment", "revise", 170, ("comment",),
+    Role("reviser", reviser, N_("Reviser"), N_("makes targeted fixes to the comment"), "revise", 170, ("comment",),
          share=1 / 3, answer=reviser.Comment),
     # Judges of the feedback itself (seed 003); no offline answer: "not run" without an LLM.
-    Role("grounding", grounding, "Grounding judge", "checks the comment against the student's text and the source",
+    Role("grounding", grounding, N_("Grounding judge"),
+         N_("checks the comment against the student's text and the source"),
          "after_comment", 45, ("text", "comment"), answer=grounding.GroundingVerdict),
-    Role("pedagogy", pedagogy, "Pedagogy judge", "rates leading, level and next step (1-5)", "after_comment", 55,
+    Role("pedagogy", pedagogy, N_("Pedagogy judge"), N_("rates leading, level and next step (1-5)"),
+         "after_comment", 55,
          ("text", "comment"), answer=pedagogy.PedagogyVerdict),
     # Beside the pipeline: drafts a rubric for a teacher to edit and save (core.courses.rubric_builder).
-    Role("rubric_builder", rubric_builder, "Rubric builder", "drafts a rubric from a description and examples",
+    Role("rubric_builder", rubric_builder, N_("Rubric builder"), N_("drafts a rubric from a description and examples"),
          TOOL, 1200, answer=rubric_builder.RubricDraft),
 ):
     register(_role)

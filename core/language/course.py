@@ -7,6 +7,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError
 from core.language import SUPPORTED, normalise
+from core.language.interface import N_
 from db import courses
 
 
@@ -41,7 +42,18 @@ def choices() -> list[str]:
     return list(SUPPORTED)
 
 
-def label(code: str) -> str:
-    """"Swedish (Svenska)" for a picker; "English" for English."""
-    english, own = SUPPORTED[normalise(code)]
-    return english if english == own else f"{english} ({own})"
+# The languages' English names (core.language.SUPPORTED), marked for the reader's language.
+NAMES = {"en": N_("English"), "sv": N_("Swedish"), "ru": N_("Russian")}
+
+
+def label(code: str, translate=None) -> str:
+    """"Swedish (Svenska)" for a picker; "English" for English. `translate` (a page's `t`) names
+    it in the reader's language, its own name after it unless that is the same.
+
+    >>> label("sv"), label("en"), label("ru", {"Russian": "Русский"}.get)
+    ('Swedish (Svenska)', 'English', 'Русский')
+    """
+    code = normalise(code)
+    english, own = SUPPORTED[code]
+    name = (translate or str)(NAMES.get(code, english))
+    return name if name == own else f"{name} ({own})"

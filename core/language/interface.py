@@ -57,10 +57,12 @@ class Message(str):
     >>> Interface("sv").said(Message("Saved: {bar}.", bar=Message("Sign in")))   # a Message value is said too
     'Sparat: Logga in.'
     """
-    msgid: str
+    msgid: str | None
     plural_id: str | None
     count: int | None
     values: dict
+    parts: tuple = ()      # Message.joined: the messages shown one after another
+    separator: str = ""
 
     def __new__(cls, message: str, /, **values):
         self = super().__new__(cls, message.format(**values) if values else message)
@@ -71,6 +73,21 @@ class Message(str):
     def plural(cls, singular: str, plural: str, count: int, /, **values) -> "Message":
         self = super().__new__(cls, (singular if count == 1 else plural).format(count=count, **values))
         self.msgid, self.plural_id, self.count, self.values = singular, plural, count, values
+        return self
+
+    @classmethod
+    def joined(cls, separator: str, parts) -> "Message":
+        """Several messages read as one, `separator` between them, each translated where shown.
+        A value of a Message may be a Message too: `said` translates it first.
+
+        >>> m = Message.joined("; ", [Message("Sign in"), Message("{n} and {m}", n=Message("Sign in"), m=2)])
+        >>> m, Interface("sv").said(m)
+        ('Sign in; Sign in and 2', 'Logga in; Logga in and 2')
+        """
+        parts = tuple(parts)
+        self = super().__new__(cls, separator.join(parts))
+        self.msgid, self.plural_id, self.count, self.values = None, None, None, {}
+        self.parts, self.separator = parts, separator
         return self
 
 
@@ -143,6 +160,8 @@ class Interface:
             message = message.args[0] if len(message.args) == 1 else str(message)
         if not isinstance(message, Message):
             return str(message)
+        if message.msgid is None:   # Message.joined
+            return message.separator.join(self.said(part) for part in message.parts)
         values = {k: self.said(v) if isinstance(v, Message) else v for k, v in message.values.items()}
         if message.plural_id is not None:   # a value that is a Message itself is said in this language too
             return self.plural(message.msgid, message.plural_id, message.count, **values)

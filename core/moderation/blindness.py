@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from core.accounts.access import Actor
 from core.errors import GateError
+from core.language.interface import Message
 from core.signoff.eligibility import MODERATION_SAMPLE
 from db import moderation as mod_db
 
@@ -35,8 +36,8 @@ def require_first_marking(conn: Database, submission_id: int, actor: Actor | Non
 
 
 IN_SAMPLE = {"code": MODERATION_SAMPLE,
-             "text": "This item is in the moderation sample: approve it on its own, so that its mark is a marker's "
-                     "own and can be compared with the second marker's."}
+             "text": Message("This item is in the moderation sample: approve it on its own, so that its mark is a "
+                             "marker's own and can be compared with the second marker's.")}
 OPEN_STATUSES = ("uploaded", "drafted", "needs_attention", "failed")
 
 

@@ -11,6 +11,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.calibration.draw import BANDS, allocate
 from core.errors import GateError
+from core.language.interface import N_, Message
 from core.moderation import TOLERANCE
 from core.signoff.actions import writing
 from db import courses, loads, now
@@ -122,14 +123,14 @@ def status(conn: Database, assignment_id: int, *, actor: Actor) -> dict:
 def waiting(row: dict) -> str | None:
     """Why an approved item of the sample may not be released yet, or None."""
     if not row["second_scores"]:
-        return f"waits for its second mark (by {row['second_marker']})"
+        return Message("waits for its second mark (by {marker})", marker=row["second_marker"])
     if differs(row["first_scores"], row["second_scores"]) and not row["settled"]:
-        return "its two marks differ by more than a level: it waits for the moderator's settlement"
+        return Message("its two marks differ by more than a level: it waits for the moderator's settlement")
     # Before its first release only: later changes (an appeal's) go out as any change does.
     settled = row["settled"] or {}
     if not row["released_before"] and any((row["first_scores"] or {}).get(k) != v["score"] for k, v in settled.items()):
-        return ("was changed after the moderator's settlement: it waits until its scores are the settled ones "
-                "again (the moderator's final scores are the ones released)")
+        return Message("was changed after the moderator's settlement: it waits until its scores are the settled "
+                       "ones again (the moderator's final scores are the ones released)")
     return None
 
 
@@ -142,7 +143,9 @@ def release_gate(conn: Database, assignment_id: int) -> list[tuple[str, bool, st
         return []
     held = [(r["submission_id"], why) for r in rows
             if r["review_status"] == "approved" and r["status"] == "approved" and (why := waiting(r))]
-    name = "Moderation sample marked and settled"
+    name = N_("Moderation sample marked and settled")
     if not held:
-        return [(name, True, "every moderated item about to be released is marked twice and settled where needed")]
-    return [(name, False, "; ".join(f"submission {sid} {why}" for sid, why in held))]
+        return [(name, True, Message("every moderated item about to be released is marked twice and settled where "
+                                     "needed"))]
+    return [(name, False, Message.joined("; ", [Message("submission {id} {why}", id=sid, why=why)
+                                                for sid, why in held]))]

@@ -26,7 +26,9 @@ Reason codes are stable (the command line prints them); the texts are for teache
 from __future__ import annotations
 
 from core.judging import judges
-from core.language.interface import N_
+import re
+
+from core.language.interface import N_, Message
 from core.rubric import Rubric
 
 VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION = "votes_split", "unsure", "veto", "check_failed", "injection"
@@ -39,7 +41,7 @@ CODES = (VOTES_SPLIT, UNSURE, VETO, CHECK_FAILED, INJECTION, BAND_NOT_READY, OFF
 # Routes of core.judging.scoring where the first judge's scores stand without being confident.
 _UNSURE_ROUTES = ("low_confidence", "confidence_unknown", "judges_failed", "judges_disagree")
 BLOCKING_SEVERITIES = ("fail",)     # check severities that keep a draft out (core.signoff.bulk uses them)
-_COUNT = {2: "two", 3: "three", 4: "four", 5: "five"}
+_COUNT = {2: N_("two"), 3: N_("three"), 4: N_("four"), 5: N_("five")}
 
 
 def _title(rubric: Rubric, key: str) -> str:
@@ -47,7 +49,8 @@ def _title(rubric: Rubric, key: str) -> str:
 
 
 def _and(items: list[str]) -> str:
-    return items[0] if len(items) == 1 else ", ".join(items[:-1]) + " and " + items[-1]
+    """"a, b and c": a Message when there are several (the reader's "and")."""
+    return items[0] if len(items) == 1 else Message("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
 
 
 def reason(code: str, text: str, criteria: list[str] | None = None) -> dict:
@@ -65,10 +68,26 @@ def split_criteria(scores: dict, votes: list[dict]) -> dict[str, list[float]]:
 
 
 def _split_text(rubric: Rubric, key: str, vals: list[float], final) -> str:
-    levels = _and([f"{x:g}" for x in vals])
-    who = f"The {_COUNT.get(len(vals), len(vals))} judges" if len(vals) > 1 else "The judge"
-    return (f"{who} gave {levels} for {_title(rubric, key)}; the draft says {final:g}. "
-            "Check this score before approving.")
+    values = {"levels": _and([f"{x:g}" for x in vals]), "criterion": _title(rubric, key), "final": f"{final:g}"}
+    if len(vals) > 1:
+        number = _COUNT.get(len(vals))
+        return Message(SPLIT_MANY, number=Message(number) if number else str(len(vals)), **values)
+    return Message(SPLIT_ONE, **values)
+
+
+# The reasons' texts (stored in drafts.held_back in English; `text_of` reads them back as Messages).
+SPLIT_ONE = N_("The judge gave {levels} for {criterion}; the draft says {final}. Check this score before approving.")
+SPLIT_MANY = N_("The {number} judges gave {levels} for {criterion}; the draft says {final}. Check this score before "
+                "approving.")
+OFF_SCORER = N_("The learned offline scorer's score for {criteria} is more than one level from the draft's: check it.")
+NOT_SURE = N_("The AI was not sure of its score for {criteria}; no other judge settled it.")
+NO_SURE_SCORE = N_("The AI gave no sure score for this draft and no other judge confirmed it.")
+VETOED = N_("{criterion} scored {score}, below the rubric's veto level.")
+FAILED_CHECK = N_("A check failed: {checks}.")
+STEERING = N_("The text seems to give the AI instructions: check the scores were not steered.")
+OFFLINE_TEXT = N_("Drafted by the offline baseline, which says nothing about how sure it is of one item: it can be "
+                  "approved in bulk only once the baseline's own blind agreement on this assignment clears the "
+                  "readiness bar.")
 
 
 def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
@@ -88,27 +107,23 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
            and not judges.FREE_TOLERANCE.agree(float(v["score"]), float(scores[v["criterion"]]))}
     off = [k for k in unsure if k in far]
     if off:
-        out.append(reason(UNSURE, f"The learned offline scorer's score for {_and([_title(rubric, k) for k in off])} "
-                                  "is more than one level from the draft's: check it.", off))
+        out.append(reason(UNSURE, Message(OFF_SCORER, criteria=_and([_title(rubric, k) for k in off])), off))
     if rest := [k for k in unsure if k not in far]:
-        out.append(reason(UNSURE, f"The AI was not sure of its score for {_and([_title(rubric, k) for k in rest])}; "
-                                  "no other judge settled it.", rest))
+        out.append(reason(UNSURE, Message(NOT_SURE, criteria=_and([_title(rubric, k) for k in rest])), rest))
     if not out and not offline and (not judging or judging.get("route") in _UNSURE_ROUTES):
-        out.append(reason(UNSURE, "The AI gave no sure score for this draft and no other judge confirmed it."))
+        out.append(reason(UNSURE, Message(NO_SURE_SCORE)))
     vetoed = judging.get("vetoed") or rubric.vetoed({k: int(v) for k, v in scores.items()}) if scores else []
     for key in vetoed:
-        out.append(reason(VETO, f"{_title(rubric, key)} scored {scores[key]:g}, below the rubric's veto level.", [key]))
+        out.append(reason(VETO, Message(VETOED, criterion=_title(rubric, key), score=f"{scores[key]:g}"), [key]))
     failed = [c for c in draft.get("checks") or [] if isinstance(c, dict) and c.get("passed") is False
               and c.get("name") != "injection" and c.get("severity") in BLOCKING_SEVERITIES]
     if failed:
-        out.append(reason(CHECK_FAILED, "A check failed: " + _and([str(c.get("label") or c.get("name")) for c in failed])
-                          + "."))
+        out.append(reason(CHECK_FAILED, Message(FAILED_CHECK, checks=_and([str(c.get("label") or c.get("name"))
+                                                                           for c in failed]))))
     if "injection" in (draft.get("flags") or []):
-        out.append(reason(INJECTION, "The text seems to give the AI instructions: check the scores were not steered."))
+        out.append(reason(INJECTION, Message(STEERING)))
     if offline:
-        out.append(reason(OFFLINE_ONLY, "Drafted by the offline baseline, which says nothing about how sure it is of "
-                                        "one item: it can be approved in bulk only once the baseline's own blind "
-                                        "agreement on this assignment clears the readiness bar."))
+        out.append(reason(OFFLINE_ONLY, Message(OFFLINE_TEXT)))
     return out
 
 
@@ -118,21 +133,72 @@ SHORT = {VOTES_SPLIT: N_("judges disagree"), UNSURE: N_("AI unsure"), VETO: N_("
          OFFLINE_ONLY: N_("offline baseline"), BAND_NOT_READY: N_("band not ready")}
 
 
+BAND_TEXTS = {
+    "low": N_("The AI's error is larger for weaker students (low band) than the readiness bar allows, so drafts in "
+              "that band need a teacher's eyes."),
+    "high": N_("The AI's error is larger for stronger students (high band) than the readiness bar allows, so drafts "
+               "in that band need a teacher's eyes."),
+}
+
+
 def band_reason(band: str) -> dict:
+    if band in BAND_TEXTS:
+        return reason(BAND_NOT_READY, Message(BAND_TEXTS[band]))
     who = "weaker" if band == "low" else "stronger"
     return reason(BAND_NOT_READY, f"The AI's error is larger for {who} students ({band} band) than the readiness bar "
                                   "allows, so drafts in that band need a teacher's eyes.")
 
 
 STATE_REASONS = {
-    BLIND_PENDING: "Waiting for a teacher's blind calibration score.",
-    EDITED: "A teacher edited this draft.",
-    NEEDS_ATTENTION: "The draft needs a teacher's attention (see the reasons on the item).",
-    NOT_DRAFTED: "There is no AI draft yet.",
-    DECIDED: "A teacher already decided on this item.",
-    COMMENT_NOT_CONFIRMED: "The Reviewer did not confirm the drafted comment.",
-    OLDER_DRAFT: "The teacher's review is of an earlier draft than the current one.",
+    BLIND_PENDING: N_("Waiting for a teacher's blind calibration score."),
+    EDITED: N_("A teacher edited this draft."),
+    NEEDS_ATTENTION: N_("The draft needs a teacher's attention (see the reasons on the item)."),
+    NOT_DRAFTED: N_("There is no AI draft yet."),
+    DECIDED: N_("A teacher already decided on this item."),
+    COMMENT_NOT_CONFIRMED: N_("The Reviewer did not confirm the drafted comment."),
+    OLDER_DRAFT: N_("The teacher's review is of an earlier draft than the current one."),
 }
+# Every text a reason of this code can have, for `text_of` (the stored English read back).
+TEMPLATES = {VOTES_SPLIT: (SPLIT_ONE, SPLIT_MANY), UNSURE: (OFF_SCORER, NOT_SURE, NO_SURE_SCORE), VETO: (VETOED,),
+             CHECK_FAILED: (FAILED_CHECK,), INJECTION: (STEERING,), OFFLINE_ONLY: (OFFLINE_TEXT,),
+             BAND_NOT_READY: tuple(BAND_TEXTS.values()), **{code: (text,) for code, text in STATE_REASONS.items()}}
+
+
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)   # literal, field, literal, ...
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)))
+
+
+def text_of(r: dict, rubric: Rubric | None = None):
+    """A reason's text as a Message a page shows in the reader's language: stored reasons (drafts.held_back)
+    are English text, read back by their code's templates; a text none matches is shown as it is.
+
+    >>> from core.language.interface import Interface
+    >>> m = text_of({"code": VETO, "text": "Clarity scored 0, below the rubric's veto level.", "criteria": []})
+    >>> m == "Clarity scored 0, below the rubric's veto level.", type(m).__name__
+    (True, 'Message')
+    """
+    text = r.get("text") or ""
+    if isinstance(text, Message):
+        return text
+    for template in TEMPLATES.get(r.get("code"), ()):
+        if found := _pattern(template).fullmatch(text):
+            return Message(template, **{k: _value(k, v, r, rubric) for k, v in found.groupdict().items()})
+    return text
+
+
+def _value(field: str, value: str, r: dict, rubric: Rubric | None):
+    """A field of a stored reason: its list's "and" and the judges' number in the reader's words."""
+    if field == "number" and value in _COUNT.values():
+        return Message(value)
+    if field == "levels" and " and " in value:
+        return _and(value.replace(" and ", ", ").split(", "))
+    criteria = list(r.get("criteria") or [])
+    if field == "criteria" and rubric is not None and len(criteria) > 1:
+        titles = [_title(rubric, k) for k in criteria]
+        if str(_and(titles)) == value:
+            return _and(titles)
+    return value
 
 
 def reasons_now(held: list[dict], *, status: str, band: str | None, blocked_bands=(), blind_pending: bool = False,
@@ -141,20 +207,20 @@ def reasons_now(held: list[dict], *, status: str, band: str | None, blocked_band
     missing, a teacher's edit or review of an earlier draft, a comment the Reviewer did not
     confirm, the band gap of the readiness bar (`blocked_bands`)."""
     if blind_pending:
-        return [reason(BLIND_PENDING, STATE_REASONS[BLIND_PENDING])]   # nothing the AI produced is shown
+        return [reason(BLIND_PENDING, Message(STATE_REASONS[BLIND_PENDING]))]   # nothing the AI produced is shown
     if status == "uploaded":
-        return [reason(NOT_DRAFTED, STATE_REASONS[NOT_DRAFTED])]
+        return [reason(NOT_DRAFTED, Message(STATE_REASONS[NOT_DRAFTED]))]
     out = list(held)
     if status in ("needs_attention", "failed"):
-        out.append(reason(NEEDS_ATTENTION, STATE_REASONS[NEEDS_ATTENTION]))
+        out.append(reason(NEEDS_ATTENTION, Message(STATE_REASONS[NEEDS_ATTENTION])))
     elif status in ("approved", "rejected", "released"):
-        out.append(reason(DECIDED, STATE_REASONS[DECIDED]))
+        out.append(reason(DECIDED, Message(STATE_REASONS[DECIDED])))
     if status == "drafted" and not comment_confirmed:
-        out.append(reason(COMMENT_NOT_CONFIRMED, STATE_REASONS[COMMENT_NOT_CONFIRMED]))
+        out.append(reason(COMMENT_NOT_CONFIRMED, Message(STATE_REASONS[COMMENT_NOT_CONFIRMED])))
     if edited:
-        out.append(reason(EDITED, STATE_REASONS[EDITED]))
+        out.append(reason(EDITED, Message(STATE_REASONS[EDITED])))
     if older_draft:
-        out.append(reason(OLDER_DRAFT, STATE_REASONS[OLDER_DRAFT]))
+        out.append(reason(OLDER_DRAFT, Message(STATE_REASONS[OLDER_DRAFT])))
     if band in blocked_bands:
         out.append(band_reason(band))
     return out

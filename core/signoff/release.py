@@ -12,6 +12,7 @@ from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.errors import ConflictError, GateError
+from core.language.interface import N_, Message
 from core.lti import grades
 from core.moderation import sample as moderation_sample
 from core.signoff import anchored_notes
@@ -26,9 +27,12 @@ log = logging.getLogger(__name__)
 
 @dataclass
 class Gate:
-    name: str
+    name: str      # marked with N_: a page shows t(name)
     ok: bool
-    detail: str
+    detail: str    # a core.language.interface.Message: a page shows said(detail)
+
+
+SAMPLE_GATE = N_("Bulk-approval sample checked")
 
 
 def release_gates(conn: Database, assignment_id: int, *, actor: Actor) -> list[Gate]:
@@ -44,18 +48,21 @@ def gates_of(conn: Database, assignment_id: int, sampled=None) -> list[Gate]:
     the bulk-approval sample's state (default core.signoff.bulk.sample_state_of)."""
     ov = releases.release_overview(conn, assignment_id)
     gates = [
-        Gate("No item needing attention left unreviewed", ov.needs_attention == 0,
-             "all items that needed attention were approved or rejected" if ov.needs_attention == 0
-             else f"{ov.needs_attention} item(s) needing attention still wait for a decision"),
+        Gate(N_("No item needing attention left unreviewed"), ov.needs_attention == 0,
+             Message("all items that needed attention were approved or rejected") if ov.needs_attention == 0
+             else Message.plural("{count} item(s) needing attention still wait for a decision",
+                                 "{count} item(s) needing attention still wait for a decision", ov.needs_attention)),
     ]
     if ov.bulk_approved_unreleased:
         state = sampled() if sampled else sample_state_of(conn, assignment_id)
         ok = bool(state.sample) and not state.unopened
-        gates.append(Gate("Bulk-approval sample checked", ok,
-                          f"{len(state.sample)} sampled item(s) opened before {ov.bulk_approved_unreleased} "
-                          "bulk approval(s)" if ok else f"{len(state.unopened)} sampled item(s) not opened"))
+        gates.append(Gate(SAMPLE_GATE, ok, Message.plural(
+            "{sampled} sampled item(s) opened before {count} bulk approval(s)",
+            "{sampled} sampled item(s) opened before {count} bulk approval(s)", ov.bulk_approved_unreleased,
+            sampled=len(state.sample)) if ok else Message.plural(
+            "{count} sampled item(s) not opened", "{count} sampled item(s) not opened", len(state.unopened))))
     else:
-        gates.append(Gate("Bulk-approval sample checked", True, "no bulk approvals in this release"))
+        gates.append(Gate(SAMPLE_GATE, True, Message("no bulk approvals in this release")))
     gates += [Gate(*g) for g in moderation_sample.release_gate(conn, assignment_id)]   # none without a sample
     return gates
 
