@@ -139,11 +139,21 @@ def migrate_to(conn, url: str, *, actor: Actor) -> dict[str, int]:
         raise ConfigError("The database to copy is PostgreSQL already: migrate-to copies a SQLite database "
                           "into PostgreSQL (name the SQLite file with --db FILE). Nothing was copied.")
 
+    started = []
+
     def audited():
         with db.write_transaction(conn):
             audit(conn, actor=actor, action="migrate_to", entity="database", after={"to": location.shown(url)})
+        started.append(True)
 
-    return care_db.copy_to_postgres(conn, url, before=audited)
+    try:
+        return care_db.copy_to_postgres(conn, url, before=audited)
+    except Exception as e:
+        if started:   # the audit row above says a copy began: this one says it did not happen
+            with db.write_transaction(conn):
+                audit(conn, actor=actor, action="migrate_to_failed", entity="database",
+                      after={"to": location.shown(url), "error": type(e).__name__})
+        raise
 
 
 def backup_format(conn) -> dict:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import re
-from urllib.parse import parse_qsl, unquote, urlencode
+from urllib.parse import unquote
 
 from db.errors import ConfigError
 
@@ -61,21 +61,27 @@ def split_password(url: str) -> tuple[str, str | None]:
     scheme, sep, rest = str(url).partition("://")
     if not sep:
         return str(url), None
-    place, slash, tail = rest.partition("/")
+    # The user part ends at the LAST "@" before the query: a password may hold "/" or "@"
+    # unencoded, and libpq's own reading of such an address would fail (the message then shows it).
+    before_query, question, query = rest.partition("?")
     password = None
-    if "@" in place:
-        user_info, _, hosts = place.rpartition("@")
+    if "@" in before_query:
+        user_info, _, after = before_query.rpartition("@")
         user, colon, secret = user_info.partition(":")
         if colon:
             password = unquote(secret)
-        place = f"{user}@{hosts}" if user else hosts
-    path, question, query = tail.partition("?")
-    pairs = parse_qsl(query, keep_blank_values=True) if question else []
-    if any(key == "password" for key, _ in pairs):
-        password = [value for key, value in pairs if key == "password"][-1]
-        kept = [(k, v) for k, v in pairs if k != "password"]
-        tail = path + ("?" + urlencode(kept) if kept else "")
-    return f"{scheme}://{place}{slash}{tail}", password
+        before_query = f"{user}@{after}" if user else after
+    if question:
+        # Split by hand: parse_qsl would read "+" as a space (libpq does not) and urlencode would
+        # re-encode the other parameters' text.
+        pairs = [part.partition("=") for part in query.split("&")]
+        secrets = [unquote(value) for key, _, value in pairs if unquote(key) == "password"]
+        if secrets:
+            password = secrets[-1]
+            kept = "&".join(key + eq + value for key, eq, value in pairs if unquote(key) != "password")
+            query = kept
+            question = "?" if kept else ""
+    return f"{scheme}://{before_query}{question}{query}", password
 
 
 def shown(url: str) -> str:

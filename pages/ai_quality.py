@@ -155,13 +155,13 @@ with tab_cmp:
                     st.session_state["evals_flash"] = t("Comparison {id}: drafting continues.", id=pick)
                     st.rerun()
             st.dataframe(pd.DataFrame([{t("dimension"): d, t("choices"): w["n"], t("B's win rate"): w["win_rate"],
-                                        t("95 % CI"): w["ci"] or (w["ci_note"] and t(w["ci_note"])), t("B better"): w["b_wins"],
+                                        t("95 % CI"): w["ci"] or (w["ci_note"] and said(w["ci_note"])), t("B better"): w["b_wins"],
                                         t("A better"): w["a_wins"], t("equal"): w["ties"]}
                                        for d, w in r["by_dimension"].items()]), hide_index=True, width="stretch")
             j = r["judge"]
             st.caption(t("Pedagogy judge vs teachers: agreement {agreement} on {n} choices (CI {ci})",
                          agreement=f"{j['agreement']:.0%}", n=j["n"], ci=j["ci"])
-                       if j["agreement"] is not None else t("Pedagogy judge vs teachers: {note}", note=t(j["ci_note"])))
+                       if j["agreement"] is not None else t("Pedagogy judge vs teachers: {note}", note=said(j["ci_note"])))
         st.subheader(t("When the pedagogy judge is trusted"))
         trust = data["trust"]
         st.caption((t("Trusted for later changes: {why}.", why=said(trust["why"])) if trust["trusted"] else

@@ -29,12 +29,12 @@ def show_results(r: dict) -> None:
         col.metric(label, f"{w['win_rate']:.0%}",
                    help=tn("{count} choices on {pairs} pairs", "{count} choices on {pairs} pairs", w["n"],
                            pairs=w["pairs"]))
-        col.caption((t("95 % CI") + f" {w['ci'][0]:.0%}–{w['ci'][1]:.0%}" if w["ci"] else t(w["ci_note"]))   # core's note
+        col.caption((t("95 % CI") + f" {w['ci'][0]:.0%}–{w['ci'][1]:.0%}" if w["ci"] else said(w["ci_note"]))   # core's note (a Message)
                     + " · " + t("n = {n}", n=w["n"]))
         col.caption(t("B better {b}, A better {a}, equal {ties}", b=w["b_wins"], a=w["a_wins"], ties=w["ties"]))
     j = r["judge"]
     if j["agreement"] is None:
-        st.caption(t("Pedagogy judge: {note}.", note=t(j["ci_note"])))
+        st.caption(t("Pedagogy judge: {note}.", note=said(j["ci_note"])))
     elif j["trusted"]:
         st.caption(tn("Pedagogy judge agreed with the teachers on {agreement} of {count} choices (threshold "
                       "{threshold}: trusted for later changes).", "Pedagogy judge agreed with the teachers on "

@@ -58,6 +58,15 @@ def test_the_password_is_taken_out_of_what_is_shown():
     assert location.scrubbed(f"it said {SECRET}", PG_URL) == "it said ***"
 
 
+def test_a_password_with_a_slash_or_a_plus_is_taken_out_and_the_other_parameters_kept_as_written():
+    # An unencoded "/" in the password: the user part ends at the last "@" (it was shown whole).
+    assert location.split_password("postgresql://fm:pa/ss@h/db") == ("postgresql://fm@h/db", "pa/ss")
+    assert "pa/ss" not in location.shown("postgresql://fm:pa/ss@h/db")
+    # "+" in ?password= is a plus for libpq, and the other parameters keep their own encoding.
+    assert location.split_password("postgresql://h/db?password=a+b&options=-c%20statement_timeout%3D5") == (
+        "postgresql://h/db?options=-c%20statement_timeout%3D5", "a+b")
+
+
 @pytest.mark.parametrize("value", ["fairmark.db", "/srv/fairmark/fairmark.db", "data/fm.db", "notes:2024.db",
                                    "C:/FairMark/fm.db", ":memory:"])
 def test_a_file_path_is_accepted_as_it_is(value):

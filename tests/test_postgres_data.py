@@ -343,6 +343,13 @@ def test_migrate_to_copies_a_sqlite_database_that_then_works_on_postgresql(empty
         assert other["course_id"] > c["course_id"]
         sid = f.submission(conn, other["assignment_id"], f.student(conn, other["course_id"]))
         assert sid > max(r[0] for r in conn.execute("SELECT id FROM submissions WHERE id <> ?", [sid]))
+        # The copied kept counts equal SQLite's, and the triggers (made after the copy) count the new
+        # submission once: the queue's counts per assignment still equal a count of the rows.
+        kept = {(r[0], r[1]): r[2] for r in conn.execute("SELECT assignment_id, priority, n FROM queue_counts")
+                if r[2]}
+        assert kept == {(r[0], r[1]): r[2] for r in conn.execute(
+            "SELECT assignment_id, priority, COUNT(*) FROM submissions GROUP BY assignment_id, priority")}
+        assert sum(n for (aid, _), n in kept.items() if aid == other["assignment_id"]) == 1
     finally:
         conn.close()
 
@@ -387,6 +394,9 @@ def test_migrate_to_is_one_transaction_a_failure_leaves_the_target_empty(empty_p
                              "WHERE n.nspname = 'public'").fetchone()[0] == 0
     # Once the text is mended, the same empty database takes the copy.
     lite = db.connect(source)
+    # The SQLite audit log says the copy began and that it did not happen.
+    assert [r[0] for r in lite.execute("SELECT action FROM audit_log WHERE action LIKE 'migrate_to%' ORDER BY id")] \
+        == ["migrate_to", "migrate_to_failed"]
     lite.execute("UPDATE submissions SET text = 'mended' WHERE text LIKE 'a NUL%'")
     lite.close()
     code, out, _ = run_cli(capsys, "data", "migrate-to", empty_pg, "--db", str(source))

@@ -250,7 +250,7 @@ def win_rate(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
            "a_wins": sum(r["choice"] == "A" for r in rows), "ties": sum(r["choice"] == "tie" for r in rows),
            "win_rate": None, "ci": None, "ci_note": None}
     if not n:
-        out["ci_note"] = N_("no choices yet")
+        out["ci_note"] = Message("no choices yet")
         return out
     by_pair: dict[int, list[float]] = {}
     for r in rows:
@@ -272,7 +272,7 @@ def agreement(rows: list[dict], *, seed: int = 0, n_boot: int = N_BOOT) -> dict:
     judged = [r for r in rows if r["judge_choice"] is not None]
     out = {"n": len(judged), "not_run": len(rows) - len(judged), "agreement": None, "ci": None, "ci_note": None}
     if not judged:
-        out["ci_note"] = N_("the judge did not run (offline baseline) or no pedagogy choices yet")
+        out["ci_note"] = Message("the judge did not run (offline baseline) or no pedagogy choices yet")
         return out
     by_pair: dict[int, list[float]] = {}
     for r in judged:

@@ -122,8 +122,11 @@ def replay(pg, source: str | Path, error) -> None:
 
 
 # Lines of the script that are not SQL: psql's \restrict / \unrestrict (pg_restore since 15.14, 16.10,
-# 17.6), and a setting a client newer than the server says (pg_restore 17's transaction_timeout).
-_NOT_FOR_THE_SERVER = re.compile(rb"^(\\(un)?restrict\b|SET transaction_timeout = )")
+# 17.6), and a setting a client newer than the server says (pg_restore 17's transaction_timeout);
+# and the script's "lock_timeout = 0", which would let a restore wait forever for a lock instead of
+# FairMark's own 30 s (db/postgres/connection.py); its statement timeout stays the script's (none),
+# so a large restore is not cut short.
+_NOT_FOR_THE_SERVER = re.compile(rb"^(\\(un)?restrict\b|SET (transaction_timeout|lock_timeout) = )")
 
 
 def _replay_lines(pg, lines) -> None:
