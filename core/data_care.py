@@ -157,10 +157,12 @@ def migrate_to(conn, url: str, *, actor: Actor) -> dict[str, int]:
 
 
 def backup_format(conn) -> dict:
-    """What a backup of this database is, for the page: {suffix, mime, made_with}."""
+    """What a backup of this database is, for the page: {suffix, mime, made_with, versions}."""
     if db.on_postgresql(conn):
-        return {"suffix": ".dump", "mime": "application/octet-stream", "made_with": N_("PostgreSQL's pg_dump")}
-    return {"suffix": ".db", "mime": "application/vnd.sqlite3", "made_with": N_("SQLite's online backup")}
+        return {"suffix": ".dump", "mime": "application/octet-stream", "made_with": N_("PostgreSQL's pg_dump"),
+                "versions": N_("from this version")}   # a dump restores at exactly this version
+    return {"suffix": ".db", "mime": "application/vnd.sqlite3", "made_with": N_("SQLite's online backup"),
+            "versions": N_("from this version or an older one")}   # an older SQLite file is migrated
 
 
 def delete_student(conn, student_id: int, *, actor: Actor, reason: str = "") -> dict:

@@ -95,8 +95,8 @@ def _backup(conn, me, kind: dict) -> None:
 def _restore(me, kind: dict) -> None:
     st.subheader(t("Restore a backup"))
     st.caption(t("Replaces the whole database with a backup file. The file is checked first (a FairMark database, "
-                 "not damaged, from this version or an older one); the current database is kept beside it. "
-                 "Every session ends: everyone, you too, signs in again."))
+                 "not damaged, {versions}); the current database is kept beside it. "
+                 "Every session ends: everyone, you too, signs in again.", versions=t(kind["versions"])))
     replace = t("Replace the whole database with this backup")
     with st.form("data_restore", clear_on_submit=True):
         upload = st.file_uploader(t("Backup file ({suffix})", suffix=kind["suffix"]), key="data_restore_file")
