@@ -279,7 +279,7 @@ def test_a_restore_that_fails_part_way_changes_nothing(pg, conn, tmp_path):
 
 def test_the_settings_page_offers_a_dump_on_postgresql(pg, conn):
     assert data_care.backup_format(conn) == {"suffix": ".dump", "mime": "application/octet-stream",
-                                             "made_with": "PostgreSQL's pg_dump"}
+                                             "made_with": "PostgreSQL's pg_dump", "versions": "from this version"}
     data = data_care.backup_bytes(conn, actor=f.actor())
     assert data[:5] == b"PGDMP"
 
