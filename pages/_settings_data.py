@@ -133,7 +133,9 @@ def _delete_student(conn, me, cid: int, students: list[dict]) -> bool:
                        format_func=labels.get, key=pick)
     if sid is None:
         return False
-    with st.form(f"data_delete_student_{sid}", clear_on_submit=True):
+    # Only the button deletes: Enter in the reason box would submit the form unticked (a refusal that
+    # also cleared the reason the teacher had typed).
+    with st.form(f"data_delete_student_{sid}", clear_on_submit=True, enter_to_submit=False):
         reason = st.text_input(t("Reason (audit log)"), placeholder=t("e.g. the student's request of 3 May"),
                                key=f"data_student_reason_{sid}")
         everything = t("Delete everything about {name}", name=_common.md(shown[sid]))
@@ -151,7 +153,7 @@ def _delete_student(conn, me, cid: int, students: list[dict]) -> bool:
 def _delete_course(conn, me, cid: int, name: str) -> None:
     st.caption(t("To delete the course with everything in it, type its name exactly as shown here") + ":")
     st.code(name, language=None)  # shown as text (a label would render shortcodes); its copy button copies it
-    with st.form(f"data_delete_course_{cid}", clear_on_submit=True):
+    with st.form(f"data_delete_course_{cid}", clear_on_submit=True, enter_to_submit=False):   # only the button deletes
         typed = st.text_input(t("The course's name"), key=f"data_course_name_{cid}")
         reason = st.text_input(t("Reason (audit log)"), key=f"data_course_reason_{cid}")
         clicked = st.form_submit_button(t("Delete the course"))

@@ -147,8 +147,10 @@ def test_deleting_a_student_twice_deletes_only_them_and_the_form_resets(world, p
     ana = _query(world, "SELECT id FROM students WHERE external_id = 'd0'")[0][0]
     choose(page, student, "Ana Silva (d0)")
     page.locator(f".st-key-data_student_reason_{ana} input").fill("her request of 3 May")
-    page.locator(f".st-key-data_student_reason_{ana} input").press("Enter")
-    idle(page)   # the reason's rerun is over: a tick clicked during it could be drawn over, unticked
+    page.locator(f".st-key-data_student_reason_{ana} input").press("Enter")   # does not submit: only the button
+    idle(page)
+    expect(page.get_by_text("to confirm: nothing was deleted.")).to_have_count(0)
+    expect(page.locator(f".st-key-data_student_reason_{ana} input")).to_have_value("her request of 3 May")
     page.locator(f".st-key-data_student_sure_{ana} label").click()
     expect(page.locator(f".st-key-data_student_sure_{ana} input")).to_be_checked()
     idle(page)   # the tick has reached the server (on a busy machine the click below came first: "Tick … to confirm")
