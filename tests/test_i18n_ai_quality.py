@@ -71,6 +71,17 @@ def test_a_blind_comparison_in_russian(conn, app_test, tmp_path, monkeypatch):
     assert list(table["пар с черновиками"]) == ["1 из 4"]
 
 
+def _assess_in_swedish(app_test, c):
+    """A new browser session on Assess, in Swedish, with the course and assignment chosen."""
+    at = app_test("pages/assess.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"] = c["course_id"]
+    at.session_state["assignment_id"] = c["assignment_id"]
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
 def test_the_offline_scorer_on_assess_in_swedish(conn, app_test):
     import factories
     from core.offline import scorer
@@ -79,12 +90,7 @@ def test_the_offline_scorer_on_assess_in_swedish(conn, app_test):
     c, subs = essays_course(conn, 30)
     for sid, r in zip(subs[:22], sample()[:22]):
         factories.blind(conn, sid, whole(r["scores"]))
-    at = app_test("pages/assess.py")
-    at.context = {"locale": "sv-SE"}
-    at.session_state["course_id"] = c["course_id"]
-    at.session_state["assignment_id"] = c["assignment_id"]
-    at.run()
-    assert not at.exception, at.exception
+    at = _assess_in_swedish(app_test, c)
     assert "Offline-poängsättaren: inte tränad ännu" in [e.label for e in at.expander]
     assert any(n.label == "Poäng som behövs per kriterium" for n in at.number_input)
     assert any(b.label == "Spara och träna nu" for b in at.button)
@@ -92,12 +98,7 @@ def test_the_offline_scorer_on_assess_in_swedish(conn, app_test):
     # repeats (the provider's radio, its options translated by a format_func) outside the script's
     # run, in English, and then finds no such option.
     assert scorer.train_now(conn, c["assignment_id"], actor=Actor("test-admin", role="admin")).version == 1
-    at = app_test("pages/assess.py")
-    at.context = {"locale": "sv-SE"}
-    at.session_state["course_id"] = c["course_id"]
-    at.session_state["assignment_id"] = c["assignment_id"]
-    at.run()
-    assert not at.exception, at.exception
+    at = _assess_in_swedish(app_test, c)
     assert "Offline-poängsättaren: v1, aktuell" in [e.label for e in at.expander]
     shown = next(d.value for d in at.dataframe if "Kriterium" in d.value.columns)
     assert list(shown.columns) == ["Kriterium", "Bedöms av", "Dina poäng", "QWK (95 % KI)", "Enbart ordantal: QWK",
