@@ -14,7 +14,8 @@ if str(ROOT) not in sys.path:
 import db as dbmod  # noqa: E402
 import e2e_support  # noqa: E402
 from conftest_llama import llama_server  # noqa: E402,F401  (one real server per test session)
-from conftest_postgres import postgres_database, postgres_template, pytest_addoption, wants_postgres  # noqa: E402,F401
+from conftest_postgres import (database, postgres_database, postgres_template, pytest_addoption,  # noqa: E402,F401
+                               pytest_generate_tests)
 from waits import WAIT_S  # noqa: E402
 
 # A test that uses one of these fixtures is slow, and runs in that fixture's group: with
@@ -83,10 +84,10 @@ def isolated_env(monkeypatch, tmp_path):
 
 
 @pytest.fixture
-def db_path(tmp_path, request, monkeypatch) -> Path:
-    """The test's database: a temporary SQLite file, or with --postgresql a fresh PostgreSQL
+def db_path(tmp_path, request, monkeypatch, database) -> Path:
+    """The test's database: a temporary SQLite file, or on PostgreSQL (--databases) a fresh
     database's address (tests/conftest_postgres.py), which FAIRMARK_DB then names too."""
-    if wants_postgres(request):
+    if database == "postgresql":
         url = request.getfixturevalue("postgres_database")
         monkeypatch.setenv("FAIRMARK_DB", url)
         return url
@@ -95,10 +96,10 @@ def db_path(tmp_path, request, monkeypatch) -> Path:
 
 @pytest.fixture
 def sqlite_file(conn):
-    """For a test about SQLite's backup file itself: in the --postgresql run it is left out, as
-    tests/test_postgres_data.py tests PostgreSQL's backups (pg_dump) in every run."""
-    if dbmod.on_postgresql(conn):
-        pytest.skip("about SQLite's backup file; PostgreSQL's: tests/test_postgres_data.py")
+    """For a test about SQLite's backup file itself: it runs on SQLite only, whatever --databases
+    says (tests/conftest_postgres.py), as tests/test_postgres_data.py tests PostgreSQL's backups
+    (pg_dump) in every run."""
+    assert not dbmod.on_postgresql(conn), "a test of SQLite's backup file ran on PostgreSQL"
 
 
 @pytest.fixture

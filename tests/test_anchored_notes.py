@@ -64,6 +64,7 @@ def test_picked_sentences_and_a_pasted_quote_anchor_a_note(conn):
 ])
 def test_a_passage_not_in_the_text_or_a_bad_note_is_refused_and_nothing_is_written(conn, kwargs, message):
     it = annotated_item(conn)
+    kwargs = dict(kwargs)   # the parameters are shared by the test's runs on each database
     note = kwargs.pop("note", "A note.")
     with pytest.raises(IngestError, match=message):
         notes.add(conn, it["sid"], note, actor=it["teacher"], **kwargs)

@@ -312,10 +312,8 @@ RUNS = [
 @pytest.fixture(scope="module")
 def printed(tmp_path_factory, request):
     """What each command printed, run in-process against a temporary database (the offline
-    baseline: no language model). `data migrate-to` needs an empty PostgreSQL database: it runs
-    with --postgresql only (POSTGRESQL_ONLY)."""
-    from conftest_postgres import enabled
-
+    baseline: no language model). `data migrate-to` gets an empty database on the session's
+    PostgreSQL server (POSTGRESQL_ONLY), whichever databases the other tests use."""
     from core.__main__ import main
 
     tmp = tmp_path_factory.mktemp("cli")
@@ -333,8 +331,6 @@ def printed(tmp_path_factory, request):
         mp.setenv("FAIRMARK_LTI_KEY_SECRET", "the docs test's secret, long enough to seal a key")
         for name, args in RUNS:
             if name in POSTGRESQL_ONLY:
-                if not enabled(request.config):
-                    continue
                 values["empty_postgresql"] = _empty_postgresql(request)
             if name == "lti roster":   # a course an instructor's launch from the served test platform made
                 import lti_support
@@ -375,12 +371,9 @@ def _empty_postgresql(request) -> str:
     return _with_database(admin_url, name)
 
 
-def test_every_command_prints_the_keys_its_section_lists(parser, printed, request):
-    from conftest_postgres import enabled
-
+def test_every_command_prints_the_keys_its_section_lists(parser, printed):
     sections = _cli_sections()
-    skipped = set() if enabled(request.config) else POSTGRESQL_ONLY
-    assert set(printed) | skipped == {name for name, _ in _leaves(parser)}   # every command was run
+    assert set(printed) == {name for name, _ in _leaves(parser)}   # every command was run
     for name, results in printed.items():
         shapes = _printed_keys(sections[name])
         for result in results:
