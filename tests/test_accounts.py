@@ -297,3 +297,16 @@ def test_an_auto_refresh_does_not_keep_an_unattended_session_alive(conn, monkeyp
     assert conn.execute("SELECT last_seen_at FROM sessions").fetchone()[0] < stamp_ago(19 * 60)
     conn.execute("UPDATE sessions SET last_seen_at = ?", [stamp_ago(31 * 60)])
     assert accounts.resume(conn, token, touch=False) is None           # nobody clicked: it timed out
+
+
+@pytest.mark.slow   # eight spawned processes
+def test_attempts_from_several_processes_at_once_are_each_counted_and_wait(conn, db_path, monkeypatch):
+    """Eight hosts each get one guess at the same moment: the lockout counts across processes."""
+    import at_once
+
+    monkeypatch.setenv("FAIRMARK_SIGNIN_LOCK_AFTER", "5")   # the spawned processes inherit it
+    f.user(conn, "anna", "admin")
+    answers = at_once.run(at_once.sign_in, [(db_path, "anna", f"parallel guess {n}", 0.3) for n in range(8)])
+    checked = answers.count(str(accounts.SIGNIN_FAILED))
+    assert checked == 2 and all(a == str(accounts.SIGNIN_FAILED) or "try again" in a for a in answers), answers
+    assert conn.execute("SELECT failures FROM signin_failures").fetchone()[0] == checked

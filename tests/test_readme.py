@@ -60,12 +60,13 @@ def test_the_test_command_builds_llama_cpp_portably_and_never_from_a_cached_whee
     assert "--no-cache-dir" in install and "--no-binary llama-cpp-python" in install
 
 
-def test_the_test_command_runs_the_suite_on_two_workers_with_its_groups():
+def test_the_test_command_runs_the_suite_on_two_workers_with_its_groups_on_both_databases():
     """pytest-xdist, with each group (the browser tests, the local model's tests) on one worker:
-    one Chromium and one model server (tests/conftest.py, docs/testing.md)."""
+    one Chromium and one model server (tests/conftest.py, docs/testing.md); every database test on
+    SQLite and on PostgreSQL (tests/conftest_postgres.py)."""
     run = _test_command().split("&&")[-1].split()
     assert run[:3] == ["python", "-m", "pytest"]
-    assert run[3:] == ["-n", "2", "--dist", "loadgroup"]
+    assert run[3:] == ["-n", "2", "--dist", "loadgroup", "--databases", "both"]
     dev = (ROOT / "requirements-dev.txt").read_text().splitlines()
     assert any(line.startswith("pytest-xdist") for line in dev)
 

@@ -217,3 +217,13 @@ def test_cancel_returns_the_status(conn, db_path):
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=Actor("test", role="admin"))
     assert runs.cancel(db_path, run_id, actor=Actor("test", role="admin")) == "cancelled"
     assert runs.cancel(db_path, run_id, actor=Actor("test", role="admin")) == "cancelled"
+
+
+@pytest.mark.slow   # four spawned processes
+def test_creating_runs_at_once_from_several_processes_makes_one_run(conn, db_path):
+    import at_once
+
+    c, _ = course_with(conn, 3)
+    results = at_once.run(at_once.create_run, [(db_path, c["course_id"]) for _ in range(4)])
+    assert sum(isinstance(r, int) for r in results) == 1, results
+    assert conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0] == 1

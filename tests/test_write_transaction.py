@@ -1,12 +1,15 @@
 """db.write_transaction takes the write lock up front, on SQLite (BEGIN IMMEDIATE) and on PostgreSQL
 (an advisory lock every write transaction takes): a second read-then-write waits for the first to
 commit and then reads what it wrote, so neither counts from a stale read. Runs on both
-(`pytest --postgresql` for PostgreSQL)."""
+(`pytest --databases both`), in threads and in several processes (tests/at_once.py)."""
 from __future__ import annotations
 
 import threading
 import time
 
+import pytest
+
+import at_once
 import db
 
 
@@ -74,3 +77,12 @@ def test_a_failed_write_transaction_writes_nothing(conn):
     with db.write_transaction(conn):           # and the lock was let go
         _tick(conn, "teacher")
     assert _ticks(conn) == 1
+
+
+@pytest.mark.slow   # four spawned processes
+def test_writers_in_several_processes_lose_no_count(conn, db_path):
+    """What several app hosts do: the lock holds across processes, not only across threads."""
+    numbers = at_once.run(at_once.tick, [(db_path, f"host {n}", 5) for n in range(4)])
+    assert sorted(sum(numbers, [])) == list(range(1, 21))
+    stored = [r[0] for r in conn.execute("SELECT entity_id FROM audit_log WHERE action = 'tick' ORDER BY id")]
+    assert stored == list(range(1, 21))
