@@ -16,22 +16,9 @@ from __future__ import annotations
 
 import itertools
 import os
-import shutil
-import socket
-import subprocess
-import tempfile
-from pathlib import Path
 
 import pytest
 
-def _bin() -> Path:
-    """Debian's PostgreSQL programs (/usr/lib/postgresql/<version>/bin), the newest installed."""
-    found = [p.parent for p in Path("/usr/lib/postgresql").glob("*/bin/initdb")]
-    return max(found, key=lambda b: int(b.parent.name) if b.parent.name.isdigit() else 0, default=Path(
-        "/usr/lib/postgresql/15/bin"))
-
-
-BIN = _bin()
 SQLITE_ONLY = ("browser", "llama_server", "sqlite_file")   # fixtures whose tests stay on SQLite
 CHOICES = {"sqlite": ["sqlite"], "postgresql": ["postgresql"], "both": ["sqlite", "postgresql"]}
 _numbers = itertools.count(1)
@@ -79,52 +66,14 @@ def database(request) -> str:
     return "sqlite" if stays_on_sqlite(request.fixturenames, marks) else databases(request.config)[0]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _server():
+    """This worker's private server (bench/postgres_server.py: throw-away, in memory when it can)."""
+    from bench.postgres_server import NoPostgres, Server
 
-
-def _as_postgres(*argv) -> list[str]:
-    return ["runuser", "-u", "postgres", "--", *argv] if os.geteuid() == 0 else list(argv)
-
-
-def _fast_folder() -> str | None:
-    """Memory (/dev/shm) when it has room: every test's CREATE DATABASE … TEMPLATE writes about 1,500
-    small files, 0.75 s each on this machine's virtual disk, 0.02 s in memory. The server is
-    throw-away (fsync off), so nothing durable is lost."""
     try:
-        free = shutil.disk_usage("/dev/shm").free
-    except OSError:
-        return None
-    return "/dev/shm" if free >= 2 * 2**30 else None
-
-
-class Server:
-    """A private PostgreSQL server in a temporary folder, for this test session."""
-
-    def __init__(self):
-        if not (BIN / "initdb").exists():
-            pytest.fail("the PostgreSQL tests need Debian's postgresql (the README's test command installs it): "
-                        "apt-get install -y postgresql")
-        self.dir = Path(tempfile.mkdtemp(prefix="fairmark-pg-", dir=_fast_folder()))
-        self.port = _free_port()
-        if os.geteuid() == 0:
-            shutil.chown(self.dir, "postgres")
-        data = self.dir / "data"
-        subprocess.run(_as_postgres(str(BIN / "initdb"), "-D", str(data), "-A", "trust", "-U", "postgres",
-                                    "--no-sync"), check=True, capture_output=True)
-        options = (f"-p {self.port} -k {self.dir} -c listen_addresses=127.0.0.1 -c fsync=off "
-                   "-c synchronous_commit=off -c full_page_writes=off -c max_connections=200 "
-                   "-c max_wal_size=256MB")
-        subprocess.run(_as_postgres(str(BIN / "pg_ctl"), "-D", str(data), "-o", options, "-l",
-                                    str(self.dir / "server.log"), "-w", "start"), check=True, capture_output=True)
-        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
-
-    def stop(self):
-        subprocess.run(_as_postgres(str(BIN / "pg_ctl"), "-D", str(self.dir / "data"), "-m", "immediate", "stop"),
-                       capture_output=True)
-        shutil.rmtree(self.dir, ignore_errors=True)
+        return Server(durable=False)
+    except NoPostgres as e:
+        pytest.fail(f"the PostgreSQL tests: {e}")
 
 
 def _with_database(url: str, name: str) -> str:
@@ -140,7 +89,7 @@ def postgres_template(request):
     import db
     from db.postgres import connection as postgres
 
-    server = None if request.config.getoption("--postgresql-url") else Server()
+    server = None if request.config.getoption("--postgresql-url") else _server()
     admin_url = request.config.getoption("--postgresql-url") or server.url
     name = f"fairmark_template_{os.getpid()}"
     with psycopg.connect(admin_url, autocommit=True) as admin:

@@ -222,11 +222,18 @@ def test_a_large_scope_shows_its_figures_at_once_and_says_its_intervals_are_comi
 
     from core.reports import later
 
+    import threading
+
     c = _fill(conn)
     monkeypatch.setattr(later, "INLINE_PAIRS", 0)      # every scope counts as large
+    go, compute = threading.Event(), later._compute
+    # The intervals wait until the first render is checked: on a busy machine the page's own rerun
+    # (its fragment, every 1.5 s) could otherwise find them done within that render.
+    monkeypatch.setattr(later, "_compute", lambda *a: (go.wait(60), compute(*a)))
     at = _page(app_test, page, c)
     assert not at.exception
     assert any("being computed" in plain(i.value) for i in at.info), [plain(i.value) for i in at.info]
+    go.set()
     for _ in range(100):                               # the background thread fills the views' cache
         time.sleep(0.05)
         at.run()
