@@ -2,7 +2,7 @@
 1,000-submission run writes.
 
     python -m bench.load [--users 1,5,10,20] [--items 4] [--think 2] [--run 1000] [--latency 0.2]
-                         [--servers 1] [--browsers 2]
+                         [--servers 1] [--browsers 2] [--databases sqlite,postgresql]
 
 What happens: a database with one course is built (bench.synth: `--run` uploaded submissions
 plus the items the teachers review, drafted first by the offline baseline). `streamlit run
@@ -22,7 +22,10 @@ confirmed whose scores are not in the database afterwards. `--browsers K` also d
 chromium pages (Playwright, Debian's chromium) through the same item flow once, to confirm the
 protocol-level figures against a browser.
 
-Prints one JSON line keyed by the number of users:
+`--databases sqlite,postgresql` runs the same levels on a SQLite file and then on a private,
+durable PostgreSQL server (bench/postgres_server.py; PostgreSQL's defaults, `--max-connections`),
+and prints {"sqlite": {...}, "postgresql": {...}}, each the shape below. With one database it
+prints one JSON line keyed by the number of users:
 {"10": {"p50_s", "p95_s", "max_s", "actions", "errors", "lost_edits", "locked",
  "server_cpu_s_per_action", "server_cpu_share" (cores the server used), "load_average"}, ...,
  "run": {...}, "browsers": {...}}. On a shared machine the latencies depend on what else runs
@@ -102,7 +105,8 @@ def build(path: str, review_items: int, run_size: int) -> dict:
     try:
         items = [r[0] for r in conn.execute("SELECT subject_id FROM run_items WHERE run_id = ? ORDER BY 1",
                                             [run_id])]
-        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        if not db.on_postgresql(conn):
+            conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     finally:
         conn.close()
     return {**info, "items": items}
@@ -139,14 +143,14 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start_server(db_path: str, port: int) -> subprocess.Popen:
+def start_server(db_path: str, port: int, logs: Path) -> subprocess.Popen:
     env = {**os.environ, "FAIRMARK_DB": db_path}
     launcher = os.environ.get("FAIRMARK_LOAD_SERVER", "").split() or ["-m", "streamlit", "run"]   # a profiler wrapper
     proc = subprocess.Popen([sys.executable, *launcher, str(ROOT / "app.py"), "--server.port", str(port),
                              "--server.address", "127.0.0.1", "--server.headless", "true",
                              "--browser.gatherUsageStats", "false", "--server.fileWatcherType", "none"],
                             cwd=ROOT, env=env, stdout=subprocess.DEVNULL,
-                            stderr=open(db_path + ".server.log", "w"))   # never a pipe nobody reads
+                            stderr=open(logs / f"server-{port}.log", "w"))   # never a pipe nobody reads
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         try:
@@ -453,7 +457,7 @@ class _WalWatch:
     def __init__(self, path: str):
         import threading
 
-        self.path, self.max_bytes, self._stop = path + "-wal", 0, threading.Event()
+        self.path, self.max_bytes, self._stop = str(path) + "-wal", 0, threading.Event()
         self._thread = threading.Thread(target=self._watch, daemon=True)
         self._thread.start()
 
@@ -479,6 +483,11 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--concurrency", type=int, default=8, help="the run's concurrency")
     ap.add_argument("--servers", type=int, default=1, help="app processes on the same database (docs/deploy.md)")
     ap.add_argument("--browsers", type=int, default=0, help="also approve in K real chromium pages at the top level")
+    ap.add_argument("--databases", default="sqlite",
+                    help="sqlite, postgresql, or both comma-separated (sqlite,postgresql): the same levels "
+                         "on each, one after the other, side by side in one JSON line")
+    ap.add_argument("--max-connections", type=int, default=100,
+                    help="the PostgreSQL server's max_connections (PostgreSQL's default: 100)")
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--write", metavar="DB", help=argparse.SUPPRESS)   # the writer process
     args = ap.parse_args(argv)
@@ -486,19 +495,41 @@ def main(argv: list[str] | None = None) -> dict:
         write(args.write, args.latency, args.concurrency)
         return {}
     levels = [int(x) for x in args.users.split(",")]
+    chosen = [d.strip() for d in args.databases.split(",") if d.strip()]
+    if not chosen or set(chosen) - {"sqlite", "postgresql"}:
+        ap.error(f"--databases: sqlite, postgresql or both comma-separated, not {args.databases!r}")
+    result: dict = {}
+    for database in chosen:
+        with tempfile.TemporaryDirectory(prefix="fairmark-load-") as tmp:
+            result[database] = measure(database, Path(tmp), levels, args)
+    out = result[chosen[0]] if len(chosen) == 1 else result   # one database: the shape it always had
+    print(json.dumps(out))
+    return out
+
+
+def measure(database: str, tmp: Path, levels: list[int], args) -> dict:
+    """Every level of teachers against `args.servers` app processes on one database of its kind:
+    a SQLite file in `tmp`, or a database on a private, durable PostgreSQL server
+    (bench/postgres_server.py, PostgreSQL's defaults: fsync on, max_connections 100)."""
     need = sum(levels) * args.items + args.browsers
     result: dict = {}
-    with tempfile.TemporaryDirectory(prefix="fairmark-load-") as tmp:
-        path = str(Path(tmp) / "load.db")
+    server = None
+    if database == "postgresql":
+        from bench.postgres_server import Server
+
+        server = Server(durable=True, max_connections=args.max_connections)
+        path = server.database("fairmark_load")
+    else:
+        path = str(tmp / "load.db")
+    try:
         info = build(path, need, args.run)
         ports = [free_port() for _ in range(args.servers)]
         urls = [f"http://127.0.0.1:{port}" for port in ports]
-        url = urls[0]
-        servers = [start_server(path, port) for port in ports]
+        servers = [start_server(path, port, tmp) for port in ports]
         writer = subprocess.Popen([sys.executable, "-m", "bench.load", "--write", path, "--latency",
                                    str(args.latency), "--concurrency", str(args.concurrency)], cwd=ROOT,
-                                  stderr=open(path + ".writer.log", "w"))
-        wal = _WalWatch(path)
+                                  stderr=open(tmp / "writer.log", "w"))
+        wal = _WalWatch(path) if server is None else None
         load_before = os.getloadavg()[0]
         try:
             time.sleep(3)     # the run is writing before the first teacher arrives
@@ -512,19 +543,21 @@ def main(argv: list[str] | None = None) -> dict:
                 result[str(n)].update(server_cpu_s_per_action=round(used / max(1, len(tally.seconds)), 3),
                                       server_cpu_share=round(used / (time.perf_counter() - wall), 2),
                                       load_average=round(max(load, os.getloadavg()[0]), 1))
-                print(f"bench.load: {n} users: {json.dumps(result[str(n)])}", file=sys.stderr, flush=True)
+                print(f"bench.load: {database}, {n} users: {json.dumps(result[str(n)])}", file=sys.stderr,
+                      flush=True)
             if args.browsers:
-                result["browsers"] = browsers(url, info, args.browsers, path)
+                result["browsers"] = browsers(urls[0], info, args.browsers, path)
         finally:
-            wal.stop()
+            if wal:
+                wal.stop()
             writer.send_signal(signal.SIGKILL)
             writer.wait()
-            for server in servers:
-                server.terminate()
+            for app in servers:
+                app.terminate()
                 try:
-                    server.wait(timeout=20)
+                    app.wait(timeout=20)
                 except subprocess.TimeoutExpired:
-                    server.kill()
+                    app.kill()
         import db
 
         conn = db.connect(path)
@@ -532,12 +565,17 @@ def main(argv: list[str] | None = None) -> dict:
             result["run"] = {"drafts_written": conn.execute("SELECT COUNT(*) FROM drafts").fetchone()[0] - need,
                              "calls_logged": conn.execute("SELECT COUNT(*) FROM llm_calls").fetchone()[0],
                              "latency_s": args.latency, "concurrency": args.concurrency, "think_s": args.think,
-                             "goal_p95_s": GOAL_P95_S, "servers": args.servers,
-                             "wal_max_mb": round(wal.max_bytes / 2 ** 20, 1),
+                             "goal_p95_s": GOAL_P95_S, "servers": args.servers, "database": database,
                              "load_average": [round(load_before, 1), round(os.getloadavg()[0], 1)]}
+            if wal:
+                result["run"]["wal_max_mb"] = round(wal.max_bytes / 2 ** 20, 1)
+            else:
+                result["run"]["max_connections"] = args.max_connections
         finally:
             conn.close()
-    print(json.dumps(result))
+    finally:
+        if server is not None:
+            server.stop()
     return result
 
 

@@ -13,6 +13,7 @@ import json
 import os
 import socket
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -422,3 +423,26 @@ def test_the_command_line_and_the_app_run_on_a_postgresql_url(pg, conn, tmp_path
     with e2e_support.streamlit_server(pg, tmp_path) as url:      # starts, and is healthy, on PostgreSQL
         assert urllib.request.urlopen(f"{url}/_stcore/health", timeout=10).status == 200
     assert not [p for p in tmp_path.iterdir() if p.suffix == ".db"]   # no SQLite file was made instead
+
+
+def test_a_connection_let_go_without_close_ends_its_server_process_at_once(pg, conn):
+    """Code written for sqlite3 lets a connection go with its last reference. On PostgreSQL a
+    reference cycle kept each one open until the cyclic collector ran: a run's threads held over
+    100 server processes ("too many clients already" in `python -m bench.load --databases postgresql`)."""
+    import gc
+
+    def others() -> int:
+        return conn.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                            "AND pid <> pg_backend_pid()").fetchone()[0]
+
+    before = others()
+    gc.disable()
+    try:
+        for _ in range(30):
+            db.connect(pg).execute("SELECT 1")
+        deadline = time.monotonic() + 5   # a server process ends a moment after its client has gone
+        while others() != before and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert others() == before
+    finally:
+        gc.enable()

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import contextlib
 import secrets
+import weakref
 import sqlite3
 import threading
 
@@ -115,7 +116,12 @@ class Raw:
     """conn.conn: the few sqlite3.Connection calls db/ makes on the raw connection."""
 
     def __init__(self, owner: "Database"):
-        self._db = owner
+        # A proxy, not the Database itself: a cycle (Database.conn -> Raw -> Database) would keep an
+        # unclosed connection, and its server process, alive until the cyclic collector ran. Code
+        # written for sqlite3 lets a connection go when its last reference does; on PostgreSQL a
+        # run's threads then held over 100 server connections (`python -m bench.load --databases
+        # postgresql`: "too many clients already").
+        self._db = weakref.proxy(owner)
 
     @property
     def in_transaction(self) -> bool:
