@@ -10,7 +10,9 @@ from joserfc.jwk import RSAKey
 
 from core.lti import platform_keys
 from lti_platform.launch import ADMINISTRATOR, INSTRUCTOR, LEARNER, TA
-from lti_support import client, counts, launch, launch_claims, lti_env, login, mint, now, platform, signed_in  # noqa: F401
+from core.accounts.access import Actor
+from lti_support import (client, counts, launch, launch_claims, launched, lti_env, login, mint, now,  # noqa: F401
+                         platform, signed_in)
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 
@@ -369,3 +371,27 @@ def test_a_launch_that_is_not_a_form_post_names_what_is_missing(conn, platform, 
     before = counts(conn)
     r = client.post("/lti/launch", json={"id_token": "x", "state": "y"})
     assert r.status_code == 400 and "without an id_token" in r.text and counts(conn) == before
+
+
+@pytest.mark.parametrize("claims, language", [
+    ({CLAIM + "launch_presentation": {"locale": "sv-SE"}}, "sv"),
+    ({"locale": "ru_RU"}, "ru"),                                        # the person's OIDC locale
+    ({CLAIM + "launch_presentation": {"locale": "de-DE"}, "locale": "sv"}, "sv"),
+    ({CLAIM + "launch_presentation": {"locale": "de-DE"}}, "en"),       # not offered: the default
+    ({}, "en"),
+])
+def test_the_first_launch_gives_the_new_course_the_lms_locale_as_its_language(conn, platform, client, claims,
+                                                                               language):
+    made = launched(client, platform, **claims)
+    assert conn.execute("SELECT language FROM courses WHERE id = ?", [made["course_id"]]).fetchone()[0] == language
+    [after] = [r[0] for r in conn.execute("SELECT after FROM audit_log WHERE entity = 'courses' AND action = 'create'")]
+    assert f'"language": "{language}"' in after
+
+
+def test_a_later_launch_keeps_the_language_the_teacher_chose(conn, platform, client):
+    from core.courses import catalogue
+
+    made = launched(client, platform, **{CLAIM + "launch_presentation": {"locale": "sv-SE"}})
+    catalogue.set_language(conn, made["course_id"], "ru", actor=Actor("admin", role="admin"))
+    launched(client, platform, hint="again", **{CLAIM + "launch_presentation": {"locale": "sv-SE"}})
+    assert conn.execute("SELECT language FROM courses WHERE id = ?", [made["course_id"]]).fetchone()[0] == "ru"

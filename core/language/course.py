@@ -37,6 +37,19 @@ def parse(code: str | None) -> str:
         raise ConfigError(str(e)) from None
 
 
+def from_locale(locale) -> str | None:
+    """The supported language of a locale an LMS sends ("sv-SE", "ru_RU", "en"), or None for one
+    FairMark does not offer (the course then keeps the default, which its teacher can change).
+
+    >>> from_locale("sv-SE"), from_locale("ru_RU"), from_locale("EN-gb"), from_locale("de-DE"), from_locale(None)
+    ('sv', 'ru', 'en', None, None)
+    """
+    if not isinstance(locale, str):
+        return None
+    code = locale.strip().replace("_", "-").split("-")[0].lower()
+    return code if code in SUPPORTED else None
+
+
 def choices() -> list[str]:
     """The codes offered, in the order the Settings page lists them."""
     return list(SUPPORTED)

@@ -24,6 +24,7 @@ import unicodedata
 
 from core.accounts.access import Actor
 from core.errors import LaunchRefused
+from core.language import course as course_language
 from core.lti.verify import AGS, CLAIM, NRPS
 from core.rubric import default_rubric
 from db import audit, courses
@@ -94,8 +95,12 @@ def apply(conn, platform: dict, claims: dict) -> dict:
     actor = _staff_user(conn, platform, claims, found, person, role, name)
     if found is None:
         course_id = courses.ensure_course(conn, _free_course_name(conn, title), "Linked to an LMS course (LTI).")
+        language = _language(claims)
+        if language:   # the LMS's locale for the new course; a teacher changes it on Settings or `course set`
+            courses.set_course_language(conn, course_id, language)
         audit(conn, actor=actor, action="create", entity="courses", entity_id=course_id,
-              after={"name": courses.get_course(conn, course_id)["name"], "via": "lti"})
+              after={"name": courses.get_course(conn, course_id)["name"], "via": "lti",
+                     "language": language or course_language.stored(None)})
         row_id = lti_db.insert_context(conn, platform_id=platform["id"], context_id=context["id"], title=title,
                                        course_id=course_id, actor=actor)
         found = {"id": row_id, "course_id": course_id}
@@ -116,6 +121,14 @@ def apply(conn, platform: dict, claims: dict) -> dict:
           after={"role": role, "assignment_id": assignment_id, "platform_id": platform["id"]})
     return {"kind": "staff", "role": role, "user_id": actor.user_id, "course_id": course_id,
             "assignment_id": assignment_id, "name": name, "course": courses.get_course(conn, course_id)["name"]}
+
+
+def _language(claims: dict) -> str | None:
+    """The launch's locale as a course language: the LTI launch presentation's, else the person's
+    OIDC `locale` claim (LTI 1.3 core, 5.4.4)."""
+    presentation = claims.get(CLAIM + "launch_presentation") or {}
+    locale = presentation.get("locale") if isinstance(presentation, dict) else None
+    return course_language.from_locale(locale) or course_language.from_locale(claims.get("locale"))
 
 
 def _sourcedid(claims: dict) -> str:
