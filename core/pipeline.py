@@ -84,9 +84,15 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
     conn = db.connect(db_path)
     try:
         item = item_for(conn, submission_id, offline=llm.provider == "offline")
-        rubric: Rubric = item["rubric"]
         config = scoring.Config.from_settings(effective_settings(conn=conn))
-        draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
+    finally:
+        # No connection is held while the agents wait on the provider (hours in batch mode, with
+        # 500 submissions at once): on PostgreSQL each would hold a server process.
+        conn.close()
+    rubric: Rubric = item["rubric"]
+    draft = build_draft(llm, item, Ids(run_id=run_id, submission_id=submission_id), config)
+    conn = db.connect(db_path)
+    try:
         votes = draft.pop("votes", None)
         # Why it may not be approved in bulk, decided once here (db.samples reads it in SQL).
         draft["held_back"] = eligibility.hold_reasons(draft, votes or [], rubric)

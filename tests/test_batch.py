@@ -34,9 +34,11 @@ def quick(monkeypatch):
 
 
 def course(conn, n: int):
+    """The same course whenever it is made: the students' ids and names do not depend on what ran before."""
     c = factories.course(conn, name="Cohort")
     factories.cleared_config(conn)
-    return c, [factories.submission(conn, c["assignment_id"], factories.student(conn, c["course_id"]),
+    return c, [factories.submission(conn, c["assignment_id"],
+                                    factories.student(conn, c["course_id"], f"b{i:04d}", f"Batch Student {i}"),
                                     RICH_TEXT + f" Reflection number {i}.") for i in range(n)]
 
 
@@ -59,12 +61,17 @@ def cost(path) -> tuple[float, int]:
 
 
 @pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
+@pytest.mark.sqlite_only("500 submissions at once: on PostgreSQL their answers, arriving together, ask for more "
+                         "connections than the server allows (docs/deploy.md, batch mode on PostgreSQL)")
 def test_a_200_submission_batch_run_drafts_what_the_synchronous_run_drafts_at_half_the_cost(
         conn, db_path, monkeypatch, capfd, tmp_path):
     _, subs = course(conn, N)
-    copy = tmp_path / "sync.db"
-    conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    shutil.copyfile(db_path, copy)
+    copy = tmp_path / "sync.db"   # the same course in a second database (a SQLite file), for the synchronous run
+    other = dbmod.connect(copy)
+    try:
+        course(other, N)
+    finally:
+        other.close()
     with FakeBatchOpenAI() as server:
         monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", server.base_url)
         assert main(["assess", "--course", "Cohort", "--db", str(copy), "--concurrency", "16"]) == 0
@@ -132,3 +139,22 @@ def test_a_batch_run_killed_mid_batch_resumes_and_pays_nothing_twice(conn, db_pa
     assert sum(server.outcomes.values()) == sum(server.outcomes[k] for k in ("file", "batch", "poll", "content"))
     assert conn.execute("SELECT cache_key, COUNT(*) FROM llm_calls WHERE status = 'ok' GROUP BY cache_key "
                         "HAVING COUNT(*) > 1").fetchall() == []
+
+
+def test_a_fault_in_the_batch_loop_is_logged_and_the_loop_goes_on(conn, db_path, monkeypatch, caplog):
+    """Were the batcher's thread to end on a fault (the database briefly out of reach), every call
+    waiting on it would wait for ever: it logs the fault and goes on."""
+    from core.llm import batch
+
+    cycles = []
+
+    def cycle(self):
+        cycles.append(1)
+        if len(cycles) == 1:
+            raise RuntimeError("the database is out of reach for a moment")
+
+    monkeypatch.setattr(batch.Batcher, "_cycle", cycle)
+    batcher = batch.Batcher(endpoint=None, db_path=db_path, poll_s=0.01)
+    batcher._thread.join(WAIT_S)
+    assert not batcher._thread.is_alive() and len(cycles) == 2
+    assert "the batch loop failed" in caplog.text

@@ -149,6 +149,21 @@ class Batcher:
 
     # -- the background thread: submit waves, poll batches ---------------------------------
     def _loop(self) -> None:
+        """Submit and poll until closed. A fault here (the database or the endpoint briefly out of
+        reach) is logged and tried again at the next poll: were this thread to end, every call
+        waiting on it would wait for ever."""
+        while True:
+            try:
+                self._cycle()
+                return
+            except Exception:
+                log.exception("the batch loop failed; trying again in %.1f s", self.poll_s)
+                with self._cond:
+                    if self._closed:
+                        return
+                    self._cond.wait(timeout=self.poll_s)
+
+    def _cycle(self) -> None:
         last_poll = 0.0
         while True:
             with self._cond:

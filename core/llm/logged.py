@@ -21,7 +21,7 @@ import db
 from core.errors import LLMError
 from core.llm.openai_client import redact
 from core.llm.protocol import CallContext, LLMResponse, T, Usage
-from db import llm_calls
+from db import llm_calls, location
 
 
 def _canonical(obj) -> str:
@@ -70,12 +70,22 @@ class LoggedLLM:
         self.read_cache = read_cache
         self.provider = inner.provider
         self._local = threading.local()   # one connection per worker thread, reused across calls
+        self._on_server = location.is_postgresql(self.db_path)
 
     def _conn(self):
         conn = getattr(self._local, "conn", None)
         if conn is None:
             conn = self._local.conn = db.connect(self.db_path)
         return conn
+
+    def _let_go(self) -> None:
+        """Before the provider's call (seconds; hours in batch mode, 500 submissions at once): a
+        PostgreSQL connection held meanwhile is a server process held against max_connections, so
+        it is closed and opened again for the call's row. A SQLite connection is a file handle: kept."""
+        conn = getattr(self._local, "conn", None)
+        if self._on_server and conn is not None:
+            self._local.conn = None
+            conn.close()
 
     def __repr__(self) -> str:
         return f"LoggedLLM({self.inner!r})"
@@ -127,10 +137,12 @@ class LoggedLLM:
                     return LLMResponse(data=data, model=model, raw=kept.get("raw") or hit["response"], usage=Usage(),
                                        latency_ms=latency, cache_hit=True, cost_usd=0.0,
                                        attempts=0, note=note, score_probs=probs, logprobs=kept.get("tokens"))
+        self._let_go()
         t0 = time.perf_counter()
         try:
             resp = self.inner.complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
         except LLMError as exc:
+            conn = self._conn()
             usage = getattr(exc, "usage", None) or Usage()
             cost, note = self._cost(conn, model, usage)
             llm_calls.insert_call(
@@ -142,10 +154,11 @@ class LoggedLLM:
             raise
         except Exception as exc:
             # A bug, not a model fault: still recorded, then re-raised unchanged.
-            llm_calls.insert_call(conn, **row, status="error",
+            llm_calls.insert_call(self._conn(), **row, status="error",
                                   error=f"{type(exc).__name__}: {redact(str(exc))}"[:2000],
                                   latency_ms=(time.perf_counter() - t0) * 1000)
             raise
+        conn = self._conn()
         resp.cost_usd, note = self._cost(conn, model, resp.usage)
         resp.note = "; ".join(x for x in (resp.note, note) if x)
         stored = resp.data.model_dump_json()

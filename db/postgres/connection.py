@@ -21,9 +21,9 @@ from __future__ import annotations
 
 import contextlib
 import secrets
-import weakref
 import sqlite3
 import threading
+import weakref
 
 import psycopg
 from psycopg.adapt import Dumper, Loader
