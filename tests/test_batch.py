@@ -61,8 +61,6 @@ def cost(path) -> tuple[float, int]:
 
 
 @pytest.mark.slow   # over 15 s on a busy machine (docs/testing.md)
-@pytest.mark.sqlite_only("500 submissions at once: on PostgreSQL their answers, arriving together, ask for more "
-                         "connections than the server allows (docs/deploy.md, batch mode on PostgreSQL)")
 def test_a_200_submission_batch_run_drafts_what_the_synchronous_run_drafts_at_half_the_cost(
         conn, db_path, monkeypatch, capfd, tmp_path):
     _, subs = course(conn, N)

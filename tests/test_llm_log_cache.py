@@ -12,6 +12,7 @@ from core import llm as llmmod
 from core.errors import ConfigError, LLMAuthError, LLMInvalidOutput, LLMTimeout
 from core.llm import CallContext, LoggedLLM, OpenAICompatibleLLM
 from core.settings import Settings, load_settings
+import db
 from db import llm_calls
 from fake_llm import FakeTransport, ScriptedLLM, StubOpenAIServer, UnexpectedCall
 import factories
@@ -309,3 +310,21 @@ def test_fake_transport_fails_on_unscripted_request():
 def test_migration_adds_note_and_mode_columns(conn):
     assert {"note", "response_mode", "cache_key", "status"} <= column_names(conn, "llm_calls")
     assert ["cache_key", "status"] in index_columns(conn, "llm_calls")
+
+
+def test_a_call_holds_no_postgresql_connection_once_it_returns(conn, db_path):
+    """A run's thread calls the Evaluator, then waits for the Coach's and the Equity Monitor's calls
+    on other threads (hours in batch mode): on PostgreSQL the connection kept for the call's row was
+    a server process held all that while (74 of a 200-submission batch run's threads). On SQLite the
+    connection is a file handle, kept for the thread's next call."""
+    fake = ScriptedLLM({"reviewer": [OK, LLMTimeout("slow")]}, models={"reviewer": "gpt-4o-mini"})
+    llm = LoggedLLM(fake, db_path)
+    on_server = db.on_postgresql(conn)
+    llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx())                  # a call answered
+    assert (getattr(llm._local, "conn", None) is None) == on_server
+    assert llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx()).cache_hit  # served from the cache
+    assert (getattr(llm._local, "conn", None) is None) == on_server
+    with pytest.raises(LLMTimeout):                                            # a call that failed
+        llm.complete(MSGS, Verdict, role="reviewer", ctx=ctx(prompt_hash="h2"))
+    assert (getattr(llm._local, "conn", None) is None) == on_server
+    assert [r["status"] for r in rows(conn)] == ["ok", "cache_hit", "error"]

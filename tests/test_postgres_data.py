@@ -446,3 +446,92 @@ def test_a_connection_let_go_without_close_ends_its_server_process_at_once(pg, c
         assert others() == before
     finally:
         gc.enable()
+
+
+@pytest.fixture
+def bound(monkeypatch):
+    """A fresh per-process bound of FAIRMARK_DB_CONNECTIONS (it is read once per process)."""
+    from db.postgres import connection
+
+    def set_to(n: int, wait_s: float = 10.0):
+        monkeypatch.setenv("FAIRMARK_DB_CONNECTIONS", str(n))
+        monkeypatch.setattr(connection, "_slots", None)
+        monkeypatch.setattr(connection, "_over", 0)
+        monkeypatch.setattr(connection, "SLOT_WAIT_S", wait_s)
+    yield set_to
+    monkeypatch.setattr(connection, "_slots", None)   # the next test reads the variable again
+
+
+def test_a_burst_of_threads_holds_no_more_connections_than_the_bound(pg, conn, bound):
+    """A batch wave's answers arrive together and each submission's thread stores its work: 40
+    threads at once held 40 server connections; under FAIRMARK_DB_CONNECTIONS=5 they hold 5 at
+    most (the test's own connection was opened before the bound was set) and every write lands."""
+    import threading
+
+    conn.execute("CREATE TABLE burst (n INTEGER)")
+    bound(5)
+    most, seen = [0], threading.Lock()
+    go = threading.Barrier(40)
+
+    def one(i: int):
+        go.wait()
+        c = db.connect(pg)
+        try:
+            n = c.execute("SELECT COUNT(*) FROM pg_stat_activity WHERE datname = current_database() "
+                          "AND pid <> pg_backend_pid()").fetchone()[0]
+            with seen:
+                most[0] = max(most[0], n)
+            c.execute("INSERT INTO burst (n) VALUES (?)", [i])
+            time.sleep(0.02)
+        finally:
+            c.close()
+
+    threads = [threading.Thread(target=one, args=(i,)) for i in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(60)
+    assert conn.execute("SELECT COUNT(*) FROM burst").fetchone()[0] == 40
+    assert 1 <= most[0] <= 5   # the others it saw: the 4 other slots and the test's own connection
+
+
+def test_a_connection_past_the_bound_waits_for_one_to_close_and_never_for_ever(pg, bound, caplog):
+    import threading
+
+    bound(1, wait_s=30)
+    first = db.connect(pg)
+    opened = threading.Event()
+
+    def second():
+        db.connect(pg).close()
+        opened.set()
+
+    threading.Thread(target=second, daemon=True).start()
+    assert not opened.wait(0.5)    # the bound is full: it waits
+    first.close()
+    assert opened.wait(10)         # and opens as soon as a place comes free
+
+    bound(1, wait_s=0.2)           # a thread that holds one and opens another goes past the bound
+    held = db.connect(pg)
+    with caplog.at_level("WARNING", logger="db.postgres.connection"):
+        other = db.connect(pg)
+    assert other.execute("SELECT 1").fetchone()[0] == 1
+    assert "past the bound" in caplog.text
+    other.close()
+    held.close()
+
+    bound(1, wait_s=5)
+    gone = db.connect(pg)          # let go without close: its place comes back with it
+    gone.execute("SELECT 1")
+    del gone
+    start = time.monotonic()
+    db.connect(pg).close()
+    assert time.monotonic() - start < 2.5   # it did not wait the 5 s for a place
+
+
+@pytest.mark.parametrize("value", ["0", "many", "-3", "20000"])
+def test_a_bad_connection_bound_is_refused_with_the_setting_named(pg, bound, value):
+    bound(1)
+    os.environ["FAIRMARK_DB_CONNECTIONS"] = value   # the fixture's monkeypatch restores it
+    with pytest.raises(ConfigError, match="FAIRMARK_DB_CONNECTIONS must be a whole number from 1 to 10000"):
+        db.connect(pg)

@@ -109,6 +109,17 @@ class LoggedLLM:
 
     def complete(self, messages: list[dict], schema: type[T], *, role: str, ctx: CallContext,
                  temperature: float | None = None) -> LLMResponse[T]:
+        try:
+            return self._complete(messages, schema, role=role, ctx=ctx, temperature=temperature)
+        finally:
+            # After the call's row, too: the thread may now wait for other agents' calls (a run's
+            # thread waits on the Coach's and the Equity Monitor's, hours in batch mode), and on
+            # PostgreSQL a kept connection is a server process held all that time (74 of a batch
+            # run's threads held one each while they waited).
+            self._let_go()
+
+    def _complete(self, messages: list[dict], schema: type[T], *, role: str, ctx: CallContext,
+                  temperature: float | None = None) -> LLMResponse[T]:
         model = self.inner.model_for(role)
         temp = self.temperature if temperature is None else temperature
         in_hash = input_hash(messages, schema)

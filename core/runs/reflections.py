@@ -173,18 +173,24 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
             runs_db.skip_item(conn, run_id, submission_id,
                               "submission deleted" if status is None else f"a teacher has {status} it")
             return
-        try:
-            pipeline.assess_submission(db_path, submission_id, llm, run_id=run_id)
-        except LLMConfigFault as e:
-            # Nothing was stored for this item: it stays pending with the rest.
-            raise RunStopped(f"Run stopped at submission {submission_id}: {e} This submission and the "
-                             "remaining ones are still waiting: fix the setting, then resume the run.",
-                             fault=f"{e} Fix the setting, then resume the run.") from e
-        except Exception as e:  # anything not already stored as a failed draft (e.g. a DB error)
-            log.exception("run %s: submission %s failed", run_id, submission_id)
-            runs_db.fail_item(conn, run_id, submission_id, f"{type(e).__name__}: {e}"[:2000])
     finally:
+        # Closed while the pipeline works (it opens its own): held, a batch run's 500 threads kept
+        # one PostgreSQL server process each while they waited on the provider.
         conn.close()
+    try:
+        pipeline.assess_submission(db_path, submission_id, llm, run_id=run_id)
+    except LLMConfigFault as e:
+        # Nothing was stored for this item: it stays pending with the rest.
+        raise RunStopped(f"Run stopped at submission {submission_id}: {e} This submission and the "
+                         "remaining ones are still waiting: fix the setting, then resume the run.",
+                         fault=f"{e} Fix the setting, then resume the run.") from e
+    except Exception as e:  # anything not already stored as a failed draft (e.g. a DB error)
+        log.exception("run %s: submission %s failed", run_id, submission_id)
+        conn = db.connect(db_path)
+        try:
+            runs_db.fail_item(conn, run_id, submission_id, f"{type(e).__name__}: {e}"[:2000])
+        finally:
+            conn.close()
 
 
 # --- the run's API (core.runs.engine with this kind) ------------------------------------------

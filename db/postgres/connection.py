@@ -20,6 +20,8 @@ or column, or SQL PostgreSQL cannot read, is sqlite3.OperationalError too, as SQ
 from __future__ import annotations
 
 import contextlib
+import logging
+import os
 import secrets
 import sqlite3
 import threading
@@ -38,6 +40,55 @@ WRITE_LOCK = 7_402_119   # the advisory lock key of "BEGIN IMMEDIATE" (any const
 _keys: dict[str, tuple] = {}
 _ready: set[str] = set()
 _lock = threading.Lock()
+log = logging.getLogger(__name__)
+
+# How many connections one process holds at once (FAIRMARK_DB_CONNECTIONS, default 20). A batch
+# run's wave of 500 answers arrives together and each submission's thread then stores its work:
+# without a bound they asked for 500 server connections at once. Past the bound a new connection
+# waits for one to close; after SLOT_WAIT_S it opens anyway (and says so in the log), because a
+# thread holding one connection while it opens another must never wait for ever.
+SLOT_WAIT_S = 10.0
+_slots: threading.BoundedSemaphore | None = None
+_over = 0   # connections opened past the bound in this process (the log says when it begins)
+
+
+def pool_size() -> int:
+    """The per-process bound on connections (FAIRMARK_DB_CONNECTIONS), checked when first used."""
+    raw = os.environ.get("FAIRMARK_DB_CONNECTIONS", "").strip() or "20"
+    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
+        raise ConfigError(f"FAIRMARK_DB_CONNECTIONS must be a whole number from 1 to 10000 (it is {raw!r}): "
+                          "how many PostgreSQL connections one FairMark process may hold at once")
+    return int(raw)
+
+
+class _Slot:
+    """One place under the bound, given back once: on close, or when the connection is collected."""
+
+    def __init__(self, bound: threading.BoundedSemaphore | None):
+        self.bound = bound   # the one it was taken from (None: opened past the bound)
+
+    def give_back(self) -> None:
+        bound, self.bound = self.bound, None
+        if bound is not None:
+            bound.release()
+
+
+def _take_slot() -> _Slot:
+    global _slots, _over
+    if _slots is None:
+        with _lock:
+            if _slots is None:
+                _slots = threading.BoundedSemaphore(pool_size())
+    slots = _slots
+    if slots.acquire(timeout=SLOT_WAIT_S):
+        return _Slot(slots)
+    with _lock:
+        _over += 1
+        if _over == 1 or _over % 100 == 0:
+            log.warning("more than FAIRMARK_DB_CONNECTIONS=%s PostgreSQL connections were wanted at once for "
+                        "%.0f s; opening one past the bound (%d so far in this process)",
+                        pool_size(), SLOT_WAIT_S, _over)
+    return _Slot(None)
 
 
 class _Number(Loader):
@@ -164,7 +215,13 @@ class Database:
         # UTC as SQLite's 'now'; a lock waited for as long as SQLite's busy timeout (db.connect).
         # A server that does not answer is given up after 10 s, unless the URL says otherwise.
         wait = {} if "connect_timeout" in url else {"connect_timeout": 10}
-        self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000", **wait)
+        self._slot = _take_slot()
+        try:
+            self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000", **wait)
+        except BaseException:
+            self._slot.give_back()
+            raise
+        weakref.finalize(self, self._slot.give_back)   # let go without close: the slot comes back too
         for name in ("numeric",):
             self.pg.adapters.register_loader(name, _Number)
         for name in ("json", "jsonb"):
@@ -233,6 +290,7 @@ class Database:
 
     def close(self) -> None:
         self.pg.close()
+        self._slot.give_back()
 
 
 def connect(url: str) -> Database:
