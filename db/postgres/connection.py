@@ -33,7 +33,7 @@ from psycopg.pq import TransactionStatus
 
 import db.location as location
 from db.errors import ConfigError
-from db.postgres import compat, dialect, schema
+from db.postgres import compat, dialect, later, schema
 
 Error = psycopg.Error    # what the driver raises, for db/postgres modules that do not import psycopg
 WRITE_LOCK = 7_402_119   # the advisory lock key of "BEGIN IMMEDIATE" (any constant, the same everywhere)
@@ -311,7 +311,15 @@ def connect(url: str) -> Database:
                         conn.pg.execute(compat.FUNCTIONS)
                         for statement in schema.baseline():
                             conn.pg.execute(statement)
+                else:   # made by an older FairMark: the migrations it lacks (db/postgres/later.py)
+                    ran = later.apply(conn.pg, location.shown(url))
+                    if ran:
+                        log.info("PostgreSQL database %s migrated: %s", location.shown(url), ", ".join(ran))
                 _ready.add(url)
+            except BaseException:
+                conn.close()
+                raise
             finally:
-                conn.pg.execute("SELECT pg_advisory_unlock(%s)", [WRITE_LOCK + 1])
+                if not conn.pg.closed:
+                    conn.pg.execute("SELECT pg_advisory_unlock(%s)", [WRITE_LOCK + 1])
     return conn

@@ -24,14 +24,15 @@ _TRIGGER = re.compile(r"CREATE TRIGGER (\w+) (AFTER|BEFORE) (INSERT|DELETE|UPDAT
                       r"(?: WHEN (.+?))? BEGIN (.+) END\s*$", re.S | re.I)
 
 
-def _head() -> sqlite3.Connection:
-    """An in-memory SQLite database at the head: the same migrations the SQLite side runs."""
+def _head(stop_before: str | None = None) -> sqlite3.Connection:
+    """An in-memory SQLite database at the head (or just before the migration `stop_before`, as an
+    older release made it): the same migrations the SQLite side runs."""
     from sqlite_utils import Database
 
-    from db.migrations import migrations
+    from db.migrations import migrations   # read when called: a test may add a release's migration
 
     raw = sqlite3.connect(":memory:")
-    migrations.apply(Database(raw, execute_plugins=False))
+    migrations.apply(Database(raw, execute_plugins=False), stop_before=stop_before)
     return raw
 
 
@@ -109,19 +110,20 @@ def _index(sql: str) -> str:
     return translate(re.sub(r"\s+COLLATE NOCASE", "", sql, flags=re.I)).replace("%%", "%")
 
 
-def baseline() -> list[str]:
-    """The statements that make an empty PostgreSQL database FairMark's at the head migration."""
-    parts = baseline_parts()
+def baseline(stop_before: str | None = None) -> list[str]:
+    """The statements that make an empty PostgreSQL database FairMark's at the head migration (or,
+    for the tests of db/postgres/later.py, as it was just before `stop_before`)."""
+    parts = baseline_parts(stop_before)
     return [*parts["prelude"], *parts["tables"], *parts["foreign_keys"], *parts["rest"], *parts["rows"],
             *parts["identities"]]
 
 
-def baseline_parts() -> dict[str, list[str]]:
+def baseline_parts(stop_before: str | None = None) -> dict[str, list[str]]:
     """`baseline` in its parts, in the order they run: prelude (the extension), tables, foreign_keys,
     rest (indexes, triggers, views), rows (what the migrations wrote), identities (moved past those
     rows' ids). A copy of a database (data migrate-to) makes the tables, writes its own rows, then
     the keys and the rest, so no trigger fires and no key is checked before every row is there."""
-    raw = _head()
+    raw = _head(stop_before)
     keys = primary_keys(raw)
     objects = list(raw.execute("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE sql IS NOT NULL "
                                "AND name NOT LIKE 'sqlite_%' ORDER BY rowid"))
