@@ -119,7 +119,11 @@ def test_a_batch_run_killed_mid_batch_resumes_and_pays_nothing_twice(conn, db_pa
             time.sleep(0.05)
         assert server.batches, "no batch was submitted"
         first = next(iter(server.batches))
-        time.sleep(0.5)
+        # Killed once the batch's id is stored (the engine holds the batch in progress meanwhile):
+        # 0.5 s after the submission was too soon on a busy machine, with nothing stored yet.
+        while not conn.execute("SELECT 1 FROM llm_batches").fetchall() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
         os.kill(proc.pid, signal.SIGKILL)       # a restart mid-batch
         proc.wait()
         assert conn.execute("SELECT batch_id FROM llm_batches").fetchall() == [(first,)]   # its id is stored

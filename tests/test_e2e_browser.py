@@ -29,6 +29,7 @@ import io
 import os
 import re
 import sqlite3
+import time
 
 import pytest
 
@@ -861,12 +862,22 @@ def test_repeated_wrong_passwords_lock_the_name(campus, browser):
     page = new_page(browser)
     page.goto(campus["url"])
     conn = dbmod.connect(campus["path"])
+    def recorded(n: int) -> None:
+        """Wait until the server has written n failures: on a busy machine idle() returned before it
+        had, and the short wait of the attempt before then refused the next one ("try again in 1 second")."""
+        deadline = time.monotonic() + 60
+        while conn.execute("SELECT COALESCE(MAX(failures), 0) FROM signin_failures WHERE username = 'tom'"
+                           ).fetchone()[0] < n and time.monotonic() < deadline:
+            time.sleep(0.1)
+
     for n in range(5):
+        recorded(n)
         conn.execute("UPDATE signin_failures SET locked_until = NULL WHERE failures < 5")  # skip the short waits
         page.get_by_label("User name", exact=True).fill("tom")
         page.get_by_label("Password", exact=True).fill(f"wrong guess {n}")
         page.get_by_role("button", name="Sign in").click()
         idle(page)
+    recorded(5)
     page.get_by_label("User name", exact=True).fill("tom")
     page.get_by_label("Password", exact=True).fill("e2e teacher's password")
     page.get_by_role("button", name="Sign in").click()
