@@ -115,7 +115,7 @@ def _restore_postgres(url: str, source: Path, *, actor: Actor, shown: str) -> di
         conn.close()
     conn = db.connect(url)
     try:
-        with db.write_transaction(conn):
+        with db.write_transaction(conn, lock="everything"):   # the kept counts' refreshes wait too
             care_db.restore_postgres(conn, source)
             ended = users_db.end_all_sessions(conn)
             audit(conn, actor=actor, action="restore", entity="database",

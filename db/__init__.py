@@ -82,8 +82,13 @@ def on_postgresql(conn: Database) -> bool:
 
 
 @contextmanager
-def write_transaction(conn: Database):
+def write_transaction(conn: Database, *, lock: str = "writes"):
     """A transaction that takes the write lock up front (BEGIN IMMEDIATE).
+
+    On PostgreSQL `lock` says which: "writes" (every other writer, as SQLite's one writer),
+    "aggregates" (only the kept counts' refreshes, db/aggregates.py) or "everything" (a restore);
+    "… if free" raises db.errors.Busy at once when the lock is held elsewhere. SQLite has one write
+    lock for all of them, waited for.
 
     With plain BEGIN a transaction that reads first and writes later fails at once with
     "database is locked" if another connection (the background run) committed in between: WAL
@@ -95,7 +100,12 @@ def write_transaction(conn: Database):
         with conn.atomic():
             yield conn
         return
-    conn.conn.execute("BEGIN IMMEDIATE")
+    if lock.endswith(" if free") and not on_postgresql(conn):
+        lock = "writes"                # SQLite: one write lock, waited for (busy timeout)
+    if lock != "writes" and on_postgresql(conn):
+        conn.conn.begin_locked(lock)   # db/postgres/connection.py LOCKS
+    else:
+        conn.conn.execute("BEGIN IMMEDIATE")
     try:
         yield conn
     except BaseException:

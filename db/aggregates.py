@@ -15,7 +15,9 @@ every dashboard read) recomputes only those submissions, subtracts what each had
 (`agg_subs.cells`) and adds the new contribution. It reads and computes outside the write
 lock and then writes in one short transaction per chunk, applying only submissions whose
 counted state is still the one it read (a concurrent refresh already did the others); a
-submission changed again meanwhile keeps its newer mark and stays dirty.
+submission changed again meanwhile keeps its newer mark and stays dirty. On PostgreSQL that
+transaction holds the refreshes' own lock, not the writers' (only refreshes write these tables),
+so a page's refresh never queues behind a run's drafts (`_clean`).
 `version(conn)` is bumped by a refresh that changed anything: the dashboards cache under it,
 so writes the dashboards do not read (the call log, a run's heartbeat, opening an item) leave
 their cache alone.
@@ -30,6 +32,7 @@ from sqlite_utils import Database
 
 import db
 from db import appeals
+from db.errors import Busy
 
 CHUNK = 500            # submissions per refresh transaction: keeps the write lock short
 NOT_RECORDED = "(not recorded)"
@@ -78,6 +81,10 @@ def refresh(conn: Database, *, chunk: int = CHUNK) -> int:
                 break
             except _Stale:
                 continue
+            except Busy:
+                # PostgreSQL: another host's refresh is counting right now (the same dirty rows, most
+                # likely); waiting for it made every page of 4 hosts queue behind one another.
+                return done
         after = ids[-1]
 
 
@@ -103,7 +110,7 @@ def _refresh_chunk(conn: Database, ids: list[int]) -> int:
             _add(delta, old[sid][0], old[sid][1], old[sid][2], -1)
         if sid in new:
             _add(delta, new[sid]["course_id"], new[sid]["assignment_id"], new[sid]["cells"], +1)
-    with db.write_transaction(conn):
+    with db.write_transaction(conn, lock="aggregates if free"):
         # Apply only on top of the counted state read above (the delta subtracts it).
         now = dict(_in(conn, "SELECT submission_id, state FROM agg_subs WHERE submission_id IN ({})", changed))
         if any(now.get(sid) != was[sid] for sid in changed):
@@ -120,7 +127,7 @@ def _refresh_chunk(conn: Database, ids: list[int]) -> int:
         conn.conn.executemany(f"INSERT INTO agg_pairs ({', '.join(PAIR_COLUMNS)}) VALUES "
                               f"({', '.join('?' * len(PAIR_COLUMNS))})", [p for r in rows for p in r["pairs"]])
         # A submission changed again since our read has a new mark: it stays dirty.
-        conn.conn.executemany("DELETE FROM agg_dirty WHERE submission_id = ? AND mark = ?", list(marks.items()))
+        _clean(conn, marks)
         if changed:
             conn.execute("UPDATE analytics_topics SET version = version + 1 WHERE topic = 'aggregates'")
             scopes = {"all"} | {f"{kind}{x}" for sid in changed for part in (old.get(sid), new.get(sid)) if part
@@ -192,7 +199,7 @@ def ensure_group(conn: Database, course_ids) -> str:
     from db import users
 
     ids = {int(c) for c in course_ids}
-    with db.write_transaction(conn):
+    with db.write_transaction(conn, lock="aggregates"):
         if conn.execute("SELECT 1 FROM agg_groups WHERE scope = ? LIMIT 1", [key]).fetchone():
             return key
         wanted = {key} | {group_key(users.granted_courses(conn, uid)) for (uid,) in
@@ -212,6 +219,23 @@ def ensure_group(conn: Database, course_ids) -> str:
                      f"WHERE scope IN ({', '.join('?' * len(keys))}) GROUP BY {cols} HAVING SUM({sign}) != 0",
                      [key, *keys])
     return key
+
+
+def _clean(conn: Database, marks: dict[int, int]) -> None:
+    """Take the recounted submissions off agg_dirty, each only if its mark is still the one read.
+
+    On PostgreSQL a refresh holds only the aggregates' lock, not the writers' (db.write_transaction):
+    a row a writer is marking again right now is skipped, not waited for (it stays dirty and is
+    recounted next time), so a refresh never waits on a writer and the two can never deadlock. On
+    SQLite the refresh holds the one write lock, and no row is ever locked by another."""
+    if not marks:
+        return
+    if db.on_postgresql(conn):
+        ids = sorted(marks)
+        free = _in(conn, "SELECT submission_id, mark FROM agg_dirty WHERE submission_id IN ({}) "
+                         "ORDER BY submission_id FOR UPDATE SKIP LOCKED", ids)
+        marks = {sid: mark for sid, mark in free if marks.get(sid) == mark}
+    conn.conn.executemany("DELETE FROM agg_dirty WHERE submission_id = ? AND mark = ?", list(marks.items()))
 
 
 def _in(conn: Database, sql: str, ids: list[int]) -> list:

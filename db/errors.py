@@ -7,6 +7,7 @@ SDK and library errors are mapped to these once, at the boundary where they occu
 It lives at the bottom layer so that db/ can raise it without importing core/; code outside
 db/ imports the same classes from `core.errors`.
 """
+import sqlite3
 
 
 class FairMarkError(Exception):
@@ -117,3 +118,8 @@ class LLMInvalidOutput(LLMError):
 
 # Every error class above (core/errors.py re-exports them all).
 __all__ = [name for name, obj in list(globals().items()) if isinstance(obj, type) and issubclass(obj, FairMarkError)]
+
+
+class Busy(sqlite3.OperationalError):
+    """A lock asked for only if free was held elsewhere (db.write_transaction's `lock`, on PostgreSQL);
+    a "database is locked" error, as SQLite's, for code that does not look for it."""

@@ -88,6 +88,7 @@ def postgres_template(request):
 
     import db
     from db.postgres import connection as postgres
+    from db.postgres import pool
 
     server = None if request.config.getoption("--postgresql-url") else _server()
     admin_url = request.config.getoption("--postgresql-url") or server.url
@@ -96,6 +97,7 @@ def postgres_template(request):
         admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
         admin.execute(f'CREATE DATABASE "{name}"')
     db.connect(_with_database(admin_url, name)).close()
+    pool.let_go_idle()   # copied per test: PostgreSQL copies no database a session is open on
     yield admin_url, name
     postgres._ready.discard(_with_database(admin_url, name))
     with psycopg.connect(admin_url, autocommit=True) as admin:
@@ -110,6 +112,7 @@ def postgres_database(postgres_template):
     import psycopg
 
     from db.postgres import connection as postgres
+    from db.postgres import pool
 
     admin_url, template = postgres_template
     name = f"fairmark_test_{os.getpid()}_{next(_numbers)}"
@@ -119,5 +122,6 @@ def postgres_database(postgres_template):
     postgres._ready.add(url)
     yield url
     postgres._ready.discard(url)
+    pool.let_go_idle(url)
     with psycopg.connect(admin_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import contextlib
 import logging
-import os
 import secrets
 import sqlite3
 import threading
@@ -32,64 +31,22 @@ from psycopg.adapt import Dumper, Loader
 from psycopg.pq import TransactionStatus
 
 import db.location as location
-from db.errors import ConfigError
-from db.postgres import compat, dialect, later, schema
+from db.errors import Busy, ConfigError
+from db.postgres import compat, dialect, later, pool, schema
 
 Error = psycopg.Error    # what the driver raises, for db/postgres modules that do not import psycopg
 WRITE_LOCK = 7_402_119   # the advisory lock key of "BEGIN IMMEDIATE" (any constant, the same everywhere)
+# db.write_transaction(lock=…): which advisory locks a write transaction takes. "writes" is SQLite's
+# one writer; "aggregates" serialises only the refreshes of the kept counts (db/aggregates.py), which
+# write tables nothing else writes, so a page's refresh never queues behind a run's drafts (on one
+# 2-core machine with 4 hosts and a run writing it was 80 % of the review page's time); a restore,
+# which replaces those tables too, takes both.
+IF_FREE = " if free"
+LOCKS = {"writes": (WRITE_LOCK,), "aggregates": (WRITE_LOCK + 2,), "everything": (WRITE_LOCK, WRITE_LOCK + 2)}
 _keys: dict[str, tuple] = {}
 _ready: set[str] = set()
 _lock = threading.Lock()
 log = logging.getLogger(__name__)
-
-# How many connections one process holds at once (FAIRMARK_DB_CONNECTIONS, default 20). A batch
-# run's wave of 500 answers arrives together and each submission's thread then stores its work:
-# without a bound they asked for 500 server connections at once. Past the bound a new connection
-# waits for one to close; after SLOT_WAIT_S it opens anyway (and says so in the log), because a
-# thread holding one connection while it opens another must never wait for ever.
-SLOT_WAIT_S = 10.0
-_slots: threading.BoundedSemaphore | None = None
-_over = 0   # connections opened past the bound in this process (the log says when it begins)
-
-
-def pool_size() -> int:
-    """The per-process bound on connections (FAIRMARK_DB_CONNECTIONS), checked when first used."""
-    raw = os.environ.get("FAIRMARK_DB_CONNECTIONS", "").strip() or "20"
-    if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
-        raise ConfigError(f"FAIRMARK_DB_CONNECTIONS must be a whole number from 1 to 10000 (it is {raw!r}): "
-                          "how many PostgreSQL connections one FairMark process may hold at once")
-    return int(raw)
-
-
-class _Slot:
-    """One place under the bound, given back once: on close, or when the connection is collected."""
-
-    def __init__(self, bound: threading.BoundedSemaphore | None):
-        self.bound = bound   # the one it was taken from (None: opened past the bound)
-
-    def give_back(self) -> None:
-        bound, self.bound = self.bound, None
-        if bound is not None:
-            bound.release()
-
-
-def _take_slot() -> _Slot:
-    global _slots, _over
-    if _slots is None:
-        with _lock:
-            if _slots is None:
-                _slots = threading.BoundedSemaphore(pool_size())
-    slots = _slots
-    if slots.acquire(timeout=SLOT_WAIT_S):
-        return _Slot(slots)
-    with _lock:
-        _over += 1
-        if _over == 1 or _over % 100 == 0:
-            log.warning("more than FAIRMARK_DB_CONNECTIONS=%s PostgreSQL connections were wanted at once for "
-                        "%.0f s; opening one past the bound (%d so far in this process)",
-                        pool_size(), SLOT_WAIT_S, _over)
-    return _Slot(None)
-
 
 class _Number(Loader):
     """numeric (SUM, AVG of integers) as SQLite gives it: a whole number an int, else a float."""
@@ -181,17 +138,28 @@ class Raw:
     def execute(self, sql: str, params=None):
         verb = " ".join(sql.split()).upper()
         if verb == "BEGIN IMMEDIATE":
-            self._db.pg.execute("BEGIN")
-            try:
-                self._db.pg.execute("SELECT pg_advisory_xact_lock(%s)", [WRITE_LOCK])
-            except psycopg.Error as e:
-                self._db.pg.execute("ROLLBACK")
-                raise _mapped(e) from e
+            self.begin_locked("writes")
             return None
         if verb == "BEGIN":
             self._db.pg.execute("BEGIN ISOLATION LEVEL REPEATABLE READ")
             return None
         return self._db.execute(sql, params)
+
+    def begin_locked(self, lock: str) -> None:
+        """BEGIN, then the transaction-scoped advisory locks of `lock` (LOCKS), in one order. With
+        " if free" after the name, a lock held elsewhere is not waited for: Busy, nothing begun."""
+        wait = not lock.endswith(IF_FREE)
+        self._db.pg.execute("BEGIN")
+        try:
+            for key in LOCKS[lock.removesuffix(IF_FREE)]:
+                if wait:
+                    self._db.pg.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+                elif not self._db.pg.execute("SELECT pg_try_advisory_xact_lock(%s)", [key]).fetchone()[0]:
+                    self._db.pg.execute("ROLLBACK")
+                    raise Busy(f"database is locked ({lock.removesuffix(IF_FREE)}: held elsewhere)")
+        except psycopg.Error as e:
+            self._db.pg.execute("ROLLBACK")
+            raise _mapped(e) from e
 
     def executemany(self, sql: str, rows):
         with self._db._errors():
@@ -214,20 +182,27 @@ class Database:
         self.url = url
         # UTC as SQLite's 'now'; a lock waited for as long as SQLite's busy timeout (db.connect).
         # A server that does not answer is given up after 10 s, unless the URL says otherwise.
-        wait = {} if "connect_timeout" in url else {"connect_timeout": 10}
-        self._slot = _take_slot()
-        try:
-            self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000", **wait)
-        except BaseException:
-            self._slot.give_back()
-            raise
-        weakref.finalize(self, self._slot.give_back)   # let go without close: the slot comes back too
-        for name in ("numeric",):
-            self.pg.adapters.register_loader(name, _Number)
-        for name in ("json", "jsonb"):
-            self.pg.adapters.register_loader(name, _Text)
-        self.pg.adapters.register_dumper(bool, _BoolAsInt)
         self.conn = Raw(self)
+        found = pool.reused(url)
+        if found is not None:
+            self.pg, self._slot = found
+        else:
+            wait = {} if "connect_timeout" in url else {"connect_timeout": 10}
+            self._slot = pool.take_slot()
+            try:
+                self.pg = psycopg.connect(url, autocommit=True, options="-c timezone=UTC -c lock_timeout=30000",
+                                          **wait)
+            except BaseException:
+                self._slot.give_back()
+                raise
+            for name in ("numeric",):
+                self.pg.adapters.register_loader(name, _Number)
+            for name in ("json", "jsonb"):
+                self.pg.adapters.register_loader(name, _Text)
+            self.pg.adapters.register_dumper(bool, _BoolAsInt)
+        # Let go without close: the server connection ends with it (psycopg closes it) and its place
+        # comes back; it is not kept for reuse, as its state is not known.
+        self._finalizer = weakref.finalize(self, self._slot.give_back)
 
     @contextlib.contextmanager
     def _errors(self):
@@ -288,9 +263,24 @@ class Database:
         with self._errors():
             self.pg.execute("COMMIT")
 
-    def close(self) -> None:
-        self.pg.close()
-        self._slot.give_back()
+    def close(self, keep: bool = True) -> None:
+        pg, slot = self.pg, self._slot
+        if isinstance(pg, _Closed):
+            return
+        self.pg = _Closed()
+        self._finalizer.detach()
+        if keep and not pg.closed and pg.info.transaction_status == TransactionStatus.IDLE and pool.kept(self.url, pg, slot):
+            return
+        pg.close()
+        slot.give_back()
+
+
+class _Closed:
+    """What a closed Database's connection is: it may be in another Database's hands now."""
+    closed = True
+
+    def __getattr__(self, name):
+        raise psycopg.OperationalError("the connection is closed")
 
 
 def connect(url: str) -> Database:
@@ -317,7 +307,7 @@ def connect(url: str) -> Database:
                         log.info("PostgreSQL database %s migrated: %s", location.shown(url), ", ".join(ran))
                 _ready.add(url)
             except BaseException:
-                conn.close()
+                conn.close(keep=False)   # a database refused keeps no connection open
                 raise
             finally:
                 if not conn.pg.closed:
