@@ -121,7 +121,7 @@ def _restore_postgres(url: str, source: Path, *, actor: Actor, shown: str) -> di
             audit(conn, actor=actor, action="restore", entity="database",
                   after={"from": shown, "previous_kept_at": str(kept), "sessions_ended": ended})
     finally:
-        conn.close()
+        conn.close(keep=False)   # the restore script's SET commands last for its session: not kept for reuse
     return {"restored_from": shown, "previous_kept_at": str(kept), "sessions_ended": ended}
 
 

@@ -98,6 +98,10 @@ def write_transaction(conn: Database, *, lock: str = "writes"):
     """
     if conn.conn.in_transaction:
         with conn.atomic():
+            if lock != "writes" and on_postgresql(conn):
+                # Nested in a writer's transaction (a bulk approval's readiness refreshes the counts):
+                # the refreshes' own lock is still taken, or two refreshes could count at once.
+                conn.conn.take_locks(lock)
             yield conn
         return
     if lock.endswith(" if free") and not on_postgresql(conn):

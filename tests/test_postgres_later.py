@@ -17,6 +17,7 @@ from core.errors import ConfigError
 from db import migrations as registry
 from db.postgres import compat, later, schema
 from db.postgres import connection as postgres
+from db.postgres import pool
 
 pytestmark = pytest.mark.xdist_group("postgresql")
 _numbers = itertools.count(1)
@@ -39,6 +40,7 @@ def new_database(postgres_template):
     with psycopg.connect(admin_url, autocommit=True) as admin:
         for name in made:
             postgres._ready.discard(_with_database(admin_url, name))
+            pool.let_go_idle(_with_database(admin_url, name))
             admin.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 

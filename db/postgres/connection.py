@@ -148,18 +148,23 @@ class Raw:
     def begin_locked(self, lock: str) -> None:
         """BEGIN, then the transaction-scoped advisory locks of `lock` (LOCKS), in one order. With
         " if free" after the name, a lock held elsewhere is not waited for: Busy, nothing begun."""
-        wait = not lock.endswith(IF_FREE)
         self._db.pg.execute("BEGIN")
         try:
+            self.take_locks(lock)
+        except BaseException:
+            self._db.pg.execute("ROLLBACK")
+            raise
+
+    def take_locks(self, lock: str) -> None:
+        """The advisory locks of `lock` in the open transaction (held until it ends); " if free":
+        Busy at once when one is held elsewhere."""
+        wait = not lock.endswith(IF_FREE)
+        with self._db._errors():
             for key in LOCKS[lock.removesuffix(IF_FREE)]:
                 if wait:
                     self._db.pg.execute("SELECT pg_advisory_xact_lock(%s)", [key])
                 elif not self._db.pg.execute("SELECT pg_try_advisory_xact_lock(%s)", [key]).fetchone()[0]:
-                    self._db.pg.execute("ROLLBACK")
                     raise Busy(f"database is locked ({lock.removesuffix(IF_FREE)}: held elsewhere)")
-        except psycopg.Error as e:
-            self._db.pg.execute("ROLLBACK")
-            raise _mapped(e) from e
 
     def executemany(self, sql: str, rows):
         with self._db._errors():
@@ -293,7 +298,14 @@ def connect(url: str) -> Database:
         raise ConfigError(f"The PostgreSQL database {location.shown(url)} cannot be reached ({said}).") from e
     if url not in _ready:
         with _lock:
-            conn.pg.execute("SELECT pg_advisory_lock(%s)", [WRITE_LOCK + 1])
+            try:
+                # However long another host's migration takes: not the 30 s lock_timeout of every wait.
+                conn.pg.execute("SET lock_timeout = 0")
+                conn.pg.execute("SELECT pg_advisory_lock(%s)", [WRITE_LOCK + 1])
+                conn.pg.execute("SET lock_timeout = 30000")
+            except BaseException:
+                conn.close(keep=False)
+                raise
             try:
                 made = conn.pg.execute("SELECT to_regclass('public._sqlite_migrations')").fetchone()[0]
                 if made is None:

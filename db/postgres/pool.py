@@ -52,7 +52,8 @@ class _Slot:
 # with 4 hosts on 2 cores). A kept one keeps its place under the bound, and is checked with one
 # round trip before it is used again (the server may have ended it meanwhile).
 IDLE_KEPT = 4
-_idle: list[tuple] = []   # (url, psycopg connection, slot), oldest first
+IDLE_MAX_S = 30.0
+_idle: list[tuple] = []   # (url, psycopg connection, slot, kept at), oldest first
 _pool_lock = threading.Lock()   # not _lock: connect() closes a connection while it holds that
 
 
@@ -63,9 +64,11 @@ def reused(url: str):
             i = next((i for i in range(len(_idle) - 1, -1, -1) if _idle[i][0] == url), None)
             if i is None:
                 return None
-            _, pg, slot = _idle.pop(i)
+            _, pg, slot, since = _idle.pop(i)
         try:
-            if pg.info.transaction_status == TransactionStatus.IDLE:
+            # Kept a short while only: an idle socket a firewall dropped would make this round trip
+            # wait for TCP's own timeout; a new connection has connect_timeout.
+            if time.monotonic() - since < IDLE_MAX_S and pg.info.transaction_status == TransactionStatus.IDLE:
                 pg.execute("SELECT 1")
                 return pg, slot
         except psycopg.Error:
@@ -76,7 +79,7 @@ def reused(url: str):
 
 def kept(url: str, pg, slot: "_Slot") -> bool:
     with _pool_lock:
-        _idle.append((url, pg, slot))
+        _idle.append((url, pg, slot, time.monotonic()))
         oldest = _idle.pop(0) if len(_idle) > IDLE_KEPT else None
     if oldest is not None:
         oldest[1].close()
@@ -99,7 +102,7 @@ def let_go_idle(url: str | None = None) -> None:
     with _pool_lock:
         gone = [k for k in _idle if url is None or k[0] == url]
         _idle[:] = [k for k in _idle if k not in gone]
-    for _, pg, slot in gone:
+    for _, pg, slot, _ in gone:
         pg.close()
         slot.give_back()
 
