@@ -54,10 +54,20 @@ def apply(pg, url_shown: str) -> list[str]:
             f"{', '.join(missing)}, which have no PostgreSQL form in db/postgres/later.py. Nothing was changed: "
             "run the FairMark release the database was made with, or add the statements to LATER.")
     for name in todo:
-        with pg.transaction():
-            for statement in LATER[name]:
-                pg.execute(statement)
-            pg.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
-                       "VALUES (%s, %s, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00:00')",
-                       [SET, name])
+        try:
+            _run(pg, name)
+        except Exception as e:   # the driver's error, said with the migration it stopped
+            raise ConfigError(
+                f"The PostgreSQL database {url_shown} could not be migrated: {name} failed "
+                f"({' '.join(str(e).split())[:300]}). That migration changed nothing and is tried again at the "
+                "next start; the ones before it are kept.") from e
     return todo
+
+
+def _run(pg, name: str) -> None:
+    with pg.transaction():
+        for statement in LATER[name]:
+            pg.execute(statement)
+        pg.execute("INSERT INTO _sqlite_migrations (migration_set, name, applied_at) "
+                   "VALUES (%s, %s, to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD HH24:MI:SS.US') || '+00:00')",
+                   [SET, name])
