@@ -612,3 +612,23 @@ def test_a_refresh_inside_a_writers_transaction_still_takes_the_refreshes_lock(p
     other.close()
     assert conn.execute("SELECT name FROM courses WHERE id = ?", [c["course_id"]]).fetchone()[0] == "Counts (renamed)"
     assert aggregates.refresh(conn) == 1 and aggregates.dirty_count(conn) == 0
+
+
+def test_a_connection_let_go_in_a_reference_cycle_gives_its_place_back_when_the_bound_is_full(pg, bound):
+    """A page's st.rerun() or st.stop() is an exception whose traceback holds the frames, and their
+    connections, in a cycle: with the bound full the next connection runs the collector instead of
+    waiting the whole wait for a place (a test worker waited 10 s per connection, 161 s in one test)."""
+    import gc
+
+    bound(1, wait_s=5)
+    gc.disable()
+    try:
+        held = db.connect(pg)
+        cycle = [held]
+        cycle.append(cycle)
+        del held, cycle
+        start = time.monotonic()
+        db.connect(pg).close()
+        assert time.monotonic() - start < 2.5
+    finally:
+        gc.enable()

@@ -3,6 +3,7 @@ ones kept open for the next (db/postgres/connection.py opens and closes them thr
 """
 from __future__ import annotations
 
+import gc
 import logging
 import os
 import threading
@@ -107,6 +108,22 @@ def let_go_idle(url: str | None = None) -> None:
         slot.give_back()
 
 
+_collected = [0.0]
+
+
+def _collect() -> None:
+    """Python's cyclic collector, at most once a second, when the bound is full. Code written for
+    sqlite3 lets a connection go with its last reference, but a page's st.rerun() or st.stop() is an
+    exception whose traceback keeps the frames, and their connections, in a cycle until the collector
+    runs: their places came back only then (a worker of the test suite waited 10 s per connection)."""
+    now = time.monotonic()
+    with _lock:
+        if now - _collected[0] < 1.0:
+            return
+        _collected[0] = now
+    gc.collect()
+
+
 def take_slot() -> _Slot:
     global _slots, _over
     if _slots is None:
@@ -119,6 +136,7 @@ def take_slot() -> _Slot:
         if slots.acquire(blocking=False):
             return _Slot(slots)
         _drop_one_idle()
+        _collect()
         if slots.acquire(timeout=min(0.05, max(0.0, deadline - time.monotonic()))):
             return _Slot(slots)
         if time.monotonic() >= deadline:
