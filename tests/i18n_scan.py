@@ -83,6 +83,77 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
                   "core/moderation/blindness.py")   # the hold-back reasons (eligibility.py is listed above)
 
+# core's refusals: every module of core/ (not its command line, which speaks English) is scanned
+# for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).
+# A module still listed here raises plain English, and is not scanned: the list only shrinks.
+REFUSALS_PENDING: set[str] = {
+    "core/accounts/access.py",
+    "core/accounts/identity.py",
+    "core/accounts/preferences.py",
+    "core/appeals/deadline.py",
+    "core/appeals/deciding.py",
+    "core/appeals/filing.py",
+    "core/courses/answer_keys.py",
+    "core/courses/catalogue.py",
+    "core/courses/comment_bank.py",
+    "core/courses/rubric_builder.py",
+    "core/courses/rubric_versions.py",
+    "core/data_care.py",
+    "core/demo.py",
+    "core/evals/cases.py",
+    "core/evals/comparison_runs.py",
+    "core/evals/config.py",
+    "core/evals/gate.py",
+    "core/evals/pairwise.py",
+    "core/evals/saved.py",
+    "core/export/analysis.py",
+    "core/export/released.py",
+    "core/growth/learning.py",
+    "core/ingest/commit.py",
+    "core/ingest/mapping.py",
+    "core/ingest/read.py",
+    "core/language/course.py",
+    "core/lessons/export.py",
+    "core/lessons/ingest.py",
+    "core/lessons/judge.py",
+    "core/lessons/runs.py",
+    "core/lessons/signoff.py",
+    "core/lessons/spec.py",
+    "core/llm/batch.py",
+    "core/llm/chat.py",
+    "core/llm/factory.py",
+    "core/llm/openai_client.py",
+    "core/llm/routed.py",
+    "core/llm/structured.py",
+    "core/lti/grades.py",
+    "core/lti/keys.py",
+    "core/lti/launch.py",
+    "core/lti/people.py",
+    "core/lti/platform_keys.py",
+    "core/lti/platforms.py",
+    "core/lti/roster.py",
+    "core/lti/tokens.py",
+    "core/metrics/agreement.py",
+    "core/metrics/bootstrap.py",
+    "core/moderation/markers.py",
+    "core/moderation/marking.py",
+    "core/moderation/sample.py",
+    "core/offline/provider.py",
+    "core/offline/scorer.py",
+    "core/pipeline.py",
+    "core/prompts.py",
+    "core/rubric.py",
+    "core/runs/engine.py",
+    "core/runs/reflections.py",
+    "core/runs/worker.py",
+    "core/settings.py",
+    "core/signoff/actions.py",
+    "core/signoff/anchored_notes.py",
+    "core/signoff/bulk.py",
+    "core/signoff/release.py",
+    "core/students/links.py",
+}
+
 TRANSLATE = {"t", "N_", "Message"}   # the message first
 PLURAL = {"tn", "plural"}        # singular, plural first
 # Streamlit's calls that show text (a widget's label, a message, a title), whatever the object
@@ -274,8 +345,12 @@ def _literal(node) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
-def messages(specs=CONVERTED + CORE_MESSAGES) -> dict[str | tuple[str, str], list[str]]:
-    """Every message the code passes to t()/N_() (a string) or tn()/plural() (a pair), with where."""
+def messages(specs=None) -> dict[str | tuple[str, str], list[str]]:
+    """Every message the code passes to t()/N_() (a string) or tn()/plural() (a pair), with where:
+    the converted pages, CORE_MESSAGES, and the Messages of every core module refusals() scans."""
+    if specs is None:
+        specs = list(dict.fromkeys(CONVERTED + CORE_MESSAGES + tuple(
+            m for m in core_modules() if m not in REFUSALS_PENDING and "Message(" in (ROOT / m).read_text(encoding="utf-8"))))
     out: dict = {}
     for spec in specs:
         module, tree = _parse(spec)
@@ -290,6 +365,57 @@ def messages(specs=CONVERTED + CORE_MESSAGES) -> dict[str | tuple[str, str], lis
                 out.setdefault(_literal(node.args[0]), []).append(f"{where}:{node.lineno}")
             elif name in PLURAL and len(node.args) >= 2 and None not in (_literal(a) for a in node.args[:2]):
                 out.setdefault((_literal(node.args[0]), _literal(node.args[1])), []).append(f"{where}:{node.lineno}")
+    return out
+
+
+def core_modules(root: Path = ROOT) -> list[str]:
+    """core's modules whose refusals a person reads on a page (not the command line's)."""
+    return sorted(p.relative_to(root).as_posix() for p in (root / "core").rglob("*.py")
+                  if "cli" not in p.relative_to(root / "core").parts[:1])
+
+
+def _error_classes(root: Path = ROOT) -> set[str]:
+    """FairMarkError and every class of db/ and core/ that derives from it, by name."""
+    bases: dict[str, set[str]] = {}
+    for path in [*(root / "db").rglob("*.py"), *(root / "core").rglob("*.py")]:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.ClassDef):
+                bases.setdefault(node.name, set()).update(n for n in map(_name, node.bases) if n)
+    found = {"FairMarkError"}
+    while True:
+        more = {name for name, parents in bases.items() if parents & found} - found
+        if not more:
+            return found
+        found |= more
+
+
+def _plain_text(node) -> bool:
+    """A string built in place: a literal, an f-string, "…".format(…), or text joined with +."""
+    if isinstance(node, ast.JoinedStr) or _literal(node) is not None:
+        return True
+    if isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Add, ast.Mod)):
+        return _plain_text(node.left) or _plain_text(node.right)
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "format"
+            and _literal(node.func.value) is not None)
+
+
+@dataclass(frozen=True)
+class PlainRefusal(Finding):
+    def __str__(self):
+        return f"{self.where}:{self.line}: raises {self.text} with a plain string: give it a Message"
+
+
+def refusals(specs=None, root: Path = ROOT) -> list[PlainRefusal]:
+    """The FairMark errors core raises with a plain string: a page would show them in English.
+    An error carrying a Message (`raise NotFound(Message("No submission {id}.", id=i))`) reads
+    English on the command line and in the reader's language on a page (`show_error`)."""
+    classes = _error_classes(root)
+    out = []
+    for spec in specs if specs is not None else [m for m in core_modules(root) if m not in REFUSALS_PENDING]:
+        for node in ast.walk(ast.parse((root / spec).read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and _name(node.exc.func) in classes:
+                if node.exc.args and _plain_text(node.exc.args[0]):
+                    out.append(PlainRefusal(spec, node.lineno, _name(node.exc.func)))
     return out
 
 

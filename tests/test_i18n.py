@@ -529,3 +529,33 @@ def test_a_catalogue_joins_its_parts_and_refuses_a_message_in_two_files(tmp_path
     (tmp_path / "sv" / "more.po").write_text(header + 'msgid "Lessons"\nmsgstr "Lektionerna"\n', encoding="utf-8")
     with pytest.raises(ValueError, match="more.po.*'Lessons'.*another file"):
         interface.read_catalogue("sv")
+
+
+# --- (c) core's refusals: a page shows them in the reader's language ---------------------------
+def test_core_raises_no_refusal_in_plain_english():
+    """Every FairMark error core raises carries a Message (English on the command line, the
+    reader's language on a page), except in the modules still listed as pending."""
+    found = i18n_scan.refusals()
+    assert not found, "\n".join(map(str, found))
+
+
+def test_the_refusal_scan_finds_a_plain_string(tmp_path):
+    """The scan can fail: a literal, an f-string, a .format() and a joined text are found, in a class
+    that derives from FairMarkError through another; a Message, a variable and ValueError are not."""
+    for folder in ("db", "core"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "db" / "errors.py").write_text("class FairMarkError(Exception): ...\nclass NotFound(FairMarkError): ...\n")
+    (tmp_path / "core" / "mod.py").write_text('''
+from db.errors import NotFound
+class Gone(NotFound): ...
+def f(x, msg):
+    if x == 1: raise NotFound("plain")
+    if x == 2: raise Gone(f"no {x}")
+    if x == 3: raise NotFound("no {x}".format(x=x)) from None
+    if x == 4: raise NotFound("no " + str(x))
+    if x == 5: raise NotFound(Message("No {x}.", x=x))
+    if x == 6: raise NotFound(msg)
+    raise ValueError("a programming error")
+''')
+    found = i18n_scan.refusals(["core/mod.py"], root=tmp_path)
+    assert [(r.line, r.text) for r in found] == [(5, "NotFound"), (6, "Gone"), (7, "NotFound"), (8, "NotFound")]
