@@ -127,6 +127,15 @@ _read = {r["run_id"]: r for r in recent}
 
 def show_run(run_id: int) -> None:
     p = _read.pop(run_id, None) or runs.progress(_common.connect(), run_id, db_path, actor=_common.actor())
+    if p["status"] in ("cancelled", "failed", "done") or p["resumable"]:
+        # A run that ended since the last full rerun: refresh the whole page once, before drawing
+        # anything. Drawn first, "finished" invites a click on the menu, and this rerun, asked
+        # for after the click, would win over it: the teacher's click on Review would be lost.
+        if st.session_state.get("assess_live") == run_id:
+            st.session_state["assess_live"] = None
+            st.rerun(scope="app")
+    else:
+        st.session_state["assess_live"] = run_id
     state = t(STATE[p["status"]])
     if p["status"] in ("queued", "running") and p["resumable"]:
         state = t("interrupted (its worker stopped)")
@@ -170,13 +179,6 @@ def show_run(run_id: int) -> None:
             except FairMarkError as e:
                 _common.show_error(e)
             st.rerun()
-    if p["status"] in ("cancelled", "failed", "done") or p["resumable"]:
-        # A run that ended since the last full rerun: refresh the whole page once.
-        if st.session_state.get("assess_live") == run_id:
-            st.session_state["assess_live"] = None
-            st.rerun(scope="app")
-    else:
-        st.session_state["assess_live"] = run_id
 
 
 def _covers(r: dict) -> bool:

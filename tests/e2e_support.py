@@ -188,7 +188,17 @@ MENU = '[data-testid="stSidebar"] [data-testid="stPageLink"]'  # the app's own p
 
 
 def nav(page, label: str) -> None:
-    page.locator(MENU).get_by_text(label, exact=True).click()
+    """Open a page from the menu, and wait until the browser is on it: a click the app lost
+    (a rerun it asked for itself winning over the click) fails here, by name, not later."""
+    from urllib.parse import urljoin, urlparse
+
+    link = page.locator(MENU).get_by_text(label, exact=True)
+    path = urlparse(urljoin(page.url, link.locator("xpath=ancestor::a[1]").get_attribute("href"))).path
+    link.click()
+    try:
+        page.wait_for_url(lambda url: urlparse(url).path == path, timeout=TIMEOUT_MS)
+    except Exception as e:   # Playwright's TimeoutError: say which click was lost
+        raise AssertionError(f"the menu's {label!r} did not open {path} (the page stayed at {page.url})") from e
     idle(page)
 
 
