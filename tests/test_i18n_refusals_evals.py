@@ -145,7 +145,7 @@ def test_the_ai_quality_page_shows_the_cases_statuses_and_the_configuration_in_s
     report = next(d.value for d in at.dataframe if "fall" in d.value.columns and "kontroller" in d.value.columns)
     assert {"godkänd", "kördes inte"} <= set(report["status"]), set(report["status"])
     assert not {"passed", "not_run", "failed"} & set(report["status"])
-    assert set(report["kommentar"]) <= {"givet i testfallet", "skrivet av agenterna"}
+    assert set(report["kommentar"]) <= {"given i testfallet", "skriven av agenterna"}
     checks = " ".join(report["kontroller"])
     assert "rule:leakage godkänd:" in checks or "rule:specifics godkänd:" in checks   # the suite's check names
     assert " passed:" not in checks and " not_run:" not in checks
