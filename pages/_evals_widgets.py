@@ -25,7 +25,7 @@ WENT_WRONG = {"leakage": N_("It gave the answer away"),
               "grounding": N_("It said something the text or source does not"),
               "level": N_("Language or depth did not fit the student"),
               "pedagogy": N_("It did not lead: no question, no next step, did the work")}
-# The columns of core.evals.config.describe's rows, named where shown (its values are core's, English).
+# The columns of core.evals.config.describe's rows, named where shown (its role and prompt are N_ labels).
 ROLE_COLUMNS = {"role": N_("role"), "model": N_("model"), "temperature": N_("temperature"), "prompt": N_("prompt")}
 
 STATE_BOX = {"passed": st.success, "failed": st.error, "unevaluated": st.warning, "offline": st.info}
@@ -46,10 +46,13 @@ def config_status(conn, provider: str | None = None, *, key: str = "cfg", overri
         st.success(msg)
     defn, s = current or _status_for(conn, provider or default_provider(_common.settings()))
     box = st.info if s["cleared"] and s["state"] != "passed" else STATE_BOX[s["state"]]
-    box(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=t(s["label"]))
+    box(escape_markdown(t("AI configuration ({name}): {label}.", name=said(s["name"]), label=t(s["label"]))
                         + " " + said(s["message"])))
     with st.expander(t("What this configuration is (prompt, model and temperature per role)")):
         roles = pd.DataFrame(ai_config.describe(defn))
+        for column in ("role", "prompt"):   # core's N_ labels
+            if column in roles:
+                roles[column] = roles[column].map(t)
         st.dataframe(roles.rename(columns=lambda k: t(ROLE_COLUMNS[k]) if k in ROLE_COLUMNS else k),
                      hide_index=True, width="stretch")
     if overridable and may_override and s["state"] in ("failed", "unevaluated"):
@@ -80,10 +83,10 @@ def assess_gate(conn, provider: str) -> bool:
     Only an admin may override the gate: the form is on the Settings page, never here."""
     _, s = _status_for(conn, provider)
     if s["state"] == "passed" or s["state"] == "offline":
-        st.caption(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=t(s["label"]))))
+        st.caption(escape_markdown(t("AI configuration ({name}): {label}.", name=said(s["name"]), label=t(s["label"]))))
         return True
     box = st.info if s["cleared"] else st.warning
-    box(escape_markdown(t("AI configuration ({name}): {label}.", name=s["name"], label=t(s["label"]))
+    box(escape_markdown(t("AI configuration ({name}): {label}.", name=said(s["name"]), label=t(s["label"]))
                         + " " + said(s["message"])))
     return s["cleared"]
 
@@ -94,7 +97,7 @@ def eval_runs(runs: list[dict]) -> None:
         st.caption(t("No eval run yet: `python -m core evals run` records one."))
         return
     st.dataframe(pd.DataFrame([{
-        t("run"): r["id"], t("configuration"): r["configuration"], t("provider"): r["provider"],
+        t("run"): r["id"], t("configuration"): said(r["configuration"]), t("provider"): r["provider"],
         t("cases"): r["cases"],
         t("passed"): r["passed"], t("failed"): r["failed"], t("not run"): r["not_run"],
         t("blocking failed"): r["blocking_failed"], t("blocking not run"): r["blocking_not_run"],
@@ -114,7 +117,7 @@ def review_item(conn, item: dict) -> None:
         st.caption(t("Not run ({label}): {roles} — their verdicts need a language model.", label=t(OFFLINE_LABEL),
                      roles=", ".join(not_run)))
     if s := item["ai_config"]:
-        st.caption(escape_markdown(t("Drafted by AI configuration ({name}): {label}.", name=s["name"],
+        st.caption(escape_markdown(t("Drafted by AI configuration ({name}): {label}.", name=said(s["name"]),
                                      label=t(s["label"]))))
     sid = data["submission"]["id"]
     _next_steps(conn, sid, item["previous_next_steps"])

@@ -6,6 +6,7 @@ import streamlit as st
 from core.courses import browse
 from core.errors import FairMarkError
 from core.evals import DIMENSION_LABELS, pairwise, views
+from core.evals.runner import SOURCE_LABELS, STATUS_LABELS
 from core.llm import default_provider
 from core.evals import config as ai_config
 from core.text import escape_markdown, format_timestamp
@@ -76,8 +77,10 @@ with tab_gate:
         if report and report["id"] == rid:
             st.dataframe(pd.DataFrame([{
                 t("case"): x["id"], t("dimension"): named(DIMENSION_LABELS, x["dimension"]),
-                t("blocking"): x["blocking"], t("status"): x["status"], t("comment"): x["source"],   # statuses: codes
-                t("checks"): "; ".join(f"{c['check']} {c['status']}: {c['detail']}" for c in x["checks"])}
+                t("blocking"): x["blocking"], t("status"): named(STATUS_LABELS, x["status"]),
+                t("comment"): named(SOURCE_LABELS, x["source"]),   # a check's name is the suite's, its detail core's (English)
+                t("checks"): "; ".join(f"{c['check']} {named(STATUS_LABELS, c['status'])}: {c['detail']}"
+                                       for c in x["checks"])}
                 for x in report["report"]["results"]]), hide_index=True, width="stretch")
         else:
             st.caption(t("Only the latest run of each configuration keeps its per-case report here; run "
@@ -132,7 +135,7 @@ with tab_cmp:
         if comps:
             st.subheader(t("Comparisons"))
             st.dataframe(pd.DataFrame([{t("comparison"): c["id"], t("B (variant)"): c["variant_b"],
-                                        t("status"): c["status"],
+                                        t("status"): named(pairwise.STATUS_LABELS, c["status"]),
                                         t("pairs drafted"): t("{done} of {total}", done=c["drafted"] + c["skipped"],
                                                               total=c["sample_size"]),
                                         t("skipped (same comment)"): c["skipped"],
@@ -154,7 +157,7 @@ with tab_cmp:
                 else:
                     st.session_state["evals_flash"] = t("Comparison {id}: drafting continues.", id=pick)
                     st.rerun()
-            st.dataframe(pd.DataFrame([{t("dimension"): d, t("choices"): w["n"], t("B's win rate"): w["win_rate"],
+            st.dataframe(pd.DataFrame([{t("dimension"): named(DIMENSION_LABELS, d), t("choices"): w["n"], t("B's win rate"): w["win_rate"],
                                         t("95 % CI"): w["ci"] or (w["ci_note"] and said(w["ci_note"])), t("B better"): w["b_wins"],
                                         t("A better"): w["a_wins"], t("equal"): w["ties"]}
                                        for d, w in r["by_dimension"].items()]), hide_index=True, width="stretch")

@@ -56,8 +56,8 @@ CONVERTED = (
     "pages/_dashboard.py",   # core's (English): the charts' tick labels and hover text
     "pages/agreement.py",
     "pages/fairness.py",   # core's (English): the bands' names on the chart ("low (0–1)")
-    "pages/ai_quality.py",   # core's, English still: the cases' statuses and checks, the configuration's name, the trust rule
-    "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
+    "pages/ai_quality.py",   # core's, English still: a check's detail (core/evals/rules, stored in the eval run's report)
+    "pages/_evals_widgets.py",   # the configuration's name, label and message and its roles' values: core's N_ labels and Messages
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
     "pages/lessons.py",   # core's, English still: the call log's columns
     "pages/compare.py",   # core's, English still: the bootstrap's interval notes (core/metrics)
@@ -81,7 +81,9 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
                   "core/estimate.py",   # the estimate's source on Assess
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
-                  "core/moderation/blindness.py")   # the hold-back reasons (eligibility.py is listed above)
+                  "core/moderation/blindness.py",   # the hold-back reasons (eligibility.py is listed above)
+                  "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
+                  "core/judging/judges.py")   # the trust rule
 
 # core's refusals: every module of core/ (not its command line, which speaks English) is scanned
 # for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).
@@ -100,12 +102,6 @@ REFUSALS_PENDING: set[str] = {
     "core/courses/rubric_versions.py",
     "core/data_care.py",
     "core/demo.py",
-    "core/evals/cases.py",
-    "core/evals/comparison_runs.py",
-    "core/evals/config.py",
-    "core/evals/gate.py",
-    "core/evals/pairwise.py",
-    "core/evals/saved.py",
     "core/export/analysis.py",
     "core/export/released.py",
     "core/growth/learning.py",

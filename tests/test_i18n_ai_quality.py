@@ -1,8 +1,9 @@
 """The AI quality page and its widgets in Swedish and Russian: the page's tabs, eval runs and
 blind comparisons (pages/ai_quality.py), the configuration's box and the review item's "save as
 eval case" (pages/_evals_widgets.py), and the offline scorer's panel on Assess
-(pages/_offline_scorer.py). What core names (the gate's state, dimensions, statuses, each
-criterion's scorer) stays English, as docs/development.md says."""
+(pages/_offline_scorer.py). What core names is translated where core marks it (the gate's state,
+dimensions, the cases' statuses: tests/test_i18n_refusals_evals.py); a check's detail and each
+criterion's scorer stay English, as docs/development.md says."""
 from __future__ import annotations
 
 import factories as f
@@ -36,7 +37,7 @@ def test_the_ai_quality_page_in_swedish(conn, app_test, capsys):
     assert ["roll", "modell", "temperatur", "prompt"] in columns, columns
     assert any({"körning", "testsvitens version", "blockerande misslyckades"} <= set(c) for c in columns), columns
     cases = next(d.value for d in at.dataframe if "fall" in d.value.columns and "blockerande" in d.value.columns)
-    assert len(cases) >= 24 and set(cases["status"]) >= {"passed", "not_run"}   # core's statuses, as stored
+    assert len(cases) >= 24 and set(cases["status"]) >= {"godkänd", "kördes inte"}   # core's N_ labels, translated
     assert at.selectbox(key="q_eval_run").label == "Visa fallen i testkörning"
     assert "AI quality" not in [t.value for t in at.title]
 

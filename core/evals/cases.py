@@ -31,6 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from core.errors import ConfigError
 from core.evals import BLOCKING, DIMENSIONS
 from core.evals.rules import RULES
+from core.language.interface import Message
 
 SUITE_DIR = Path(__file__).resolve().parent.parent.parent / "data" / "evals"
 JUDGES = ("grounding", "pedagogy")
@@ -149,11 +150,12 @@ def parse_line(text: str, where: str) -> Case:
     try:
         return Case.model_validate(json.loads(text))
     except json.JSONDecodeError as e:
-        raise ConfigError(f"{where}: not valid JSON ({e.msg} at column {e.colno})") from None
+        raise ConfigError(Message("{where}: not valid JSON ({error} at column {column})", where=where, error=e.msg,
+                                  column=e.colno)) from None
     except ValidationError as e:
         first = e.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(case)"
-        raise ConfigError(f"{where}: {field}: {first['msg']}") from None
+        raise ConfigError(Message("{where}: {field}: {problem}", where=where, field=field, problem=first["msg"])) from None
 
 
 def load_suite(directory: str | Path | None = None) -> Suite:
@@ -162,7 +164,7 @@ def load_suite(directory: str | Path | None = None) -> Suite:
     path = Path(directory) if directory else SUITE_DIR
     files = sorted(path.glob("*.jsonl")) if path.is_dir() else []
     if not files:
-        raise ConfigError(f"No eval cases: {path} has no *.jsonl files")
+        raise ConfigError(Message("No eval cases: {path} has no *.jsonl files", path=path))
     digest = hashlib.sha256()
     cases: list[Case] = []
     seen: dict[str, str] = {}
@@ -172,10 +174,11 @@ def load_suite(directory: str | Path | None = None) -> Suite:
         for n, line in enumerate(text.splitlines(), start=1):
             if not line.strip():
                 continue
-            where = f"{f.name} line {n}"
+            where = Message("{file} line {line}", file=f.name, line=n)
             case = parse_line(line, where)
             if case.id in seen:
-                raise ConfigError(f"{where}: case id {case.id!r} is already used ({seen[case.id]})")
+                raise ConfigError(Message("{where}: case id {id!r} is already used ({first})", where=where, id=case.id,
+                                          first=seen[case.id]))
             seen[case.id] = where
             cases.append(case)
     return Suite(cases=cases, version=digest.hexdigest()[:12], path=str(path))

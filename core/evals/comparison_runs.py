@@ -29,6 +29,7 @@ from core.agents import pedagogy as pedagogy_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.judging import comment_judges, scoring
+from core.language.interface import Message
 from core.llm import effective_settings
 from core.runs.engine import Kind, RunStopped
 from core.runs.guard import DEFAULT_LIMIT, ConfigFaultGuard
@@ -115,9 +116,9 @@ def _prepare(run: dict, db_path: str, given) -> Context:
         llm_a = ai_config.llm_for(provider, db_path)
         now = ai_config.config_hash(ai_config.of_llm(llm_a))
         if now != c["config_a"]:
-            raise RunStopped(f"The AI configuration in use is {now}, no longer comparison {c['id']}'s configuration A "
-                             f"({c['config_a']}): a model, prompt or temperature changed since it was created. "
-                             "Start a new comparison.")
+            raise RunStopped(Message("The AI configuration in use is {now}, no longer comparison {id}'s configuration A "
+                                     "({config_a}): a model, prompt or temperature changed since it was created. "
+                                     "Start a new comparison.", now=now, id=c["id"], config_a=c["config_a"]))
     if llm_b is None:
         llm_b = ai_config.llm_for(provider, db_path, variant)
     limit = run["config"].get("stop_after_faults") or DEFAULT_LIMIT
@@ -146,9 +147,11 @@ def _draft_pair(db_path: str, run_id: int, submission_id: int, ctx: Context) -> 
             else:
                 ja, jb = judge(ctx.llm_a, item, a["comment"], ids), judge(ctx.llm_a, item, b["comment"], ids)
         except LLMConfigFault as e:
-            raise RunStopped(f"Comparison drafting stopped at submission {submission_id}: {e} The remaining pairs "
-                             "are still waiting: fix the setting, then resume the drafting.",
-                             fault=f"{e} Fix the setting, then resume the drafting.") from e
+            fault = ai_config.message_of(e)
+            raise RunStopped(Message("Comparison drafting stopped at submission {id}: {fault} The remaining pairs "
+                                     "are still waiting: fix the setting, then resume the drafting.", id=submission_id,
+                                     fault=fault),
+                             fault=Message("{fault} Fix the setting, then resume the drafting.", fault=fault)) from e
         except Exception as e:  # a bug must not stop the other pairs; the pair keeps the error
             log.exception("comparison %s: submission %s failed", ctx.comparison_id, submission_id)
             cmp_db.save_error(conn, pair_id, f"{type(e).__name__}: {e}")

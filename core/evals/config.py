@@ -24,11 +24,13 @@ from pathlib import Path
 from core.agents import registry
 from core.errors import ConfigError
 from core.judging import comment_judges
+from core.language.interface import Message, N_
 from core.llm import effective_settings, from_settings, make_llm
 from core.prompts import PROMPT_DIR, PromptError
 from core.settings import Settings, load_settings
 
 VARIANTS_DIR = PROMPT_DIR / "variants"
+PROMPT_LABELS = {"bundled": N_("as bundled"), "changed": N_("changed")}   # describe()'s prompt column
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 
 
@@ -59,39 +61,46 @@ def load_variant(name_or_path: str | Path | None, root: Path | None = None) -> V
     path = Path(name_or_path)
     if not path.is_dir():
         if not _NAME.match(str(name_or_path)):
-            raise ConfigError(f"{name_or_path!r} is not a variant name (letters, digits, - _ .)")
+            raise ConfigError(Message("{name!r} is not a variant name (letters, digits, - _ .)", name=name_or_path))
         path = root / str(name_or_path)
     if not path.is_dir():
-        raise ConfigError(f"No variant folder {path}; variants: {', '.join(list_variants(root)) or 'none yet'}")
+        raise ConfigError(Message("No variant folder {path}; variants: {variants}", path=path,
+                                  variants=", ".join(list_variants(root)) or Message("none yet")))
     roles = set(registry.names())
     for md in sorted(path.glob("*.md")):
         if md.stem not in roles:
-            raise ConfigError(f"{md}: no agent role {md.stem!r}; a variant's prompt files are named after roles "
-                              f"({', '.join(sorted(roles))})")
+            raise ConfigError(Message("{file}: no agent role {role!r}; a variant's prompt files are named after roles "
+                                      "({roles})", file=md, role=md.stem, roles=", ".join(sorted(roles))))
         try:
             registry.get(md.stem).prompt.load(path)
         except PromptError as e:
-            raise ConfigError(f"{md}: {e}") from None
+            raise ConfigError(Message("{file}: {problem}", file=md, problem=message_of(e))) from None
     meta = {}
     if (path / "variant.json").exists():
         try:
             meta = json.loads((path / "variant.json").read_text(encoding="utf-8"))
         except json.JSONDecodeError as e:
-            raise ConfigError(f"{path / 'variant.json'}: not valid JSON ({e})") from None
+            raise ConfigError(Message("{file}: not valid JSON ({error})", file=path / "variant.json", error=e)) from None
     unknown = set(meta) - {"description", "models", "temperature"}
     if unknown:
-        raise ConfigError(f"{path / 'variant.json'}: unknown keys {sorted(unknown)}; use description, models, "
-                          "temperature")
+        raise ConfigError(Message("{file}: unknown keys {keys}; use description, models, temperature",
+                                  file=path / "variant.json", keys=sorted(unknown)))
     models = {str(k): str(v) for k, v in (meta.get("models") or {}).items()}
     bad = set(models) - roles
     if bad:
-        raise ConfigError(f"{path / 'variant.json'}: models for unknown roles {sorted(bad)}")
+        raise ConfigError(Message("{file}: models for unknown roles {roles}", file=path / "variant.json",
+                                  roles=sorted(bad)))
     temperature = meta.get("temperature")
     if temperature is not None and not (isinstance(temperature, (int, float)) and 0 <= temperature <= 2):
-        raise ConfigError(f"{path / 'variant.json'}: temperature must be a number from 0 to 2")
+        raise ConfigError(Message("{file}: temperature must be a number from 0 to 2", file=path / "variant.json"))
     return Variant(name=path.name, prompt_dir=path, models=models,
                    temperature=None if temperature is None else float(temperature),
                    description=str(meta.get("description") or ""))
+
+
+def message_of(error: Exception):
+    """An error's message as a Message's value: its own Message (translated where shown), else its text."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Message) else str(error)
 
 
 def settings_for(variant: Variant, settings: Settings) -> Settings:
@@ -151,16 +160,18 @@ def llm_for(provider: str, db_path, variant: Variant = STANDARD, settings: Setti
 
 def describe(defn: dict) -> list[dict]:
     """One row per role for a table: role, model, temperature, and whether its prompt is the
-    bundled one (a prompt's hash means nothing to a reader)."""
+    bundled one (a prompt's hash means nothing to a reader). The role and the prompt are N_
+    labels: a page shows them with t()."""
     labels, bundled = registry.labels(), registry.prompt_hashes(None)
     return [{"role": labels.get(name, name), "model": r["model"], "temperature": r["temperature"],
-             "prompt": "as bundled" if r.get("prompt_hash") == bundled.get(name) else "changed"}
+             "prompt": PROMPT_LABELS["bundled" if r.get("prompt_hash") == bundled.get(name) else "changed"]}
             for name, r in defn.get("roles", {}).items()]
 
 
-def name(defn: dict | None, *, variant: str = "", first_used_at: str | None = None) -> str:
+def name(defn: dict | None, *, variant: str = "", first_used_at: str | None = None) -> Message:
     """A configuration as people tell them apart (its hash stays its key in the database and on
-    the command line): models, temperature, prompts, and when it was first used.
+    the command line): models, temperature, prompts, and when it was first used. A Message:
+    pages show it with said(); the provider, the models and the variant's name are not translated.
 
     >>> name({"provider": "openai", "roles": {"a": {"model": "gpt-4o-mini", "temperature": 0.3}}}, variant="questions")
     'openai gpt-4o-mini at temperature 0.3, prompts of the variant “questions”'
@@ -168,12 +179,15 @@ def name(defn: dict | None, *, variant: str = "", first_used_at: str | None = No
     from core.text import format_timestamp
 
     if not defn:
-        return "a configuration not used yet"
+        return Message("a configuration not used yet")
     if defn.get("provider") == "offline":
-        return "the offline baseline"
+        return Message("the offline baseline")
     roles = list(defn.get("roles", {}).values())
-    models = ", ".join(sorted({str(r.get("model")) for r in roles}))
-    temps = "/".join(f"{t:g}" for t in sorted({float(r.get("temperature", 0)) for r in roles}))
-    return (f"{defn.get('provider', '')} {models} at temperature {temps}"
-            + (f", prompts of the variant “{variant}”" if variant else ", bundled prompts")
-            + (f", first used {format_timestamp(first_used_at)}" if first_used_at else ""))
+    values = {"provider": defn.get("provider", ""), "models": ", ".join(sorted({str(r.get("model")) for r in roles})),
+              "temperatures": "/".join(f"{t:g}" for t in sorted({float(r.get("temperature", 0)) for r in roles}))}
+    text = (Message("{provider} {models} at temperature {temperatures}, prompts of the variant “{variant}”",
+                    variant=variant, **values) if variant
+            else Message("{provider} {models} at temperature {temperatures}, bundled prompts", **values))
+    if first_used_at:
+        return Message("{configuration}, first used {when}", configuration=text, when=format_timestamp(first_used_at))
+    return text

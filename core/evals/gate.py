@@ -34,12 +34,12 @@ HOW = Message("Run `python -m core evals run` with this configuration (a real en
               "or an admin can override the gate on the Settings page, with a reason (audited).")
 
 
-def config_name(conn, config_hash: str | None, definition: dict | None = None) -> str:
-    """What pages call a configuration (core.evals.config.name): from its recorded definition,
-    else from `definition` (one not used yet)."""
+def config_name(conn, config_hash: str | None, definition: dict | None = None) -> Message:
+    """What pages call a configuration (core.evals.config.name, a Message: pages show it with
+    said()): from its recorded definition, else from `definition` (one not used yet)."""
     cfg = evals_db.get_config(conn, config_hash) if config_hash else None
     if cfg is None:
-        return ai_config.name(definition) if definition else "a configuration not recorded here"
+        return ai_config.name(definition) if definition else Message("a configuration not recorded here")
     return ai_config.name(cfg["definition"], variant=cfg.get("variant") or "", first_used_at=cfg.get("first_used_at"))
 
 
@@ -112,12 +112,12 @@ def override(conn, config_hash: str, *, actor: Actor, reason: str, definition: d
     access.require(actor, "settings")
     reason = (reason or "").strip()
     if len(reason) < 10:
-        raise GateError("Say why this configuration may run without passing its eval cases (at least 10 "
-                        "characters): the reason goes to the audit log.")
+        raise GateError(Message("Say why this configuration may run without passing its eval cases (at least 10 "
+                                "characters): the reason goes to the audit log."))
     if definition is not None and ai_config.config_hash(definition) == config_hash:
         evals_db.record_config(conn, config_hash, definition, used_by=actor, used_for="gate override")
     if evals_db.get_config(conn, config_hash) is None:
-        raise NotFound(f"No AI configuration {config_hash!r} has been used yet")
+        raise NotFound(Message("No AI configuration {config!r} has been used yet", config=config_hash))
     before = status(conn, config_hash)
     with conn.atomic():
         oid = evals_db.add_override(conn, config_hash, actor=actor, reason=reason)

@@ -46,6 +46,7 @@ DIMENSIONS = {"level": N_("Which comment fits this student's level better (langu
               "pedagogy": N_("Which comment teaches better (leads without giving the answer away, builds on "
                              "the student's work, ends with a question or a next step)?")}   # shown with t()
 CHOICES = ("left", "tie", "right")
+STATUS_LABELS = {"drafting": N_("drafting"), "ready": N_("ready"), "failed": N_("failed")}   # a comparison's, shown with t()
 # The offline baseline reads no prompt, no model and no temperature: any variant writes A's comments.
 OFFLINE_SAME = Message("Nothing to compare: the offline baseline (no language model) ignores prompts, models and "
                        "temperature, so configuration B would write exactly the same comment as A on every pair. Set "
@@ -105,21 +106,21 @@ def create(conn, *, course_id: int, variant_b: str, assignment_id: int | None = 
     Refused up front when B could only write A's comments (the same configuration; offline)."""
     access.check(conn, actor, "compare", course=course_id, assignment=assignment_id)
     if not 2 <= int(sample_size) <= 500:
-        raise FairMarkError("A comparison needs between 2 and 500 pairs (the seed suggests 100)")
+        raise FairMarkError(Message("A comparison needs between 2 and 500 pairs (the seed suggests 100)"))
     provider = provider or default_provider()
     if provider == "offline":
         raise GateError(OFFLINE_SAME)
     variant = ai_config.load_variant(variant_b)
     if not variant.name:
-        raise FairMarkError("Choose the variant to compare with (configuration B)")
+        raise FairMarkError(Message("Choose the variant to compare with (configuration B)"))
     defn_a, defn_b = ai_config.current(provider), ai_config.current(provider, variant=variant)
     a, b = ai_config.config_hash(defn_a), ai_config.config_hash(defn_b)
     if a == b:
-        raise FairMarkError(f"The variant {variant.name!r} does not change anything in the configuration in use: "
-                            "change a prompt file, a model or the temperature")
+        raise FairMarkError(Message("The variant {variant!r} does not change anything in the configuration in use: "
+                                    "change a prompt file, a model or the temperature", variant=variant.name))
     rows = cmp_db.candidates(conn, course_id, assignment_id)
     if len(rows) < 2:
-        raise NotFound("This scope has fewer than 2 submissions with text: choose a larger one")
+        raise NotFound(Message("This scope has fewer than 2 submissions with text: choose a larger one"))
     rubric = courses.assignment_rubric(conn, assignment_id) if assignment_id else None
     seed = random.SystemRandom().randrange(1, 2**31) if seed is None else int(seed)
     rng = random.Random(seed)
@@ -158,9 +159,10 @@ def _run_id(db_path, comparison_id: int) -> int:
     finally:
         conn.close()
     if c is None:
-        raise NotFound(f"comparison {comparison_id} does not exist")
+        raise NotFound(Message("comparison {id} does not exist", id=comparison_id))
     if c["run_id"] is None:
-        raise ConflictError(f"Comparison {comparison_id} was drafted before drafting became a run: nothing to resume.")
+        raise ConflictError(Message("Comparison {id} was drafted before drafting became a run: nothing to resume.",
+                                    id=comparison_id))
     return c["run_id"]
 
 
@@ -219,13 +221,13 @@ def choose(conn, pair_id: int, *, actor: Actor, level: str, pedagogy: str) -> di
     picks = {"level": level, "pedagogy": pedagogy}
     bad = {k: v for k, v in picks.items() if v not in CHOICES}
     if bad:
-        raise FairMarkError("Choose left, equal or right for both questions")
+        raise FairMarkError(Message("Choose left, equal or right for both questions"))
     try:
         with db.write_transaction(conn):
             stored = cmp_db.save_choices(conn, pair_id, teacher, picks)
     except Exception as e:
         if "UNIQUE" in str(e):
-            raise ConflictError("You have already judged this pair; here is the next one.") from None
+            raise ConflictError(Message("You have already judged this pair; here is the next one.")) from None
         raise
     return stored
 
@@ -309,7 +311,7 @@ def set_trust_threshold(conn, value: float, *, actor: Actor) -> None:
     access.require(actor, "settings")
     value = float(value)
     if not 0.5 <= value <= 1.0:
-        raise GateError("The agreement threshold must be between 0.5 (chance) and 1.0")
+        raise GateError(Message("The agreement threshold must be between 0.5 (chance) and 1.0"))
     before = trust_threshold(conn)
     with conn.atomic():
         cmp_db.set_trust_threshold(conn, value)
@@ -326,7 +328,7 @@ def results_in(conn, comparison_id: int) -> dict:
     """`results` once the actor is checked (a page's one read, core.evals.views)."""
     c = cmp_db.get(conn, comparison_id)
     if c is None:
-        raise NotFound(f"comparison {comparison_id} does not exist")
+        raise NotFound(Message("comparison {id} does not exist", id=comparison_id))
     rows = cmp_db.choices(conn, comparison_id)
     by_dim = {d: win_rate([r for r in rows if r["dimension"] == d]) for d in DIMENSIONS}
     teachers = sorted({r["teacher"] for r in rows})

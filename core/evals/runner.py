@@ -25,10 +25,15 @@ from core.evals import config as ai_config
 from core.evals.cases import Case, Suite
 from core.evals.rules import RULES
 from core.judging import comment_judges
+from core.language.interface import N_
 from core.offline import LABEL as OFFLINE_LABEL
 from core.rubric import default_rubric
 
 STATUSES = ("passed", "failed", "not_run")
+# A case's and a check's status, and where its comment came from, as the pages name them (shown
+# with t(); the report, the command line and the JSON keep the codes).
+STATUS_LABELS = {"passed": N_("passed"), "failed": N_("failed"), "not_run": N_("not run")}
+SOURCE_LABELS = {"given": N_("given in the case"), "drafted": N_("drafted by the agents")}
 
 
 def _item(case: Case) -> dict:

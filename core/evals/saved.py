@@ -17,6 +17,7 @@ from core.accounts.access import Actor
 from core.errors import FairMarkError, NotFound
 from core.evals import DIMENSIONS
 from core.evals.cases import DEFAULT_CHECKS, Case
+from core.language.interface import Message
 from core.privacy.pseudonym import Pseudonymizer
 from db import audit
 from db import roster as roster_db
@@ -27,15 +28,15 @@ def build_case(conn, submission_id: int, *, dimension: str, reason: str, actor: 
     """The case (suite format, validated) for this item, not yet saved."""
     access.check(conn, actor, "review", submission=submission_id)
     if dimension not in DIMENSIONS:
-        raise FairMarkError(f"Choose what went wrong: one of {', '.join(DIMENSIONS)}")
+        raise FairMarkError(Message("Choose what went wrong: one of {dimensions}", dimensions=", ".join(DIMENSIONS)))
     reason = (reason or "").strip()
     if len(reason) < 5:
-        raise FairMarkError("Say what the AI's comment got wrong (the reason becomes the case's requirement)")
+        raise FairMarkError(Message("Say what the AI's comment got wrong (the reason becomes the case's requirement)"))
     row = evals_db.case_source(conn, submission_id)
     if row is None:
-        raise NotFound(f"submission {submission_id} does not exist")
+        raise NotFound(Message("submission {id} does not exist", id=submission_id))
     if not (row["draft_comment"] or "").strip():
-        raise FairMarkError("This item has no AI comment to learn from: regenerate it first")
+        raise FairMarkError(Message("This item has no AI comment to learn from: regenerate it first"))
     pz = Pseudonymizer(row["student_name"] or "", row["student_email"] or "", row["pseudonym"],
                        roster_db.of_submission(conn, submission_id))
     key = None

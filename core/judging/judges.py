@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from core.judging.cascade import Scale
+from core.language.interface import Message
 
 T = TypeVar("T")
 
@@ -134,13 +135,20 @@ def wilson_low(share: float, n: int, z: float = 1.96) -> float:
     return (centre - spread) / (1 + z * z / n)
 
 
-def trust_reason(*, agreement: float | None, ci_low: float | None, n: int, threshold: float) -> str:
-    """Why the judge is (not) trusted, in a teacher's words."""
+def trust_reason(*, agreement: float | None, ci_low: float | None, n: int, threshold: float) -> Message:
+    """Why the judge is (not) trusted, in a teacher's words: a Message (pages show it with said()).
+
+    >>> trust_reason(agreement=0.9, ci_low=0.7, n=1, threshold=0.8)
+    'only 1 teacher choice (at least 20 are needed)'
+    """
     if agreement is None:
-        return "the judge has not been compared with teachers' choices"
+        return Message("the judge has not been compared with teachers' choices")
     if n < MIN_CHOICES:
-        return f"only {n} teacher choice{'s' if n != 1 else ''} (at least {MIN_CHOICES} are needed)"
+        return Message.plural("only {count} teacher choice (at least {needed} are needed)",
+                              "only {count} teacher choices (at least {needed} are needed)", n, needed=MIN_CHOICES)
     if ci_low is None or ci_low <= threshold:
-        low = "unknown" if ci_low is None else f"{ci_low:.0%}"
-        return f"the lower bound of its agreement's 95 % interval ({low}) is not above the threshold {threshold:.0%}"
-    return f"the lower bound of its agreement's 95 % interval ({ci_low:.0%}) is above the threshold {threshold:.0%}"
+        low = Message("unknown") if ci_low is None else f"{ci_low:.0%}"
+        return Message("the lower bound of its agreement's 95 % interval ({low}) is not above the threshold {threshold}",
+                       low=low, threshold=f"{threshold:.0%}")
+    return Message("the lower bound of its agreement's 95 % interval ({low}) is above the threshold {threshold}",
+                   low=f"{ci_low:.0%}", threshold=f"{threshold:.0%}")
