@@ -24,7 +24,8 @@ from core.ingest.commit import ReadyRow, clean_text, text_hash
 from core.rubric import default_rubric
 from core.text import words
 from core.errors import ConfigError
-from core.language import english_name
+from core.language.course import offered
+from core.language.interface import Message
 from db import courses, submissions
 
 DEMO_FILE = Path(__file__).resolve().parent.parent / "data" / "demo" / "ai_literacy_demo.json"
@@ -40,8 +41,8 @@ def load_demo(conn, *, actor: Actor, language: str = "en") -> dict:
     """Load (or re-load, harmlessly) the demo course in `language` ("en": the AI-literacy course,
     "sv": the small Swedish one); returns counts and whether anything was created."""
     if language not in DEMO_FILES:
-        raise ConfigError(f"No demo course in {language!r}; demo courses: "
-                          + ", ".join(f"{k} ({english_name(k)})" for k in DEMO_FILES) + ".")
+        raise ConfigError(Message("No demo course in {language!r}; demo courses: {courses}.", language=language,
+                                  courses=offered(DEMO_FILES)))
     data = demo_data(language)
     existing = catalogue.check_course_name(conn, actor, data["course"]["name"])
     rubric = default_rubric(data.get("language", "en"))   # the Swedish course gets the Swedish rubric

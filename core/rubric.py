@@ -16,7 +16,7 @@ from pathlib import Path
 
 from core.errors import RubricError
 from core.language import normalise as language_code
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from db.rubric_model import SIGNALS, Criterion, Rubric, parse_rubric  # noqa: F401  (public here for core/ and pages/)
 
 # The offline signals' names as a teacher reads them (Settings' rubric table): the stored value is
@@ -36,7 +36,7 @@ def load_rubric_file(path: str | Path) -> Rubric:
     try:
         raw = path.read_bytes()
     except OSError as e:
-        raise RubricError(f"Cannot read rubric file {path}: {e.strerror}") from e
+        raise RubricError(Message("Cannot read rubric file {path}: {error}", path=path, error=e.strerror)) from e
     return parse_rubric(raw)
 
 

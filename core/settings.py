@@ -19,6 +19,7 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from core.errors import ConfigError
+from core.language.interface import Message
 from core.judging.judges import FEEDBACK_JUDGES, family, other_family
 from db import location
 
@@ -220,12 +221,14 @@ def _judges(value) -> list[JudgeSpec]:
         try:
             value = json.loads(value)
         except json.JSONDecodeError as e:
-            raise ConfigError(f"FAIRMARK_JUDGES must be a JSON list like "
-                              f'[{{"name": "b", "model": "gpt-4.1-mini", "weight": 1}}] ({e}).') from None
+            raise ConfigError(Message('FAIRMARK_JUDGES must be a JSON list like '
+                                      '[{{"name": "b", "model": "gpt-4.1-mini", "weight": 1}}] ({error}).',
+                                      error=e)) from None
     try:
         return [JudgeSpec(**dict(v)) for v in value]
     except (TypeError, ValueError) as e:   # pydantic's ValidationError is a ValueError
-        raise ConfigError(f"FAIRMARK_JUDGES: each judge needs a name, a model and a positive weight ({e}).") from None
+        raise ConfigError(Message("FAIRMARK_JUDGES: each judge needs a name, a model and a positive weight ({error}).",
+                                  error=e)) from None
 
 
 def judge_endpoint(judge: JudgeSpec | str, env: dict | None = None, secrets_path: Path | None = None

@@ -10,7 +10,7 @@ from core.errors import FairMarkError
 from core.signoff import actions
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import N_, t
+from pages._i18n import N_, said, t
 from pages._review_nav import back_to_queue
 from pages._review_queue import flash
 
@@ -92,7 +92,7 @@ def _decide(conn, appeal: dict, picked: dict, outcome: str, reason, note: str, v
               if (out["lms"] or {}).get("linked") else
               t("Appeal decided: the score is changed and released to the student."))
     else:
-        flash(out["waiting"], "warning")
+        flash(said(out["waiting"]), "warning")
     st.rerun()
 
 

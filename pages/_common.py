@@ -358,6 +358,6 @@ def _set_language(me: Actor) -> None:
     try:
         stored = preferences.set_language(connect(), me.user_id, code, actor=actor())
     except FairMarkError as e:   # e.g. the session ended meanwhile: shown by the picker
-        st.session_state["_language_error"] = str(e)
+        st.session_state["_language_error"] = _i18n.said(e)   # in the language still in use
         return
     _i18n.use(stored or _i18n.browser_language())

@@ -13,7 +13,7 @@ from core.appeals import filing
 from core.errors import FairMarkError
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import N_, date, number, t, tn
+from pages._i18n import N_, date, number, said, t, tn
 
 STATUS = {"open": N_("Waiting for your teacher"), "kept": N_("Your teacher kept the score"),
           "changed": N_("Your teacher changed the score")}
@@ -36,7 +36,7 @@ def _appeals(shown: list[dict]) -> None:
                 st.caption(t("What you wrote"))
                 st.markdown(_common.md(c["reason"]))
             if a["note"]:
-                st.caption(t("Note from {name}", name=_common.md(a["decided_by"])))
+                st.caption(t("Note from {name}", name=_common.md(said(a["decided_by"]))))
                 st.markdown(_common.md(a["note"]))
 
 
@@ -47,7 +47,7 @@ def _file(conn, actor, sid: int) -> None:
     try:
         filing.file(conn, sid, reasons, actor=actor)
     except FairMarkError as e:
-        st.session_state[f"sa_result_{sid}"] = ("error", str(e))
+        st.session_state[f"sa_result_{sid}"] = ("error", said(e))
     else:
         st.session_state[f"sa_result_{sid}"] = ("success", t("Sent. Your teacher will look at it again; the "
                                                              "outcome will show here."))
@@ -68,7 +68,7 @@ def render(conn, actor, item: dict) -> None:
     _appeals(data["appeals"])
     if not data["can_file"]:
         if data["why_not"] and data["why_not"] != filing.ALREADY_OPEN:
-            st.info(_common.md(data["why_not"]))
+            st.info(_common.md(said(data["why_not"])))
         return
     limit = data["max_reason"]
     st.caption(t("You can ask until {date} ({time}).", date=date(data["deadline"]),

@@ -31,6 +31,7 @@ import db
 from db import ownership
 from db.actors import AUTOMATIC, ROLE_LABELS, ROLES, STUDENT, Actor
 from db.analytics import Scope
+from core.language.interface import Message, N_
 from db.errors import Forbidden, NotFound
 
 __all__ = ["Actor", "ROLES", "ROLE_LABELS", "ACTIONS", "Forbidden", "require", "check", "check_path", "check_all",
@@ -46,41 +47,43 @@ STAFF = frozenset({"admin", "instructor"})
 class Action:
     words: str              # "... may not <words> in this course"
     roles: frozenset
-    ask: str = "the course's instructor"
+    ask: str = N_("the course's instructor")
     course: bool = True     # about one course's data (False: the whole installation)
 
 
 ACTIONS: dict[str, Action] = {
-    "read": Action("see this course's work", ALL),
-    "dashboards": Action("see the dashboards", frozenset({"admin", "coordinator", "instructor"})),
-    "review": Action("edit, reject or approve feedback", TEACHERS),
-    "calibrate": Action("score blind for calibration", TEACHERS),
-    "second_mark": Action("mark blind as a second marker", TEACHERS),
-    "moderate": Action("draw moderation samples, assign markers or settle marks", frozenset({"admin", "coordinator"}),
-                       ask="the course's coordinator"),
-    "bulk_approve": Action("approve feedback in bulk", STAFF),
-    "release": Action("release feedback", STAFF),
-    "upload": Action("upload or edit course material", STAFF),
-    "assess": Action("start, resume or cancel AI runs", STAFF),
-    "compare": Action("run or judge blind comparisons", STAFF),
-    "lessons": Action("review or approve lessons", STAFF),
+    "read": Action(N_("see this course's work"), ALL),
+    "dashboards": Action(N_("see the dashboards"), frozenset({"admin", "coordinator", "instructor"})),
+    "review": Action(N_("edit, reject or approve feedback"), TEACHERS),
+    "calibrate": Action(N_("score blind for calibration"), TEACHERS),
+    "second_mark": Action(N_("mark blind as a second marker"), TEACHERS),
+    "moderate": Action(N_("draw moderation samples, assign markers or settle marks"),
+                       frozenset({"admin", "coordinator"}), ask=N_("the course's coordinator")),
+    "bulk_approve": Action(N_("approve feedback in bulk"), STAFF),
+    "release": Action(N_("release feedback"), STAFF),
+    "upload": Action(N_("upload or edit course material"), STAFF),
+    "assess": Action(N_("start, resume or cancel AI runs"), STAFF),
+    "compare": Action(N_("run or judge blind comparisons"), STAFF),
+    "lessons": Action(N_("review or approve lessons"), STAFF),
     # The course's comment bank (issue 27): instructors and admins edit it, coordinators curate it;
     # a teacher's own bank needs "review" and is theirs alone (core.courses.comment_bank).
-    "comment_bank": Action("edit the course's comment bank", frozenset({"admin", "instructor", "coordinator"})),
-    "create_course": Action("create a course", STAFF, ask="an admin", course=False),
-    "settings": Action("change settings, models, prices, judges or readiness bars", frozenset({"admin"}),
-                       ask="an admin", course=False),
-    "users": Action("manage users and grants", frozenset({"admin"}), ask="an admin", course=False),
-    "data_care": Action("back up, restore or delete data", frozenset({"admin"}), ask="an admin", course=False),
-    "lti": Action("register LMS platforms or rotate FairMark's LTI keys", frozenset({"admin"}), ask="an admin",
-                  course=False),
+    "comment_bank": Action(N_("edit the course's comment bank"), frozenset({"admin", "instructor", "coordinator"})),
+    "create_course": Action(N_("create a course"), STAFF, ask=N_("an admin"), course=False),
+    "settings": Action(N_("change settings, models, prices, judges or readiness bars"), frozenset({"admin"}),
+                       ask=N_("an admin"), course=False),
+    "users": Action(N_("manage users and grants"), frozenset({"admin"}), ask=N_("an admin"), course=False),
+    "data_care": Action(N_("back up, restore or delete data"), frozenset({"admin"}), ask=N_("an admin"),
+                        course=False),
+    "lti": Action(N_("register LMS platforms or rotate FairMark's LTI keys"), frozenset({"admin"}),
+                  ask=N_("an admin"), course=False),
     # FairMark's own scheduled work (no person may do it; people send grades with "release")
-    "lti_retry": Action("send the grades waiting for the LMS on FairMark's own schedule", frozenset({AUTOMATIC}),
-                        ask="nobody: the server does it by itself", course=False),
+    "lti_retry": Action(N_("send the grades waiting for the LMS on FairMark's own schedule"), frozenset({AUTOMATIC}),
+                        ask=N_("nobody: the server does it by itself"), course=False),
     # A student's own (issue 26): reached only through check_student, on their own released work
-    "student_view": Action("see their own released feedback", frozenset({STUDENT}), ask="nobody: it is a student's"),
-    "appeal": Action("ask for a second look at their released feedback", frozenset({STUDENT}),
-                     ask="nobody: it is a student's"),
+    "student_view": Action(N_("see their own released feedback"), frozenset({STUDENT}),
+                           ask=N_("nobody: it is a student's")),
+    "appeal": Action(N_("ask for a second look at their released feedback"), frozenset({STUDENT}),
+                     ask=N_("nobody: it is a student's")),
 }
 
 # Who FairMark is in the audit log when it acts on its own, per action: each such actor may do
@@ -110,15 +113,23 @@ def allowed(actor: Actor, course_id: int | None = None) -> frozenset[str]:
     return frozenset(a for a in ACTIONS if _refusal(actor, a, course_id) is None)
 
 
-def _refusal(actor: Actor, action: str, course_id: int | None) -> str | None:
+# The roles as a refusal names them (db.actors.ROLE_LABELS, which db keeps in English), translated where shown.
+ROLE_NAMES = {"admin": N_("admin"), "coordinator": N_("coordinator"), "instructor": N_("instructor"),
+              "ta": N_("teaching assistant"), AUTOMATIC: N_("FairMark acting on its own"), STUDENT: N_("student")}
+
+
+def _refusal(actor: Actor, action: str, course_id: int | None) -> Message | None:
     if not isinstance(actor, Actor):
         raise TypeError(f"expected the signed-in Actor, got {type(actor).__name__} {actor!r}")
     rule = ACTIONS[action]
     if actor.role not in rule.roles:
-        where = " in this course" if rule.course else ""
-        return f"Your role ({actor.role_label}) may not {rule.words}{where}; ask {rule.ask}."
+        role = Message(ROLE_NAMES[actor.role]) if actor.role in ROLE_NAMES else actor.role_label
+        words = {"role": role, "action": Message(rule.words), "ask": Message(rule.ask)}
+        if rule.course:
+            return Message("Your role ({role}) may not {action} in this course; ask {ask}.", **words)
+        return Message("Your role ({role}) may not {action}; ask {ask}.", **words)
     if course_id is not None and not actor.has_course(course_id):
-        return f"You have no access to course {course_id}; ask an admin to grant it."
+        return Message("You have no access to course {course_id}; ask an admin to grant it.", course_id=course_id)
     return None
 
 
@@ -127,6 +138,13 @@ def require(actor: Actor, action: str, *, course_id: int | None = None) -> None:
     for a course's data, the course is granted."""
     if (refusal := _refusal(actor, action, course_id)) is not None:
         raise Forbidden(refusal)
+
+
+# What `check` names in "<kind> <id> does not exist" (its keywords), translated where shown.
+KINDS = {"course": N_("course"), "assignment": N_("assignment"), "submission": N_("submission"),
+         "student": N_("student"), "draft": N_("draft"), "run": N_("run"), "lesson": N_("lesson"), "fix": N_("fix"),
+         "comparison": N_("comparison"), "pair": N_("pair"), "rubric_draft": N_("rubric_draft"),
+         "bank_comment": N_("bank_comment"), "appeal": N_("appeal"), "anchored_note": N_("anchored_note")}
 
 
 def check(conn, actor: Actor, action: str, **ids) -> int | None:
@@ -141,7 +159,8 @@ def check(conn, actor: Actor, action: str, **ids) -> int | None:
             continue
         course_id = ownership.course_of(conn, kind, value)
         if course_id is None:
-            raise NotFound(f"{kind} {value} does not exist")
+            named = Message(KINDS[kind]) if kind in KINDS else kind
+            raise NotFound(Message("{kind} {value} does not exist", kind=named, value=value))
         require(actor, action, course_id=course_id)
         first = course_id if first is None else first
     return first
@@ -221,7 +240,7 @@ def student(student_id: int, course_id: int, *, assignment_id: int | None = None
                  assignment_id=None if assignment_id is None else int(assignment_id))
 
 
-NOT_YOURS = "This page does not open that work: use the link your teacher sent for it."
+NOT_YOURS = Message("This page does not open that work: use the link your teacher sent for it.")
 
 
 def check_student(conn, actor: Actor, action: str, submission_id: int) -> int:

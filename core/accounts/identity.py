@@ -45,6 +45,7 @@ _DUMMY_HASH = _hasher.hash(secrets.token_urlsafe(16))
 FIRST_ADMIN_BY_COMMAND = Message("This database has courses but no users yet (it was made before sign-in). Whoever "
                                  "runs the server creates the first admin: `python -m core user add NAME --role "
                                  "admin`; then sign in here.")
+FIRST_ADMIN_EXISTS = Message("FairMark has its first admin already: sign in as an admin to add users.")
 SIGNIN_FAILED = Message("Sign-in failed: the name or the password is not right.")
 
 
@@ -73,10 +74,10 @@ def _clean(username: str, role: str, email: str | None) -> tuple[str, str | None
     if not username or len(username) > 64 or any(ch.isspace() for ch in username):
         raise ConfigError(Message("A user name needs 1 to 64 characters without spaces (e.g. anna.berg)."))
     if role not in ROLES:
-        raise ConfigError(f"Unknown role {role!r}: choose one of {', '.join(ROLES)}.")
+        raise ConfigError(Message("Unknown role {role!r}: choose one of {roles}.", role=role, roles=", ".join(ROLES)))
     email = (email or "").strip() or None
     if email is not None and "@" not in email:
-        raise ConfigError(f"{email!r} is not an e-mail address.")
+        raise ConfigError(Message("{email!r} is not an e-mail address.", email=email))
     return username, email
 
 
@@ -104,16 +105,16 @@ def add_user(conn, *, username: str, role: str, password: str | None = None, dis
         if actor is not None:
             require(actor, "users")
         elif not needs_first_admin(conn):
-            raise Forbidden("FairMark has its first admin already: sign in as an admin to add users.")
+            raise Forbidden(FIRST_ADMIN_EXISTS)
         elif role != "admin":
-            raise ConfigError("The first account must be an admin (it adds the others).")
+            raise ConfigError(Message("The first account must be an admin (it adds the others)."))
         if password is None and email is None:
-            raise ConfigError("A user needs a password, an e-mail for institutional sign-in, or both.")
+            raise ConfigError(Message("A user needs a password, an e-mail for institutional sign-in, or both."))
         hashed = hash_password(password) if password is not None else None
         if users_db.find(conn, username) is not None:
-            raise ConflictError(f"A user named {username!r} exists already.")
+            raise ConflictError(Message("A user named {username!r} exists already.", username=username))
         if email and users_db.find_by_email(conn, email) is not None:
-            raise ConflictError(f"Another user has the e-mail {email}.")
+            raise ConflictError(Message("Another user has the e-mail {email}.", email=email))
         return users_db.insert(conn, username=username, display_name=display_name.strip(), email=email,
                                role=role, password_hash=hashed, actor=actor or f"first visit ({username})")
 
@@ -121,7 +122,7 @@ def add_user(conn, *, username: str, role: str, password: str | None = None, dis
 def user_id_of(conn, username: str) -> int:
     found = users_db.find(conn, username)
     if found is None:
-        raise NotFound(f"No user named {username!r}: `python -m core user list` shows them.")
+        raise NotFound(Message("No user named {username!r}: `python -m core user list` shows them.", username=username))
     return found["id"]
 
 
@@ -152,7 +153,7 @@ def users_view(conn, *, actor: Actor) -> dict:
 def set_role(conn, user_id: int, role: str, *, actor: Actor) -> None:
     require(actor, "users")
     if role not in ROLES:
-        raise ConfigError(f"Unknown role {role!r}: choose one of {', '.join(ROLES)}.")
+        raise ConfigError(Message("Unknown role {role!r}: choose one of {roles}.", role=role, roles=", ".join(ROLES)))
     with db.write_transaction(conn):
         users_db.update(conn, user_id, actor=actor, role=role)
 
@@ -181,7 +182,7 @@ def grant(conn, user_id: int, *, course_id: int | None = None, department: str |
     see student names there (everyone else granted sees them anyway)."""
     require(actor, "users")
     if (course_id is None) == (not department):
-        raise ConfigError("Grant either one course or one department.")
+        raise ConfigError(Message("Grant either one course or one department."))
     with db.write_transaction(conn):
         users_db.get(conn, user_id)
         users_db.grant(conn, user_id, course_id=course_id, department=department or None,
@@ -319,8 +320,7 @@ def sign_out(conn, token: str | None) -> None:
 def first_admin(conn, *, username: str, password: str, display_name: str = "") -> tuple[Actor, str]:
     """The first visit of a fresh database: create the admin and sign them in."""
     if not first_visit_makes_admin(conn):
-        raise Forbidden(FIRST_ADMIN_BY_COMMAND if needs_first_admin(conn) else
-                        "FairMark has its first admin already: sign in as an admin to add users.")
+        raise Forbidden(FIRST_ADMIN_BY_COMMAND if needs_first_admin(conn) else FIRST_ADMIN_EXISTS)
     add_user(conn, username=username, role="admin", password=password, display_name=display_name)
     return sign_in(conn, username, password)
 
@@ -357,16 +357,18 @@ def oidc_actor(conn, claims: Claims, *, trust_email: bool = False) -> Actor:
     without it), or no active FairMark user has it: an admin adds the person first
     (`python -m core user add NAME --role ROLE --email ADDRESS`)."""
     if not claims.email:
-        raise NotSignedIn("Your institution's sign-in sent no e-mail address; FairMark matches accounts by "
-                          "e-mail. Ask an admin to check the identity provider's scopes (openid email profile).")
+        raise NotSignedIn(Message("Your institution's sign-in sent no e-mail address; FairMark matches accounts by "
+                                  "e-mail. Ask an admin to check the identity provider's scopes (openid email "
+                                  "profile)."))
     if claims.email_verified is False or (claims.email_verified is not True and not trust_email):
-        raise NotSignedIn(f"Your institution has not verified the e-mail {claims.email}; FairMark cannot match it. "
-                          "An admin whose provider sends no `email_verified` may trust its e-mails "
-                          "(fairmark_trust_email = true in its [auth] section of .streamlit/secrets.toml).")
+        raise NotSignedIn(Message("Your institution has not verified the e-mail {email}; FairMark cannot match it. "
+                                  "An admin whose provider sends no `email_verified` may trust its e-mails "
+                                  "(fairmark_trust_email = true in its [auth] section of .streamlit/secrets.toml).",
+                                  email=claims.email))
     user = users_db.find_by_email(conn, claims.email.strip())
     if user is None or not user["active"]:
-        raise NotSignedIn(f"No active FairMark account has the e-mail {claims.email}; ask an admin to add you "
-                          "with that e-mail.")
+        raise NotSignedIn(Message("No active FairMark account has the e-mail {email}; ask an admin to add you "
+                                  "with that e-mail.", email=claims.email))
     return users_db.actor_for(conn, user["id"], via="oidc")
 
 

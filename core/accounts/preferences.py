@@ -9,6 +9,8 @@ import db
 from core.accounts.access import Actor, require
 from core.errors import ConfigError
 from core.language import SUPPORTED, normalise
+from core.language.course import unsupported
+from core.language.interface import Message
 from db import users as users_db
 
 BROWSER = "browser"   # what clears the choice on the command line
@@ -35,8 +37,9 @@ def set_language(conn, user_id: int, choice: str | None, *, actor: Actor) -> str
     else:
         try:
             stored = normalise(choice)
-        except ValueError as e:
-            raise ConfigError(f"{e} Or `{BROWSER}` to follow the browser's language.") from None
+        except ValueError:
+            raise ConfigError(Message("{refusal} Or `{browser}` to follow the browser's language.",
+                                      refusal=unsupported(choice), browser=BROWSER)) from None
     with db.write_transaction(conn):
         users_db.set_language(conn, user_id, stored, actor=actor)
     return stored

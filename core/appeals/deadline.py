@@ -12,6 +12,7 @@ from __future__ import annotations
 from datetime import date, datetime, time, timezone
 
 from core.errors import FairMarkError
+from core.language.interface import Message
 
 OFF = ("", "none", "off")
 
@@ -31,9 +32,9 @@ def parse(value) -> str | None:
             at = (datetime.combine(date.fromisoformat(text), time(23, 59, 59)) if len(text) == 10
                   else datetime.fromisoformat(text.replace("Z", "+00:00")))
         except ValueError as e:
-            raise FairMarkError(f"appeal deadline {text!r}: give a date such as 2026-12-20 (appeals close at the end "
-                                "of that day, UTC), a date and time such as 2026-12-20 17:00, or none to turn "
-                                "appeals off") from e
+            raise FairMarkError(Message("appeal deadline {text!r}: give a date such as 2026-12-20 (appeals close at "
+                                        "the end of that day, UTC), a date and time such as 2026-12-20 17:00, or none "
+                                        "to turn appeals off", text=text)) from e
     at = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
     return at.strftime("%Y-%m-%dT%H:%M:%SZ")
 

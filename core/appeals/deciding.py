@@ -10,19 +10,20 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, FairMarkError, GateError, NotFound
+from core.language.interface import Message
 from core.signoff import actions, release, triage
 from core.signoff.actions import writing
 from db import appeals, audit, courses, drafts, now, reviews, submissions
 
 log = logging.getLogger(__name__)
 OUTCOMES = ("keep", "change")
-DECIDED = "This appeal was already decided; nothing was done."
+DECIDED = Message("This appeal was already decided; nothing was done.")
 
 
 def _open(conn: Database, appeal_id: int) -> dict:
     appeal = appeals.get(conn, appeal_id)
     if appeal is None:
-        raise NotFound(f"appeal {appeal_id} does not exist")
+        raise NotFound(Message("appeal {appeal_id} does not exist", appeal_id=appeal_id))
     if appeal["status"] != "open":
         raise ConflictError(DECIDED)
     return appeal
@@ -55,17 +56,18 @@ def _scores(rubric, appeal: dict, scores) -> dict:
     scores = dict(scores or {})
     missing = [rubric.criterion(k).title for k in keys if scores.get(k) is None]
     if missing:
-        raise FairMarkError(f"choose a score for: {', '.join(missing)}")
+        raise FairMarkError(Message("choose a score for: {criteria}", criteria=", ".join(missing)))
     other = sorted(set(scores) - set(keys))
     if other:
-        raise FairMarkError(f"the appeal does not cover {', '.join(other)}: change only the appealed criteria "
-                            "(edit the item for anything else)")
+        raise FairMarkError(Message("the appeal does not cover {criteria}: change only the appealed criteria "
+                                    "(edit the item for anything else)", criteria=", ".join(other)))
     out = {}
     for k in keys:
         v, c = scores[k], rubric.criterion(k)
         if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v or int(v) not in rubric.levels:
-            raise FairMarkError(f"the score for {c.title} must be a whole number from {rubric.scale_min} to "
-                                f"{rubric.scale_max}, not {v!r}")
+            raise FairMarkError(Message("the score for {criterion} must be a whole number from {low} to {high}, "
+                                        "not {score!r}", criterion=c.title, low=rubric.scale_min,
+                                        high=rubric.scale_max, score=v))
         out[k] = int(v)
     return out
 
@@ -78,8 +80,8 @@ def remark(conn: Database, appeal_id: int, scores: dict, *, actor: Actor) -> dic
     clean = _scores(courses.assignment_rubric(conn, appeal["assignment_id"]), appeal, scores)
     with writing(conn):
         if appeals.save_blind(conn, appeal_id, clean, by=str(actor), at=now()) != 1:
-            raise ConflictError("A blind re-mark of this appeal was already committed (or it was decided); "
-                                "nothing was saved.")
+            raise ConflictError(Message("A blind re-mark of this appeal was already committed (or it was decided); "
+                                        "nothing was saved."))
         audit(conn, actor=actor, action="appeal_remark", entity="appeals", entity_id=appeal_id,
               submission_id=appeal["submission_id"], after={"blind_scores": clean},
               reason="blind re-mark before seeing the released score")
@@ -107,10 +109,11 @@ def decide(conn: Database, appeal_id: int, *, actor: Actor, outcome: str, scores
     a change made on a newer version (a colleague's edit meanwhile) is refused, nothing written."""
     course_id = access.check(conn, actor, "review", appeal=appeal_id)
     if outcome not in OUTCOMES:
-        raise FairMarkError(f"decide the appeal with keep or change, not {outcome!r}")
+        raise FairMarkError(Message("decide the appeal with keep or change, not {outcome!r}", outcome=outcome))
     note = (note or "").strip()
     if not note:
-        raise FairMarkError("Write a note to the student: it is required whether you keep or change the score.")
+        raise FairMarkError(Message("Write a note to the student: it is required whether you keep or change the "
+                                    "score."))
     appeal = _open(conn, appeal_id)
     sid = appeal["submission_id"]
     rubric = courses.assignment_rubric(conn, appeal["assignment_id"])
@@ -127,15 +130,16 @@ def decide(conn: Database, appeal_id: int, *, actor: Actor, outcome: str, scores
     clean = _scores(rubric, appeal, scores)
     actions.check_reasons([reason_code] if reason_code else [], note)
     if not reason_code:
-        raise FairMarkError("pick the reason for your change (too harsh, too lenient, inaccurate, generic, tone, "
-                            "or other)")
+        raise FairMarkError(Message("pick the reason for your change (too harsh, too lenient, inaccurate, generic, "
+                                    "tone, or other)"))
     with writing(conn):
         review = reviews.get_review(conn, sid)
         if version is not None and review["version"] != version:
-            raise ConflictError(f"A colleague changed this item since you opened it (now version {review['version']}, "
-                                f"you saw version {version}); nothing was changed. Look at it again, then decide.")
+            raise ConflictError(Message("A colleague changed this item since you opened it (now version {now}, you "
+                                        "saw version {seen}); nothing was changed. Look at it again, then decide.",
+                                        now=review["version"], seen=version))
         if all(review["scores"].get(k) == v for k, v in clean.items()):
-            raise FairMarkError("These are the scores the student has: choose keep, or change a score.")
+            raise FairMarkError(Message("These are the scores the student has: choose keep, or change a score."))
         actions.approve(conn, sid, version=review["version"], actor=actor, scores={**review["scores"], **clean},
                         comment=review["comment"], reasons=[reason_code], note=note)
         if appeals.close(conn, appeal_id, status="changed", by=str(actor), user_id=actor.user_id, at=now(),
@@ -147,13 +151,15 @@ def decide(conn: Database, appeal_id: int, *, actor: Actor, outcome: str, scores
               after={"status": "changed", "scores": clean, "note": note}, reason=f"{reason_code}: {note}")
     out["status"] = "changed"
     if not access.may(actor, "release", course_id):
-        return {**out, "waiting": "Your change is approved and waits for someone who may release (an instructor) "
-                                  "on the Release page; the student sees it once it is released."}
+        return {**out, "waiting": Message("Your change is approved and waits for someone who may release (an "
+                                          "instructor) on the Release page; the student sees it once it is "
+                                          "released.")}
     try:
         done = release.release(conn, appeal["assignment_id"], actor=actor, only=[sid],
                                note=f"the outcome of an appeal: {note}")
     except GateError as e:  # the decision stands; the change waits for the assignment's release
-        return {**out, "waiting": f"Your change is approved but not released yet: {e}"}
+        return {**out, "waiting": Message("Your change is approved but not released yet: {why}",
+                                          why=e.args[0] if len(e.args) == 1 else str(e))}
     return {**out, "released": True, "release_id": done["release_id"], "lms": done["lms"]}
 
 
@@ -162,7 +168,8 @@ def listed(conn: Database, course_id: int, assignment_id: int | None = None, *, 
     keys), status, opened, decided}], open ones first."""
     access.check(conn, actor, "read", course=course_id, assignment=assignment_id)
     if assignment_id is not None and courses.get_assignment(conn, assignment_id)["course_id"] != course_id:
-        raise NotFound(f"assignment {assignment_id} is not in course {course_id}")
+        raise NotFound(Message("assignment {assignment_id} is not in course {course_id}", assignment_id=assignment_id,
+                               course_id=course_id))
     return [{"appeal_id": a["id"], "submission_id": a["submission_id"],
              "criteria": [c["criterion"] for c in a["criteria"]], "status": a["status"], "opened": a["opened_at"],
              "decided": a["decided_at"]} for a in appeals.listed(conn, course_id, assignment_id)]

@@ -10,6 +10,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.appeals import deadline as deadlines
 from core.errors import ConflictError, FairMarkError
+from core.language.interface import Message
 from core.signoff import triage
 from core.signoff.actions import writing
 from core.text import format_timestamp
@@ -17,21 +18,21 @@ from db import appeals, audit, courses, now, submissions
 from db import users as users_db
 
 MAX_REASON = 1000   # characters of a reason, per criterion
-NOT_RELEASED = "There is nothing to appeal yet: your teacher has not released this feedback."
-ALREADY_OPEN = ("You already have an appeal waiting for your teacher on this work; you can file another once "
-                "it is decided.")
+NOT_RELEASED = Message("There is nothing to appeal yet: your teacher has not released this feedback.")
+ALREADY_OPEN = Message("You already have an appeal waiting for your teacher on this work; you can file another "
+                       "once it is decided.")
 
 
-def _why_not(conn: Database, submission_id: int, assignment: dict) -> str | None:
+def _why_not(conn: Database, submission_id: int, assignment: dict) -> Message | None:
     """Why the student cannot file an appeal now (None: they can): nothing released, appeals
     off, the deadline passed, or one already open."""
     if appeals.released_version(conn, submission_id) is None:
         return NOT_RELEASED
     if assignment.get("appeal_deadline") is None:
-        return "Appeals are not open for this assignment."
+        return Message("Appeals are not open for this assignment.")
     if not deadlines.is_open(assignment["appeal_deadline"]):
-        return (f"The deadline for appeals ({format_timestamp(assignment['appeal_deadline'])}) has passed; "
-                "ask your teacher directly if you still have a question.")
+        return Message("The deadline for appeals ({deadline}) has passed; ask your teacher directly if you still "
+                       "have a question.", deadline=format_timestamp(assignment["appeal_deadline"]))
     if appeals.is_open(conn, submission_id):
         return ALREADY_OPEN
     return None
@@ -39,19 +40,20 @@ def _why_not(conn: Database, submission_id: int, assignment: dict) -> str | None
 
 def _clean(reasons, rubric) -> dict[str, str]:
     if not isinstance(reasons, dict) or not reasons:
-        raise FairMarkError("Choose at least one criterion and say why you ask for a second look.")
+        raise FairMarkError(Message("Choose at least one criterion and say why you ask for a second look."))
     out = {}
     for key, text in reasons.items():
         if key not in rubric.keys:
-            raise FairMarkError(f"{key!r} is not a criterion of this assignment's rubric; choose one of "
-                                + ", ".join(c.title for c in rubric.criteria) + ".")
+            raise FairMarkError(Message("{key!r} is not a criterion of this assignment's rubric; choose one of "
+                                        "{criteria}.", key=key,
+                                        criteria=", ".join(c.title for c in rubric.criteria)))
         text = (text or "").strip() if isinstance(text, str) else ""
         title = rubric.criterion(key).title
         if not text:
-            raise FairMarkError(f"Say why you ask for a second look at {title}: the reason is empty.")
+            raise FairMarkError(Message("Say why you ask for a second look at {title}: the reason is empty.", title=title))
         if len(text) > MAX_REASON:
-            raise FairMarkError(f"Your reason for {title} has {len(text):,} characters; shorten it to "
-                                f"{MAX_REASON:,} at most.")
+            raise FairMarkError(Message("Your reason for {title} has {length:,} characters; shorten it to {limit:,} "
+                                        "at most.", title=title, length=len(text), limit=MAX_REASON))
         out[key] = text
     return out
 
@@ -96,7 +98,7 @@ def shown_to_student(appeal: dict, names: dict[str, str], rubric) -> dict:
     return {"appeal_id": appeal["id"], "status": status, "opened": appeal["opened_at"],
             "decided": appeal["decided_at"] if released else None,
             "note": appeal["note"] if released else "",
-            "decided_by": (names.get(appeal["decided_by"]) or "your teacher") if released else None,
+            "decided_by": (names.get(appeal["decided_by"]) or Message("your teacher")) if released else None,
             "criteria": [{"criterion": c["criterion"], "title": rubric.criterion(c["criterion"]).title
                           if c["criterion"] in rubric.keys else c["criterion"], "reason": c["reason"],
                           "released_score": c["released_score"],

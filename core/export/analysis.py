@@ -20,6 +20,7 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
+from core.language.interface import Message
 from core.export.released import Export, csv_bytes, safe_name
 from core.moderation import blindness as moderation_blindness
 from db import courses, exports
@@ -72,7 +73,7 @@ def export(conn: Database, course_id: int, assignment_id: int | None = None, *, 
     access.check(conn, actor, "dashboards", course=course_id, assignment=assignment_id)
     table = analysis_table(conn, course_id, assignment_id, actor=actor)
     if len(table) == 1:
-        raise FairMarkError("nothing to export: no submissions here yet (import reflections first)")
+        raise FairMarkError(Message("nothing to export: no submissions here yet (import reflections first)"))
     course = courses.get_course(conn, course_id)
     title = courses.get_assignment(conn, assignment_id)["title"] if assignment_id else None
     name = safe_name(course["name"], "course") + (f"-{safe_name(title, 'assignment')}" if title else "")

@@ -32,6 +32,7 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
+from core.language.interface import Message
 from core.moderation import blindness as moderation_blindness
 from core.offline import LABEL as OFFLINE_LABEL
 from core.signoff import anchored_notes
@@ -232,16 +233,17 @@ def export(conn: Database, course_id: int, assignment_id: int | None = None, *, 
     them in the file (one assignment only)."""
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if fmt not in FORMATS:
-        raise FairMarkError(f"unknown export format {fmt!r}; use one of {', '.join(FORMATS)}")
+        raise FairMarkError(Message("unknown export format {fmt!r}; use one of {formats}", fmt=fmt,
+                                    formats=", ".join(FORMATS)))
     if new_links:
         if assignment_id is None:
-            raise FairMarkError("new links are made for one assignment at a time: name the assignment")
+            raise FairMarkError(Message("new links are made for one assignment at a time: name the assignment"))
         links = {m["submission_id"]: m["url"] for m in student_links.mint(conn, course_id, assignment_id, actor=actor)}
     items = export_items(conn, course_id, assignment_id, include_approved=include_approved, actor=actor)
     if not items:
-        what = "released or approved" if include_approved else "released"
-        raise FairMarkError(f"nothing to export: no {what} items yet"
-                            + ("" if include_approved else " (release them first, or export approved ones explicitly)"))
+        raise FairMarkError(Message("nothing to export: no released or approved items yet") if include_approved
+                            else Message("nothing to export: no released items yet (release them first, or export "
+                                         "approved ones explicitly)"))
     course = courses.get_course(conn, course_id)
     base = safe_name(course["name"], "course") + (f"-{safe_name(items[0]['title'], 'assignment')}" if assignment_id
                                                   else "")

@@ -18,6 +18,7 @@ import numpy as np
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import FairMarkError
+from core.language.interface import Message
 from core.metrics.bootstrap import percentile_ci
 from db import audit, courses
 from db import learning as learning_db
@@ -186,10 +187,10 @@ def mark_next_steps(conn, submission_id: int, acted: str, *, actor: Actor) -> No
     """A teacher marks whether the student acted on last week's next steps (audited)."""
     access.check(conn, actor, "review", submission=submission_id)
     if acted not in ACTED:
-        raise FairMarkError(f"Mark one of {', '.join(ACTED)}")
+        raise FairMarkError(Message("Mark one of {choices}", choices=", ".join(ACTED)))
     prev = learning_db.previous_released(conn, submission_id)
     if prev is None:
-        raise FairMarkError("This student has no released feedback from an earlier week to act on")
+        raise FairMarkError(Message("This student has no released feedback from an earlier week to act on"))
     before = learning_db.get_mark(conn, submission_id)
     with conn.atomic():
         learning_db.save_mark(conn, submission_id, prev["submission_id"], acted, actor)

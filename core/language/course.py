@@ -7,7 +7,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError
 from core.language import SUPPORTED, normalise
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from db import courses
 
 
@@ -28,13 +28,24 @@ def stored(code: str | None) -> str:
 
 def parse(code: str | None) -> str:
     """A code a person typed: a supported code, or a ConfigError naming the supported ones."""
-    offered = ", ".join(f"{k} ({v[0]})" for k, v in SUPPORTED.items())
     if not (code or "").strip():
-        raise ConfigError(f"Give the course's language: one of {offered}.")
+        raise ConfigError(Message("Give the course's language: one of {offered}.", offered=offered()))
     try:
         return normalise(code)
-    except ValueError as e:
-        raise ConfigError(str(e)) from None
+    except ValueError:
+        raise ConfigError(unsupported(code)) from None
+
+
+def offered(codes=None) -> Message:
+    """The languages (the supported ones unless given) as a refusal lists them, "en (English), sv
+    (Swedish), ru (Russian)", each name in the reader's language where shown."""
+    return Message.joined(", ", [Message.joined("", [f"{k} (", Message(NAMES.get(k, SUPPORTED[k][0])), ")"])
+                                 for k in (SUPPORTED if codes is None else codes)])
+
+
+def unsupported(code) -> Message:
+    """core.language.normalise's refusal of a code it does not know (a ValueError, in English), as a Message."""
+    return Message("Language {code!r} is not supported. Choose one of: {offered}.", code=code, offered=offered())
 
 
 def from_locale(locale) -> str | None:

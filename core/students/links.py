@@ -29,6 +29,7 @@ from core.accounts import access
 from core.accounts import identity
 from core.accounts.access import Actor
 from core.errors import ConfigError, FairMarkError, GateError, NotFound
+from core.language.interface import Message
 from core.settings import load_settings
 from core.students import sessions
 from db import audit, courses
@@ -40,17 +41,17 @@ PATH = "/s/"
 MAX_TRIES = 10                      # failed look-ups per client address ...
 TRY_WINDOW = timedelta(minutes=15)  # ... in this window, then "too many tries"
 
-UNKNOWN = ("This link does not open anything. Check that you copied the whole address, or ask your teacher "
-           "for your link.")
-REVOKED = ("This link was replaced by a newer one, so it no longer opens your feedback. Ask your teacher for "
-           "your new link.")
-EXPIRED = "This link has expired. Ask your teacher for a new link if you still need to see your feedback."
+UNKNOWN = Message("This link does not open anything. Check that you copied the whole address, or ask your teacher "
+                  "for your link.")
+REVOKED = Message("This link was replaced by a newer one, so it no longer opens your feedback. Ask your teacher for "
+                  "your new link.")
+EXPIRED = Message("This link has expired. Ask your teacher for a new link if you still need to see your feedback.")
 
 
 class LinkRefused(FairMarkError):
     """A link that opens nothing: `kind` is unknown | revoked | expired | too_many."""
 
-    def __init__(self, kind: str, message: str, *, minutes: int = 0):
+    def __init__(self, message: Message, kind: str, *, minutes: int = 0):
         super().__init__(message)
         self.kind, self.minutes = kind, minutes
 
@@ -75,7 +76,7 @@ def set_link_days(conn, days: int, *, actor: Actor) -> None:
     """The admin's setting (Settings, Data): between 1 and 3650 days."""
     access.require(actor, "settings")
     if not 1 <= int(days) <= 3650:
-        raise ConfigError("Students' links last between 1 and 3650 days.")
+        raise ConfigError(Message("Students' links last between 1 and 3650 days."))
     with db.write_transaction(conn):
         before = link_days(conn)
         db.set_setting(conn, SETTING, {"days": int(days)})
@@ -135,10 +136,11 @@ def mint(conn, course_id: int, assignment_id: int, *, actor: Actor, base: str | 
     revoking the old ones (a teacher who may release)."""
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if courses.get_assignment(conn, assignment_id)["course_id"] != course_id:
-        raise NotFound(f"assignment {assignment_id} is not in course {course_id}")
+        raise NotFound(Message("assignment {assignment_id} is not in course {course_id}", assignment_id=assignment_id,
+                               course_id=course_id))
     if not links_db.released_items(conn, assignment_id):
-        raise GateError("nothing is released in this assignment yet, so there is no link to make: release the "
-                        "approved feedback first (the release makes the links)")
+        raise GateError(Message("nothing is released in this assignment yet, so there is no link to make: release "
+                                "the approved feedback first (the release makes the links)"))
     with db.write_transaction(conn):
         return mint_in(conn, assignment_id, None, actor=actor, base=base, replace=True)
 
@@ -159,17 +161,19 @@ def open_link(conn, token: str | None, *, client: str) -> Opened:
         n, first = links_db.failed_tries(conn, client_hash, since=_stamp(now - TRY_WINDOW))
         if n >= MAX_TRIES:
             wait = max(1, math.ceil((_parse(first) + TRY_WINDOW - now).total_seconds() / 60))
-            raise LinkRefused("too_many", f"Too many tries with links that open nothing. Wait {wait} "
-                                          f"minute{'s' if wait != 1 else ''}, then open your link again.", minutes=wait)
+            raise LinkRefused(Message.plural(
+                "Too many tries with links that open nothing. Wait {count} minute, then open your link again.",
+                "Too many tries with links that open nothing. Wait {count} minutes, then open your link again.",
+                wait), "too_many", minutes=wait)
         row = links_db.link(conn, identity.token_hash(token)) if isinstance(token, str) and 20 <= len(token) <= 100 \
             else None
         if row is None:
             links_db.add_failed_try(conn, client_hash, at=_stamp(now))
-            refusal = LinkRefused("unknown", UNKNOWN)
+            refusal = LinkRefused(UNKNOWN, "unknown")
         elif row["revoked_at"]:
-            refusal = LinkRefused("revoked", REVOKED)
+            refusal = LinkRefused(REVOKED, "revoked")
         elif _parse(row["expires_at"]) <= now:
-            refusal = LinkRefused("expired", EXPIRED)
+            refusal = LinkRefused(EXPIRED, "expired")
         else:
             me = access.student(row["student_id"], row["course_id"], assignment_id=row["assignment_id"], via="link")
             session_token, expires = sessions.open_for(conn, actor=me, link=row["id"],
