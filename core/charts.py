@@ -3,6 +3,12 @@
 Each chart has a matching `*_frame` (or takes a DataFrame directly) so the page can offer the
 exact numbers behind it as a CSV download. Missing confidence intervals are drawn without
 error bars (never as a zero-width bar that would look perfectly certain).
+
+The words on a chart: its axis titles, legend names and line labels are N_ labels, which the
+page translates on the finished figure (pages/_dashboard.translated); what is composed with
+values (tick labels, hover text, a line's label with a number) is a Message said in the
+`interface` a builder is given, the reader's language on a page (English by default, as on
+the command line). Numbers keep a decimal point in every language.
 """
 from __future__ import annotations
 
@@ -10,10 +16,13 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-from core.language.interface import N_
+from core.language.interface import Interface, Message, N_
+from core.metrics.fairness import band_name
 
 SEED_COST_PER_REFLECTION = 0.0015
 _BLUE, _ORANGE, _GREY, _RED = "#1f77b4", "#ff7f0e", "#7f7f7f", "#d62728"
+ENGLISH = Interface()   # a builder's words when no page gives it the reader's language
+_EXTRA = "<extra></extra>"   # no trace name beside the hover text
 
 
 def _error_y(values, lo, hi) -> dict:
@@ -41,12 +50,15 @@ def _layout(fig: go.Figure, title: str, x: str, y: str) -> go.Figure:
 
 
 # --- Agreement --------------------------------------------------------------------------------
-def confusion_heatmap(matrix: pd.DataFrame, title: str = "Confusion matrix") -> go.Figure:
+def confusion_heatmap(matrix: pd.DataFrame, title: str = "Confusion matrix", *,
+                      interface: Interface = ENGLISH) -> go.Figure:
     """Counts by AI level (rows) and reference level (columns), every level of the scale shown."""
     z = matrix.to_numpy()
+    hover = interface.said(Message("AI {ai}, reference {reference}: {count}", ai="%{y}", reference="%{x}",
+                                   count="%{z}"))
     fig = go.Figure(go.Heatmap(z=z, x=[str(c) for c in matrix.columns], y=[str(i) for i in matrix.index],
                                text=z, texttemplate="%{text}", colorscale="Blues", showscale=False,
-                               hovertemplate="AI %{y}, reference %{x}: %{z}<extra></extra>"))
+                               hovertemplate=hover + _EXTRA))
     # Levels are categories: without this plotly reads "0".."3" as numbers and adds half ticks.
     fig.update_xaxes(type="category")
     fig.update_yaxes(type="category")
@@ -71,17 +83,18 @@ def scatter_points(cells: pd.DataFrame, *, cap: int = 2000, jitter: float = 0.15
 
 
 def agreement_scatter(cells: pd.DataFrame, lo: int, hi: int, *, cap: int = 2000, seed: int = 0,
-                      title: str = "AI vs reference") -> go.Figure:
+                      title: str = "AI vs reference", interface: Interface = ENGLISH) -> go.Figure:
     """AI score against reference score, jittered so identical pairs do not hide each other."""
     pts = scatter_points(cells, cap=cap, seed=seed)
+    hover = interface.said(Message("reference {reference}, AI {ai}", reference="%{x:.1f}", ai="%{y:.1f}"))
     fig = go.Figure(go.Scatter(x=pts["reference_jitter"], y=pts["ai_jitter"], mode="markers", name=N_("submission"),
-                               marker=dict(size=5, opacity=0.45, color=_BLUE),
-                               hovertemplate="reference %{x:.1f}, AI %{y:.1f}<extra></extra>"))
+                               marker=dict(size=5, opacity=0.45, color=_BLUE), hovertemplate=hover + _EXTRA))
     fig.add_trace(go.Scatter(x=[lo, hi], y=[lo, hi], mode="lines", name=N_("perfect agreement"),
                              line=dict(dash="dash", color=_GREY)))
     shown = len(pts)
     total = int(cells["n"].sum())
-    sub = f" (showing {shown} of {total})" if shown < total else ""
+    sub = (" " + interface.said(Message("(showing {shown} of {total})", shown=shown, total=total))
+           if shown < total else "")
     return _layout(fig, title + sub, N_("Reference score"), N_("AI score"))
 
 
@@ -126,14 +139,31 @@ def band_frame(report: dict) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def band_chart(frame: pd.DataFrame, *, title: str = "Error by score band") -> go.Figure:
-    """MAE and signed bias per band with 95% CI error bars; n in the labels."""
-    labels = [f"{r.band} ({r.range})<br>n={r.n}" for r in frame.itertuples()]
+def _interval(interface: Interface, lo, hi) -> str:
+    """"95% CI [0.50, 1.20]" (or "unavailable") in the interface's language, a decimal point kept."""
+    shown = (f"[{lo:.2f}, {hi:.2f}]" if np.isfinite([lo, hi]).all() else interface.said(Message("unavailable")))
+    return interface.said(Message("95% CI {interval}", interval=shown))
+
+
+def _bar_hover(interface: Interface, points: list[str], statistic: str, values, lo, hi) -> list[str]:
+    """Per bar: what it is, the statistic's value and its 95% CI ("Low band (0–1), n=12<br>MAE: 0.84,
+    95% CI [0.50, 1.20]"), the statistic (an N_ label) in the interface's language."""
+    name = interface(statistic)
+    values, lo, hi = (np.asarray(x, dtype=float) for x in (values, lo, hi))
+    return [f"{point}<br>{name}: " + (f"{v:.2f}, {_interval(interface, a, b)}" if np.isfinite(v) else "—")
+            for point, v, a, b in zip(points, values, lo, hi)]
+
+
+def band_chart(frame: pd.DataFrame, *, title: str = "Error by score band", interface: Interface = ENGLISH) -> go.Figure:
+    """MAE and signed bias per band with 95% CI error bars; the band's name, range and n in the ticks
+    ("Low band (0–1)", core.metrics.fairness.band_name) and each bar's value and CI in its hover."""
+    bands = [(interface.said(band_name(r.band, {r.band: r.range})), r.n) for r in frame.itertuples()]
+    labels, points = [f"{name}<br>n={n}" for name, n in bands], [f"{name}, n={n}" for name, n in bands]
     fig = go.Figure()
-    fig.add_trace(go.Bar(x=labels, y=frame["mae"], name="MAE", marker_color=_ORANGE,
-                         error_y=_error_y(frame["mae"], frame["mae_lo"], frame["mae_hi"])))
-    fig.add_trace(go.Bar(x=labels, y=frame["bias"], name=N_("bias (AI − reference)"), marker_color=_BLUE,
-                         error_y=_error_y(frame["bias"], frame["bias_lo"], frame["bias_hi"])))
+    for stat, name, color in (("mae", N_("MAE"), _ORANGE), ("bias", N_("bias (AI − reference)"), _BLUE)):
+        values, lo, hi = frame[stat], frame[f"{stat}_lo"], frame[f"{stat}_hi"]
+        fig.add_trace(go.Bar(x=labels, y=values, name=name, marker_color=color, error_y=_error_y(values, lo, hi),
+                             hovertext=_bar_hover(interface, points, name, values, lo, hi), hoverinfo="text"))
     fig.update_layout(barmode="group")
     return _layout(fig, title, N_("Band of the reference score"), N_("Score points"))
 
@@ -166,14 +196,18 @@ def group_tests_frame(tests: list[dict]) -> pd.DataFrame:
 
 
 def group_chart(frame: pd.DataFrame, *, metric: str = "mae", overall: float | None = None,
-                title: str = "Error by group") -> go.Figure:
+                title: str = "Error by group", interface: Interface = ENGLISH) -> go.Figure:
     """The metric per group with CI error bars; small groups drawn grey; overall as a line."""
     students = frame["students"] if "students" in frame else [None] * len(frame)
-    labels = [f"{plain(g)}<br>n={n}" + (f", {k:g} students" if k == k and k is not None else "")
+    groups = [(plain(g), f"n={n}" + (", " + interface.said(Message.plural("{count} student", "{count} students", int(k)))
+                                     if k is not None and k == k else ""))
               for g, n, k in zip(frame["group"], frame["n"], students)]
     colors = [_GREY if w else _ORANGE for w in frame["warning"]]
-    fig = go.Figure(go.Bar(x=labels, y=frame[metric], name=metric.upper(), marker_color=colors,
-                           error_y=_error_y(frame[metric], frame[f"{metric}_lo"], frame[f"{metric}_hi"])))
+    values, lo, hi = frame[metric], frame[f"{metric}_lo"], frame[f"{metric}_hi"]
+    fig = go.Figure(go.Bar(x=[f"{g}<br>{n}" for g, n in groups], y=values, name=metric.upper(), marker_color=colors,
+                           error_y=_error_y(values, lo, hi), hoverinfo="text",
+                           hovertext=_bar_hover(interface, [f"{g}, {n}" for g, n in groups], metric.upper(), values,
+                                                lo, hi)))
     if overall is not None and np.isfinite(overall):
         fig.add_hline(y=overall, line_dash="dot", line_color=_GREY, annotation_text=N_("all students"))
     return _layout(fig, title, N_("Group (grey: too few to judge)"), metric.upper())
@@ -195,14 +229,18 @@ def length_frame(cells: pd.DataFrame, *, bin_words: int = 25) -> pd.DataFrame:
                          "mean_error": g["wd"] / g["n"], "mae": g["wa"] / g["n"]})
 
 
-def length_chart(frame: pd.DataFrame, *, short_words: int = 100, title: str = "Error by length") -> go.Figure:
+def length_chart(frame: pd.DataFrame, *, short_words: int = 100, title: str = "Error by length",
+                 interface: Interface = ENGLISH) -> go.Figure:
     """Mean signed error per word-count bin (marker size ~ n), the short-text threshold marked."""
     size = 6 + 24 * np.sqrt(frame["n"] / frame["n"].max()) if len(frame) else []
+    hover = interface.said(Message("{words}+ words: mean error {error} (n={n})", words="%{x}", error="%{y:.2f}",
+                                   n="%{customdata}"))
     fig = go.Figure(go.Scatter(x=frame["words_from"], y=frame["mean_error"], mode="markers+lines",
                                name=N_("mean error"), marker=dict(size=size, color=_BLUE), customdata=frame["n"],
-                               hovertemplate="%{x}+ words: %{y:.2f} (n=%{customdata})<extra></extra>"))
+                               hovertemplate=hover + _EXTRA))
     fig.add_hline(y=0, line_color=_GREY)
-    fig.add_vline(x=short_words, line_dash="dash", line_color=_RED, annotation_text=f"{short_words} words")
+    fig.add_vline(x=short_words, line_dash="dash", line_color=_RED,
+                  annotation_text=interface.said(Message.plural("{count} word", "{count} words", short_words)))
     return _layout(fig, title, N_("Word count (bin start)"), N_("Mean error (AI − reference)"))
 
 
@@ -226,21 +264,24 @@ def bar_chart(frame: pd.DataFrame, x: str, y: str, *, title: str, y_title: str |
 
 
 def cost_per_submission_chart(by_run: pd.DataFrame, *, reference: float = SEED_COST_PER_REFLECTION,
-                              title: str = "Cost per reflection by run") -> go.Figure:
+                              title: str = "Cost per reflection by run", interface: Interface = ENGLISH) -> go.Figure:
     """Cost per submission for each run against the published multi-agent study's (Zhang & Luo 2025)
     $0.0015 per reflection."""
     fig = bar_chart(by_run, "run", "cost_per_submission", title=title, y_title=N_("USD per reflection"))
     fig.add_hline(y=reference, line_dash="dash", line_color=_RED,
-                  annotation_text=f"published study (Zhang & Luo 2025): ${reference:.4f}")
+                  annotation_text=interface.said(Message("published study (Zhang & Luo 2025): {cost}",
+                                                         cost=f"${reference:.4f}")))
     return fig
 
 
 # --- Students ---------------------------------------------------------------------------------
-def student_progress_chart(rows: list[dict], rubric, *, title: str = "Released scores by week") -> go.Figure:
+def student_progress_chart(rows: list[dict], rubric, *, title: str = "Released scores by week",
+                           interface: Interface = ENGLISH) -> go.Figure:
     """One student's released scores per criterion across weeks (lines and markers, so a single
     released week still shows its points). `rows` are {"week", "scores"} in week order (a row
     without a week takes its position); scores of the same week are averaged. The legend uses
-    the rubric's criterion titles, the x axis whole weeks, the y axis the rubric's scale."""
+    the rubric's criterion titles, the x axis whole weeks, the y axis the rubric's scale; its axes and
+    hover in the interface's language (its pages show it without pages/_dashboard.translated)."""
     from core.errors import RubricError
 
     weeks = [r["week"] if r.get("week") is not None else i + 1 for i, r in enumerate(rows)]
@@ -259,13 +300,14 @@ def student_progress_chart(rows: list[dict], rubric, *, title: str = "Released s
         except RubricError:  # a criterion an older rubric had
             name = key.replace("_", " ").capitalize()
         x = [w for w in xs if w in by_week]
+        hover = interface.said(Message("week {week}: {score}", week="%{x}", score="%{y:g}"))
         fig.add_trace(go.Scatter(x=x, y=[sum(by_week[w]) / len(by_week[w]) for w in x], mode="lines+markers",
                                  name=name, marker=dict(size=9),
-                                 hovertemplate=f"{name}<br>week %{{x}}: %{{y:g}}<extra></extra>"))
+                                 hovertemplate=f"{name}<br>{hover}{_EXTRA}"))
     levels = list(rubric.levels)
     lo, hi = min(levels), max(levels)
     fig.update_xaxes(tickmode="array", tickvals=xs, ticktext=[str(w) for w in xs], tickformat="d",
                      range=[xs[0] - 0.5, xs[-1] + 0.5] if xs else None)
     # The whole scale, a little padding so markers on the bottom or top level are not clipped.
     fig.update_yaxes(range=[lo - 0.2, hi + 0.2], tickmode="array", tickvals=levels)
-    return _layout(fig, title, "Week", "Score")
+    return _layout(fig, title, interface(N_("Week")), interface(N_("Score")))

@@ -11,7 +11,7 @@ from core.errors import FairMarkError
 from core.offline import scorer
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import N_, t
+from pages._i18n import N_, said, t
 
 
 def _ci(ci) -> str:
@@ -27,7 +27,7 @@ def _fig(f: dict | None, stat: str, sign: bool = False) -> str:
 def table(view: dict) -> pd.DataFrame:
     """Per criterion: the scorer, its figures and word count's, as a teacher reads them."""
     return pd.DataFrame([{
-        t("Criterion"): r["title"], t("Scored by"): r["kind_label"], t("Your scores"): r["scores"],
+        t("Criterion"): r["title"], t("Scored by"): t(r["kind_label"]), t("Your scores"): r["scores"],
         t("QWK (95% CI)"): _fig(r["model"], "qwk"), t("Word count alone: QWK"): _fig(r["word_count"], "qwk"),
         t("MAE"): _fig(r["model"], "mae"), t("Word count: MAE"): _fig(r["word_count"], "mae"),
         t("Bias (scorer − you)"): _fig(r["model"], "bias", sign=True),
@@ -42,10 +42,11 @@ BEATS = {True: N_("yes"), False: N_("no")}
 
 
 def why(view: dict) -> None:
-    """Per criterion where word count or a blend won: which scorer and why (core's sentence)."""
+    """Per criterion where word count or a blend won: which scorer and why (core's Message, in the
+    reader's language)."""
     for r in view["rows"]:
         if r.get("method") in ("blend", "word_count"):
-            st.caption(f"{_common.md(r['title'])}: {_common.md(r['scored_by'])}")
+            st.caption(f"{_common.md(r['title'])}: {_common.md(said(r['scored_by']))}")
 
 
 def summary(view: dict) -> None:

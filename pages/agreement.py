@@ -8,7 +8,7 @@ from core.text import escape_markdown
 from pages import _common
 from pages import _dashboard as ui
 from pages import _appeal_rates, _lessons_agreement
-from pages._i18n import said, t, tn
+from pages._i18n import here, said, t, tn
 
 st.title(t("Agreement"))
 st.caption(t("The AI's scores before any teacher edit, compared with reference scores given without seeing "
@@ -67,12 +67,13 @@ if view is not None:
     left, right = st.columns(2)
     with left:
         cm = view["confusion"][crit]
-        ui.chart(charts.confusion_heatmap(cm, t("Confusion matrix: {criterion}", criterion=_title(crit))),
+        ui.chart(charts.confusion_heatmap(cm, t("Confusion matrix: {criterion}", criterion=_title(crit)),
+                                          interface=here()),
                  cm.reset_index(), "confusion_matrix")
     with right:
         cells = view["cells"][crit]
         title = t("AI vs reference: {criterion}", criterion=_title(crit))
-        ui.chart(charts.agreement_scatter(cells, lo, hi, title=title), cells, "ai_vs_reference", t("AI vs reference"))
+        ui.chart(charts.agreement_scatter(cells, lo, hi, title=title, interface=here()), cells, "ai_vs_reference", t("AI vs reference"))
 
     st.subheader(t("Over time and across versions"))
     left, right = st.columns(2)

@@ -5,7 +5,7 @@ from core import charts, reports
 from core.reports.costs import OUTSIDE_RUNS
 from pages import _common
 from pages import _dashboard as ui
-from pages._i18n import said, t, tn
+from pages._i18n import here, said, t, tn
 
 st.title(t("Costs"))
 conn = _common.get_db()
@@ -45,7 +45,7 @@ if view is not None:
     cols[4].metric(t("Time per reflection"), t("{seconds} s", seconds=ui.num(per["mean_latency_s"], 1)),
                    help=t("Sum of call latencies per submission (calls may run in parallel)."))
     by_run = view["by_run"].assign(run=view["by_run"]["run"].map(_run))
-    ui.chart(charts.cost_per_submission_chart(by_run), by_run, "cost_per_reflection_by_run")
+    ui.chart(charts.cost_per_submission_chart(by_run, interface=here()), by_run, "cost_per_reflection_by_run")
     st.caption(t("Dashed line: the published multi-agent study (Zhang & Luo 2025), {cost} per reflection. "
                  "\"Regenerate (outside runs)\" counts calls made outside an assessment run, such as regenerating "
                  "one draft on the Review page. Lesson review, blind comparisons and eval runs are not counted "

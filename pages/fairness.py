@@ -4,7 +4,7 @@ import streamlit as st
 from core import charts, reports
 from pages import _appeal_rates, _common
 from pages import _dashboard as ui
-from pages._i18n import said, t, tn
+from pages._i18n import here, said, t, tn
 
 st.title(t("Fairness"))
 st.caption(t("Error of the AI's scores by score band, by student group and by length, with 95% bootstrap CIs that "
@@ -66,7 +66,7 @@ if view is not None:
     for w in bands["warnings"]:
         st.warning(_common.md(said(w)))   # core's Messages, in the reader's language
     frame = charts.band_frame(bands)
-    ui.chart(charts.band_chart(frame, title=t("Error by score band")), frame, "error_by_band")
+    ui.chart(charts.band_chart(frame, title=t("Error by score band"), interface=here()), frame, "error_by_band")
     if len(view["bands_by_criterion"]):
         st.caption(t("ΔMAE per criterion"))
         ui.table(reports.titled(view["bands_by_criterion"], titles), key="delta_mae_by_criterion",
@@ -94,7 +94,8 @@ if view is not None:
         for w in rep["warnings"]:
             st.warning(_common.md(said(w)))
         gframe = charts.group_frame(rep)
-        ui.chart(charts.group_chart(gframe, overall=rep["overall"]["mae"], title=t("MAE by {column}", column=attr)),
+        ui.chart(charts.group_chart(gframe, overall=rep["overall"]["mae"], title=t("MAE by {column}", column=attr),
+                                  interface=here()),
                  gframe, f"error_by_{attr}", t("error by {column}", column=attr))
 
     st.subheader(t("By length"))
@@ -111,7 +112,8 @@ if view is not None:
     for note in lb["notes"]:
         st.caption(_common.md(said(note)))   # core's Messages
     lframe = charts.length_frame(view["length_cells"])
-    ui.chart(charts.length_chart(lframe, short_words=lb["short_words"], title=t("Error by length")), lframe,
+    ui.chart(charts.length_chart(lframe, short_words=lb["short_words"], title=t("Error by length"),
+                                 interface=here()), lframe,
              "error_by_length")
 
 _appeal_rates.render(data["appeals"], by_assignment=False, by_band=True, by_group=True)

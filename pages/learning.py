@@ -8,7 +8,7 @@ from core import charts
 from core.reports import dashboards
 from core.signoff import labels
 from pages import _common
-from pages._i18n import t
+from pages._i18n import here, t
 
 st.title(t("Learning over time"))
 st.caption(t("From released, teacher-approved scores only. No satisfaction measure is shown as success: students "
@@ -29,7 +29,8 @@ if g["by_position"]:
 rubric = data["rubric"]
 cohort_rows = [{"week": w, "scores": {c["criterion"]: c["mean"] for c in g["cohort"] if c["week"] == w}}
                for w in g["weeks"]]
-st.plotly_chart(charts.student_progress_chart(cohort_rows, rubric, title=t("Cohort: mean released score by week")),
+st.plotly_chart(charts.student_progress_chart(cohort_rows, rubric, title=t("Cohort: mean released score by week"),
+                                              interface=here()),
                 width="stretch", key="learning_cohort")
 st.subheader(t("Growth per criterion (points per week)"))
 st.dataframe(pd.DataFrame([{t("criterion"): labels.criterion_title(rubric, k), t("students"): s["n"],

@@ -8,7 +8,7 @@ from core.export import released as export
 from core.signoff import labels
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import t
+from pages._i18n import here, t
 
 st.title(t("Students"))
 conn = _common.get_db()
@@ -43,7 +43,8 @@ if cid is not None:
             rubrics = view["rubrics"]
             rubric = rubrics[rows[-1]["rubric_id"]]  # the latest week's rubric names the criteria
             st.caption(t("Released, teacher-approved scores per criterion across weeks: growth over time."))
-            st.plotly_chart(charts.student_progress_chart(rows, rubric), width="stretch", key="student_chart")
+            st.plotly_chart(charts.student_progress_chart(rows, rubric, title=t("Released scores by week"),
+                                                          interface=here()), width="stretch", key="student_chart")
             st.dataframe(pd.DataFrame(labels.student_score_rows(rows, rubric)), hide_index=True, width="stretch")
             for r in rows:
                 week = t("Week {week}: ", week=r["week"]) if r["week"] is not None else ""

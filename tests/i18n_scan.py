@@ -52,13 +52,13 @@ CONVERTED = (
     "pages/markers.py",
     "pages/_appeal_rates.py",
     "pages/moderation.py",   # core's refusals are core's (English); the strata's band is an N_ label
-    "pages/calibrate.py",   # the offline scorer's summary is core's (English); the strata and the bar's sentence are translated
-    "pages/_dashboard.py",   # core's (English): the charts' tick labels and hover text
+    "pages/calibrate.py",   # the offline scorer's summary, the strata and the bar's sentence: core's Messages and N_ labels
+    "pages/_dashboard.py",   # the charts' axes and legends (N_), translated on the figure; their ticks and hover: core.charts
     "pages/agreement.py",
-    "pages/fairness.py",   # core's (English): the bands' names on the chart ("low (0–1)")
+    "pages/fairness.py",   # the bands' names on the chart ("Low band (0–1)") and the hover: core.charts, said in the page's language
     "pages/ai_quality.py",   # core's, English still: a check's detail (core/evals/rules, stored in the eval run's report)
     "pages/_evals_widgets.py",   # the configuration's name, label and message and its roles' values: core's N_ labels and Messages
-    "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
+    "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by", an N_ label) and why it was chosen (a Message)
     "pages/lessons.py",   # core's, English still: the call log's columns
     "pages/compare.py",   # core's, English still: the bootstrap's interval notes (core/metrics)
     "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
@@ -83,7 +83,8 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
                   "core/moderation/blindness.py",   # the hold-back reasons (eligibility.py is listed above)
                   "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
-                  "core/judging/judges.py")   # the trust rule
+                  "core/judging/judges.py",   # the trust rule
+                  "core/offline/scorer.py", "core/offline/crossval.py")   # the offline scorer's kinds and why it scores so
 
 # core's refusals: every module of core/ (not its command line, which speaks English) is scanned
 # for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).

@@ -73,8 +73,8 @@ def _small_warning(what: str, n: int, min_n: int, unit: str = "items") -> str | 
     return None
 
 
-def _band_name(name: str, labels: dict[str, str]) -> str:
-    """"Low band (0–1)", a Message."""
+def band_name(name: str, labels: dict[str, str]) -> str:
+    """"Low band (0–1)", a Message (the warnings say it, and the band chart's ticks: core.charts)."""
     return (Message("Low band ({range})", range=labels[name]) if name == "low" else
             Message("High band ({range})", range=labels[name]))
 
@@ -115,7 +115,7 @@ def band_report(table: pd.DataFrame, lo: int, hi: int, *, cut: float | None = No
         bands[name] = _block(res, name, ("mae", "bias"))
         bands[name]["range"] = labels[name]
         size = bands[name]["students"] if clustered else bands[name]["n"]
-        bands[name]["warning"] = _small_warning(_band_name(name, labels), size, min_n, unit)
+        bands[name]["warning"] = _small_warning(band_name(name, labels), size, min_n, unit)
         if bands[name]["warning"]:
             warnings.append(bands[name]["warning"])
     n_low, n_high = bands["low"]["n"], bands["high"]["n"]

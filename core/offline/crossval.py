@@ -19,6 +19,7 @@ import math
 import numpy as np
 
 from core import metrics
+from core.language.interface import Message
 
 N_BOOT = 500
 STATS = ("qwk", "mae", "bias")
@@ -61,27 +62,36 @@ def _q(f: dict | None) -> str:
 
 
 def scored_by(row: dict) -> str:
-    """Which scorer a learned criterion uses and why, in a teacher's words ("" for a heuristic).
+    """Which scorer a learned criterion uses and why, in a teacher's words ("" for a heuristic): a
+    Message (English on the command line and in a draft's stored reasoning, translated on a page).
 
     >>> scored_by({"method": "word_count", "weight": 0.0, "model": {"n": 100, "qwk": 0.6},
     ...            "word_count": {"n": 100, "qwk": 0.62}})
     'Scored by word count: it agreed better with your scores than the learned model (QWK 0.62 vs 0.60, leave-one-out on 100 scores).'
     """
-    method, n = row.get("method"), (row.get("model") or {}).get("n")
+    method, n = row.get("method"), (row.get("model") or {}).get("n") or 0
     if method is None:
         return ""
-    on = f"leave-one-out on {n} scores"
     model, words = _q(row.get("model")), _q(row.get("word_count"))
     if method == "word_count":
-        return (f"Scored by word count: it agreed better with your scores than the learned model "
-                f"(QWK {words} vs {model}, {on}).")
+        return Message.plural("Scored by word count: it agreed better with your scores than the learned model (QWK "
+                              "{words} vs {model}, leave-one-out on {count} score).",
+                              "Scored by word count: it agreed better with your scores than the learned model (QWK "
+                              "{words} vs {model}, leave-one-out on {count} scores).", n, words=words, model=model)
     if method == "blend":
         share = round(100 * row["weight"])
-        return (f"Scored by the learned model blended with word count ({share}% model, {100 - share}% word "
-                f"count): the blend agreed better with your scores than either alone (QWK {_q(row.get('blend'))} "
-                f"vs {model} for the model and {words} for word count, {on}).")
-    return (f"Scored by the learned model: it agreed better with your scores than word count or a blend "
-            f"(QWK {model} vs {words} for word count, {on}).")
+        return Message.plural("Scored by the learned model blended with word count ({share}% model, {rest}% word "
+                              "count): the blend agreed better with your scores than either alone (QWK {blend} vs "
+                              "{model} for the model and {words} for word count, leave-one-out on {count} score).",
+                              "Scored by the learned model blended with word count ({share}% model, {rest}% word "
+                              "count): the blend agreed better with your scores than either alone (QWK {blend} vs "
+                              "{model} for the model and {words} for word count, leave-one-out on {count} scores).",
+                              n, share=share, rest=100 - share, blend=_q(row.get("blend")), model=model, words=words)
+    return Message.plural("Scored by the learned model: it agreed better with your scores than word count or a blend "
+                          "(QWK {model} vs {words} for word count, leave-one-out on {count} score).",
+                          "Scored by the learned model: it agreed better with your scores than word count or a blend "
+                          "(QWK {model} vs {words} for word count, leave-one-out on {count} scores).",
+                          n, model=model, words=words)
 
 
 def criterion_row(kind: str, levels, word_levels, scores, students, lo: int, hi: int, choice=None) -> dict:

@@ -31,6 +31,7 @@ from core import text as text_mod
 from core.accounts.access import Actor
 from core.errors import ConfigError
 from core.language import course as course_language
+from core.language.interface import N_
 from core.offline import crossval, heuristics
 from core.offline import model as learned
 from db import courses, file_of, loads, now
@@ -39,8 +40,8 @@ from db import offline_models as store
 DEFAULT_MIN = 20
 JUDGE = "offline scorer (learned)"
 CALIBRATION_PRIOR = 0.5     # a few scores spread the heuristic, but no level is closed off by them
-KINDS = {"learned": "learned from the teacher's scores", "calibrated": "heuristic, calibrated on a few scores",
-         "heuristic": "heuristic (no teacher scores yet)"}
+KINDS = {"learned": N_("learned from the teacher's scores"), "calibrated": N_("heuristic, calibrated on a few scores"),
+         "heuristic": N_("heuristic (no teacher scores yet)")}   # a page shows them with t
 
 
 @dataclass(frozen=True)
