@@ -126,3 +126,12 @@ def test_an_unlinked_courses_roster_and_grades_are_refused_in_english_and_said_t
     assert str(elsewhere.value) == f"assignment {course['assignment_id']} is not in course {other['course_id']}"
     assert SV.said(elsewhere.value) == f"uppgift {course['assignment_id']} finns inte i kurs {other['course_id']}"
     assert RU.said(elsewhere.value) == f"задание {course['assignment_id']} не относится к курсу {other['course_id']}"
+
+
+def test_a_refusal_still_in_plain_english_gets_a_whole_english_page(conn, platform, client):
+    """core.lti.verify's refusals are not Messages yet: their page stays English, title and all."""
+    claims = {**platform.launches["default"], CLAIM + "launch_presentation": {"locale": "sv-SE"}}
+    r, _ = launch(client, platform, claims=claims, nonce="made-up")
+    text = html.unescape(r.text)
+    assert r.status_code == 400 and "<h1>FairMark could not open this launch</h1>" in text
+    assert "nonce is not the one" in text
