@@ -28,6 +28,7 @@ import httpx
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import NotFound
+from core.language.interface import Message
 from core.lti import links, tokens
 from core.lti.tokens import ServiceError
 from core.signoff import anchored_notes
@@ -72,7 +73,8 @@ def retry(conn, course_id: int, assignment_id: int, *, actor: Actor) -> dict:
     try): `python -m core lti push` and the Release page's button."""
     access.check(conn, actor, "release", course=course_id, assignment=assignment_id)
     if courses.get_assignment(conn, assignment_id)["course_id"] != course_id:
-        raise NotFound(f"assignment {assignment_id} is not in course {course_id}")
+        raise NotFound(Message("assignment {assignment_id} is not in course {course_id}", assignment_id=assignment_id,
+                               course_id=course_id))
     link = _link_of(conn, assignment_id)
     waiting = grades_db.to_send(conn, assignment_id, due_by=None, stale_before=_iso(_now() - STALE))
     if link is None:
@@ -216,13 +218,13 @@ def score_of(conn, item: dict, page_url: str | None = None) -> dict:
 
 def _post(conn, link: dict, item: dict, page_url: str | None = None) -> str:
     if not item["lms_user_id"]:
-        raise ServiceError("this student is not on the LMS course's roster FairMark knows (sync the roster: "
-                           "python -m core lti roster, or an instructor's launch from the LMS), so the LMS "
-                           "cannot be told whose grade it is", one_item=True)
+        raise ServiceError(Message("this student is not on the LMS course's roster FairMark knows (sync the roster: "
+                                   "python -m core lti roster, or an instructor's launch from the LMS), so the LMS "
+                                   "cannot be told whose grade it is"), one_item=True)
     if SCORE not in link.get("ags_scopes", []):
-        raise ServiceError("the LMS did not give FairMark the grade service for this assignment's link; enable "
-                           "\"Assignment and Grade Services\" for the tool in the LMS, then launch it again",
-                           retry=False)
+        raise ServiceError(Message("the LMS did not give FairMark the grade service for this assignment's link; "
+                                   "enable \"Assignment and Grade Services\" for the tool in the LMS, then launch it "
+                                   "again"), retry=False)
     url = _line_item(conn, link, item["assignment_id"])
     token = tokens.access_token(conn, link["platform"], [SCORE])
     score = score_of(conn, item, page_url)
@@ -242,14 +244,14 @@ def _line_item(conn, link: dict, assignment_id: int) -> str:
     if known and known["url"]:
         return known["url"]
     if not link.get("lineitems_url") or LINEITEM not in link.get("ags_scopes", []):
-        raise ServiceError("the LMS gave this assignment no gradebook column and does not let FairMark create one; "
-                           "create the assignment's column in the LMS (or enable line item management for the "
-                           "tool), then launch it again", retry=False)
+        raise ServiceError(Message("the LMS gave this assignment no gradebook column and does not let FairMark "
+                                   "create one; create the assignment's column in the LMS (or enable line item "
+                                   "management for the tool), then launch it again"), retry=False)
     with write_transaction(conn):
         mine = grades_db.claim_line_item(conn, assignment_id, platform_id, at=now(), stale_before=_iso(_now() - STALE))
     if not mine:
-        raise _Busy("another FairMark process is creating this assignment's gradebook column; FairMark "
-                    "tries again shortly")
+        raise _Busy(Message("another FairMark process is creating this assignment's gradebook column; FairMark "
+                            "tries again shortly"))
     try:
         url = _create_line_item(conn, link, assignment_id, look_first=known is not None)
     except ServiceError:
@@ -309,9 +311,10 @@ def _call(method: str, url: str, token: str, *, json=None, content_type: str = "
     try:
         return httpx.request(method, url, json=json, headers=headers, timeout=tokens.TIMEOUT)
     except httpx.TimeoutException as e:
-        raise ServiceError("the LMS did not answer in time; FairMark tries again later") from e
+        raise ServiceError(Message("the LMS did not answer in time; FairMark tries again later")) from e
     except httpx.HTTPError as e:
-        raise ServiceError(f"FairMark could not reach the LMS ({type(e).__name__}); it tries again later") from e
+        raise ServiceError(Message("FairMark could not reach the LMS ({error}); it tries again later",
+                                   error=type(e).__name__)) from e
 
 
 def _refusal(response: httpx.Response, what: str) -> str:

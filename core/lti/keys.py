@@ -27,6 +27,7 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError
+from core.language.interface import Message
 from core.settings import load_settings
 from db import lti as lti_db
 
@@ -44,10 +45,11 @@ def _stamp(t: datetime) -> str:
 def _sealing_key() -> OctKey:
     secret = load_settings().lti_key_secret or ""
     if len(secret) < MIN_SECRET:
-        raise ConfigError(f"LTI needs the setting FAIRMARK_LTI_KEY_SECRET (a random text of at least {MIN_SECRET} "
-                          "characters, e.g. from `python -c \"import secrets; print(secrets.token_urlsafe(48))\"`): it "
-                          "seals the tool's private key in the database. Set it in the environment or "
-                          ".streamlit/secrets.toml and keep it with your backups' secrets.")
+        raise ConfigError(Message("LTI needs the setting FAIRMARK_LTI_KEY_SECRET (a random text of at least {count} "
+                                  "characters, e.g. from `python -c \"import secrets; "
+                                  "print(secrets.token_urlsafe(48))\"`): it seals the tool's private key in the "
+                                  "database. Set it in the environment or .streamlit/secrets.toml and keep it with "
+                                  "your backups' secrets.", count=MIN_SECRET))
     return OctKey.import_key(hashlib.sha256(b"fairmark lti tool key\0" + secret.encode()).digest())
 
 
@@ -59,9 +61,10 @@ def _unseal(sealed: str, kid: str) -> RSAKey:
     try:
         pem = jwe.decrypt_compact(sealed, _sealing_key()).plaintext
     except (JoseError, ValueError) as e:
-        raise ConfigError(f"FairMark's LTI key {kid} cannot be opened with the FAIRMARK_LTI_KEY_SECRET set now "
-                          "(it was sealed with another one). Set the secret it was made with, or make a new key "
-                          "with `python -m core lti keys rotate` (LMSs fetch it from /lti/jwks).") from e
+        raise ConfigError(Message("FairMark's LTI key {kid} cannot be opened with the FAIRMARK_LTI_KEY_SECRET set "
+                                  "now (it was sealed with another one). Set the secret it was made with, or make a "
+                                  "new key with `python -m core lti keys rotate` (LMSs fetch it from /lti/jwks).",
+                                  kid=kid)) from e
     return RSAKey.import_key(pem, parameters={"kid": kid, "use": "sig", "alg": "RS256"})
 
 
@@ -90,7 +93,8 @@ def sign(claims: dict, conn) -> str:
     now = int(time.time())
     claims = {"iat": now, "exp": now + TOKEN_LIFETIME_S, **claims}
     if not isinstance(claims["exp"], int) or claims["exp"] > now + TOKEN_LIFETIME_S:
-        raise ConfigError(f"A token FairMark signs may live at most {TOKEN_LIFETIME_S} seconds (exp).")
+        raise ConfigError(Message("A token FairMark signs may live at most {count} seconds (exp).",
+                                  count=TOKEN_LIFETIME_S))
     row = _current(conn)
     key = _unseal(row["private_key"], row["kid"])
     return jwt.encode({"alg": "RS256", "kid": row["kid"], "typ": "JWT"}, claims, key)

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 import db
 from core.errors import LaunchRefused
+from core.language.interface import Message
 from core.lti import people, verify
 from core.lti.platforms import LAUNCH
 from db import lti as lti_db
@@ -42,12 +43,13 @@ def _param(params: dict, name: str, *, required: bool = True) -> str | None:
     value = params.get(name)
     if value in (None, ""):
         if required:
-            raise LaunchRefused(f"The LMS's login request to FairMark lacks {name}. Check that the LMS's login "
-                                "(initiation) URL for FairMark is the login URL shown on Settings → LMS platforms, "
-                                "and launch again.")
+            raise LaunchRefused(Message("The LMS's login request to FairMark lacks {name}. Check that the LMS's login "
+                                        "(initiation) URL for FairMark is the login URL shown on Settings → LMS "
+                                        "platforms, and launch again.", name=name))
         return None
     if not isinstance(value, str) or len(value) > MAX_PARAM:
-        raise LaunchRefused(f"The LMS's login request has a {name} FairMark cannot use (too long or not text).")
+        raise LaunchRefused(Message("The LMS's login request has a {name} FairMark cannot use (too long or not text).",
+                                    name=name))
     return value
 
 
@@ -55,17 +57,19 @@ def _platform_of(conn, issuer: str, client_id: str | None) -> dict:
     if client_id:
         found = lti_db.find_platform(conn, issuer, client_id)
         if found is None:
-            raise LaunchRefused(f"No LMS with issuer {verify._show(issuer)} and client id {verify._show(client_id)} "
-                                "is registered with FairMark. An admin registers it on Settings → LMS platforms "
-                                "(or `python -m core lti platform add`).")
+            raise LaunchRefused(Message("No LMS with issuer {issuer} and client id {client_id} is registered with "
+                                        "FairMark. An admin registers it on Settings → LMS platforms (or `python -m "
+                                        "core lti platform add`).", issuer=verify._show(issuer),
+                                        client_id=verify._show(client_id)))
         return found
     found = lti_db.platforms_of_issuer(conn, issuer)
     if not found:
-        raise LaunchRefused(f"No LMS with issuer {verify._show(issuer)} is registered with FairMark. An admin "
-                            "registers it on Settings → LMS platforms (or `python -m core lti platform add`).")
+        raise LaunchRefused(Message("No LMS with issuer {issuer} is registered with FairMark. An admin registers it "
+                                    "on Settings → LMS platforms (or `python -m core lti platform add`).",
+                                    issuer=verify._show(issuer)))
     if len(found) > 1:
-        raise LaunchRefused("Several registrations share this issuer and the LMS did not say which (client_id). "
-                            "Turn on sending the client id in the LMS, or keep one registration.")
+        raise LaunchRefused(Message("Several registrations share this issuer and the LMS did not say which "
+                                    "(client_id). Turn on sending the client id in the LMS, or keep one registration."))
     return found[0]
 
 
@@ -84,8 +88,9 @@ def login(conn, params: dict, *, browser_token: str | None, base_url: str) -> di
     message_hint = _param(params, "lti_message_hint", required=False)
     platform = _platform_of(conn, issuer, client_id)
     if deployment is not None and not lti_db.has_deployment(conn, platform["id"], deployment):
-        raise LaunchRefused(f"The LMS is launching from deployment {verify._show(deployment)}, which is not "
-                            "registered for this platform. Add it on Settings → LMS platforms.")
+        raise LaunchRefused(Message("The LMS is launching from deployment {deployment}, which is not registered for "
+                                    "this platform. Add it on Settings → LMS platforms.",
+                                    deployment=verify._show(deployment)))
     token = browser_token if valid_browser_token(browser_token) else secrets.token_urlsafe(32)
     state, nonce = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
     now = datetime.now(timezone.utc)
@@ -116,29 +121,31 @@ def launch(conn, form: dict, *, browser_token: str | None) -> dict:
 def _launch(conn, form: dict, browser_token: str | None) -> dict:
     id_token, state = form.get("id_token"), form.get("state")
     if form.get("error"):
-        raise LaunchRefused(f"The LMS answered FairMark's login with an error ({verify._show(form.get('error'))}: "
-                            f"{verify._show(form.get('error_description') or '')}). Check FairMark's registration "
-                            "in the LMS (its redirect URL and client id).")
+        raise LaunchRefused(Message("The LMS answered FairMark's login with an error ({error}: {description}). Check "
+                                    "FairMark's registration in the LMS (its redirect URL and client id).",
+                                    error=verify._show(form.get('error')),
+                                    description=verify._show(form.get('error_description') or '')))
     verify.unverified(id_token)   # malformed or oversized: refused before anything is looked up
     row = lti_db.get_state(conn, state) if isinstance(state, str) and len(state) <= 100 else None
     now = datetime.now(timezone.utc)
     if row is None or row["created_at"] < _stamp(now - timedelta(seconds=STATE_LIFE_S)):
-        raise LaunchRefused("This launch's login state is unknown or older than 10 minutes. Start the launch again "
-                            "from the LMS; if it keeps failing, check that the LMS's login URL for FairMark is the "
-                            "one shown on Settings → LMS platforms.")
+        raise LaunchRefused(Message("This launch's login state is unknown or older than 10 minutes. Start the launch "
+                                    "again from the LMS; if it keeps failing, check that the LMS's login URL for "
+                                    "FairMark is the one shown on Settings → LMS platforms."))
     if not valid_browser_token(browser_token) or _hash(browser_token) != row["browser_hash"]:
-        raise LaunchRefused("This browser is not the one that started this launch (FairMark's launch cookie is "
-                            "missing or different). Launch again from the LMS; inside an LMS frame, set FairMark's "
-                            "placement to open in a new window (see the admin's guide).")
+        raise LaunchRefused(Message("This browser is not the one that started this launch (FairMark's launch cookie "
+                                    "is missing or different). Launch again from the LMS; inside an LMS frame, set "
+                                    "FairMark's placement to open in a new window (see the admin's guide)."))
     platform = lti_db.platform(conn, row["platform_id"])
     claims = verify.check(id_token, platform, nonce=row["nonce"],
                           registered_deployment=lambda d: lti_db.has_deployment(conn, platform["id"], d))
     if lti_db.nonce_used(conn, platform["id"], row["nonce"]) or row["used_at"]:
-        raise LaunchRefused("This launch was used already (its nonce was seen before): a launch signs in once. "
-                            "Launch again from the LMS.")
+        raise LaunchRefused(Message("This launch was used already (its nonce was seen before): a launch signs in "
+                                    "once. Launch again from the LMS."))
     expires = datetime.fromtimestamp(float(claims["exp"]) + verify.CLOCK_SKEW_S, timezone.utc)
     with db.write_transaction(conn):
         if not lti_db.use_nonce(conn, platform["id"], row["nonce"], expires_at=_stamp(expires)) \
                 or not lti_db.use_state(conn, state):
-            raise LaunchRefused("This launch was used already (its nonce was seen before). Launch again from the LMS.")
+            raise LaunchRefused(Message("This launch was used already (its nonce was seen before). Launch again from "
+                                        "the LMS."))
         return people.apply(conn, platform, claims)

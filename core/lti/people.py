@@ -25,6 +25,7 @@ import unicodedata
 from core.accounts.access import Actor
 from core.errors import LaunchRefused
 from core.language import course as course_language
+from core.language.interface import Message
 from core.lti.verify import AGS, CLAIM, NRPS
 from core.rubric import default_rubric
 from db import audit, courses
@@ -57,10 +58,10 @@ def role_of(roles: list[str]) -> str:
         return "instructor"
     if given & LEARNER_ROLES:
         return "student"
-    shown = ", ".join(r.rsplit("#", 1)[-1].rsplit("/", 1)[-1] for r in roles[:5]) or "none"
-    raise LaunchRefused(f"FairMark serves instructors, administrators, teaching assistants and learners; your role "
-                        f"in this LMS course is {shown[:200]}. Ask the course's instructor to give you one of those "
-                        "roles in the LMS.")
+    shown = ", ".join(r.rsplit("#", 1)[-1].rsplit("/", 1)[-1] for r in roles[:5])[:200] or Message("none")
+    raise LaunchRefused(Message("FairMark serves instructors, administrators, teaching assistants and learners; your "
+                                "role in this LMS course is {roles}. Ask the course's instructor to give you one of "
+                                "those roles in the LMS.", roles=shown))
 
 
 def clean(text) -> str:
@@ -87,15 +88,15 @@ def apply(conn, platform: dict, claims: dict) -> dict:
     found = lti_db.find_context(conn, platform["id"], context["id"])
     title = clean(context.get("title") or context.get("label")) or f"LMS course {context['id'][:40]}"
     if found is None and role != "instructor":
-        raise LaunchRefused("This LMS course is not linked to a FairMark course yet: its instructor opens FairMark "
-                            "from it once, which makes the course. Then launch again.")
+        raise LaunchRefused(Message("This LMS course is not linked to a FairMark course yet: its instructor opens "
+                                    "FairMark from it once, which makes the course. Then launch again."))
     if role == "student":
         return _learner(conn, platform, claims, found, link, name)
     person = lti_db.find_person(conn, platform["id"], claims["sub"], found["id"]) if found else None
     actor = _staff_user(conn, platform, claims, found, person, role, name)
     if found is None:
         course_id = courses.ensure_course(conn, _free_course_name(conn, title), "Linked to an LMS course (LTI).")
-        language = _language(claims)
+        language = language_of(claims)
         if language:   # the LMS's locale for the new course; a teacher changes it on Settings or `course set`
             courses.set_course_language(conn, course_id, language)
         audit(conn, actor=actor, action="create", entity="courses", entity_id=course_id,
@@ -123,9 +124,9 @@ def apply(conn, platform: dict, claims: dict) -> dict:
             "assignment_id": assignment_id, "name": name, "course": courses.get_course(conn, course_id)["name"]}
 
 
-def _language(claims: dict) -> str | None:
+def language_of(claims: dict) -> str | None:
     """The launch's locale as a course language: the LTI launch presentation's, else the person's
-    OIDC `locale` claim (LTI 1.3 core, 5.4.4)."""
+    OIDC `locale` claim (LTI 1.3 core, 5.4.4). Also the language of a refused launch's page."""
     presentation = claims.get(CLAIM + "launch_presentation") or {}
     locale = presentation.get("locale") if isinstance(presentation, dict) else None
     return course_language.from_locale(locale) or course_language.from_locale(claims.get("locale"))
@@ -142,8 +143,8 @@ def _staff_user(conn, platform, claims, context, person, role: str, name: str) -
     if person is not None and person["user_id"] is not None:
         user = users_db.get(conn, person["user_id"])
         if not user["active"]:
-            raise LaunchRefused("Your FairMark account for this LMS course was deactivated by a FairMark admin; ask "
-                                "them to activate it again (Settings → Users).")
+            raise LaunchRefused(Message("Your FairMark account for this LMS course was deactivated by a FairMark "
+                                        "admin; ask them to activate it again (Settings → Users)."))
         if user["role"] != role or (name and user["display_name"] != name):
             users_db.update(conn, user["id"], actor=f"LMS launch ({platform['issuer'][:80]})",
                             role=role, display_name=name or user["display_name"])

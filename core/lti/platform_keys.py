@@ -13,6 +13,7 @@ from joserfc.errors import JoseError
 from joserfc.jwk import KeySet
 
 from core.errors import LaunchRefused
+from core.language.interface import Message
 
 CACHE_S = 3600.0
 REFETCH_MIN_S = 5.0
@@ -42,9 +43,10 @@ class JwksCache:
             cached = self._fetch(jwks_url)   # an unknown kid: the platform may have rotated its key
             found = _pick(cached[1], kid)
         if found is None:
-            raise LaunchRefused(f"The launch was signed with a key (kid {str(kid)[:80]!r}) that the platform's public "
-                                f"keys at {jwks_url} do not list. Check the platform's JWKS URL on Settings → LMS "
-                                "platforms (it must be the LMS's own keyset URL).")
+            raise LaunchRefused(Message("The launch was signed with a key (kid {kid!r}) that the platform's public "
+                                        "keys at {jwks_url} do not list. Check the platform's JWKS URL on Settings → "
+                                        "LMS platforms (it must be the LMS's own keyset URL).", kid=str(kid)[:80],
+                                        jwks_url=jwks_url))
         return found
 
     def _fetch(self, jwks_url: str) -> tuple[float, dict]:
@@ -56,9 +58,9 @@ class JwksCache:
             body = response.json()
             KeySet.import_key_set(body)   # a set of well-formed public keys, or refused here
         except (httpx.HTTPError, ValueError, JoseError, TypeError, KeyError) as e:
-            raise LaunchRefused(f"FairMark could not read the platform's public keys from {jwks_url} ({e}). Check "
-                                "the platform's JWKS URL on Settings → LMS platforms, and that this server can "
-                                "reach the LMS.") from e
+            raise LaunchRefused(Message("FairMark could not read the platform's public keys from {jwks_url} "
+                                        "({error}). Check the platform's JWKS URL on Settings → LMS platforms, and "
+                                        "that this server can reach the LMS.", jwks_url=jwks_url, error=str(e))) from e
         entry = (self.clock(), body)
         with self._lock:
             self._sets[jwks_url] = entry

@@ -9,6 +9,7 @@ import db
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError, ConflictError
+from core.language.interface import Message
 from core.lti import grades
 from db import lti as lti_db
 
@@ -22,16 +23,18 @@ def _url(label: str, value: str) -> str:
     local = parts.hostname in ("localhost", "127.0.0.1", "::1")
     if parts.scheme not in ("https", "http") or not parts.netloc or (parts.scheme == "http" and not local) \
             or len(value) > MAX_FIELD:
-        raise ConfigError(f"The {label} must be an https:// address (http:// only on this machine), as the LMS "
-                          f"shows it; got {value[:200]!r}. Nothing was registered.")
+        raise ConfigError(Message("The {label} must be an https:// address (http:// only on this machine), as the "
+                                  "LMS shows it; got {value!r}. Nothing was registered.", label=label,
+                                  value=value[:200]))
     return value
 
 
 def _text(label: str, value: str) -> str:
     value = (value or "").strip()
     if not value or len(value) > MAX_FIELD or any(ord(ch) < 32 for ch in value):
-        raise ConfigError(f"The {label} is missing or not one line of at most {MAX_FIELD} characters; copy it "
-                          "from the LMS's registration of FairMark. Nothing was registered.")
+        raise ConfigError(Message("The {label} is missing or not one line of at most {count} characters; copy it "
+                                  "from the LMS's registration of FairMark. Nothing was registered.", label=label,
+                                  count=MAX_FIELD))
     return value
 
 
@@ -41,14 +44,15 @@ def add(conn, *, issuer: str, client_id: str, deployment_ids: list[str], auth_ur
     the new deployments, when its URLs are the same). Returns {platform_id, issuer, client_id,
     deployments}."""
     access.require(actor, "lti")
-    issuer = _url("issuer", issuer)
-    client_id = _text("client id", client_id)
-    deployments = [_text("deployment id", d) for d in deployment_ids or []]
+    issuer = _url(Message("issuer"), issuer)   # the field's name, translated where the refusal is shown
+    client_id = _text(Message("client id"), client_id)
+    deployments = [_text(Message("deployment id"), d) for d in deployment_ids or []]
     if not deployments:
-        raise ConfigError("Give at least one deployment id (the LMS shows it where FairMark is installed). "
-                          "Nothing was registered.")
-    urls = {"auth_url": _url("authorization URL", auth_url), "token_url": _url("token URL", token_url),
-            "jwks_url": _url("public keys (JWKS) URL", jwks_url)}
+        raise ConfigError(Message("Give at least one deployment id (the LMS shows it where FairMark is installed). "
+                                  "Nothing was registered."))
+    urls = {"auth_url": _url(Message("authorization URL"), auth_url),
+            "token_url": _url(Message("token URL"), token_url),
+            "jwks_url": _url(Message("public keys (JWKS) URL"), jwks_url)}
     with db.write_transaction(conn):
         found = lti_db.find_platform(conn, issuer, client_id)
         if found is None:
@@ -56,8 +60,8 @@ def add(conn, *, issuer: str, client_id: str, deployment_ids: list[str], auth_ur
         else:
             differ = [k for k, v in urls.items() if found[k] != v]
             if differ:
-                raise ConflictError(f"This issuer and client id are registered already with other URLs "
-                                    f"({', '.join(differ)}); nothing was changed.")
+                raise ConflictError(Message("This issuer and client id are registered already with other URLs "
+                                            "({fields}); nothing was changed.", fields=", ".join(differ)))
             pid = found["id"]
         for dep in deployments:
             lti_db.add_deployment(conn, pid, dep, actor=actor)

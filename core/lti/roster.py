@@ -23,6 +23,7 @@ import httpx
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConfigError
+from core.language.interface import Message
 from core.lti import links, tokens
 from core.lti.tokens import ServiceError
 from db import audit, now, write_transaction
@@ -44,11 +45,13 @@ def sync(conn, course_id: int, *, actor: Actor) -> dict:
 
     link = links.for_course(conn, course_id)
     if link is None:
-        raise ConfigError(f"course {course_id} is not linked to an LMS course: its instructor launches FairMark "
-                          "from the LMS course once, then the roster can be read")
+        raise ConfigError(Message("course {course_id} is not linked to an LMS course: its instructor launches "
+                                  "FairMark from the LMS course once, then the roster can be read",
+                                  course_id=course_id))
     if not link.get("nrps_url"):
-        raise ServiceError("the LMS did not offer its roster service for this course; enable \"Names and Role "
-                           "Provisioning Services\" for the tool in the LMS, then launch it again", retry=False)
+        raise ServiceError(Message("the LMS did not offer its roster service for this course; enable \"Names and "
+                                   "Role Provisioning Services\" for the tool in the LMS, then launch it again"),
+                           retry=False)
     members = fetch(conn, link)
     platform_id = link["platform"]["id"]
     counts = {"created": 0, "updated": 0, "matched": 0, "not_students": 0, "inactive": 0}
@@ -71,24 +74,26 @@ def fetch(conn, link: dict) -> list[dict]:
             response = httpx.get(url, headers={"Authorization": f"Bearer {token}", "Accept": MEMBERSHIPS},
                                  timeout=tokens.TIMEOUT)
         except httpx.TimeoutException as e:
-            raise ServiceError("the LMS did not send the course's roster in time; try again later") from e
+            raise ServiceError(Message("the LMS did not send the course's roster in time; try again later")) from e
         except httpx.HTTPError as e:
-            raise ServiceError(f"FairMark could not reach the LMS's roster service ({type(e).__name__}); "
-                               "try again later") from e
+            raise ServiceError(Message("FairMark could not reach the LMS's roster service ({error}); try again later",
+                                       error=type(e).__name__)) from e
         if response.status_code in (401, 403):
             tokens.forget()
-            raise ServiceError(f"the LMS refused FairMark the course's roster ({response.status_code}); check that "
-                               "the roster service is enabled for the tool", retry=False)
+            raise ServiceError(Message("the LMS refused FairMark the course's roster ({status}); check that the "
+                                       "roster service is enabled for the tool", status=response.status_code),
+                               retry=False)
         if response.status_code >= 300:
-            raise ServiceError(f"the LMS answered {response.status_code} when asked for the course's roster; try "
-                               "again later")
+            raise ServiceError(Message("the LMS answered {status} when asked for the course's roster; try again "
+                                       "later", status=response.status_code))
         try:
             body = response.json()
         except ValueError as e:
-            raise ServiceError("the LMS sent a roster FairMark cannot read (not JSON); nothing was changed") from e
+            raise ServiceError(Message("the LMS sent a roster FairMark cannot read (not JSON); nothing was "
+                                       "changed")) from e
         page = body.get("members") if isinstance(body, dict) else None
         if not isinstance(page, list):
-            raise ServiceError("the LMS sent a roster without its list of members; nothing was changed")
+            raise ServiceError(Message("the LMS sent a roster without its list of members; nothing was changed"))
         members += [m for m in page if isinstance(m, dict)]
         url = response.links.get("next", {}).get("url")
     return members

@@ -15,6 +15,7 @@ import time
 import httpx
 
 from core.errors import FairMarkError
+from core.language.interface import Message
 
 ASSERTION_TYPE = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer"
 ASSERTION_SECONDS = 300
@@ -77,25 +78,29 @@ def _request(conn, platform: dict, scopes: list[str]) -> tuple[str, int]:
         response = httpx.post(platform["token_url"], data=form, timeout=TIMEOUT,
                               headers={"Accept": "application/json"})
     except httpx.TimeoutException as e:
-        raise ServiceError(f"the LMS ({where}) did not answer FairMark's token request in time; it is tried "
-                           "again later") from e
+        raise ServiceError(Message("the LMS ({where}) did not answer FairMark's token request in time; it is tried "
+                                   "again later", where=where)) from e
     except httpx.HTTPError as e:
-        raise ServiceError(f"FairMark could not reach the LMS's token URL {platform['token_url']} ({e}); check "
-                           "the address registered for the platform, or try again later") from e
+        raise ServiceError(Message("FairMark could not reach the LMS's token URL {url} ({error}); check the address "
+                                   "registered for the platform, or try again later", url=platform['token_url'],
+                                   error=str(e))) from e
     if response.status_code in (400, 401, 403):
         error = _json(response).get("error", "")
         if error == "invalid_scope":
-            raise ServiceError(f"the LMS ({where}) does not grant FairMark the services it needs ({' '.join(scopes)}); "
-                               "enable them in the LMS's tool settings (see the admin guide, LTI services)",
-                               retry=False)
-        raise ServiceError(f"the LMS ({where}) refused FairMark's key ({error or response.status_code}); check that "
-                           "the LMS has FairMark's client id and its key set URL (/lti/jwks)", retry=False)
+            raise ServiceError(Message("the LMS ({where}) does not grant FairMark the services it needs ({scopes}); "
+                                       "enable them in the LMS's tool settings (see the admin guide, LTI services)",
+                                       where=where, scopes=" ".join(scopes)), retry=False)
+        raise ServiceError(Message("the LMS ({where}) refused FairMark's key ({error}); check that the LMS has "
+                                   "FairMark's client id and its key set URL (/lti/jwks)", where=where,
+                                   error=error or response.status_code), retry=False)
     if response.status_code >= 300:
-        raise ServiceError(f"the LMS's token URL answered {response.status_code}; it is tried again later")
+        raise ServiceError(Message("the LMS's token URL answered {status}; it is tried again later",
+                                   status=response.status_code))
     body = _json(response)
     token = body.get("access_token")
     if not isinstance(token, str) or not token:
-        raise ServiceError(f"the LMS ({where}) answered the token request without a token; it is tried again later")
+        raise ServiceError(Message("the LMS ({where}) answered the token request without a token; it is tried again "
+                                   "later", where=where))
     lifetime = body.get("expires_in", 3600)
     return token, int(lifetime) if isinstance(lifetime, (int, float)) else 3600
 

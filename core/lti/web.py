@@ -27,7 +27,9 @@ from starlette.routing import Route
 
 import db
 from core.errors import ConfigError, FairMarkError, LaunchRefused
-from core.lti import keys, launch, roster
+from core.language import DEFAULT
+from core.language.interface import N_, Interface, Message, from_browser
+from core.lti import keys, launch, people, roster, verify
 from core.lti.verify import MAX_TOKEN_BYTES
 from core.settings import load_settings
 from core.accounts import access
@@ -43,6 +45,7 @@ _SUBMIT = "document.forms[0].submit();"
 _SUBMIT_HASH = base64.b64encode(hashlib.sha256(_SUBMIT.encode()).digest()).decode()
 NO_SCRIPT = "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors *"
 NOTHING_YET = "Nothing for you in FairMark yet"
+REFUSED = N_("FairMark could not open this launch")
 STUDENT_TEXT = ("Your teacher has not released anything for you in FairMark yet. When they have, open FairMark "
                 "from this assignment in the LMS again to see your feedback.")
 
@@ -57,8 +60,22 @@ def _page(title: str, text: str, *, status: int = 200, form: str = "", script: b
                                                            "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"})
 
 
-def _refused(e: Exception, status: int = 400) -> HTMLResponse:
-    return _page("FairMark could not open this launch", str(e), status=status)
+def _refused(e: Exception, status: int = 400, *, language: str = DEFAULT) -> HTMLResponse:
+    """The refusal's page, in `language` when core made its message a Message (the log keeps the
+    English); a refusal still in plain English (core.lti.verify's) gets an English page, not a
+    translated title over English text."""
+    said = Interface(language if isinstance(e.args[0] if len(e.args) == 1 else None, Message) else DEFAULT)
+    return _page(said(REFUSED), said.said(e), status=status)
+
+
+def _language(request: Request, form: dict | None = None) -> str:
+    """The language of a refusal's page: the launch's locale (its id_token's claims, read without
+    checking its signature: they only choose the words), else the browser's, else English."""
+    try:
+        claims = verify.unverified(form.get("id_token"))[1] if form and form.get("id_token") else {}
+    except LaunchRefused:
+        claims = {}
+    return people.language_of(claims) or from_browser(None, request.headers.get("accept-language")) or DEFAULT
 
 
 def _hidden_form(action: str, fields: dict, *, target: str = "", button: str = "Continue") -> str:
@@ -101,7 +118,8 @@ async def _fields(request: Request) -> dict | None:
 async def lti_login(request: Request) -> Response:
     params = dict(request.query_params) if request.method == "GET" else await _fields(request)
     if params is None:
-        return _refused(LaunchRefused("The LMS's login request is too large; it was refused unread."), 413)
+        return _refused(LaunchRefused(Message("The LMS's login request is too large; it was refused unread.")), 413,
+                        language=_language(request))
     if request.headers.get("sec-fetch-dest") == "iframe":
         return _page("FairMark opens in its own window",
                      "Your LMS shows FairMark inside its page, where browsers keep FairMark's sign-in from working. "
@@ -119,7 +137,7 @@ async def lti_login(request: Request) -> Response:
     try:
         found = await run_in_threadpool(work)
     except LaunchRefused as e:
-        return _refused(e)
+        return _refused(e, language=_language(request))
     response = RedirectResponse(found["redirect"], status_code=302)
     response.set_cookie(launch.STATE_COOKIE, found["browser_token"], max_age=launch.STATE_LIFE_S, path="/lti/",
                         httponly=True, samesite="lax", secure=session.https(request))
@@ -129,8 +147,9 @@ async def lti_login(request: Request) -> Response:
 async def lti_launch(request: Request) -> Response:
     form = await _fields(request)
     if form is None:
-        return _refused(LaunchRefused(f"The launch is larger than {MAX_BODY // 1024} KB, which no LMS sends; it was "
-                                      "refused unread. Check the custom parameters the LMS adds to FairMark."), 413)
+        return _refused(LaunchRefused(Message("The launch is larger than {size} KB, which no LMS sends; it was "
+                                              "refused unread. Check the custom parameters the LMS adds to FairMark.",
+                                              size=MAX_BODY // 1024)), 413, language=_language(request))
     cookie = request.cookies.get(launch.STATE_COOKIE)
     if cookie is None and form.get("fm_repost") != "1":
         # The platform's cross-site post carried no Lax cookie: post the same fields again from here.
@@ -159,9 +178,9 @@ async def lti_launch(request: Request) -> Response:
     try:
         return await run_in_threadpool(work)
     except LaunchRefused as e:
-        return _refused(e)
+        return _refused(e, language=_language(request, form))
     except ConfigError as e:
-        return _refused(e, 500)
+        return _refused(e, 500, language=_language(request, form))
 
 
 def _sync_roster(conn, result: dict) -> None:
