@@ -27,6 +27,8 @@ from db import rubric_drafts as drafts_db
 from db import users as users_db
 
 RETENTION_KEY = "retention"
+# A backup refused: db.data_care's problems with it (English: db/ does not import core) follow.
+CANNOT_RESTORE = N_("{file} cannot be restored: {problems}. Nothing was changed.")
 
 
 def backup(conn, dest: str | Path, *, actor: Actor) -> dict:
@@ -35,7 +37,7 @@ def backup(conn, dest: str | Path, *, actor: Actor) -> dict:
     access.require(actor, "data_care")
     dest = Path(dest)
     if dest.exists():
-        raise ConfigError(f"{dest} exists already: choose a new file name for the backup.")
+        raise ConfigError(Message("{file} exists already: choose a new file name for the backup.", file=str(dest)))
     dest.parent.mkdir(parents=True, exist_ok=True)
     with conn.atomic():
         audit(conn, actor=actor, action="backup", entity="database", after={"to": str(dest)})
@@ -52,8 +54,8 @@ def backup_bytes(conn, *, actor: Actor) -> bytes:
             backup(conn, path, actor=actor)
             return path.read_bytes()
     except (OSError, sqlite3.Error) as e:
-        raise ConfigError(f"The backup could not be made ({e}); nothing was downloaded. Try again, or make it "
-                          "with: python -m core data backup FILE (on the server).") from e
+        raise ConfigError(Message("The backup could not be made ({error}); nothing was downloaded. Try again, or make "
+                                  "it with: python -m core data backup FILE (on the server).", error=str(e))) from e
 
 
 def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: str | None = None) -> dict:
@@ -68,12 +70,12 @@ def restore(db_path: str | Path, source: str | Path, *, actor: Actor, shown_as: 
     source = Path(source)
     shown = shown_as or str(source)
     if not source.is_file():
-        raise NotFound(f"{shown}: no such backup file")
+        raise NotFound(Message("{file}: no such backup file", file=shown))
     if location.is_postgresql(str(db_path)):
         return _restore_postgres(str(db_path), source, actor=actor, shown=shown)
     problems = care_db.check_backup(source)
     if problems:
-        raise ConfigError(f"{shown} cannot be restored: " + "; ".join(problems) + ". Nothing was changed.")
+        raise ConfigError(Message(CANNOT_RESTORE, file=shown, problems="; ".join(problems)))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     kept = Path(f"{db_path}.before-restore-{stamp}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -105,7 +107,7 @@ def _restore_postgres(url: str, source: Path, *, actor: Actor, shown: str) -> di
     objects and rows (pg_restore), every session ended, the audit row. A failure changes nothing."""
     problems = care_db.check_postgres_backup(source)
     if problems:
-        raise ConfigError(f"{shown} cannot be restored: " + "; ".join(problems) + ". Nothing was changed.")
+        raise ConfigError(Message(CANNOT_RESTORE, file=shown, problems="; ".join(problems)))
     stamp = datetime.now(timezone.utc).strftime("%Y%m%dT%H%M%SZ")
     kept = Path.cwd() / f"fairmark-before-restore-{stamp}.dump"
     conn = db.connect(url)
@@ -132,12 +134,12 @@ def migrate_to(conn, url: str, *, actor: Actor) -> dict[str, int]:
     The audit row (in the SQLite database, copied with the rest) names the target without its password."""
     access.require(actor, "data_care")
     if not location.is_postgresql(url):
-        raise ConfigError("migrate-to copies into a PostgreSQL database: give its address, "
-                          "postgresql://USER@HOST:PORT/DATABASE (the password in the address or in ~/.pgpass). "
-                          "Nothing was copied.")
+        raise ConfigError(Message("migrate-to copies into a PostgreSQL database: give its address, "
+                                  "postgresql://USER@HOST:PORT/DATABASE (the password in the address or in ~/.pgpass). "
+                                  "Nothing was copied."))
     if db.on_postgresql(conn):
-        raise ConfigError("The database to copy is PostgreSQL already: migrate-to copies a SQLite database "
-                          "into PostgreSQL (name the SQLite file with --db FILE). Nothing was copied.")
+        raise ConfigError(Message("The database to copy is PostgreSQL already: migrate-to copies a SQLite database "
+                                  "into PostgreSQL (name the SQLite file with --db FILE). Nothing was copied."))
 
     started = []
 
@@ -288,7 +290,7 @@ def retention_days(conn) -> int | None:
 def set_retention(conn, days: int | None, *, actor: Actor) -> None:
     access.require(actor, "data_care")
     if days is not None and not 30 <= int(days) <= 3650:
-        raise ConfigError("Keep old courses between 30 and 3650 days (or clear the setting to keep them).")
+        raise ConfigError(Message("Keep old courses between 30 and 3650 days (or clear the setting to keep them)."))
     with conn.atomic():
         before = retention_days(conn)
         db.set_setting(conn, RETENTION_KEY, {"days": None if days is None else int(days)})

@@ -42,6 +42,8 @@ import math
 import re
 from dataclasses import dataclass
 
+from core.language.interface import Message
+
 DEFAULT_TOLERANCE = 0.01
 KINDS = ("number", "text")
 
@@ -108,9 +110,10 @@ def parse_number(text: str) -> float:
     try:
         value = float(cleaned)
     except ValueError:
-        raise ValueError(f"{text!r} is not a number: type digits with a decimal point or comma, e.g. 3.5") from None
+        raise ValueError(Message("{text!r} is not a number: type digits with a decimal point or comma, e.g. 3.5",
+                                 text=text)) from None
     if not math.isfinite(value):
-        raise ValueError(f"{text!r} is not a finite number")
+        raise ValueError(Message("{text!r} is not a finite number", text=text))
     return value
 
 

@@ -26,6 +26,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.errors import ConfigError
+from core.language.interface import Message
 
 PROMPT_DIR = Path(__file__).resolve().parent.parent / "prompts"
 
@@ -121,10 +122,10 @@ class Prompt:
         if missing or extra:
             parts = []
             if missing:
-                parts.append(f"missing {missing}")
+                parts.append(Message("missing {names}", names=missing))
             if extra:
-                parts.append(f"unknown {extra}")
-            raise PromptError(f"prompt '{self.name}': " + "; ".join(parts))
+                parts.append(Message("unknown {names}", names=extra))
+            raise PromptError(Message("prompt '{name}': {problems}", name=self.name, problems=Message.joined("; ", parts)))
 
         names = frozenset(DELIMITERS) | delimiters_of(self.system) | delimiters_of(self.user)
         safe = {k: strip_delimiters(str(v), names) for k, v in values.items()}
@@ -139,17 +140,20 @@ def parse(name: str, text: str, allowed: frozenset[str]) -> Prompt:
     parts = _SECTION.split(text)
     # parts: [preamble, 'system', body, 'user', body]
     if len(parts) != 5 or parts[1] != "system" or parts[3] != "user" or parts[0].strip():
-        raise PromptError(f"prompt '{name}' must contain '=== system ===' then '=== user ===' and nothing before")
+        raise PromptError(Message("prompt '{name}' must contain '=== system ===' then '=== user ===' and nothing before",
+                                  name=name))
     system, user = parts[2].strip(), parts[4].strip()
     if not system or not user:
-        raise PromptError(f"prompt '{name}': system and user sections must not be empty")
+        raise PromptError(Message("prompt '{name}': system and user sections must not be empty", name=name))
     used = set(_PLACEHOLDER.findall(system)) | set(_PLACEHOLDER.findall(user))
     unknown = sorted(used - allowed)
     if unknown:
-        raise PromptError(f"prompt '{name}' uses unknown placeholders {unknown}; allowed: {sorted(allowed)}")
+        raise PromptError(Message("prompt '{name}' uses unknown placeholders {unknown}; allowed: {allowed}", name=name,
+                                  unknown=unknown, allowed=sorted(allowed)))
     unused = sorted(allowed - used)
     if unused:
-        raise PromptError(f"prompt '{name}' never uses {unused}, which the code passes to it")
+        raise PromptError(Message("prompt '{name}' never uses {unused}, which the code passes to it", name=name,
+                                  unused=unused))
     _check_shared_first(name, f"{system}\n{user}")
     digest = hashlib.sha256(text.encode("utf-8")).hexdigest()[:16]
     return Prompt(name=name, system=system, user=user, hash=digest)
@@ -169,9 +173,9 @@ def _check_shared_first(name: str, text: str) -> None:
     first = next((i for i, v in enumerate(order) if v in PER_SUBMISSION), None)
     late = [v for v in order[first:] if v not in PER_SUBMISSION] if first is not None else []
     if late:
-        raise PromptError(f"prompt '{name}': {{{{{late[0]}}}}} is the same for every submission but comes after "
-                          f"{{{{{order[first]}}}}}; put what submissions share first, so the provider's prompt "
-                          "cache can reuse it")
+        raise PromptError(Message("prompt '{name}': {{{{{late}}}}} is the same for every submission but comes after "
+                                  "{{{{{first}}}}}; put what submissions share first, so the provider's prompt cache "
+                                  "can reuse it", name=name, late=late[0], first=order[first]))
 
 
 @dataclass(frozen=True)
@@ -187,7 +191,7 @@ class Spec:
         try:
             mtime = path.stat().st_mtime
         except OSError as e:
-            raise PromptError(f"prompt file {path} is missing") from e
+            raise PromptError(Message("prompt file {path} is missing", path=str(path))) from e
         return _load_cached(self.name, str(path), mtime, frozenset(self.variables))
 
     def load_variant(self, variant_dir: Path | None) -> Prompt:

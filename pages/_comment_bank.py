@@ -12,7 +12,7 @@ import streamlit as st
 from core.courses import comment_bank as bank
 from core.errors import FairMarkError
 from pages import _common
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 END = -1  # "at the end" among the insert positions
 
@@ -72,7 +72,7 @@ def _insert(k: str, comment_key: str, bank_comment_id: int, after) -> None:
         st.session_state[f"cb_pick_{k}"] = bank_comment_id
         st.session_state[f"cb_result_{k}"] = ("success", t("Inserted: save the item to keep it."))
     except FairMarkError as e:
-        st.session_state[f"cb_result_{k}"] = ("error", str(e))
+        st.session_state[f"cb_result_{k}"] = ("error", said(e))   # core's Message in the reader's language
 
 
 def _save(sid: int, k: str, comment_key: str, sentences: list[str], may_curate: bool, rubric) -> None:
@@ -105,7 +105,7 @@ def _do_save(sid, k, comment_key, sentence, crit, level, mine) -> None:
                             level=level)
         st.session_state[f"cb_result_{k}"] = ("success", t("Saved to the bank."))
     except FairMarkError as e:
-        st.session_state[f"cb_result_{k}"] = ("error", str(e))
+        st.session_state[f"cb_result_{k}"] = ("error", said(e))   # core's Message in the reader's language
 
 
 def _csv(course_id: int, k: str, banks: dict) -> None:
@@ -123,4 +123,4 @@ def _csv(course_id: int, k: str, banks: dict) -> None:
             st.success(tn("Imported {count} comment (any already in the bank were skipped).",
                           "Imported {count} comments (any already in the bank were skipped).", added))
         except (FairMarkError, UnicodeDecodeError) as e:
-            st.error(_common.md(str(e)))
+            _common.show_error(e)

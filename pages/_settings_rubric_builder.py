@@ -9,7 +9,7 @@ from core.courses import rubric_versions
 from core.errors import FairMarkError
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 EXAMPLES_HELP = N_('Optional: 5 to 20 of your students\' texts, each under a line "Score: N" with the level you '
                    "gave it. Names of students on the course's roster are replaced before the model reads them; "
@@ -84,7 +84,7 @@ def _draft(conn, d: dict, columns, expanded: bool) -> None:
     label = (t("Draft of {when}", when=format_timestamp(d["created_at"])) + ": " + _common.md(about) + " ("
              + (t("template") if d["source"] == "template" else t("drafted by the model")) + ")")
     with st.expander(label, expanded=expanded):
-        st.info(_common.md(d["note"]))   # core's note on the draft (English)
+        st.info(_common.md(said(d["note"])))   # core's note on the draft (a Message when core made it)
         st.caption(tn("Scale {low}–{high}; {count} criterion", "Scale {low}–{high}; {count} criteria",
                       len(rubric.criteria), low=rubric.scale_min, high=rubric.scale_max)
                    + ("; " + tn("built from {count} scored example", "built from {count} scored examples",
@@ -147,7 +147,7 @@ def versions(data: dict, rubric_id: int) -> None:
     if not lines:
         st.caption(t("Versions {a} and {b} are the same.", a=a, b=b))
     for line in lines:
-        st.markdown("- " + _common.md(line))   # core's description of a change (English)
+        st.markdown("- " + _common.md(said(line)))   # core's description of a change (the rubric's text as written)
     if not may_change:
         return
     older = numbers[:-1]

@@ -34,7 +34,7 @@ CONVERTED = (
     "pages/_settings_lti.py",
     "pages/_settings_data.py",
     "pages/_settings_catalogue.py",
-    "pages/_settings_rubric_builder.py",   # a draft's note and the versions' differences are core's (English)
+    "pages/_settings_rubric_builder.py",   # a draft's note and the versions' differences: core's Messages (said)
     "pages/_i18n.py",
     "pages/upload.py",
     "pages/assess.py",
@@ -90,12 +90,6 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
 # for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).
 # A module still listed here raises plain English, and is not scanned: the list only shrinks.
 REFUSALS_PENDING: set[str] = {
-    "core/courses/answer_keys.py",
-    "core/courses/catalogue.py",
-    "core/courses/comment_bank.py",
-    "core/courses/rubric_builder.py",
-    "core/courses/rubric_versions.py",
-    "core/data_care.py",
     "core/ingest/commit.py",
     "core/ingest/mapping.py",
     "core/ingest/read.py",
@@ -119,7 +113,6 @@ REFUSALS_PENDING: set[str] = {
     "core/offline/provider.py",
     "core/offline/scorer.py",
     "core/pipeline.py",
-    "core/prompts.py",
     "core/runs/engine.py",
     "core/runs/reflections.py",
     "core/runs/worker.py",

@@ -10,6 +10,7 @@ from core import leakage
 from core.courses import catalogue
 from core.accounts.access import Actor
 from core.errors import ConfigError
+from core.language.interface import Message
 
 MAX_SOURCE_CHARS = 20_000
 
@@ -28,20 +29,21 @@ def fields(kind: str | None, value: str | None, tolerance: float | str | None = 
     if kind in (None, "", "none") or not value:
         out.update(answer_key=None, answer_kind=None, answer_tolerance=None)
     elif kind not in leakage.KINDS:
-        raise ConfigError(f"Answer key kind must be 'number' or 'text', not {kind!r}")
+        raise ConfigError(Message("Answer key kind must be 'number' or 'text', not {kind!r}", kind=kind))
     else:
         tol = None
         if kind == "number":
             try:
                 leakage.parse_number(value)
             except ValueError as e:
-                raise ConfigError(f"Answer key: {e}, or choose the kind 'text'") from None
+                raise ConfigError(Message("Answer key: {error}, or choose the kind 'text'",
+                                          error=e.args[0] if len(e.args) == 1 else str(e))) from None
             tol = _tolerance(tolerance)
         out.update(answer_key=value, answer_kind=kind, answer_tolerance=tol)
     if source is not None:
         if len(source) > MAX_SOURCE_CHARS:
-            raise ConfigError(f"The source text has {len(source):,} characters; keep it under "
-                              f"{MAX_SOURCE_CHARS:,} (the part of the lesson the feedback may draw on)")
+            raise ConfigError(Message("The source text has {count:,} characters; keep it under {max:,} (the part of "
+                                      "the lesson the feedback may draw on)", count=len(source), max=MAX_SOURCE_CHARS))
         out["source_text"] = source.strip()
     return out
 
@@ -53,9 +55,10 @@ def _tolerance(tolerance) -> float:
     try:
         pct = leakage.parse_number(str(tolerance))
     except ValueError:
-        raise ConfigError(f"Tolerance must be a percentage such as 1 or 0.5, not {tolerance!r}") from None
+        raise ConfigError(Message("Tolerance must be a percentage such as 1 or 0.5, not {tolerance!r}",
+                                  tolerance=tolerance)) from None
     if not 0 <= pct <= 50:
-        raise ConfigError(f"Tolerance must be between 0 and 50 %, not {pct:g}")
+        raise ConfigError(Message("Tolerance must be between 0 and 50 %, not {pct:g}", pct=pct))
     return round(pct / 100, 6)
 
 

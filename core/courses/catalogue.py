@@ -11,6 +11,7 @@ from core.accounts.access import Actor
 from core.appeals import deadline
 from core.errors import NotFound, RubricError
 from core.language import course as course_language
+from core.language.interface import Message
 from core.rubric import Rubric, parse_rubric
 from db import audit, courses
 from db import users as users_db
@@ -40,9 +41,9 @@ def create_course(conn, name: str, description: str = "", *, actor: Actor) -> in
     access.require(actor, "create_course")
     name = (name or "").strip()
     if not name:
-        raise NotFound("Type a name for the new course")
+        raise NotFound(Message("Type a name for the new course"))
     if courses.find_course(conn, name):
-        raise NotFound(f"A course named {name!r} already exists; choose it instead")
+        raise NotFound(Message("A course named {name!r} already exists; choose it instead", name=name))
     with conn.atomic():
         cid = courses.ensure_course(conn, name, description)
         audit(conn, actor=actor, action="create", entity="courses", entity_id=cid, after={"name": name})
@@ -58,10 +59,10 @@ def edit_course(conn, course_id: int, *, name: str, description: str, language: 
     before = courses.get_course(conn, course_id)
     name = (name or "").strip()
     if not name:
-        raise NotFound("A course needs a name")
+        raise NotFound(Message("A course needs a name"))
     other = courses.find_course(conn, name)
     if other and other["id"] != course_id:
-        raise NotFound(f"Another course is already named {name!r}")
+        raise NotFound(Message("Another course is already named {name!r}", name=name))
     old_language = course_language.stored(before.get("language"))
     new_language = old_language if language is None else course_language.parse(language)
     with conn.atomic():
@@ -95,9 +96,9 @@ def create_assignment(conn, course_id: int, title: str, *, rubric_id: int, actor
     access.check(conn, actor, "upload", course=course_id)
     title = (title or "").strip()
     if not title:
-        raise NotFound("Type a title for the new assignment")
+        raise NotFound(Message("Type a title for the new assignment"))
     if courses.find_assignment(conn, course_id, title):
-        raise NotFound(f"This course already has an assignment titled {title!r}")
+        raise NotFound(Message("This course already has an assignment titled {title!r}", title=title))
     courses.get_rubric(conn, rubric_id)
     with conn.atomic():
         aid = courses.ensure_assignment(conn, course_id, title, rubric_id=rubric_id, week=week, prompt=prompt,
@@ -116,14 +117,14 @@ def edit_assignment(conn, assignment_id: int, *, actor: Actor, **fields) -> dict
     if "title" in fields:
         fields["title"] = (fields["title"] or "").strip()
         if not fields["title"]:
-            raise NotFound("An assignment needs a title")
+            raise NotFound(Message("An assignment needs a title"))
         other = courses.find_assignment(conn, before["course_id"], fields["title"])
         if other and other["id"] != assignment_id:
-            raise NotFound(f"This course already has an assignment titled {fields['title']!r}")
+            raise NotFound(Message("This course already has an assignment titled {title!r}", title=fields["title"]))
     if "rubric_id" in fields:
         courses.get_rubric(conn, fields["rubric_id"])
     if "target_grade" in fields and not 1 <= float(fields["target_grade"]) <= 18:
-        raise NotFound("Target reading level must be a school grade between 1 and 18")
+        raise NotFound(Message("Target reading level must be a school grade between 1 and 18"))
     if "answer_key" in fields and not (fields["answer_key"] or "").strip():
         fields["answer_key"] = None
     if "appeal_deadline" in fields:  # a date, a date and time, or none (appeals off)
@@ -184,7 +185,7 @@ def rows_to_rubric(base: Rubric, rows: list[dict]) -> Rubric:
                 try:
                     lvl = int(col[len(LEVEL_PREFIX):])
                 except ValueError as e:
-                    raise RubricError(f"Column {col!r}: level columns are named level_<number>") from e
+                    raise RubricError(Message("Column {column!r}: level columns are named level_<number>", column=col)) from e
                 levels[lvl] = "" if _blank(text) else str(text)
         crit = {"key": "" if _blank(row.get("key")) else str(row["key"]).strip(),
                 "title": "" if _blank(row.get("title")) else str(row["title"]),
@@ -199,9 +200,11 @@ def rows_to_rubric(base: Rubric, rows: list[dict]) -> Rubric:
                 try:
                     crit[num] = float(row[num]) if num == "weight" else int(float(row[num]))
                 except (TypeError, ValueError) as e:
-                    raise RubricError(f"Row {i}: {num} must be a number, got {row[num]!r}") from e
+                    raise RubricError(Message("Row {row}: {column} must be a number, got {value!r}", row=i, column=num,
+                                              value=row[num])) from e
         if not crit["key"]:
-            raise RubricError(f"Row {i}: the criterion key is empty; give it a short key such as 'clarity'")
+            raise RubricError(Message("Row {row}: the criterion key is empty; give it a short key such as 'clarity'",
+                                      row=i))
         criteria.append(crit)
     data = base.model_dump(mode="json")
     data["criteria"] = criteria

@@ -17,6 +17,7 @@ import re
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import Forbidden, IngestError
+from core.language.interface import Message
 from core.privacy import pseudonym
 from db import audit, write_transaction
 from db import comment_bank as store
@@ -41,19 +42,19 @@ def sentences(comment: str) -> list[str]:
 def _clean(text: str, criterion, level) -> tuple[str, str | None, int | None]:
     text = " ".join((text or "").split())
     if not text:
-        raise IngestError("Write the comment first: a bank comment cannot be empty.")
+        raise IngestError(Message("Write the comment first: a bank comment cannot be empty."))
     if len(text) > MAX_CHARS:
-        raise IngestError(f"A bank comment is at most {MAX_CHARS} characters (this one has {len(text)}): "
-                          "shorten it or split it in two.")
+        raise IngestError(Message("A bank comment is at most {max} characters (this one has {count}): "
+                                  "shorten it or split it in two.", max=MAX_CHARS, count=len(text)))
     criterion = (criterion or "").strip() or None
     if level in (None, ""):
         return text, criterion, None
     try:
         level = int(level)
     except (TypeError, ValueError):
-        raise IngestError(f"The level must be a whole number (got {level!r}).") from None
+        raise IngestError(Message("The level must be a whole number (got {level!r}).", level=level)) from None
     if criterion is None:
-        raise IngestError("Choose the criterion the level belongs to, or leave the level empty.")
+        raise IngestError(Message("Choose the criterion the level belongs to, or leave the level empty."))
     return text, criterion, level
 
 
@@ -73,8 +74,8 @@ def _may_edit(conn, actor: Actor, bank_comment_id: int) -> dict:
     else:
         access.check(conn, actor, "review", bank_comment=bank_comment_id)
         if row["owner"] != str(actor):
-            raise Forbidden("This comment is in another teacher's own bank: only they may change it. "
-                            "Save a copy to your own bank instead.")
+            raise Forbidden(Message("This comment is in another teacher's own bank: only they may change it. "
+                                    "Save a copy to your own bank instead."))
     return row
 
 
@@ -140,7 +141,7 @@ def insert_into(conn, bank_comment_id: int, comment: str, *, actor: Actor, after
     access.check(conn, actor, "review", bank_comment=bank_comment_id)
     row = store.get(conn, bank_comment_id)
     if row["owner"] not in (None, str(actor)):
-        raise Forbidden("This comment is in another teacher's own bank.")
+        raise Forbidden(Message("This comment is in another teacher's own bank."))
     parts = sentences(comment)
     at = len(parts) if after is None else max(0, min(int(after) + 1, len(parts)))
     with write_transaction(conn):
@@ -157,9 +158,12 @@ def save_from_item(conn, submission_id: int, text: str, *, actor: Actor, mine: b
     masked = pseudonym.roster(rubric_drafts.course_people(conn, course_id)).mask(flat)
     names = sorted({flat[s.start:s.end] for s in masked.spans if s.person is not None})
     if masked.text != flat:
-        raise IngestError("This text names a student or gives their contact details"
-                          + (f" ({', '.join(names)})" if names else "")
-                          + ": remove it before saving, since bank comments are reused for other students.")
+        if names:
+            raise IngestError(Message("This text names a student or gives their contact details ({names}): remove it "
+                                      "before saving, since bank comments are reused for other students.",
+                                      names=", ".join(names)))
+        raise IngestError(Message("This text names a student or gives their contact details: remove it before "
+                                  "saving, since bank comments are reused for other students."))
     return add(conn, course_id, text, actor=actor, mine=mine, criterion=criterion, level=level)
 
 
@@ -186,15 +190,17 @@ def import_csv(conn, course_id: int, data: str, *, actor: Actor, mine: bool = Tr
     owner = _owner(conn, actor, course_id, mine)
     rows = list(csv.DictReader(io.StringIO(data or "")))
     if not rows or "text" not in (rows[0].keys()):
-        raise IngestError("The file needs a header row with a 'text' column (and optionally 'criterion', 'level').")
+        raise IngestError(Message("The file needs a header row with a 'text' column (and optionally 'criterion', "
+                                  "'level')."))
     clean, errors = [], []
     for number, row in enumerate(rows, start=2):
         try:
             clean.append(_clean(row.get("text") or "", row.get("criterion"), row.get("level")))
         except IngestError as e:
-            errors.append(f"Row {number}: {e}")
+            errors.append(Message("Row {row}: {error}", row=number, error=e.args[0] if len(e.args) == 1 else str(e)))
     if errors:
-        raise IngestError("Nothing was imported. Fix these rows and try again:\n" + "\n".join(errors))
+        raise IngestError(Message("Nothing was imported. Fix these rows and try again:\n{rows}",
+                                  rows=Message.joined("\n", errors)))
     added = 0
     with write_transaction(conn):
         for text, criterion, level in clean:

@@ -22,16 +22,21 @@ from __future__ import annotations
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, NotFound
+from core.language.interface import N_, Message
 from core.rubric import Rubric, parse_rubric  # noqa: F401  (the doctest reads parse_rubric)
 from db import audit, courses, write_transaction
 from db import rubric_drafts as store
 
-_FIELDS = (("title", "title"), ("description", "what it looks at"), ("guidance", "notes for graders"),
-           ("weight", "weight"), ("veto_below", "fails below"), ("improvement_hint", "advice when weak"))
+# A difference names the part that changed in these words (N_: a page translates them).
+_RUBRIC_FIELDS = (("name", N_("name")), ("description", N_("description")))
+_FIELDS = (("title", N_("title")), ("description", N_("what it looks at")), ("guidance", N_("notes for graders")),
+           ("weight", N_("weight")), ("veto_below", N_("fails below")), ("improvement_hint", N_("advice when weak")))
+# "Depth: added": a criterion added or removed as a whole
+_WHOLE = {"added": N_("{criterion}: added"), "removed": N_("{criterion}: removed"), "changed": N_("{criterion}: changed")}
 
 
-def _q(value) -> str:
-    return "(none)" if value in (None, "") else f"“{value}”"
+def _q(value) -> Message:
+    return Message("(none)") if value in (None, "") else Message("“{value}”", value=value)
 
 
 def diff(a: Rubric, b: Rubric) -> list[dict]:
@@ -40,12 +45,12 @@ def diff(a: Rubric, b: Rubric) -> list[dict]:
     changed)}]: the rubric's own fields, then b's criteria in order (fields, then levels from the
     top), then a's removed criteria."""
     out: list[dict] = []
-    for field, label in (("name", "name"), ("description", "description")):
+    for field, label in _RUBRIC_FIELDS:
         if getattr(a, field) != getattr(b, field):
-            out.append({"criterion": "", "part": label, "before": getattr(a, field), "after": getattr(b, field),
+            out.append({"criterion": "", "part": Message(label), "before": getattr(a, field), "after": getattr(b, field),
                         "kind": "changed"})
     if (a.scale_min, a.scale_max) != (b.scale_min, b.scale_max):
-        out.append({"criterion": "", "part": "scale", "before": f"{a.scale_min}–{a.scale_max}",
+        out.append({"criterion": "", "part": Message("scale"), "before": f"{a.scale_min}–{a.scale_max}",
                     "after": f"{b.scale_min}–{b.scale_max}", "kind": "changed"})
     old = {c.key: c for c in a.criteria}
     for c in b.criteria:
@@ -55,27 +60,32 @@ def diff(a: Rubric, b: Rubric) -> list[dict]:
             continue
         for field, label in _FIELDS:
             if getattr(was, field) != getattr(c, field):
-                out.append({"criterion": c.title, "part": label, "before": getattr(was, field),
+                out.append({"criterion": c.title, "part": Message(label), "before": getattr(was, field),
                             "after": getattr(c, field), "kind": "changed"})
         for lvl in sorted(set(was.levels) | set(c.levels), reverse=True):
             before, after = was.levels.get(lvl), c.levels.get(lvl)
             if before != after:
-                out.append({"criterion": c.title, "part": f"level {lvl}", "before": before, "after": after,
+                out.append({"criterion": c.title, "part": Message("level {level}", level=lvl), "before": before,
+                            "after": after,
                             "kind": "added" if before is None else "removed" if after is None else "changed"})
     out += [{"criterion": c.title, "part": "", "before": None, "after": None, "kind": "removed"}
             for c in old.values()]
     return out
 
 
-def diff_lines(a: Rubric, b: Rubric) -> list[str]:
-    """The difference in plain sentences, one per change ([] when the two are the same)."""
+def diff_lines(a: Rubric, b: Rubric) -> list[Message]:
+    """The difference in plain sentences, one per change ([] when the two are the same): Messages,
+    which a page shows in the reader's language (the rubric's own text stays as it was written)."""
     lines = []
     for d in diff(a, b):
-        head = d["criterion"] + (f" — {d['part']}" if d["criterion"] and d["part"] else d["part"])
+        before, after = _q(d["before"]), _q(d["after"])
         if not d["part"] and d["criterion"]:
-            lines.append(f"{d['criterion']}: {d['kind']}")
+            lines.append(Message(_WHOLE[d["kind"]], criterion=d["criterion"]))
+        elif d["criterion"]:
+            lines.append(Message("{criterion} — {part}: {before} → {after}", criterion=d["criterion"], part=d["part"],
+                                 before=before, after=after))
         else:
-            lines.append(f"{head}: {_q(d['before'])} → {_q(d['after'])}")
+            lines.append(Message("{part}: {before} → {after}", part=d["part"], before=before, after=after))
     return lines
 
 
@@ -107,13 +117,14 @@ def rollback(conn, rubric_id: int, *, latest: int, actor: Actor) -> tuple[int, i
     with write_transaction(conn):
         rows = store.versions(conn, old.name)
         if not rows:
-            raise NotFound(f"rubric {rubric_id} does not exist")
+            raise NotFound(Message("rubric {id} does not exist", id=rubric_id))
         newest = rows[-1]
         if newest["version"] != latest:
-            raise ConflictError(f"Version {newest['version']} was saved meanwhile; look at the versions again "
-                                "before you roll back.")
+            raise ConflictError(Message("Version {version} was saved meanwhile; look at the versions again before you "
+                                        "roll back.", version=newest["version"]))
         if newest["id"] == rubric_id:
-            raise ConflictError(f"Version {old.version} is the newest already: there is nothing to roll back.")
+            raise ConflictError(Message("Version {version} is the newest already: there is nothing to roll back.",
+                                        version=old.version))
         version = newest["version"] + 1
         stored = old.model_copy(update={"version": version})
         new_id = store.add_version(conn, stored.to_json(), name=old.name, version=version,

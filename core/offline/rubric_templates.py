@@ -16,6 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.language.interface import N_, Message
+
 MAX_CRITERIA, MAX_LEVELS = 8, 11
 
 # kind -> (words that name it, default criteria count, default scale, criteria (key, title, focus))
@@ -93,8 +95,28 @@ def template(s: Shape, name: str = "") -> dict:
                          for key, title, focus in crits]}
 
 
-def note(s: Shape) -> str:
-    """What the teacher is told about a template."""
-    return (f"This is a template, not written by a language model: a {s.kind.replace('_', ' ')} rubric with "
-            f"{s.criteria} {'criterion' if s.criteria == 1 else 'criteria'} scored {s.scale_min}–{s.scale_max}, "
-            "chosen from your description. Edit the wording before you save it.")
+# The kinds as the template's note names them ("a lab report rubric").
+KIND_WORDS = {"reflection": N_("reflection"), "essay": N_("essay"), "short_answer": N_("short answer"),
+              "lab_report": N_("lab report")}
+
+
+def plural(singular: str, many: str) -> tuple[str, str]:
+    """Marks a message's two English forms (tests/i18n_scan.py reads them); Message.plural picks one."""
+    return singular, many
+
+
+NOTE = plural("This is a template, not written by a language model: a {kind} rubric with {count} criterion scored "
+              "{low}–{high}, chosen from your description. Edit the wording before you save it.",
+              "This is a template, not written by a language model: a {kind} rubric with {count} criteria scored "
+              "{low}–{high}, chosen from your description. Edit the wording before you save it.")
+
+
+def note(s: Shape) -> Message:
+    """What the teacher is told about a template (a Message: a page shows it in the reader's language).
+
+    >>> str(note(Shape("lab_report", 1, 0, 2)))[:96]
+    'This is a template, not written by a language model: a lab report rubric with 1 criterion scored'
+    """
+    kind = KIND_WORDS.get(s.kind)
+    return Message.plural(NOTE[0], NOTE[1], s.criteria, kind=Message(kind) if kind else s.kind.replace("_", " "),
+                          low=s.scale_min, high=s.scale_max)
