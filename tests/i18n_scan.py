@@ -135,9 +135,6 @@ REFUSALS_PENDING: set[str] = {
     "core/lti/tokens.py",
     "core/metrics/agreement.py",
     "core/metrics/bootstrap.py",
-    "core/moderation/markers.py",
-    "core/moderation/marking.py",
-    "core/moderation/sample.py",
     "core/offline/provider.py",
     "core/offline/scorer.py",
     "core/pipeline.py",
@@ -147,10 +144,6 @@ REFUSALS_PENDING: set[str] = {
     "core/runs/reflections.py",
     "core/runs/worker.py",
     "core/settings.py",
-    "core/signoff/actions.py",
-    "core/signoff/anchored_notes.py",
-    "core/signoff/bulk.py",
-    "core/signoff/release.py",
     "core/students/links.py",
 }
 
