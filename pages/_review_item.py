@@ -359,12 +359,16 @@ def _ai_details(item: dict, rubric) -> None:
                     st.caption(t("Failed checks: {checks}", checks=_common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"]))))
     with tabs[-1]:
-        history = pd.DataFrame(labels.history_rows(item["history"], rubric, _common.person))
-        if not history.empty:   # the actions are core's labels, the reasons and changes its Messages (typed text as typed)
-            history["Action"] = history["Action"].map(t)
-            history["Reason"] = history["Reason"].map(said)
-            history["Change"] = history["Change"].map(said)
+        history = _history(labels.history_rows(item["history"], rubric, _common.person))
         st.dataframe(history.rename(columns=lambda c: t(HISTORY_COLUMNS.get(c, c))), hide_index=True, width="stretch")
+
+
+def _history(rows: list[dict]) -> pd.DataFrame:
+    """The history table in the reader's language: the actions are core's labels, the reasons and
+    changes its Messages (a typed reason as typed), said before the table is made (a DataFrame
+    keeps only their English text)."""
+    return pd.DataFrame([{**row, "Action": t(row["Action"]), "Reason": said(row["Reason"]),
+                          "Change": said(row["Change"])} for row in rows])
 
 
 def _reload(sid: int, version: int) -> None:

@@ -69,7 +69,7 @@ if aid is not None:
             out = release.release(_common.connect(), aid, actor=_common.actor(),
                                   note=st.session_state.get("release_note", ""), expected=n, base_url=_site())
         except FairMarkError as e:
-            st.session_state["release_error"] = e.args[0] if len(e.args) == 1 else str(e)   # show_error: a Message translated
+            st.session_state["release_error"] = e.args[0] if len(e.args) == 1 else str(e)   # for show_error
         else:
             st.session_state["release_clear_note"] = True
             # The students' private links exist in plain only now: this page's exports carry them.
@@ -109,7 +109,7 @@ if aid is not None:
             try:
                 out = grades.retry(_common.connect(), assignment["course_id"], aid, actor=_common.actor())
             except FairMarkError as e:
-                st.session_state["release_error"] = e.args[0] if len(e.args) == 1 else str(e)   # show_error: a Message translated
+                st.session_state["release_error"] = e.args[0] if len(e.args) == 1 else str(e)   # for show_error
             else:
                 st.session_state["release_flash"] = (
                     tn("Sent {count} grade(s) to the LMS", "Sent {count} grade(s) to the LMS", out["posted"])

@@ -51,7 +51,7 @@ CONVERTED = (
     "pages/costs.py",
     "pages/markers.py",
     "pages/_appeal_rates.py",
-    "pages/moderation.py",   # core's refusals are core's (English); the strata's band is an N_ label
+    "pages/moderation.py",   # core's refusals are Messages (show_error); the strata's band is an N_ label
     "pages/calibrate.py",   # the offline scorer's summary is core's (English); the strata and the bar's sentence are translated
     "pages/_dashboard.py",   # core's (English): the charts' tick labels and hover text
     "pages/agreement.py",

@@ -210,7 +210,8 @@ def decide(conn, submission_id: int, *, draft_id: int, criterion: str, keep: boo
                                criterion=criterion, note=text, origin="ai", draft_id=draft_id,
                                state="kept" if keep else "dropped", created_by=str(actor), at=now())
         except sqlite3.IntegrityError:
-            raise ConflictError(Message("Someone has already kept or dropped this suggestion: reload the item.")) from None
+            raise ConflictError(Message("Someone has already kept or dropped this suggestion: reload the "
+                                        "item.")) from None
         audit(conn, actor=actor, action="keep_note_on_text" if keep else "drop_note_on_text", entity="anchored_notes",
               entity_id=new, submission_id=submission_id, after={"quote": p["quote"], "note": text,
                                                                  "criterion": criterion, "edited": text != p["note"]})
