@@ -27,7 +27,9 @@ def panel(data: dict, view: dict | None, rubric, editable: bool) -> None:
     if data["submission"]["status"] == "released" and editable:
         st.caption(t("Released: a note you add or change now reaches the student with this item's next release."))
     message = st.session_state.pop(f"an_result_{sid}", None)
-    if message:
+    if message and message[0] == "error":   # core's refusal: a Message, in the reader's language
+        _common.show_error(message[1])
+    elif message:
         getattr(st, message[0])(_common.md(message[1]))
     criteria = [NONE, *rubric.keys]
     titles = {c.key: c.title for c in rubric.criteria}
@@ -87,7 +89,7 @@ def _run(sid: int, done: str, write) -> bool:
     try:
         write(_common.connect(), _common.actor())
     except FairMarkError as e:
-        st.session_state[f"an_result_{sid}"] = ("error", str(e))
+        st.session_state[f"an_result_{sid}"] = ("error", e.args[0] if len(e.args) == 1 else str(e))
         return False
     st.session_state[f"an_result_{sid}"] = ("success", done)
     return True

@@ -50,6 +50,11 @@ def _result(sid: int, kind: str, message: str) -> None:
     st.session_state[RESULT] = (sid, kind, message)
 
 
+def _refusal(e: FairMarkError):
+    """A refusal's message as core gave it (a Message: shown by show_error in the reader's language)."""
+    return e.args[0] if len(e.args) == 1 else str(e)
+
+
 def _fresh(sid: int, version: int) -> bool:
     """Whether a click belongs to what is on screen now: this item, at the version it was drawn
     for. A stale click (the first click already changed the item) is dropped, not re-applied."""
@@ -179,7 +184,7 @@ def _do(verb: str, aid: int, sid: int, version: int, name: str) -> None:
             out = actions.back_to_review(conn, sid, version=version, actor=actor)
             message = ("success", t("Back to review: the approval is withdrawn (recorded in the history)."))
     except FairMarkError as e:  # a conflict included: its message says what changed
-        _result(sid, "error", str(e))
+        _result(sid, "error", _refusal(e))
         return
     st.session_state[_loaded_key(sid)] = out["version"]  # our own change: no conflict warning for it
     _result(sid, *message)
@@ -191,7 +196,7 @@ def _use_draft(sid: int, draft_id: int, version: int) -> None:
     try:
         out = actions.use_draft(_common.connect(), sid, draft_id, version=version, actor=_common.actor())
     except FairMarkError as e:
-        _result(sid, "error", str(e))
+        _result(sid, "error", _refusal(e))
         return
     st.session_state[_loaded_key(sid)] = out["version"]
     _result(sid, "success", t("Now using draft #{draft} (version {version}).", draft=draft_id, version=out["version"]))
@@ -275,13 +280,13 @@ def _editor(conn, aid: int, data: dict, rubric, loaded: int, banks: dict | None 
     result = st.session_state.pop(RESULT, None)  # shown once, like a flash
     if result and result[0] == sid:
         kind, message = result[1], result[2]
-        st.error(_common.md(message)) if kind == "error" else getattr(st, kind)(message)
+        _common.show_error(message) if kind == "error" else getattr(st, kind)(message)
     if regen:
         with st.spinner(t("Drafting again…")):
             try:
                 out = actions.regenerate(conn, sid, actor=_common.actor())
             except FairMarkError as e:
-                _result(sid, "error", str(e))
+                _result(sid, "error", _refusal(e))
             else:
                 if out.same and out.offline:
                     _result(sid, "info", t("The offline baseline gives the same draft: it is deterministic, so "
@@ -354,10 +359,16 @@ def _ai_details(item: dict, rubric) -> None:
                     st.caption(t("Failed checks: {checks}", checks=_common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"]))))
     with tabs[-1]:
-        history = pd.DataFrame(labels.history_rows(item["history"], rubric, _common.person))
-        if not history.empty:   # the actions are core's labels; the reasons and changes stay English
-            history["Action"] = history["Action"].map(t)
+        history = _history(labels.history_rows(item["history"], rubric, _common.person))
         st.dataframe(history.rename(columns=lambda c: t(HISTORY_COLUMNS.get(c, c))), hide_index=True, width="stretch")
+
+
+def _history(rows: list[dict]) -> pd.DataFrame:
+    """The history table in the reader's language: the actions are core's labels, the reasons and
+    changes its Messages (a typed reason as typed), said before the table is made (a DataFrame
+    keeps only their English text)."""
+    return pd.DataFrame([{**row, "Action": t(row["Action"]), "Reason": said(row["Reason"]),
+                          "Change": said(row["Change"])} for row in rows])
 
 
 def _reload(sid: int, version: int) -> None:
@@ -400,7 +411,7 @@ def render(conn, aid: int, view: dict) -> None:
     _calibration.offsets(view["offsets"])
     newer = item["changed"]
     if newer is not None:  # who saved, when and what, with the versions the header names
-        st.warning(_common.md(newer))
+        st.warning(_common.md(said(newer)))
         st.button(t("Load the latest version"), key=f"ri_reload_{sid}", on_click=_reload,
                   args=(sid, data["review"]["version"]))
     left, right = st.columns([5, 4], gap="large")

@@ -194,7 +194,7 @@ def _confirm_body(conn, aid: int, n: int) -> None:
         try:
             done = bulk.bulk_approve(conn, aid, expected=n, actor=_common.actor())
         except FairMarkError as e:
-            flash(_common.md(str(e)), "error")
+            flash(_common.md(said(e)), "error")
         else:
             flash(tn("Approved {count} items.", "Approved {count} items.", done))
         st.rerun()

@@ -51,7 +51,7 @@ CONVERTED = (
     "pages/costs.py",
     "pages/markers.py",
     "pages/_appeal_rates.py",
-    "pages/moderation.py",   # core's refusals are core's (English); the strata's band is an N_ label
+    "pages/moderation.py",   # core's refusals are Messages (show_error); the strata's band is an N_ label
     "pages/calibrate.py",   # the offline scorer's summary, the strata and the bar's sentence: core's Messages and N_ labels
     "pages/_dashboard.py",   # the charts' axes and legends (N_), translated on the figure; their ticks and hover: core.charts
     "pages/agreement.py",
@@ -107,19 +107,12 @@ REFUSALS_PENDING: set[str] = {
     "core/llm/structured.py",
     "core/metrics/agreement.py",
     "core/metrics/bootstrap.py",
-    "core/moderation/markers.py",
-    "core/moderation/marking.py",
-    "core/moderation/sample.py",
     "core/offline/provider.py",
     "core/offline/scorer.py",
     "core/pipeline.py",
     "core/runs/engine.py",
     "core/runs/reflections.py",
     "core/runs/worker.py",
-    "core/signoff/actions.py",
-    "core/signoff/anchored_notes.py",
-    "core/signoff/bulk.py",
-    "core/signoff/release.py",
 }
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first

@@ -124,8 +124,8 @@ def test_an_unlinked_courses_roster_and_grades_are_refused_in_english_and_said_t
     with pytest.raises(NotFound) as elsewhere:
         grades.retry(conn, other["course_id"], course["assignment_id"], actor=f.actor("admin"))
     assert str(elsewhere.value) == f"assignment {course['assignment_id']} is not in course {other['course_id']}"
-    assert SV.said(elsewhere.value) == f"uppgift {course['assignment_id']} finns inte i kurs {other['course_id']}"
-    assert RU.said(elsewhere.value) == f"задание {course['assignment_id']} не относится к курсу {other['course_id']}"
+    assert SV.said(elsewhere.value) == f"uppgift {course['assignment_id']} ingår inte i kurs {other['course_id']}"
+    assert RU.said(elsewhere.value) == f"задание {course['assignment_id']} не входит в курс {other['course_id']}"
 
 
 def test_a_refusal_still_in_plain_english_gets_a_whole_english_page(conn, platform, client):

@@ -28,7 +28,7 @@ def assign(conn: Database, assignment_id: int, *, how: str, markers=None, seed: 
     assistants), dealt in turn over the items in a seeded random order. {"assigned": {marker: n}}."""
     course_id = access.check(conn, actor, "moderate", assignment=assignment_id)
     if how not in HOW:
-        raise FairMarkError(f"assign markers by section or at random, not {how!r}")
+        raise FairMarkError(Message("assign markers by section or at random, not {how!r}", how=how))
     known = set(mod_db.course_markers(conn, course_id))
     items = mod_db.assignable(conn, assignment_id)
     if how == "section":
@@ -36,19 +36,21 @@ def assign(conn: Database, assignment_id: int, *, how: str, markers=None, seed: 
         sections = {str(i["attributes"].get(SECTION, "")) for i in items}
         missing = sorted(s for s in sections if s not in plan)
         if missing:
-            raise GateError("give a marker for every section; none for: " + ", ".join(s or "(no section)" for s in missing))
+            raise GateError(Message("give a marker for every section; none for: {sections}", sections=Message.joined(
+                ", ", [s or Message("(no section)") for s in missing])))
         pairs = [(i["submission_id"], plan[str(i["attributes"].get(SECTION, ""))]) for i in items]
     else:
         names = list(markers or sorted(known))
         if not names:
-            raise GateError("no markers: grant instructors or teaching assistants this course first (Users page)")
+            raise GateError(Message("no markers: grant instructors or teaching assistants this course first (Users "
+                                    "page)"))
         order = [i["submission_id"] for i in items]
         random.Random(seed).shuffle(order)
         pairs = [(sid, names[k % len(names)]) for k, sid in enumerate(order)]
     strangers = sorted({m for _, m in pairs} - known)
     if strangers:
-        raise GateError(f"not a marker of this course: {', '.join(strangers)} (markers are the instructors and "
-                        "teaching assistants granted the course)")
+        raise GateError(Message("not a marker of this course: {names} (markers are the instructors and teaching "
+                                "assistants granted the course)", names=", ".join(strangers)))
     with writing(conn):
         mod_db.assign_markers(conn, assignment_id, pairs, how, actor=actor, at=now())
     counts: dict[str, int] = {}
@@ -177,7 +179,7 @@ def figures(conn: Database, course_id: int, *, marker: str | None = None, seed: 
     moderator = "moderate" in access.allowed(actor, course_id)
     if not moderator:
         if marker not in (None, str(actor)):
-            raise Forbidden("You may see only your own marking figures; a coordinator sees every marker's.")
+            raise Forbidden(Message("You may see only your own marking figures; a coordinator sees every marker's."))
         marker = str(actor)
     items = mod_db.course_items(conn, course_id)
     rubrics = {rid: courses.get_rubric(conn, rid) for rid in {r["rubric_id"] for r in items}}

@@ -6,6 +6,7 @@ from sqlite_utils import Database
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, FairMarkError, Forbidden, GateError, NotFound
+from core.language.interface import Message
 from core.moderation.sample import differs
 from core.signoff.actions import writing
 from db import audit, courses, drafts, now, reviews
@@ -16,8 +17,8 @@ from db.submissions import get_submission
 def _drawn(conn: Database, submission_id: int) -> dict:
     row = mod_db.item(conn, submission_id)
     if row is None:
-        raise NotFound(f"submission {submission_id} is not in a moderation sample; a coordinator draws it on the "
-                       "Moderation page or with `python -m core moderation draw`")
+        raise NotFound(Message("submission {id} is not in a moderation sample; a coordinator draws it on the "
+                               "Moderation page or with `python -m core moderation draw`", id=submission_id))
     return row
 
 
@@ -32,8 +33,8 @@ def for_marker(conn: Database, submission_id: int, *, actor: Actor) -> dict:
 def _for_marker_of(conn: Database, submission_id: int, actor: Actor) -> dict:
     row = _drawn(conn, submission_id)
     if row["second_marker"] != str(actor):
-        raise Forbidden(f"{row['second_marker']} is this item's second marker, not you; a coordinator can change "
-                        "the sample on the Moderation page")
+        raise Forbidden(Message("{marker} is this item's second marker, not you; a coordinator can change the "
+                                "sample on the Moderation page", marker=row["second_marker"]))
     sub = get_submission(conn, submission_id)
     out = {"submission": {k: sub[k] for k in ("id", "assignment_id", "text", "word_count")},
            "marked": row["second_scores"] is not None, "mine": row["second_scores"]}
@@ -50,16 +51,17 @@ def mark(conn: Database, submission_id: int, scores: dict, *, actor: Actor) -> d
     access.check(conn, actor, "second_mark", submission=submission_id)
     row = _drawn(conn, submission_id)
     if row["second_marker"] != str(actor):
-        raise Forbidden(f"{row['second_marker']} is this item's second marker, not you")
+        raise Forbidden(Message("{marker} is this item's second marker, not you", marker=row["second_marker"]))
     rubric = courses.assignment_rubric(conn, row["assignment_id"])
     clean = rubric.validate_scores({k: v for k, v in scores.items() if v is not None})
     missing = [k for k in rubric.keys if k not in clean]
     if missing:
-        raise FairMarkError(f"mark every criterion before committing; missing: {', '.join(missing)}")
+        raise FairMarkError(Message("mark every criterion before committing; missing: {criteria}",
+                                    criteria=", ".join(missing)))
     with writing(conn):
         if mod_db.item(conn, submission_id)["second_scores"]:
-            raise ConflictError("you already committed your second mark of this item; second marks are final "
-                                "(a change after seeing the first mark would not be blind)")
+            raise ConflictError(Message("you already committed your second mark of this item; second marks are "
+                                        "final (a change after seeing the first mark would not be blind)"))
         mod_db.save_marks(conn, submission_id, str(actor), clean, actor=actor, at=now())
     return for_marker(conn, submission_id, actor=actor)
 
@@ -71,23 +73,24 @@ def settle(conn: Database, submission_id: int, scores: dict, *, note: str, actor
     access.check(conn, actor, "moderate", submission=submission_id)
     row = _drawn(conn, submission_id)
     if not (note or "").strip():
-        raise FairMarkError("say in the note why you settled on these scores (the markers read it)")
+        raise FairMarkError(Message("say in the note why you settled on these scores (the markers read it)"))
     rubric = courses.assignment_rubric(conn, row["assignment_id"])
     clean = rubric.validate_scores({k: v for k, v in scores.items() if v is not None})
     with writing(conn):
         row = mod_db.item(conn, submission_id)
         first, second = row["first_scores"], row["second_scores"]
         if row["settled"]:
-            raise ConflictError(f"submission {submission_id} is settled already; a settlement is final")
+            raise ConflictError(Message("submission {id} is settled already; a settlement is final", id=submission_id))
         if not first or not second:
-            raise GateError(f"submission {submission_id} is not marked twice yet (the first marker approves it, the "
-                            "second marker marks it blind); settle it then")
+            raise GateError(Message("submission {id} is not marked twice yet (the first marker approves it, the "
+                                    "second marker marks it blind); settle it then", id=submission_id))
         if not differs(first, second):
-            raise GateError(f"the two marks of submission {submission_id} are within a level of each other: "
-                            "nothing to settle, the first marker's mark is released")
+            raise GateError(Message("the two marks of submission {id} are within a level of each other: nothing to "
+                                    "settle, the first marker's mark is released", id=submission_id))
         missing = [k for k in rubric.keys if k not in clean]
         if missing:
-            raise FairMarkError(f"give a final score for every criterion; missing: {', '.join(missing)}")
+            raise FairMarkError(Message("give a final score for every criterion; missing: {criteria}",
+                                        criteria=", ".join(missing)))
         at = now()
         mod_db.save_settlement(conn, submission_id, [(k, first[k], second[k], clean[k]) for k in rubric.keys
                                                      if k in first and k in second], note.strip(), actor=actor, at=at)

@@ -23,13 +23,15 @@ NO_FIRST = "no first marker yet"
 
 def _target(size, share, have: int, pool: int) -> int:
     if (size is None) == (share is None):
-        raise GateError("give the sample's size or its share of the assignment (one of them, not both)")
+        raise GateError(Message("give the sample's size or its share of the assignment (one of them, not both)"))
     if size is not None:
         if not 1 <= int(size) <= MAX_SIZE:
-            raise GateError(f"the moderation sample's size must be between 1 and {MAX_SIZE}, not {size}")
+            raise GateError(Message("the moderation sample's size must be between 1 and {limit}, not {size}",
+                                    limit=MAX_SIZE, size=size))
         return int(size)
     if not 0 < float(share) <= 1:
-        raise GateError(f"the share must be more than 0 and at most 1 (0.1 is one item in ten), not {share}")
+        raise GateError(Message("the share must be more than 0 and at most 1 (0.1 is one item in ten), not {share}",
+                                share=share))
     return max(1, math.ceil(float(share) * (have + pool)))
 
 
@@ -52,8 +54,8 @@ def draw(conn: Database, assignment_id: int, *, size: int | None = None, share: 
         need = _target(size, share, len(have), len(pool)) - len(have)
         if need > 0:
             if not pool:
-                raise GateError("nothing to draw: the sample needs items the AI has drafted that are not released "
-                                "yet. Run Assess first")
+                raise GateError(Message("nothing to draw: the sample needs items the AI has drafted that are not "
+                                        "released yet. Run Assess first"))
             markers = mod_db.course_markers(conn, course_id)
             by_stratum: dict[str, list[dict]] = {}
             for row in pool:
@@ -66,9 +68,9 @@ def draw(conn: Database, assignment_id: int, *, size: int | None = None, share: 
             for row in picked:
                 second = _second_marker(load, row["first_marker"], rng)
                 if second is None:
-                    raise GateError("no second marker for an item first marked by "
-                                    f"{row['first_marker'] or 'nobody yet'}: grant another instructor or teaching "
-                                    "assistant this course (Users page); nothing was drawn")
+                    raise GateError(Message("no second marker for an item first marked by {marker}: grant another "
+                                            "instructor or teaching assistant this course (Users page); nothing was "
+                                            "drawn", marker=row["first_marker"] or Message("nobody yet")))
                 load[second] += 1
                 rows.append((row["submission_id"], _stratum(rubric, row), row["first_marker"], second))
             mod_db.add_items(conn, assignment_id, rows, actor=actor, at=now())
@@ -91,8 +93,8 @@ def withdraw(conn: Database, submission_id: int, *, actor: Actor) -> None:
     access.check(conn, actor, "moderate", submission=submission_id)
     with writing(conn):
         if not mod_db.remove_item(conn, submission_id, actor=actor):
-            raise GateError(f"submission {submission_id} is not an item of a moderation sample waiting for its second "
-                            "mark (already marked, or not drawn)")
+            raise GateError(Message("submission {id} is not an item of a moderation sample waiting for its second "
+                                    "mark (already marked, or not drawn)", id=submission_id))
 
 
 def differs(first: dict | None, second: dict | None) -> bool:

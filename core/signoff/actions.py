@@ -16,6 +16,7 @@ from core.accounts.access import Actor
 from core.calibration import blind
 from core.moderation import blindness as moderation_blindness
 from core.errors import ConflictError, FairMarkError, NotFound
+from core.language.interface import Message
 from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
@@ -53,7 +54,7 @@ def writing(conn: Database):
     except sqlite3.OperationalError as e:
         if "locked" not in str(e) and "busy" not in str(e):
             raise
-        raise ConflictError("another save is in progress; try again (nothing was saved)") from e
+        raise ConflictError(Message("another save is in progress; try again (nothing was saved)")) from e
 
 
 def snapshot(review: dict) -> dict:
@@ -91,7 +92,7 @@ def _require_review(conn: Database, submission_id: int, actor: Actor | None = No
     moderation_blindness.require_first_marking(conn, submission_id, actor)   # a write: not by its second marker
     review = reviews.get_review(conn, submission_id)
     if review is None:
-        raise NotFound(f"submission {submission_id} has not been opened for review yet; open it first")
+        raise NotFound(Message("submission {id} has not been opened for review yet; open it first", id=submission_id))
     return review
 
 
@@ -109,11 +110,24 @@ def _conflict(conn: Database, submission_id: int, loaded_version: int, current: 
                                latest=current.get("version"), refused=refused)
     if not access.sees_names(actor, courses.get_assignment(conn, sub["assignment_id"])["course_id"]):
         student = reviews.item(conn, submission_id)["student"]
-        message = Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide(message)
+        message = _hidden(message, Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide)
     return VersionConflict(message, diff)
 
 
-def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
+def _hidden(message, hide):
+    """A Message with `hide` applied to the text it quotes (its values and its plain parts), so
+    that it still reads in the reader's language; any other text hidden as a whole."""
+    if not isinstance(message, Message):
+        return hide(message) if isinstance(message, str) else message
+    if message.msgid is None:   # Message.joined
+        return Message.joined(message.separator, [_hidden(part, hide) for part in message.parts])
+    values = {k: _hidden(v, hide) for k, v in message.values.items()}
+    if message.plural_id is not None:
+        return Message.plural(message.msgid, message.plural_id, message.count, **values)
+    return Message(message.msgid, **values)
+
+
+def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> Message | None:
     """What changed since `loaded_version`, as a save's conflict says it (who, when, scores, comment); None when
     it is the latest. The student's name hidden as the grant says; refused to a blind second marker."""
     access.check(conn, actor, "read", submission=submission_id)
@@ -121,12 +135,12 @@ def changed_since(conn: Database, submission_id: int, loaded_version: int, *, ac
     return changes_since(conn, submission_id, loaded_version, actor=actor)
 
 
-def changes_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> str | None:
+def changes_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> Message | None:
     """`changed_since` for a caller that has checked the actor (a page's view)."""
     review = _require_review(conn, submission_id)
     if review["version"] == loaded_version:
         return None
-    return str(_conflict(conn, submission_id, loaded_version, review, actor=actor, refused=False))
+    return _conflict(conn, submission_id, loaded_version, review, actor=actor, refused=False).args[0]   # a Message
 
 
 def _update_review(conn: Database, review: dict, loaded_version: int, fields: dict, *, actor: Actor) -> dict:
@@ -160,7 +174,7 @@ def record_open(conn: Database, submission_id: int, *, actor: Actor, reviewer: b
         review = reviews.get_review(conn, submission_id)
         if review is None:
             if sub["status"] == "uploaded":
-                raise FairMarkError("this submission has no draft yet: run Assess first")
+                raise FairMarkError(Message("this submission has no draft yet: run Assess first"))
             draft = _draft(conn, sub["current_draft_id"])
             rid = reviews.insert_review(conn, submission_id, draft_id=draft["id"] if draft else None,
                                         scores=draft["scores"] if draft else {},
@@ -182,9 +196,11 @@ def check_reasons(reasons, note: str) -> list[str]:
     reasons = sorted(set(reasons or ()))
     bad = [r for r in reasons if r not in REASONS]
     if bad:
-        raise FairMarkError(f"unknown reason code(s) {bad}; use one of {', '.join(REASONS)}")
+        raise FairMarkError(Message.plural("unknown reason code(s) {codes}; use one of {known}",
+                                           "unknown reason code(s) {codes}; use one of {known}", len(bad),
+                                           codes=bad, known=", ".join(REASONS)))
     if "other" in reasons and not (note or "").strip():
-        raise FairMarkError("reason 'other' needs a note saying what was wrong")
+        raise FairMarkError(Message("reason 'other' needs a note saying what was wrong"))
     return reasons
 
 
@@ -202,7 +218,7 @@ def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict,
             raise _conflict(conn, submission_id, version, review, actor=actor)
         missing = [c.title for c in rubric.criteria if scores.get(c.key) is None]
         if missing:
-            raise FairMarkError(f"choose a score for: {', '.join(missing)}")
+            raise FairMarkError(Message("choose a score for: {criteria}", criteria=", ".join(missing)))
         scores = rubric.validate_scores(scores)
         comment = (comment or "").strip()
         reasons = check_reasons(reasons, note)
@@ -213,8 +229,8 @@ def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict,
         # A reason says what was wrong with the AI's work; marking an item whose AI
         # assessment failed (no scores) by hand needs none.
         if changed and not reasons and draft is not None and draft["scores"]:
-            raise FairMarkError("pick at least one reason for your change (too harsh, too lenient, inaccurate, "
-                                "generic, tone, or other with a note)")
+            raise FairMarkError(Message("pick at least one reason for your change (too harsh, too lenient, "
+                                        "inaccurate, generic, tone, or other with a note)"))
         edited = draft is None or scores != draft["scores"] or comment != draft["comment"]
         fields = {"scores": scores, "comment": comment, "edited": int(edited),
                   "reason_codes": sorted(set(review["reason_codes"]) | set(reasons)), "note": note or ""}
@@ -250,13 +266,15 @@ def approve(conn: Database, submission_id: int, *, version: int, actor: Actor, s
             raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
         if review["status"] == "approved" and sub["status"] in ("approved", "released"):
-            by, when = review["approved_by"] or "someone", format_timestamp(review["approved_at"])
-            raise AlreadyDecided(f"This item is already {label(STATUS_LABELS, sub['status']).lower()} "
-                                 f"(by {by}, {when}); nothing was done.")
+            by, when = review["approved_by"] or Message("someone"), format_timestamp(review["approved_at"])
+            raise AlreadyDecided(
+                Message("This item is already released (by {by}, {when}); nothing was done.", by=by, when=when)
+                if sub["status"] == "released" else
+                Message("This item is already approved (by {by}, {when}); nothing was done.", by=by, when=when))
         rubric = _rubric_for(conn, sub)
         rubric.validate_scores(review["scores"])
         if not review["comment"].strip():
-            raise FairMarkError("the comment is empty: write feedback for the student before approving")
+            raise FairMarkError(Message("the comment is empty: write feedback for the student before approving"))
         after = _update_review(conn, review, version, {"status": "approved", "approved_by": actor,
                                                        "approved_at": now(), "approved_in_bulk": 0}, actor=actor)
         _set_status(conn, sub, "approved", rubric, _draft(conn, sub["current_draft_id"]))
@@ -269,7 +287,7 @@ def reject(conn: Database, submission_id: int, *, version: int, note: str, actor
     """Reject the draft: the item goes back to the queue (Rejected group) with the teacher's note."""
     access.check(conn, actor, "review", submission=submission_id)
     if not (note or "").strip():
-        raise FairMarkError("Say why you reject it: the note goes back to the queue with the item.")
+        raise FairMarkError(Message("Say why you reject it: the note goes back to the queue with the item."))
     with writing(conn):
         review = _require_review(conn, submission_id, actor)
         if review["version"] != version:
@@ -295,10 +313,11 @@ def back_to_review(conn: Database, submission_id: int, *, version: int, actor: A
             raise _conflict(conn, submission_id, version, review, actor=actor)
         sub = submissions.get_submission(conn, submission_id)
         if sub["status"] == "released":
-            raise AlreadyDecided("This item is already released, so its approval cannot be withdrawn. Edit it "
-                                 "instead: the change makes a new version that needs its own release.")
+            raise AlreadyDecided(Message("This item is already released, so its approval cannot be withdrawn. "
+                                         "Edit it instead: the change makes a new version that needs its own "
+                                         "release."))
         if review["status"] not in ("approved", "rejected"):
-            raise AlreadyDecided("This item is already waiting for review; nothing was done.")
+            raise AlreadyDecided(Message("This item is already waiting for review; nothing was done."))
         after = _update_review(conn, review, version, {"status": "in_review", "approved_by": None,
                                                        "approved_at": None, "approved_in_bulk": 0}, actor=actor)
         current = _draft(conn, sub["current_draft_id"])
@@ -349,7 +368,7 @@ def regenerate(conn: Database, submission_id: int, *, actor: Actor, llm=None, as
         assess_one = pipeline.assess_one
     path = file_of(conn)
     if path is None:
-        raise FairMarkError("regenerate needs a database file (not an in-memory database)")
+        raise FairMarkError(Message("regenerate needs a database file (not an in-memory database)"))
     before = drafts.latest_draft_id(conn, submission_id)
     review = reviews.get_review(conn, submission_id)
     base = _draft(conn, (review or {}).get("draft_id") or before)
@@ -375,7 +394,7 @@ def use_draft(conn: Database, submission_id: int, draft_id: int, *, version: int
             raise _conflict(conn, submission_id, version, review, actor=actor)
         draft = drafts.get_draft(conn, draft_id)
         if draft["submission_id"] != submission_id:
-            raise NotFound(f"draft {draft_id} belongs to another submission")
+            raise NotFound(Message("draft {draft} belongs to another submission", draft=draft_id))
         sub = submissions.get_submission(conn, submission_id)
         after = _update_review(conn, review, version, {
             "draft_id": draft_id, "scores": draft["scores"], "comment": draft["comment"], "edited": 0,

@@ -25,6 +25,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, IngestError
 from core.injection.classifier import sentences as sentence_spans
+from core.language.interface import Message
 from core.moderation import blindness
 from core.signoff import injection_view
 from core.text import escape_commonmark, escape_markdown
@@ -77,35 +78,38 @@ def anchor(text: str, *, quote: str | None = None, picked: list[int] | None = No
         spans = sentences(text)
         numbers = sorted({int(n) for n in picked})
         if numbers[0] < 1 or numbers[-1] > len(spans):
-            raise IngestError(f"The submission has {len(spans)} sentences: pick sentences from that list.")
+            raise IngestError(Message.plural("The submission has {count} sentences: pick sentences from that list.",
+                                             "The submission has {count} sentences: pick sentences from that list.",
+                                             len(spans)))
         if numbers != list(range(numbers[0], numbers[-1] + 1)):
-            raise IngestError("Pick sentences next to each other: one note is about one passage. "
-                              "Add a second note for the other sentences.")
+            raise IngestError(Message("Pick sentences next to each other: one note is about one passage. "
+                                      "Add a second note for the other sentences."))
         return spans[numbers[0] - 1]["start"], spans[numbers[-1] - 1]["end"]
     if not (quote or "").strip():
-        raise IngestError("Choose the passage first: pick one or more sentences, or paste words from the submission.")
+        raise IngestError(Message("Choose the passage first: pick one or more sentences, or paste words from the "
+                                  "submission."))
     span = locate(text, quote)
     if span is None:
-        raise IngestError("That passage is not in the submission. Paste words exactly as the student wrote them "
-                          "(at least three letters), or pick sentences instead.")
+        raise IngestError(Message("That passage is not in the submission. Paste words exactly as the student wrote "
+                                  "them (at least three letters), or pick sentences instead."))
     return span
 
 
 def _clean_note(note: str) -> str:
     note = " ".join((note or "").split())
     if not note:
-        raise IngestError("Write the note first: a note on the text cannot be empty.")
+        raise IngestError(Message("Write the note first: a note on the text cannot be empty."))
     if len(note) > MAX_CHARS:
-        raise IngestError(f"A note on the text is at most {MAX_CHARS} characters (this one has {len(note)}): "
-                          "shorten it, or put the rest in the comment.")
+        raise IngestError(Message("A note on the text is at most {limit} characters (this one has {count}): "
+                                  "shorten it, or put the rest in the comment.", limit=MAX_CHARS, count=len(note)))
     return note
 
 
 def _criterion(conn, submission: dict, criterion: str | None) -> str | None:
     criterion = (criterion or "").strip() or None
     if criterion is not None and criterion not in courses.assignment_rubric(conn, submission["assignment_id"]).keys:
-        raise IngestError(f"The rubric of this assignment has no criterion {criterion!r}: choose one of its "
-                          "criteria, or none.")
+        raise IngestError(Message("The rubric of this assignment has no criterion {criterion!r}: choose one of its "
+                                  "criteria, or none.", criterion=criterion))
     return criterion
 
 
@@ -197,7 +201,7 @@ def decide(conn, submission_id: int, *, draft_id: int, criterion: str, keep: boo
     draft = drafts_db.get_draft(conn, draft_id)
     found = [p for p in proposals_of(sub["text"], draft, set()) if p["criterion"] == criterion]
     if draft["submission_id"] != submission_id or not found:
-        raise IngestError("That suggestion is not one of this item's: reload the item and choose again.")
+        raise IngestError(Message("That suggestion is not one of this item's: reload the item and choose again."))
     p = found[0]
     text = _clean_note(p["note"] if note is None else note)
     with write_transaction(conn):
@@ -206,7 +210,8 @@ def decide(conn, submission_id: int, *, draft_id: int, criterion: str, keep: boo
                                criterion=criterion, note=text, origin="ai", draft_id=draft_id,
                                state="kept" if keep else "dropped", created_by=str(actor), at=now())
         except sqlite3.IntegrityError:
-            raise ConflictError("Someone has already kept or dropped this suggestion: reload the item.") from None
+            raise ConflictError(Message("Someone has already kept or dropped this suggestion: reload the "
+                                        "item.")) from None
         audit(conn, actor=actor, action="keep_note_on_text" if keep else "drop_note_on_text", entity="anchored_notes",
               entity_id=new, submission_id=submission_id, after={"quote": p["quote"], "note": text,
                                                                  "criterion": criterion, "edited": text != p["note"]})

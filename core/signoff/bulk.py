@@ -15,7 +15,9 @@ from core.accounts import access
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.calibration import readiness
+from core.calibration.draw import BANDS
 from core.errors import ConflictError, GateError
+from core.language.interface import Message
 from core.rubric import Rubric
 from core.signoff import eligibility as eligibility_rules
 from core.signoff.actions import writing
@@ -134,6 +136,12 @@ def draw_sample(conn: Database, assignment_id: int, *, actor: Actor) -> SampleSt
         return sample_state(conn, assignment_id, actor=actor)
 
 
+def _band(code: str):
+    """"low band" / "high band" as the calibration's strata name them (core.calibration.draw.BANDS)."""
+    named = {band.split()[0]: band for band in BANDS}
+    return Message(named[code]) if code in named else f"{code} band"
+
+
 def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Actor) -> int:
     """Approve every bulk candidate at once, after the sample was opened, on an assignment where
     the AI cleared the calibration bar. `expected` is the count the teacher confirmed; if the
@@ -143,17 +151,21 @@ def bulk_approve(conn: Database, assignment_id: int, *, expected: int, actor: Ac
         readiness.require_ready(conn, assignment_id, actor=actor)  # below the calibration bar, bulk approval is off
         state = sample_state(conn, assignment_id, actor=actor)
         if state.candidates == 0:
-            raise GateError("no items qualify for bulk approval (judges agreed and were sure, no failed check, no "
-                            "flag, not edited; each item on the Review page says what holds it back)")
+            raise GateError(Message("no items qualify for bulk approval (judges agreed and were sure, no failed check, "
+                                    "no flag, not edited; each item on the Review page says what holds it back)"))
         if state.missing:
-            raise GateError("draw the sample first: every band needs at least one sampled item "
-                            f"(missing: {', '.join(f'{b} band ({n})' for b, n in state.missing.items())})")
+            raise GateError(Message("draw the sample first: every band needs at least one sampled item (missing: "
+                                    "{bands})", bands=Message.joined(", ", [Message.joined("", [_band(b), f" ({n})"])
+                                                            for b, n in state.missing.items()])))
         if state.unopened:
-            raise GateError(f"open the sampled items first: {len(state.unopened)} of {len(state.sample)} "
-                            f"not opened yet (submissions {', '.join(map(str, state.unopened))})")
+            raise GateError(Message.plural(
+                "open the sampled items first: {count} of {sample} not opened yet (submissions {ids})",
+                "open the sampled items first: {count} of {sample} not opened yet (submissions {ids})",
+                len(state.unopened), sample=len(state.sample), ids=", ".join(map(str, state.unopened))))
         if state.candidates != expected:
-            raise ConflictError(f"the number of items changed from {expected} to {state.candidates} since you "
-                                "confirmed; nothing was approved. Check and confirm again.")
+            raise ConflictError(Message("the number of items changed from {expected} to {now} since you confirmed; "
+                                        "nothing was approved. Check and confirm again.", expected=expected,
+                                        now=state.candidates))
         ids = samples.approve_candidates(
             conn, assignment_id, _rule(conn, assignment_id, actor), actor=actor, at=now(),
             reason=f"bulk approval of {expected} items after a stratified sample of {len(state.sample)}")

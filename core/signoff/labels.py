@@ -7,8 +7,10 @@ exports read them as they are, a page shows them in its reader's language with t
 """
 from __future__ import annotations
 
+import re
+
 from core.errors import RubricError
-from core.language.interface import N_
+from core.language.interface import N_, Message
 from core.rubric import Rubric
 from core.text import escape_markdown, format_timestamp
 
@@ -123,51 +125,104 @@ def scores_text(scores: dict, rubric: Rubric | None) -> str:
     return ", ".join(f"{criterion_title(rubric, k)}: {scores[k]}" for k in keys)
 
 
-def reason_label(text: str | None) -> str:
+# The reasons core itself writes to the audit log (stored in English), by action: the history
+# reads them back as Messages (a page shows them in its reader's language). Any other reason (a
+# teacher's note, a reject's, a release's) is shown as it was typed.
+HISTORY_REASONS = {
+    "open": (N_("first opened; review created from the draft"),),
+    "back_to_review": (N_("approved before release; back to review"), N_("rejected before release; back to review")),
+    "regenerate": (N_("new draft requested; the teacher's version is kept"),
+                   N_("new draft requested; the teacher's version is kept; it is the same as the previous draft")),
+    "use_draft": (N_("teacher chose draft {draft}"),),
+    "edit": (N_("moderated: {note}"),),
+    "bulk_approve": (N_("bulk approval of {count} items after a stratified sample of {sample}"),),
+    "appeal": (N_("the student asked for a second look"),),
+    "appeal_remark": (N_("blind re-mark before seeing the released score"),),
+    "skip_calibration": (N_("taken out of the calibration set before scoring"),),
+    "withdraw_moderation": (N_("taken out of the moderation sample before its second mark"),),
+}
+
+
+def _pattern(template: str) -> re.Pattern:
+    parts = re.split(r"\{(\w+)\}", template)   # literal, field, literal, ...
+    return re.compile("".join(re.escape(p) if i % 2 == 0 else f"(?P<{p}>.+?)" for i, p in enumerate(parts)), re.S)
+
+
+def reason_label(text: str | None, action: str | None = None) -> str:
     """An audit reason ("too_harsh, tone: note") with its reason codes as labels
-    ("Too harsh, Tone: note"). Free text (a reject note, a system reason) is left as it is."""
+    ("Too harsh, Tone: note"), a Message a page shows in its reader's language (the note as
+    typed). A reason core wrote for `action` (HISTORY_REASONS) is read back as its Message too;
+    free text (a reject note, a teacher's note) is left as it is."""
     if not text:
         return ""
-    codes, sep, rest = str(text).partition(": ")
+    text = str(text)
+    for template in HISTORY_REASONS.get(action, ()):
+        if found := _pattern(template).fullmatch(text):
+            return Message(template, **found.groupdict())
+    codes, sep, rest = text.partition(": ")
     parts = codes.split(", ")
     if not all(p in REASONS for p in parts):
-        return str(text)
-    return ", ".join(REASONS[p] for p in parts) + (sep + rest if sep else "")
+        return text
+    return Message.joined("", [Message.joined(", ", [Message(REASONS[p]) for p in parts])]
+                          + ([sep + rest] if sep else []))
 
 
-def _value_text(field_name: str, value) -> str:
+def _value_text(field_name: str, value, limit: int | None = None):
+    """A value of a change as a teacher reads it: a label is a Message (translated where shown),
+    other values as they are, cut at `limit` characters (`shorten`)."""
+    cut = (lambda v: shorten(v, limit)) if limit else str
     if value is None:
         return "—"
     if field_name == "status":
-        return label(STATUS_LABELS, value)
+        return _label_message(STATUS_LABELS, value, limit)
     if field_name == "reason_codes" and isinstance(value, list):
-        return ", ".join(label(REASONS, v) for v in value) or "—"
+        if not value:
+            return "—"
+        text = ", ".join(label(REASONS, v) for v in value)
+        if limit and len(text) > limit:   # too long to show whole: cut, in English
+            return cut(text)
+        return Message.joined(", ", [_label_message(REASONS, v) for v in value])
     if isinstance(value, dict):  # per criterion (an appeal's reasons and scores)
-        return "; ".join(f"{label({}, k)}: {v}" for k, v in value.items()) or "—"
-    return str(value)
+        return cut("; ".join(f"{label({}, k)}: {v}" for k, v in value.items()) or "—")
+    return cut(value)
 
 
-def _change_line(c: dict, rubric: Rubric | None) -> str:
+def _label_message(mapping: dict, code, limit: int | None = None):
+    """`label` as a Message when the code has a label (an unknown code reads as its words)."""
+    text = label(mapping, code)
+    if code in mapping and not (limit and len(text) > limit):
+        return Message(mapping[code])
+    return shorten(text, limit) if limit else text
+
+
+def _change_line(c: dict, rubric: Rubric | None) -> Message:
     fld = c["field"]
     if fld.startswith("score: "):
         name = criterion_title(rubric, fld[len("score: "):])
     else:
-        name = _FIELD_LABELS.get(fld, label({}, fld))
-    before, after = _value_text(fld, c["before"]), _value_text(fld, c["after"])
+        name = Message(_FIELD_LABELS[fld]) if fld in _FIELD_LABELS else label({}, fld)
     if fld == "opened_at":
-        before, after = format_timestamp(c["before"]) or "—", format_timestamp(c["after"]) or "—"
-    if fld == "comment":
-        before, after = f"“{shorten(before)}”", f"“{shorten(after)}”"
-    return f"{name}: {shorten(before, 64)} → {shorten(after, 64)}"
+        before, after = (shorten(format_timestamp(c[k]) or "—", 64) for k in ("before", "after"))
+    elif fld == "comment":
+        before, after = (shorten(f"“{shorten(_value_text(fld, c[k]))}”", 64) for k in ("before", "after"))
+    else:
+        before, after = _value_text(fld, c["before"], 64), _value_text(fld, c["after"], 64)
+    return Message.joined("", [name, ": ", before, " → ", after])
 
 
-def change_text(diff: list[dict], rubric: Rubric | None) -> str:
-    """`changes()` output as teachers read it: criterion titles, status and reason labels."""
-    return "; ".join(_change_line(c, rubric) for c in diff)
+def change_text(diff: list[dict], rubric: Rubric | None) -> Message:
+    """`changes()` output as teachers read it: criterion titles, status and reason labels (a
+    Message: a page shows the labels in its reader's language)."""
+    return Message.joined("; ", [_change_line(c, rubric) for c in diff])
+
+
+MONTHS = (N_("January"), N_("February"), N_("March"), N_("April"), N_("May"), N_("June"), N_("July"),
+          N_("August"), N_("September"), N_("October"), N_("November"), N_("December"))   # as a date says them
 
 
 def when_words(value, now=None) -> str:
-    """How long ago a stored UTC timestamp was, in words; a day or more back, the date in words.
+    """How long ago a stored UTC timestamp was, in words; a day or more back, the date in words
+    (a Message: a page shows it in its reader's language).
 
     >>> from datetime import datetime, timezone
     >>> now = datetime(2026, 12, 1, 16, 30, tzinfo=timezone.utc)
@@ -185,39 +240,53 @@ def when_words(value, now=None) -> str:
     at = at.replace(tzinfo=timezone.utc) if at.tzinfo is None else at.astimezone(timezone.utc)
     seconds = ((now or datetime.now(timezone.utc)) - at).total_seconds()
     if seconds < 60:
-        return "just now"
-    for unit, size in (("minute", 60), ("hour", 3600)):
-        n = int(seconds // size)
-        if seconds < size * (60 if unit == "minute" else 24):
-            return f"{n} {unit}{'' if n == 1 else 's'} ago"
-    return f"on {at.day} {at:%B %Y} at {at:%H:%M} UTC"
+        return Message("just now")
+    if seconds < 3600:
+        return Message.plural("{count} minute ago", "{count} minutes ago", int(seconds // 60))
+    if seconds < 24 * 3600:
+        return Message.plural("{count} hour ago", "{count} hours ago", int(seconds // 3600))
+    day = Message.joined(" ", [str(at.day), Message(MONTHS[at.month - 1]), str(at.year)])
+    return Message("on {date} at {time} UTC", date=day, time=f"{at:%H:%M}")
 
 
 def conflict_message(who: dict | None, diff: list[dict], rubric: Rubric | None, *, loaded: int | None = None,
-                     latest: int | None = None, refused: bool = True, now=None) -> str:
+                     latest: int | None = None, refused: bool = True, now=None) -> Message:
     """Why a save was refused (or will be), in a teacher's words: who saved first (their display
     name, `who["name"]`) and when in words, what they changed (criterion titles, labels, the
     comment; no codes), and, when given, the version the teacher opened and the latest one as
     the item's header numbers them. `refused`: a save was refused (else: it would be). Plain
-    text: pages escape it when they show it as Markdown."""
+    text (a Message, which a page shows in its reader's language): pages escape it when they
+    show it as Markdown."""
     who = who or {}
     when = when_words(who.get("at"), now)
-    lines = [f"- {_change_line(c, rubric)}" for c in diff if c["field"] != "version"]
-    versions = (f" You opened version {loaded}; the latest is version {latest} (the one named at the top)."
-                if loaded is not None and latest is not None else "")
-    return (f"{who.get('name') or who.get('actor') or 'Someone else'} saved this item"
-            + (f" {when}" if when else "") + " after you opened it"
-            + (", so your change was not saved." if refused else ".") + versions
-            + " What they changed:\n" + ("\n".join(lines) or "- nothing you can see (the item was only reopened)")
-            + ("\nLoad the latest version, then make your change again." if refused
-               else "\nSaving is refused until you load the latest version."))
+    name = who.get("name") or who.get("actor") or Message("Someone else")
+    if refused:
+        head = (Message("{name} saved this item {when} after you opened it, so your change was not saved.",
+                        name=name, when=when) if when else
+                Message("{name} saved this item after you opened it, so your change was not saved.", name=name))
+    else:
+        head = (Message("{name} saved this item {when} after you opened it.", name=name, when=when) if when else
+                Message("{name} saved this item after you opened it.", name=name))
+    first = [head]
+    if loaded is not None and latest is not None:
+        first.append(Message("You opened version {loaded}; the latest is version {latest} (the one named at the "
+                             "top).", loaded=loaded, latest=latest))
+    first.append(Message("What they changed:"))
+    lines = [Message.joined("", ["- ", _change_line(c, rubric)]) for c in diff if c["field"] != "version"]
+    return Message.joined("\n", [Message.joined(" ", first),
+                                  *(lines or [Message.joined("", ["- ", Message(
+                                      "nothing you can see (the item was only reopened)")])]),
+                                  Message("Load the latest version, then make your change again.") if refused
+                                  else Message("Saving is refused until you load the latest version.")])
 
 
 def history_rows(history: list[dict], rubric: Rubric | None, person=str) -> list[dict]:
     """An item's audit history (db.reviews.history) as table rows with labels, not codes;
-    `person`: user name -> the name shown (pages/_common.person: the display name)."""
+    `person`: user name -> the name shown (pages/_common.person: the display name). Its action,
+    reason and change are Messages or labels (a page shows them with said); a typed reason as typed."""
     return [{"When": format_timestamp(h["at"]), "Who": person(h["actor"]), "Action": label(ACTION_LABELS, h["action"]),
-             "Reason": reason_label(h["reason"]), "Change": change_text(changes(h["before"], h["after"]), rubric)}
+             "Reason": reason_label(h["reason"], h.get("action")),
+             "Change": change_text(changes(h["before"], h["after"]), rubric)}
             for h in history]
 
 

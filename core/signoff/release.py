@@ -100,14 +100,16 @@ def release(conn: Database, assignment_id: int, *, actor: Actor, note: str = "",
         if only is not None:
             waiting = releases.approved_among(conn, assignment_id, only)
         if not waiting:
-            raise GateError("nothing to release: no approved item waits for release (approve items on the "
-                            "Review page first)")
+            raise GateError(Message("nothing to release: no approved item waits for release (approve items on the "
+                                    "Review page first)"))
         if expected is not None and expected != waiting:
-            raise ConflictError(f"the number of approved items changed from {expected} to {waiting} since the page "
-                                "was shown; nothing was released. Check the list and release again.")
+            raise ConflictError(Message("the number of approved items changed from {expected} to {now} since the "
+                                        "page was shown; nothing was released. Check the list and release again.",
+                                        expected=expected, now=waiting))
         failed = [g for g in release_gates(conn, assignment_id, actor=actor) if not g.ok]
         if failed:
-            raise GateError("release refused: " + "; ".join(f"{g.name} — {g.detail}" for g in failed))
+            raise GateError(Message("release refused: {gates}", gates=Message.joined("; ", [
+                Message.joined(" — ", [Message(g.name), g.detail]) for g in failed])))
         at = now()
         rel_id, ids = releases.lock_approved(conn, assignment_id, actor=actor, at=at, note=note, only=only)
         submissions.set_status_many(conn, ids, "released", triage.RELEASED)
