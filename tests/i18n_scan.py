@@ -59,10 +59,10 @@ CONVERTED = (
     "pages/ai_quality.py",   # core's, English still: the cases' statuses and checks, the configuration's name, the trust rule
     "pages/_evals_widgets.py",   # the configuration's name, label and message, its roles' values and the agents' names are core's (English)
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by") and why it was chosen are core's (English)
-    "pages/lessons.py",   # core's, English still: the call log's columns
+    "pages/lessons.py",   # the call log's columns are core's N_ labels; the lessons' titles are the teacher's
     "pages/compare.py",   # core's, English still: the bootstrap's interval notes (core/metrics)
     "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
-    "pages/lesson_review.py",   # core's, English still: checks with values, the judges' panel notes and doubts, Stage 1 details
+    "pages/lesson_review.py",   # the Stage 1 checks and details, the panel's, rounds' and fact check's notes: core's Messages, kept with the review (stored English read back, core.lessons.view); the judges' quotes, unsure sentences and errors as they wrote them
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
@@ -81,7 +81,9 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
                   "core/estimate.py",   # the estimate's source on Assess
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
-                  "core/moderation/blindness.py")   # the hold-back reasons (eligibility.py is listed above)
+                  "core/moderation/blindness.py",   # the hold-back reasons (eligibility.py is listed above)
+                  "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
+                  "core/judging/judges.py")   # the family rule's notes (the lesson panel, the readiness view)
 
 # core's refusals: every module of core/ (not its command line, which speaks English) is scanned
 # for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).

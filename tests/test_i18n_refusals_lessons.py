@@ -11,6 +11,7 @@ from core.language.interface import Interface, Message
 from core.lessons import export, ingest, review, signoff
 from db import lessons as lessons_db
 from lesson_helpers import add_lesson
+from shown import plain
 
 ADMIN = Actor("ana", role="admin")
 SV, RU = Interface("sv"), Interface("ru")
@@ -110,3 +111,86 @@ def test_a_lesson_run_with_a_bad_concurrency_is_refused_in_swedish(conn):
                    concurrency=40, actor=ADMIN)
     assert (str(err), SV.said(err)) == ("concurrency must be between 1 and 16",
                                         "antalet samtidiga granskningar måste vara mellan 1 och 16")
+
+
+# --- what core writes into a review, shown in the teacher's language ------------------------------
+
+def _page(app_test, path, locale, course_id, lesson=None):
+    at = app_test(path)
+    at.context = {"locale": locale}
+    at.session_state["course_id"] = course_id
+    if lesson is not None:
+        at.query_params["lesson"] = str(lesson)
+    at.run()
+    assert not at.exception, at.exception
+    return at
+
+
+def _checks(at) -> dict:
+    table = next(d.value for d in at.dataframe if "проверка" in d.value.columns)
+    return {row["проверка"]: row["подробности"] for row in table.to_dict("records")}
+
+
+def test_the_stage1_checks_show_their_values_in_russian_and_stay_english_in_the_review(app_test, conn, db_path):
+    lid = add_lesson(conn)
+    review.review_lesson(db_path, lid, None)                  # the offline baseline: Stage 1 only
+    at = _page(app_test, "pages/lesson_review.py", "ru-RU", lessons_db.get(conn, lid)["course_id"], lid)
+    checks = _checks(at)
+    assert checks["Объём 40–4000 слов"] == "140 слов"                                  # Russian plural of 140
+    assert checks["Уровень читаемости в пределах ±1 от 5"] == "уровень по Флешу — Кинкейду 4.5 при целевом 5"
+    assert checks["Введение, основная часть и заключение, с указателями переходов"] == ("4 раздела, заключение, "
+                                                                                        "6 указателей перехода")
+    assert checks["Все учебные цели раскрыты"] == "раскрыто 2 из 2"
+    record = lessons_db.review(conn, lessons_db.get(conn, lid)["current_review_id"])["record"]
+    assert [(c["label"], c["detail"]) for c in record["heuristics"]][:2] == [
+        ("Length 40-4000 words", "140 words"), ("Reading grade within ±1 of 5", "Flesch-Kincaid grade 4.5 for a target of 5")]
+
+
+def test_failed_checks_name_the_teachers_objectives_in_a_russian_sentence(app_test, conn, db_path):
+    text = (b"---\ntitle: Wind\ntarget_grade: 5\nobjectives:\n  - Measure wind speed with an anemometer\n"
+            b"min_words: 5\n---\n# Wind\nWind is moving air. The sun warms the land.")
+    lid = add_lesson(conn, text)
+    review.review_lesson(db_path, lid, None)
+    at = _page(app_test, "pages/lesson_review.py", "ru-RU", lessons_db.get(conn, lid)["course_id"], lid)
+    checks = _checks(at)
+    assert checks["Все учебные цели раскрыты"] == ("раскрыто 0 из 1; не хватает: «Measure wind speed with an "
+                                                    "anemometer» (нет: measure, speed, anemometer)")
+    assert checks["Введение, основная часть и заключение, с указателями переходов"].startswith(
+        "только 1 раздел: для введения, основной части и заключения нужно три; нет заключения")
+    captions = [plain(c.value) for c in at.caption]   # the clear failure among the tier's reasons, its detail translated
+    assert ("Этап 1: Все учебные цели раскрыты: раскрыто 0 из 1; не хватает: «Measure wind speed with an "
+            "anemometer» (нет: measure, speed, anemometer)") in captions, captions
+
+
+def test_a_review_stored_before_its_forms_were_kept_shows_its_english():
+    from core.lessons import view
+
+    record = {"heuristics": [{"label": "Length 40-4000 words", "detail": "140 words"}], "notes": ["a note"]}
+    said = view._said(record, {"error": None})
+    assert said["checks"] == record["heuristics"] and said["notes"] == ["a note"] and said["error"] is None
+
+
+def test_the_judges_panel_note_reads_in_swedish_on_the_page(app_test, conn, db_path):
+    from fake_llm import ScriptedLLM
+    from lesson_helpers import ONE_JUDGE, verdict
+
+    lid = add_lesson(conn)
+    fake = ScriptedLLM(models=ONE_JUDGE)                       # every seat the same model: one family judges
+    fake.script("lesson_judge", verdict(0.95, 0.95, 0.95, 0.95))
+    review.review_lesson(db_path, lid, fake)
+    record = lessons_db.review(conn, lessons_db.get(conn, lid)["current_review_id"])["record"]
+    assert any(n.startswith("Every judge is of one model family (deepseek): no model of another family")
+               for n in record["notes"]), record["notes"]     # stored English
+    at = _page(app_test, "pages/lesson_review.py", "sv-SE", lessons_db.get(conn, lid)["course_id"], lid)
+    captions = [plain(c.value) for c in at.caption]
+    assert any(c.startswith("Alla granskare tillhör en och samma modellfamilj (deepseek): ingen modell") for c in captions), \
+        captions
+    assert not any("Every judge is of one model family" in c for c in captions)
+
+
+def test_the_call_logs_columns_are_named_in_swedish(app_test, conn, db_path):
+    lid = add_lesson(conn)
+    at = _page(app_test, "pages/lessons.py", "sv-SE", lessons_db.get(conn, lid)["course_id"])
+    calls = next(d.value for d in at.dataframe if "anrop" in d.value.columns)
+    assert list(calls.columns) == ["lektion", "anrop", "cacheträffar", "tokens in", "tokens ut", "kostnad ($)"]
+    assert list(calls["lektion"]) == ["The water cycle"]      # the title as the teacher gave it
