@@ -194,3 +194,17 @@ def test_the_call_logs_columns_are_named_in_swedish(app_test, conn, db_path):
     calls = next(d.value for d in at.dataframe if "anrop" in d.value.columns)
     assert list(calls.columns) == ["lektion", "anrop", "cacheträffar", "tokens in", "tokens ut", "kostnad ($)"]
     assert list(calls["lektion"]) == ["The water cycle"]      # the title as the teacher gave it
+
+
+def test_a_failed_review_says_why_in_russian_with_the_models_error_as_it_is(app_test, conn, db_path):
+    from core.errors import LLMInvalidOutput
+    from fake_llm import ScriptedLLM
+    from lesson_helpers import ONE_JUDGE
+
+    lid = add_lesson(conn)
+    fake = ScriptedLLM(models=ONE_JUDGE).script("lesson_judge", LLMInvalidOutput("not JSON"))
+    out = review.review_lesson(db_path, lid, fake)
+    assert out["status"] == "failed" and out["error"] == "The lesson judge gave no verdict: deepseek-chat: not JSON"
+    at = _page(app_test, "pages/lesson_review.py", "ru-RU", lessons_db.get(conn, lid)["course_id"], lid)
+    shown = " ".join(plain(e.value) for e in at.error)
+    assert "Проверяющий не вынес вердикт по занятию: deepseek-chat: not JSON" in shown, shown
