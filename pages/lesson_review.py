@@ -6,13 +6,21 @@ import streamlit as st
 
 from core.errors import FairMarkError
 from core.language.interface import Message
-from core.lessons import export, factcheck, signoff, view
+from core.lessons import export, factcheck, signoff, tiers, view
 from core.lessons.judge import SEVERITIES
 from core.text import escape_markdown, format_timestamp
 from pages import _common
 from pages._i18n import N_, said, t, tn
 
 FIX_STATUS = {"proposed": N_("proposed"), "accepted": N_("accepted"), "rejected": N_("rejected")}
+
+
+def core_text(text) -> str:
+    """What core wrote into the review: a Message in the teacher's language, an N_ label translated;
+    the English of a review stored before stays as it is."""
+    if isinstance(text, Message):
+        return said(text)
+    return t(text) if text else ""
 
 st.title(t("Lesson"))
 conn = _common.get_db()
@@ -67,14 +75,14 @@ c3.metric(t("Stage 1 score"), f"{record.get('stage1_score', 0):.2f}" if record e
 if data["offline_label"]:
     st.warning(t("Reviewed by the {reviewer}: only the Stage 1 checks ran.", reviewer=t(data["offline_label"])))
 if review and review["error"]:
-    _common.show_error(t("The review failed: {error}", error=review["error"]))
+    _common.show_error(t("The review failed: {error}", error=said(data["error"])))   # core's Message; the model's error as it is
 if lesson["status"] == "reviewed" and any(f["status"] == "proposed" for f in data["fixes"]):
     st.caption(t("The tier is for the lesson with the proposed fixes below: accept or reject each one before "
                  "you approve."))
 for reason in data["tier_reasons"]:   # core's Messages; a review stored before: its English, fixed ones translated
-    st.caption(escape_markdown(said(reason) if isinstance(reason, Message) else t(reason)))
-for note in record.get("notes", []):
-    st.caption(escape_markdown(t(note)))
+    st.caption(escape_markdown(core_text(reason)))
+for note in data["notes"]:   # the judges' panel and the fact check: core's Messages (model names as they are)
+    st.caption(escape_markdown(core_text(note)))
 
 # --- the text with the issues ----------------------------------------------------------------------
 issues = data["issues"]
@@ -114,20 +122,21 @@ with st.expander(t("Judges' votes"), expanded=False):
         st.caption(t("Confidence (share of the judge's sentences under the entropy threshold)") + ": " + each)
     else:
         st.caption(t("No judge voted on this lesson (Stage 1 settled it, or the offline baseline reviewed it)."))
-    for r in record.get("rounds", []):
+    for r in data["rounds"]:
         gain = "—" if r["gain"] is None else f"{r['gain']:+.3f}"
+        dimension = t(tiers.LOWER[r["dimension"]]) if r["dimension"] in tiers.LOWER else r["dimension"]
         st.caption(escape_markdown(t("Round {round}: rewrote '{section}' for {dimension}; score {before} -> {after} "
-                                     "({gain}).", round=r["round"], section=r["section"], dimension=r["dimension"],
+                                     "({gain}).", round=r["round"], section=r["section"], dimension=dimension,
                                      before=f"{r['score_before']:.2f}", after=f"{r['score_after'] or 0:.2f}",
-                                     gain=gain) + f" {r['note']}"))
+                                     gain=gain) + " " + core_text(r["note"])))   # the round's note: core's Message
 with st.expander(t("Stage 1 checks"), expanded=not issues):
-    st.dataframe(pd.DataFrame([{t("check"): t(c["label"]), t("result"): t("passed") if c["passed"] else (
+    st.dataframe(pd.DataFrame([{t("check"): core_text(c["label"]), t("result"): t("passed") if c["passed"] else (
         t("skipped") if c["severity"] == "info" else (t("clear failure") if c["severity"] == "fail" else t("problem"))),
-        t("detail"): t(c["detail"])} for c in record.get("heuristics", [])]), hide_index=True)
+        t("detail"): core_text(c["detail"])} for c in data["checks"]]), hide_index=True)   # core's Messages, values in them
 with st.expander(t("Uncertainty (token entropy)")):
-    ent = record.get("entropy") or {}
+    ent = data["entropy"]
     if ent.get("skipped"):
-        st.caption(escape_markdown(t(ent["skipped"])))   # core's note (N_); a failed call's error: English
+        st.caption(escape_markdown(core_text(ent["skipped"])))   # core's note (N_ or a Message); the call's error as it is
     elif ent:
         flags = ent.get("flags", [])
         st.caption(tn("{count} sentence(s) with a factual claim above {threshold} bits (model {model}).",
@@ -141,7 +150,8 @@ with st.expander(t("Uncertainty (token entropy)")):
     unsure = [u for a in (record.get("first") or {}).get("votes", []) for u in a.get("unsure", [])]
     if unsure:
         st.caption(t("Where the judges themselves were unsure") + ":")
-        st.dataframe(pd.DataFrame(unsure), hide_index=True)
+        st.dataframe(pd.DataFrame([{t("sentence"): u["sentence"], t("bits"): u["bits"]} for u in unsure]),
+                     hide_index=True)   # the judges' own sentences, as they wrote them
 
 # --- fixes ------------------------------------------------------------------------------------------
 st.subheader(t("Proposed fixes"))

@@ -4,6 +4,7 @@ import pandas as pd
 import streamlit as st
 
 from core.errors import FairMarkError
+from core.lessons import costs as lesson_costs
 from core.lessons import demo, ingest, runs, spec, tiers, view
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_markdown
@@ -160,6 +161,7 @@ m2.metric(t("Per lesson"), f"${spent['per_lesson_usd']:.5f}",
 m3.metric(t("Per 20 lessons"), f"${spent['per_20_lessons_usd']:.4f}",
           help=t("The published case study this review follows reports {cost} per 20-lesson course.",
                  cost=f"${spent['seed_per_course_usd']}"))
-with st.expander(t("Per lesson, from the call log")):   # its columns: the call log's own names
+with st.expander(t("Per lesson, from the call log")):   # its columns: core's names (N_); the titles are the teacher's
     calls = pd.DataFrame(spent["rows"])
-    st.dataframe(calls[[c for c in calls.columns if c != "lesson_id"]], hide_index=True)
+    calls = calls[[c for c in calls.columns if c != "lesson_id"]]
+    st.dataframe(calls.rename(columns={key: t(label) for key, label in lesson_costs.COLUMNS.items()}), hide_index=True)

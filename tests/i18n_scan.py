@@ -59,10 +59,10 @@ CONVERTED = (
     "pages/ai_quality.py",   # core's, English still: a check's detail (core/evals/rules, stored in the eval run's report)
     "pages/_evals_widgets.py",   # the configuration's name, label and message and its roles' values: core's N_ labels and Messages
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by", an N_ label) and why it was chosen (a Message)
-    "pages/lessons.py",   # core's, English still: the call log's columns
+    "pages/lessons.py",   # the call log's columns are core's N_ labels; the lessons' titles are the teacher's
     "pages/compare.py",   # core's, English still: the bootstrap's interval notes (core/metrics)
     "pages/_lessons_agreement.py",   # its tables' rows and columns and the intervals' notes are core's (English)
-    "pages/lesson_review.py",   # core's, English still: checks with values, the judges' panel notes and doubts, Stage 1 details
+    "pages/lesson_review.py",   # the Stage 1 checks and details, the panel's, rounds' and fact check's notes: core's Messages, kept with the review (stored English read back, core.lessons.view); the judges' quotes, unsure sentences and errors as they wrote them
 )
 # core modules that build sentences a converted page shows, through core.language.interface
 CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/signoff/labels.py", "core/data_care.py",
@@ -83,8 +83,9 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
                   "core/moderation/blindness.py",   # the hold-back reasons (eligibility.py is listed above)
                   "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
-                  "core/judging/judges.py",   # the trust rule
-                  "core/offline/scorer.py", "core/offline/crossval.py")   # the offline scorer's kinds and why it scores so
+                  "core/judging/judges.py",   # the trust rule, the family rule's notes (the lesson panel, the readiness view)
+                  "core/offline/scorer.py", "core/offline/crossval.py",   # the offline scorer's kinds and why it scores so
+                  "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py")   # the call log's columns; notes
 
 # core's refusals: every module of core/ (not its command line, which speaks English) is scanned
 # for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).
@@ -93,12 +94,6 @@ REFUSALS_PENDING: set[str] = {
     "core/ingest/commit.py",
     "core/ingest/mapping.py",
     "core/ingest/read.py",
-    "core/lessons/export.py",
-    "core/lessons/ingest.py",
-    "core/lessons/judge.py",
-    "core/lessons/runs.py",
-    "core/lessons/signoff.py",
-    "core/lessons/spec.py",
     "core/llm/batch.py",
     "core/llm/chat.py",
     "core/llm/factory.py",

@@ -33,14 +33,14 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from core.judging.cascade import Scale
-from core.language.interface import Message
+from core.language.interface import Message, N_
 
 T = TypeVar("T")
 
 # --- the family rule ---------------------------------------------------------------------------
-ONE_FAMILY = ("Every judge is of one model family ({family}): no model of another family checked this, so a "
-              "model's preference for its own family's writing (+10 % to +25 % in published studies) is not ruled out. "
-              "Configure a judge of another family to rule it out.")
+ONE_FAMILY = N_("Every judge is of one model family ({family}): no model of another family checked this, so a "
+                 "model's preference for its own family's writing (+10 % to +25 % in published studies) is not ruled "
+                 "out. Configure a judge of another family to rule it out.")   # a Message's template: Message(ONE_FAMILY, family=…)
 
 
 def family(model: str) -> str:
@@ -55,8 +55,8 @@ def family(model: str) -> str:
 @dataclass
 class Panel(Generic[T]):
     kept: list[T]                       # the judges to ask, in the order given
-    notes: list[str] = field(default_factory=list)   # who was left out and why
-    one_family: str | None = None       # ONE_FAMILY's sentence when only one family judges
+    notes: list[str] = field(default_factory=list)   # who was left out and why (Messages)
+    one_family: str | None = None       # ONE_FAMILY's sentence (a Message) when only one family judges
 
 
 def pick(candidates: Sequence[T], *, writer: str = "", model_of: Callable[[T], str] = str) -> Panel[T]:
@@ -67,12 +67,12 @@ def pick(candidates: Sequence[T], *, writer: str = "", model_of: Callable[[T], s
     others = [c for c in candidates if family(model_of(c)) != own]
     if own is not None and others:
         kept = others
-        notes = [f"{model_of(c)} was not asked: it is of the same model family as the writer ({writer})."
-                 for c in candidates if family(model_of(c)) == own]
+        notes = [Message("{model} was not asked: it is of the same model family as the writer ({writer}).",
+                         model=model_of(c), writer=writer) for c in candidates if family(model_of(c)) == own]
     else:
         kept, notes = list(candidates), []
     families = {family(model_of(c)) for c in kept} | ({own} if own else set())
-    return Panel(kept, notes, ONE_FAMILY.format(family=", ".join(sorted(families))) if len(families) == 1 else None)
+    return Panel(kept, notes, Message(ONE_FAMILY, family=", ".join(sorted(families))) if len(families) == 1 else None)
 
 
 def one_family_note(settings) -> str | None:
@@ -83,7 +83,7 @@ def one_family_note(settings) -> str | None:
         return None
     models = [settings.model_for(r) for r in ("evaluator", *FEEDBACK_JUDGES)] + [j.model for j in settings.judges]
     families = {family(m) for m in models}
-    return ONE_FAMILY.format(family=families.pop()) if len(families) == 1 else None
+    return Message(ONE_FAMILY, family=families.pop()) if len(families) == 1 else None
 
 
 # The roles that judge the feedback comment (their writer is the Aggregator).

@@ -4,11 +4,15 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.language.interface import N_
 from db import lessons as lessons_db
 
 SEED_PER_LESSON_USD = 0.0007
 SEED_PER_COURSE_USD = 0.014        # a 20-lesson course
 SEED_COURSE_LESSONS = 20
+# The call log's columns per lesson (course_costs' "rows"), as the Lessons page names them (shown with t()).
+COLUMNS = {"title": N_("lesson"), "calls": N_("calls"), "cache_hits": N_("cache hits"), "tokens_in": N_("tokens in"),
+           "tokens_out": N_("tokens out"), "cost_usd": N_("cost ($)")}
 
 
 def course_costs(conn, course_id: int, *, actor: Actor) -> dict:

@@ -18,6 +18,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError
 from core.export.released import safe_name
+from core.language.interface import Message
 from core.lessons import rubric, tiers
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_commonmark, format_timestamp
@@ -29,8 +30,8 @@ FORMATS = ("md", "docx")
 def _approved(conn, lesson_id: int) -> dict:
     lesson = lessons_db.get(conn, lesson_id)
     if lesson["status"] != "approved":
-        raise ConflictError(f"Lesson '{lesson['title']}' is not approved yet: only approved lessons are exported. "
-                            "Open it on the Lesson page, decide its fixes and approve it.")
+        raise ConflictError(Message("Lesson '{title}' is not approved yet: only approved lessons are exported. "
+                                    "Open it on the Lesson page, decide its fixes and approve it.", title=lesson["title"]))
     return lesson
 
 
@@ -113,7 +114,7 @@ def file_name(title: str, fmt: str) -> str:
 def render(conn, lesson_id: int, fmt: str, *, actor: Actor) -> bytes:
     access.check(conn, actor, "read", lesson=lesson_id)
     if fmt not in FORMATS:
-        raise ConflictError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")
+        raise ConflictError(Message("unknown format {format!r}; use one of {formats}", format=fmt, formats=", ".join(FORMATS)))
     return to_markdown(conn, lesson_id, actor=actor).encode("utf-8") if fmt == "md" else to_docx(conn, lesson_id, actor=actor)
 
 

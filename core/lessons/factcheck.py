@@ -9,9 +9,10 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from core.lessons.judge import LessonJob, Spend
 from core.lessons.roles import FACTCHECK
+from core.lessons.tiers import message_of
 
 VERDICTS = {"supported": N_("supported"), "contradicted": N_("contradicted"),   # a flag's, shown with t()
             "not_in_sources": N_("not in the sources"), "unchecked": N_("unchecked")}
@@ -37,7 +38,7 @@ def check(llm, job: LessonJob, flags: list[dict]) -> tuple[list[dict], Spend, st
         return [], spend, ""
     if not job.spec.sources.strip():
         return ([{**f, "verdict": "unchecked", "evidence": ""} for f in flags], spend,
-                "No source material is attached: check the flagged sentences by hand.")
+                Message("No source material is attached: check the flagged sentences by hand."))
     todo = flags[:MAX_SENTENCES]
     prompt = FACTCHECK.prompt.load()
     msgs = prompt.render(sources=job.spec.sources,
@@ -50,7 +51,7 @@ def check(llm, job: LessonJob, flags: list[dict]) -> tuple[list[dict], Spend, st
     except LLMError as exc:
         spend.add(exc=exc)
         return ([{**f, "verdict": "unchecked", "evidence": ""} for f in flags], spend,
-                f"The fact check failed ({exc}); check the flagged sentences by hand.")
+                Message("The fact check failed ({error}); check the flagged sentences by hand.", error=message_of(exc)))
     spend.add(resp)
     by_no = {c.sentence: c for c in resp.data.checks}
     out = []
@@ -61,5 +62,9 @@ def check(llm, job: LessonJob, flags: list[dict]) -> tuple[list[dict], Spend, st
 
 
 def critical(checked: list[dict]) -> list[str]:
-    return [f"\"{f['sentence']}\" is contradicted by the sources ({f['evidence']})".rstrip(" ()")
+    """The contradicted sentences, each a critical factual flag (the sentence and the evidence are the
+    lesson's and the fact checker's words)."""
+    return [Message("\"{sentence}\" is contradicted by the sources ({evidence})", sentence=f["sentence"],
+                    evidence=f["evidence"].rstrip(" ()")) if f["evidence"].rstrip(" ()") else
+            Message("\"{sentence}\" is contradicted by the sources", sentence=f["sentence"])
             for f in checked if f.get("verdict") == "contradicted"]

@@ -24,10 +24,10 @@ from __future__ import annotations
 import re
 
 from core import checks
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from core.lessons import sections
 from core.lessons.spec import LessonSpec
-from core.text import count, words
+from core.text import words
 
 GRADE_TOLERANCE = 1.0      # the seed: within ±1 of the target audience
 GRADE_CLEAR_FAIL = 4.0     # further off than this is settled without an LLM
@@ -71,6 +71,8 @@ def prose(text: str) -> str:
 
 
 def _result(name: str, label: str, passed: bool, detail: str, severity: str, **data) -> dict:
+    """A check's result; its label and detail are core's Messages (or N_ labels): English as they
+    read, shown in the teacher's language (core.lessons.review keeps their form with the review)."""
     return {"name": name, "label": label, "passed": passed, "detail": detail, "severity": severity, **data}
 
 
@@ -112,9 +114,14 @@ def check_length(text: str, spec: LessonSpec) -> dict:
     n = words(text)
     ok = spec.min_words <= n <= spec.max_words
     clear = n < spec.min_words / 2 or n > spec.max_words * 2
-    return _result("length", f"Length {spec.min_words}-{spec.max_words} words", ok,
-                   count(n, "word") + ("" if ok else (" (too short)" if n < spec.min_words else " (too long)")),
-                   "fail" if clear else "warn", words=n)
+    if ok:
+        detail = Message.plural("{count} word", "{count} words", n)
+    elif n < spec.min_words:
+        detail = Message.plural("{count} word (too short)", "{count} words (too short)", n)
+    else:
+        detail = Message.plural("{count} word (too long)", "{count} words (too long)", n)
+    return _result("length", Message("Length {min}-{max} words", min=spec.min_words, max=spec.max_words), ok,
+                   detail, "fail" if clear else "warn", words=n)
 
 
 def _english(text: str, spec: LessonSpec) -> bool:
@@ -129,11 +136,17 @@ def check_reading(text: str, spec: LessonSpec) -> dict:
     grade = checks.fk_grade(body)
     off = grade - spec.target_grade
     ok = abs(off) <= GRADE_TOLERANCE
-    detail = f"Flesch-Kincaid grade {grade:g} for a target of {spec.target_grade:g}"
-    if not ok:
-        detail += " (harder than the audience reads)" if off > 0 else " (easier than the target)"
-    return _result("reading", f"Reading grade within ±{GRADE_TOLERANCE:g} of {spec.target_grade:g}", ok, detail,
-                   "fail" if off > GRADE_CLEAR_FAIL else "warn", grade=grade)
+    values = {"grade": f"{grade:g}", "target": f"{spec.target_grade:g}"}
+    if ok:
+        detail = Message("Flesch-Kincaid grade {grade} for a target of {target}", **values)
+    elif off > 0:
+        detail = Message("Flesch-Kincaid grade {grade} for a target of {target} (harder than the audience reads)",
+                         **values)
+    else:
+        detail = Message("Flesch-Kincaid grade {grade} for a target of {target} (easier than the target)", **values)
+    label = Message("Reading grade within ±{tolerance} of {target}", tolerance=f"{GRADE_TOLERANCE:g}",
+                    target=values["target"])
+    return _result("reading", label, ok, detail, "fail" if off > GRADE_CLEAR_FAIL else "warn", grade=grade)
 
 
 def check_drift(text: str, spec: LessonSpec) -> dict:
@@ -143,14 +156,18 @@ def check_drift(text: str, spec: LessonSpec) -> dict:
         return _result("drift", label, True, N_("skipped: Flesch-Kincaid only fits English text"), "info", skipped=True)
     sents = [s.text for s in sections.sentences(body)]
     if len(sents) < MIN_DRIFT_SENTENCES:
-        return _result("drift", label, True, f"skipped: {len(sents)} sentences are too few to compare",
-                       "info", skipped=True)
+        return _result("drift", label, True, Message.plural("skipped: {count} sentences are too few to compare",
+                                                            "skipped: {count} sentences are too few to compare",
+                                                            len(sents)), "info", skipped=True)
     third = len(sents) // 3
     first, last = checks.fk_grade(" ".join(sents[:third])), checks.fk_grade(" ".join(sents[-third:]))
     drift = round(last - first, 1)
     ok = not (drift > DRIFT_GRADES and last > spec.target_grade + GRADE_TOLERANCE)
-    return _result("drift", label, ok, f"grade {first:g} in the first third, {last:g} in the last"
-                   + ("" if ok else f": {drift:g} grades harder by the end"), "warn", first=first, last=last)
+    grades = {"first": f"{first:g}", "last": f"{last:g}"}
+    detail = (Message("grade {first} in the first third, {last} in the last", **grades) if ok else
+              Message("grade {first} in the first third, {last} in the last: {drift} grades harder by the end",
+                      drift=f"{drift:g}", **grades))
+    return _result("drift", label, ok, detail, "warn", first=first, last=last)
 
 
 def check_structure(text: str, spec: LessonSpec) -> dict:
@@ -162,13 +179,19 @@ def check_structure(text: str, spec: LessonSpec) -> dict:
     signposts = sum(len(re.findall(rf"\b{re.escape(s)}\b", low)) for s in SIGNPOSTS)
     missing = []
     if len(parts) < 3:
-        missing.append(f"only {len(parts)} section(s): an introduction, a body and a conclusion need three")
+        missing.append(Message.plural("only {count} section(s): an introduction, a body and a conclusion need three",
+                                      "only {count} section(s): an introduction, a body and a conclusion need three",
+                                      len(parts)))
     if not conclusion:
-        missing.append("no conclusion (a closing section that sums up)")
+        missing.append(Message("no conclusion (a closing section that sums up)"))
     if signposts < 2:
-        missing.append("hardly any signposting (first, next, for example, in summary ...)")
+        missing.append(Message("hardly any signposting (first, next, for example, in summary ...)"))
+    # nothing missing: at least three sections and two signposts (the plural forms in English)
+    found = Message("{sections}, a conclusion, {signposts}",
+                    sections=Message.plural("{count} section", "{count} sections", len(parts)),
+                    signposts=Message.plural("{count} signpost", "{count} signposts", signposts))
     return _result("structure", N_("Introduction, body and conclusion, with signposting"), not missing,
-                   "; ".join(missing) or f"{len(parts)} sections, a conclusion, {signposts} signposts", "warn",
+                   Message.joined("; ", missing) if missing else found, "warn",
                    sections=len(parts), signposts=signposts)
 
 
@@ -186,9 +209,12 @@ def check_objectives(text: str, spec: LessonSpec) -> dict:
             covered += 1
         else:
             missing.append({"objective": obj, "absent": [t for t in terms if t not in found]})
-    detail = f"{covered} of {len(spec.objectives)} covered"
-    if missing:
-        detail += "; missing: " + "; ".join(f"\"{m['objective']}\" (no {', '.join(m['absent'])})" for m in missing)
+    detail = Message("{covered} of {total} covered", covered=covered, total=len(spec.objectives))
+    if missing:   # the objectives are the teacher's words, the terms taken from them
+        detail = Message("{covered} of {total} covered; missing: {missing}", covered=covered,
+                         total=len(spec.objectives), missing=Message.joined("; ", [
+                             Message("\"{objective}\" (no {terms})", objective=m["objective"],
+                                     terms=", ".join(m["absent"])) for m in missing]))
     return _result("objectives", label, not missing, detail, "fail" if covered == 0 else "warn", missing=missing)
 
 

@@ -18,6 +18,7 @@ from core.accounts.access import Actor
 from core.errors import IngestError
 from core.ingest.commit import clean_text, text_hash
 from core.ingest.read import decode_text, read_docx, zip_members
+from core.language.interface import Message
 from core.lessons.spec import LessonSpec, split_front_matter
 from db import lessons as lessons_db
 
@@ -50,7 +51,7 @@ def _one(name: str, data: bytes) -> LessonFile:
     meta, body = split_front_matter(clean_text(text), file=name)
     body = clean_text(body)
     if not body:
-        raise IngestError(f"{name} has no lesson text (only front matter, or nothing at all).")
+        raise IngestError(Message("{file} has no lesson text (only front matter, or nothing at all).", file=name))
     return LessonFile(name, meta, body)
 
 
@@ -59,17 +60,17 @@ def read_files(files: list[tuple[str, bytes]]) -> list[LessonFile]:
     for name, data in files:
         ext = _ext(name)
         if len(data) > (limit := ingest_read.MAX_FILE_BYTES):
-            raise IngestError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {limit // (1024 * 1024)} "
-                              "MB per file. Split the lesson into smaller files.")
+            raise IngestError(Message("{file} is {size:.1f} MB; the limit is {limit} MB per file. Split the lesson into "
+                                      "smaller files.", file=name, size=len(data) / 1e6, limit=limit // (1024 * 1024)))
         if ext == "zip":
             out += _read_zip(name, data)
         elif ext in LESSON_TYPES:
             out.append(_one(name, data))
         else:
-            raise IngestError(f"{name}: .{ext or '?'} files are not lessons; upload Markdown (.md), text (.txt), "
-                              "Word (.docx) or a ZIP of them.")
+            raise IngestError(Message("{file}: .{ext} files are not lessons; upload Markdown (.md), text (.txt), "
+                                      "Word (.docx) or a ZIP of them.", file=name, ext=ext or "?"))
     if not out:
-        raise IngestError("No lesson files were given.")
+        raise IngestError(Message("No lesson files were given."))
     return out
 
 
@@ -79,11 +80,11 @@ def _read_zip(name: str, data: bytes) -> list[LessonFile]:
     out = []
     for m in zip_members(name, data, set(LESSON_TYPES), "Markdown (.md), text (.txt) and Word (.docx)"):
         if m.problem:
-            raise IngestError(f"{m.label}: {m.problem}.")
+            raise IngestError(Message("{file}: {problem}.", file=m.label, problem=m.problem))
         if not m.junk:
             out.append(_one(m.label, m.data))
     if not out:
-        raise IngestError(f"{name} contains no lesson files (.md, .txt, .docx).")
+        raise IngestError(Message("{file} contains no lesson files (.md, .txt, .docx).", file=name))
     return out
 
 
@@ -93,8 +94,9 @@ def prepare(files: list[LessonFile], defaults: dict | None = None) -> list[dict]
     for f in files:
         spec = LessonSpec.build({**f.meta, "title": f.title}, defaults, file=f.name)
         if spec.title.casefold() in titles:
-            raise IngestError(f"{f.name} and {titles[spec.title.casefold()]} are both titled '{spec.title}'; "
-                              "give each lesson its own title (front matter `title:`).")
+            raise IngestError(Message("{file} and {other} are both titled '{title}'; give each lesson its own title "
+                                      "(front matter `title:`).", file=f.name, other=titles[spec.title.casefold()],
+                                      title=spec.title))
         titles[spec.title.casefold()] = f.name
         rows.append({"title": spec.title, "text": f.body, "text_hash": text_hash(f.body), "spec": spec.stored(),
                      "sources": spec.sources, "source_file": f.name})
@@ -106,7 +108,7 @@ def import_lessons(conn, files: list[tuple[str, bytes]], *, course_name: str, de
     """Read, check and store lesson files in one transaction; returns counts and the lesson ids."""
     existing = catalogue.check_course_name(conn, actor, course_name)
     if not (course_name or "").strip():
-        raise IngestError("Lessons belong to a course: give the course's name.")
+        raise IngestError(Message("Lessons belong to a course: give the course's name."))
     rows = prepare(read_files(files), defaults)
     with db.write_transaction(conn):
         out = lessons_db.write_import(conn, actor=actor, course_name=course_name.strip(), rows=rows,

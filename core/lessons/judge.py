@@ -18,7 +18,7 @@ from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
 from core.judging.cascade import Scale, Vote, run
 from core.judging.confidence import Confidence
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from core.lessons import entropy, rubric, sections
 from core.lessons.roles import JUDGE, JudgeModel
 from core.lessons.spec import LessonSpec
@@ -207,13 +207,13 @@ def judge(panel: list[JudgeModel], job: LessonJob) -> Judgment:
     """The cascade over the panel. Raises LLMError when the first judge gives no verdict."""
     spend, failures = Spend(), []
     if not panel:
-        raise LLMError("No judge is configured for lessons: set FAIRMARK_MODEL_LESSON_JUDGE.")
+        raise LLMError(Message("No judge is configured for lessons: set FAIRMARK_MODEL_LESSON_JUDGE."))
     first = panel[0]
 
     def first_vote(tier: int) -> Vote:
         v = vote(first, job, tier, spend, failures)
         if v is None:
-            raise LLMError(f"The lesson judge gave no verdict: {failures[-1]}")
+            raise LLMError(Message("The lesson judge gave no verdict: {failure}", failure=failures[-1]))
         return v
 
     others = [lambda tier, m=m: vote(m, job, tier, spend, failures) for m in panel[1:3]]

@@ -16,7 +16,8 @@ from pydantic import BaseModel
 
 from core.agents.common import bounded_text
 from core.errors import LLMConfigFault, LLMError
-from core.lessons import rubric, sections
+from core.language.interface import Message
+from core.lessons import rubric, sections, tiers
 from core.lessons.judge import Judgment, LessonJob, Spend, objectives_text
 from core.lessons.roles import FIXER
 
@@ -43,7 +44,7 @@ class Round:
     summary: str = ""
     judgment: Judgment | None = None
     spend: Spend = field(default_factory=Spend)
-    note: str = ""
+    note: str = ""                # why the round stopped or was discarded (a Message)
     text_after: str = ""          # the whole lesson with this fix applied
 
     @property
@@ -53,7 +54,8 @@ class Round:
     def record(self) -> dict:
         return {"round": self.round, "dimension": self.dimension, "section": self.section,
                 "score_before": self.score_before, "score_after": self.score_after, "gain": self.gain,
-                "kept": self.kept, "summary": self.summary, "note": self.note, "spend": vars(self.spend),
+                "kept": self.kept, "summary": self.summary, "note": self.note, "note_said": tiers.stored(self.note),
+                "spend": vars(self.spend),
                 "judgment": self.judgment.record() if self.judgment else None}
 
 
@@ -123,12 +125,12 @@ def refine(text: str, first: Judgment, *, rejudge: Callable[[str], Judgment],
             raise
         except LLMError as exc:
             rounds.append(Round(n, dim, section.name, section.body, section.body, critique, current.weighed.score,
-                                None, False, note=f"the fixer failed: {exc}"))
+                                None, False, note=Message("the fixer failed: {error}", error=tiers.message_of(exc))))
             break
         new_text = sections.replace_body(current_text, section, body)
         if new_text == current_text:
             rounds.append(Round(n, dim, section.name, section.body, section.body, critique, current.weighed.score,
-                                None, False, summary, spend=spend, note="the fixer returned the section unchanged"))
+                                None, False, summary, spend=spend, note=Message("the fixer returned the section unchanged")))
             break
         again = rejudge(new_text)
         spend = spend.merge(again.spend)
@@ -136,13 +138,14 @@ def refine(text: str, first: Judgment, *, rejudge: Callable[[str], Judgment],
                   again.weighed.score, again.weighed.score > current.weighed.score, summary, again, spend,
                   text_after=new_text)
         if not r.kept:
-            r.note = "discarded: the re-judged score did not rise"
+            r.note = Message("discarded: the re-judged score did not rise")
         rounds.append(r)
         if r.kept:
             current_text, current = new_text, again
         if r.gain < min_gain:
             if r.kept:
-                r.note = f"diminishing returns: the gain {r.gain:+.3f} is under {min_gain}"
+                r.note = Message("diminishing returns: the gain {gain} is under {min_gain}", gain=f"{r.gain:+.3f}",
+                                 min_gain=min_gain)
             break
     return rounds
 

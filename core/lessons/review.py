@@ -20,7 +20,7 @@ from typing import Callable
 import db
 from core.errors import LLMConfigFault, LLMError
 from core.ingest.commit import text_hash
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from core.lessons import entropy, factcheck, heuristics, refine, roles, tiers
 from core.lessons.judge import Judgment, LessonJob, Spend, judge
 from core.lessons.spec import LessonSpec
@@ -61,7 +61,8 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
         problems = [c["label"] + ": " + c["detail"] for c in heuristics.problems(checks) if c["severity"] != "info"]
         fixes, votes, score = [], [], None
         if offline or heuristics.clear_failure(checks):
-            clear = [c["label"] + ": " + c["detail"] for c in checks if not c["passed"] and c["severity"] == "fail"]
+            clear = [Message("{check}: {detail}", check=_message(c["label"]), detail=_message(c["detail"]))
+                     for c in checks if not c["passed"] and c["severity"] == "fail"]
             decision = tiers.decide(tiers.Evidence(offline=offline, clear_failures=clear))
             review["first_verdict"] = "revise" if problems else "publish"
             record["notes"].append(OFFLINE_LABEL if offline else N_("Settled by the Stage 1 checks: no judge was asked."))
@@ -72,6 +73,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
             except LLMConfigFault:
                 raise
             except LLMError as exc:
+                _keep_forms(record, error=exc)
                 review.update(record=record, error=str(exc)[:2000])
                 rid = lessons_db.save_review(conn, lesson_id, loaded_version=lesson["version"], review=review,
                                              fixes=[], votes=[], status="failed", tier=None, score=None,
@@ -80,6 +82,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
                 return {"review_id": rid, "status": "failed", "tier": None, "score": None, "error": str(exc)}
         record["tier_reasons"] = decision.reasons
         record["tier_reasons_said"] = [tiers.stored(r) for r in decision.reasons]   # their form, for the page
+        _keep_forms(record)
         review["record"] = record
         rid = lessons_db.save_review(
             conn, lesson_id, loaded_version=lesson["version"], review=review, fixes=fixes, votes=votes,
@@ -88,6 +91,22 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
         return {"review_id": rid, "status": "reviewed", "tier": decision.tier, "score": score}
     finally:
         conn.close()
+
+
+def _message(text) -> Message:
+    """Core's text as a Message: an N_ label (a plain str) is said in the reader's language too."""
+    return text if isinstance(text, Message) else Message(text)
+
+
+def _keep_forms(record: dict, error: Exception | None = None) -> None:
+    """Beside the English the review stores, the form of core's Messages in it (core.lessons.tiers.stored),
+    so the page can show them in the teacher's language: the Stage 1 checks' labels and details, the
+    notes (the judges' panel, the fact check) and a failed review's error."""
+    record["heuristics_said"] = [{"label": tiers.stored(c["label"]), "detail": tiers.stored(c["detail"])}
+                                 for c in record["heuristics"]]
+    record["notes_said"] = [tiers.stored(n) for n in record["notes"]]
+    if error is not None:
+        record["error_said"] = tiers.stored(tiers.message_of(error))
 
 
 def _judged(db_path, llm, job: LessonJob, options: Options, record: dict, review: dict, problems: list[str]):
@@ -130,7 +149,8 @@ def _rejudge(members, job: LessonJob, text: str) -> Judgment:
 
 
 def _judge_critical(j: Judgment) -> list[str]:
-    return [f"the judge found \"{i['quote']}\" ({i['location']}) factually wrong: {i['fix']}"
+    return [Message("the judge found \"{quote}\" ({location}) factually wrong: {fix}", quote=i["quote"],
+                    location=i["location"], fix=i["fix"])   # the judge's words, in core's sentence
             for i in j.issues() if i["dimension"] == "factual_integrity" and i["severity"] == "critical"]
 
 
@@ -148,7 +168,8 @@ def _entropy(db_path, job: LessonJob, options: Options, record: dict) -> dict | 
     except LLMConfigFault:
         raise
     except LLMError as exc:
-        record["entropy"] = {"skipped": f"The prompt-logprobs call failed: {exc}"}
+        skipped = Message("The prompt-logprobs call failed: {error}", error=tiers.message_of(exc))
+        record["entropy"] = {"skipped": skipped, "skipped_said": tiers.stored(skipped)}
         return None
     measured = {**entropy.lesson_entropy(job.text, data), "model": options.echo.model}
     record["entropy"] = measured

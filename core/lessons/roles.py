@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core import prompts
+from core.language.interface import Message
 from core.judging.judges import family, pick
 from core.llm.routed import JUDGE_PREFIX, judge_role
 from core.settings import JudgeSpec, Settings, judge_endpoint
@@ -70,7 +71,7 @@ class JudgeModel:
 
 
 def panel(llm, *, generated_by: str = "", judges: list[JudgeModel] | None = None) -> tuple[list[JudgeModel], list[str]]:
-    """The judges for one lesson, in seat order, and notes on who was left out and why.
+    """The judges for one lesson, in seat order, and notes on who was left out and why (Messages).
 
     Default: one LLM, a judge per seat with the seat's configured model, on the seat's own
     endpoint where the LLM routes it (`judges` of a RoutedLLM); duplicates collapse."""
@@ -88,6 +89,6 @@ def panel(llm, *, generated_by: str = "", judges: list[JudgeModel] | None = None
     if chosen.one_family:
         notes.append(chosen.one_family)
     if len(kept) > 1 and family(kept[0].name) == family(kept[1].name):
-        notes.append(f"the second judge ({kept[1].name}) is of the same family as the first: CLEV wants "
-                     "different families (set FAIRMARK_MODEL_LESSON_JUDGE_2).")
+        notes.append(Message("the second judge ({model}) is of the same family as the first: CLEV wants different "
+                             "families (set FAIRMARK_MODEL_LESSON_JUDGE_2).", model=kept[1].name))
     return kept, notes

@@ -19,6 +19,7 @@ from core.accounts import access
 from core.runs import engine as run_engine
 from core.accounts.access import Actor
 from core.errors import ConfigError, ConflictError, LLMConfigFault
+from core.language.interface import Message
 from core.lessons import review, roles, tiers
 from core.llm import check_provider, default_provider, echo, effective_settings, from_settings
 from core.offline import LABEL as OFFLINE_LABEL
@@ -57,16 +58,18 @@ def create(conn, *, course_id: int, provider: str | None = None, redo: bool = Fa
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
     if concurrency is not None and not 1 <= int(concurrency) <= 16:
-        raise ConfigError("concurrency must be between 1 and 16")
+        raise ConfigError(Message("concurrency must be between 1 and 16"))
     config = run_config(provider, settings, concurrency)
     hashes = {} if provider == "offline" else roles.prompt_hashes()
     # Check and insert in one write transaction (BEGIN IMMEDIATE): of two starts at the same
     # instant, the second sees the first's run (as core.runs.reflections.create).
     with db.write_transaction(conn):
         for other in runs_db.unfinished_runs(conn, course_id, kind="lessons"):
-            state = "still running: wait for it or cancel it" if not worker_gone(other) else \
-                "interrupted: resume it or cancel it first"
-            raise ConflictError(f"Lesson run {other['id']} of this course is {state}.")
+            if not worker_gone(other):
+                raise ConflictError(Message("Lesson run {id} of this course is still running: wait for it or cancel it.",
+                                            id=other["id"]))
+            raise ConflictError(Message("Lesson run {id} of this course is interrupted: resume it or cancel it first.",
+                                        id=other["id"]))
         ids = lessons_db.eligible(conn, course_id, redo=redo, lesson_ids=lesson_ids)
         run_id = runs_db.insert_run(conn, kind="lessons", course_id=course_id, provider=provider, config=config,
                                     prompt_hashes=hashes, item_ids=ids, created_by=actor)
@@ -120,8 +123,9 @@ def _review_item(db_path: str, run_id: int, lesson_id: int, context: tuple) -> N
             out = review.review_lesson(db_path, lesson_id, llm, run_id=run_id, options=options)
         except LLMConfigFault as e:
             # Nothing was stored for this lesson: it stays pending with the rest.
-            raise RunStopped(f"Lesson run stopped at lesson {lesson_id}: {e} This lesson and the remaining ones are "
-                             "still waiting: fix the setting, then resume the run.",
+            raise RunStopped(Message("Lesson run stopped at lesson {id}: {error} This lesson and the remaining ones "
+                                     "are still waiting: fix the setting, then resume the run.", id=lesson_id,
+                                     error=e.args[0] if len(e.args) == 1 else str(e)),
                              fault=f"{e} Fix the setting, then resume the run.") from e
         except Exception as e:    # not already stored as a failed review (e.g. a database error)
             log.exception("lesson run %s: lesson %s failed", run_id, lesson_id)

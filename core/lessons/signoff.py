@@ -15,7 +15,7 @@ from __future__ import annotations
 from core.accounts import access
 from core.accounts.access import Actor
 from core.errors import ConflictError, FairMarkError
-from core.language.interface import N_
+from core.language.interface import Message, N_
 from core.lessons import tiers
 from db import lessons as lessons_db
 
@@ -30,9 +30,11 @@ def accept_fix(conn, lesson_id: int, fix_id: int, *, version: int, actor: Actor)
     if fix["status"] == "proposed" and (at < 0 or lesson["text"].find(fix["before"], at + 1) >= 0):
         earlier = [f for f in lessons_db.fixes(conn, fix["review_id"]) if f["round"] < fix["round"]
                    and f["after"] == fix["before"] and f["status"] != "accepted"]
-        hint = (f"it rewrites the version of round {earlier[0]['round']}'s fix: accept that one first, or reject this"
-                if earlier else "the section was changed since the review: reject it, or review the lesson again")
-        raise ConflictError(f"Fix {fix_id} no longer applies to '{fix['section']}': {hint}.")
+        hint = (Message("it rewrites the version of round {round}'s fix: accept that one first, or reject this",
+                        round=earlier[0]["round"]) if earlier
+                else Message("the section was changed since the review: reject it, or review the lesson again"))
+        raise ConflictError(Message("Fix {id} no longer applies to '{section}': {hint}.", id=fix_id, section=fix["section"],
+                                    hint=hint))
     new_text = lesson["text"][:at] + fix["after"] + lesson["text"][at + len(fix["before"]):]
     lessons_db.decide_fix(conn, fix_id, lesson_id=lesson_id, loaded_version=version, accepted=True, actor=actor,
                           new_text=new_text)
@@ -49,16 +51,16 @@ def approve(conn, lesson_id: int, *, version: int, actor: Actor, verdict: str | 
     lesson = lessons_db.get(conn, lesson_id)
     _same_version(lesson, version)
     if lesson["status"] == "approved":
-        raise ConflictError(f"Lesson '{lesson['title']}' is already approved.")
+        raise ConflictError(Message("Lesson '{title}' is already approved.", title=lesson["title"]))
     if lesson["status"] != "reviewed":
-        raise ConflictError(f"Lesson '{lesson['title']}' has no finished review yet: start a review on the Lessons "
-                            "page (the offline baseline needs no LLM), then approve it.")
+        raise ConflictError(Message("Lesson '{title}' has no finished review yet: start a review on the Lessons page "
+                                    "(the offline baseline needs no LLM), then approve it.", title=lesson["title"]))
     open_fixes = [f for f in lessons_db.fixes(conn, lesson["current_review_id"]) if f["status"] == "proposed"]
     if open_fixes:
-        raise ConflictError("Decide every proposed fix first (accept or reject): "
-                            + ", ".join(f"round {f['round']} in '{f['section']}'" for f in open_fixes) + ".")
+        raise ConflictError(Message("Decide every proposed fix first (accept or reject): {fixes}.", fixes=Message.joined(
+            ", ", [Message("round {round} in '{section}'", round=f["round"], section=f["section"]) for f in open_fixes])))
     if verdict is not None and verdict not in VERDICTS:
-        raise FairMarkError(f"verdict must be one of {', '.join(VERDICTS)}")
+        raise FairMarkError(Message("verdict must be one of {verdicts}", verdicts=", ".join(VERDICTS)))
     reference = {"verdict": verdict} if verdict else None
     lessons_db.approve(conn, lesson_id, loaded_version=version, actor=actor or "unknown",
                        priority=tiers.priority("approved", lesson["tier"]), reference=reference, note=note)
@@ -66,5 +68,6 @@ def approve(conn, lesson_id: int, *, version: int, actor: Actor, verdict: str | 
 
 def _same_version(lesson: dict, version: int) -> None:
     if lesson["version"] != version:
-        raise ConflictError(f"Lesson '{lesson['title']}' changed since you opened it (version {version}, now "
-                            f"{lesson['version']}). Reload it and decide again.")
+        raise ConflictError(Message("Lesson '{title}' changed since you opened it (version {version}, now {now}). "
+                                    "Reload it and decide again.", title=lesson["title"], version=version,
+                                    now=lesson["version"]))

@@ -18,7 +18,7 @@ import yaml
 from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from core.errors import IngestError
-from core.language.interface import N_
+from core.language.interface import Message, N_
 
 ARCHETYPES = ("concept", "procedure", "case_study", "discussion", "practice")
 ARCHETYPE_LABELS = {"concept": N_("concept"), "procedure": N_("procedure"), "case_study": N_("case study"),
@@ -72,16 +72,20 @@ class LessonSpec(BaseModel):
         merged.update({k: v for k, v in meta.items() if v not in (None, "", [])})
         unknown = sorted(set(merged) - set(KNOWN_KEYS))
         if unknown:
-            raise IngestError(f"{file}: unknown front-matter field(s) {unknown}; use {', '.join(KNOWN_KEYS)}.")
+            raise IngestError(Message.plural("{file}: unknown front-matter field(s) {fields}; use {known}.",
+                                             "{file}: unknown front-matter field(s) {fields}; use {known}.", len(unknown),
+                                             file=file, fields=unknown, known=", ".join(KNOWN_KEYS)))
         try:
             spec = cls.model_validate(merged)
         except ValidationError as exc:
             err = exc.errors()[0]
             field = ".".join(str(p) for p in err["loc"]) or "front matter"
-            raise IngestError(f"{file}: field '{field}' {err['msg'].lower()} (got {err.get('input')!r}). "
-                              "Fix it in the file's front matter or in the upload form.") from None
+            raise IngestError(Message("{file}: field '{field}' {problem} (got {value!r}). Fix it in the file's front "
+                                      "matter or in the upload form.", file=file, field=field,
+                                      problem=err["msg"].lower(), value=err.get("input"))) from None
         if spec.min_words > spec.max_words:
-            raise IngestError(f"{file}: min_words ({spec.min_words}) is above max_words ({spec.max_words}).")
+            raise IngestError(Message("{file}: min_words ({min}) is above max_words ({max}).", file=file,
+                                      min=spec.min_words, max=spec.max_words))
         return spec
 
     def stored(self) -> dict:
@@ -97,8 +101,9 @@ def split_front_matter(text: str, *, file: str = "") -> tuple[dict, str]:
     try:
         meta = yaml.safe_load(m.group(1)) or {}
     except yaml.YAMLError as exc:
-        raise IngestError(f"{file}: the front matter is not valid YAML ({str(exc).splitlines()[0]}). "
-                          "Check the lines between the two '---'.") from None
+        raise IngestError(Message("{file}: the front matter is not valid YAML ({problem}). Check the lines between "
+                                  "the two '---'.", file=file, problem=str(exc).splitlines()[0])) from None
     if not isinstance(meta, dict):
-        raise IngestError(f"{file}: the front matter must be 'key: value' lines, not {type(meta).__name__}.")
+        raise IngestError(Message("{file}: the front matter must be 'key: value' lines, not {kind}.", file=file,
+                                  kind=type(meta).__name__))
     return {str(k): v for k, v in meta.items()}, text[m.end():]

@@ -66,7 +66,7 @@ def _lesson(conn, lesson_id: int) -> dict:
             seen[key] = {**i, "judge": a["judge"], "found": find(i["quote"], lesson["original_text"]) is not None}
             issues.append(seen[key])
     return {
-        "lesson": lesson, "review": review, "record": record, "issues": issues,
+        "lesson": lesson, "review": review, "record": record, "issues": issues, **_said(record, review),
         "tier_reasons": [tiers.reread(r) for r in record["tier_reasons_said"]] if "tier_reasons_said" in record
         else record.get("tier_reasons", []),   # Messages (a review stored before they were kept: its English)
         "tier_label": tiers.LABELS.get(lesson["tier"] if lesson["status"] != "uploaded" else None),
@@ -75,6 +75,29 @@ def _lesson(conn, lesson_id: int) -> dict:
         "dimensions": {d.key: d.label for d in rubric.DIMENSIONS},
         "fixes": lessons_db.fixes(conn, review["id"]) if review else [],
         "history": lessons_db.history(conn, lesson_id),
+    }
+
+
+def _said(record: dict, review: dict | None) -> dict:
+    """What core wrote into the review, as Messages where the review kept their form (the page says
+    them in the teacher's language; core.lessons.review._keep_forms): the Stage 1 checks (their labels
+    and details), the notes (the judges' panel, the fact check), the rounds' notes, why the entropy
+    was not measured and a failed review's error. A review stored before: its English, N_ labels as
+    they are (the page translates those)."""
+    checks, forms = record.get("heuristics", []), record.get("heuristics_said")
+    if forms and len(forms) == len(checks):
+        checks = [{**c, "label": tiers.reread(f["label"]), "detail": tiers.reread(f["detail"])}
+                  for c, f in zip(checks, forms)]
+    entropy = record.get("entropy") or {}
+    if "skipped_said" in entropy:
+        entropy = {**entropy, "skipped": tiers.reread(entropy["skipped_said"])}
+    return {
+        "checks": checks,
+        "notes": [tiers.reread(f) for f in record["notes_said"]] if "notes_said" in record else record.get("notes", []),
+        "rounds": [{**r, "note": tiers.reread(r["note_said"])} if "note_said" in r else r
+                   for r in record.get("rounds", [])],
+        "entropy": entropy,
+        "error": tiers.reread(record["error_said"]) if "error_said" in record else (review or {}).get("error"),
     }
 
 
