@@ -21,6 +21,7 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 
 from core.errors import IngestError
+from core.ingest.where import in_file, without_file
 from core.language.interface import Message
 
 # --- limits: the one place they are set -------------------------------------------------
@@ -95,16 +96,15 @@ def _read_one(table: RawTable, name: str, data: bytes, *, in_zip: bool) -> None:
                                   "smaller files.", name=name, size=len(data) / 1e6,
                                   limit=MAX_FILE_BYTES // (1024 * 1024)))
     if ext not in SUPPORTED:
-        better = {"xls": "xlsx", "doc": "docx"}.get(ext)
-        if better:
+        if better := {"xls": "xlsx", "doc": "docx"}.get(ext):
             raise IngestError(Message("{name}: .{ext} files are not supported; upload CSV, XLSX, DOCX, TXT or a ZIP "
                                       "of them. Save it as .{better}.", name=name, ext=ext, better=better))
         raise IngestError(Message("{name}: .{ext} files are not supported; upload CSV, XLSX, DOCX, TXT or a ZIP "
                                   "of them.", name=name, ext=ext or "?"))
     if ext == "zip":
         if in_zip:
-            raise IngestError(Message("{name} is a ZIP inside a ZIP; unzip it and upload the inner files directly",
-                                      name=name))
+            raise IngestError(Message("{name} is a ZIP inside a ZIP; unzip it and upload the inner files "
+                                      "directly", name=name))
         _read_zip(table, name, data)
         return
     table.sources.append(name)
@@ -132,22 +132,10 @@ def _read_zip(table: RawTable, name: str, data: bytes) -> None:
             _read_one(table, m.label, m.data, in_zip=True)
             found = True
         except IngestError as e:
-            table.problems.append(Problem(m.label, None, "file", _without_file(e, m.label)))
+            table.problems.append(Problem(m.label, None, "file", without_file(e, m.label)))
     if not found and len(table.problems) == problems_before:
         raise IngestError(Message("{name} contains no CSV, XLSX, DOCX or TXT files", name=name))
 
-
-def in_file(name: str, problem: Message) -> Message:
-    """A problem of one file, named first: "week1.csv: the first sheet is empty; …"."""
-    return Message("{file}: {problem}", file=name, problem=problem)
-
-
-def _without_file(error: IngestError, label: str) -> str:
-    """An error's problem without the file's name in front (a ZIP member's row names it)."""
-    message = error.args[0] if len(error.args) == 1 else str(error)
-    if isinstance(message, Message) and message.msgid == "{file}: {problem}" and message.values["file"] == label:
-        return message.values["problem"]
-    return message if isinstance(message, Message) else str(message).removeprefix(f"{label}: ")
 
 
 @dataclass(frozen=True)
@@ -192,7 +180,7 @@ def zip_members(name: str, data: bytes, types: set[str], described: str) -> list
             out.append(Member(label, member, junk=True))
         elif info.flag_bits & 0x1:
             out.append(Member(label, member, problem=Message("the member is password-protected; add it without a "
-                                                                     "password")))
+                                                             "password")))
         elif ext == "zip":
             out.append(Member(label, member, problem=Message("a ZIP inside a ZIP is not opened; unzip it and add "
                                                              "its files to the outer ZIP")))
