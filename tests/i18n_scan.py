@@ -29,7 +29,7 @@ CONVERTED = (
     "pages/settings.py",   # its title and tab names; its tabs' modules are listed each on its own
     "pages/_settings_users.py",
     "pages/_settings_calibration.py",   # the bar's sentence ("at least 30 students scored blind, …"): a core Message
-    "pages/_settings_llm.py",   # a failed test's error is core's (English)
+    "pages/_settings_llm.py",   # a failed test's error: a core Message; the last test's, stored, is English
     "pages/_settings_judges.py",
     "pages/_settings_lti.py",
     "pages/_settings_data.py",
