@@ -7,21 +7,22 @@ from __future__ import annotations
 import io
 import zipfile
 
-import httpx
-import openai
+import socket
+
 import pytest
 
 import factories as f
 from core import demo
-from core.errors import ConfigError, ConflictError, IngestError
+from core.errors import ConfigError, ConflictError, IngestError, LLMAuthError
 from core.ingest import commit as ingest
 from core.ingest import read
 from core.ingest.mapping import Mapping, check_mapping
 from core.language.interface import Interface
 from core.llm import factory
-from core.llm.openai_client import map_sdk_error
 from core.runs import reflections
 from core.settings import Settings
+from fake_llm import StubOpenAIServer
+from shown import plain
 
 SV, RU = Interface("sv"), Interface("ru")
 
@@ -117,20 +118,36 @@ def test_a_failed_connection_test_is_said_in_the_readers_language(db_path):
         factory.test_connection(Settings(llm_base_url=None, llm_api_key=None), db_path)
     assert str(caught.value).startswith("No language model is configured: set FAIRMARK_LLM_BASE_URL")
     assert SV.said(caught.value).startswith("Ingen språkmodell är konfigurerad: ange FAIRMARK_LLM_BASE_URL")
-    # the provider's own words stay as they are, inside the translated sentence
-    timeout = openai.APITimeoutError(request=httpx.Request("POST", "https://api.openai.com/v1/chat/completions"))
-    err = map_sdk_error(timeout)
-    assert str(err) == ("The language model at the OpenAI API did not answer in time. Try again later, raise "
-                        "FAIRMARK_TIMEOUT, or lower the concurrency.")
-    assert SV.said(err).startswith("Språkmodellen på OpenAI:s API svarade inte i tid.")
-    assert RU.said(err).startswith("Языковая модель по адресу API OpenAI не ответила вовремя.")
-    refused = openai.AuthenticationError("Incorrect API key provided.", response=httpx.Response(
-        401, request=httpx.Request("POST", "http://llm.example/v1/chat/completions")), body=None)
-    err = map_sdk_error(refused, base_url="http://llm.example/v1")
-    assert str(err).startswith("The language model at http://llm.example/v1 refused the API key (HTTP 401: "
-                               "Incorrect API key provided.). Set a valid FAIRMARK_LLM_API_KEY")
-    assert SV.said(err).startswith("Språkmodellen på http://llm.example/v1 godtog inte API-nyckeln (HTTP 401: "
-                                   "Incorrect API key provided.). Ange en giltig FAIRMARK_LLM_API_KEY")
+    with StubOpenAIServer() as srv:   # the real SDK path; the provider's own words stay as they are
+        srv.respond(401, {"error": {"message": "Incorrect API key provided."}})
+        with pytest.raises(LLMAuthError) as caught:
+            factory.test_connection(Settings(llm_base_url=srv.base_url, llm_api_key="sk-test"), db_path)
+    assert str(caught.value) == (f"The language model at {srv.base_url} refused the API key (HTTP 401: Error code: "
+                                 "401 - Incorrect API key provided.). Set a valid FAIRMARK_LLM_API_KEY in the environment or "
+                                 ".streamlit/secrets.toml.")
+    assert SV.said(caught.value) == (f"Språkmodellen på {srv.base_url} godtog inte API-nyckeln (HTTP 401: Error "
+                                     "code: 401 - Incorrect API key provided.). Ange en giltig FAIRMARK_LLM_API_KEY i miljön eller i "
+                                     ".streamlit/secrets.toml.")
+    assert RU.said(caught.value).startswith(f"Языковая модель по адресу {srv.base_url} не приняла ключ API (HTTP 401: "
+                                            "Error code: 401 - Incorrect API key provided.).")
+
+
+def test_the_settings_page_says_a_failed_connection_test_in_swedish(app_test, monkeypatch):
+    from pages import _i18n
+
+    monkeypatch.setattr(_i18n, "browser_language", lambda: "sv")   # the options AppTest formats after the run
+    with socket.socket() as s:   # a port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        base_url = f"http://127.0.0.1:{s.getsockname()[1]}/v1"
+    monkeypatch.setenv("FAIRMARK_LLM_BASE_URL", base_url)
+    at = app_test("pages/settings.py")
+    at.context = {"locale": "sv-SE"}
+    at.run()
+    at.button(key="llm_test_connection").click().run()
+    assert not at.exception, at.exception
+    shown = [plain(e.value) for e in at.error]
+    assert any(e.startswith(f"Det går inte att nå språkmodellen på {base_url} (") and
+               e.endswith("Kontrollera FAIRMARK_LLM_BASE_URL och att servern är igång.") for e in shown), shown
 
 
 def test_a_second_run_of_a_course_and_a_concurrency_out_of_range_are_refused_in_each_language(conn):
@@ -157,7 +174,7 @@ def test_the_upload_page_shows_the_rejections_and_a_refusal_in_swedish(app_test,
     at.session_state["upload_sources"] = [("week1.csv", b"student_id,email,text\ns1,nope,I learned a lot.\n")]
     at.run()
     assert not at.exception, at.exception
-    assert [e.value.replace("\\", "") for e in at.error] == ["Välj en kurs (eller skriv namnet på en ny)"]  # no course
+    assert [plain(e.value) for e in at.error] == ["Välj en kurs (eller skriv namnet på en ny)"]  # no course
     at.text_input(key="up_new_course").set_value("Vårkurs")
     at.text_input(key="up_new_title").set_value("Vecka 1")
     at.run()
@@ -170,5 +187,5 @@ def test_the_upload_page_shows_the_rejections_and_a_refusal_in_swedish(app_test,
     at.session_state["upload_sources"] = [("bad.csv", b'student_id,text\ns1,"open quote\n')]
     at.run()
     assert not at.exception, at.exception
-    shown = at.error[0].value.replace("\\", "")
+    shown = plain(at.error[0].value)
     assert shown.startswith("bad.csv — некорректный CSV-файл около строки") and "Поищите кавычку" in shown
