@@ -5,9 +5,8 @@ row-by-row problems (which row, which field, what to do) most of all."""
 from __future__ import annotations
 
 import io
-import zipfile
-
 import socket
+import zipfile
 
 import pytest
 
