@@ -30,6 +30,7 @@ from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.courses import comment_bank
 from core.errors import FairMarkError, LLMConfigFault, LLMError
+from core.language.interface import Message
 from core.evals import config as ai_config
 from core.evals import gate, rules
 from core.growth import learning
@@ -73,7 +74,7 @@ def assess_one(db_path, submission_id: int, *, llm=None, run_id: int | None = No
         llm = make_llm(provider, db_path, read_cache=False)
     draft_id = assess_submission(db_path, submission_id, llm, run_id=run_id)
     if draft_id is None:
-        raise FairMarkError(f"submission {submission_id} was already finished by another worker")
+        raise FairMarkError(Message("submission {id} was already finished by another worker", id=submission_id))
     return draft_id
 
 
@@ -249,8 +250,8 @@ def _recoverable(e: LLMError) -> bool:
 def _only(stage: str):
     roles = registry.at(stage)
     if len(roles) != 1:
-        raise FairMarkError(f"the pipeline needs exactly one '{stage}' role; the registry has "
-                            f"{[r.name for r in roles] or 'none'}")
+        raise FairMarkError(Message("the pipeline needs exactly one '{stage}' role; the registry has {roles}",
+                                    stage=stage, roles=[r.name for r in roles] or Message("none")))
     return roles[0]
 
 

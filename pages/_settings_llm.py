@@ -49,7 +49,7 @@ def _endpoint(conn, eff, last: dict | None) -> None:
             st.caption(_common.md(t("Last test {when}: reachable — model {model}, {ms} ms, structured output via "
                                     "{mode}.", when=when, model=last.get("model"), ms=last.get("latency_ms"),
                                     mode=last.get("mode"))))
-        else:   # the error is core's words (English)
+        else:   # the stored error: core's words as English text (shown translated when the test failed, below)
             st.caption(_common.md(t("Last test {when}: failed — {error}", when=when, error=last.get("error"))))
     if st.button(t("Test connection"), key="llm_test_connection", disabled=not eff.llm_configured,
                  help=t("Makes one tiny call with the Evaluator's model (logged, not cached).")):

@@ -16,7 +16,7 @@ from core.ingest.read import MAX_FILE_BYTES, MAX_TEXT_CHARS
 from core.rubric import RUBRIC_DIR, default_rubric_file, load_rubric_file, parse_rubric
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 NEW = -1
 FIELDS = {"student_id": N_("Student id"), "name": N_("Student name"), "email": N_("E-mail"),
@@ -170,7 +170,7 @@ if st.button(t("Clear the staged file(s)")):
 try:
     table, detected = _read(sources, rubric.to_json())
 except FairMarkError as e:
-    st.error(_common.md(str(e)))  # names the file, a column or a row value
+    _common.show_error(e)  # names the file, a column or a row value
     st.stop()
 
 # --- 3. column mapping -------------------------------------------------------------------------
@@ -211,10 +211,11 @@ target = ingest.Target(course_name or "", title or None, rubric=rubric, week=Non
 try:
     preview = ingest.build_preview(conn, sources, target, mapping, table=table, actor=me)
 except FairMarkError as e:
-    st.error(_common.md(str(e)))
+    _common.show_error(e)
     st.stop()
 for problem in preview.mapping_problems:
-    st.warning(_common.md(problem[0].upper() + problem[1:]))
+    problem = said(problem)   # core's Message, in the reader's language
+    st.warning(_common.md(problem[:1].upper() + problem[1:]))
 if preview.mapping_problems:
     st.stop()
 
@@ -244,8 +245,10 @@ if preview.rejected:
     st.markdown("**" + t("Rejected rows — what to fix") + "**")
     # A file that could not be read has no row: say so instead of "None".
     rejected = preview.rejected_table()
-    for r in rejected:
+    for r, problem in zip(rejected, preview.rejected):
         r["row"] = t("whole file") if r["row"] is None else r["row"]
+        message = said(problem.message)   # which row, which field, what to do: in the reader's language
+        r["message"] = message[:1].upper() + message[1:]
     st.dataframe(_headed(rejected), hide_index=True)
     mode = st.radio(t("This upload has rejected rows"), list(MODES), key="up_mode", format_func=lambda k: t(MODES[k]))
 else:
@@ -255,7 +258,7 @@ if st.button(t("Import"), type="primary", disabled=not preview.rows):
     try:
         result = ingest.commit(conn, preview, mode=mode, actor=me, scores_are=scores_are)
     except FairMarkError as e:
-        st.error(_common.md(str(e)))
+        _common.show_error(e)
     else:
         if result.refused:
             st.error(tn("Nothing was imported: {count} row(s) were rejected. Fix them and upload again, or choose "

@@ -25,6 +25,7 @@ import db
 from core.courses import catalogue
 from core.accounts.access import Actor
 from core.errors import IngestError
+from core.language.interface import Message
 from core.ingest.mapping import Mapping, check_mapping, detect_mapping, norm
 from core.ingest.read import MAX_TEXT_CHARS, Problem, RawRow, RawTable, read_files
 from core.rubric import Rubric, default_rubric
@@ -125,6 +126,7 @@ class ImportResult:
 
 
 def rejection_dict(p: Problem) -> dict:
+    """A rejected row as plain data, its message in English (a page shows `p.message` said)."""
     return {"row": p.row, "field": p.field, "message": p.message[:1].upper() + p.message[1:], "file": p.source}
 
 
@@ -147,7 +149,7 @@ def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping:
     """Read, map and validate; writes nothing. File-level faults raise IngestError."""
     catalogue.check_course_name(conn, actor, target.course_name)
     if not target.course_name or not target.course_name.strip():
-        raise IngestError("Choose a course (or type the name of a new one)")
+        raise IngestError(Message("Choose a course (or type the name of a new one)"))
     course = courses.find_course(conn, target.course_name.strip())
     existing = courses.list_assignments(conn, course["id"]) if course else []
     target_rubric = rubric_for(conn, target, actor=actor)
@@ -159,7 +161,8 @@ def build_preview(conn, files: list[tuple[str, bytes]], target: Target, mapping:
                 skipped_members=table.skipped, sources=table.sources, rejected=list(table.problems))
     p.mapping_problems = check_mapping(mapping, table.columns)
     if not mapping.assignment and not target.assignment_title:
-        p.mapping_problems.append("Choose the assignment these reflections belong to, or map a week/assignment column")
+        p.mapping_problems.append(Message("Choose the assignment these reflections belong to, or map a "
+                                          "week/assignment column"))
     if p.mapping_problems:
         return p
     seen = subs.existing_keys(conn, course["id"]) if course else set()
@@ -248,26 +251,26 @@ def _validate(raw: RawRow, m: Mapping, resolver: _AssignmentResolver, p: Preview
 
     text = clean_text(v.get(m.text, ""))
     if not text:
-        reject(m.text, "the reflection text is empty; paste the text in or delete the row")
+        reject(m.text, Message("the reflection text is empty; paste the text in or delete the row"))
     elif len(text) > MAX_TEXT_CHARS:
-        reject(m.text, f"the text has {len(text):,} characters; the limit is {MAX_TEXT_CHARS:,}. "
-                       "Shorten it or split it into two submissions")
+        reject(m.text, Message("the text has {characters:,} characters; the limit is {limit:,}. Shorten it or split "
+                               "it into two submissions", characters=len(text), limit=MAX_TEXT_CHARS))
     sid = v.get(m.student_id, "").strip() if m.student_id else ""
     name = " ".join(v.get(m.name, "").split()) if m.name else ""
     email = v.get(m.email, "").strip() if m.email else ""
     if email and not _EMAIL.match(email):
-        reject(m.email, f"{email!r} is not an e-mail address; correct it or clear the cell")
+        reject(m.email, Message("{email!r} is not an e-mail address; correct it or clear the cell", email=email))
     external_id = sid or email.lower() or name.casefold()
     if not external_id:
         who = m.student_id or m.email or m.name
-        reject(who, "no student id, e-mail or name in this row; fill in who wrote the reflection")
+        reject(who, Message("no student id, e-mail or name in this row; fill in who wrote the reflection"))
     elif len(external_id) > 200:
-        reject(m.student_id or m.email or m.name, "the student identifier is longer than 200 characters; "
-                                                  "check that the right column is mapped")
+        reject(m.student_id or m.email or m.name, Message("the student identifier is longer than 200 characters; "
+                                                          "check that the right column is mapped"))
     assignment = resolver.resolve(v.get(m.assignment, "") if m.assignment else "")
     if assignment is None:
-        reject(m.assignment, "the week/assignment cell is empty and no target assignment was chosen; "
-                             "fill it in or choose an assignment")
+        reject(m.assignment, Message("the week/assignment cell is empty and no target assignment was chosen; "
+                                     "fill it in or choose an assignment"))
     scores: dict[str, dict[str, float]] = {}
     if assignment is not None:
         rubric = resolver.rubrics[assignment]
@@ -276,8 +279,9 @@ def _validate(raw: RawRow, m: Mapping, resolver: _AssignmentResolver, p: Preview
             if not cell:
                 continue
             if sc.criterion not in rubric.keys:
-                reject(sc.column, f"criterion '{sc.criterion}' is not in the rubric '{rubric.name}' of assignment "
-                                  f"'{assignment}'; unmap this column or choose another rubric")
+                reject(sc.column, Message("criterion '{criterion}' is not in the rubric '{rubric}' of assignment "
+                                          "'{assignment}'; unmap this column or choose another rubric",
+                                          criterion=sc.criterion, rubric=rubric.name, assignment=assignment))
                 continue
             score, err = _score(cell, rubric)
             if err:
@@ -293,17 +297,22 @@ def _validate(raw: RawRow, m: Mapping, resolver: _AssignmentResolver, p: Preview
 
 
 def _score(cell: str, rubric: Rubric) -> tuple[float | None, str | None]:
-    scale = f"scores on the rubric '{rubric.name}' run from {rubric.scale_min} to {rubric.scale_max}"
+    """The score in a cell, or why it is not one (a Message)."""
+    scale = dict(rubric=rubric.name, low=rubric.scale_min, high=rubric.scale_max)
     if cell.startswith("="):
-        return None, f"{cell[:40]!r} is a spreadsheet formula, which is never evaluated; type the score itself"
+        return None, Message("{cell!r} is a spreadsheet formula, which is never evaluated; type the score itself",
+                             cell=cell[:40])
     try:
         value = float(cell.replace(",", "."))
     except ValueError:
-        return None, f"{cell[:40]!r} is not a number; {scale}"
+        return None, Message("{cell!r} is not a number; scores on the rubric '{rubric}' run from {low} to {high}",
+                             cell=cell[:40], **scale)
     if value != value or value * 2 != int(value * 2):  # NaN or not a whole/half point
-        return None, f"{cell} is not a whole or half point; {scale} in steps of 1 (0.5 for averaged raters)"
+        return None, Message("{cell} is not a whole or half point; scores on the rubric '{rubric}' run from {low} to "
+                             "{high} in steps of 1 (0.5 for averaged raters)", cell=cell, **scale)
     if not rubric.scale_min <= value <= rubric.scale_max:
-        return None, f"{cell} is outside the scale; {scale}"
+        return None, Message("{cell} is outside the scale; scores on the rubric '{rubric}' run from {low} to {high}",
+                             cell=cell, **scale)
     return (int(value) if value.is_integer() else value), None
 
 
@@ -314,11 +323,14 @@ def commit(conn, preview: Preview, *, mode: str = "all_or_nothing", actor: Actor
     the score columns as reference scores or as blind calibration scores (`SCORES_ARE`)."""
     existing = catalogue.check_course_name(conn, actor, preview.target.course_name)
     if mode not in MODES:
-        raise IngestError(f"Unknown import mode {mode!r}; use one of {', '.join(MODES)}")
+        raise IngestError(Message("Unknown import mode {mode!r}; use one of {modes}", mode=mode,
+                                  modes=", ".join(MODES)))
     if scores_are not in SCORES_ARE:
-        raise IngestError(f"Unknown kind of scores {scores_are!r}; use one of {', '.join(SCORES_ARE)}")
+        raise IngestError(Message("Unknown kind of scores {kind!r}; use one of {kinds}", kind=scores_are,
+                                  kinds=", ".join(SCORES_ARE)))
     if preview.mapping_problems:
-        raise IngestError("The column mapping is incomplete: " + "; ".join(preview.mapping_problems))
+        raise IngestError(Message("The column mapping is incomplete: {problems}",
+                                  problems=Message.joined("; ", preview.mapping_problems)))
     rejected = preview.rejected_table()
     if rejected and mode == "all_or_nothing":
         return ImportResult(0, preview.duplicates, rejected, refused=True)

@@ -15,6 +15,7 @@ import re
 from dataclasses import asdict, dataclass, field
 
 from core.errors import IngestError
+from core.language.interface import Message
 from core.rubric import Rubric
 
 DEFAULT_RATER = "expert"
@@ -119,20 +120,23 @@ def detect_mapping(columns: list[str], rubric: Rubric) -> Mapping:
 
 
 def check_mapping(m: Mapping, columns: list[str]) -> list[str]:
-    """Problems that make the mapping unusable (each says what to choose)."""
+    """Problems that make the mapping unusable (each says what to choose), as Messages."""
     problems = []
     if not m.text:
-        problems.append("Choose the column that holds the reflection text (usually named text, reflection, "
-                        "response or essay)")
+        problems.append(Message("Choose the column that holds the reflection text (usually named text, reflection, "
+                                "response or essay)"))
     if not (m.student_id or m.email or m.name):
-        problems.append("Choose a column that says who wrote each reflection: a student id, e-mail or name")
+        problems.append(Message("Choose a column that says who wrote each reflection: a student id, e-mail or name"))
     for col in m.used_columns():
         if col not in columns:
-            problems.append(f"Column {col!r} is not in the file (columns: {', '.join(columns)})")
+            problems.append(Message("Column {column!r} is not in the file (columns: {columns})", column=col,
+                                    columns=", ".join(columns)))
     used = m.used_columns()
     twice = sorted({c for c in used if used.count(c) > 1})
     if twice:
-        problems.append(f"Column(s) {', '.join(twice)} are mapped to more than one field; map each column once")
+        problems.append(Message.plural("Column(s) {columns} are mapped to more than one field; map each column once",
+                                       "Column(s) {columns} are mapped to more than one field; map each column once",
+                                       len(twice), columns=", ".join(twice)))
     return problems
 
 
@@ -157,13 +161,15 @@ def apply_overrides(m: Mapping, overrides: list[str], columns: list[str], rubric
     for item in overrides or ():
         field_, sep, column = (part.strip() for part in str(item).partition("="))
         if not sep or not field_ or not column:
-            raise IngestError(f"--map {item!r}: write FIELD=COLUMN, e.g. --map text=essay")
+            raise IngestError(Message("--map {item!r}: write FIELD=COLUMN, e.g. --map text=essay", item=item))
         if column not in columns:
-            raise IngestError(f"--map {item!r}: the file has no column {column!r} (columns: {', '.join(columns)})")
+            raise IngestError(Message("--map {item!r}: the file has no column {column!r} (columns: {columns})",
+                                      item=item, column=column, columns=", ".join(columns)))
         criterion, _, rater = field_.partition(":")
         if field_ not in FIELDS and field_ != "attribute" and criterion not in rubric.keys:
-            raise IngestError(f"--map {item!r}: {field_!r} is not a field; use one of {', '.join(FIELDS)}, "
-                              f"attribute, or a criterion of the rubric ({', '.join(rubric.keys)})")
+            raise IngestError(Message("--map {item!r}: {field!r} is not a field; use one of {fields}, attribute, or "
+                                      "a criterion of the rubric ({keys})", item=item, field=field_,
+                                      fields=", ".join(FIELDS), keys=", ".join(rubric.keys)))
         for f in FIELDS:  # the column leaves any role it had
             if getattr(m, f) == column:
                 setattr(m, f, None)

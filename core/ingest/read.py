@@ -21,6 +21,8 @@ from datetime import date, datetime
 from pathlib import PurePosixPath
 
 from core.errors import IngestError
+from core.ingest.where import in_file, without_file
+from core.language.interface import Message
 
 # --- limits: the one place they are set -------------------------------------------------
 MAX_FILE_BYTES = 20 * 1024 * 1024      # one uploaded file (or one ZIP member, uncompressed)
@@ -72,13 +74,14 @@ class RawTable:
 def read_files(files: list[tuple[str, bytes]]) -> RawTable:
     """Read every uploaded (file name, bytes); file-level faults raise IngestError."""
     if not files:
-        raise IngestError("No file was uploaded; choose a CSV, XLSX, DOCX, TXT or ZIP file")
+        raise IngestError(Message("No file was uploaded; choose a CSV, XLSX, DOCX, TXT or ZIP file"))
     table = RawTable()
     for name, data in files:
         _read_one(table, name, data, in_zip=False)
     if len(table.rows) > MAX_ROWS:
-        raise IngestError(f"The upload has {len(table.rows):,} rows; the limit is {MAX_ROWS:,} per import. "
-                          "Split the file and import the parts one after another.")
+        raise IngestError(Message("The upload has {rows:,} rows; the limit is {limit:,} per import. "
+                                  "Split the file and import the parts one after another.",
+                                  rows=len(table.rows), limit=MAX_ROWS))
     return table
 
 
@@ -89,16 +92,19 @@ def _ext(name: str) -> str:
 def _read_one(table: RawTable, name: str, data: bytes, *, in_zip: bool) -> None:
     ext = _ext(name)
     if len(data) > MAX_FILE_BYTES:
-        raise IngestError(f"{name} is {len(data) / 1e6:.1f} MB; the limit is {MAX_FILE_BYTES // (1024 * 1024)} MB "
-                          "per file. Split it into smaller files.")
+        raise IngestError(Message("{name} is {size:.1f} MB; the limit is {limit} MB per file. Split it into "
+                                  "smaller files.", name=name, size=len(data) / 1e6,
+                                  limit=MAX_FILE_BYTES // (1024 * 1024)))
     if ext not in SUPPORTED:
-        hint = " Save it as .xlsx." if ext == "xls" else ""
-        hint += " Save it as .docx." if ext == "doc" else ""
-        raise IngestError(f"{name}: .{ext or '?'} files are not supported; upload CSV, XLSX, DOCX, TXT or a ZIP "
-                          f"of them.{hint}")
+        if better := {"xls": "xlsx", "doc": "docx"}.get(ext):
+            raise IngestError(Message("{name}: .{ext} files are not supported; upload CSV, XLSX, DOCX, TXT or a ZIP "
+                                      "of them. Save it as .{better}.", name=name, ext=ext, better=better))
+        raise IngestError(Message("{name}: .{ext} files are not supported; upload CSV, XLSX, DOCX, TXT or a ZIP "
+                                  "of them.", name=name, ext=ext or "?"))
     if ext == "zip":
         if in_zip:
-            raise IngestError(f"{name} is a ZIP inside a ZIP; unzip it and upload the inner files directly")
+            raise IngestError(Message("{name} is a ZIP inside a ZIP; unzip it and upload the inner files "
+                                      "directly", name=name))
         _read_zip(table, name, data)
         return
     table.sources.append(name)
@@ -116,7 +122,7 @@ def _read_one(table: RawTable, name: str, data: bytes, *, in_zip: bool) -> None:
 
 def _read_zip(table: RawTable, name: str, data: bytes) -> None:
     found, problems_before = False, len(table.problems)
-    for m in zip_members(name, data, SUPPORTED - {"zip"}, "CSV, XLSX, DOCX and TXT"):
+    for m in zip_members(name, data, SUPPORTED - {"zip"}, Message("CSV, XLSX, DOCX and TXT")):
         if m.junk:
             table.skipped.append(m.member)
             continue
@@ -126,9 +132,10 @@ def _read_zip(table: RawTable, name: str, data: bytes) -> None:
             _read_one(table, m.label, m.data, in_zip=True)
             found = True
         except IngestError as e:
-            table.problems.append(Problem(m.label, None, "file", str(e).removeprefix(f"{m.label}: ")))
+            table.problems.append(Problem(m.label, None, "file", without_file(e, m.label)))
     if not found and len(table.problems) == problems_before:
-        raise IngestError(f"{name} contains no CSV, XLSX, DOCX or TXT files")
+        raise IngestError(Message("{name} contains no CSV, XLSX, DOCX or TXT files", name=name))
+
 
 
 @dataclass(frozen=True)
@@ -137,7 +144,7 @@ class Member:
     label: str                 # "archive.zip/folder/file.txt"
     member: str
     data: bytes = b""
-    problem: str = ""
+    problem: str = ""          # a Message: what to do about it
     junk: bool = False
 
 
@@ -150,18 +157,21 @@ def zip_members(name: str, data: bytes, types: set[str], described: str) -> list
         zf = zipfile.ZipFile(io.BytesIO(data))
         infos = zf.infolist()
     except (zipfile.BadZipFile, OSError) as e:
-        raise IngestError(f"{name} is not a valid ZIP file (it is damaged or not a ZIP); re-create the archive") from e
+        raise IngestError(Message("{name} is not a valid ZIP file (it is damaged or not a ZIP); re-create the "
+                                  "archive", name=name)) from e
     if len(infos) > MAX_ZIP_MEMBERS:
-        raise IngestError(f"{name} holds {len(infos):,} entries; the limit is {MAX_ZIP_MEMBERS}. "
-                          "Split it into several ZIP files.")
+        raise IngestError(Message("{name} holds {entries:,} entries; the limit is {limit}. Split it into several "
+                                  "ZIP files.", name=name, entries=len(infos), limit=MAX_ZIP_MEMBERS))
     total = sum(i.file_size for i in infos)
     if total > MAX_ZIP_TOTAL_BYTES:
-        raise IngestError(f"{name} unpacks to {total / 1e6:.0f} MB; the limit is "
-                          f"{MAX_ZIP_TOTAL_BYTES // (1024 * 1024)} MB. Split it into several ZIP files.")
+        raise IngestError(Message("{name} unpacks to {size:.0f} MB; the limit is {limit} MB. Split it into "
+                                  "several ZIP files.", name=name, size=total / 1e6,
+                                  limit=MAX_ZIP_TOTAL_BYTES // (1024 * 1024)))
     for info in infos:
         if info.file_size > 1024 * 1024 and info.file_size > MAX_ZIP_RATIO * max(info.compress_size, 1):
-            raise IngestError(f"{name}: member {info.filename} expands {info.file_size // max(info.compress_size, 1)}"
-                              " times; that looks like a zip bomb, so the archive was refused")
+            raise IngestError(Message("{name}: member {member} expands {ratio} times; that looks like a zip bomb, "
+                                      "so the archive was refused", name=name, member=info.filename,
+                                      ratio=info.file_size // max(info.compress_size, 1)))
     out = []
     for info in (i for i in infos if not i.is_dir()):
         member, ext = info.filename, _ext(info.filename)
@@ -169,22 +179,24 @@ def zip_members(name: str, data: bytes, types: set[str], described: str) -> list
         if _JUNK.search(member):
             out.append(Member(label, member, junk=True))
         elif info.flag_bits & 0x1:
-            out.append(Member(label, member, problem="the member is password-protected; add it without a password"))
+            out.append(Member(label, member, problem=Message("the member is password-protected; add it without a "
+                                                             "password")))
         elif ext == "zip":
-            out.append(Member(label, member, problem="a ZIP inside a ZIP is not opened; unzip it and add its files "
-                                                     "to the outer ZIP"))
+            out.append(Member(label, member, problem=Message("a ZIP inside a ZIP is not opened; unzip it and add "
+                                                             "its files to the outer ZIP")))
         elif ext not in types:
-            out.append(Member(label, member, problem=f"unsupported file type .{ext or '?'}; only {described} "
-                                                     "files are read"))
+            out.append(Member(label, member, problem=Message("unsupported file type .{ext}; only {described} "
+                                                             "files are read", ext=ext or "?", described=described)))
         else:
             try:
                 with zf.open(info) as fh:
                     blob = fh.read(MAX_FILE_BYTES + 1)  # never trust the declared size
             except (zipfile.BadZipFile, OSError, RuntimeError, EOFError):
-                out.append(Member(label, member, problem="cannot be unpacked: this part of the ZIP is damaged; "
-                                                         "re-create the ZIP"))
+                out.append(Member(label, member, problem=Message("cannot be unpacked: this part of the ZIP is "
+                                                                 "damaged; re-create the ZIP")))
                 continue
-            too_big = f"Larger than {MAX_FILE_BYTES // (1024 * 1024)} MB; split it" if len(blob) > MAX_FILE_BYTES else ""
+            too_big = (Message("Larger than {limit} MB; split it", limit=MAX_FILE_BYTES // (1024 * 1024))
+                       if len(blob) > MAX_FILE_BYTES else "")
             out.append(Member(label, member, b"" if too_big else blob, too_big))
     return out
 
@@ -196,10 +208,10 @@ def decode_text(data: bytes, name: str) -> str:
         try:
             return data.decode("utf-16")
         except UnicodeDecodeError as e:
-            raise IngestError(f"{name}: broken UTF-16 text; save it as UTF-8") from e
+            raise IngestError(in_file(name, Message("broken UTF-16 text; save it as UTF-8"))) from e
     if b"\x00" in data:
-        raise IngestError(f"{name} contains NUL bytes, so it is not a text file; "
-                          "save it as CSV UTF-8 (or plain text UTF-8) and upload again")
+        raise IngestError(Message("{name} contains NUL bytes, so it is not a text file; save it as CSV UTF-8 (or "
+                                  "plain text UTF-8) and upload again", name=name))
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError:
@@ -207,9 +219,10 @@ def decode_text(data: bytes, name: str) -> str:
     try:
         return data.decode("cp1252")
     except UnicodeDecodeError as e:
-        raise IngestError(
-            f"{name} is not UTF-8, UTF-8 with BOM or Windows-1252 text (byte 0x{data[e.start]:02x} at position "
-            f"{e.start}); open it in your spreadsheet or editor and save it as 'CSV UTF-8' / UTF-8 text") from e
+        raise IngestError(Message(
+            "{name} is not UTF-8, UTF-8 with BOM or Windows-1252 text (byte 0x{byte:02x} at position {position}); "
+            "open it in your spreadsheet or editor and save it as 'CSV UTF-8' / UTF-8 text",
+            name=name, byte=data[e.start], position=e.start)) from e
 
 
 # --- CSV ----------------------------------------------------------------------------
@@ -221,7 +234,8 @@ def _header(raw: list, name: str) -> list[str]:
     seen = set()
     for c in cols:
         if c.lower() in seen:
-            raise IngestError(f"{name}: the column {c!r} appears twice in the header row; rename one of them")
+            raise IngestError(in_file(name, Message("the column {column!r} appears twice in the header row; rename "
+                                                    "one of them", column=c)))
         seen.add(c.lower())
     return cols
 
@@ -229,7 +243,7 @@ def _header(raw: list, name: str) -> list[str]:
 def read_csv(data: bytes, name: str):
     text = decode_text(data, name)
     if not text.strip():
-        raise IngestError(f"{name} is empty; it needs a header row and one row per reflection")
+        raise IngestError(Message("{name} is empty; it needs a header row and one row per reflection", name=name))
     try:
         dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t")
         delimiter = dialect.delimiter
@@ -239,13 +253,13 @@ def read_csv(data: bytes, name: str):
     try:
         records = list(reader)
     except csv.Error as e:
-        raise IngestError(f"{name} is not a well-formed CSV file near line {reader.line_num}: {e}. "
-                          "Check for a quote (\") that is opened but never closed, or save the sheet again "
-                          "as CSV from your spreadsheet program.") from e
+        raise IngestError(Message("{name} is not a well-formed CSV file near line {line}: {error}. Check for a "
+                                  "quote (\") that is opened but never closed, or save the sheet again as CSV from "
+                                  "your spreadsheet program.", name=name, line=reader.line_num, error=str(e))) from e
     # Number rows before dropping blank ones, so row numbers match what a spreadsheet shows.
     numbered = [(n, r) for n, r in enumerate(records, start=1) if any(cell.strip() for cell in r)]
     if not numbered:
-        raise IngestError(f"{name} is empty; it needs a header row and one row per reflection")
+        raise IngestError(Message("{name} is empty; it needs a header row and one row per reflection", name=name))
     cols = _header(numbered[0][1], name)
     rows, problems = [], []
     for n, rec in numbered[1:]:
@@ -253,8 +267,11 @@ def read_csv(data: bytes, name: str):
             if len(rec) > len(cols) and not any(v.strip() for v in rec[len(cols):]):
                 rec = rec[:len(cols)]  # trailing empty cells are harmless
             else:
-                problems.append(Problem(name, n, "row", f"has {len(rec)} values but the header has {len(cols)} "
-                                        "columns; put text that contains commas in double quotes"))
+                problems.append(Problem(name, n, "row", Message.plural(
+                    "has {count} values but the header has {columns} columns; put text that contains commas in "
+                    "double quotes",
+                    "has {count} values but the header has {columns} columns; put text that contains commas in "
+                    "double quotes", len(rec), columns=len(cols))))
                 continue
         rows.append(RawRow(name, n, {c: v.strip() for c, v in zip(cols, rec)}))
     return cols, rows, problems
@@ -283,8 +300,9 @@ def read_xlsx(data: bytes, name: str):
         # data_only=False: a formula cell gives its '=...' text; nothing is ever evaluated.
         wb = load_workbook(io.BytesIO(data), read_only=True, data_only=False)
     except Exception as e:  # openpyxl raises many types for a broken file
-        raise IngestError(f"{name} could not be opened as an Excel workbook (.xlsx): it is damaged or not really "
-                          "an .xlsx file. Open it in Excel or LibreOffice and save it again as .xlsx or CSV.") from e
+        raise IngestError(Message("{name} could not be opened as an Excel workbook (.xlsx): it is damaged or not "
+                                  "really an .xlsx file. Open it in Excel or LibreOffice and save it again as .xlsx "
+                                  "or CSV.", name=name)) from e
     try:
         ws = wb.worksheets[0]
         it = ws.iter_rows(values_only=True)
@@ -301,8 +319,9 @@ def read_xlsx(data: bytes, name: str):
                 continue
             extra = [c for c in cells[len(header):] if c]
             if extra:
-                rows.append(Problem(name, n, "row", f"has a value ({extra[0][:30]!r}) in a column without a "
-                                    "header; give that column a header or delete it"))
+                rows.append(Problem(name, n, "row", Message("has a value ({value!r}) in a column without a header; "
+                                                            "give that column a header or delete it",
+                                                            value=extra[0][:30])))
                 continue
             cells = (cells + [""] * len(header))[:len(header)]
             rows.append(RawRow(name, n, dict(zip(header, cells))))
@@ -311,7 +330,8 @@ def read_xlsx(data: bytes, name: str):
     finally:
         wb.close()
     if header is None:
-        raise IngestError(f"{name}: the first sheet is empty; put a header row and one row per reflection there")
+        raise IngestError(in_file(name, Message("the first sheet is empty; put a header row and one row per "
+                                                "reflection there")))
     problems = [r for r in rows if isinstance(r, Problem)]
     return header, [r for r in rows if isinstance(r, RawRow)], problems
 
@@ -326,8 +346,9 @@ def read_docx(data: bytes, name: str, *, markdown: bool = False) -> str:
     try:
         document = docx.Document(io.BytesIO(data))
     except Exception as e:
-        raise IngestError(f"{name} could not be opened as a Word document (.docx): it is damaged or not really "
-                          "a .docx file. Save it again from Word as .docx, or as plain text.") from e
+        raise IngestError(Message("{name} could not be opened as a Word document (.docx): it is damaged or not "
+                                  "really a .docx file. Save it again from Word as .docx, or as plain text.",
+                                  name=name)) from e
     parts = []
     for p in document.paragraphs:
         style = (p.style.name if p.style is not None else "") or ""

@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 
 import db
 from core.errors import LLMError, LLMServerError
+from core.language.interface import Message
 from core.llm.openai_client import BatchEndpoint, batch_result
 from core.llm.protocol import RawCompletion
 from db import batches as batches_db
@@ -109,7 +110,7 @@ class Batcher:
         w = _Waiting(request, key)
         with self._cond:
             if self._closed:
-                raise LLMServerError("The batch run was stopped before this request was sent; resume the run.")
+                raise LLMServerError(Message("The batch run was stopped before this request was sent; resume the run."))
             if key in self._running:
                 running, cid = self._running[key]
                 self._sent[running].setdefault(cid, []).append(w)
@@ -145,7 +146,8 @@ class Batcher:
         self._thread.join(timeout=10)
         for waiters in [*self._queue.values(), *(w for b in self._sent.values() for w in b.values())]:
             for w in waiters:
-                self._wake(w, LLMServerError("The batch run was stopped before its answer came back; resume the run."))
+                self._wake(w, LLMServerError(Message("The batch run was stopped before its answer came back; "
+                                                     "resume the run.")))
 
     # -- the background thread: submit waves, poll batches ---------------------------------
     def _loop(self) -> None:

@@ -30,6 +30,7 @@ from typing import Callable
 from pydantic import ValidationError
 
 from core.errors import LLMBadRequest, LLMError, LLMInvalidOutput, LLMRefusal, LLMTruncated
+from core.language.interface import Message
 from core.llm.logprobs import LogprobsMemory, bounded_int_fields, score_probs_from_logprobs
 from core.llm.openai_client import redact, sdk_transport
 from core.llm.protocol import CallContext, LLMResponse, RawCompletion, T, Transport, Usage
@@ -176,12 +177,12 @@ class OpenAICompatibleLLM:
     @staticmethod
     def _check_finish(raw: RawCompletion, model: str) -> None:
         if raw.refusal or raw.finish_reason == "content_filter":
-            why = redact(raw.refusal or "content filter")[:300]
-            raise LLMRefusal(f"Model '{model}' declined to answer ({why}). The submission may "
-                             "contain content the provider filters: review it by hand.")
+            why = redact(raw.refusal)[:300] if raw.refusal else Message("content filter")
+            raise LLMRefusal(Message("Model '{model}' declined to answer ({why}). The submission may contain "
+                                     "content the provider filters: review it by hand.", model=model, why=why))
         if raw.finish_reason == "length":
-            raise LLMTruncated(f"Model '{model}' stopped at its token limit before finishing the "
-                               "answer. Use a model with a larger context or shorten the input.")
+            raise LLMTruncated(Message("Model '{model}' stopped at its token limit before finishing the answer. Use a "
+                                       "model with a larger context or shorten the input.", model=model))
 
     def complete(self, messages: list[dict], schema: type[T], *, role: str, ctx: CallContext,
                  temperature: float | None = None) -> LLMResponse[T]:
@@ -216,10 +217,10 @@ class OpenAICompatibleLLM:
                     latency_ms=(time.perf_counter() - t0) * 1000, request_id=raw.request_id,
                     attempts=counter[0], response_mode=mode, logprobs=raw.logprobs,
                     score_probs=score_probs_from_logprobs(text, raw.logprobs, bounded_int_fields(js)))
-            raise LLMInvalidOutput(
-                f"Model '{model}' did not return valid {schema.__name__} JSON, even after being "
-                f"shown the error ({last_error[:300]}). Retry the item, or use a stronger model "
-                f"for the {role} role in Settings.")
+            raise LLMInvalidOutput(Message(
+                "Model '{model}' did not return valid {schema} JSON, even after being shown the error ({error}). "
+                "Retry the item, or use a stronger model for the {role} role in Settings.",
+                model=model, schema=schema.__name__, error=last_error[:300], role=role))
         except LLMError as exc:
             # The call log records what a failed call cost and how often it tried.
             exc.attempts = counter[0]

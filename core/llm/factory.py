@@ -9,6 +9,7 @@ from pydantic import BaseModel
 
 import db
 from core.errors import ConfigError
+from core.language.interface import Message
 from core.llm.chat import OpenAICompatibleLLM
 from core.llm.logged import LoggedLLM
 from core.llm.protocol import CallContext, Transport
@@ -63,9 +64,9 @@ def from_settings(settings, db_path=None, *, transport: Transport | None = None,
         finally:
             conn.close()
     if not settings.llm_configured:
-        raise ConfigError("No language model is configured: set FAIRMARK_LLM_BASE_URL and/or "
-                          "FAIRMARK_LLM_API_KEY (environment or .streamlit/secrets.toml), or use "
-                          "the offline baseline.")
+        raise ConfigError(Message("No language model is configured: set FAIRMARK_LLM_BASE_URL and/or "
+                                  "FAIRMARK_LLM_API_KEY (environment or .streamlit/secrets.toml), or use "
+                                  "the offline baseline."))
     inner = OpenAICompatibleLLM(settings, transport=transport, **kwargs)
     judges = settings.judges if judges is None else judges
     if judges:
@@ -96,7 +97,8 @@ def default_provider(settings: Settings | None = None) -> str:
 
 
 def _unknown(provider: str) -> ConfigError:
-    return ConfigError(f"unknown provider {provider!r}; use one of {', '.join(PROVIDERS)}")
+    return ConfigError(Message("unknown provider {provider!r}; use one of {providers}", provider=provider,
+                               providers=", ".join(PROVIDERS)))
 
 
 def check_provider(provider: str, settings: Settings) -> None:
@@ -104,8 +106,8 @@ def check_provider(provider: str, settings: Settings) -> None:
     if provider not in PROVIDERS:
         raise _unknown(provider)
     if provider == "openai" and not settings.llm_configured:
-        raise ConfigError("No language model is configured (FAIRMARK_LLM_BASE_URL / FAIRMARK_LLM_API_KEY); "
-                          "choose the offline baseline or configure an endpoint.")
+        raise ConfigError(Message("No language model is configured (FAIRMARK_LLM_BASE_URL / FAIRMARK_LLM_API_KEY); "
+                                  "choose the offline baseline or configure an endpoint."))
 
 
 def make_llm(provider: str, db_path, settings: Settings | None = None, *, read_cache: bool = True):
@@ -156,7 +158,8 @@ def test_connection(settings, db_path=None, *, role: str = "evaluator",
                     transport: Transport | None = None) -> dict:
     """One tiny call to the configured endpoint (never cached, logged as agent 'settings').
     Returns {model, latency_ms, tokens_in, tokens_out, mode, request_id}; raises an LLMError
-    or ConfigError with a message to show."""
+    or ConfigError whose message is a Message (the provider's own error text a value in it),
+    which the page shows in the reader's language."""
     # Quick to fail: no retries and a short timeout (a person is waiting on the button).
     settings = effective_settings(settings)
     settings = settings.model_copy(update={"max_retries": 0, "timeout_s": min(settings.timeout_s, 30.0)})

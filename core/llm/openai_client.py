@@ -24,6 +24,7 @@ from core.errors import (
     LLMServerError,
     LLMTimeout,
 )
+from core.language.interface import Message
 from core.llm.protocol import RawCompletion, Transport, Usage
 
 NO_KEY = "no-key"            # local servers (llama.cpp, vLLM, Ollama) ignore the key
@@ -63,48 +64,64 @@ def map_sdk_error(exc: Exception, *, base_url: str | None = None, model: str = "
     do. The key is redacted from every message."""
     import openai
 
-    where = base_url or "the OpenAI API"
+    where = _where(base_url)
     detail = redact(str(getattr(exc, "message", "") or exc), api_key)[:500]
     if isinstance(exc, LLMError):
         return exc
     if isinstance(exc, openai.APITimeoutError) and not _unreachable(exc):
-        return LLMTimeout(f"The language model at {where} did not answer in time. Try again later, "
-                          "raise FAIRMARK_TIMEOUT, or lower the concurrency.")
+        return LLMTimeout(Message("The language model at {where} did not answer in time. Try again later, "
+                                  "raise FAIRMARK_TIMEOUT, or lower the concurrency.", where=where))
     if isinstance(exc, openai.APIConnectionError):
         # Refused, unknown host or no answer to the connection attempt: the endpoint itself is
         # unreachable (a setting to fix when it never works), unlike an answer cut off midway.
         if _unreachable(exc):
-            err = LLMConnectionError(f"Cannot reach the language model at {where} ({detail}). Check "
-                                     "FAIRMARK_LLM_BASE_URL and that the server is running.")
+            err = LLMConnectionError(Message("Cannot reach the language model at {where} ({detail}). Check "
+                                             "FAIRMARK_LLM_BASE_URL and that the server is running.",
+                                             where=where, detail=detail))
             err.unreachable = True
             return err
-        return LLMConnectionError(f"The connection to the language model at {where} broke off before the "
-                                  f"answer was complete ({detail}). This is usually temporary: retry the run "
-                                  "later; if it persists, check FAIRMARK_LLM_BASE_URL and the network.")
+        return LLMConnectionError(Message("The connection to the language model at {where} broke off before the "
+                                          "answer was complete ({detail}). This is usually temporary: retry the run "
+                                          "later; if it persists, check FAIRMARK_LLM_BASE_URL and the network.",
+                                          where=where, detail=detail))
     if isinstance(exc, openai.RateLimitError):
         wait = _retry_after_seconds(getattr(getattr(exc, "response", None), "headers", None))
-        err = LLMRateLimited(f"The language model at {where} is rate-limiting requests (HTTP 429: "
-                             f"{detail}). Lower the concurrency in Settings or wait and retry.",
-                             retry_after=wait)
+        err = LLMRateLimited(Message("The language model at {where} is rate-limiting requests (HTTP 429: "
+                                     "{detail}). Lower the concurrency in Settings or wait and retry.",
+                                     where=where, detail=detail), retry_after=wait)
         return err
     if isinstance(exc, (openai.AuthenticationError, openai.PermissionDeniedError)):
-        return LLMAuthError(f"The language model at {where} refused the API key (HTTP "
-                            f"{exc.status_code}: {detail}). Set a valid FAIRMARK_LLM_API_KEY in the "
-                            "environment or .streamlit/secrets.toml.")
+        return _refused_key(where, exc.status_code, detail)
     if isinstance(exc, openai.NotFoundError):
-        err = LLMNotFound(f"The language model at {where} does not know model '{model}' or the "
-                            f"endpoint (HTTP 404: {detail}). Check the model name in Settings and "
-                            "the base URL (it usually ends in /v1).")
+        err = _unknown_model(where, model, detail)
         err.status_code = 404
         return err
     if isinstance(exc, openai.APIStatusError):
         return status_error(exc.status_code, detail, where=where, model=model, code=getattr(exc, "code", None),
                             retry_after=_retry_after_seconds(getattr(exc.response, "headers", None)))
     if isinstance(exc, openai.APIResponseValidationError):
-        return LLMServerError(f"The language model at {where} sent a malformed response "
-                              f"({detail}). Check that the base URL is an OpenAI-compatible API.")
-    return LLMError(f"Unexpected error calling the language model at {where}: "
-                    f"{type(exc).__name__}: {detail}")
+        return LLMServerError(Message("The language model at {where} sent a malformed response ({detail}). "
+                                      "Check that the base URL is an OpenAI-compatible API.",
+                                      where=where, detail=detail))
+    return LLMError(Message("Unexpected error calling the language model at {where}: {kind}: {detail}",
+                            where=where, kind=type(exc).__name__, detail=detail))
+
+
+def _where(base_url: str | None) -> str:
+    """The endpoint a message names: its address, else the OpenAI API (a Message)."""
+    return base_url or Message("the OpenAI API")
+
+
+def _refused_key(where, status, detail: str) -> LLMAuthError:
+    return LLMAuthError(Message("The language model at {where} refused the API key (HTTP {status}: {detail}). Set a "
+                                "valid FAIRMARK_LLM_API_KEY in the environment or .streamlit/secrets.toml.",
+                                where=where, status=status, detail=detail))
+
+
+def _unknown_model(where, model: str, detail: str) -> LLMNotFound:
+    return LLMNotFound(Message("The language model at {where} does not know model '{model}' or the endpoint (HTTP "
+                               "404: {detail}). Check the model name in Settings and the base URL (it usually ends "
+                               "in /v1).", where=where, model=model, detail=detail))
 
 
 def status_error(status: int, detail: str, *, where: str, model: str, code: str | None = None,
@@ -116,38 +133,39 @@ def status_error(status: int, detail: str, *, where: str, model: str, code: str 
     format_refused = status in (400, 422) or (
         status >= 500 and re.search(r"response_format|json_schema", detail) is not None)
     if code == "context_length_exceeded" or "maximum context length" in detail:
-        err = LLMBadRequest(f"The input is too long for model '{model}' at {where} ({detail}). "
-                            "Use a model with a larger context window or shorten the submission.")
+        err = LLMBadRequest(Message("The input is too long for model '{model}' at {where} ({detail}). "
+                                    "Use a model with a larger context window or shorten the submission.",
+                                    model=model, where=where, detail=detail))
         err.status_code = status
         err.format_refused = False
         return err
     if status in (401, 403):
-        return LLMAuthError(f"The language model at {where} refused the API key (HTTP {status}: {detail}). Set a "
-                            "valid FAIRMARK_LLM_API_KEY in the environment or .streamlit/secrets.toml.")
+        return _refused_key(where, status, detail)
     if status == 404:
-        err = LLMNotFound(f"The language model at {where} does not know model '{model}' or the "
-                          f"endpoint (HTTP 404: {detail}). Check the model name in Settings and "
-                          "the base URL (it usually ends in /v1).")
+        err = _unknown_model(where, model, detail)
         err.status_code = 404
         return err
     if format_refused and status >= 500:
-        err = LLMBadRequest(f"The language model at {where} does not accept this structured-"
-                            f"output mode (HTTP {status}: {detail}).")
+        err = LLMBadRequest(Message("The language model at {where} does not accept this structured-output mode "
+                                    "(HTTP {status}: {detail}).", where=where, status=status, detail=detail))
         err.status_code = status
         err.format_refused = True
         return err
     if status >= 500:
-        err = LLMServerError(f"The language model at {where} failed (HTTP {status}: {detail}). "
-                             "This is usually temporary: retry the run later.")
+        err = LLMServerError(Message("The language model at {where} failed (HTTP {status}: {detail}). "
+                                     "This is usually temporary: retry the run later.",
+                                     where=where, status=status, detail=detail))
     elif status == 408:
-        err = LLMTimeout(f"The language model at {where} timed out (HTTP 408). Try again later.")
+        err = LLMTimeout(Message("The language model at {where} timed out (HTTP 408). Try again later.",
+                                 where=where))
     elif status == 429:
-        err = LLMRateLimited(f"The language model at {where} is rate-limiting requests (HTTP "
-                             "429). Lower the concurrency or wait.", retry_after=retry_after)
+        err = LLMRateLimited(Message("The language model at {where} is rate-limiting requests (HTTP 429). Lower "
+                                     "the concurrency or wait.", where=where), retry_after=retry_after)
     else:
-        err = LLMBadRequest(f"The language model at {where} rejected the request for model "
-                            f"'{model}' (HTTP {status}: {detail}). If this persists, check the "
-                            "model name and whether the server supports this request.")
+        err = LLMBadRequest(Message("The language model at {where} rejected the request for model '{model}' (HTTP "
+                                    "{status}: {detail}). If this persists, check the model name and whether the "
+                                    "server supports this request.",
+                                    where=where, model=model, status=status, detail=detail))
     err.status_code = status
     err.format_refused = format_refused
     return err
@@ -162,10 +180,11 @@ def _unreachable(exc: Exception) -> bool:
 def malformed_answer(base_url: str | None, detail: str) -> LLMServerError:
     """A 200 whose body is not a chat completion (an HTML error page from a proxy, JSON cut off):
     a server fault like a 502, so it is retried; the message says what to check if it lasts."""
-    return LLMServerError(f"The language model at {base_url or 'the OpenAI API'} sent an answer that is "
-                          f"not a valid chat completion ({detail[:200]}). This is usually a passing "
-                          "fault of the server or a proxy: retry the run later; if it persists, check "
-                          "that FAIRMARK_LLM_BASE_URL is an OpenAI-compatible API (usually ending in /v1).")
+    return LLMServerError(Message("The language model at {where} sent an answer that is not a valid chat completion "
+                                  "({detail}). This is usually a passing fault of the server or a proxy: retry the "
+                                  "run later; if it persists, check that FAIRMARK_LLM_BASE_URL is an "
+                                  "OpenAI-compatible API (usually ending in /v1).",
+                                  where=_where(base_url), detail=detail[:200]))
 
 
 def openai_transport(client, *, base_url: str | None = None, api_key: str | None = None) -> Transport:
@@ -244,9 +263,10 @@ def echo_transport(*, base_url: str | None, api_key: str | None, timeout_s: floa
             raise map_sdk_error(exc, base_url=base_url, model=request.get("model", ""), api_key=api_key) from None
         lp = getattr(resp.choices[0], "logprobs", None) if resp.choices else None
         if lp is None or not lp.tokens or not lp.text_offset:
-            raise LLMBadRequest(f"The completions endpoint at {base_url or 'OpenAI'} returned no prompt logprobs "
-                                f"for model '{request.get('model')}': it does not echo them. Point "
-                                "FAIRMARK_LESSON_LOGPROBS_BASE_URL at a server that does (llama.cpp's) or unset it.")
+            raise LLMBadRequest(Message("The completions endpoint at {where} returned no prompt logprobs for model "
+                                        "'{model}': it does not echo them. Point FAIRMARK_LESSON_LOGPROBS_BASE_URL "
+                                        "at a server that does (llama.cpp's) or unset it.",
+                                        where=base_url or "OpenAI", model=request.get("model")))
         usage = resp.usage
         return {"tokens": list(lp.tokens), "text_offset": [int(o) for o in lp.text_offset],
                 "token_logprobs": list(lp.token_logprobs or []),
@@ -328,9 +348,9 @@ def batch_result(line: dict, base_url: str | None) -> RawCompletion | LLMError:
     error = (body.get("error") if isinstance(body, dict) else None) or line.get("error") or {}
     message = (error.get("message") if isinstance(error, dict) else str(error)) or f"HTTP {status}"
     if not status:   # the batch could not run this request at all (expired, failed batch)
-        return LLMServerError(f"The batch at {base_url or 'the OpenAI API'} did not run this request ({message}). "
-                              "It is asked again in the next batch.")
-    return status_error(status, redact(message)[:500], where=base_url or "the OpenAI API",
+        return LLMServerError(Message("The batch at {where} did not run this request ({message}). It is asked "
+                                      "again in the next batch.", where=_where(base_url), message=message))
+    return status_error(status, redact(message)[:500], where=_where(base_url),
                         model=str(body.get("model", "")) if isinstance(body, dict) else "",
                         code=error.get("code") if isinstance(error, dict) else None)
 

@@ -11,6 +11,7 @@ logged, priced and cached like every other call.
 from __future__ import annotations
 
 from core.errors import LLMError
+from core.language.interface import Message
 from core.llm.protocol import LLM, CallContext, LLMResponse, T
 from core.settings import JudgeSpec
 
@@ -48,8 +49,8 @@ class RoutedLLM:
         if name is None:
             return None, self.main
         if name not in self._judges:
-            raise LLMError(f"No judge named '{name}' is configured (judges: {', '.join(self._judges) or 'none'}). "
-                           "Add it in Settings -> Judges.")
+            raise LLMError(Message("No judge named '{name}' is configured (judges: {judges}). Add it in Settings -> "
+                                   "Judges.", name=name, judges=", ".join(self._judges) or Message("none")))
         return self._judges[name]
 
     def model_for(self, role: str) -> str:

@@ -9,6 +9,7 @@ import re
 from pydantic import BaseModel, ValidationError
 
 from core.errors import ConfigError
+from core.language.interface import Message
 
 # Best first; a server that refuses one mode gets the next (core.llm.openai_client).
 MODES = ("json_schema", "json_object_schema", "json_object")
@@ -31,7 +32,8 @@ def json_schema_for(schema: type[BaseModel]) -> dict:
 
     def walk(node, depth=0):
         if depth > 40:
-            raise ConfigError(f"Schema {schema.__name__} is recursive; agents' schemas must not be.")
+            raise ConfigError(Message("Schema {schema} is recursive; agents' schemas must not be.",
+                                      schema=schema.__name__))
         if isinstance(node, list):
             return [walk(x, depth + 1) for x in node]
         if not isinstance(node, dict):

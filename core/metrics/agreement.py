@@ -17,6 +17,7 @@ import numpy as np
 import pandas as pd
 
 from core.errors import FairMarkError
+from core.language.interface import Message
 
 
 class MetricsInputError(FairMarkError):
@@ -63,7 +64,7 @@ def pair_counts(ai: Sequence, reference: Sequence, keys: dict[str, Sequence] | N
     df = pd.DataFrame({"ai": pd.to_numeric(pd.Series(list(ai), dtype=object), errors="coerce"),
                        "reference": pd.to_numeric(pd.Series(list(reference), dtype=object), errors="coerce")})
     if len(df["ai"]) != len(df["reference"]):
-        raise MetricsInputError("AI and reference score lists must have the same length")
+        raise MetricsInputError(Message("AI and reference score lists must have the same length"))
     key_cols = list(keys or {})
     for k, v in (keys or {}).items():
         df[k] = pd.Series(list(v), dtype=object).astype(str)
@@ -87,11 +88,14 @@ def canonical(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def _check_range(values: np.ndarray, lo: int, hi: int, what: str) -> None:
+    """Every score within the scale; `what` is "AI" or "reference" (the message names that column)."""
     if values.size and (values.min() < lo or values.max() > hi):
         bad = values[(values < lo) | (values > hi)]
-        raise MetricsInputError(
-            f"{what} score {bad[0]:g} is outside the scale {lo}-{hi}; check the scale (min/max) "
-            f"or the {what} column")
+        if what == "AI":
+            raise MetricsInputError(Message("AI score {score:g} is outside the scale {low}-{high}; check the scale "
+                                            "(min/max) or the AI column", score=bad[0], low=lo, high=hi))
+        raise MetricsInputError(Message("reference score {score:g} is outside the scale {low}-{high}; check the "
+                                        "scale (min/max) or the reference column", score=bad[0], low=lo, high=hi))
 
 
 def cell_arrays(table: pd.DataFrame, lo: int, hi: int) -> dict[str, np.ndarray]:

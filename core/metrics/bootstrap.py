@@ -111,8 +111,9 @@ def unit_labels(table: pd.DataFrame, column: str, units: Units) -> np.ndarray:
     if (by_unit.nunique() > 1).any():
         u = int((by_unit.nunique() > 1).idxmax())
         seen = sorted(set(values[units.code == u]))
-        raise MetricsInputError(f"a cluster has rows in more than one {column!r} ({seen[0]!r} and {seen[1]!r}); "
-                                "groups must be constant within a cluster (a student belongs to one group)")
+        raise MetricsInputError(Message("a cluster has rows in more than one {column!r} ({first!r} and {second!r}); "
+                                        "groups must be constant within a cluster (a student belongs to one group)",
+                                        column=column, first=seen[0], second=seen[1]))
     return by_unit.first().reindex(range(units.count)).to_numpy(dtype=str)
 
 

@@ -6,6 +6,7 @@ import json
 
 from core.agents import registry
 from core.errors import LLMBadRequest
+from core.language.interface import Message
 from core.llm.protocol import LLMResponse, Usage
 from core.offline import LABEL, MODEL
 
@@ -19,12 +20,14 @@ class OfflineLLM:
 
     def complete(self, messages, schema, *, role, ctx, temperature=None) -> LLMResponse:
         if ctx.inputs is None:
-            raise LLMBadRequest(f"the offline baseline needs the structured inputs of the {role} call")
+            raise LLMBadRequest(Message("the offline baseline needs the structured inputs of the {role} call",
+                                        role=role))
         try:
             data = registry.get(role).offline(ctx.inputs)
         except KeyError:
             data = None
         if data is None:
-            raise LLMBadRequest(f"the offline baseline has no '{role}' role: it needs a language model")
+            raise LLMBadRequest(Message("the offline baseline has no '{role}' role: it needs a language model",
+                                        role=role))
         return LLMResponse(data=schema.model_validate(data), model=MODEL, raw=json.dumps(data, ensure_ascii=False),
                            usage=Usage(), response_mode="offline", note=LABEL)

@@ -30,6 +30,7 @@ from core.accounts import access
 from core import text as text_mod
 from core.accounts.access import Actor
 from core.errors import ConfigError
+from core.language.interface import Message
 from core.language import course as course_language
 from core.language.interface import N_
 from core.offline import crossval, heuristics
@@ -54,8 +55,8 @@ class Options:
     def checked(self) -> "Options":
         if isinstance(self.min_per_criterion, bool) or not isinstance(self.min_per_criterion, int) \
                 or not 5 <= self.min_per_criterion <= 1000:
-            raise ConfigError("min_per_criterion must be a whole number from 5 to 1000, "
-                              f"not {self.min_per_criterion!r}")
+            raise ConfigError(Message("min_per_criterion must be a whole number from 5 to 1000, not {value!r}",
+                                      value=self.min_per_criterion))
         return self
 
 

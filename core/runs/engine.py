@@ -25,6 +25,7 @@ from typing import Any, Callable
 import db
 from core.runs import worker as run_worker
 from core.errors import ConflictError, FairMarkError
+from core.language.interface import Message
 from core.runs.worker import age_s, worker_gone
 from db import aggregates
 from db import runs as runs_db
@@ -237,9 +238,10 @@ def resume(kind: Kind, db_path, run_id: int, given=None, *, background: bool = T
             return _workers[_key(db_path, run_id)] if background else kind.progress(conn, run_id)
         if not is_resumable(kind, conn, db_path, run, stale_after_s):
             if not kind.counts(conn, run_id)["pending"]:
-                raise ConflictError(f"Run {run_id} has nothing left to do.")
-            raise ConflictError(f"Run {run_id} is still {run['status']} (its worker was heard from "
-                                f"{age_s(run['heartbeat_at']) or 0:.0f} s ago); wait or cancel it.")
+                raise ConflictError(Message("Run {run} has nothing left to do.", run=run_id))
+            raise ConflictError(Message("Run {run} is still {status} (its worker was heard from {seconds:.0f} s ago); "
+                                        "wait or cancel it.", run=run_id, status=run_worker.status_word(run["status"]),
+                                        seconds=age_s(run["heartbeat_at"]) or 0))
         if background:
             return start(kind, db_path, run_id, given, stale_after_s=stale_after_s)
         # The claim re-checks inside one write transaction: of two resumes at once, one wins.

@@ -31,6 +31,7 @@ from core.runs import engine as run_engine
 from core.accounts.access import Actor
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, GateError, LLMConfigFault
+from core.language.interface import Message
 from core.judging import agreement as judge_agreement
 from core.evals import config as ai_config
 from core.evals import gate
@@ -97,11 +98,11 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     provider = provider or default_provider(settings)
     check_provider(provider, settings)
     if batch and provider != "openai":
-        raise ConfigError("Batch mode needs a language model endpoint with /v1/batches (the offline baseline "
-                          "has none): configure FAIRMARK_LLM_BASE_URL or run without --batch.")
+        raise ConfigError(Message("Batch mode needs a language model endpoint with /v1/batches (the offline "
+                                  "baseline has none): configure FAIRMARK_LLM_BASE_URL or run without --batch."))
     top = MAX_BATCH_CONCURRENCY if batch else 64
     if concurrency is not None and not 1 <= int(concurrency) <= top:
-        raise ConfigError(f"concurrency must be between 1 and {top}")
+        raise ConfigError(Message("concurrency must be between 1 and {top}", top=top))
     # An AI configuration that has not passed its blocking eval cases runs only on an admin's
     # override. Checked (and the configuration recorded as used) before the run's transaction, so
     # a refusal still leaves the record of what was tried.
@@ -110,10 +111,18 @@ def create(conn, *, course_id: int, assignment_id: int | None = None, provider: 
     # the same instant are serialised here, and the second sees the first's run.
     with db.write_transaction(conn):
         for other in runs_db.unfinished_runs(conn, course_id):
-            state = "still running" if not worker_gone(other) else "interrupted"
-            raise ConflictError(f"Run {other['id']} of this course is {state} with "
-                                f"{runs_db.item_counts(conn, other['id'])['pending']} item(s) left: "
-                                "wait for it, resume it or cancel it first.")
+            left = runs_db.item_counts(conn, other["id"])["pending"]
+            if not worker_gone(other):
+                raise ConflictError(Message.plural(
+                    "Run {run} of this course is still running with {count} item(s) left: wait for it, resume it or "
+                    "cancel it first.",
+                    "Run {run} of this course is still running with {count} item(s) left: wait for it, resume it or "
+                    "cancel it first.", left, run=other["id"]))
+            raise ConflictError(Message.plural(
+                "Run {run} of this course is interrupted with {count} item(s) left: wait for it, resume it or "
+                "cancel it first.",
+                "Run {run} of this course is interrupted with {count} item(s) left: wait for it, resume it or "
+                "cancel it first.", left, run=other["id"]))
         ids = runs_db.eligible_submissions(conn, course_id=course_id, assignment_id=assignment_id, redo=redo,
                                            limit=limit)
         run_id = runs_db.insert_run(conn, course_id=course_id, assignment_id=assignment_id, provider=provider,
@@ -148,6 +157,11 @@ def _release(guard) -> None:
         guard.batcher.close()
 
 
+def _said(error: Exception) -> str:
+    """An error's message as it was given (a Message stays one, so a page can translate it)."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], str) else str(error)
+
+
 def _recheck_gate(run: dict, db_path: str) -> None:
     conn = db.connect(db_path)
     try:
@@ -157,8 +171,10 @@ def _recheck_gate(run: dict, db_path: str) -> None:
         try:
             gate.require(conn, defn, actor=run["created_by"], used_for=f"run {run['id']} (settings changed)")
         except GateError as e:
-            raise RunStopped(f"Run {run['id']} did not resume: the settings changed since it started. {e}",
-                             fault=f"the settings changed since the run started. {e} Then resume the run.") from e
+            raise RunStopped(Message("Run {run} did not resume: the settings changed since it started. {error}",
+                                     run=run["id"], error=_said(e)),
+                             fault=Message("the settings changed since the run started. {error} Then resume the "
+                                           "run.", error=_said(e))) from e
     finally:
         conn.close()
 
@@ -181,9 +197,10 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
         pipeline.assess_submission(db_path, submission_id, llm, run_id=run_id)
     except LLMConfigFault as e:
         # Nothing was stored for this item: it stays pending with the rest.
-        raise RunStopped(f"Run stopped at submission {submission_id}: {e} This submission and the "
-                         "remaining ones are still waiting: fix the setting, then resume the run.",
-                         fault=f"{e} Fix the setting, then resume the run.") from e
+        raise RunStopped(Message("Run stopped at submission {submission}: {error} This submission and the "
+                                 "remaining ones are still waiting: fix the setting, then resume the run.",
+                                 submission=submission_id, error=_said(e)),
+                         fault=Message("{error} Fix the setting, then resume the run.", error=_said(e))) from e
     except Exception as e:  # anything not already stored as a failed draft (e.g. a DB error)
         log.exception("run %s: submission %s failed", run_id, submission_id)
         conn = db.connect(db_path)

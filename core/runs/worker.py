@@ -20,6 +20,7 @@ from datetime import datetime, timezone
 
 import db
 from core.errors import ConflictError
+from core.language.interface import Message, N_
 from db import runs as runs_db
 
 STALE_AFTER_S = 60.0
@@ -70,7 +71,8 @@ def claim(conn, run_id: int, *, allow: tuple[str, ...] = ("queued", "running", "
     with db.write_transaction(conn):
         run = runs_db.get_run(conn, run_id)
         if run["status"] not in allow:
-            raise ConflictError(f"Run {run_id} is {run['status']}: there is nothing to resume.")
+            raise ConflictError(Message("Run {run} is {status}: there is nothing to resume.", run=run_id,
+                                        status=status_word(run["status"])))
         if run["status"] == "running" and not worker_gone(run, stale_after_s):
             raise ConflictError(describe_holder(run))
         runs_db.claim(conn, run_id, worker=token, pid=os.getpid(), host=HOST)
@@ -86,7 +88,19 @@ def release(token: str) -> None:
 
 
 def describe_holder(run: dict) -> str:
-    where = f"process {run.get('worker_pid')} on {run.get('worker_host')}" if run.get("worker_pid") else "a worker"
+    """Who holds a run, as a Message: "Run 3 is still being processed by process 12 on host (…)"."""
+    where = (Message("process {pid} on {host}", pid=run.get("worker_pid"), host=run.get("worker_host"))
+             if run.get("worker_pid") else Message("a worker"))
     heard = age_s(run.get("heartbeat_at"))
-    return (f"Run {run['id']} is still being processed by {where} (heard from {heard or 0:.0f} s ago): wait "
-            "for it, or cancel it first.")
+    return Message("Run {run} is still being processed by {where} (heard from {seconds:.0f} s ago): wait for it, or "
+                   "cancel it first.", run=run["id"], where=where, seconds=heard or 0)
+
+
+# A run's status as a refusal names it (the Assess page's words for the same statuses)
+STATUS = {"queued": N_("queued"), "running": N_("running"), "done": N_("done"), "cancelled": N_("cancelled"),
+          "failed": N_("failed")}
+
+
+def status_word(status: str) -> str:
+    """A run's status as a Message (said in the reader's language); an unknown one as it is."""
+    return Message(STATUS[status]) if status in STATUS else status
