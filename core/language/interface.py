@@ -91,6 +91,19 @@ class Message(str):
         return self
 
 
+def hidden(message, hide):
+    """A Message with `hide` (a function of text, e.g. a pseudonymiser's) applied to the text it quotes (its values and its plain parts), so
+    that it still reads in the reader's language; any other text hidden as a whole."""
+    if not isinstance(message, Message):
+        return hide(message) if isinstance(message, str) else message
+    if message.msgid is None:   # Message.joined
+        return Message.joined(message.separator, [hidden(part, hide) for part in message.parts])
+    values = {k: hidden(v, hide) for k, v in message.values.items()}
+    if message.plural_id is not None:
+        return Message.plural(message.msgid, message.plural_id, message.count, **values)
+    return Message(message.msgid, **values)
+
+
 def catalogue_path(code: str) -> Path:
     return CATALOGUES / f"{normalise(code)}.po"
 

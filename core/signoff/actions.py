@@ -16,10 +16,11 @@ from core.accounts.access import Actor
 from core.calibration import blind
 from core.moderation import blindness as moderation_blindness
 from core.errors import ConflictError, FairMarkError, NotFound
-from core.language.interface import Message
+from core.language.interface import Message, hidden
 from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
-from core.signoff.labels import REASONS, STATUS_LABELS, changes, conflict_message, label
+from core.signoff.labels import REASONS, STATUS_LABELS, changes, check_reasons, conflict_message, label
+from core.signoff.labels import reason_text as _reason_text
 from core.text import format_timestamp
 from db import appeals, audit, courses, drafts, file_of, now, reviews, submissions, users, write_transaction
 
@@ -110,21 +111,8 @@ def _conflict(conn: Database, submission_id: int, loaded_version: int, current: 
                                latest=current.get("version"), refused=refused)
     if not access.sees_names(actor, courses.get_assignment(conn, sub["assignment_id"])["course_id"]):
         student = reviews.item(conn, submission_id)["student"]
-        message = _hidden(message, Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide)
+        message = hidden(message, Pseudonymizer(student["name"] or "", "", student["pseudonym"]).hide)
     return VersionConflict(message, diff)
-
-
-def _hidden(message, hide):
-    """A Message with `hide` applied to the text it quotes (its values and its plain parts), so
-    that it still reads in the reader's language; any other text hidden as a whole."""
-    if not isinstance(message, Message):
-        return hide(message) if isinstance(message, str) else message
-    if message.msgid is None:   # Message.joined
-        return Message.joined(message.separator, [_hidden(part, hide) for part in message.parts])
-    values = {k: _hidden(v, hide) for k, v in message.values.items()}
-    if message.plural_id is not None:
-        return Message.plural(message.msgid, message.plural_id, message.count, **values)
-    return Message(message.msgid, **values)
 
 
 def changed_since(conn: Database, submission_id: int, loaded_version: int, *, actor: Actor) -> Message | None:
@@ -192,18 +180,6 @@ def record_open(conn: Database, submission_id: int, *, actor: Actor, reviewer: b
 
 
 # --- edit / approve / reject -------------------------------------------------------------
-def check_reasons(reasons, note: str) -> list[str]:
-    reasons = sorted(set(reasons or ()))
-    bad = [r for r in reasons if r not in REASONS]
-    if bad:
-        raise FairMarkError(Message.plural("unknown reason code(s) {codes}; use one of {known}",
-                                           "unknown reason code(s) {codes}; use one of {known}", len(bad),
-                                           codes=bad, known=", ".join(REASONS)))
-    if "other" in reasons and not (note or "").strip():
-        raise FairMarkError(Message("reason 'other' needs a note saying what was wrong"))
-    return reasons
-
-
 def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict, comment: str,
               reasons=(), note: str = "", actor: Actor) -> dict:
     """Save the teacher's scores and comment. Scores must be within the rubric; a reason code is
@@ -244,10 +220,6 @@ def save_edit(conn: Database, submission_id: int, *, version: int, scores: dict,
         audit(conn, actor=actor, action="edit", entity="reviews", entity_id=review["id"], submission_id=submission_id,
               before=snapshot(review), after=snapshot(after), reason=_reason_text(reasons, note))
     return after
-
-
-def _reason_text(reasons, note: str) -> str:
-    return ", ".join(reasons) + (f": {note.strip()}" if (note or "").strip() else "")
 
 
 def approve(conn: Database, submission_id: int, *, version: int, actor: Actor, scores: dict | None = None,

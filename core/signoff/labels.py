@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from core.errors import RubricError
+from core.errors import FairMarkError, RubricError
 from core.language.interface import N_, Message
 from core.rubric import Rubric
 from core.text import escape_markdown, format_timestamp
@@ -345,3 +345,20 @@ def highlight_markdown(text: str, quotes) -> str:
         lines.append("\u00a0" * len(indent) + body)
     # Two trailing spaces keep the student's line breaks.
     return "  \n".join(lines)
+
+
+# --- the reasons a teacher gives for a change ------------------------------------------------
+def check_reasons(reasons, note: str) -> list[str]:
+    reasons = sorted(set(reasons or ()))
+    bad = [r for r in reasons if r not in REASONS]
+    if bad:
+        raise FairMarkError(Message.plural("unknown reason code(s) {codes}; use one of {known}",
+                                           "unknown reason code(s) {codes}; use one of {known}", len(bad),
+                                           codes=bad, known=", ".join(REASONS)))
+    if "other" in reasons and not (note or "").strip():
+        raise FairMarkError(Message("reason 'other' needs a note saying what was wrong"))
+    return reasons
+
+
+def reason_text(reasons, note: str) -> str:
+    return ", ".join(reasons) + (f": {note.strip()}" if (note or "").strip() else "")
