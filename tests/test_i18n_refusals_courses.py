@@ -168,8 +168,11 @@ def test_data_cares_and_the_prompt_files_refusals(conn, db_path, tmp_path):
     bad = tmp_path / "bad.db"
     bad.write_text("not a database")
     e = _refused(ConfigError, data_care.restore, db_path, bad, actor=f.actor(), shown_as="bad.db")
-    assert str(e).startswith("bad.db cannot be restored: it is not an SQLite database file")
-    assert SV.said(e).startswith("bad.db kan inte återställas: it is not an SQLite database file")   # db's reason
+    # the reason is the database's own (db/ on SQLite, pg_restore's check on PostgreSQL), in English
+    reason = ("it is not a PostgreSQL backup" if str(db_path).startswith("postgresql") else
+              "it is not an SQLite database file")
+    assert str(e).startswith("bad.db cannot be restored: " + reason)
+    assert SV.said(e).startswith("bad.db kan inte återställas: " + reason)
     assert SV.said(e).endswith(". Ingenting ändrades.")
     e = _refused(prompts.PromptError, prompts.parse, "coach", "=== system ===\n{{x}}\n=== user ===\nhi",
                  frozenset({"x", "y"}))
