@@ -46,7 +46,7 @@ def banner(r: dict, *, short: bool = False) -> dict:
             (st.warning if g["over_bar"] else st.caption)(escape_markdown(t("Group gap, {gap}", gap=said(g["text"]))))
     if not short and (note := judges.one_family_note(_common.settings())):
         # The family rule (issue 22): judges of one family prefer their own family's writing.
-        st.warning(escape_markdown(note), icon=":material/diversity_3:")
+        st.warning(escape_markdown(said(note)), icon=":material/diversity_3:")
     return r
 
 

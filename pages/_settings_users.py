@@ -26,7 +26,9 @@ def render(conn) -> None:
         or (t("every course") if u["role"] == "admin" else t("none"))} for u in users]), hide_index=True,
         width="stretch")
     with st.expander(t("What each role may do")):
-        st.dataframe(pd.DataFrame(access.table()), hide_index=True, width="stretch")
+        # The actions' words and the roles' names are core's English labels, translated here.
+        st.dataframe(pd.DataFrame([{t(k): t(v) if k == "action" else v
+                                    for k, v in row.items()} for row in access.table()]), hide_index=True, width="stretch")
 
     st.subheader(t("Add a user"))
     with st.form("user_add", clear_on_submit=True):

@@ -12,7 +12,7 @@ import pytest
 
 import factories as f
 import i18n_scan
-from core.accounts import preferences
+from core.accounts import access, preferences
 from core.errors import ConfigError, Forbidden
 from core.language import interface
 from core.language.interface import Interface, from_browser, placeholders
@@ -336,6 +336,11 @@ def test_the_users_tab_in_russian(app_test, conn):
     assert "ассистент преподавателя" in role.options
     users = next(d.value for d in at.dataframe if "последний вход" in d.value.columns)
     assert users.loc[users["пользователь"] == "test-admin", "курсы"].item() == "все курсы"
+    # what each role may do: the actions' words and the roles' names (core's English labels)
+    grants = next(d.value for d in at.dataframe if "действие" in d.value.columns)
+    assert "администратор" in grants.columns and "action" not in grants.columns
+    english = [row["action"] for row in access.table()]
+    assert len(grants) == len(english) and not set(grants["действие"]) & set(english)
 
 
 def test_the_upload_page_in_russian(app_test, conn):

@@ -257,5 +257,5 @@ def check_student(conn, actor: Actor, action: str, submission_id: int) -> int:
 
 def table() -> list[dict]:
     """What each role may do (docs/admin.md's table, the Settings page): the actions of people."""
-    return [{"action": a.words, **{ROLE_LABELS[r]: r in a.roles for r in ROLES}} for a in ACTIONS.values()
+    return [{N_("action"): a.words, **{ROLE_LABELS[r]: r in a.roles for r in ROLES}} for a in ACTIONS.values()
             if a.roles & ALL]
