@@ -85,7 +85,8 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
                   "core/judging/judges.py",   # the trust rule, the family rule's notes (the lesson panel, the readiness view)
                   "core/offline/scorer.py", "core/offline/crossval.py",   # the offline scorer's kinds and why it scores so
-                  "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py")   # the call log's columns; notes
+                  "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
+                  "core/web/student.py")   # a refused private link's page (plain HTML)
 
 # core's refusals: every module of core/ (not its command line, which speaks English) is scanned
 # for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).

@@ -24,6 +24,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 import db
+from core.language import DEFAULT
+from core.language.interface import N_, Interface, from_browser
 from core.settings import load_settings
 from core.students import links, sessions
 from core.web.session import https
@@ -31,8 +33,8 @@ from core.web.session import https
 COOKIE = sessions.COOKIE
 PAGE = "/"
 STATUS = {"unknown": 404, "revoked": 410, "expired": 410, "too_many": 429}
-TITLES = {"unknown": "This link does not open anything", "revoked": "This link was replaced",
-          "expired": "This link has expired", "too_many": "Too many tries"}
+TITLES = {"unknown": N_("This link does not open anything"), "revoked": N_("This link was replaced"),
+          "expired": N_("This link has expired"), "too_many": N_("Too many tries")}
 
 
 def _private(response: Response) -> Response:
@@ -41,9 +43,9 @@ def _private(response: Response) -> Response:
     return response
 
 
-def plain_page(title: str, text: str, status: int = 200) -> HTMLResponse:
+def plain_page(title: str, text: str, status: int = 200, *, language: str = DEFAULT) -> HTMLResponse:
     """A page for a student: a title and a sentence, phone-sized, no script, no link elsewhere."""
-    body = (f"<!doctype html><html lang='en'><head><meta charset='utf-8'><meta name='viewport' "
+    body = (f"<!doctype html><html lang='{html.escape(language)}'><head><meta charset='utf-8'><meta name='viewport' "
             f"content='width=device-width, initial-scale=1'><title>FairMark: {html.escape(title)}</title></head>"
             f"<body style='font-family: sans-serif; max-width: 36em; margin: 2em auto; padding: 0 1em'>"
             f"<h1>{html.escape(title)}</h1><p>{html.escape(text)}</p></body></html>")
@@ -81,7 +83,9 @@ async def open_link(request: Request) -> Response:
     try:
         opened = await run_in_threadpool(work)
     except links.LinkRefused as e:
-        response = plain_page(TITLES[e.kind], str(e), STATUS[e.kind])
+        # In the browser's language (a refused link names no course to take it from), else English.
+        said = Interface(from_browser(None, request.headers.get("accept-language")) or DEFAULT)
+        response = plain_page(said(TITLES[e.kind]), said.said(e), STATUS[e.kind], language=said.language)
         if e.kind == "too_many":
             response.headers["Retry-After"] = str(e.minutes * 60)
         return response
