@@ -342,21 +342,44 @@ def _plain_text(node) -> bool:
 @dataclass(frozen=True)
 class PlainRefusal(Finding):
     def __str__(self):
-        return f"{self.where}:{self.line}: raises {self.text} with a plain string: give it a Message"
+        verb = "calls" if self.text.startswith(REFUSE_HELPER) else "raises"
+        return f"{self.where}:{self.line}: {verb} {self.text} with a plain string: give it a Message"
+
+
+REFUSE_HELPER = "_refuse"   # a module's helper that raises its refusal: `_refuse(Message(...))`
+
+
+def _refuse_helpers(module: ast.Module) -> set[str]:
+    """The module-level helpers of a module whose name starts with REFUSE_HELPER: defined at its
+    top level or imported into it (a method, `self._refuse(...)`, is not one)."""
+    names = set()
+    for node in module.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.ImportFrom):
+            names.update(alias.asname or alias.name for alias in node.names)
+    return {name for name in names if name.startswith(REFUSE_HELPER)}
 
 
 def refusals(specs=None, root: Path = ROOT) -> list[PlainRefusal]:
     """The FairMark errors core raises with a plain string: a page would show them in English.
     An error carrying a Message (`raise NotFound(Message("No submission {id}.", id=i))`) reads
-    English on the command line and in the reader's language on a page (`show_error`)."""
+    English on the command line and in the reader's language on a page (`show_error`). A call
+    to a module-level helper named `_refuse…` with a plain string first is one too: the helper
+    raises it (`_refuse("expired")`; `_refuse(Message("expired"))` is not)."""
     classes = _error_classes(root)
     out = []
     for spec in specs if specs is not None else [m for m in core_modules(root) if m not in REFUSALS_PENDING]:
-        for node in ast.walk(ast.parse((root / spec).read_text(encoding="utf-8"))):
+        module = ast.parse((root / spec).read_text(encoding="utf-8"))
+        helpers = _refuse_helpers(module)
+        for node in ast.walk(module):
             if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and _name(node.exc.func) in classes:
                 if node.exc.args and _plain_text(node.exc.args[0]):
                     out.append(PlainRefusal(spec, node.lineno, _name(node.exc.func)))
-    return out
+            elif isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in helpers:
+                if node.args and _plain_text(node.args[0]):
+                    out.append(PlainRefusal(spec, node.lineno, node.func.id))
+    return sorted(out, key=lambda r: (r.where, r.line))
 
 
 def _po_string(text: str) -> str:

@@ -546,7 +546,8 @@ def test_core_raises_no_refusal_in_plain_english():
 
 def test_the_refusal_scan_finds_a_plain_string(tmp_path):
     """The scan can fail: a literal, an f-string, a .format() and a joined text are found, in a class
-    that derives from FairMarkError through another; a Message, a variable and ValueError are not."""
+    that derives from FairMarkError through another, or given to a module's `_refuse…` helper; a
+    Message, a variable and ValueError are not."""
     for folder in ("db", "core"):
         (tmp_path / folder).mkdir()
     (tmp_path / "db" / "errors.py").write_text("class FairMarkError(Exception): ...\nclass NotFound(FairMarkError): ...\n")
@@ -564,3 +565,27 @@ def f(x, msg):
 ''')
     found = i18n_scan.refusals(["core/mod.py"], root=tmp_path)
     assert [(r.line, r.text) for r in found] == [(5, "NotFound"), (6, "Gone"), (7, "NotFound"), (8, "NotFound")]
+    # A module-level helper that raises the refusal, `_refuse…(text)`: a plain string given to it is
+    # found (defined in the module or imported into it); a Message, a variable, a method is not.
+    (tmp_path / "core" / "helper.py").write_text('''
+from core.elsewhere import _refuse_login, other
+def _refuse(text):
+    raise NotFound(text)
+def _refused(e, status=400): ...
+class Checker:
+    def _refuse(self, text): ...
+    def check(self, x, e):
+        if x == 1: _refuse("expired")
+        if x == 2: _refuse(f"no {x}")
+        if x == 3: _refuse("no " + SETTINGS + ".")
+        if x == 4: _refuse_login("no {x}".format(x=x))
+        if x == 5: _refuse(Message("expired"))
+        if x == 6: _refuse(e)
+        if x == 7: _refused(e, 500)
+        if x == 8: self._refuse("a method's, not the module's")
+        if x == 9: other("not a refusal")
+''')
+    found = i18n_scan.refusals(["core/helper.py"], root=tmp_path)
+    assert [(r.line, r.text) for r in found] == [(9, "_refuse"), (10, "_refuse"), (11, "_refuse"),
+                                                 (12, "_refuse_login")]
+    assert str(found[0]) == "core/helper.py:9: calls _refuse with a plain string: give it a Message"

@@ -9,10 +9,10 @@ import pytest
 
 import factories as f
 from core.errors import ConfigError, LaunchRefused, NotFound
-from core.language.interface import Interface
-from core.lti import grades, people, platforms, roster
+from core.language.interface import Interface, Message
+from core.lti import grades, people, platforms, roster, verify
 from lti_support import (client, counts, launch, launch_claims, lti_env, lti_launch, login, mint,  # noqa: F401
-                         platform)
+                         now, platform)
 
 CLAIM = "https://purl.imsglobal.org/spec/lti/claim/"
 SV, RU = Interface("sv"), Interface("ru")
@@ -128,10 +128,42 @@ def test_an_unlinked_courses_roster_and_grades_are_refused_in_english_and_said_t
     assert RU.said(elsewhere.value) == f"задание {course['assignment_id']} не входит в курс {other['course_id']}"
 
 
-def test_a_refusal_still_in_plain_english_gets_a_whole_english_page(conn, platform, client):
-    """core.lti.verify's refusals are not Messages yet: their page stays English, title and all."""
+def test_a_wrong_nonce_is_refused_in_english_and_its_page_speaks_the_launchs_locale(conn, platform, client):
+    """core.lti.verify's refusals are Messages: the page of a launch with a made-up nonce is Swedish."""
     claims = {**platform.launches["default"], CLAIM + "launch_presentation": {"locale": "sv-SE"}}
     r, _ = launch(client, platform, claims=claims, nonce="made-up")
     text = html.unescape(r.text)
-    assert r.status_code == 400 and "<h1>FairMark could not open this launch</h1>" in text
-    assert "nonce is not the one" in text
+    assert r.status_code == 400 and "<h1>FairMark kunde inte öppna den här starten</h1>" in text
+    assert "Startens nonce är inte den som FairMarks inloggning skickade för den." in text
+    assert "nonce is not the one" not in text
+
+
+def test_an_expired_id_token_is_refused_in_english_and_its_page_is_swedish(conn, platform, client):
+    """A real launch whose id_token expired an hour ago: the refusal reads its English text as before
+    (the log, the command line), and its page over HTTP speaks the launch's locale."""
+    claims = launch_claims(platform, **{CLAIM + "launch_presentation": {"locale": "sv-SE"}})
+    before = counts(conn)
+    r, _ = launch(client, platform, claims=claims, exp=now() - 3600, iat=now() - 3700)
+    text = html.unescape(r.text)
+    assert r.status_code == 400 and "<h1>FairMark kunde inte öppna den här starten</h1>" in text
+    assert ("Startens id_token har gått ut (exp). Starta igen från lärplattformen; om varje start säger detta går "
+            "lärplattformens och FairMark-serverns klockor olika: kontrollera att båda använder nätverkstid.") in text
+    assert "has expired" not in text
+    after = counts(conn)
+    before["lti_states"] = after["lti_states"]
+    assert after == before
+    with pytest.raises(LaunchRefused) as refused:
+        verify._times({"exp": now() - 3600, "iat": now() - 3700})
+    assert str(refused.value) == (
+        "The launch's id_token has expired (exp). Start it again from the LMS; if every launch says this, the clocks "
+        "of the LMS and of FairMark's server differ: check both use network time.")
+    assert RU.said(refused.value).startswith("Срок действия id_token запуска истёк (exp).")
+
+
+def test_a_too_long_claim_names_its_field_in_the_readers_language():
+    with pytest.raises(LaunchRefused) as refused:
+        verify._id(Message("user id (sub)"), "x" * 300)
+    assert str(refused.value).startswith("The launch's user id (sub) is missing or longer than 255 characters.")
+    assert SV.said(refused.value).startswith("Fältet ”användar-ID (sub)” i starten saknas eller är längre än 255 tecken.")
+    assert RU.said(refused.value).startswith("Поле «ID пользователя (sub)» в запуске отсутствует или длиннее 255 "
+                                             "символов.")

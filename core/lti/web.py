@@ -62,8 +62,8 @@ def _page(title: str, text: str, *, status: int = 200, form: str = "", script: b
 
 def _refused(e: Exception, status: int = 400, *, language: str = DEFAULT) -> HTMLResponse:
     """The refusal's page, in `language` when core made its message a Message (the log keeps the
-    English); a refusal still in plain English (core.lti.verify's) gets an English page, not a
-    translated title over English text."""
+    English); a refusal in plain English gets an English page, not a translated title over English
+    text (every refusal of core.lti is a Message now: tests/i18n_scan.py refusals())."""
     said = Interface(language if isinstance(e.args[0] if len(e.args) == 1 else None, Message) else DEFAULT)
     return _page(said(REFUSED), said.said(e), status=status)
 
