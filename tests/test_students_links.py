@@ -210,3 +210,20 @@ def test_a_whole_address_is_a_link_in_the_markdown(conn, monkeypatch):
         texts = [zf.read(n).decode() for n in zf.namelist()]
     assert url.startswith("https://fairmark.school.example/s/")
     assert sum(f"Your feedback page in FairMark: <{url}>" in t for t in texts) == 1       # an autolink, unescaped
+
+
+def test_a_refused_links_page_speaks_the_browsers_language(conn, web):
+    """The page of an expired link in Swedish, of too many tries in Russian (title, sentence and
+    the page's lang), and in English for a browser that asks for neither."""
+    c = classroom(conn)
+    conn.execute("UPDATE student_links SET expires_at = '2001-01-01T00:00:00.000000Z'")
+    r = web.get(c["links"][c["sam1"]], headers={"Accept-Language": "sv-SE,sv;q=0.9,en;q=0.8"})
+    assert r.status_code == 410 and "<html lang='sv'>" in r.text
+    assert "Den här länken har gått ut" in r.text and "has expired" not in r.text and "Ask your teacher" not in r.text
+    r = web.get(c["links"][c["sam1"]], headers={"Accept-Language": "de-DE"})
+    assert "<html lang='en'>" in r.text and "has expired" in r.text
+    for _ in range(links.MAX_TRIES):
+        web.get(f"/s/{'y' * 43}")
+    r = web.get(c["links"][c["sam1"]], headers={"Accept-Language": "ru"})
+    assert r.status_code == 429 and "<html lang='ru'>" in r.text and "Слишком много попыток" in r.text
+    assert "Too many tries" not in r.text and "Wait" not in r.text
