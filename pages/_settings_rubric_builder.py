@@ -168,7 +168,7 @@ def _rollback(rubric_id: int, latest: int, back: int) -> None:
     try:
         new_id, version = rubric_versions.rollback(conn, rubric_id, latest=latest, actor=_common.actor())
     except FairMarkError as e:
-        st.session_state["rv_error"] = e
+        st.session_state["rv_error"] = e.args[0] if len(e.args) == 1 else str(e)   # its Message (not the error: its traceback holds the frames)
     else:
         st.session_state["rub_flash"] = t("Rolled back: version {version} restores version {back}.", version=version,
                                            back=back)

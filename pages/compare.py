@@ -107,7 +107,7 @@ def _save(pair_id: int) -> None:
         pairwise.choose(_common.connect(), pair_id, actor=_common.actor(), level=st.session_state.get(f"cmp_level_{pair_id}"),
                         pedagogy=st.session_state.get(f"cmp_pedagogy_{pair_id}"))
     except FairMarkError as e:
-        st.session_state["cmp_error"] = str(e)
+        st.session_state["cmp_error"] = e.args[0] if len(e.args) == 1 else str(e)   # its Message, for show_error
 
 
 if err := st.session_state.pop("cmp_error", None):

@@ -8,7 +8,7 @@ from core import charts
 from core.reports import dashboards
 from core.signoff import labels
 from pages import _common
-from pages._i18n import here, t
+from pages._i18n import here, said, t
 
 st.title(t("Learning over time"))
 st.caption(t("From released, teacher-approved scores only. No satisfaction measure is shown as success: students "
@@ -48,7 +48,7 @@ st.subheader(t("After each AI configuration's feedback"))
 st.caption(t("Mean change of a student's score from the week of the feedback to their next week, by the configuration "
              "that drafted that feedback. Observational, no control group: a difference is a question, not a proof."))
 after = data["after"]
-st.dataframe(pd.DataFrame([{t("configuration"): a["name"], t("from week"): a["from_week"],
+st.dataframe(pd.DataFrame([{t("configuration"): said(a["name"]), t("from week"): a["from_week"],
                             t("transitions"): a["n"],
                             t("mean change"): a["mean"], t("95 % CI"): a["ci"] or a["ci_note"]} for a in after]),
              hide_index=True, width="stretch")
@@ -60,6 +60,6 @@ else:
     st.dataframe(pd.DataFrame([{t("week"): w["week"], t("marked"): w["n"], t("yes"): w["yes"], t("partly"): w["partly"],
                                 t("no"): w["no"], t("acted (yes + half partly)"): w["acted_share"]}
                                for w in ns["by_week"]]), hide_index=True, width="stretch")
-    st.dataframe(pd.DataFrame([{t("configuration of the feedback"): c["name"], t("marked"): c["n"],
+    st.dataframe(pd.DataFrame([{t("configuration of the feedback"): said(c["name"]), t("marked"): c["n"],
                                 t("acted (yes + half partly)"): c["acted_share"]} for c in ns["by_config"]]),
                  hide_index=True, width="stretch")

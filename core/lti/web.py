@@ -50,9 +50,10 @@ STUDENT_TEXT = ("Your teacher has not released anything for you in FairMark yet.
                 "from this assignment in the LMS again to see your feedback.")
 
 
-def _page(title: str, text: str, *, status: int = 200, form: str = "", script: bool = False) -> HTMLResponse:
+def _page(title: str, text: str, *, status: int = 200, form: str = "", script: bool = False,
+          language: str = DEFAULT) -> HTMLResponse:
     policy = NO_SCRIPT + (f"; script-src 'sha256-{_SUBMIT_HASH}'" if script else "")
-    body = (f"<!doctype html><html><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width"
+    body = (f"<!doctype html><html lang=\"{html.escape(language)}\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width"
             f"\"><title>{html.escape(title)}</title></head><body style=\"font-family: sans-serif; max-width: 40em; "
             f"margin: 3em auto\"><h1>{html.escape(title)}</h1><p>{html.escape(text)}</p>{form}"
             + (f"<script>{_SUBMIT}</script>" if script else "") + "</body></html>")
@@ -65,7 +66,7 @@ def _refused(e: Exception, status: int = 400, *, language: str = DEFAULT) -> HTM
     English); a refusal in plain English gets an English page, not a translated title over English
     text (every refusal of core.lti is a Message now: tests/i18n_scan.py refusals())."""
     said = Interface(language if isinstance(e.args[0] if len(e.args) == 1 else None, Message) else DEFAULT)
-    return _page(said(REFUSED), said.said(e), status=status)
+    return _page(said(REFUSED), said.said(e), status=status, language=said.language)
 
 
 def _language(request: Request, form: dict | None = None) -> str:
