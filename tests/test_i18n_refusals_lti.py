@@ -72,6 +72,7 @@ def test_the_refused_launchs_page_speaks_the_launchs_locale(conn, platform, clie
     r, _ = launch(client, platform, claims=claims)
     text = html.unescape(r.text)
     assert r.status_code == 400 and "<h1>FairMark kunde inte öppna den här starten</h1>" in text
+    assert '<html lang="sv">' in text                  # the page says its language
     assert "FairMark är till för lärare" in text and "din roll i den här kursen i lärplattformen: Mentor." in text
     assert "your role" not in text
     after = counts(conn)
@@ -87,6 +88,7 @@ def test_a_refused_login_speaks_the_browsers_language_and_english_without_one(co
     assert "и ID клиента 'other' не зарегистрирована в FairMark" in text
     en = html.unescape(client.post("/lti/login", data=params).text)
     assert "<h1>FairMark could not open this launch</h1>" in en and "and client id 'other' is registered" in en
+    assert '<html lang="ru">' in text and '<html lang="en">' in en
 
 
 def test_a_registration_names_the_field_it_refuses_in_the_readers_language(conn, lti_env):
