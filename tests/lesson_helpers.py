@@ -51,3 +51,15 @@ def issue(dimension: str, quote: str, severity: str = "major", location: str = "
 
 def add_lesson(conn, text: bytes = LESSON, course: str = "Science", name: str = "water.md") -> int:
     return ingest.import_lessons(conn, [(name, text)], course_name=course, actor=Actor("test", role="admin"))["lesson_ids"][0]
+
+
+def lesson_page(app_test, path, locale, course_id, lesson=None):
+    """A lesson page run with AppTest in the browser's `locale`, on a course (and a lesson)."""
+    at = app_test(path)
+    at.context = {"locale": locale}
+    at.session_state["course_id"] = course_id
+    if lesson is not None:
+        at.query_params["lesson"] = str(lesson)
+    at.run()
+    assert not at.exception, at.exception
+    return at

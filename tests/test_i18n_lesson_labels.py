@@ -5,19 +5,8 @@ from __future__ import annotations
 
 from core.lessons import heuristics, review, rubric, signoff, spec, tiers
 from db import lessons as lessons_db
-from lesson_helpers import add_lesson
+from lesson_helpers import add_lesson, lesson_page as _page
 from shown import plain
-
-
-def _page(app_test, path, locale, course_id, lesson=None):
-    at = app_test(path)
-    at.context = {"locale": locale}
-    at.session_state["course_id"] = course_id
-    if lesson is not None:
-        at.query_params["lesson"] = str(lesson)
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def _shown(at) -> list[str]:

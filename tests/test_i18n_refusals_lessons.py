@@ -10,7 +10,7 @@ from core.errors import ConflictError, IngestError
 from core.language.interface import Interface, Message
 from core.lessons import export, ingest, review, signoff
 from db import lessons as lessons_db
-from lesson_helpers import add_lesson
+from lesson_helpers import add_lesson, lesson_page as _page
 from shown import plain
 
 ADMIN = Actor("ana", role="admin")
@@ -114,17 +114,6 @@ def test_a_lesson_run_with_a_bad_concurrency_is_refused_in_swedish(conn):
 
 
 # --- what core writes into a review, shown in the teacher's language ------------------------------
-
-def _page(app_test, path, locale, course_id, lesson=None):
-    at = app_test(path)
-    at.context = {"locale": locale}
-    at.session_state["course_id"] = course_id
-    if lesson is not None:
-        at.query_params["lesson"] = str(lesson)
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
 
 def _checks(at) -> dict:
     table = next(d.value for d in at.dataframe if "проверка" in d.value.columns)
