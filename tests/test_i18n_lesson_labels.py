@@ -183,7 +183,7 @@ def test_a_reason_kept_in_its_form_reads_the_same_english():
     reasons = tiers.decide(tiers.Evidence(score=0.7, unsure=["clarity_structure"], fix_cost=6, first_cost=1)).reasons
     assert reasons == ["Score 0.70 is under 0.75 after the fixes.", "The judges could not agree on clarity & structure.",
                        "Fixing cost 6.0x the first judgment (limit 5x)."]
-    from core.language.interface import Interface
-    again = [tiers.reread(tiers.stored(r)) for r in reasons]
+    from core.language.interface import Interface, reread, stored
+    again = [reread(stored(r)) for r in reasons]
     assert again == reasons
     assert Interface("ru").said(again[1]) == "Проверяющие не пришли к согласию по ясности и структуре."

@@ -29,7 +29,7 @@ from core.agents import pedagogy as pedagogy_judge
 from core.errors import LLMConfigFault, LLMError
 from core.evals import config as ai_config
 from core.judging import comment_judges, scoring
-from core.language.interface import Message
+from core.language.interface import Message, message_of
 from core.llm import effective_settings
 from core.runs.engine import Kind, RunStopped
 from core.runs.guard import DEFAULT_LIMIT, ConfigFaultGuard
@@ -147,7 +147,7 @@ def _draft_pair(db_path: str, run_id: int, submission_id: int, ctx: Context) -> 
             else:
                 ja, jb = judge(ctx.llm_a, item, a["comment"], ids), judge(ctx.llm_a, item, b["comment"], ids)
         except LLMConfigFault as e:
-            fault = ai_config.message_of(e)
+            fault = message_of(e)
             raise RunStopped(Message("Comparison drafting stopped at submission {id}: {fault} The remaining pairs "
                                      "are still waiting: fix the setting, then resume the drafting.", id=submission_id,
                                      fault=fault),

@@ -24,7 +24,7 @@ from pathlib import Path
 from core.agents import registry
 from core.errors import ConfigError
 from core.judging import comment_judges
-from core.language.interface import Message, N_
+from core.language.interface import Message, N_, message_of
 from core.llm import effective_settings, from_settings, make_llm
 from core.prompts import PROMPT_DIR, PromptError
 from core.settings import Settings, load_settings
@@ -96,11 +96,6 @@ def load_variant(name_or_path: str | Path | None, root: Path | None = None) -> V
     return Variant(name=path.name, prompt_dir=path, models=models,
                    temperature=None if temperature is None else float(temperature),
                    description=str(meta.get("description") or ""))
-
-
-def message_of(error: Exception):
-    """An error's message as a Message's value: its own Message (translated where shown), else its text."""
-    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Message) else str(error)
 
 
 def settings_for(variant: Variant, settings: Settings) -> Settings:

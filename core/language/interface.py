@@ -104,6 +104,43 @@ def hidden(message, hide):
     return Message(message.msgid, **values)
 
 
+def stored(message) -> dict | str:
+    """A Message as the database keeps it beside its English: a Message's form (msgid, values; nested ones too), so the
+    page can show it translated; any other text as it is."""
+    if not isinstance(message, Message):
+        return str(message)
+    if message.msgid is None:   # Message.joined: its parts, each in its form
+        return {"joined": message.separator, "parts": [stored(part) for part in message.parts]}
+    return {"msgid": message.msgid, "plural": message.plural_id, "count": message.count,
+            "values": {k: stored(v) if isinstance(v, Message) else v for k, v in message.values.items()}}
+
+
+def message_of(error: BaseException):
+    """An error's message: the Message it carries (said in the reader's language where shown), else its text."""
+    return error.args[0] if len(error.args) == 1 and isinstance(error.args[0], Message) else str(error)
+
+
+def reread(form) -> str:
+    """The Message back from its stored form (`stored`): it reads as the same English.
+
+    >>> m = Message("{dimension} was vetoed.", dimension=Message("Factual integrity"))
+    >>> again = reread(stored(m))
+    >>> again == m, again.values["dimension"].msgid
+    (True, 'Factual integrity')
+    >>> both = reread(stored(Message.joined("; ", [m, Message("No judge gave a verdict.")])))
+    >>> both.parts[1].msgid, both == m + "; No judge gave a verdict."
+    ('No judge gave a verdict.', True)
+    """
+    if not isinstance(form, dict):
+        return form
+    if "parts" in form:
+        return Message.joined(form["joined"], [reread(part) for part in form["parts"]])
+    values = {k: reread(v) for k, v in form["values"].items()}
+    if form["plural"] is not None:
+        return Message.plural(form["msgid"], form["plural"], form["count"], **values)
+    return Message(form["msgid"], **values)
+
+
 def catalogue_path(code: str) -> Path:
     return CATALOGUES / f"{normalise(code)}.po"
 

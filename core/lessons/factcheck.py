@@ -9,10 +9,9 @@ from pydantic import AfterValidator, BaseModel, Field
 
 from core.agents.common import bounded_text, truncate
 from core.errors import LLMConfigFault, LLMError
-from core.language.interface import Message, N_
+from core.language.interface import Message, N_, message_of
 from core.lessons.judge import LessonJob, Spend
 from core.lessons.roles import FACTCHECK
-from core.lessons.tiers import message_of
 
 VERDICTS = {"supported": N_("supported"), "contradicted": N_("contradicted"),   # a flag's, shown with t()
             "not_in_sources": N_("not in the sources"), "unchecked": N_("unchecked")}

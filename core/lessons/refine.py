@@ -16,8 +16,8 @@ from pydantic import BaseModel
 
 from core.agents.common import bounded_text
 from core.errors import LLMConfigFault, LLMError
-from core.language.interface import Message
-from core.lessons import rubric, sections, tiers
+from core.language.interface import Message, message_of, stored
+from core.lessons import rubric, sections
 from core.lessons.judge import Judgment, LessonJob, Spend, objectives_text
 from core.lessons.roles import FIXER
 
@@ -54,7 +54,7 @@ class Round:
     def record(self) -> dict:
         return {"round": self.round, "dimension": self.dimension, "section": self.section,
                 "score_before": self.score_before, "score_after": self.score_after, "gain": self.gain,
-                "kept": self.kept, "summary": self.summary, "note": self.note, "note_said": tiers.stored(self.note),
+                "kept": self.kept, "summary": self.summary, "note": self.note, "note_said": stored(self.note),
                 "spend": vars(self.spend),
                 "judgment": self.judgment.record() if self.judgment else None}
 
@@ -125,7 +125,7 @@ def refine(text: str, first: Judgment, *, rejudge: Callable[[str], Judgment],
             raise
         except LLMError as exc:
             rounds.append(Round(n, dim, section.name, section.body, section.body, critique, current.weighed.score,
-                                None, False, note=Message("the fixer failed: {error}", error=tiers.message_of(exc))))
+                                None, False, note=Message("the fixer failed: {error}", error=message_of(exc))))
             break
         new_text = sections.replace_body(current_text, section, body)
         if new_text == current_text:

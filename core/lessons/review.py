@@ -20,7 +20,7 @@ from typing import Callable
 import db
 from core.errors import LLMConfigFault, LLMError
 from core.ingest.commit import text_hash
-from core.language.interface import Message, N_
+from core.language.interface import Message, N_, message_of, stored
 from core.lessons import entropy, factcheck, heuristics, refine, roles, tiers
 from core.lessons.judge import Judgment, LessonJob, Spend, judge
 from core.lessons.spec import LessonSpec
@@ -81,7 +81,7 @@ def review_lesson(db_path, lesson_id: int, llm=None, *, run_id: int | None = Non
                                              item_status="failed")
                 return {"review_id": rid, "status": "failed", "tier": None, "score": None, "error": str(exc)}
         record["tier_reasons"] = decision.reasons
-        record["tier_reasons_said"] = [tiers.stored(r) for r in decision.reasons]   # their form, for the page
+        record["tier_reasons_said"] = [stored(r) for r in decision.reasons]   # their form, for the page
         _keep_forms(record)
         review["record"] = record
         rid = lessons_db.save_review(
@@ -99,14 +99,14 @@ def _message(text) -> Message:
 
 
 def _keep_forms(record: dict, error: Exception | None = None) -> None:
-    """Beside the English the review stores, the form of core's Messages in it (core.lessons.tiers.stored),
+    """Beside the English the review stores, the form of core's Messages in it (core.language.interface.stored),
     so the page can show them in the teacher's language: the Stage 1 checks' labels and details, the
     notes (the judges' panel, the fact check) and a failed review's error."""
-    record["heuristics_said"] = [{"label": tiers.stored(c["label"]), "detail": tiers.stored(c["detail"])}
+    record["heuristics_said"] = [{"label": stored(c["label"]), "detail": stored(c["detail"])}
                                  for c in record["heuristics"]]
-    record["notes_said"] = [tiers.stored(n) for n in record["notes"]]
+    record["notes_said"] = [stored(n) for n in record["notes"]]
     if error is not None:
-        record["error_said"] = tiers.stored(tiers.message_of(error))
+        record["error_said"] = stored(message_of(error))
 
 
 def _judged(db_path, llm, job: LessonJob, options: Options, record: dict, review: dict, problems: list[str]):
@@ -168,8 +168,8 @@ def _entropy(db_path, job: LessonJob, options: Options, record: dict) -> dict | 
     except LLMConfigFault:
         raise
     except LLMError as exc:
-        skipped = Message("The prompt-logprobs call failed: {error}", error=tiers.message_of(exc))
-        record["entropy"] = {"skipped": skipped, "skipped_said": tiers.stored(skipped)}
+        skipped = Message("The prompt-logprobs call failed: {error}", error=message_of(exc))
+        record["entropy"] = {"skipped": skipped, "skipped_said": stored(skipped)}
         return None
     measured = {**entropy.lesson_entropy(job.text, data), "model": options.echo.model}
     record["entropy"] = measured

@@ -12,6 +12,7 @@ import re
 from core.accounts import access
 from core.accounts.access import Actor
 from core.lessons import costs as lesson_costs
+from core.language.interface import reread
 from core.lessons import rubric, sections, tiers
 from core.lessons import runs as lesson_runs
 from core.offline import LABEL as OFFLINE_LABEL
@@ -67,7 +68,7 @@ def _lesson(conn, lesson_id: int) -> dict:
             issues.append(seen[key])
     return {
         "lesson": lesson, "review": review, "record": record, "issues": issues, **_said(record, review),
-        "tier_reasons": [tiers.reread(r) for r in record["tier_reasons_said"]] if "tier_reasons_said" in record
+        "tier_reasons": [reread(r) for r in record["tier_reasons_said"]] if "tier_reasons_said" in record
         else record.get("tier_reasons", []),   # Messages (a review stored before they were kept: its English)
         "tier_label": tiers.LABELS.get(lesson["tier"] if lesson["status"] != "uploaded" else None),
         "offline_label": OFFLINE_LABEL if review and review["is_offline"] else None,
@@ -86,18 +87,18 @@ def _said(record: dict, review: dict | None) -> dict:
     they are (the page translates those)."""
     checks, forms = record.get("heuristics", []), record.get("heuristics_said")
     if forms and len(forms) == len(checks):
-        checks = [{**c, "label": tiers.reread(f["label"]), "detail": tiers.reread(f["detail"])}
+        checks = [{**c, "label": reread(f["label"]), "detail": reread(f["detail"])}
                   for c, f in zip(checks, forms)]
     entropy = record.get("entropy") or {}
     if "skipped_said" in entropy:
-        entropy = {**entropy, "skipped": tiers.reread(entropy["skipped_said"])}
+        entropy = {**entropy, "skipped": reread(entropy["skipped_said"])}
     return {
         "checks": checks,
-        "notes": [tiers.reread(f) for f in record["notes_said"]] if "notes_said" in record else record.get("notes", []),
-        "rounds": [{**r, "note": tiers.reread(r["note_said"])} if "note_said" in r else r
+        "notes": [reread(f) for f in record["notes_said"]] if "notes_said" in record else record.get("notes", []),
+        "rounds": [{**r, "note": reread(r["note_said"])} if "note_said" in r else r
                    for r in record.get("rounds", [])],
         "entropy": entropy,
-        "error": tiers.reread(record["error_said"]) if "error_said" in record else (review or {}).get("error"),
+        "error": reread(record["error_said"]) if "error_said" in record else (review or {}).get("error"),
     }
 
 
