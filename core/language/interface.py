@@ -35,6 +35,7 @@ from babel.numbers import format_decimal
 
 from core.language import DEFAULT, SUPPORTED, normalise
 from core.text import format_date
+from db.message import Message   # the one Message class (db/ gives Messages too); imported from here outside db/
 
 CATALOGUES = Path(__file__).resolve().parent / "catalogues"
 TRANSLATED = tuple(code for code in SUPPORTED if code != DEFAULT)   # the languages with a catalogue
@@ -44,51 +45,6 @@ def N_(message: str) -> str:
     """Marks a message for translation where it is defined (a module-level table), translated
     where it is shown: `t(STATUS[key])`. The scan of the pages finds these too."""
     return message
-
-
-class Message(str):
-    """A message core gives a person (an error, a refusal): it reads as its English text (the
-    command line, logs, tests), and carries its template and values so a page can show it in the
-    reader's language (`Interface.said`). tests/i18n_scan.py collects these from CORE_MESSAGES.
-
-    >>> m = Message.plural("Wait {count} second.", "Wait {count} seconds.", 3)
-    >>> m, Interface("en").said(m) == m
-    ('Wait 3 seconds.', True)
-    >>> Interface("sv").said(Message("Saved: {bar}.", bar=Message("Sign in")))   # a Message value is said too
-    'Sparat: Logga in.'
-    """
-    msgid: str | None
-    plural_id: str | None
-    count: int | None
-    values: dict
-    parts: tuple = ()      # Message.joined: the messages shown one after another
-    separator: str = ""
-
-    def __new__(cls, message: str, /, **values):
-        self = super().__new__(cls, message.format(**values) if values else message)
-        self.msgid, self.plural_id, self.count, self.values = message, None, None, values
-        return self
-
-    @classmethod
-    def plural(cls, singular: str, plural: str, count: int, /, **values) -> "Message":
-        self = super().__new__(cls, (singular if count == 1 else plural).format(count=count, **values))
-        self.msgid, self.plural_id, self.count, self.values = singular, plural, count, values
-        return self
-
-    @classmethod
-    def joined(cls, separator: str, parts) -> "Message":
-        """Several messages read as one, `separator` between them, each translated where shown.
-        A value of a Message may be a Message too: `said` translates it first.
-
-        >>> m = Message.joined("; ", [Message("Sign in"), Message("{n} and {m}", n=Message("Sign in"), m=2)])
-        >>> m, Interface("sv").said(m)
-        ('Sign in; Sign in and 2', 'Logga in; Logga in and 2')
-        """
-        parts = tuple(parts)
-        self = super().__new__(cls, separator.join(parts))
-        self.msgid, self.plural_id, self.count, self.values = None, None, None, {}
-        self.parts, self.separator = parts, separator
-        return self
 
 
 def hidden(message, hide):
@@ -205,7 +161,17 @@ class Interface:
         return text.format(count=self.number(count), **values)
 
     def said(self, message) -> str:
-        """A core Message (or an error carrying one) in this language; any other text as it is."""
+        """A Message of core or db/ (or an error carrying one) in this language; any other text as it is.
+
+        >>> m = Message.plural("Wait {count} second.", "Wait {count} seconds.", 3)
+        >>> m, Interface("en").said(m) == m
+        ('Wait 3 seconds.', True)
+        >>> Interface("sv").said(Message("Saved: {bar}.", bar=Message("Sign in")))   # a Message value is said too
+        'Sparat: Logga in.'
+        >>> m = Message.joined("; ", [Message("Sign in"), Message("{n} and {m}", n=Message("Sign in"), m=2)])
+        >>> m, Interface("sv").said(m)
+        ('Sign in; Sign in and 2', 'Logga in; Logga in and 2')
+        """
         if isinstance(message, BaseException):
             message = message.args[0] if len(message.args) == 1 else str(message)
         if not isinstance(message, Message):
