@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from db import dumps
 from db.errors import NotFound
+from db.message import Message
 
 _COLUMNS = ("id, submission_id, start_char, end_char, quote, criterion, note, origin, draft_id, state, "
             "created_by, created_at, updated_by, updated_at")
@@ -23,7 +24,7 @@ def insert(conn: Database, *, submission_id: int, start: int, end: int, quote: s
 def get(conn: Database, note_id: int) -> dict:
     row = next(conn.query(f"SELECT {_COLUMNS} FROM anchored_notes WHERE id = ?", [int(note_id)]), None)
     if row is None:
-        raise NotFound(f"note {note_id} does not exist")
+        raise NotFound(Message("note {id} does not exist", id=note_id))
     return row
 
 

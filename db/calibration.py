@@ -12,6 +12,7 @@ from sqlite_utils import Database
 
 from db import audit, get_setting, set_setting
 from db.errors import ConflictError
+from db.message import Message
 
 # A submission row `s` is in a calibration set and has no blind score yet (SQL, for WHERE clauses).
 BLIND_PENDING = ("EXISTS (SELECT 1 FROM calibration_items ci WHERE ci.submission_id = s.id AND NOT EXISTS "
@@ -103,8 +104,8 @@ def save_scores(conn: Database, submission_id: int, rater: str, scores: dict[str
         raise ValueError(f"source must be one of {SOURCES}")
     if conn.execute("SELECT 1 FROM calibration_scores WHERE submission_id = ? AND rater = ?",
                     [submission_id, rater]).fetchone():
-        raise ConflictError(f"{rater} already saved blind scores for submission {submission_id}; blind scores "
-                            "are final (a change after seeing the AI's draft would not be blind)")
+        raise ConflictError(Message("{rater} already saved blind scores for submission {id}; blind scores are final (a "
+                                    "change after seeing the AI's draft would not be blind)", rater=rater, id=submission_id))
     with conn.atomic():
         conn.conn.executemany(
             "INSERT INTO calibration_scores (submission_id, criterion, rater, score, source, scored_by, scored_at) "

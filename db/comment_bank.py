@@ -5,6 +5,7 @@ from __future__ import annotations
 from sqlite_utils import Database
 
 from db.errors import NotFound
+from db.message import Message
 
 _COLUMNS = "id, course_id, owner, text, criterion, level, uses, created_by, created_at"
 
@@ -19,7 +20,7 @@ def insert(conn: Database, *, course_id: int, owner: str | None, text: str, crit
 def get(conn: Database, bank_comment_id: int) -> dict:
     row = next(conn.query(f"SELECT {_COLUMNS} FROM bank_comments WHERE id = ?", [bank_comment_id]), None)
     if row is None:
-        raise NotFound(f"bank comment {bank_comment_id} does not exist")
+        raise NotFound(Message("bank comment {id} does not exist", id=bank_comment_id))
     return row
 
 

@@ -7,6 +7,7 @@ from sqlite_utils import Database
 
 from db import dumps, loads
 from db.errors import NotFound
+from db.message import Message
 from db.rubric_model import Rubric, parse_rubric
 
 STATUSES = ("uploaded", "drafted", "needs_attention", "failed", "approved", "rejected", "released")
@@ -41,7 +42,7 @@ def _hash_without_version(rubric: Rubric) -> str:
 def get_rubric(conn: Database, rubric_id: int) -> Rubric:
     row = conn.execute("SELECT definition FROM rubrics WHERE id = ?", [rubric_id]).fetchone()
     if row is None:
-        raise NotFound(f"rubric {rubric_id} does not exist")
+        raise NotFound(Message("rubric {id} does not exist", id=rubric_id))
     return _stored_rubric(row[0]).model_copy(deep=True)   # callers may change their copy
 
 
@@ -64,7 +65,7 @@ def list_courses(conn: Database) -> list[dict]:
 def get_course(conn: Database, course_id: int) -> dict:
     row = next(conn.query("SELECT * FROM courses WHERE id = ?", [course_id]), None)
     if row is None:
-        raise NotFound(f"course {course_id} does not exist")
+        raise NotFound(Message("course {id} does not exist", id=course_id))
     return row
 
 
@@ -75,15 +76,15 @@ def find_course(conn: Database, name: str) -> dict | None:
 def course_by_name(conn: Database, name: str) -> dict:
     row = find_course(conn, name)
     if row is None:
-        names = ", ".join(c["name"] for c in list_courses(conn)) or "none yet"
-        raise NotFound(f"no course named {name!r} (courses: {names})")
+        names = ", ".join(c["name"] for c in list_courses(conn)) or Message("none yet")
+        raise NotFound(Message("no course named {name!r} (courses: {names})", name=name, names=names))
     return row
 
 
 def ensure_course(conn: Database, name: str, description: str = "", is_synthetic: bool = False) -> int:
     name = name.strip()
     if not name:
-        raise NotFound("a course needs a name")
+        raise NotFound(Message("a course needs a name"))
     row = find_course(conn, name)
     if row:
         return row["id"]
@@ -121,7 +122,7 @@ def list_assignments(conn: Database, course_id: int) -> list[dict]:
 def get_assignment(conn: Database, assignment_id: int) -> dict:
     row = next(conn.query("SELECT * FROM assignments WHERE id = ?", [assignment_id]), None)
     if row is None:
-        raise NotFound(f"assignment {assignment_id} does not exist")
+        raise NotFound(Message("assignment {id} does not exist", id=assignment_id))
     return _assignment(row)
 
 
@@ -133,8 +134,9 @@ def find_assignment(conn: Database, course_id: int, title: str) -> dict | None:
 def assignment_by_title(conn: Database, course_id: int, title: str) -> dict:
     row = find_assignment(conn, course_id, title)
     if row is None:
-        titles = ", ".join(a["title"] for a in list_assignments(conn, course_id)) or "none yet"
-        raise NotFound(f"no assignment titled {title!r} in this course (assignments: {titles})")
+        titles = ", ".join(a["title"] for a in list_assignments(conn, course_id)) or Message("none yet")
+        raise NotFound(Message("no assignment titled {title!r} in this course (assignments: {titles})", title=title,
+                               titles=titles))
     return row
 
 
@@ -143,7 +145,7 @@ def ensure_assignment(conn: Database, course_id: int, title: str, *, rubric_id: 
                       answer_key: str | None = None) -> int:
     title = title.strip()
     if not title:
-        raise NotFound("an assignment needs a title")
+        raise NotFound(Message("an assignment needs a title"))
     row = find_assignment(conn, course_id, title)
     if row:
         return row["id"]

@@ -12,6 +12,7 @@ from sqlite_utils import Database
 
 from db import dumps, loads, now, submissions, votes as votes_db
 from db.errors import NotFound
+from db.message import Message
 from db.rubric_model import Rubric
 
 # The pipeline may change a submission's status only from these (docs/contracts.md): a
@@ -35,7 +36,7 @@ def load_item(conn: Database, submission_id: int) -> dict:
         "JOIN courses c ON c.id = a.course_id "
         "WHERE s.id = ?", [submission_id]), None)
     if row is None:
-        raise NotFound(f"submission {submission_id} does not exist")
+        raise NotFound(Message("submission {id} does not exist", id=submission_id))
     row["key_concepts"] = loads(row["key_concepts"], [])
     row["rubric"] = Rubric.model_validate_json(row["rubric"])
     return row
@@ -106,7 +107,7 @@ def decode(row: dict | None) -> dict | None:
 def get_draft(conn: Database, draft_id: int) -> dict:
     row = next(conn.query("SELECT * FROM drafts WHERE id = ?", [draft_id]), None)
     if row is None:
-        raise NotFound(f"draft {draft_id} does not exist")
+        raise NotFound(Message("draft {id} does not exist", id=draft_id))
     return decode(row)
 
 

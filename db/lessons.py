@@ -14,6 +14,7 @@ from db import audit, courses, dumps, loads, now, write_transaction
 from db import runs as runs_db
 from db import votes as votes_db
 from db.errors import ConflictError, IngestError, NotFound
+from db.message import Message
 
 ELIGIBLE = ("uploaded", "failed")
 ELIGIBLE_REDO = ("uploaded", "failed", "reviewed")
@@ -45,8 +46,9 @@ def write_import(conn: Database, *, actor: str, course_name: str, rows: list[dic
                 ids.append(old["id"])
                 continue
             if old is not None and old["status"] == "approved":
-                raise IngestError(f"{r['source_file']}: lesson '{r['title']}' is already approved in this course; "
-                                  "give the new version another title to upload it beside the approved one.")
+                raise IngestError(Message("{file}: lesson '{title}' is already approved in this course; give the new "
+                                          "version another title to upload it beside the approved one.",
+                                          file=r["source_file"], title=r["title"]))
             values = [r["text"], r["text"], r["text_hash"], dumps(r["spec"]), r.get("sources", ""), r["source_file"]]
             if old is None:
                 lid = conn.execute(
@@ -70,7 +72,7 @@ def write_import(conn: Database, *, actor: str, course_name: str, rows: list[dic
 def get(conn: Database, lesson_id: int) -> dict:
     row = _lesson(next(conn.query("SELECT * FROM lessons WHERE id = ?", [lesson_id]), None))
     if row is None:
-        raise NotFound(f"lesson {lesson_id} does not exist")
+        raise NotFound(Message("lesson {id} does not exist", id=lesson_id))
     return row
 
 
@@ -108,7 +110,7 @@ def fixes(conn: Database, review_id: int) -> list[dict]:
 def get_fix(conn: Database, fix_id: int) -> dict:
     row = next(conn.query("SELECT * FROM lesson_fixes WHERE id = ?", [fix_id]), None)
     if row is None:
-        raise NotFound(f"fix {fix_id} does not exist")
+        raise NotFound(Message("fix {id} does not exist", id=fix_id))
     return row
 
 
@@ -187,8 +189,19 @@ def _bump(conn: Database, lesson_id: int, loaded_version: int, sets: dict) -> No
     n = conn.execute(f"UPDATE lessons SET {cols}version = version + 1 WHERE id = ? AND version = ?",
                      [*sets.values(), lesson_id, loaded_version]).rowcount
     if n == 0:
-        raise ConflictError(f"Lesson {lesson_id} changed since you opened it (someone decided a fix, approved "
-                            "it or a review finished). Reload the lesson and decide again.")
+        raise ConflictError(Message("Lesson {id} changed since you opened it (someone decided a fix, approved it or a "
+                                    "review finished). Reload the lesson and decide again.", id=lesson_id))
+
+
+def _already_decided(fix_id: int, status: str) -> Message:
+    """The refusal of a fix decided before (or discarded by the re-judging), in a sentence per status."""
+    if status == "accepted":
+        return Message("Fix {id} was already accepted: reload the lesson.", id=fix_id)
+    if status == "rejected":
+        return Message("Fix {id} was already rejected: reload the lesson.", id=fix_id)
+    if status == "discarded":
+        return Message("Fix {id} was already discarded: reload the lesson.", id=fix_id)
+    return Message("Fix {id} was already {status}: reload the lesson.", id=fix_id, status=status)
 
 
 def decide_fix(conn: Database, fix_id: int, *, lesson_id: int, loaded_version: int, accepted: bool, actor: str,
@@ -198,9 +211,9 @@ def decide_fix(conn: Database, fix_id: int, *, lesson_id: int, loaded_version: i
     with write_transaction(conn):
         fix = get_fix(conn, fix_id)
         if fix["lesson_id"] != lesson_id:
-            raise NotFound(f"fix {fix_id} is not a fix of lesson {lesson_id}")
+            raise NotFound(Message("fix {fix} is not a fix of lesson {lesson}", fix=fix_id, lesson=lesson_id))
         if fix["status"] != "proposed":
-            raise ConflictError(f"Fix {fix_id} was already {fix['status']}: reload the lesson.")
+            raise ConflictError(_already_decided(fix_id, fix["status"]))
         conn.execute("UPDATE lesson_fixes SET status = ?, decided_by = ?, decided_at = ? WHERE id = ?",
                      [status, actor, now(), fix_id])
         _bump(conn, lesson_id, loaded_version, {"text": new_text} if accepted else {})

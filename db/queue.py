@@ -14,6 +14,7 @@ from sqlite_utils import Database
 from db import loads, moderation
 from db.calibration import BLIND_PENDING
 from db.errors import NotFound
+from db.message import Message
 from db.rubric_model import CRITERION_KEY
 
 PAGE_SIZE = 25
@@ -54,7 +55,7 @@ class QueueFilter:
             args.append(int(self.group))
         if self.criterion and self.score is not None:
             if not CRITERION_KEY.match(self.criterion):  # safe in a JSON path
-                raise NotFound(f"no criterion {self.criterion!r}")
+                raise NotFound(Message("no criterion {criterion!r}", criterion=self.criterion))
             sql.append("json_extract(COALESCE(r.scores, d.scores), ?) = ?")
             args += [f"$.{self.criterion}", int(self.score)]
         if self.flag == "any":

@@ -8,6 +8,7 @@ from sqlite_utils import Database
 
 import db as dbmod
 from db.errors import NotFound
+from db.message import Message
 
 
 def insert(conn: Database, *, course_id: int, description: str, source: str, definition: dict,
@@ -42,7 +43,7 @@ def _decode(row: dict) -> dict:
 def get(conn: Database, draft_id: int) -> dict:
     row = next(conn.query("SELECT * FROM rubric_drafts WHERE id = ?", [draft_id]), None)
     if row is None:
-        raise NotFound(f"rubric draft {draft_id} does not exist")
+        raise NotFound(Message("rubric draft {id} does not exist", id=draft_id))
     return _decode(row)
 
 

@@ -9,6 +9,7 @@ from sqlite_utils import Database
 
 from db import audit, dumps, loads, now
 from db.errors import NotFound
+from db.message import Message
 
 ACTIVE = ("queued", "running")
 # Submissions a run may take on: never a teacher's approved / rejected / released item.
@@ -72,7 +73,7 @@ def get_run(conn: Database, run_id: int) -> dict:
     row = next(conn.query("SELECT r.*, a.title AS assignment_title, a.week AS assignment_week FROM runs r "
                         "LEFT JOIN assignments a ON a.id = r.assignment_id WHERE r.id = ?", [run_id]), None)
     if row is None:
-        raise NotFound(f"run {run_id} does not exist")
+        raise NotFound(Message("run {id} does not exist", id=run_id))
     row["config"] = loads(row["config"], {})
     row["prompt_hashes"] = loads(row["prompt_hashes"], {})
     return row

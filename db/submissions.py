@@ -14,6 +14,7 @@ from sqlite_utils import Database
 
 from db import audit, courses, dumps, lti_roster, loads, now
 from db.errors import NotFound
+from db.message import Message
 
 _ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no 0/O, 1/I: read aloud without mistakes
 
@@ -159,7 +160,7 @@ def set_status_many(conn: Database, submission_ids: list[int], status: str, prio
 def get_submission(conn: Database, submission_id: int) -> dict:
     row = next(conn.query("SELECT * FROM submissions WHERE id = ?", [submission_id]), None)
     if row is None:
-        raise NotFound(f"submission {submission_id} does not exist")
+        raise NotFound(Message("submission {id} does not exist", id=submission_id))
     return row
 
 

@@ -8,6 +8,7 @@ from sqlite_utils import Database
 from db import audit, now
 from db.actors import Actor
 from db.errors import NotFound
+from db.message import Message
 
 _USER_COLUMNS = "id, username, display_name, email, role, active, created_at, last_signin_at"
 
@@ -34,7 +35,7 @@ def insert(conn: Database, *, username: str, display_name: str, email: str | Non
 def get(conn: Database, user_id: int) -> dict:
     row = next(conn.query(f"SELECT {_USER_COLUMNS} FROM users WHERE id = ?", [user_id]), None)
     if row is None:
-        raise NotFound(f"user {user_id} does not exist")
+        raise NotFound(Message("user {id} does not exist", id=user_id))
     return row
 
 
