@@ -13,6 +13,7 @@ from sqlite_utils import Database
 
 import db as dbmod
 from db.errors import ConfigError
+from db.message import Message
 
 _CALL_COLUMNS = ("run_id", "submission_id", "lesson_id", "rubric_draft_id", "agent", "model", "prompt_name", "prompt_hash",
                  "input_hash", "temperature", "cache_key", "response", "tokens_in", "tokens_out",
@@ -73,7 +74,7 @@ def get_price(conn: Database, model: str) -> dict | None:
 def _clean_price(i: int, row: dict) -> dict:
     model = str(row.get("model") or "").strip()
     if not model:
-        raise ConfigError(f"Price row {i}: the model name is empty. Enter the model's exact name.")
+        raise ConfigError(Message("Price row {row}: the model name is empty. Enter the model's exact name.", row=i))
     out = {"model": model}
     for f in PRICE_FIELDS:
         v = row.get(f)
@@ -82,10 +83,11 @@ def _clean_price(i: int, row: dict) -> dict:
         try:
             v = float(v)
         except (TypeError, ValueError):
-            raise ConfigError(f"Price row {i} ({model}): {f} must be a number of dollars per "
-                              f"million tokens, not {row.get(f)!r}.") from None
+            raise ConfigError(Message("Price row {row} ({model}): {field} must be a number of dollars per million "
+                                      "tokens, not {value!r}.", row=i, model=model, field=f, value=row.get(f))) from None
         if v < 0 or math.isnan(v):
-            raise ConfigError(f"Price row {i} ({model}): {f} cannot be negative.")
+            raise ConfigError(Message("Price row {row} ({model}): {field} cannot be negative.", row=i, model=model,
+                                      field=f))
         out[f] = v
     return out
 
@@ -108,7 +110,8 @@ def replace_prices(conn: Database, rows: list[dict], *, actor: str = "admin") ->
     seen: set[str] = set()
     for i, r in enumerate(clean, start=1):
         if r["model"] in seen:
-            raise ConfigError(f"Price row {i}: model '{r['model']}' is listed twice. Keep one row.")
+            raise ConfigError(Message("Price row {row}: model '{model}' is listed twice. Keep one row.", row=i,
+                                      model=r["model"]))
         seen.add(r["model"])
     before = list_prices(conn)
     with conn.atomic():
@@ -202,10 +205,10 @@ JUDGING_KEY = "judging"
 # The judge cascade's thresholds (core.judging.scoring): kind, lowest and highest allowed value.
 CASCADE_LIMITS = {"cascade_min_confidence": (float, 0.5, 1.0), "cascade_ev_tolerance": (float, 0.0, 1.0),
                   "cascade_band_margin": (float, 0.0, 5.0), "cascade_samples": (int, 0, 8)}
-CASCADE_LABELS = {"cascade_min_confidence": "the lowest probability of a confident score",
-                  "cascade_ev_tolerance": "how far the expected score may lie from it",
-                  "cascade_band_margin": "the distance from the band cut that counts as near",
-                  "cascade_samples": "self-consistency samples"}
+CASCADE_LABELS = {"cascade_min_confidence": Message("the lowest probability of a confident score"),
+                  "cascade_ev_tolerance": Message("how far the expected score may lie from it"),
+                  "cascade_band_margin": Message("the distance from the band cut that counts as near"),
+                  "cascade_samples": Message("self-consistency samples")}   # said in the reader's language
 JUDGE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,31}$")
 
 
@@ -220,7 +223,8 @@ def save_llm_overrides(conn: Database, overrides: dict, *, actor: str = "admin")
     """Store the admin's choices (models per role, limits). Never the key or the endpoint."""
     unknown = set(overrides) - set(OVERRIDE_FIELDS)
     if unknown:
-        raise ConfigError(f"Unknown LLM setting(s) {sorted(unknown)}; allowed: {', '.join(OVERRIDE_FIELDS)}.")
+        raise ConfigError(Message("Unknown LLM setting(s) {unknown}; allowed: {allowed}.", unknown=sorted(unknown),
+                                  allowed=", ".join(OVERRIDE_FIELDS)))
     clean: dict = {}
     if overrides.get("models"):
         clean["models"] = {str(r): str(m).strip() for r, m in overrides["models"].items() if str(m or "").strip()}
@@ -247,9 +251,11 @@ def _numbers(values: dict, limits: dict, labels: dict | None = None) -> dict:
         try:
             v = kind(v)
         except (TypeError, ValueError):
-            raise ConfigError(f"{label} must be a number between {lo} and {hi}, not {v!r}.") from None
+            raise ConfigError(Message("{label} must be a number between {lo} and {hi}, not {value!r}.", label=label,
+                                      lo=lo, hi=hi, value=v)) from None
         if not lo <= v <= hi:
-            raise ConfigError(f"{label} must be between {lo} and {hi}, not {v}.")
+            raise ConfigError(Message("{label} must be between {lo} and {hi}, not {value}.", label=label, lo=lo, hi=hi,
+                                      value=v))
         clean[name] = v
     return clean
 
@@ -264,7 +270,7 @@ def save_judging_overrides(conn: Database, overrides: dict, *, actor: str = "adm
     cascade's thresholds; never an endpoint or a key. A bad value changes nothing."""
     unknown = set(overrides) - {"judges", *CASCADE_LIMITS}
     if unknown:
-        raise ConfigError(f"Unknown judging setting(s) {sorted(unknown)}.")
+        raise ConfigError(Message("Unknown judging setting(s) {unknown}.", unknown=sorted(unknown)))
     clean = _numbers(overrides, CASCADE_LIMITS, CASCADE_LABELS)
     if overrides.get("judges") is not None:
         clean["judges"] = clean_judges(overrides["judges"])
@@ -290,21 +296,25 @@ def clean_judges(rows: list[dict]) -> list[dict]:
         if not name and not model:
             continue
         if not JUDGE_NAME.match(name):
-            raise ConfigError(f"Judge row {i}: the name {name!r} must start with a letter and use only letters, "
-                              "digits, '-' or '_' (at most 32): it names the judge's environment variables.")
+            raise ConfigError(Message("Judge row {row}: the name {name!r} must start with a letter and use only "
+                                      "letters, digits, '-' or '_' (at most 32): it names the judge's environment "
+                                      "variables.", row=i, name=name))
         if not model:
-            raise ConfigError(f"Judge row {i} ({name}): enter the judge's model name.")
+            raise ConfigError(Message("Judge row {row} ({name}): enter the judge's model name.", row=i, name=name))
         key = name.upper().replace("-", "_")
         if key in seen:
-            raise ConfigError(f"Judge row {i} ({name}): the name clashes with row {seen[key]} "
-                              f"(both use FAIRMARK_JUDGE_{key}_*). Rename one.")
+            raise ConfigError(Message("Judge row {row} ({name}): the name clashes with row {other} (both use "
+                                      "FAIRMARK_JUDGE_{key}_*). Rename one.", row=i, name=name, other=seen[key],
+                                      key=key))
         seen[key] = i
         try:
             weight = 1.0 if weight in (None, "") or (isinstance(weight, float) and math.isnan(weight)) else float(weight)
         except (TypeError, ValueError):
-            raise ConfigError(f"Judge row {i} ({name}): the weight must be a number, not {weight!r}.") from None
+            raise ConfigError(Message("Judge row {row} ({name}): the weight must be a number, not {weight!r}.", row=i,
+                                      name=name, weight=weight)) from None
         if not 0 < weight <= 10:
-            raise ConfigError(f"Judge row {i} ({name}): the weight must be above 0 and at most 10, not {weight}.")
+            raise ConfigError(Message("Judge row {row} ({name}): the weight must be above 0 and at most 10, not {weight}.",
+                                      row=i, name=name, weight=weight))
         out.append({"name": name, "model": model, "weight": weight})
     return out
 

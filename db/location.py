@@ -18,9 +18,10 @@ import re
 from urllib.parse import unquote
 
 from db.errors import ConfigError
+from db.message import Message
 
-SUPPORTED = ("a file path, e.g. fairmark.db or /srv/fairmark/fairmark.db (a SQLite database, made when missing), "
-             "or a PostgreSQL URL, postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
+SUPPORTED = Message("a file path, e.g. fairmark.db or /srv/fairmark/fairmark.db (a SQLite database, made when "
+                    "missing), or a PostgreSQL URL, postgresql://USER:PASSWORD@HOST:PORT/DATABASE")
 
 # scheme://… is an address, whatever the scheme; a database scheme is one even without the slashes
 # (postgresql:fm, sqlite:fm.db). A Windows drive (C:\…, C:/…) is one letter and never matches.
@@ -45,12 +46,15 @@ def check(value, source: str = "FAIRMARK_DB") -> str:
         if is_postgresql(text):
             return text
         if scheme in _POSTGRES:
-            raise ConfigError(f"{source} is a PostgreSQL address without // after {scheme}:, which FairMark "
-                              f"does not read. Supported: {SUPPORTED}. Nothing was created.")
-        raise ConfigError(f"{source} is an address ({scheme}:…), which FairMark does not support. "
-                          f"Supported: {SUPPORTED}. Nothing was created.")
+            raise ConfigError(Message("{source} is a PostgreSQL address without // after {scheme}:, which FairMark "
+                                      "does not read. Supported: {supported}. Nothing was created.", source=source,
+                                      scheme=scheme, supported=SUPPORTED))
+        raise ConfigError(Message("{source} is an address ({scheme}:…), which FairMark does not support. Supported: "
+                                  "{supported}. Nothing was created.", source=source, scheme=scheme,
+                                  supported=SUPPORTED))
     if text != ":memory:" and os.path.isdir(text):
-        raise ConfigError(f"{source} is a folder, not a file. Supported: {SUPPORTED}. Nothing was created.")
+        raise ConfigError(Message("{source} is a folder, not a file. Supported: {supported}. Nothing was created.",
+                                  source=source, supported=SUPPORTED))
     return text
 
 

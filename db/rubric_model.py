@@ -24,6 +24,7 @@ import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from db.errors import RubricError
+from db.message import Message
 
 CRITERION_KEY = re.compile(r"^[a-z][a-z0-9_]{0,39}$")
 # Which text signal the offline heuristic reads for a criterion (core.offline.heuristics): the
@@ -140,7 +141,7 @@ class Rubric(BaseModel):
         for c in self.criteria:
             if c.key == key:
                 return c
-        raise RubricError(f"rubric '{self.name}' has no criterion '{key}'")
+        raise RubricError(Message("rubric '{name}' has no criterion '{key}'", name=self.name, key=key))
 
     def total(self, scores: dict[str, int]) -> float:
         """Weighted total on the rubric's own scale when weights are given, else the sum."""
@@ -163,14 +164,13 @@ class Rubric(BaseModel):
         out = {}
         for c in self.criteria:
             if c.key not in scores:
-                raise RubricError(f"score for criterion '{c.key}' is missing")
+                raise RubricError(Message("score for criterion '{key}' is missing", key=c.key))
             v = scores[c.key]
             if isinstance(v, bool) or not isinstance(v, (int, float)) or int(v) != v:
-                raise RubricError(f"score for '{c.key}' must be a whole number, got {v!r}")
+                raise RubricError(Message("score for '{key}' must be a whole number, got {value!r}", key=c.key, value=v))
             if not self.scale_min <= int(v) <= self.scale_max:
-                raise RubricError(
-                    f"score for '{c.key}' is {v}; it must be between {self.scale_min} and {self.scale_max}"
-                )
+                raise RubricError(Message("score for '{key}' is {value}; it must be between {low} and {high}",
+                                          key=c.key, value=v, low=self.scale_min, high=self.scale_max))
             out[c.key] = int(v)
         return out
 
@@ -210,21 +210,21 @@ def parse_rubric(data: dict | str | bytes) -> Rubric:
         try:
             data = data.decode("utf-8-sig")
         except UnicodeDecodeError as e:
-            raise RubricError("Rubric file must be UTF-8 text (JSON or YAML)") from e
+            raise RubricError(Message("Rubric file must be UTF-8 text (JSON or YAML)")) from e
     if isinstance(data, str):
         try:
             data = yaml.safe_load(data)  # YAML is a superset of JSON
         except yaml.YAMLError as e:
-            raise RubricError(f"Rubric file is neither valid JSON nor YAML: {e}") from e
+            raise RubricError(Message("Rubric file is neither valid JSON nor YAML: {error}", error=str(e))) from e
     if not isinstance(data, dict):
-        raise RubricError("Rubric must be a mapping with name, scale_min, scale_max and criteria")
+        raise RubricError(Message("Rubric must be a mapping with name, scale_min, scale_max and criteria"))
     found = level_problems(data)
     if found:
-        raise RubricError("Invalid rubric: " + "; ".join(found))
+        raise RubricError(Message("Invalid rubric: {problems}", problems=Message.joined("; ", found)))
     try:
         return Rubric.model_validate(data)
     except ValidationError as e:
-        raise RubricError(f"Invalid rubric: {_format_validation(e)}") from e
+        raise RubricError(Message("Invalid rubric: {problems}", problems=_format_validation(e))) from e
 
 
 def _level(value) -> int | None:
@@ -234,8 +234,16 @@ def _level(value) -> int | None:
         return None
 
 
-def level_problems(data: dict) -> list[str]:
-    """Every problem of a rubric's levels and keys, one message per criterion row (counted from 1,
+def _and(numbers: list[int]):
+    """"1 and 2 and 3", each "and" said in the reader's language."""
+    said = str(numbers[0])
+    for n in numbers[1:]:
+        said = Message("{items} and {last}", items=said, last=str(n))
+    return said
+
+
+def level_problems(data: dict) -> list[Message]:
+    """Every problem of a rubric's levels and keys, one Message per criterion row (counted from 1,
     as in the file or table): levels that do not run from scale_min to scale_max without a gap,
     levels outside the scale, levels without a descriptor, keys used twice. [] when the levels
     are sound (or the scale itself is not a pair of whole numbers: the model's check says so).
@@ -255,26 +263,28 @@ def level_problems(data: dict) -> list[str]:
         if not isinstance(row, dict):
             continue
         key = str(row.get("key") or "").strip()
-        where = f"Row {i}" + (f" ({key})" if key else "")
+        where = Message("Row {row} ({key})", row=i, key=key) if key else Message("Row {row}", row=i)
         seen.setdefault(key, []).append(i)
         levels = row.get("levels")
         if not isinstance(levels, dict):
-            out.append(f"{where}: give a descriptor for each level {lo} to {hi}")
+            out.append(Message("{where}: give a descriptor for each level {low} to {high}", where=where, low=lo,
+                               high=hi))
             continue
         got = {_level(k): v for k, v in levels.items()}
         if None in got:
-            out.append(f"{where}: level names must be whole numbers")
+            out.append(Message("{where}: level names must be whole numbers", where=where))
         missing = [lvl for lvl in range(lo, hi + 1) if lvl not in got]
         if missing:
-            out.append(f"{where}: missing descriptors for levels {missing} (levels run from {lo} to {hi} "
-                       "without a gap)")
+            out.append(Message("{where}: missing descriptors for levels {missing} (levels run from {low} to {high} "
+                               "without a gap)", where=where, missing=missing, low=lo, high=hi))
         empty = sorted(lvl for lvl, text in got.items() if lvl is not None and lo <= lvl <= hi
                        and not str(text or "").strip())
         if empty:
-            out.append(f"{where}: empty descriptor for level{'s' if len(empty) > 1 else ''} "
-                       f"{', '.join(map(str, empty))}")
-        out += [f"{where}: level {lvl} is outside the scale {lo}-{hi}" for lvl in sorted(
-            lvl for lvl in got if lvl is not None and not lo <= lvl <= hi)]
-    out += [f"criterion keys must be unique; repeated: {key} (rows {' and '.join(map(str, at))})"
+            out.append(Message.plural("{where}: empty descriptor for level {levels}",
+                                      "{where}: empty descriptor for levels {levels}", len(empty), where=where,
+                                      levels=", ".join(map(str, empty))))
+        out += [Message("{where}: level {level} is outside the scale {low}-{high}", where=where, level=lvl, low=lo,
+                        high=hi) for lvl in sorted(lvl for lvl in got if lvl is not None and not lo <= lvl <= hi)]
+    out += [Message("criterion keys must be unique; repeated: {key} (rows {rows})", key=key, rows=_and(at))
             for key, at in seen.items() if key and len(at) > 1]
     return out

@@ -32,6 +32,7 @@ from psycopg.pq import TransactionStatus
 
 import db.location as location
 from db.errors import Busy, ConfigError
+from db.message import Message
 from db.postgres import compat, dialect, later, pool, schema
 
 Error = psycopg.Error    # what the driver raises, for db/postgres modules that do not import psycopg
@@ -295,7 +296,8 @@ def connect(url: str) -> Database:
         conn = Database(url)
     except psycopg.Error as e:   # a configuration to fix (or a server down): said without the password
         said = location.scrubbed(" ".join(str(e).split()), url)[:500]
-        raise ConfigError(f"The PostgreSQL database {location.shown(url)} cannot be reached ({said}).") from e
+        raise ConfigError(Message("The PostgreSQL database {url} cannot be reached ({error}).", url=location.shown(url),
+                                  error=said)) from e
     if url not in _ready:
         with _lock:
             try:

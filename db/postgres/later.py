@@ -16,6 +16,7 @@ refused with the migration's name, and nothing is changed.
 from __future__ import annotations
 
 from db.errors import ConfigError
+from db.message import Message
 
 SET = "fairmark"                       # sqlite_utils' migration set (db/migrations)
 SHIPPED_AT = "m027c_anchored_notes"    # the head when PostgreSQL support shipped: every later one is in LATER
@@ -49,18 +50,18 @@ def apply(pg, url_shown: str) -> list[str]:
     todo = pending(pg)
     missing = [name for name in todo if name not in LATER]
     if missing:
-        raise ConfigError(
-            f"The PostgreSQL database {url_shown} was made by an older FairMark and lacks the migration(s) "
-            f"{', '.join(missing)}, which have no PostgreSQL form in db/postgres/later.py. Nothing was changed: "
-            "run the FairMark release the database was made with, or add the statements to LATER.")
+        raise ConfigError(Message(
+            "The PostgreSQL database {url} was made by an older FairMark and lacks the migration(s) {missing}, which "
+            "have no PostgreSQL form in db/postgres/later.py. Nothing was changed: run the FairMark release the "
+            "database was made with, or add the statements to LATER.", url=url_shown, missing=", ".join(missing)))
     for name in todo:
         try:
             _run(pg, name)
         except Exception as e:   # the driver's error, said with the migration it stopped
-            raise ConfigError(
-                f"The PostgreSQL database {url_shown} could not be migrated: {name} failed "
-                f"({' '.join(str(e).split())[:300]}). That migration changed nothing and is tried again at the "
-                "next start; the ones before it are kept.") from e
+            raise ConfigError(Message(
+                "The PostgreSQL database {url} could not be migrated: {name} failed ({error}). That migration changed "
+                "nothing and is tried again at the next start; the ones before it are kept.", url=url_shown,
+                name=name, error=" ".join(str(e).split())[:300])) from e
     return todo
 
 

@@ -13,6 +13,7 @@ import sqlite3
 
 import db.location as location
 from db.errors import ConfigError
+from db.message import Message
 from db.postgres import compat, schema
 from db.postgres.connection import Database, Error
 
@@ -31,8 +32,8 @@ def _open(url: str) -> Database:
         return Database(url)
     except Error as e:
         said = location.scrubbed(" ".join(str(e).split()), url)
-        raise ConfigError(f"The PostgreSQL database {location.shown(url)} cannot be reached ({said}). "
-                          "Nothing was copied.") from e
+        raise ConfigError(Message("The PostgreSQL database {url} cannot be reached ({error}). Nothing was copied.",
+                                  url=location.shown(url), error=said)) from e
 
 
 def _columns(source, table: str) -> list[str]:
@@ -57,10 +58,11 @@ def copy(source, url: str, before=None) -> dict[str, int]:
         found = target.pg.execute(_OBJECTS).fetchall()
         if found:
             names = ", ".join(f"{s}.{t}" if s != "public" else t for s, t in found[:5])
-            raise ConfigError(f"The PostgreSQL database {location.shown(url)} is not empty ({len(found)} "
-                              f"table(s), view(s) or sequence(s): {names}{', …' if len(found) > 5 else ''}). "
-                              "migrate-to copies into an empty database only: make one (createdb, or CREATE "
-                              "DATABASE …) and name it. Nothing was copied.")
+            raise ConfigError(Message("The PostgreSQL database {url} is not empty ({count} table(s), view(s) or "
+                                      "sequence(s): {names}{more}). migrate-to copies into an empty database only: "
+                                      "make one (createdb, or CREATE DATABASE …) and name it. Nothing was copied.",
+                                      url=location.shown(url), count=len(found), names=names,
+                                      more=", …" if len(found) > 5 else ""))
         if before is not None:
             before()
         counts: dict[str, int] = {}
@@ -80,12 +82,12 @@ def copy(source, url: str, before=None) -> dict[str, int]:
                         f'COALESCE(MAX("{column}"), 0) + 1, false) FROM "{table}"')
                 wrong = _compare(target, counts)
                 if wrong:
-                    raise ConfigError(f"The copy's row counts differ from the SQLite database's ({wrong}). "
-                                      "Nothing was copied.")
+                    raise ConfigError(Message("The copy's row counts differ from the SQLite database's ({wrong}). "
+                                              "Nothing was copied.", wrong=wrong))
         except Error as e:
             said = location.scrubbed(" ".join(str(e).split()), url)[:500]
-            raise ConfigError(f"The copy into {location.shown(url)} failed ({said}). Nothing was copied: the "
-                              "PostgreSQL database is as empty as before.") from e
+            raise ConfigError(Message("The copy into {url} failed ({error}). Nothing was copied: the PostgreSQL "
+                                      "database is as empty as before.", url=location.shown(url), error=said)) from e
         finally:
             source.conn.rollback()
     finally:
@@ -96,8 +98,9 @@ def copy(source, url: str, before=None) -> dict[str, int]:
     finally:
         check.close()
     if wrong:
-        raise ConfigError(f"The copy into {location.shown(url)} was written, but its row counts differ from the "
-                          f"SQLite database's ({wrong}): do not use it; drop and make it again.")
+        raise ConfigError(Message("The copy into {url} was written, but its row counts differ from the SQLite "
+                                  "database's ({wrong}): do not use it; drop and make it again.",
+                                  url=location.shown(url), wrong=wrong))
     return counts
 
 
@@ -112,10 +115,12 @@ def _copy_table(source, target: Database, table: str, url: str) -> int:
                 n += 1
     except Error as e:
         said = location.scrubbed(" ".join(str(e).split()), url)[:500]
-        raise ConfigError(f"The copy into {location.shown(url)} failed at table {table} ({said}). Nothing was "
-                          "copied: the PostgreSQL database is as empty as before.") from e
+        raise ConfigError(Message("The copy into {url} failed at table {table} ({error}). Nothing was copied: the "
+                                  "PostgreSQL database is as empty as before.", url=location.shown(url), table=table,
+                                  error=said)) from e
     except sqlite3.Error as e:
-        raise ConfigError(f"The SQLite database could not be read (table {table}: {e}). Nothing was copied.") from e
+        raise ConfigError(Message("The SQLite database could not be read (table {table}: {error}). Nothing was "
+                                  "copied.", table=table, error=str(e))) from e
     return n
 
 

@@ -13,6 +13,7 @@ import psycopg
 from psycopg.pq import TransactionStatus
 
 from db.errors import ConfigError
+from db.message import Message
 
 log = logging.getLogger("db.postgres.connection")   # where an admin looks for the database's warnings
 _lock = threading.Lock()
@@ -31,8 +32,8 @@ def pool_size() -> int:
     """The per-process bound on connections (FAIRMARK_DB_CONNECTIONS), checked when first used."""
     raw = os.environ.get("FAIRMARK_DB_CONNECTIONS", "").strip() or "20"
     if not raw.isdigit() or not 1 <= int(raw) <= 10_000:
-        raise ConfigError(f"FAIRMARK_DB_CONNECTIONS must be a whole number from 1 to 10000 (it is {raw!r}): "
-                          "how many PostgreSQL connections one FairMark process may hold at once")
+        raise ConfigError(Message("FAIRMARK_DB_CONNECTIONS must be a whole number from 1 to 10000 (it is {value!r}): "
+                                  "how many PostgreSQL connections one FairMark process may hold at once", value=raw))
     return int(raw)
 
 

@@ -23,11 +23,13 @@ from pathlib import Path
 
 import db.location as location
 from db.errors import ConfigError
+from db.message import Message
 
 INSTALL = "apt-get install -y postgresql-client"   # Debian and Ubuntu: pg_dump, pg_restore, psql
 MAGIC = b"PGDMP"   # the first bytes of pg_dump's custom format
 # Where Debian keeps each PostgreSQL version's programs (/usr/bin/pg_dump is a wrapper that picks one).
 SEARCH = "/usr/lib/postgresql/*/bin"
+READING = Message("Reading the backup")   # what failed, when pg_restore cannot read the archive
 
 
 def program(name: str) -> str:
@@ -39,9 +41,10 @@ def program(name: str) -> str:
                       key=lambda p: [int(n) for n in re.findall(r"\d+", p)], reverse=True)
     if versions:
         return versions[0]
-    raise ConfigError(f"{name} is not installed on this host, and a PostgreSQL database is backed up and restored "
-                      f"with it. Install it with: {INSTALL} (Debian, Ubuntu; the client of the server's version "
-                      "or newer), then try again. Nothing was changed.")
+    raise ConfigError(Message("{name} is not installed on this host, and a PostgreSQL database is backed up and "
+                              "restored with it. Install it with: {install} (Debian, Ubuntu; the client of the "
+                              "server's version or newer), then try again. Nothing was changed.", name=name,
+                              install=INSTALL))
 
 
 def _passfile_line(password: str) -> str:
@@ -78,11 +81,14 @@ def _run(argv: list[str], url: str | None = None, what: str = "") -> str:
         try:
             out = subprocess.run(argv, env=env, capture_output=True, text=True, stdin=subprocess.DEVNULL)
         except OSError as e:
-            raise ConfigError(f"{what} could not start {Path(argv[0]).name} ({e}). Install it with: {INSTALL}, "
-                              "then try again. Nothing was changed.") from e
+            raise ConfigError(Message("{what} could not start {program} ({error}). Install it with: {install}, then "
+                                      "try again. Nothing was changed.", what=what, program=Path(argv[0]).name,
+                                      error=str(e), install=INSTALL)) from e
     if out.returncode != 0:
-        said = " ".join((out.stderr or out.stdout).split())[:600] or f"exit status {out.returncode}"
-        raise ConfigError(f"{what} failed: {location.scrubbed(said, url) if url else said}")
+        said = " ".join((out.stderr or out.stdout).split())[:600]
+        said = (location.scrubbed(said, url) if url else said) if said else Message("exit status {code}",
+                                                                                    code=out.returncode)
+        raise ConfigError(Message("{what} failed: {error}", what=what, error=said))
     return out.stdout
 
 
@@ -90,7 +96,8 @@ def dump(url: str, dest: str | Path) -> None:
     """pg_dump of the whole database at url into the new file dest (custom format); no file when it fails."""
     tool = program("pg_dump")
     try:
-        _run([tool, "--format=custom", "--no-owner", "--no-privileges", f"--file={dest}"], url, "The backup (pg_dump)")
+        _run([tool, "--format=custom", "--no-owner", "--no-privileges", f"--file={dest}"], url,
+             Message("The backup (pg_dump)"))
     except BaseException:
         Path(dest).unlink(missing_ok=True)    # never a half backup
         raise
@@ -110,14 +117,16 @@ def replay(pg, source: str | Path, error) -> None:
             _replay_lines(pg, proc.stdout)
         except error as e:
             proc.kill()
-            raise ConfigError(f"The restore failed ({' '.join(str(e).split())[:500]}). Nothing was changed.") from e
+            raise ConfigError(Message("The restore failed ({error}). Nothing was changed.",
+                                      error=" ".join(str(e).split())[:500])) from e
         finally:
             proc.stdout.close()
             code = proc.wait()
         if code != 0:
             errors.seek(0)
             said = " ".join(errors.read().decode(errors="replace").split())[:600]
-            raise ConfigError(f"The restore (pg_restore) failed: {said or f'exit status {code}'}. Nothing was changed.")
+            raise ConfigError(Message("The restore (pg_restore) failed: {error}. Nothing was changed.",
+                                      error=said or Message("exit status {code}", code=code)))
     pg.execute("RESET search_path")   # the script empties it for its own statements
 
 
@@ -154,14 +163,14 @@ def _replay_lines(pg, lines) -> None:
 def contents(source: str | Path) -> list[str]:
     """The archive's table of contents (pg_restore --list): one line per object, e.g.
     '231; 1259 16390 TABLE public courses postgres'. A ConfigError when it cannot be read."""
-    return [line for line in _run([program("pg_restore"), "--list", str(source)], what="Reading the backup")
+    return [line for line in _run([program("pg_restore"), "--list", str(source)], what=READING)
             .splitlines() if line and not line.startswith(";")]
 
 
 def table_rows(source: str | Path, table: str) -> list[dict]:
     """The rows of one table in the archive (its COPY data, read without a database)."""
     text = _run([program("pg_restore"), "--data-only", f"--table={table}", "--file=-", str(source)],
-                what="Reading the backup")
+                what=READING)
     rows, columns = [], None
     for line in text.splitlines():
         if columns is None:
