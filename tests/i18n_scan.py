@@ -88,9 +88,9 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
                   "core/web/student.py")   # a refused private link's page (plain HTML)
 
-# core's refusals: every module of core/ (not its command line, which speaks English) is scanned
-# for a FairMark error raised with a plain string, and for the Messages it gives (see refusals()).
-# A module still listed here raises plain English, and is not scanned: the list only shrinks.
+# The refusals: every module of core/ (not its command line, which speaks English) and of db/ is
+# scanned for a FairMark error raised with a plain string, and for the Messages it gives (see
+# refusals()). A module still listed here raises plain English, and is not scanned: the list only shrinks.
 REFUSALS_PENDING: set[str] = {
 }
 
@@ -287,10 +287,10 @@ def _literal(node) -> str | None:
 
 def messages(specs=None) -> dict[str | tuple[str, str], list[str]]:
     """Every message the code passes to t()/N_() (a string) or tn()/plural() (a pair), with where:
-    the converted pages, CORE_MESSAGES, and the Messages of every core module refusals() scans."""
+    the converted pages, CORE_MESSAGES, and the Messages of every core and db/ module refusals() scans."""
     if specs is None:
         specs = list(dict.fromkeys(CONVERTED + CORE_MESSAGES + tuple(
-            m for m in core_modules() if m not in REFUSALS_PENDING and "Message(" in (ROOT / m).read_text(encoding="utf-8"))))
+            m for m in refusal_modules() if "Message(" in (ROOT / m).read_text(encoding="utf-8"))))
     out: dict = {}
     for spec in specs:
         module, tree = _parse(spec)
@@ -312,6 +312,18 @@ def core_modules(root: Path = ROOT) -> list[str]:
     """core's modules whose refusals a person reads on a page (not the command line's)."""
     return sorted(p.relative_to(root).as_posix() for p in (root / "core").rglob("*.py")
                   if "cli" not in p.relative_to(root / "core").parts[:1])
+
+
+def db_modules(root: Path = ROOT) -> list[str]:
+    """db/'s modules (its PostgreSQL ones and its migrations too): db/ gives its refusals as Messages
+    (db/message.py) without importing core/."""
+    return sorted(p.relative_to(root).as_posix() for p in (root / "db").rglob("*.py"))
+
+
+def refusal_modules(root: Path = ROOT) -> list[str]:
+    """The modules refusals() scans when not told: core's (not its command line's) and db/'s, but
+    those still pending."""
+    return [m for m in core_modules(root) + db_modules(root) if m not in REFUSALS_PENDING]
 
 
 def _error_classes(root: Path = ROOT) -> set[str]:
@@ -362,14 +374,14 @@ def _refuse_helpers(module: ast.Module) -> set[str]:
 
 
 def refusals(specs=None, root: Path = ROOT) -> list[PlainRefusal]:
-    """The FairMark errors core raises with a plain string: a page would show them in English.
+    """The FairMark errors core and db/ raise with a plain string: a page would show them in English.
     An error carrying a Message (`raise NotFound(Message("No submission {id}.", id=i))`) reads
     English on the command line and in the reader's language on a page (`show_error`). A call
     to a module-level helper named `_refuse…` with a plain string first is one too: the helper
     raises it (`_refuse("expired")`; `_refuse(Message("expired"))` is not)."""
     classes = _error_classes(root)
     out = []
-    for spec in specs if specs is not None else [m for m in core_modules(root) if m not in REFUSALS_PENDING]:
+    for spec in specs if specs is not None else refusal_modules(root):
         module = ast.parse((root / spec).read_text(encoding="utf-8"))
         helpers = _refuse_helpers(module)
         for node in ast.walk(module):
