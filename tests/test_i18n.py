@@ -538,7 +538,7 @@ def test_a_catalogue_joins_its_parts_and_refuses_a_message_in_two_files(tmp_path
 
 # --- (c) core's refusals: a page shows them in the reader's language ---------------------------
 def test_core_raises_no_refusal_in_plain_english():
-    """Every FairMark error core raises carries a Message (English on the command line, the
+    """Every FairMark error core and db/ raise carries a Message (English on the command line, the
     reader's language on a page), except in the modules still listed as pending."""
     found = i18n_scan.refusals()
     assert not found, "\n".join(map(str, found))
@@ -589,3 +589,49 @@ class Checker:
     assert [(r.line, r.text) for r in found] == [(9, "_refuse"), (10, "_refuse"), (11, "_refuse"),
                                                  (12, "_refuse_login")]
     assert str(found[0]) == "core/helper.py:9: calls _refuse with a plain string: give it a Message"
+
+
+def test_db_raises_no_refusal_in_plain_english_and_its_messages_are_checked():
+    """db/ gives its refusals as Messages too (db/message.py: the one Message class, at the bottom
+    layer, so db/ imports no core): every FairMark error raised in db/ (db/postgres/ and the
+    migrations too) carries one, and its Messages are among those every catalogue must translate."""
+    assert set(i18n_scan.db_modules()) <= set(i18n_scan.refusal_modules())   # the default scan covers db/
+    assert {"db/llm_calls.py", "db/postgres/tools.py", "db/migrations/m001_initial.py"} <= set(i18n_scan.db_modules())
+    found = i18n_scan.refusals(i18n_scan.db_modules())
+    assert not found, "\n".join(map(str, found))
+    collected = i18n_scan.messages()
+    assert any(w.startswith("db/llm_calls.py:")
+               for w in collected["Price row {row}: the model name is empty. Enter the model's exact name."])
+    assert any(w.startswith("db/rubric_model.py:") for w in collected[
+        ("{where}: empty descriptor for level {levels}", "{where}: empty descriptor for levels {levels}")])
+    from core.language.interface import Message
+    from db.message import Message as bottom
+    assert Message is bottom   # one class: isinstance holds whichever module a caller imports it from
+
+
+def test_the_refusal_scan_finds_a_plain_string_in_db(tmp_path):
+    """The scan can fail on db/: with no list given it reads db/'s modules (db/postgres/ too) beside
+    core's, and finds a FairMark error raised there with a plain string; a Message, a variable and
+    a programmer's ValueError are not."""
+    for folder in ("db", "db/postgres", "core"):
+        (tmp_path / folder).mkdir()
+    (tmp_path / "db" / "errors.py").write_text("class FairMarkError(Exception): ...\n"
+                                               "class ConfigError(FairMarkError): ...\nclass NotFound(FairMarkError): ...\n")
+    (tmp_path / "db" / "courses.py").write_text('''
+from db.errors import NotFound
+from db.message import Message
+def get(conn, course_id, why):
+    if course_id == 1: raise NotFound(f"course {course_id} does not exist")
+    if course_id == 2: raise NotFound(Message("course {id} does not exist", id=course_id))
+    if course_id == 3: raise NotFound(why)
+    raise ValueError(f"cannot update {course_id}")
+''')
+    (tmp_path / "db" / "postgres" / "pool.py").write_text('''
+from db.errors import ConfigError
+def size(raw):
+    raise ConfigError("FAIRMARK_DB_CONNECTIONS must be a whole number, not " + raw)
+''')
+    found = i18n_scan.refusals(root=tmp_path)
+    assert [(r.where, r.line, r.text) for r in found] == [("db/courses.py", 5, "NotFound"),
+                                                          ("db/postgres/pool.py", 4, "ConfigError")]
+    assert str(found[0]) == "db/courses.py:5: raises NotFound with a plain string: give it a Message"
