@@ -206,3 +206,14 @@ def test_the_settings_page_shows_the_price_tables_refusal_in_swedish(app_test, c
     assert f"Prisrad {row} (gpt-4o-mini): output_per_mtok kan inte vara negativt." in errors, errors
     assert not any("cannot be negative" in x for x in errors)
     assert not at.success and llm_calls.list_prices(conn) == before
+
+
+def test_a_views_error_keeps_db_s_message_for_the_page(conn):
+    """A core view that hands a page an error keeps its Message (not str(e)), so the calibration
+    page says db/'s "submission … does not exist" in Swedish."""
+    from core.calibration import calibrate_view
+    c = f.course(conn)
+    view = calibrate_view.calibrate_page(conn, c["assignment_id"], actor=ADMIN, item=99999)
+    error = view["item"]["error"]
+    assert error == "submission 99999 does not exist"
+    assert (SV.said(error), RU.said(error)) == ("inlämning 99999 finns inte", "работы 99999 не существует")

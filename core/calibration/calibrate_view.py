@@ -9,6 +9,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.calibration import blind, draw, offset, readiness
 from core.errors import NotFound
+from core.language.interface import message_of
 from core.offline import scorer
 from db import analytics, courses, submissions
 from db import users as users_db
@@ -28,7 +29,7 @@ def calibrate_page(conn: Database, assignment_id: int, *, actor: Actor, item: in
         try:
             sub = submissions.get_submission(conn, item)
         except NotFound as e:
-            return {**out, "item": {"error": str(e)}}
+            return {**out, "item": {"error": message_of(e)}}
         out["item"] = (blind.for_rater_of(conn, item, actor) if sub["assignment_id"] == assignment_id
                        else {"elsewhere": True})
         return out

@@ -17,6 +17,7 @@ from core.appeals.figures import rates_in as appeal_rates_in
 from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
+from core.language.interface import message_of
 from core.lessons.agreement import lesson_agreement_in
 from core.reports.agreement import agreement_in, anchored_in, edits_in, judges_in
 from core.reports.costs import costs_in
@@ -46,7 +47,7 @@ def _view(build) -> dict:
     try:
         return {"view": build(), "error": None}
     except FairMarkError as e:
-        return {"view": None, "error": str(e)}
+        return {"view": None, "error": message_of(e)}
 
 
 def agreement_page(conn: Database, scope: analytics.Scope, *, reference: str = "auto", course_id: int | None = None,

@@ -23,6 +23,7 @@ from core.errors import FairMarkError
 from core.evals import gate
 from core.growth import learning
 from core.language import course as course_language
+from core.language.interface import message_of
 from core.signoff import actions, anchored_notes, bulk
 from core.signoff import eligibility as rules
 from db import calibration, courses, queue, submissions, votes
@@ -185,7 +186,7 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
         actions.record_open(conn, sid, actor=actor, reviewer="review" in may)
         data = browse.review_item_of(conn, sid, actor=actor, course_id=course_id)
     except FairMarkError as e:
-        return {**out, "error": str(e)}
+        return {**out, "error": message_of(e)}
     draft, review = data["draft"] or {}, data["review"]
     # Its second marker reads the item once marked, but the first mark is another's (core.moderation.blindness)
     editable = "review" in may and review is not None and mod_db.unreleased_second_marker(conn, sid) != str(actor)
@@ -236,5 +237,5 @@ def _queue_view(conn: Database, aid: int, *, actor: Actor, course_id: int, may, 
     try:
         out["page"] = browse.queue_page_of(conn, aid, flt, actor=actor, course_id=course_id, page=page)
     except FairMarkError as e:
-        out["error"] = str(e)
+        out["error"] = message_of(e)
     return out
