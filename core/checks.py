@@ -41,7 +41,10 @@ The four eval rules are core.evals.rules.draft_checks (the pipeline adds them to
 checks that need the draft's context (the source, the question, the Coach's questions) run when
 it is given (the pipeline gives it; the teacher's live edit checks run without them).
 
-Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md).
+Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md). A detail
+may be a Message (core.language.interface: the eval rules', the strengths-first and the Coach's
+question checks'), which reads as its English; a stored draft keeps its form beside it
+(`with_forms`, read back by `said`), so a teacher reads it in their language.
 
 Every comment check and rule takes the course's `language` (a code from core.language, English
 by default): words and sentences come from core.language.words, the word lists from
@@ -65,6 +68,7 @@ from core.language import lexicon, phrases, quotes, readability
 from core.language import normalise as language_code
 from core.language import words as language_words
 from core.language import detect as language_detect
+from core.language.interface import Message, reread, stored
 from core.prompts import DELIMITERS
 from core.text import count, words  # the project's one word count
 
@@ -98,6 +102,25 @@ def result(name: str, label: str, passed: bool, detail: str, severity: str) -> d
 
 
 _result = result
+
+
+def with_forms(results: list[dict]) -> list[dict]:
+    """The results as a draft stores them: beside a Message detail's English, its form
+    (`detail_said`, core.language.interface.stored)."""
+    return [{**c, "detail_said": stored(c["detail"])} if isinstance(c.get("detail"), Message) else c
+            for c in results]
+
+
+def said(results: list[dict]) -> list[dict]:
+    """Stored results with each detail a Message again where its form was kept (`with_forms`),
+    without the form; a draft stored before keeps its English details as they are.
+
+    >>> again = said(with_forms([result("x", "X", False, Message("uses {terms}", terms='"rubric"'), "warn")]))
+    >>> again[0]["detail"], again[0]["detail"].msgid, "detail_said" in again[0]
+    ('uses "rubric"', 'uses {terms}', False)
+    """
+    return [{**{k: v for k, v in c.items() if k != "detail_said"}, "detail": reread(c["detail_said"])}
+            if isinstance(c, dict) and "detail_said" in c else c for c in results]
 
 
 def status(result: dict) -> str:
@@ -289,7 +312,8 @@ def check_strengths_first(comment: str, language: str = "en") -> dict:
     first = first_sentence(comment, language)
     ok = bool(first) and bool(phrases.praise(language).search(first)) and not phrases.critique(language).search(first)
     return _result("strengths_first", "Opens with a strength", ok,
-                   "opens with a strength" if ok else f'the first sentence names no strength: "{first[:80]}"', "warn")
+                   Message("opens with a strength") if ok
+                   else Message('the first sentence names no strength: "{first}"', first=first[:80]), "warn")
 
 
 def _content_words(text: str, language: str = "en") -> set[str]:
@@ -302,15 +326,17 @@ def check_coach_question(comment: str, coach_questions, language: str = "en") ->
     wanted = [q for q in coach_questions or () if q.strip()]
     if not wanted:
         return _result("coach_question", "Carries one of the Coach's questions", True,
-                       "the Coach asked no question", "warn")
+                       Message("the Coach asked no question"), "warn")
     asked = re.findall(r"[^.!?]*\?", comment or "")
     for q in wanted:
         need = _content_words(q, language)
         if normalise(q) in normalise(comment) or any(
                 need and len(need & _content_words(a, language)) >= 2 / 3 * len(need) for a in asked):
-            return _result("coach_question", "Carries one of the Coach's questions", True, f'carries "{q}"', "warn")
+            return _result("coach_question", "Carries one of the Coach's questions", True,
+                           Message('carries "{question}"', question=q), "warn")
     return _result("coach_question", "Carries one of the Coach's questions", False,
-                   "none of the Coach's questions is in the comment: " + "; ".join(f'"{q}"' for q in wanted), "warn")
+                   Message("none of the Coach's questions is in the comment: {questions}",
+                           questions="; ".join(f'"{q}"' for q in wanted)), "warn")
 
 
 def failed(checks: list[dict]) -> list[dict]:

@@ -16,6 +16,10 @@ wherever a rule can decide. Each takes (comment, case input, check) and returns
                    its next step)
     in_language    the comment is written in the case's language (the course's: core.language)
 
+Each detail is a Message (core.language.interface): it reads as its English text (the command
+line, the JSON, the report) and a page says it in the reader's language; the eval run's report and
+a draft's checks keep its form beside the English (`detail_said`).
+
 >>> from types import SimpleNamespace as NS
 >>> inp = NS(reflection="I read about attention in transformers.", source="", question="", level=8, answer_key=None)
 >>> specifics("Vaswani introduced attention in 2017.", inp, NS())
@@ -25,6 +29,7 @@ True
 """
 from __future__ import annotations
 
+import math
 import re
 from types import SimpleNamespace
 
@@ -34,7 +39,8 @@ from core.language import phrases
 from core.language import readability as reading
 from core.language import words as language_words
 from core.language import detect as language_detect
-from core.text import count, words
+from core.language.interface import Message, N_
+from core.text import words
 
 _STEP_MARK = re.compile(r"\(\d\)\s*")
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
@@ -45,6 +51,19 @@ _CAPITALISED = re.compile(r"\b[A-ZÅÄÖÉÜА-ЯЁ][a-zåäöéüßа-яё]+(?:
 _NOT_NAMES = phrases.not_names("en")
 # Russian nouns decline: "Выготского" is the "Выготский" of the student's text.
 _RU_ENDING = re.compile(r"(?:ого|его|ему|ому|ыми|ими|ой|ей|ом|ем|ым|им|ую|юю|ая|яя|ий|ый|а|я|у|ю|е|ы|и|о)$")
+
+
+# The languages the detector names (core.language.detect.name_of), said in the reader's language.
+LANGUAGE_NAMES = (N_("English"), N_("Swedish"), N_("Russian"), N_("German"), N_("French"), N_("Spanish"),
+                  N_("Italian"), N_("Portuguese"), N_("Dutch"), N_("Polish"), N_("Danish"), N_("Norwegian"),
+                  N_("Finnish"), N_("Ukrainian"), N_("Belarusian"), N_("Bulgarian"), N_("another language"))
+# The reading-ease bands of Swedish LIX and Russian Flesch (core.language.readability.band).
+BAND_NAMES = (N_("very easy"), N_("easy"), N_("fairly easy"), N_("medium"), N_("standard"), N_("fairly difficult"),
+              N_("difficult"), N_("very difficult"))
+
+
+def _quoted(found) -> str:
+    return ", ".join(f'"{f}"' for f in found)
 
 
 def _language(inp, check) -> str:
@@ -61,26 +80,61 @@ def leakage_rule(comment: str, inp, check) -> tuple[bool, str]:
     key = inp.answer_key
     ak = leakage.AnswerKey(key.kind, key.value, key.tolerance / 100, inp.question)
     found = leakage.leaks(comment, ak.answer, question=ak.question, tolerance=ak.tolerance)
-    return (not found, "answer key not in the comment" if not found
-            else "gives the answer away: " + ", ".join(f'"{f}"' for f in found))
+    return (not found, Message("answer key not in the comment") if not found
+            else Message("gives the answer away: {found}", found=_quoted(found)))
 
 
 def readability(comment: str, inp, check) -> tuple[bool, str]:
     language = _language(inp, check)
     if language_code(language) != "en":     # LIX (Swedish), Oborneva's Flesch (Russian): not harder
         found = reading.assess(comment, float(inp.level), language)
-        return (found["verdict"] != "harder", f"{reading.shown(found['value'], language)} "
-                f"(target {reading.target_shown(float(inp.level), language)})")
+        return (found["verdict"] != "harder", Message("{value} (target {target})", value=_shown(found["value"], language),
+                                                      target=_target_shown(float(inp.level), language)))
     grade = checks.fk_grade(comment)
     limit = float(inp.level) + (check.max if getattr(check, "max", None) is not None else checks.READABILITY_TOLERANCE)
-    return grade <= limit, f"Flesch-Kincaid grade {grade} (at most {limit:g})"
+    return grade <= limit, Message("Flesch-Kincaid grade {grade} (at most {limit})", grade=grade, limit=f"{limit:g}")
+
+
+def _band(v: float, language: str) -> Message:
+    return Message(reading.band(v, language))
+
+
+def _shown(v: float, language: str) -> Message:
+    """core.language.readability.shown as a Message: "LIX 42 (medium)", the band said too.
+
+    >>> [_shown(42.0, "sv") == reading.shown(42.0, "sv"), _shown(72.0, "ru") == reading.shown(72.0, "ru")]
+    [True, True]
+    """
+    language = language_code(language)
+    if language == "sv":
+        return Message("LIX {value} ({band})", value=f"{v:g}", band=_band(v, language))
+    return Message("Flesch reading ease (Oborneva) {value} ({band})", value=f"{v:g}", band=_band(v, language))
+
+
+def _target_shown(grade: float, language: str) -> Message:
+    """core.language.readability.target_shown (Swedish, Russian) as a Message.
+
+    >>> all(_target_shown(g, lang) == reading.target_shown(g, lang) for g in (3, 8, 16, 20) for lang in ("sv", "ru"))
+    True
+    """
+    language = language_code(language)
+    easy, hard = reading.target_range(grade, language)
+    values = {"grade": f"{float(grade):g}", "easy": f"{easy:g}", "hard": f"{hard:g}"}
+    if language == "sv":
+        if math.isfinite(hard):
+            return Message("LIX {easy}-{hard} ({band}) for grade {grade}", band=_band(easy, "sv"), **values)
+        return Message("LIX {easy} or more ({band}) for grade {grade}", band=_band(easy, "sv"), **values)
+    if math.isfinite(hard):
+        return Message("reading ease {hard}-{easy} ({band}) for grade {grade}", band=_band(hard, "ru"), **values)
+    return Message("reading ease below {easy} ({band}) for grade {grade}", band=_band(easy - 1, "ru"), **values)
 
 
 def sentence_length(comment: str, inp, check) -> tuple[bool, str]:
     limit = int(check.max or 20)
     language = _language(inp, check)
     longest = max((words(s, language) for s in sentence_pieces(comment, language)), default=0)
-    return longest <= limit, f"longest sentence {count(longest, 'word')} (at most {limit})"
+    return longest <= limit, Message.plural("longest sentence {count} word (at most {limit})",
+                                            "longest sentence {count} words (at most {limit})", longest, limit=limit)
 
 
 def no_terms(comment: str, inp, check) -> tuple[bool, str]:
@@ -89,7 +143,7 @@ def no_terms(comment: str, inp, check) -> tuple[bool, str]:
     # "языковой модели"); one word matches as a prefix ("kriteri" finds "kriterierna").
     found = [t for t in check.terms
              if re.search(r"\b" + r"\w*\s+".join(re.escape(p) for p in t.lower().split()), low)]
-    return not found, ("uses " + ", ".join(f'"{t}"' for t in found)) if found else "no listed term used"
+    return not found, Message("uses {terms}", terms=_quoted(found)) if found else Message("no listed term used")
 
 
 def next_step(comment: str, inp, check) -> tuple[bool, str]:
@@ -97,8 +151,9 @@ def next_step(comment: str, inp, check) -> tuple[bool, str]:
     asks = checks.check_question(comment, language)["passed"]
     actions = checks.action_items(comment, language)
     ok = asks or actions >= 1
-    return ok, ("asks a question" if asks else f"{actions} numbered step(s)" if actions
-                else "neither a question nor a concrete next step")
+    return ok, (Message("asks a question") if asks
+                else Message.plural("{count} numbered step(s)", "{count} numbered step(s)", actions) if actions
+                else Message("neither a question nor a concrete next step"))
 
 
 def _sentences_without_first_word(comment: str, language: str = "en") -> str:
@@ -136,8 +191,8 @@ def specifics(comment: str, inp, check) -> tuple[bool, str]:
             n = m.group(0)
             if n not in known and n not in found:
                 found.append(n)
-    return (not found, "no unsupported name, year or number" if not found
-            else "not in the student’s text, the source or the question: " + ", ".join(found))
+    return (not found, Message("no unsupported name, year or number") if not found
+            else Message("not in the student’s text, the source or the question: {found}", found=", ".join(found)))
 
 
 def history_claims(comment: str, language: str = "en") -> list[str]:
@@ -155,15 +210,15 @@ def history_claims(comment: str, language: str = "en") -> list[str]:
 def history(comment: str, inp, check) -> tuple[bool, str]:
     found = history_claims(comment, _language(inp, check))
     if getattr(inp, "previous", ""):
-        return True, "the student has earlier feedback to refer to"
-    return (not found, "no claim about earlier feedback" if not found else
-            "refers to earlier feedback the student was never given: " + ", ".join(f'"{f}"' for f in found))
+        return True, Message("the student has earlier feedback to refer to")
+    return (not found, Message("no claim about earlier feedback") if not found else
+            Message("refers to earlier feedback the student was never given: {found}", found=_quoted(found)))
 
 
 def follow_through(comment: str, inp, check) -> tuple[bool, str]:
     found = history_claims(comment, _language(inp, check))
-    return (bool(found), ("refers to last week's feedback: " + ", ".join(f'"{f}"' for f in found)) if found
-            else "says nothing about last week's next step, which this reflection follows")
+    return (bool(found), Message("refers to last week's feedback: {found}", found=_quoted(found)) if found
+            else Message("says nothing about last week's next step, which this reflection follows"))
 
 
 # --- the same rules on every real draft (issue 22): severities argued in core.checks ----------
@@ -197,8 +252,13 @@ def in_language(comment: str, inp, check) -> tuple[bool, str]:
     reflection is: feedback in the wrong language is no feedback to them."""
     want = getattr(inp, "language", "en") or "en"
     found = language_detect.detect(comment or "")
-    return found == want, (f"written in {language_detect.name_of(found)}" if found == want else
-                           f"written in {language_detect.name_of(found)}, not {language_detect.name_of(want)}")
+    return found == want, (Message("written in {language}", language=_named(found)) if found == want else
+                           Message("written in {language}, not {wanted}", language=_named(found), wanted=_named(want)))
+
+
+def _named(code: str | None) -> Message:
+    """A detected language's name (core.language.detect.name_of), said in the reader's language."""
+    return Message(language_detect.name_of(code))
 
 
 RULES = {"leakage": leakage_rule, "readability": readability, "sentence_length": sentence_length,
