@@ -150,7 +150,7 @@ def _checks(results: list[dict]) -> None:
     st.markdown(" ".join(chips))
     for c in results:
         if not c["passed"] and c.get("detail"):
-            st.caption(_common.md(f"{c['label']}: {c['detail']}"))
+            st.caption(_common.md(f"{c['label']}: {said(c['detail'])}"))   # the label core's (English), a detail its Message
 
 
 def _values(sid: int, version: int, rubric) -> dict:
