@@ -56,7 +56,7 @@ CONVERTED = (
     "pages/_dashboard.py",   # the charts' axes and legends (N_), translated on the figure; their ticks and hover: core.charts
     "pages/agreement.py",
     "pages/fairness.py",   # the bands' names on the chart ("Low band (0–1)") and the hover: core.charts, said in the page's language
-    "pages/ai_quality.py",   # core's, English still: a check's detail (core/evals/rules, stored in the eval run's report)
+    "pages/ai_quality.py",   # a check's detail: a core Message (core/evals/rules, runner), its form kept in the eval run's report
     "pages/_evals_widgets.py",   # the configuration's name, label and message and its roles' values: core's N_ labels and Messages
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by", an N_ label) and why it was chosen (a Message)
     "pages/lessons.py",   # the call log's columns are core's N_ labels; the lessons' titles are the teacher's
@@ -83,6 +83,7 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
                   "core/moderation/blindness.py",   # the hold-back reasons (eligibility.py is listed above)
                   "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
+                  "core/evals/rules.py", "core/checks.py",   # an eval check's detail, a draft's rules' details
                   "core/judging/judges.py",   # the trust rule, the family rule's notes (the lesson panel, the readiness view)
                   "core/offline/scorer.py", "core/offline/crossval.py",   # the offline scorer's kinds and why it scores so
                   "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
