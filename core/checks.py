@@ -44,7 +44,8 @@ it is given (the pipeline gives it; the teacher's live edit checks run without t
 Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md). A detail
 may be a Message (core.language.interface: the eval rules', the strengths-first and the Coach's
 question checks'), which reads as its English; a stored draft keeps its form beside it
-(`with_forms`, read back by `said`), so a teacher reads it in their language.
+(core.evals.rules.with_forms, read back by core.evals.rules.said), so a teacher reads it in
+their language.
 
 Every comment check and rule takes the course's `language` (a code from core.language, English
 by default): words and sentences come from core.language.words, the word lists from
@@ -68,7 +69,7 @@ from core.language import lexicon, phrases, quotes, readability
 from core.language import normalise as language_code
 from core.language import words as language_words
 from core.language import detect as language_detect
-from core.language.interface import Message, reread, stored
+from core.language.interface import Message
 from core.prompts import DELIMITERS
 from core.text import count, words  # the project's one word count
 
@@ -102,25 +103,6 @@ def result(name: str, label: str, passed: bool, detail: str, severity: str) -> d
 
 
 _result = result
-
-
-def with_forms(results: list[dict]) -> list[dict]:
-    """The results as a draft stores them: beside a Message detail's English, its form
-    (`detail_said`, core.language.interface.stored)."""
-    return [{**c, "detail_said": stored(c["detail"])} if isinstance(c.get("detail"), Message) else c
-            for c in results]
-
-
-def said(results: list[dict]) -> list[dict]:
-    """Stored results with each detail a Message again where its form was kept (`with_forms`),
-    without the form; a draft stored before keeps its English details as they are.
-
-    >>> again = said(with_forms([result("x", "X", False, Message("uses {terms}", terms='"rubric"'), "warn")]))
-    >>> again[0]["detail"], again[0]["detail"].msgid, "detail_said" in again[0]
-    ('uses "rubric"', 'uses {terms}', False)
-    """
-    return [{**{k: v for k, v in c.items() if k != "detail_said"}, "detail": reread(c["detail_said"])}
-            if isinstance(c, dict) and "detail_said" in c else c for c in results]
 
 
 def status(result: dict) -> str:

@@ -219,7 +219,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         draft["verdict"] = None
         if "reviewer" in draft["outputs"]:
             draft["outputs"]["reviewer"] = {**draft["outputs"]["reviewer"], "verdict": None}
-    draft["checks"] = checks.with_forms(draft["checks"])   # a Message detail's form beside its English
+    draft["checks"] = rules.with_forms(draft["checks"])   # a Message detail's form beside its English
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
     for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
         draft[key] = pz.restore_obj(draft[key])

@@ -39,7 +39,7 @@ from core.language import phrases
 from core.language import readability as reading
 from core.language import words as language_words
 from core.language import detect as language_detect
-from core.language.interface import Message, N_
+from core.language.interface import Message, N_, reread, stored
 from core.text import words
 
 _STEP_MARK = re.compile(r"\(\d\)\s*")
@@ -245,6 +245,27 @@ def draft_checks(comment: str, submission: str, context: checks.DraftContext, la
         rule(history, context.inputs(submission), "history", "No claim about earlier feedback the student never had",
              "fail"),
     ]
+
+
+# A draft's checks as stored (core.pipeline) and read back (review show): a Message detail's form
+# beside its English, these rules' and core.checks' alike.
+def with_forms(results: list[dict]) -> list[dict]:
+    """The results as a draft stores them: beside a Message detail's English, its form
+    (`detail_said`, core.language.interface.stored)."""
+    return [{**c, "detail_said": stored(c["detail"])} if isinstance(c.get("detail"), Message) else c
+            for c in results]
+
+
+def said(results: list[dict]) -> list[dict]:
+    """Stored results with each detail a Message again where its form was kept (`with_forms`),
+    without the form; a draft stored before keeps its English details as they are.
+
+    >>> again = said(with_forms([checks.result("x", "X", False, Message("uses {terms}", terms='"rubric"'), "warn")]))
+    >>> again[0]["detail"], again[0]["detail"].msgid, "detail_said" in again[0]
+    ('uses "rubric"', 'uses {terms}', False)
+    """
+    return [{**{k: v for k, v in c.items() if k != "detail_said"}, "detail": reread(c["detail_said"])}
+            if isinstance(c, dict) and "detail_said" in c else c for c in results]
 
 
 def in_language(comment: str, inp, check) -> tuple[bool, str]:
