@@ -29,11 +29,13 @@ True
 """
 from __future__ import annotations
 
+import functools
 import math
 import re
 from types import SimpleNamespace
 
 from core import checks, leakage
+from core.language import SUPPORTED
 from core.language import normalise as language_code
 from core.language import phrases
 from core.language import readability as reading
@@ -53,10 +55,9 @@ _NOT_NAMES = phrases.not_names("en")
 _RU_ENDING = re.compile(r"(?:ого|его|ему|ому|ыми|ими|ой|ей|ом|ем|ым|им|ую|юю|ая|яя|ий|ый|а|я|у|ю|е|ы|и|о)$")
 
 
-# The languages the detector names (core.language.detect.name_of), said in the reader's language.
-LANGUAGE_NAMES = (N_("English"), N_("Swedish"), N_("Russian"), N_("German"), N_("French"), N_("Spanish"),
-                  N_("Italian"), N_("Portuguese"), N_("Dutch"), N_("Polish"), N_("Danish"), N_("Norwegian"),
-                  N_("Finnish"), N_("Ukrainian"), N_("Belarusian"), N_("Bulgarian"), N_("another language"))
+# The languages the detector names (core.language.detect.name_of), said inside a sentence in the
+# reader's language (lower case in Swedish and Russian: core.language.detect.named).
+LANGUAGE_NAMES = tuple(language_detect.IN_SENTENCE_NAMES)
 # The reading-ease bands of Swedish LIX and Russian Flesch (core.language.readability.band).
 BAND_NAMES = (N_("very easy"), N_("easy"), N_("fairly easy"), N_("medium"), N_("standard"), N_("fairly difficult"),
               N_("difficult"), N_("very difficult"))
@@ -88,8 +89,8 @@ def readability(comment: str, inp, check) -> tuple[bool, str]:
     language = _language(inp, check)
     if language_code(language) != "en":     # LIX (Swedish), Oborneva's Flesch (Russian): not harder
         found = reading.assess(comment, float(inp.level), language)
-        return (found["verdict"] != "harder", Message("{value} (target {target})", value=_shown(found["value"], language),
-                                                      target=_target_shown(float(inp.level), language)))
+        return (found["verdict"] != "harder", Message("{value} (target {target})", value=value_shown(found["value"], language),
+                                                      target=target_shown(float(inp.level), language)))
     grade = checks.fk_grade(comment)
     limit = float(inp.level) + (check.max if getattr(check, "max", None) is not None else checks.READABILITY_TOLERANCE)
     return grade <= limit, Message("Flesch-Kincaid grade {grade} (at most {limit})", grade=grade, limit=f"{limit:g}")
@@ -99,10 +100,10 @@ def _band(v: float, language: str) -> Message:
     return Message(reading.band(v, language))
 
 
-def _shown(v: float, language: str) -> Message:
+def value_shown(v: float, language: str) -> Message:
     """core.language.readability.shown as a Message: "LIX 42 (medium)", the band said too.
 
-    >>> [_shown(42.0, "sv") == reading.shown(42.0, "sv"), _shown(72.0, "ru") == reading.shown(72.0, "ru")]
+    >>> [value_shown(42.0, "sv") == reading.shown(42.0, "sv"), value_shown(72.0, "ru") == reading.shown(72.0, "ru")]
     [True, True]
     """
     language = language_code(language)
@@ -111,10 +112,10 @@ def _shown(v: float, language: str) -> Message:
     return Message("Flesch reading ease (Oborneva) {value} ({band})", value=f"{v:g}", band=_band(v, language))
 
 
-def _target_shown(grade: float, language: str) -> Message:
+def target_shown(grade: float, language: str) -> Message:
     """core.language.readability.target_shown (Swedish, Russian) as a Message.
 
-    >>> all(_target_shown(g, lang) == reading.target_shown(g, lang) for g in (3, 8, 16, 20) for lang in ("sv", "ru"))
+    >>> all(target_shown(g, lang) == reading.target_shown(g, lang) for g in (3, 8, 16, 20) for lang in ("sv", "ru"))
     True
     """
     language = language_code(language)
@@ -236,36 +237,64 @@ def draft_checks(comment: str, submission: str, context: checks.DraftContext, la
         return checks.result(name, label, passed, detail, severity)
 
     return [
-        rule(next_step, None, "next_step", "Ends with a question or a next step", "fail"),
-        rule(sentence_length, None, "sentence_length", "No sentence over 20 words", "warn", max=20),
+        rule(next_step, None, "next_step", Message("Ends with a question or a next step"), "fail"),
+        rule(sentence_length, None, "sentence_length", Message.plural("No sentence over {count} word",
+                                                                      "No sentence over {count} words", 20), "warn", max=20),
         rule(specifics, context.inputs(submission), "specifics",
-             "No name, year or number the student's text, the source or the question lacks", "warn"),
-        rule(no_terms, None, "no_terms", "No assessment jargon or criterion codes", "warn",
+             Message("No name, year or number the student's text, the source or the question lacks"), "warn"),
+        rule(no_terms, None, "no_terms", Message("No assessment jargon or criterion codes"), "warn",
              terms=[*phrases.jargon(language), *context.criterion_keys]),
-        rule(history, context.inputs(submission), "history", "No claim about earlier feedback the student never had",
-             "fail"),
+        rule(history, context.inputs(submission), "history",
+             Message("No claim about earlier feedback the student never had"), "fail"),
     ]
 
 
-# A draft's checks as stored (core.pipeline) and read back (review show): a Message detail's form
-# beside its English, these rules' and core.checks' alike.
+# A draft's checks as stored (core.pipeline) and read back (review show, the review item): a
+# Message label's and detail's form beside its English, these rules' and core.checks' alike.
+FORMS = {"label": "label_said", "detail": "detail_said"}
+
+
 def with_forms(results: list[dict]) -> list[dict]:
-    """The results as a draft stores them: beside a Message detail's English, its form
-    (`detail_said`, core.language.interface.stored)."""
-    return [{**c, "detail_said": stored(c["detail"])} if isinstance(c.get("detail"), Message) else c
+    """The results as a draft stores them: beside a Message label's and detail's English, its form
+    (`label_said`, `detail_said`: core.language.interface.stored)."""
+    return [{**c, **{said_key: stored(c[key]) for key, said_key in FORMS.items() if isinstance(c.get(key), Message)}}
             for c in results]
 
 
 def said(results: list[dict]) -> list[dict]:
-    """Stored results with each detail a Message again where its form was kept (`with_forms`),
-    without the form; a draft stored before keeps its English details as they are.
+    """Stored results with each label and detail a Message again where its form was kept
+    (`with_forms`), without the forms; a draft stored before keeps its English details, and its
+    English labels are read back by exact match (`label_of`).
 
     >>> again = said(with_forms([checks.result("x", "X", False, Message("uses {terms}", terms='"rubric"'), "warn")]))
     >>> again[0]["detail"], again[0]["detail"].msgid, "detail_said" in again[0]
     ('uses "rubric"', 'uses {terms}', False)
+    >>> said([{"name": "question", "label": "Asks at least one question", "detail": "0 question mark(s)"}])[0]["label"].msgid
+    'Asks at least one question'
     """
-    return [{**{k: v for k, v in c.items() if k != "detail_said"}, "detail": reread(c["detail_said"])}
-            if isinstance(c, dict) and "detail_said" in c else c for c in results]
+    return [{**{k: v for k, v in c.items() if k not in FORMS.values()},
+             "label": reread(c["label_said"]) if "label_said" in c else label_of(c.get("label")),
+             "detail": reread(c["detail_said"]) if "detail_said" in c else c.get("detail")}
+            if isinstance(c, dict) else c for c in results]
+
+
+def label_of(label):
+    """A check's label as a Message: a stored English one (a draft stored before the forms) by
+    exact match with the labels the checks give (`_labels`); any other text as it is."""
+    return label if isinstance(label, Message) or not isinstance(label, str) else _labels().get(label, label)
+
+
+@functools.lru_cache(maxsize=1)
+def _labels() -> dict[str, Message]:
+    """Every label a draft's checks give (core.checks, these rules, the answer key's, the course's
+    language's), by its English: the checks run once on an empty draft, in every language and at
+    every whole target grade, so the table is theirs, not a copy."""
+    found = [c["label"] for language in SUPPORTED for grade in (None, *range(0, 21))
+             for c in checks.comment_checks("", "", target_grade=grade, context=checks.DraftContext(), language=language,
+                                            answer_key=leakage.AnswerKey("text", "x"))]
+    found += [c["label"] for language in SUPPORTED for c in checks.submission_checks("", language)
+              + draft_checks("", "", checks.DraftContext(), language)]
+    return {str(m): m for m in found if isinstance(m, Message)}
 
 
 def in_language(comment: str, inp, check) -> tuple[bool, str]:
@@ -273,13 +302,9 @@ def in_language(comment: str, inp, check) -> tuple[bool, str]:
     reflection is: feedback in the wrong language is no feedback to them."""
     want = getattr(inp, "language", "en") or "en"
     found = language_detect.detect(comment or "")
-    return found == want, (Message("written in {language}", language=_named(found)) if found == want else
-                           Message("written in {language}, not {wanted}", language=_named(found), wanted=_named(want)))
-
-
-def _named(code: str | None) -> Message:
-    """A detected language's name (core.language.detect.name_of), said in the reader's language."""
-    return Message(language_detect.name_of(code))
+    return found == want, (Message("written in {language}", language=language_detect.named(found)) if found == want else
+                           Message("written in {language}, not {wanted}", language=language_detect.named(found),
+                                   wanted=language_detect.named(want)))
 
 
 RULES = {"leakage": leakage_rule, "readability": readability, "sentence_length": sentence_length,
