@@ -71,7 +71,7 @@ def test_a_swedish_readability_detail_and_a_wrong_language_are_said_with_their_n
                "inte stämmer med verkligheten, och det var konstigt att se.")
     ok, detail = rules.in_language(swedish, NS(language="ru"), NS())
     assert not ok and detail == "written in Swedish, not Russian"
-    assert (SV.said(detail), RU.said(detail)) == ("språk: Svenska, inte Ryska", "язык: Шведский, а не Русский")
+    assert (SV.said(detail), RU.said(detail)) == ("språk: svenska, inte ryska", "язык: шведский, а не русский")
     # every language the detector names is one the rules can say
     assert {detect.name_of(c) for c in (*SUPPORTED, *detect.OTHERS, None)} <= set(rules.LANGUAGE_NAMES)
     assert {b for _, b in reading.LIX_BANDS} | {b for _, b, _ in reading.FLESCH_BANDS} == set(rules.BAND_NAMES)
