@@ -64,7 +64,7 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from core import injection, leakage
-from core.language import lexicon, phrases, quotes, readability
+from core.language import lexicon, phrases, quotes, readability, readability_said
 from core.language import normalise as language_code
 from core.language import words as language_words
 from core.language import detect as language_detect
@@ -195,13 +195,11 @@ def check_readability(comment: str, target_grade: float | None, language: str = 
 
 
 def _readability_other(comment: str, target_grade: float | None, language: str) -> dict:
-    from core.evals import rules   # its Messages of the reading level (rules builds on this module)
-
     found = readability.assess(comment, target_grade, language)
-    shown = rules.value_shown(found["value"], language)
+    shown = readability_said.value_shown(found["value"], language)
     if target_grade is None:
         return _result("readability", Message("Reading level"), True, shown, "warn")
-    label = Message("Reads at {target}", target=rules.target_shown(target_grade, language))
+    label = Message("Reads at {target}", target=readability_said.target_shown(target_grade, language))
     if found["verdict"] == "harder":
         return _result("readability", label, False, Message("{value}: harder than the target; use shorter sentences "
                        "and shorter words", value=shown), "fail")

@@ -173,7 +173,7 @@ def test_a_drafts_checks_keep_the_details_form_and_review_show_says_it(conn, db_
     assert kept["coach_question"]["detail"].startswith("none of the Coach's questions is in the comment: ")
     assert kept["coach_question"]["detail_said"]["msgid"] == "none of the Coach's questions is in the comment: {questions}"
     assert kept["next_step"]["detail_said"]["msgid"] == "asks a question"
-    assert "detail_said" not in kept["word_count"]      # a detail that is not a Message: its English only
+    assert kept["word_count"]["detail_said"]["msgid"] == "{count} word"    # every detail is a Message now
     shown = {c["name"]: c for c in review_view.review_show(conn, sid, actor=ADMIN, opening=False)["checks"]}
     assert set(shown["coach_question"]) == {"name", "label", "passed", "severity", "detail"}
     coach = shown["coach_question"]["detail"]

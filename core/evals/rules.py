@@ -30,7 +30,6 @@ True
 from __future__ import annotations
 
 import functools
-import math
 import re
 from types import SimpleNamespace
 
@@ -39,9 +38,10 @@ from core.language import SUPPORTED
 from core.language import normalise as language_code
 from core.language import phrases
 from core.language import readability as reading
+from core.language import readability_said
 from core.language import words as language_words
 from core.language import detect as language_detect
-from core.language.interface import Message, N_, reread, stored
+from core.language.interface import Message, reread, stored
 from core.text import words
 
 _STEP_MARK = re.compile(r"\(\d\)\s*")
@@ -58,9 +58,9 @@ _RU_ENDING = re.compile(r"(?:ого|его|ему|ому|ыми|ими|ой|ей
 # The languages the detector names (core.language.detect.name_of), said inside a sentence in the
 # reader's language (lower case in Swedish and Russian: core.language.detect.named).
 LANGUAGE_NAMES = tuple(language_detect.IN_SENTENCE_NAMES)
-# The reading-ease bands of Swedish LIX and Russian Flesch (core.language.readability.band).
-BAND_NAMES = (N_("very easy"), N_("easy"), N_("fairly easy"), N_("medium"), N_("standard"), N_("fairly difficult"),
-              N_("difficult"), N_("very difficult"))
+# The reading-ease bands of Swedish LIX and Russian Flesch, said in the reader's language.
+BAND_NAMES = readability_said.BAND_NAMES
+value_shown, target_shown = readability_said.value_shown, readability_said.target_shown
 
 
 def _quoted(found) -> str:
@@ -94,40 +94,6 @@ def readability(comment: str, inp, check) -> tuple[bool, str]:
     grade = checks.fk_grade(comment)
     limit = float(inp.level) + (check.max if getattr(check, "max", None) is not None else checks.READABILITY_TOLERANCE)
     return grade <= limit, Message("Flesch-Kincaid grade {grade} (at most {limit})", grade=grade, limit=f"{limit:g}")
-
-
-def _band(v: float, language: str) -> Message:
-    return Message(reading.band(v, language))
-
-
-def value_shown(v: float, language: str) -> Message:
-    """core.language.readability.shown as a Message: "LIX 42 (medium)", the band said too.
-
-    >>> [value_shown(42.0, "sv") == reading.shown(42.0, "sv"), value_shown(72.0, "ru") == reading.shown(72.0, "ru")]
-    [True, True]
-    """
-    language = language_code(language)
-    if language == "sv":
-        return Message("LIX {value} ({band})", value=f"{v:g}", band=_band(v, language))
-    return Message("Flesch reading ease (Oborneva) {value} ({band})", value=f"{v:g}", band=_band(v, language))
-
-
-def target_shown(grade: float, language: str) -> Message:
-    """core.language.readability.target_shown (Swedish, Russian) as a Message.
-
-    >>> all(target_shown(g, lang) == reading.target_shown(g, lang) for g in (3, 8, 16, 20) for lang in ("sv", "ru"))
-    True
-    """
-    language = language_code(language)
-    easy, hard = reading.target_range(grade, language)
-    values = {"grade": f"{float(grade):g}", "easy": f"{easy:g}", "hard": f"{hard:g}"}
-    if language == "sv":
-        if math.isfinite(hard):
-            return Message("LIX {easy}-{hard} ({band}) for grade {grade}", band=_band(easy, "sv"), **values)
-        return Message("LIX {easy} or more ({band}) for grade {grade}", band=_band(easy, "sv"), **values)
-    if math.isfinite(hard):
-        return Message("reading ease {hard}-{easy} ({band}) for grade {grade}", band=_band(hard, "ru"), **values)
-    return Message("reading ease below {easy} ({band}) for grade {grade}", band=_band(easy - 1, "ru"), **values)
 
 
 def sentence_length(comment: str, inp, check) -> tuple[bool, str]:
