@@ -41,7 +41,10 @@ The four eval rules are core.evals.rules.draft_checks (the pipeline adds them to
 checks that need the draft's context (the source, the question, the Coach's questions) run when
 it is given (the pipeline gives it; the teacher's live edit checks run without them).
 
-Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md).
+Every result has the shape {name, label, passed, detail, severity} (docs/contracts.md). Its label
+and detail are Messages (core.language.interface), which read as their English; a stored draft
+keeps their forms beside them (core.evals.rules.with_forms, read back by core.evals.rules.said:
+an older draft's English label by exact match), so a teacher reads them in their language.
 
 Every comment check and rule takes the course's `language` (a code from core.language, English
 by default): words and sentences come from core.language.words, the word lists from
@@ -61,12 +64,13 @@ from dataclasses import dataclass
 from types import SimpleNamespace
 
 from core import injection, leakage
-from core.language import lexicon, phrases, quotes, readability
+from core.language import lexicon, phrases, quotes, readability, readability_said
 from core.language import normalise as language_code
 from core.language import words as language_words
 from core.language import detect as language_detect
+from core.language.interface import Message
 from core.prompts import DELIMITERS
-from core.text import count, words  # the project's one word count
+from core.text import words  # the project's one word count
 
 MAX_WORDS = 120
 MIN_SUBMISSION_WORDS = 100
@@ -112,8 +116,6 @@ def status(result: dict) -> str:
     return "fail" if result.get("severity") == "fail" else "warn"  # the same rule as failed()
 
 
-
-
 # Quotes are matched on normalised text (any language's quote marks and dashes, ё/е):
 # core.language.quotes.
 normalise = quotes.normalise
@@ -123,7 +125,7 @@ quote_found = quotes.quote_found
 fk_grade = readability.fk_grade     # the Flesch-Kincaid grade (English): core.language.readability
 
 
-def grade_text(grade: float) -> str:
+def grade_text(grade: float) -> Message:
     """A Flesch-Kincaid grade as a teacher reads it. The formula runs past any school grade
     (93.6 for a text without full stops, -3.4 for "Yes. No."): outside grades 1-18 it says
     only that the sentences are very long or very short, so no number is shown there.
@@ -132,10 +134,10 @@ def grade_text(grade: float) -> str:
     ('grade 8', 'above grade 18 (very long sentences)', 'below grade 1 (very short sentences)')
     """
     if grade > 18:
-        return "above grade 18 (very long sentences)"
+        return Message("above grade 18 (very long sentences)")
     if grade < 1:
-        return "below grade 1 (very short sentences)"
-    return f"grade {grade:g}"
+        return Message("below grade 1 (very short sentences)")
+    return Message("grade {grade}", grade=f"{grade:g}")
 
 
 # --- the comment -----------------------------------------------------------------------
@@ -144,7 +146,8 @@ def grade_text(grade: float) -> str:
 # core.language.phrases', readability is the language's formula (core.language.readability).
 def check_word_count(comment: str, language: str = "en") -> dict:
     n = words(comment, language)
-    return _result("word_count", f"At most {MAX_WORDS} words", n <= MAX_WORDS, count(n, "word"), "fail")
+    return _result("word_count", Message.plural("At most {count} word", "At most {count} words", MAX_WORDS), n <= MAX_WORDS,
+                   Message.plural("{count} word", "{count} words", n), "fail")   # core.text.count's English
 
 
 def action_items(comment: str, language: str = "en") -> int:
@@ -154,8 +157,9 @@ def action_items(comment: str, language: str = "en") -> int:
 
 def check_actions(comment: str, language: str = "en") -> dict:
     n = action_items(comment, language)
-    return _result("actions", "2-3 concrete actions", 2 <= n <= 3,
-                   f"{n} numbered or bulleted action(s) found", "fail")
+    return _result("actions", Message("2-3 concrete actions"), 2 <= n <= 3,
+                   Message.plural("{count} numbered or bulleted action(s) found",
+                                  "{count} numbered or bulleted action(s) found", n), "fail")
 
 
 def questions_asked(comment: str, language: str = "en") -> int:
@@ -166,7 +170,8 @@ def questions_asked(comment: str, language: str = "en") -> int:
 
 def check_question(comment: str, language: str = "en") -> dict:
     n = questions_asked(comment, language)
-    return _result("question", "Asks at least one question", n >= 1, f"{n} question mark(s)", "fail")
+    return _result("question", Message("Asks at least one question"), n >= 1,
+                   Message.plural("{count} question mark(s)", "{count} question mark(s)", n), "fail")
 
 
 def check_readability(comment: str, target_grade: float | None, language: str = "en") -> dict:
@@ -177,41 +182,39 @@ def check_readability(comment: str, target_grade: float | None, language: str = 
         return _readability_other(comment, target_grade, language)
     grade = fk_grade(comment)
     if target_grade is None:
-        return _result("readability", "Reading level", True, grade_text(grade), "warn")
-    diff = grade - float(target_grade)
+        return _result("readability", Message("Reading level"), True, grade_text(grade), "warn")
+    diff, shown, target = grade - float(target_grade), grade_text(grade), f"{target_grade:g}"
+    label = Message("Reads at grade {grade} ±{tolerance}", grade=target, tolerance=f"{READABILITY_TOLERANCE:g}")
     if diff > READABILITY_TOLERANCE:
-        return _result("readability", f"Reads at grade {target_grade:g} ±{READABILITY_TOLERANCE:g}", False,
-                       f"{grade_text(grade)}: harder than the target {target_grade:g}; use shorter sentences "
-                       "and plainer words", "fail")
+        return _result("readability", label, False, Message("{grade}: harder than the target {target}; use shorter "
+                       "sentences and plainer words", grade=shown, target=target), "fail")
     if diff < -READABILITY_TOLERANCE:
-        return _result("readability", f"Reads at grade {target_grade:g} ±{READABILITY_TOLERANCE:g}", False,
-                       f"{grade_text(grade)}: simpler than the target {target_grade:g} — fine unless far below",
-                       "warn")
-    return _result("readability", f"Reads at grade {target_grade:g} ±{READABILITY_TOLERANCE:g}", True,
-                   grade_text(grade), "fail")
+        return _result("readability", label, False, Message("{grade}: simpler than the target {target} — fine unless "
+                       "far below", grade=shown, target=target), "warn")
+    return _result("readability", label, True, shown, "fail")
 
 
 def _readability_other(comment: str, target_grade: float | None, language: str) -> dict:
     found = readability.assess(comment, target_grade, language)
-    shown = readability.shown(found["value"], language)
+    shown = readability_said.value_shown(found["value"], language)
     if target_grade is None:
-        return _result("readability", "Reading level", True, shown, "warn")
-    label = f"Reads at {readability.target_shown(target_grade, language)}"
+        return _result("readability", Message("Reading level"), True, shown, "warn")
+    label = Message("Reads at {target}", target=readability_said.target_shown(target_grade, language))
     if found["verdict"] == "harder":
-        return _result("readability", label, False, f"{shown}: harder than the target; use shorter sentences "
-                       "and shorter words", "fail")
+        return _result("readability", label, False, Message("{value}: harder than the target; use shorter sentences "
+                       "and shorter words", value=shown), "fail")
     if found["verdict"] == "easier":
-        return _result("readability", label, False, f"{shown}: simpler than the target — fine unless far below",
-                       "warn")
+        return _result("readability", label, False, Message("{value}: simpler than the target — fine unless far below",
+                                                            value=shown), "warn")
     return _result("readability", label, True, shown, "fail")
 
 
 def check_comment_quotes(comment: str, submission: str, language: str = "en") -> dict:
     quotes = [q for q in _QUOTED.findall(comment or "") if words(q, language) >= 2]
     missing = [q for q in quotes if not quote_found(q, submission)]
-    return _result("quotes", "Quotes occur in the submission", not missing,
-                   ("not in the submission: " + "; ".join(f'"{q}"' for q in missing)) if missing
-                   else f"{len(quotes)} quote(s) checked", "fail")
+    return _result("quotes", Message("Quotes occur in the submission"), not missing,
+                   Message("not in the submission: {quotes}", quotes="; ".join(f'"{q}"' for q in missing)) if missing
+                   else Message.plural("{count} quote(s) checked", "{count} quote(s) checked", len(quotes)), "fail")
 
 
 def check_evidence_quotes(evaluation: dict | None, submission: str, language: str = "en") -> dict:
@@ -224,8 +227,9 @@ def check_evidence_quotes(evaluation: dict | None, submission: str, language: st
         q = (item or {}).get("evidence_quote") or ""
         if q and not quote_found(q, submission):
             missing.append(f"{key}: \"{q}\"")
-    return _result("evidence", "Evidence quotes occur in the submission", not missing,
-                   ("not in the submission: " + "; ".join(missing)) if missing else "all evidence found", "fail")
+    return _result("evidence", Message("Evidence quotes occur in the submission"), not missing,
+                   Message("not in the submission: {quotes}", quotes="; ".join(missing)) if missing
+                   else Message("all evidence found"), "fail")
 
 
 def lexicon_hits(text: str, language: str = "en") -> list[str]:
@@ -235,8 +239,9 @@ def lexicon_hits(text: str, language: str = "en") -> list[str]:
 
 def check_lexicon(comment: str, language: str = "en") -> dict:
     hits = lexicon_hits(comment, language)
-    return _result("lexicon", "No person-directed or discouraging phrases", not hits,
-                   ("found: " + ", ".join(f'"{h}"' for h in hits)) if hits else "none found", "fail")
+    return _result("lexicon", Message("No person-directed or discouraging phrases"), not hits,
+                   Message("found: {found}", found=", ".join(f'"{h}"' for h in hits)) if hits else Message("none found"),
+                   "fail")
 
 
 def comment_checks(comment: str, submission: str, *, evaluation: dict | None = None,
@@ -288,8 +293,9 @@ def check_strengths_first(comment: str, language: str = "en") -> dict:
     language's praise and critique words, core.language.phrases)."""
     first = first_sentence(comment, language)
     ok = bool(first) and bool(phrases.praise(language).search(first)) and not phrases.critique(language).search(first)
-    return _result("strengths_first", "Opens with a strength", ok,
-                   "opens with a strength" if ok else f'the first sentence names no strength: "{first[:80]}"', "warn")
+    return _result("strengths_first", Message("Opens with a strength"), ok,
+                   Message("opens with a strength") if ok
+                   else Message('the first sentence names no strength: "{first}"', first=first[:80]), "warn")
 
 
 def _content_words(text: str, language: str = "en") -> set[str]:
@@ -299,18 +305,20 @@ def _content_words(text: str, language: str = "en") -> set[str]:
 def check_coach_question(comment: str, coach_questions, language: str = "en") -> dict:
     """One of the Coach's questions is in the comment: verbatim, or a question sentence sharing
     at least two thirds of its content words (the Aggregator may adjust a word to fit)."""
-    wanted = [q for q in coach_questions or () if q.strip()]
+    wanted, label = [q for q in coach_questions or () if q.strip()], Message("Carries one of the Coach's questions")
     if not wanted:
-        return _result("coach_question", "Carries one of the Coach's questions", True,
-                       "the Coach asked no question", "warn")
+        return _result("coach_question", label, True,
+                       Message("the Coach asked no question"), "warn")
     asked = re.findall(r"[^.!?]*\?", comment or "")
     for q in wanted:
         need = _content_words(q, language)
         if normalise(q) in normalise(comment) or any(
                 need and len(need & _content_words(a, language)) >= 2 / 3 * len(need) for a in asked):
-            return _result("coach_question", "Carries one of the Coach's questions", True, f'carries "{q}"', "warn")
-    return _result("coach_question", "Carries one of the Coach's questions", False,
-                   "none of the Coach's questions is in the comment: " + "; ".join(f'"{q}"' for q in wanted), "warn")
+            return _result("coach_question", label, True,
+                           Message('carries "{question}"', question=q), "warn")
+    return _result("coach_question", label, False,
+                   Message("none of the Coach's questions is in the comment: {questions}",
+                           questions="; ".join(f'"{q}"' for q in wanted)), "warn")
 
 
 def failed(checks: list[dict]) -> list[dict]:
@@ -358,13 +366,18 @@ def submission_checks(text: str, language: str = "en") -> list[dict]:
     inj = injection_hits(text)
     code = has_code(text)
     return [
-        _result("empty", "Submission has text", n > 0, f"{n} words", "fail"),
-        _result("short_text", f"At least {MIN_SUBMISSION_WORDS} words", n == 0 or n >= MIN_SUBMISSION_WORDS,
-                f"{n} words: short texts are a known weak spot (brevity can pass for clarity)", "warn"),
-        _result("injection", "No instructions aimed at the AI", not inj,
-                ("found: " + "; ".join(injection.shown(h) for h in inj)) if inj else "none found", "warn"),
-        _result("code", "No code or formulas", not code,
-                "contains code or formulas, a known weak spot of the AI" if code else "none found", "warn"),
+        _result("empty", Message("Submission has text"), n > 0, Message.plural("{count} words", "{count} words", n),
+                "fail"),
+        _result("short_text", Message.plural("At least {count} word", "At least {count} words", MIN_SUBMISSION_WORDS),
+                n == 0 or n >= MIN_SUBMISSION_WORDS, Message.plural(
+                    "{count} words: short texts are a known weak spot (brevity can pass for clarity)",
+                    "{count} words: short texts are a known weak spot (brevity can pass for clarity)", n), "warn"),
+        _result("injection", Message("No instructions aimed at the AI"), not inj,
+                Message("found: {found}", found="; ".join(injection.shown(h) for h in inj)) if inj
+                else Message("none found"), "warn"),
+        _result("code", Message("No code or formulas"), not code,
+                Message("contains code or formulas, a known weak spot of the AI") if code else Message("none found"),
+                "warn"),
         language_detect.check(text, language),
     ]
 

@@ -208,9 +208,9 @@ def check(comment: str, key: AnswerKey | None) -> list[dict]:
     if key is None or not str(key.value).strip():
         return []
     found = leaks(comment, key.answer, question=key.question, tolerance=key.tolerance)
-    shown = ", ".join(f'"{f}"' for f in found)
-    detail = (f"the comment states {shown}, the answer the student must find themselves "
-              f"(answer key: {key.value}); lead them towards it with a question or a hint instead"
-              if found else "the answer key is not in the comment")
-    return [{"name": "leakage", "label": "Does not give the answer away", "passed": not found,
+    detail = (Message("the comment states {found}, the answer the student must find themselves (answer key: "
+                      "{answer}); lead them towards it with a question or a hint instead",
+                      found=", ".join(f'"{f}"' for f in found), answer=key.value)
+              if found else Message("the answer key is not in the comment"))
+    return [{"name": "leakage", "label": Message("Does not give the answer away"), "passed": not found,
              "detail": detail, "severity": "info" if not found else "fail"}]

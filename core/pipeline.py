@@ -178,7 +178,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
     }
     text = item["text"] or ""
     language = item.get("language") or "en"
-    sub_checks = checks.submission_checks(text, language)
+    sub_checks = rules.with_forms(checks.submission_checks(text, language))   # kept so on every path (empty, failed)
     flags = [c["name"] for c in sub_checks if not c["passed"]]
     if "empty" in flags:
         # Nothing to assess: the bottom of the scale, no call, a teacher looks.
@@ -204,8 +204,8 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
                                             rubric, text)
     if injected and "injection" not in flags:
         flags.append("injection")
-        sub_checks = [dict(c, passed=False, severity="warn", detail="none found by the patterns; reported by the "
-                           "Evaluator") if c["name"] == "injection" else c for c in sub_checks]
+        sub_checks = [dict(c, passed=False, severity="warn", detail=Message("none found by the patterns; reported by "
+                           "the Evaluator")) if c["name"] == "injection" else c for c in sub_checks]
     reasons = [_attention(f, language) for f in flags if f in ATTENTION_FLAGS] + steered
     reasons += result.pop("reasons")
     draft = {
@@ -219,6 +219,7 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
         draft["verdict"] = None
         if "reviewer" in draft["outputs"]:
             draft["outputs"]["reviewer"] = {**draft["outputs"]["reviewer"], "verdict": None}
+    draft["checks"] = rules.with_forms(draft["checks"])   # a Message detail's form beside its English
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
     for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
         draft[key] = pz.restore_obj(draft[key])

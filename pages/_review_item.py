@@ -16,6 +16,7 @@ import streamlit as st
 
 from core import checks, leakage
 from core.courses import browse
+from core.evals import rules
 from core.signoff import triage
 from core.agents import registry
 from core.errors import FairMarkError
@@ -146,11 +147,11 @@ def _checks(results: list[dict]) -> None:
         color = {"pass": "green", "warn": "orange"}.get(state, COLORS.get(c.get("severity"), "red"))
         icon = {"pass": ":material/check:", "warn": ":material/warning:"}.get(state, ":material/close:")
         word = {"pass": t("passed"), "warn": t("warning")}.get(state) or t("failed")
-        chips.append(f":{color}-badge[{icon} {_common.md(c['label'])} ({word})]")
+        chips.append(f":{color}-badge[{icon} {_common.md(said(c['label']))} ({word})]")
     st.markdown(" ".join(chips))
     for c in results:
         if not c["passed"] and c.get("detail"):
-            st.caption(_common.md(f"{c['label']}: {c['detail']}"))
+            st.caption(_common.md(f"{said(c['label'])}: {said(c['detail'])}"))   # core's Messages
 
 
 def _values(sid: int, version: int, rubric) -> dict:
@@ -355,7 +356,8 @@ def _ai_details(item: dict, rubric) -> None:
             with st.expander(t("Round {round}", round=rev.get("round"))):
                 st.text(rev.get("comment", ""))
                 if rev.get("failed_checks"):
-                    names = {c.get("name"): c.get("label") for c in draft.get("checks") or [] if isinstance(c, dict)}
+                    names = {c.get("name"): said(c.get("label")) for c in rules.said(draft.get("checks") or [])
+                             if isinstance(c, dict)}   # stored with their forms; an older draft's by its English
                     st.caption(t("Failed checks: {checks}", checks=_common.md(", ".join(
                         str(names.get(c) or labels.label({}, c)) for c in rev["failed_checks"]))))
     with tabs[-1]:

@@ -78,8 +78,8 @@ with tab_gate:
             st.dataframe(pd.DataFrame([{
                 t("case"): x["id"], t("dimension"): named(DIMENSION_LABELS, x["dimension"]),
                 t("blocking"): x["blocking"], t("status"): named(STATUS_LABELS, x["status"]),
-                t("comment"): named(SOURCE_LABELS, x["source"]),   # a check's name is the suite's, its detail core's (English)
-                t("checks"): "; ".join(f"{c['check']} {named(STATUS_LABELS, c['status'])}: {c['detail']}"
+                t("comment"): named(SOURCE_LABELS, x["source"]),   # a check's name is the suite's, its detail core's Message
+                t("checks"): "; ".join(f"{c['check']} {named(STATUS_LABELS, c['status'])}: {said(c['detail'])}"
                                        for c in x["checks"])}
                 for x in report["report"]["results"]]), hide_index=True, width="stretch")
         else:

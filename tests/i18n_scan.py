@@ -56,7 +56,7 @@ CONVERTED = (
     "pages/_dashboard.py",   # the charts' axes and legends (N_), translated on the figure; their ticks and hover: core.charts
     "pages/agreement.py",
     "pages/fairness.py",   # the bands' names on the chart ("Low band (0–1)") and the hover: core.charts, said in the page's language
-    "pages/ai_quality.py",   # core's, English still: a check's detail (core/evals/rules, stored in the eval run's report)
+    "pages/ai_quality.py",   # a check's detail: a core Message (core/evals/rules, runner), its form kept in the eval run's report
     "pages/_evals_widgets.py",   # the configuration's name, label and message and its roles' values: core's N_ labels and Messages
     "pages/_offline_scorer.py",   # each criterion's scorer ("Scored by", an N_ label) and why it was chosen (a Message)
     "pages/lessons.py",   # the call log's columns are core's N_ labels; the lessons' titles are the teacher's
@@ -83,6 +83,7 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals
                   "core/moderation/blindness.py",   # the hold-back reasons (eligibility.py is listed above)
                   "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
+                  "core/evals/rules.py", "core/checks.py",   # an eval check's detail, a draft's rules' details
                   "core/judging/judges.py",   # the trust rule, the family rule's notes (the lesson panel, the readiness view)
                   "core/offline/scorer.py", "core/offline/crossval.py",   # the offline scorer's kinds and why it scores so
                   "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
@@ -95,6 +96,8 @@ REFUSALS_PENDING: set[str] = {
 }
 
 TRANSLATE = {"t", "N_", "Message"}   # the message first
+CONTEXT = "\x04"   # gettext's separator of a context and its msgid: in_context(IN_SENTENCE, "Swedish")
+IN_SENTENCE = "in a sentence"   # core.language.interface.IN_SENTENCE (the scan imports no core)
 PLURAL = {"tn", "plural"}        # singular, plural first
 # Streamlit's calls that show text (a widget's label, a message, a title), whatever the object
 # they are called on (st, a column, a container, the sidebar).
@@ -303,9 +306,22 @@ def messages(specs=None) -> dict[str | tuple[str, str], list[str]]:
             name = _name(node.func)
             if name in TRANSLATE and node.args and _literal(node.args[0]) is not None:
                 out.setdefault(_literal(node.args[0]), []).append(f"{where}:{node.lineno}")
+            elif name == "in_context" and len(node.args) >= 2 and _literal(node.args[1]) is not None:
+                out.setdefault(f"{_context(node.args[0])}{CONTEXT}{_literal(node.args[1])}", []).append(
+                    f"{where}:{node.lineno}")
             elif name in PLURAL and len(node.args) >= 2 and None not in (_literal(a) for a in node.args[:2]):
                 out.setdefault((_literal(node.args[0]), _literal(node.args[1])), []).append(f"{where}:{node.lineno}")
     return out
+
+
+def _context(node) -> str:
+    """An in_context call's context: a literal, or core.language.interface's IN_SENTENCE by name."""
+    return _literal(node) or (IN_SENTENCE if isinstance(node, ast.Name) and node.id == "IN_SENTENCE" else "?")
+
+
+def msgid_of(key) -> str:
+    """A collected message's msgid: a plural's singular, a message in context (`context\x04msgid`) without it."""
+    return (key[0] if isinstance(key, tuple) else key).split(CONTEXT)[-1]
 
 
 def core_modules(root: Path = ROOT) -> list[str]:
@@ -406,7 +422,8 @@ def missing(code: str) -> list:
     out = []
     for msgid in messages():
         key = msgid[0] if isinstance(msgid, tuple) else msgid
-        entry = catalogue.get(key)
+        context, _, key = key.rpartition(CONTEXT)    # core.language.interface.in_context: its msgctxt
+        entry = catalogue.get(key, context=context or None)
         strings = entry.string if entry is not None else ""
         strings = strings if isinstance(strings, tuple) else (strings,)
         if entry is None or entry.fuzzy or not all(strings):

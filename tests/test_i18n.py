@@ -79,7 +79,7 @@ def test_every_message_the_code_uses_is_translated(code):
 def test_translations_keep_the_placeholders_and_the_plural_forms(code):
     catalogue = interface.read_catalogue(code)
     used = i18n_scan.messages()
-    ids = {m[0] if isinstance(m, tuple) else m for m in used}
+    ids = {i18n_scan.msgid_of(m) for m in used}
     for message in catalogue:
         if not message.id:
             continue

@@ -2,8 +2,8 @@
 blind comparisons (pages/ai_quality.py), the configuration's box and the review item's "save as
 eval case" (pages/_evals_widgets.py), and the offline scorer's panel on Assess
 (pages/_offline_scorer.py). What core names is translated where core marks it (the gate's state,
-dimensions, the cases' statuses: tests/test_i18n_refusals_evals.py); a check's detail and each
-criterion's scorer stay English, as docs/development.md says."""
+dimensions, the cases' statuses: tests/test_i18n_refusals_evals.py; a check's detail:
+tests/test_i18n_eval_checks.py); each criterion's scorer stays English, as docs/development.md says."""
 from __future__ import annotations
 
 import factories as f

@@ -180,3 +180,37 @@ def test_the_trust_rule_and_a_comparisons_status_on_the_page_in_russian(conn, ap
         cap.value for cap in at.caption]
     table = next(d.value for d in at.dataframe if "сравнение" in d.value.columns)
     assert list(table["статус"]) == ["готово"] and list(table["B (вариант)"]) == ["plainer"]
+
+
+def test_the_compare_pages_refusal_is_said_in_swedish(conn, app_test, tmp_path, monkeypatch):
+    """pages/compare.py keeps the refusal's Message (pairwise.choose's) and shows it with show_error:
+    a Swedish teacher who saves a pair without both choices reads it in Swedish, not in English."""
+    from pages import _i18n
+
+    root = tmp_path / "variants"
+    (root / "plainer").mkdir(parents=True)
+    (root / "plainer" / "coach.md").write_text((prompts.PROMPT_DIR / "coach.md").read_text() + "\nBe brief.")
+    monkeypatch.setattr(ai_config, "VARIANTS_DIR", root)
+    monkeypatch.setattr(_i18n, "browser_language", lambda: "sv")   # the button's callback runs outside the script
+    c = f.course(conn)
+    for i in range(2):
+        f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT + str(i))
+    cid = pairwise.create(conn, course_id=c["course_id"], variant_b="plainer", sample_size=2, provider="openai",
+                          actor=ADMIN)
+    for pair in cmp_db.pairs(conn, cid):
+        cmp_db.save_drafts(conn, pair["id"], draft_a={"comment": "A wrote this."}, draft_b={"comment": "B wrote that."},
+                           judge_a=None, judge_b=None, judge_choice=None)
+    conn.execute("UPDATE runs SET status = 'done' WHERE id = ?", [cmp_db.get(conn, cid)["run_id"]])
+    at = app_test("pages/compare.py")
+    at.context = {"locale": "sv-SE"}
+    at.session_state["course_id"] = c["course_id"]
+    at.run()
+    assert not at.exception, at.exception
+    pid = pairwise.next_pair(conn, cid, actor=Actor("test-admin", role="admin"))["pair_id"]
+    at.radio(key=f"cmp_level_{pid}").set_value("left")      # the pedagogy question left unanswered
+    at = next(b for b in at.button if b.label == "Spara och gå till nästa par").click().run()
+    assert not at.exception, at.exception
+    errors = [e.value for e in at.error]
+    assert errors == ["Välj vänster, lika eller höger för båda frågorna"], errors
+    assert "Choose left, equal or right for both questions" not in " ".join(errors)
+    assert cmp_db.progress(conn, cid, "test-admin")["judged"] == 0     # nothing was saved

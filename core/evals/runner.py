@@ -11,6 +11,10 @@ did not run.
     expect "pass": any check failed -> failed; else any not run -> not_run; else passed
     expect "fail": any check failed -> passed (the bad comment was caught); else any not run
                    -> not_run; else failed (it slipped through)
+
+A check's detail is a Message (core.evals.rules', and the judges' below): the report keeps its
+English in "detail" (the command line, the JSON) and its form in "detail_said"
+(core.language.interface.stored), which core.evals.views.said_report reads back for the page.
 """
 from __future__ import annotations
 
@@ -25,7 +29,7 @@ from core.evals import config as ai_config
 from core.evals.cases import Case, Suite
 from core.evals.rules import RULES
 from core.judging import comment_judges
-from core.language.interface import N_
+from core.language.interface import Message, N_, stored
 from core.offline import LABEL as OFFLINE_LABEL
 from core.rubric import default_rubric
 
@@ -50,7 +54,7 @@ def _judge(llm, name: str, case: Case, comment: str, variant: ai_config.Variant,
         return outputs[name], ""
     role = registry.get(name)
     if role.needs_llm and llm.provider == "offline":
-        return None, f"not run: {OFFLINE_LABEL}"
+        return None, Message("not run: {label}", label=Message(OFFLINE_LABEL))
     job = Job(rubric=default_rubric(case.input.language), assignment=case.input.assignment(case.id), text=case.input.reflection,
               comment=comment, ids=Ids(), prompt_dir=variant.prompt_dir, language=case.input.language)
     try:
@@ -58,7 +62,8 @@ def _judge(llm, name: str, case: Case, comment: str, variant: ai_config.Variant,
     except LLMConfigFault:
         raise
     except LLMError as e:
-        return None, f"not run: the {role.label} failed ({type(e).__name__}: {e})"
+        return None, Message("not run: the {role} failed ({error})", role=Message(role.label),
+                             error=f"{type(e).__name__}: {e}")
     outputs.update(got)
     return got[name], ""
 
@@ -67,12 +72,14 @@ def _judge_check(check, output: dict) -> tuple[bool, str]:
     if check.judge == "grounding":
         ok = grounding_judge.passed(output)
         claims = "; ".join(output.get("unsupported") or [])
-        return ok, "grounded" if ok else f"unsupported: {claims or output.get('explanation', '')}"
+        return ok, Message("grounded") if ok else Message("unsupported: {claims}",
+                                                          claims=claims or output.get("explanation", ""))
     minimum = check.min or 3
     keys = [check.criterion] if check.criterion else ["leads", "level", "next_step"]
     scores = {k: int(output.get(k) or 0) for k in keys}
     ok = all(v >= minimum for v in scores.values())
-    return ok, ", ".join(f"{k} {v}/5" for k, v in scores.items()) + f" (at least {minimum})"
+    return ok, Message("{scores} (at least {minimum})", scores=", ".join(f"{k} {v}/5" for k, v in scores.items()),
+                       minimum=minimum)
 
 
 def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDARD,
@@ -90,8 +97,9 @@ def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDA
         draft = pipeline.build_draft(llm, _item(case), Ids(), variant=variant)
         if draft["status"] == "failed" or not draft.get("comment"):
             why = draft.get("error") or "; ".join(draft.get("attention_reasons") or []) or "no comment was drafted"
-            result.update(status="not_run", comment="", checks=[{"check": "draft", "status": "not_run",
-                                                                 "detail": f"drafting failed: {why}"[:500]}])
+            failed = Message("drafting failed: {why}", why=why)
+            result.update(status="not_run", comment="", checks=[_row("draft", "not_run", failed if len(failed) <= 500
+                                                                     else failed[:500])])
             return result
         comment = draft["comment"]
         outputs = dict(draft.get("outputs") or {})
@@ -102,10 +110,10 @@ def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDA
         else:
             output, why = _judge(llm, check.judge, case, comment, variant, outputs)
             if output is None:
-                rows.append({"check": check.name, "status": "not_run", "detail": why})
+                rows.append(_row(check.name, "not_run", why))
                 continue
             ok, detail = _judge_check(check, output)
-        rows.append({"check": check.name, "status": "passed" if ok else "failed", "detail": detail})
+        rows.append(_row(check.name, "passed" if ok else "failed", detail))
     states = {r["status"] for r in rows}
     caught = "failed" in states
     if case.expect == "pass":
@@ -114,6 +122,14 @@ def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDA
         status = "passed" if caught else "not_run" if "not_run" in states else "failed"
     result.update(status=status, comment=comment, checks=rows)
     return result
+
+
+def _row(check: str, status: str, detail) -> dict:
+    """A check's row of the report: its detail in English, and a Message's form beside it."""
+    row = {"check": check, "status": status, "detail": detail}
+    if isinstance(detail, Message):
+        row["detail_said"] = stored(detail)
+    return row
 
 
 def run_suite(suite: Suite, llm, *, variant: ai_config.Variant = ai_config.STANDARD, concurrency: int = 4,

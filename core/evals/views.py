@@ -10,6 +10,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.evals import config as ai_config
 from core.evals import gate, pairwise, saved
+from core.language.interface import reread
 from db import comparisons as cmp_db
 from db import evals as evals_db
 
@@ -27,11 +28,21 @@ def eval_runs(conn) -> list[dict]:
     return [{**r, "configuration": gate.config_name(conn, r["config_hash"])} for r in evals_db.eval_runs(conn)]
 
 
+def said_report(report: dict) -> dict:
+    """A stored eval report with each check's detail a Message again where the report kept its
+    form (`detail_said`, core.evals.runner), so that the page says it in the reader's language; a
+    report stored before that keeps its English details as they are."""
+    results = [{**r, "checks": [{**c, "detail": reread(c["detail_said"])} if "detail_said" in c else c
+                                for c in r.get("checks") or []]}
+               for r in report.get("results") or []]
+    return {**report, "results": results}
+
+
 def quality_view(conn, *, course_id: int | None, provider: str, settings, db_path, eval_run: int | None = None,
                  comparison: int | None = None, actor: Actor) -> dict:
     """Everything the AI quality page shows: {"config" (definition), "status" (its gate),
     "runs" (eval runs), "eval_run" (the run picked) and "report" (its per-case report when it is
-    its configuration's latest), "saved" (the cases of the courses the actor may see) and
+    its configuration's latest: `said_report`), "saved" (the cases of the courses the actor may see) and
     "jsonl", "comparisons" of the course, "comparison" (picked), "results" and "resumable" of
     it, "trust" (the pedagogy judge's), "may" {"settings"}}."""
     access.check(conn, actor, "dashboards", course=course_id)
@@ -41,7 +52,8 @@ def quality_view(conn, *, course_id: int | None, provider: str, settings, db_pat
     report = None
     if rid is not None:
         latest = evals_db.latest_eval_run(conn, next(r["config_hash"] for r in runs if r["id"] == rid))
-        report = latest if latest and latest["id"] == rid else None
+        # its checks' details as Messages where the report kept their form (said on the page)
+        report = {**latest, "report": said_report(latest["report"])} if latest and latest["id"] == rid else None
     cases = saved.saved_in(conn, actor)
     comps = cmp_db.list_for_course(conn, course_id) if course_id is not None else []
     pick = comparison if comparison in [c["id"] for c in comps] else (comps[0]["id"] if comps else None)

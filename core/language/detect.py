@@ -14,6 +14,7 @@ import re
 from functools import lru_cache
 
 from core.language import SUPPORTED, english_name, normalise
+from core.language.interface import IN_SENTENCE, Message, in_context
 
 MIN_WORDS = 20
 # ISO 639-1 codes besides the offered ones that the detector may answer.
@@ -67,6 +68,28 @@ def name_of(code: str | None) -> str:
     return _NAMES.get(code or "", "another language")
 
 
+# Every name `name_of` gives, as it reads inside a sentence ("written in Swedish, not Russian"):
+# Swedish and Russian write it in lower case there ("svenska", "шведский"), the name alone (a
+# label, core_labels.po) is capitalised; gettext's context IN_SENTENCE tells the two apart.
+IN_SENTENCE_NAMES = {m: m for m in (
+    in_context(IN_SENTENCE, "English"), in_context(IN_SENTENCE, "Swedish"), in_context(IN_SENTENCE, "Russian"),
+    in_context(IN_SENTENCE, "German"), in_context(IN_SENTENCE, "French"), in_context(IN_SENTENCE, "Spanish"),
+    in_context(IN_SENTENCE, "Italian"), in_context(IN_SENTENCE, "Portuguese"), in_context(IN_SENTENCE, "Dutch"),
+    in_context(IN_SENTENCE, "Polish"), in_context(IN_SENTENCE, "Danish"), in_context(IN_SENTENCE, "Norwegian"),
+    in_context(IN_SENTENCE, "Finnish"), in_context(IN_SENTENCE, "Ukrainian"), in_context(IN_SENTENCE, "Belarusian"),
+    in_context(IN_SENTENCE, "Bulgarian"), in_context(IN_SENTENCE, "another language"))}
+
+
+def named(code: str | None) -> Message:
+    """A detected code's name inside a sentence, said in the reader's language (English: `name_of`).
+
+    >>> from core.language.interface import Interface
+    >>> named("sv"), Interface("sv").said(named("ru")), Interface("ru").said(named("sv"))
+    ('Swedish', 'ryska', 'шведский')
+    """
+    return IN_SENTENCE_NAMES[name_of(code)]
+
+
 def judged(text: str) -> bool:
     """Long enough to tell its language."""
     return len(_WORD.findall(text or "")) >= MIN_WORDS
@@ -80,14 +103,15 @@ def in_language(text: str, language: str) -> bool:
 def check(text: str, language: str = "en") -> dict:
     """The submission check (core.checks.submission_checks' shape) of the course's language."""
     language = normalise(language)
-    course = english_name(language)
+    course = named(language)
     if not judged(text):
-        return _result(True, course, "too short to tell its language")
+        return _result(True, course, Message("too short to tell its language"))
     found = detect(text)
     if found == language:
-        return _result(True, course, f"looks like {course}")
-    return _result(False, course, f"looks like {name_of(found)}, not {course} (the course's language): a "
-                                  "reflection in another language is a known weak spot of the AI")
+        return _result(True, course, Message("looks like {language}", language=course))
+    return _result(False, course, Message("looks like {language}, not {course} (the course's language): a reflection "
+                                          "in another language is a known weak spot of the AI",
+                                          language=named(found), course=course))
 
 
 def attention_text(language: str = "en") -> str:
@@ -96,6 +120,6 @@ def attention_text(language: str = "en") -> str:
             "another language less reliably.")
 
 
-def _result(passed: bool, course: str, detail: str) -> dict:
-    return {"name": "non_english", "label": f"Written in {course}", "passed": passed, "detail": detail,
-            "severity": "warn"}
+def _result(passed: bool, course: Message, detail: Message) -> dict:
+    return {"name": "non_english", "label": Message("Written in {language}", language=course), "passed": passed,
+            "detail": detail, "severity": "warn"}

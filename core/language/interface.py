@@ -57,7 +57,26 @@ def hidden(message, hide):
     values = {k: hidden(v, hide) for k, v in message.values.items()}
     if message.plural_id is not None:
         return Message.plural(message.msgid, message.plural_id, message.count, **values)
-    return Message(message.msgid, **values)
+    return in_context(getattr(message, "context", None), message.msgid, **values)
+
+
+IN_SENTENCE = "in a sentence"   # gettext's context (msgctxt) of a name that stands inside a sentence
+
+
+def in_context(context: str | None, message: str, /, **values) -> Message:
+    """A Message whose translation depends on where it stands (gettext's msgctxt): it reads as the
+    same English, and the catalogues translate it under `context` (None: none, a plain Message).
+    A language's name inside a sentence is one: Swedish and Russian write it in lower case there
+    ("språk: svenska"), while the name alone, a label, is capitalised ("Svenska").
+
+    >>> m = in_context(IN_SENTENCE, "Swedish")
+    >>> m, Interface("sv").said(m), Interface("sv").said(Message("Swedish")), reread(stored(m)).context
+    ('Swedish', 'svenska', 'Svenska', 'in a sentence')
+    """
+    found = Message(message, **values)
+    if context is not None:
+        found.context = context
+    return found
 
 
 def stored(message) -> dict | str:
@@ -67,8 +86,10 @@ def stored(message) -> dict | str:
         return str(message)
     if message.msgid is None:   # Message.joined: its parts, each in its form
         return {"joined": message.separator, "parts": [stored(part) for part in message.parts]}
+    context = getattr(message, "context", None)
     return {"msgid": message.msgid, "plural": message.plural_id, "count": message.count,
-            "values": {k: stored(v) if isinstance(v, Message) else v for k, v in message.values.items()}}
+            "values": {k: stored(v) if isinstance(v, Message) else v for k, v in message.values.items()},
+            **({"context": context} if context is not None else {})}
 
 
 def message_of(error: BaseException):
@@ -94,7 +115,7 @@ def reread(form) -> str:
     values = {k: reread(v) for k, v in form["values"].items()}
     if form["plural"] is not None:
         return Message.plural(form["msgid"], form["plural"], form["count"], **values)
-    return Message(form["msgid"], **values)
+    return in_context(form.get("context"), form["msgid"], **values)
 
 
 def catalogue_path(code: str) -> Path:
@@ -121,7 +142,7 @@ def read_catalogue(code: str):
         for message in part:
             if not message.id:
                 continue
-            if message.id in catalogue:
+            if catalogue.get(message.id, context=message.context) is not None:   # a msgctxt's is its own
                 raise ValueError(f"{path}: {message.id!r} is translated in another file of {code} too")
             catalogue[message.id] = message
     return catalogue
@@ -181,6 +202,9 @@ class Interface:
         values = {k: self.said(v) if isinstance(v, Message) else v for k, v in message.values.items()}
         if message.plural_id is not None:   # a value that is a Message itself is said in this language too
             return self.plural(message.msgid, message.plural_id, message.count, **values)
+        if getattr(message, "context", None) is not None:   # core.language.interface.in_context
+            text = _translations(self.language).pgettext(message.context, message.msgid)
+            return text.format(**values) if values else text
         return self(message.msgid, **values)
 
     def number(self, value) -> str:

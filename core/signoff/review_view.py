@@ -110,8 +110,11 @@ def _reasons_of(conn: Database, aid: int, submission_id: int, held: tuple) -> li
 
 def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bool = True) -> dict:
     """The item as the review page shows it: {submission_id, review_version, status, scores
-    {criterion: {score, level}}, comment, reasons, checks, flags}. With `opening` it counts as
+    {criterion: {score, level}}, comment, reasons, checks (a detail a Message where the draft kept its
+    form: core.evals.rules.said), flags}. With `opening` it counts as
     the actor opening the item (core.signoff.actions.open_item: the release gate's sample)."""
+    from core.evals import rules  # lazy, as core.signoff.actions.comment_checks: textstat loads only here
+
     access.check(conn, actor, "read", submission=submission_id)
     if opening:
         actions.open_item(conn, submission_id, actor=actor)
@@ -130,7 +133,7 @@ def review_show(conn: Database, submission_id: int, *, actor: Actor, opening: bo
                    if k in rubric.keys},
         "comment": comment or "", "reasons": item_reasons(conn, submission_id, actor=actor),
         "checks": [{k: c.get(k) for k in ("name", "label", "passed", "severity", "detail")}
-                   for c in draft.get("checks") or [] if isinstance(c, dict)],
+                   for c in rules.said(draft.get("checks") or []) if isinstance(c, dict)],
         "flags": list(draft.get("flags") or []),
         "attention_reasons": list(draft.get("attention_reasons") or []),
     }
