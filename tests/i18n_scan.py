@@ -85,6 +85,7 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/evals/config.py", "core/evals/runner.py",   # configurations' names, roles' prompts, cases' statuses
                   "core/judging/judges.py",   # the trust rule, the family rule's notes (the lesson panel, the readiness view)
                   "core/offline/scorer.py", "core/offline/crossval.py",   # the offline scorer's kinds and why it scores so
+                  "core/offline/model.py",   # the learned model's feature labels (a draft's offline reasoning)
                   "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
                   "core/web/student.py")   # a refused private link's page (plain HTML)
 
