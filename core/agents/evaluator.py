@@ -163,6 +163,7 @@ def describe(output: dict, rubric: Rubric) -> list[tuple[str, str]]:
     for crit in rubric.criteria:
         ev = output.get(crit.key) or {}
         blocks.append(("heading", f"{crit.title}: {ev.get('score', '—')}"))
-        blocks.append(("text", reasoning.text_of(ev.get("reasoning", ""))))   # the offline baseline's: a Message
+        # The offline baseline's reasoning as a Message (the page says it in the reader's language).
+        blocks.append(("text", reasoning.text_of(ev.get("reasoning", ""), cut_at=REASONING_CHARS)))
         blocks += [("text", f"• {area}") for area in ev.get("areas_for_improvement") or []]
     return blocks

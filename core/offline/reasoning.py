@@ -162,27 +162,37 @@ def grade_said(text: str):
     return _one(GRADE)(text)
 
 
-def text_of(reasoning_text: str):
+def text_of(reasoning_text: str, cut_at: int | None = None):
     """A stored offline reasoning as a Message the page says in the reader's language; any other
-    text as it is."""
-    if not isinstance(reasoning_text, str) or "Offline baseline: text features" not in reasoning_text:
+    text as it is. One the Evaluator's schema cut short (at `cut_at` characters: the cut falls in
+    a sentence) reads its whole sentences translated and the cut one as it is."""
+    if not isinstance(reasoning_text, str):
         return reasoning_text
-    for shape in SHAPES:
-        found = read(reasoning_text, [list(choices) for choices in shape])
-        if found is not None:
-            return found
+    ours = "Offline baseline: text features" in reasoning_text
+    if ours:
+        for shape in SHAPES:
+            found = read(reasoning_text, [list(choices) for choices in shape])
+            if found is not None:
+                return found
+    if ours or (cut_at is not None and len(reasoning_text) == cut_at):
+        for shape in SHAPES:
+            for k in range(len(shape) - 1, 0, -1):   # its first k sentences whole, then the cut one
+                found = read(reasoning_text, [list(choices) for choices in shape[:k]], cut=True)
+                if found is not None:
+                    return found
     return reasoning_text
 
 
-def read(text: str, slots: list[list]) -> Message | None:
+def read(text: str, slots: list[list], cut: bool = False) -> Message | None:
     """`text` as sentences, one from each slot in turn (a slot's None: none there), joined by one
-    space, as the Message that reads the same; None when no choice of them does."""
+    space, as the Message that reads the same; None when no choice of them does. `cut`: a last,
+    cut sentence follows, kept as it is."""
     for choice in product(*[[(t, form) for t in slot if t is not None for form in t.forms()]
                             + ([None] if None in slot else []) for slot in slots]):
         used = [c for c in choice if c is not None]
         if not used:
             continue
-        found = _regex(tuple(form for _, form in used)).fullmatch(text)
+        found = _regex(tuple(form for _, form in used), cut).fullmatch(text)
         if found is None:
             continue
         parts = []
@@ -198,6 +208,8 @@ def read(text: str, slots: list[list]) -> Message | None:
                 break
             parts.append(template.said(**values))
         else:
+            if cut:
+                parts.append(found["rest"])
             message = parts[0] if len(parts) == 1 else Message.joined(" ", parts)
             if message == text:
                 return message
@@ -209,8 +221,9 @@ def _fields(template: str) -> list[str]:
 
 
 @lru_cache(maxsize=None)
-def _regex(forms: tuple[str, ...]) -> re.Pattern:
-    """The sentences' English forms one after another, one space between, each field a group."""
+def _regex(forms: tuple[str, ...], cut: bool = False) -> re.Pattern:
+    """The sentences' English forms one after another, one space between, each field a group
+    (`cut`: then any text, the cut sentence)."""
     sentences = []
     for i, form in enumerate(forms):
         out = []
@@ -219,4 +232,4 @@ def _regex(forms: tuple[str, ...]) -> re.Pattern:
             if name is not None:
                 out.append(rf"(?P<s{i}_{name}>\d+)" if name == "count" else rf"(?P<s{i}_{name}>.+?)")
         sentences.append("".join(out))
-    return re.compile(" ".join(sentences), re.S)
+    return re.compile(" ".join(sentences + ([r"(?P<rest>.+)"] if cut else [])), re.S)
