@@ -5,7 +5,9 @@ and the model boundary read it; the offline Evaluator answers through the same s
 The offline baseline writes it from the fixed templates here (core.offline.heuristics), so the
 review item reads it back by them (`text_of`) and shows it translated, a draft written before this
 module too. What the templates quote stays as it is: the rubric's level, the key concepts found,
-numbers. A reasoning none of them reads (a model's, or one cut short) is shown as it is.
+numbers. A reasoning none of them reads (a model's) is shown as it is; one the Evaluator's schema
+cut short (core.agents.evaluator.REASONING_CHARS: a learned criterion's runs longer) reads its whole
+sentences translated and keeps the cut one as it is.
 
     >>> from core.language.interface import Interface
     >>> r = "12 words. Offline baseline: text features, not a reading of the meaning; level 1 means \\"Brief\\""
