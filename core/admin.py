@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
+from core.language.interface import message_of
+from core.runs import stored as stored_texts
 from db import llm_calls
 
 
@@ -27,6 +29,23 @@ def replace_prices(conn, rows: list[dict], *, actor: Actor) -> int:
 def save_connection_test(conn, result: dict, *, actor: Actor) -> None:
     access.require(actor, "settings")
     llm_calls.save_last_connection_test(conn, result)
+
+
+def failed_connection_test(at: str, error: BaseException) -> dict:
+    """What a failed connection test stores: its error's English (`error`, as the command line and
+    older records have it) and, when FairMark said it, the Message's form beside it
+    (`error_said`, core.language.interface.stored), which `llm_tab` reads back."""
+    out = {"at": at, "ok": False, "error": str(error)}
+    form = stored_texts.form_of(message_of(error))
+    return {**out, "error_said": form} if form is not None else out
+
+
+def _last_test(last: dict | None) -> dict | None:
+    """The stored test with its error a Message when its form was kept and says the same English."""
+    if not last or not last.get("error_said"):
+        return last
+    said = stored_texts.reason_of({"error": last.get("error"), "error_said": last["error_said"]}, limit=None)
+    return {**last, "error": said}
 
 
 def llm_overrides(conn, *, actor: Actor) -> dict:
@@ -58,5 +77,5 @@ def llm_tab(conn, *, actor: Actor) -> dict:
     """The Settings page's "Language model & prices" tab in one read (one check): {"last_test",
     "overrides", "unpriced", "prices"}."""
     access.require(actor, "settings")
-    return {"last_test": llm_calls.get_last_connection_test(conn), "overrides": llm_calls.get_llm_overrides(conn),
+    return {"last_test": _last_test(llm_calls.get_last_connection_test(conn)), "overrides": llm_calls.get_llm_overrides(conn),
             "unpriced": llm_calls.unpriced_models(conn), "prices": llm_calls.list_prices(conn)}

@@ -30,7 +30,7 @@ from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.courses import comment_bank
 from core.errors import FairMarkError, LLMConfigFault, LLMError
-from core.language.interface import Message
+from core.language.interface import Message, message_of
 from core.evals import config as ai_config
 from core.evals import gate, rules
 from core.growth import learning
@@ -41,6 +41,7 @@ from core.llm import default_provider, effective_settings, make_llm
 from core.offline import scorer as offline_scorer
 from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
+from core.runs import stored as stored_texts
 from core.signoff import eligibility
 from db import drafts as drafts_db
 from db import evals as evals_db
@@ -193,10 +194,12 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
     except LLMConfigFault:
         raise  # every further item would fail the same way: the caller stops, nothing is stored
     except LLMError as e:
-        return _failed(base, flags, sub_checks, f"{step.name}: {type(e).__name__}: {e}")
+        return _failed(base, flags, sub_checks, Message("{step}: {error_type}: {error}", step=step.name,
+                                                        error_type=type(e).__name__, error=message_of(e)))
     except Exception as e:  # a bug must not stop the run; the teacher sees it on the item
         log.exception("assessment of submission %s failed in %s", item["id"], step.name)
-        return _failed(base, flags, sub_checks, f"{step.name}: internal error {type(e).__name__}: {e}")
+        return _failed(base, flags, sub_checks, Message("{step}: internal error {error_type}: {error}", step=step.name,
+                                                        error_type=type(e).__name__, error=message_of(e)))
 
     # Second line of defence: the Evaluator's own report of instructions aimed at it, and
     # scores that are what the text asked for (core.injection).
@@ -231,10 +234,13 @@ def _attention(flag: str, language: str) -> str:
     return language_detect.attention_text(language) if flag == "non_english" else checks.ATTENTION_TEXT[flag]
 
 
-def _failed(base: dict, flags: list[str], sub_checks: list[dict], error: str) -> dict:
+def _failed(base: dict, flags: list[str], sub_checks: list[dict], error: Message) -> dict:
+    """A failed draft: its error in English, and the error's form (`error_said`), which
+    db.drafts.save_draft keeps on the run item beside the English (core.runs.stored)."""
+    english, form = stored_texts.failed(error)
     return {**base, "scores": {}, "total": 0, "checks": sub_checks, "flags": flags,
             "attention_reasons": [f"The AI assessment failed ({error}). Regenerate it or mark it by hand."],
-            "status": "failed", "error": error[:2000]}
+            "status": "failed", "error": english, "error_said": form}
 
 
 def _degraded(label: str, e: LLMError, consequence: str) -> str:

@@ -50,7 +50,9 @@ def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None
     stored with it.
 
     Returns the draft id, or None when the run item was no longer pending (nothing written)."""
-    cols = {k: dumps(v) if k in JSON_COLUMNS else v for k, v in draft.items()}
+    # The error's form (core.language.interface.stored) goes to the run item beside its English, not to the draft.
+    said = draft.get("error_said")
+    cols = {k: dumps(v) if k in JSON_COLUMNS else v for k, v in draft.items() if k != "error_said"}
     cols["run_id"] = run_id
     names = list(cols)
     status = draft["status"]
@@ -59,9 +61,10 @@ def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None
             # Claim the run item first: if another worker already finished it (two resumes
             # racing), write nothing, so there is never a duplicate draft.
             claimed = conn.execute(
-                "UPDATE run_items SET status = ?, error = ?, finished_at = ? "
+                "UPDATE run_items SET status = ?, error = ?, error_said = ?, finished_at = ? "
                 "WHERE run_id = ? AND subject = 'submission' AND subject_id = ? AND status = 'pending'",
-                [RUN_ITEM_STATUS[status], draft.get("error"), now(), run_id, draft["submission_id"]]).rowcount
+                [RUN_ITEM_STATUS[status], draft.get("error"), dumps(said) if said else None, now(), run_id,
+                 draft["submission_id"]]).rowcount
             if not claimed:
                 return None
         draft_id = conn.execute(

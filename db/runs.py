@@ -153,20 +153,22 @@ def cancel_requested(conn: Database, run_id: int) -> bool:
     return bool(row and row[0])
 
 
-def finish_item(conn: Database, run_id: int, item_id: int, status: str, error: str | None = None) -> bool:
+def finish_item(conn: Database, run_id: int, item_id: int, status: str, error: str | None = None,
+                said: dict | None = None) -> bool:
     """A pending item ends (done, needs attention / review, failed, skipped); False when it was
-    no longer pending (another worker finished it)."""
-    return conn.execute("UPDATE run_items SET status = ?, error = ?, finished_at = ? "
+    no longer pending (another worker finished it). `said`: the error's form beside its English
+    (core.language.interface.stored), kept as JSON in error_said so a page can translate it."""
+    return conn.execute("UPDATE run_items SET status = ?, error = ?, error_said = ?, finished_at = ? "
                         "WHERE run_id = ? AND subject_id = ? AND status = 'pending'",
-                        [status, error, now(), run_id, item_id]).rowcount == 1
+                        [status, error, dumps(said) if said else None, now(), run_id, item_id]).rowcount == 1
 
 
 def skip_item(conn: Database, run_id: int, item_id: int, reason: str) -> None:
     finish_item(conn, run_id, item_id, "skipped", reason)
 
 
-def fail_item(conn: Database, run_id: int, item_id: int, error: str) -> None:
-    finish_item(conn, run_id, item_id, "failed", error)
+def fail_item(conn: Database, run_id: int, item_id: int, error: str, said: dict | None = None) -> None:
+    finish_item(conn, run_id, item_id, "failed", error, said)
 
 
 def reopen_items(conn: Database, run_id: int, item_ids: list[int]) -> int:
@@ -175,7 +177,8 @@ def reopen_items(conn: Database, run_id: int, item_ids: list[int]) -> int:
     if not item_ids:
         return 0
     return conn.execute(
-        "UPDATE run_items SET status = 'pending', error = NULL, finished_at = NULL WHERE run_id = ? AND status = "
+        "UPDATE run_items SET status = 'pending', error = NULL, error_said = NULL, finished_at = NULL WHERE run_id = ? "
+        "AND status = "
         f"'failed' AND subject_id IN ({', '.join('?' for _ in item_ids)})", [run_id, *item_ids]).rowcount
 
 
@@ -201,6 +204,16 @@ def item_counts(conn: Database, run_id: int) -> dict[str, int]:
 def failed_items(conn: Database, run_id: int, limit: int = 50) -> list[dict]:
     return list(conn.query("SELECT subject_id AS submission_id, error FROM run_items WHERE run_id = ? AND "
                            "status = 'failed' ORDER BY rowid LIMIT ?", [run_id, limit]))
+
+
+def ended_items(conn: Database, run_id: int, status: str, limit: int = 50) -> list[dict]:
+    """The run's failed or skipped items with why: {submission_id, error (the English), error_said
+    (its form, decoded; None for an item from before the form was kept, or one FairMark gave none)}."""
+    rows = list(conn.query("SELECT subject_id AS submission_id, error, error_said FROM run_items WHERE run_id = ? "
+                           "AND status = ? ORDER BY rowid LIMIT ?", [run_id, status, limit]))
+    for row in rows:
+        row["error_said"] = loads(row["error_said"])
+    return rows
 
 
 def call_totals(conn: Database, run_id: int) -> dict:

@@ -322,7 +322,7 @@ def _blocks(blocks: list[tuple[str, str]]) -> None:
         elif kind == "warning":
             st.warning(_common.md(text))
         else:
-            st.text(text)
+            st.text(said(text))   # core's Message (the offline baseline's reasoning) in the reader's language
 
 
 def _ai_details(item: dict, rubric) -> None:

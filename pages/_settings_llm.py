@@ -10,7 +10,7 @@ from core.errors import FairMarkError
 from core.judging.judges import family
 from core.text import format_timestamp
 from pages import _common
-from pages._i18n import t, tn
+from pages._i18n import said, t, tn
 
 
 def render(conn) -> None:
@@ -49,15 +49,15 @@ def _endpoint(conn, eff, last: dict | None) -> None:
             st.caption(_common.md(t("Last test {when}: reachable — model {model}, {ms} ms, structured output via "
                                     "{mode}.", when=when, model=last.get("model"), ms=last.get("latency_ms"),
                                     mode=last.get("mode"))))
-        else:   # the stored error: core's words as English text (shown translated when the test failed, below)
-            st.caption(_common.md(t("Last test {when}: failed — {error}", when=when, error=last.get("error"))))
+        else:   # the stored error: core's Message where its form was kept (core.admin), else its English
+            st.caption(_common.md(t("Last test {when}: failed — {error}", when=when, error=said(last.get("error")))))
     if st.button(t("Test connection"), key="llm_test_connection", disabled=not eff.llm_configured,
                  help=t("Makes one tiny call with the Evaluator's model (logged, not cached).")):
         with st.spinner(t("Calling the model…")):
             try:
                 result = llm.test_connection(eff, eff.db_path)
             except FairMarkError as e:
-                admin.save_connection_test(conn, {"at": db.now(), "ok": False, "error": str(e)}, actor=_common.actor())
+                admin.save_connection_test(conn, admin.failed_connection_test(db.now(), e), actor=_common.actor())
                 _common.show_error(e)
             else:
                 admin.save_connection_test(conn, {"at": db.now(), "ok": True, **result}, actor=_common.actor())

@@ -125,6 +125,13 @@ if estimate["submissions"] == 0 and active is None:
 _read = {r["run_id"]: r for r in recent}
 
 
+def _why(items: list[dict]) -> pd.DataFrame:
+    """Failed or skipped items with why: FairMark's words in the reader's language (core's
+    Messages), a model's or an older item's English as it is."""
+    return pd.DataFrame({t("submission"): [i["submission_id"] for i in items],
+                         t("why"): [said(i["error"]) for i in items]})
+
+
 def show_run(run_id: int) -> None:
     p = _read.pop(run_id, None) or runs.progress(_common.connect(), run_id, db_path, actor=_common.actor())
     if p["status"] in ("cancelled", "failed", "done") or p["resumable"]:
@@ -166,7 +173,10 @@ def show_run(run_id: int) -> None:
         with st.expander(tn("{count} submission(s) failed: they are in the review queue to regenerate or mark by hand",
                             "{count} submission(s) failed: they are in the review queue to regenerate or mark by hand",
                             p["failed"])):
-            st.dataframe(pd.DataFrame(p["failures"]), hide_index=True)
+            st.dataframe(_why(p["failures"]), hide_index=True)
+    if p.get("skips"):
+        with st.expander(tn("{count} submission skipped", "{count} submissions skipped", p["skipped"])):
+            st.dataframe(_why(p["skips"]), hide_index=True)
     b1, b2 = st.columns(2)
     if p["status"] in ("queued", "running") and not p["resumable"]:
         if b1.button(t("Cancel run"), key=f"cancel_{run_id}"):

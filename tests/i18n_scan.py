@@ -86,6 +86,7 @@ CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
                   "core/evals/rules.py", "core/checks.py",   # an eval check's detail, a draft's rules' details
                   "core/judging/judges.py",   # the trust rule, the family rule's notes (the lesson panel, the readiness view)
                   "core/offline/scorer.py", "core/offline/crossval.py",   # the offline scorer's kinds and why it scores so
+                  "core/offline/model.py",   # the learned model's feature labels (a draft's offline reasoning)
                   "core/lessons/costs.py", "core/lessons/roles.py", "core/lessons/refine.py",   # the call log's columns; notes
                   "core/web/student.py")   # a refused private link's page (plain HTML)
 

@@ -22,7 +22,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, create_model
 
 from core import injection, language, prompts
 from core.agents.common import Job, as_data, bounded_text, call, compact, scale_text, truncate
-from core.offline import heuristics
+from core.offline import heuristics, reasoning
 from core.rubric import Rubric
 
 PROMPT = prompts.Spec("evaluator", frozenset({"language", "assignment", "key_concepts", "scale", "rubric", "guidance", "keys",
@@ -163,6 +163,7 @@ def describe(output: dict, rubric: Rubric) -> list[tuple[str, str]]:
     for crit in rubric.criteria:
         ev = output.get(crit.key) or {}
         blocks.append(("heading", f"{crit.title}: {ev.get('score', '—')}"))
-        blocks.append(("text", ev.get("reasoning", "")))
+        # The offline baseline's reasoning as a Message (the page says it in the reader's language).
+        blocks.append(("text", reasoning.text_of(ev.get("reasoning", ""), cut_at=REASONING_CHARS)))
         blocks += [("text", f"• {area}") for area in ev.get("areas_for_improvement") or []]
     return blocks

@@ -17,9 +17,10 @@ from typing import Callable
 import db
 from core.accounts import access
 from core.runs import engine as run_engine
+from core.runs import stored as stored_texts
 from core.accounts.access import Actor
 from core.errors import ConfigError, ConflictError, LLMConfigFault
-from core.language.interface import Message
+from core.language.interface import Message, message_of
 from core.lessons import review, roles, tiers
 from core.llm import check_provider, default_provider, echo, effective_settings, from_settings
 from core.offline import LABEL as OFFLINE_LABEL
@@ -117,7 +118,7 @@ def _review_item(db_path: str, run_id: int, lesson_id: int, context: tuple) -> N
             return
         status = lessons_db.lesson_status(conn, lesson_id)
         if status in (None, "approved"):
-            runs_db.skip_item(conn, run_id, lesson_id, "lesson deleted" if status is None else "a teacher has approved it")
+            runs_db.skip_item(conn, run_id, lesson_id, stored_texts.LESSON_SKIPPED[status])
             return
         try:
             out = review.review_lesson(db_path, lesson_id, llm, run_id=run_id, options=options)
@@ -129,10 +130,11 @@ def _review_item(db_path: str, run_id: int, lesson_id: int, context: tuple) -> N
                              fault=f"{e} Fix the setting, then resume the run.") from e
         except Exception as e:    # not already stored as a failed review (e.g. a database error)
             log.exception("lesson run %s: lesson %s failed", run_id, lesson_id)
-            runs_db.fail_item(conn, run_id, lesson_id, f"{type(e).__name__}: {e}"[:2000])
+            runs_db.fail_item(conn, run_id, lesson_id, *stored_texts.failed(
+                Message("{error_type}: {error}", error_type=type(e).__name__, error=message_of(e))))
             return
         if out["review_id"] is None:
-            runs_db.skip_item(conn, run_id, lesson_id, "the lesson changed while it was reviewed")
+            runs_db.skip_item(conn, run_id, lesson_id, stored_texts.LESSON_SKIPPED["changed"])
     finally:
         conn.close()
 

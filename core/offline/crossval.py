@@ -74,24 +74,37 @@ def scored_by(row: dict) -> str:
         return ""
     model, words = _q(row.get("model")), _q(row.get("word_count"))
     if method == "word_count":
-        return Message.plural("Scored by word count: it agreed better with your scores than the learned model (QWK "
-                              "{words} vs {model}, leave-one-out on {count} score).",
-                              "Scored by word count: it agreed better with your scores than the learned model (QWK "
-                              "{words} vs {model}, leave-one-out on {count} scores).", n, words=words, model=model)
+        return Message.plural(*SCORED_BY["word_count"], n, words=words, model=model)
     if method == "blend":
         share = round(100 * row["weight"])
-        return Message.plural("Scored by the learned model blended with word count ({share}% model, {rest}% word "
-                              "count): the blend agreed better with your scores than either alone (QWK {blend} vs "
-                              "{model} for the model and {words} for word count, leave-one-out on {count} score).",
-                              "Scored by the learned model blended with word count ({share}% model, {rest}% word "
-                              "count): the blend agreed better with your scores than either alone (QWK {blend} vs "
-                              "{model} for the model and {words} for word count, leave-one-out on {count} scores).",
-                              n, share=share, rest=100 - share, blend=_q(row.get("blend")), model=model, words=words)
-    return Message.plural("Scored by the learned model: it agreed better with your scores than word count or a blend "
-                          "(QWK {model} vs {words} for word count, leave-one-out on {count} score).",
-                          "Scored by the learned model: it agreed better with your scores than word count or a blend "
-                          "(QWK {model} vs {words} for word count, leave-one-out on {count} scores).",
-                          n, model=model, words=words)
+        return Message.plural(*SCORED_BY["blend"], n, share=share, rest=100 - share, blend=_q(row.get("blend")),
+                              model=model, words=words)
+    return Message.plural(*SCORED_BY["learned"], n, model=model, words=words)
+
+
+def plural(singular: str, many: str) -> tuple[str, str]:
+    """A plural message's two English forms (tests/i18n_scan.py finds them by this name)."""
+    return singular, many
+
+
+# Which scorer a learned criterion uses, and why (`scored_by`; core.offline.reasoning reads it back
+# in a draft's stored reasoning).
+SCORED_BY = {
+    "word_count": plural("Scored by word count: it agreed better with your scores than the learned model (QWK "
+                         "{words} vs {model}, leave-one-out on {count} score).",
+                         "Scored by word count: it agreed better with your scores than the learned model (QWK "
+                         "{words} vs {model}, leave-one-out on {count} scores)."),
+    "blend": plural("Scored by the learned model blended with word count ({share}% model, {rest}% word "
+                    "count): the blend agreed better with your scores than either alone (QWK {blend} vs "
+                    "{model} for the model and {words} for word count, leave-one-out on {count} score).",
+                    "Scored by the learned model blended with word count ({share}% model, {rest}% word "
+                    "count): the blend agreed better with your scores than either alone (QWK {blend} vs "
+                    "{model} for the model and {words} for word count, leave-one-out on {count} scores)."),
+    "learned": plural("Scored by the learned model: it agreed better with your scores than word count or a blend "
+                      "(QWK {model} vs {words} for word count, leave-one-out on {count} score).",
+                      "Scored by the learned model: it agreed better with your scores than word count or a blend "
+                      "(QWK {model} vs {words} for word count, leave-one-out on {count} scores)."),
+}
 
 
 def criterion_row(kind: str, levels, word_levels, scores, students, lo: int, hi: int, choice=None) -> dict:

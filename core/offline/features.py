@@ -24,6 +24,7 @@ import threading
 from functools import lru_cache
 
 from core import text as text_mod
+from core.language.interface import N_, Message
 
 WORD = re.compile(r"[A-Za-z]+(?:'[A-Za-z]+)?")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -64,28 +65,28 @@ QUESTION_MARKERS = ("?", "i wonder", "not sure", "what if", "how can", "how coul
 
 # What each feature is, in a teacher's words (the review item's explanations use these).
 LABELS = {
-    "length": "length (number of words)",
-    "sentences": "number of sentences",
-    "sentence_length": "average sentence length",
-    "sentence_variety": "variety of sentence lengths",
-    "long_sentences": "share of very long (run-on) sentences",
-    "paragraphs": "number of paragraphs",
-    "linking_words": "linking words (however, because, ...)",
-    "lexical_variety": "lexical variety (different words used)",
-    "word_length": "average word length",
-    "less_common_words": "share of less common words",
-    "rare_word_types": "range of less common words",
-    "spelling_errors": "spelling errors per word",
-    "lowercase_i": "'i' written in lower case",
-    "lowercase_starts": "sentences starting in lower case",
-    "missing_apostrophes": "missing apostrophes (dont, im)",
-    "space_before_punctuation": "spaces before punctuation",
-    "commas": "commas per sentence",
-    "grammar_slips": "likely grammar slips (he have, a apple)",
-    "prompt_overlap": "overlap with the assignment's prompt",
-    "key_concepts": "key concepts mentioned",
-    "examples": "example markers (for example, at work)",
-    "questions": "question and doubt markers (?, I wonder)",
+    "length": N_("length (number of words)"),
+    "sentences": N_("number of sentences"),
+    "sentence_length": N_("average sentence length"),
+    "sentence_variety": N_("variety of sentence lengths"),
+    "long_sentences": N_("share of very long (run-on) sentences"),
+    "paragraphs": N_("number of paragraphs"),
+    "linking_words": N_("linking words (however, because, ...)"),
+    "lexical_variety": N_("lexical variety (different words used)"),
+    "word_length": N_("average word length"),
+    "less_common_words": N_("share of less common words"),
+    "rare_word_types": N_("range of less common words"),
+    "spelling_errors": N_("spelling errors per word"),
+    "lowercase_i": N_("'i' written in lower case"),
+    "lowercase_starts": N_("sentences starting in lower case"),
+    "missing_apostrophes": N_("missing apostrophes (dont, im)"),
+    "space_before_punctuation": N_("spaces before punctuation"),
+    "commas": N_("commas per sentence"),
+    "grammar_slips": N_("likely grammar slips (he have, a apple)"),
+    "prompt_overlap": N_("overlap with the assignment's prompt"),
+    "key_concepts": N_("key concepts mentioned"),
+    "examples": N_("example markers (for example, at work)"),
+    "questions": N_("question and doubt markers (?, I wonder)"),
 }
 NAMES = tuple(LABELS)
 COMMON_RANK = 1000      # words beyond the 1,000 most frequent English words count as less common
@@ -123,7 +124,11 @@ def _load_word_list(language: str):
 ENGLISH_ONLY = ("linking_words", "lowercase_i", "missing_apostrophes", "grammar_slips", "examples",
                 "spelling_errors", "less_common_words", "rare_word_types")
 ANY_WORD = re.compile(r"[^\W\d_]+(?:['’][^\W\d_]+)?")
-_NO_LIST = {"ru": "pyspellchecker's Russian word list misses most inflected forms"}
+# Why spelling is not checked in a language (core.offline.reasoning reads the note back on a draft).
+NO_WORD_LIST = {"sv": N_("no Swedish word list"),
+                "ru": N_("pyspellchecker's Russian word list misses most inflected forms")}
+NOTE = N_("Spelling not checked: {why}. English-only signals (linking words, grammar patterns, example phrases, "
+          "word rarity) not used; length, sentences, paragraphs, lexical variety, questions and key concepts are.")
 
 
 def signals_note(language: str = "en") -> str:
@@ -136,10 +141,8 @@ def signals_note(language: str = "en") -> str:
 
     if language == "en":
         return ""
-    name = english_name(language)
-    return (f"Spelling not checked: {_NO_LIST.get(language, f'no {name} word list')}. English-only signals "
-            "(linking words, grammar patterns, example phrases, word rarity) not used; length, sentences, "
-            "paragraphs, lexical variety, questions and key concepts are.")
+    why = NO_WORD_LIST.get(language)
+    return Message(NOTE, why=Message(why) if why else f"no {english_name(language)} word list")
 
 
 def _other_language(text: str, prompt: str, key_concepts, language: str) -> dict[str, float]:

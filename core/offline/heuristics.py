@@ -25,12 +25,13 @@ import numpy as np
 
 from core import checks, injection
 from core.language import normalise as language_code
+from core.language.interface import Message
 from core.offline import features as text_features
 from core.offline import reading_level
+from core.offline import reasoning as said
 from core.offline import wording
 from core.offline.features import EXAMPLE_MARKERS, QUESTION_MARKERS
 from core.rubric import Rubric
-from core.text import count
 
 CONNECTIVES = ("first", "second", "then", "however", "therefore", "because", "finally", "in conclusion",
                "on the other hand", "for this reason", "as a result", "overall")
@@ -83,58 +84,56 @@ def _clip(x: float) -> float:
     return max(0.0, min(1.0, x))
 
 
-def quality(signal: str, f: dict, d: dict) -> tuple[float, str]:
+def quality(signal: str, f: dict, d: dict) -> tuple[float, Message]:
     """0..1 for one signal, and the feature-based reason for it (`f`: `features`, `d`:
-    core.offline.features.dense of the same text)."""
+    core.offline.features.dense of the same text): one of core.offline.reasoning's sentences."""
     length = min(1.0, f["words"] / 250)
     if signal == "length":
-        return length, f"{count(f['words'], 'word')}."
+        return length, said.LENGTH.said(count=f["words"])
     if signal == "concepts":
         cov = len(f["concepts_found"]) / f["concepts_total"] if f["concepts_total"] else length
-        named = ", ".join(f["concepts_found"]) or "none"
-        return 0.7 * min(1.0, cov * 1.6) + 0.3 * length, (
-            f"Mentions {len(f['concepts_found'])} of {f['concepts_total']} key concepts ({named}) "
-            f"in {count(f['words'], 'word')}.")
+        named = ", ".join(f["concepts_found"]) or Message(said.NONE)
+        return 0.7 * min(1.0, cov * 1.6) + 0.3 * length, said.CONCEPTS.said(
+            found=len(f["concepts_found"]), count=f["concepts_total"], named=named,
+            words=said.WORDS_IN.said(count=f["words"]))
     if signal == "examples":
-        return 0.75 * min(1.0, f["examples"] / 2) + 0.25 * length, (
-            f"Found {f['examples']} example marker(s) such as 'for example' or 'at work'.")
+        return 0.75 * min(1.0, f["examples"] / 2) + 0.25 * length, said.EXAMPLES.said(count=f["examples"])
     if signal == "questions":
-        return 0.75 * min(1.0, f["questions"] / 2) + 0.25 * length, (
-            f"Found {f['questions']} question or uncertainty marker(s) such as '?' or 'I wonder'.")
+        return 0.75 * min(1.0, f["questions"] / 2) + 0.25 * length, said.QUESTIONS.said(count=f["questions"])
+    paragraphs = said.PARAGRAPHS.said(count=f["paragraphs"])
     if signal == "structure" and f["grade"] is None:     # not English: paragraphs and sentences only
         fits = 1.0 if 10 <= d["sentence_length"] <= 25 else 0.4
-        return 0.4 * min(1.0, f["paragraphs"] / 3) + 0.3 * fits + 0.3 * length, (
-            f"{f['paragraphs']} paragraph(s), sentences of {d['sentence_length']:.0f} words on average.")
+        return 0.4 * min(1.0, f["paragraphs"] / 3) + 0.3 * fits + 0.3 * length, said.STRUCTURE_OTHER.said(
+            paragraphs=paragraphs, length=f"{d['sentence_length']:.0f}")
     if signal == "structure":
         readable = 1.0 if 5 <= f["grade"] <= 14 else 0.4
         score = (0.3 * min(1.0, f["paragraphs"] / 3) + 0.3 * readable + 0.2 * min(1.0, f["connectives"] / 3)
                  + 0.2 * length)
-        return score, (f"{f['paragraphs']} paragraph(s), reading {checks.grade_text(f['grade'])}, "
-                       f"{f['connectives']} linking word(s).")
+        grade = checks.grade_text(f["grade"])
+        return score, said.STRUCTURE.said(paragraphs=paragraphs, grade=said.grade_said(grade),
+                                          linking=said.LINKING.said(count=f["connectives"]))
     if signal == "cohesion":
         return (0.35 * min(1.0, f["paragraphs"] / 3) + 0.4 * min(1.0, d["linking_words"] / 2.5) + 0.25 * length), (
-            f"{f['paragraphs']} paragraph(s), {d['linking_words']:.1f} linking words per 100 words.")
+            said.COHESION.said(paragraphs=paragraphs, rate=f"{d['linking_words']:.1f}"))
     if signal == "sentences":
         fits = 1.0 if 10 <= d["sentence_length"] <= 25 else 0.4
         return (0.35 * fits + 0.25 * min(1.0, d["sentence_variety"] / 8) + 0.2 * (1 - d["long_sentences"])
-                + 0.2 * length), (f"Sentences of {d['sentence_length']:.0f} words on average, "
-                                  f"{d['long_sentences']:.0%} very long ones.")
+                + 0.2 * length), said.SENTENCES.said(length=f"{d['sentence_length']:.0f}",
+                                                      share=f"{d['long_sentences']:.0%}")
     if signal == "vocabulary":
         return (0.4 * _clip((d["lexical_variety"] - 4) / 6) + 0.4 * _clip(d["less_common_words"] / 0.4)
-                + 0.2 * length), (f"Lexical variety {d['lexical_variety']:.1f}, {d['less_common_words']:.0%} less "
-                                  "common words.")
+                + 0.2 * length), said.VOCABULARY.said(variety=f"{d['lexical_variety']:.1f}",
+                                                       share=f"{d['less_common_words']:.0%}")
     if signal == "grammar":
-        return 0.75 * _clip(1 - d["grammar_slips"] / 3) + 0.25 * length, (
-            f"{d['grammar_slips']:.1f} likely grammar slips per 100 words (patterns such as 'he have').")
+        return 0.75 * _clip(1 - d["grammar_slips"] / 3) + 0.25 * length, said.GRAMMAR.said(
+            rate=f"{d['grammar_slips']:.1f}")
     if signal == "spelling":
         errors = d["spelling_errors"] + d["lowercase_i"] + d["missing_apostrophes"] + 10 * d["lowercase_starts"]
-        return 0.8 * _clip(1 - errors / 8) + 0.2 * length, (
-            f"{d['spelling_errors']:.1f} spelling errors per 100 words, {d['lowercase_starts']:.0%} of sentences "
-            "starting in lower case.")
+        return 0.8 * _clip(1 - errors / 8) + 0.2 * length, said.SPELLING.said(
+            rate=f"{d['spelling_errors']:.1f}", share=f"{d['lowercase_starts']:.0%}")
     parts = [quality(a, f, d)[0] for a in ("concepts", "examples", "questions", "structure")
              if not (a == "examples" and f["grade"] is None)]
-    return sum(parts) / len(parts), ("Average of length, concept, example, question and structure features "
-                                     f"({f['words']} words).")
+    return sum(parts) / len(parts), said.OVERALL.said(count=f["words"])
 
 
 def qualities(text: str, rubric: Rubric, key_concepts: list[str], prompt: str = "",
@@ -170,13 +169,6 @@ def _evidence(text: str, signal: str, f: dict) -> str:
     return pick[spans[0].start():spans[-1].end()].strip(" ,;:") if spans else ""
 
 
-def _pushes_text(pushes: list[tuple[str, float]]) -> str:
-    up = [f"{label} ({v:+.2f})" for label, v in pushes if v > 0]
-    down = [f"{label} (\u2212{abs(v):.2f})" for label, v in pushes if v < 0]
-    parts = ([f"pushed up by {', '.join(up)}"] if up else []) + ([f"pushed down by {', '.join(down)}"] if down else [])
-    return "; ".join(parts) or "close to the average of the texts it learned from"
-
-
 def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str = "", scorer=None,
              language: str = "en") -> dict:
     """Scores per criterion from text features. With a `scorer` (core.offline.scorer.Scorer),
@@ -199,28 +191,26 @@ def evaluate(text: str, rubric: Rubric, key_concepts: list[str], *, prompt: str 
     short_cap = math.floor(rubric.band_cut) if f["words"] < checks.MIN_SUBMISSION_WORDS else rubric.scale_max
     for c in rubric.criteria:
         signal = signal_for(c, language)
-        q, why = quality(signal, f, d) if c.key not in learned else (0.0, "")
-        why = f"{why} {note}".strip()
+        q, found = quality(signal, f, d) if c.key not in learned else (0.0, "")
+        why = [found, note or None]   # the reasoning's sentences (core.offline.reasoning), one space between
         q = _clip(q)
         calibration = scorer.calibration.get(c.key) if scorer is not None else None
         if c.key in learned:
             score = learned[c.key]["score"]
-            pushes, said = _pushes_text(learned[c.key]["pushes"]), scorer.scored_by(c.key)
+            pushes, scored_by = said.pushes_said(learned[c.key]["pushes"]), scorer.scored_by(c.key)
+            figures = {"count": scorer.scores[c.key], "version": scorer.version, "pushes": pushes}
             if scorer.model.method(c.key) == "learned":
-                why = (f"Learned from {scorer.scores[c.key]} teacher scores (offline scorer v{scorer.version}): "
-                       f"{pushes}. {said}").rstrip()
+                why = [said.LEARNED.said(**figures), scored_by or None]
             else:   # word count or a blend won in cross-validation: that comes first
-                why = f"{said} From {scorer.scores[c.key]} teacher scores (offline scorer v{scorer.version}): {pushes}."
+                why = [scored_by, said.FROM.said(**figures)]
         elif calibration:
             score = min(short_cap, rubric.scale_min + int(np.searchsorted(calibration["cuts"], q, side="right")))
-            why += (f" Heuristic calibrated on {calibration['scores']} teacher score(s) (a learned model needs "
-                    f"{scorer.min_per_criterion}).")
+            why.append(said.CALIBRATED.said(count=calibration["scores"], needed=scorer.min_per_criterion))
         else:
             score = min(short_cap, rubric.scale_min + int(round(q * span)))
         out[c.key] = {
             "score": score,
-            "reasoning": f"{why} Offline baseline: text features, not a reading of the meaning; "
-                         f"level {score} means \"{c.levels[score]}\"",
+            "reasoning": said.reasoning(why + [said.TAIL.said(score=score, level=c.levels[score])]),
             "areas_for_improvement": [c.improvement_hint
                                       or wording.of(language).strengthen.format(c.title.lower())],
             "evidence_quote": _evidence(text, signal, f),

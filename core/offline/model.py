@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from core.language.interface import N_
 from core.offline import features, levels
 from core.offline.levels import cut_points, target_shares, word_count_levels  # noqa: F401  (their home before)
 
@@ -42,11 +43,11 @@ BLOCK_WEIGHT = 0.5        # an n-gram direction counts this much against one nam
 MIN_POOL_FOR_NGRAMS = 20  # fewer texts than this: named features only
 FIT_SAMPLE = 600          # the n-gram vocabulary and directions are learned from at most this many texts
 BLOCKS = {
-    "word_choice": dict(label="word choice (word n-grams)", analyzer="word", ngram_range=(1, 2), min_df=2,
+    "word_choice": dict(label=N_("word choice (word n-grams)"), analyzer="word", ngram_range=(1, 2), min_df=2,
                         max_features=20000, token_pattern=r"(?u)\b\w\w+\b"),
-    "word_forms": dict(label="spelling and word forms (character n-grams)", analyzer="char_wb",
+    "word_forms": dict(label=N_("spelling and word forms (character n-grams)"), analyzer="char_wb",
                        ngram_range=(2, 4), min_df=2, max_features=20000),
-    "sentence_patterns": dict(label="sentence patterns (function-word n-grams)", analyzer="word",
+    "sentence_patterns": dict(label=N_("sentence patterns (function-word n-grams)"), analyzer="word",
                               ngram_range=(2, 4), min_df=2, max_features=8000, token_pattern=r"\S+",
                               lowercase=False),
 }

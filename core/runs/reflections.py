@@ -28,10 +28,11 @@ import db
 from core.accounts import access
 from core import pipeline
 from core.runs import engine as run_engine
+from core.runs import stored as stored_texts
 from core.accounts.access import Actor
 from core.agents import registry
 from core.errors import ConfigError, ConflictError, GateError, LLMConfigFault
-from core.language.interface import Message
+from core.language.interface import Message, message_of
 from core.judging import agreement as judge_agreement
 from core.evals import config as ai_config
 from core.evals import gate
@@ -186,8 +187,7 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
             return  # stays pending: a resume continues here
         status = runs_db.submission_status(conn, submission_id)
         if status not in PIPELINE_OWNED:
-            runs_db.skip_item(conn, run_id, submission_id,
-                              "submission deleted" if status is None else f"a teacher has {status} it")
+            runs_db.skip_item(conn, run_id, submission_id, stored_texts.skip_reason(status))
             return
     finally:
         # Closed while the pipeline works (it opens its own): held, a batch run's 500 threads kept
@@ -205,7 +205,8 @@ def _assess_item(db_path: str, run_id: int, submission_id: int, llm) -> None:
         log.exception("run %s: submission %s failed", run_id, submission_id)
         conn = db.connect(db_path)
         try:
-            runs_db.fail_item(conn, run_id, submission_id, f"{type(e).__name__}: {e}"[:2000])
+            runs_db.fail_item(conn, run_id, submission_id, *stored_texts.failed(
+                Message("{error_type}: {error}", error_type=type(e).__name__, error=message_of(e))))
         finally:
             conn.close()
 
@@ -272,7 +273,9 @@ def _progress(conn, run_id: int, db_path=None) -> dict:
         "cancel_requested": bool(run["cancel_requested"]), "created_at": run["created_at"],
         "assignment_id": run["assignment_id"], "assignment_title": run.get("assignment_title"),
         "assignment_week": run.get("assignment_week"),
-        "failures": runs_db.failed_items(conn, run_id, limit=20) if counts["failed"] else [],
+        # Why items failed or were skipped, each a Message where FairMark said it (core.runs.stored).
+        "failures": stored_texts.shown(runs_db.ended_items(conn, run_id, "failed", 20)) if counts["failed"] else [],
+        "skips": stored_texts.shown(runs_db.ended_items(conn, run_id, "skipped", 20)) if counts["skipped"] else [],
     }
     if run["config"].get("batch"):
         out["batches"] = len(batches_db.of_run(conn, run_id))

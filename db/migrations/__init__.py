@@ -55,6 +55,7 @@ ORDER = (
     "m030a_course_language",
     "m030i_user_language",
     "m027c_anchored_notes",
+    "m030s_run_item_error_said",
 )
 
 migrations = Migrations("fairmark")

@@ -1,0 +1,79 @@
+"""Why a run item failed or was skipped, in the reader's language.
+
+The database keeps the English (`run_items.error`: the command line, logs and exports read it)
+and, since migration m030s, a failed item's Message in its stored form beside it
+(`run_items.error_said`, core.language.interface.stored). A skip reason is one of FairMark's fixed
+sentences (SKIPPED, and db.runs.supersede_pending's "superseded by run N"), read back by its
+template, so an item skipped before the form was kept reads translated too. An item from before
+with an error in English only, and any text no template matches, is shown as it is.
+
+    >>> from core.language.interface import Interface
+    >>> Interface("sv").said(reason_of({"error": "superseded by run 7", "error_said": None}))
+    'ersatt av körning 7'
+    >>> reason_of({"error": "RuntimeError: boom", "error_said": None})
+    'RuntimeError: boom'
+"""
+from __future__ import annotations
+
+import json
+import re
+
+from core.language.interface import N_, Message, reread, stored
+
+# Why an item was skipped (as the run found it when its turn came), by the subject's status.
+SKIPPED = {None: N_("submission deleted"), "approved": N_("a teacher has approved it"),
+           "rejected": N_("a teacher has rejected it"), "released": N_("a teacher has released it")}
+LESSON_SKIPPED = {None: N_("lesson deleted"), "approved": N_("a teacher has approved it"),
+                  "changed": N_("the lesson changed while it was reviewed")}
+SUPERSEDED = N_("superseded by run {run}")    # db.runs.supersede_pending writes it (db/ does not import core)
+_SUPERSEDED = re.compile(r"superseded by run (?P<run>\d+)")
+_FIXED = frozenset(SKIPPED.values()) | frozenset(LESSON_SKIPPED.values())
+
+
+def skip_reason(status: str | None) -> str:
+    """Why a submission in `status` (None: deleted) is skipped: the English the item keeps."""
+    return SKIPPED.get(status) or f"a teacher has {status} it"
+
+
+def failed(error) -> tuple[str, dict | None]:
+    """A failed item's English (at most 2,000 characters, as the item keeps it) and its form
+    (None for plain text: what it says is not FairMark's sentence)."""
+    return str(error)[:2000], form_of(error)
+
+
+def form_of(message) -> dict | None:
+    """A Message's stored form, JSON-able; None for plain text (or a Message with a value only
+    Python reads: its English alone is kept)."""
+    if not isinstance(message, Message):
+        return None
+    form = stored(message)
+    try:
+        json.dumps(form)
+    except (TypeError, ValueError):
+        return None
+    return form
+
+
+def reason_of(item: dict, limit: int | None = 2000):
+    """An item's error or skip reason as a Message a page shows in the reader's language (its
+    stored form, else a skip reason's template); any other text as it is. A form is used only
+    while it reads as the stored English (its first `limit` characters: the item keeps 2,000)."""
+    text, form = item.get("error"), item.get("error_said")
+    if form:
+        try:
+            message = reread(form)
+        except (KeyError, TypeError, ValueError, IndexError):   # not a form this code reads: the English
+            message = None
+        if message is not None and str(message)[:limit] == text:
+            return message
+    if text in _FIXED:
+        return Message(text)
+    if text and (found := _SUPERSEDED.fullmatch(text)):
+        return Message(SUPERSEDED, run=int(found["run"]))
+    return text
+
+
+def shown(items: list[dict]) -> list[dict]:
+    """Failed or skipped items as the Assess page lists them: {submission_id, error}, the error a
+    Message where it can be one."""
+    return [{"submission_id": i["submission_id"], "error": reason_of(i)} for i in items]
