@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from core.accounts import access
 from core.accounts.access import Actor
-from core.language.interface import message_of
+from core.language.interface import form_of, message_of
 from core.runs import stored as stored_texts
 from db import llm_calls
 
@@ -36,7 +36,7 @@ def failed_connection_test(at: str, error: BaseException) -> dict:
     older records have it) and, when FairMark said it, the Message's form beside it
     (`error_said`, core.language.interface.stored), which `llm_tab` reads back."""
     out = {"at": at, "ok": False, "error": str(error)}
-    form = stored_texts.form_of(message_of(error))
+    form = form_of(message_of(error))
     return {**out, "error_said": form} if form is not None else out
 
 

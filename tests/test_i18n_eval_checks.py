@@ -94,6 +94,7 @@ def test_a_stored_eval_run_keeps_each_details_form_and_the_page_read_says_it(con
     stored = _check(row["report"], "G2", "rule:specifics")
     assert stored["detail"] == "not in the student’s text, the source or the question: Ashish, Vaswani, Google, 2017"
     assert _check(printed, "G2", "rule:specifics")["detail"] == stored["detail"]      # the JSON: its English
+    assert not [c for r in printed["results"] for c in r["checks"] if "detail_said" in c]   # the JSON as before
     assert stored["detail_said"]["msgid"] == "not in the student’s text, the source or the question: {found}"
     rows = [c for r in row["report"]["results"] for c in r["checks"]]
     assert rows and all("detail_said" in c for c in rows)

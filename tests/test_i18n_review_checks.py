@@ -210,3 +210,23 @@ def test_an_older_draft_on_the_review_item_still_shows(conn, db_path, app_test, 
             "nedslående formuleringar, Slutar med en fråga eller ett nästa steg") in shown   # by their English
     assert [w for w in ENGLISH_LEFT if w in shown] == []
 
+
+
+def test_a_reader_without_names_gets_the_checks_in_swedish_even_when_the_name_is_a_template_word():
+    """The review item hides a student's name from a coordinator without the name grant in every string
+    of the draft; a check's stored form is FairMark's template with the student's text in its
+    values, so only the values are hidden ("{count} words" stays a template for a student called
+    Count), and a form that no longer reads as the English beside it shows the English."""
+    from core.courses.browse import _masker
+    hide = _masker(Actor("co", role="coordinator", courses={1: False}), 1, "Anna Count", "", "Student-0001")
+    kept = hide(rules.with_forms([checks.check_word_count("one two three")]))
+    assert kept[0]["detail_said"]["msgid"] == "{count} word"
+    again = rules.said(kept)[0]
+    assert again["detail"] == "3 words" and SV.said(again["detail"]) == "3 ord"
+    # A form that says something else than its English (names put back since): the English wins.
+    mismatched = {**kept[0], "detail": "4 words"}
+    assert rules.said([mismatched])[0]["detail"] == "4 words"
+    assert not isinstance(rules.said([mismatched])[0]["detail"], Message)
+    broken = {**kept[0], "detail_said": {"msgid": "{Student-0001} words", "plural": None, "count": None,
+                                         "values": {"x": 1}}}
+    assert rules.said([broken])[0]["detail"] == "3 words"     # a form this code cannot read: the English

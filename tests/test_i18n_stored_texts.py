@@ -213,3 +213,16 @@ def test_the_learned_scorers_reasoning_on_a_review_item_in_russian(app_test, con
     _in(monkeypatch, "ru")
     shown = [t.value for t in _review_item(app_test, c, sid, "ru-RU").text]
     assert {r.strip() for r in russian.values()} <= {t.strip() for t in shown}   # st.text drops an end space
+
+
+def test_a_long_error_keeps_no_form_so_no_reader_sees_more_than_the_english():
+    """An item keeps 2,000 characters of its error; a longer one keeps no form (its values would
+    be whole), so a Swedish reader sees the same cut English as an English one."""
+    from core.language.interface import Message
+    from core.runs import stored as stored_texts
+    long = Message("{step}: {error_type}: {error}", step="evaluator", error_type="RuntimeError", error="x" * 50_000)
+    english, form = stored_texts.failed(long)
+    assert len(english) == 2000 and form is None
+    short, form = stored_texts.failed(Message("{step}: {error_type}: {error}", step="evaluator",
+                                              error_type="RuntimeError", error="boom"))
+    assert short == "evaluator: RuntimeError: boom" and form["msgid"] == "{step}: {error_type}: {error}"

@@ -83,7 +83,7 @@ def run_evals(args) -> int:
         evals_db.save_eval_run(conn, h, report, suite=suite.path, created_by=who)
     finally:
         conn.close()
-    emit(report)
+    emit(runner.as_printed(report))
     return 1 if report["blocking_failed"] else 0
 
 

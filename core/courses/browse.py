@@ -119,6 +119,8 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
         if isinstance(value, str):
             return pz.hide(value)
         if isinstance(value, dict):
+            if "msgid" in value and "values" in value:   # a Message's stored form: its template is FairMark's
+                return {**value, "values": hide(value["values"])}
             return {k: hide(v) for k, v in value.items()}
         if isinstance(value, list):
             return [hide(v) for v in value]

@@ -41,7 +41,7 @@ from core.language import readability as reading
 from core.language import readability_said
 from core.language import words as language_words
 from core.language import detect as language_detect
-from core.language.interface import Message, reread, stored
+from core.language.interface import Message, form_of, read_back
 from core.text import words
 
 _STEP_MARK = re.compile(r"\(\d\)\s*")
@@ -223,7 +223,7 @@ FORMS = {"label": "label_said", "detail": "detail_said"}
 def with_forms(results: list[dict]) -> list[dict]:
     """The results as a draft stores them: beside a Message label's and detail's English, its form
     (`label_said`, `detail_said`: core.language.interface.stored)."""
-    return [{**c, **{said_key: stored(c[key]) for key, said_key in FORMS.items() if isinstance(c.get(key), Message)}}
+    return [{**c, **{said_key: form for key, said_key in FORMS.items() if (form := form_of(c.get(key))) is not None}}
             for c in results]
 
 
@@ -239,8 +239,8 @@ def said(results: list[dict]) -> list[dict]:
     'Asks at least one question'
     """
     return [{**{k: v for k, v in c.items() if k not in FORMS.values()},
-             "label": reread(c["label_said"]) if "label_said" in c else label_of(c.get("label")),
-             "detail": reread(c["detail_said"]) if "detail_said" in c else c.get("detail")}
+             "label": read_back(c["label_said"], c.get("label")) if "label_said" in c else label_of(c.get("label")),
+             "detail": read_back(c.get("detail_said"), c.get("detail"))}
             if isinstance(c, dict) else c for c in results]
 
 

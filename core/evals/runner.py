@@ -29,7 +29,7 @@ from core.evals import config as ai_config
 from core.evals.cases import Case, Suite
 from core.evals.rules import RULES
 from core.judging import comment_judges
-from core.language.interface import Message, N_, stored
+from core.language.interface import Message, N_, form_of
 from core.offline import LABEL as OFFLINE_LABEL
 from core.rubric import default_rubric
 
@@ -127,9 +127,17 @@ def evaluate_case(case: Case, llm, variant: ai_config.Variant = ai_config.STANDA
 def _row(check: str, status: str, detail) -> dict:
     """A check's row of the report: its detail in English, and a Message's form beside it."""
     row = {"check": check, "status": status, "detail": detail}
-    if isinstance(detail, Message):
-        row["detail_said"] = stored(detail)
+    if (form := form_of(detail)) is not None:
+        row["detail_said"] = form
     return row
+
+
+def as_printed(report: dict) -> dict:
+    """The report as `python -m core evals run` prints it: each check's English only (the forms
+    kept for the page stay in the stored report), so the JSON reads as it always has."""
+    return {**report, "results": [{**r, "checks": [{k: v for k, v in c.items() if k != "detail_said"}
+                                                   for c in r.get("checks") or []]}
+                                  for r in report.get("results") or []]}
 
 
 def run_suite(suite: Suite, llm, *, variant: ai_config.Variant = ai_config.STANDARD, concurrency: int = 4,

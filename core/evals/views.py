@@ -10,7 +10,7 @@ from core.accounts import access
 from core.accounts.access import Actor
 from core.evals import config as ai_config
 from core.evals import gate, pairwise, saved
-from core.language.interface import reread
+from core.language.interface import read_back
 from db import comparisons as cmp_db
 from db import evals as evals_db
 
@@ -32,7 +32,7 @@ def said_report(report: dict) -> dict:
     """A stored eval report with each check's detail a Message again where the report kept its
     form (`detail_said`, core.evals.runner), so that the page says it in the reader's language; a
     report stored before that keeps its English details as they are."""
-    results = [{**r, "checks": [{**c, "detail": reread(c["detail_said"])} if "detail_said" in c else c
+    results = [{**r, "checks": [{**c, "detail": read_back(c["detail_said"], c.get("detail"))} if "detail_said" in c else c
                                 for c in r.get("checks") or []]}
                for r in report.get("results") or []]
     return {**report, "results": results}

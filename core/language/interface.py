@@ -21,6 +21,7 @@ The page layer picks the language (the user's choice, else the browser's) and as
 from __future__ import annotations
 
 import gettext
+import json
 import io
 import string
 from dataclasses import dataclass
@@ -90,6 +91,41 @@ def stored(message) -> dict | str:
     return {"msgid": message.msgid, "plural": message.plural_id, "count": message.count,
             "values": {k: stored(v) if isinstance(v, Message) else v for k, v in message.values.items()},
             **({"context": context} if context is not None else {})}
+
+
+def form_of(message) -> dict | None:
+    """A Message's stored form (`stored`) if it is JSON-able; None for plain text or a Message with a
+    value only Python reads (its English alone is kept then)."""
+    if not isinstance(message, Message):
+        return None
+    form = stored(message)
+    try:
+        json.dumps(form)
+    except (TypeError, ValueError):
+        return None
+    return form
+
+
+def read_back(form, english, limit: int | None = None):
+    """The Message a stored form gives back (`reread`) while it still reads as the English stored
+    beside it (its first `limit` characters, where the English was cut); else the English as it is:
+    a form this code cannot read, or one that no longer matches the English (names put back or
+    hidden since), never shows something other than what the English says.
+
+    >>> m = Message("{count} words", count=3)
+    >>> read_back(stored(m), "3 words").msgid, read_back(stored(m), "4 words")
+    ('{count} words', '4 words')
+    >>> read_back({"msgid": "{Student-0001} words", "plural": None, "count": None, "values": {}}, "x")
+    'x'
+    """
+    if not form:
+        return english
+    try:
+        message = reread(form)
+        text = str(message)
+    except (KeyError, TypeError, ValueError, IndexError, AttributeError):
+        return english
+    return message if english is not None and text[:limit] == str(english)[:limit] else english
 
 
 def message_of(error: BaseException):

@@ -15,10 +15,9 @@ with an error in English only, and any text no template matches, is shown as it 
 """
 from __future__ import annotations
 
-import json
 import re
 
-from core.language.interface import N_, Message, reread, stored
+from core.language.interface import N_, Message, form_of, read_back
 
 # Why an item was skipped (as the run found it when its turn came), by the subject's status.
 SKIPPED = {None: N_("submission deleted"), "approved": N_("a teacher has approved it"),
@@ -38,20 +37,9 @@ def skip_reason(status: str | None) -> str:
 def failed(error) -> tuple[str, dict | None]:
     """A failed item's English (at most 2,000 characters, as the item keeps it) and its form
     (None for plain text: what it says is not FairMark's sentence)."""
-    return str(error)[:2000], form_of(error)
-
-
-def form_of(message) -> dict | None:
-    """A Message's stored form, JSON-able; None for plain text (or a Message with a value only
-    Python reads: its English alone is kept)."""
-    if not isinstance(message, Message):
-        return None
-    form = stored(message)
-    try:
-        json.dumps(form)
-    except (TypeError, ValueError):
-        return None
-    return form
+    english = str(error)
+    # A form only for what the item keeps whole: a longer error's English is cut, its form would not be.
+    return english[:2000], form_of(error) if len(english) <= 2000 else None
 
 
 def reason_of(item: dict, limit: int | None = 2000):
@@ -59,13 +47,8 @@ def reason_of(item: dict, limit: int | None = 2000):
     stored form, else a skip reason's template); any other text as it is. A form is used only
     while it reads as the stored English (its first `limit` characters: the item keeps 2,000)."""
     text, form = item.get("error"), item.get("error_said")
-    if form:
-        try:
-            message = reread(form)
-        except (KeyError, TypeError, ValueError, IndexError):   # not a form this code reads: the English
-            message = None
-        if message is not None and str(message)[:limit] == text:
-            return message
+    if form and (message := read_back(form, text, limit)) is not text:
+        return message
     if text in _FIXED:
         return Message(text)
     if text and (found := _SUPERSEDED.fullmatch(text)):
