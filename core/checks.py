@@ -388,10 +388,12 @@ def submission_flags(text: str, language: str = "en") -> list[str]:
     return [c["name"] for c in submission_checks(text, language) if not c["passed"]]
 
 
-ATTENTION_TEXT = {
-    "empty": "The submission is empty: scored at the bottom of the scale without an AI call.",
-    "short_text": f"Short submission (under {MIN_SUBMISSION_WORDS} words): the AI tends to mistake brevity for clarity.",
-    "injection": "The submission contains instructions aimed at the AI; check the scores were not steered.",
-    "code": "The submission contains code or formulas, which the AI assesses less reliably.",
+ATTENTION_TEXT = {   # Messages (the same English): a page says them in the reader's language (core.signoff.attention)
+    "empty": Message("The submission is empty: scored at the bottom of the scale without an AI call."),
+    "short_text": Message.plural("Short submission (under {count} word): the AI tends to mistake brevity for clarity.",
+                                 "Short submission (under {count} words): the AI tends to mistake brevity for "
+                                 "clarity.", MIN_SUBMISSION_WORDS),
+    "injection": Message("The submission contains instructions aimed at the AI; check the scores were not steered."),
+    "code": Message("The submission contains code or formulas, which the AI assesses less reliably."),
     "non_english": language_detect.attention_text("en"),
 }

@@ -30,7 +30,7 @@ from core.agents import Ids, Job, registry
 from core.calibration import anchors
 from core.courses import comment_bank
 from core.errors import FairMarkError, LLMConfigFault, LLMError
-from core.language.interface import Message, message_of
+from core.language.interface import Message, hidden, message_of
 from core.evals import config as ai_config
 from core.evals import gate, rules
 from core.growth import learning
@@ -42,7 +42,7 @@ from core.offline import scorer as offline_scorer
 from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.runs import stored as stored_texts
-from core.signoff import eligibility
+from core.signoff import attention, eligibility
 from db import drafts as drafts_db
 from db import evals as evals_db
 from db import roster as roster_db
@@ -98,6 +98,7 @@ def assess_submission(db_path, submission_id: int, llm, *, run_id: int | None = 
         votes = draft.pop("votes", None)
         # Why it may not be approved in bulk, decided once here (db.samples reads it in SQL).
         draft["held_back"] = eligibility.hold_reasons(draft, votes or [], rubric)
+        draft["attention_said"] = attention.said_forms(draft.get("attention_reasons") or [])   # drafts.attention_said
         evals_db.record_config(conn, draft["ai_config"], ai_config.of_llm(llm), used_for=f"draft of submission {submission_id}")
         priority = triage.priority(draft["status"], draft.get("scores") or None, rubric,
                                    confidence=draft.get("confidence"), unsure=triage.is_unsure(draft))
@@ -224,8 +225,10 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
             draft["outputs"]["reviewer"] = {**draft["outputs"]["reviewer"], "verdict": None}
     draft["checks"] = rules.with_forms(draft["checks"])   # a Message detail's form beside its English
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
-    for key in ("outputs", "comment", "checks", "revisions", "attention_reasons"):
+    for key in ("outputs", "comment", "checks", "revisions"):
         draft[key] = pz.restore_obj(draft[key])
+    # The reasons stay Messages (their quotes restored), so their forms are kept beside the English.
+    draft["attention_reasons"] = [hidden(attention.reason_of(r), pz.restore) for r in draft["attention_reasons"]]
     return draft
 
 
@@ -239,7 +242,7 @@ def _failed(base: dict, flags: list[str], sub_checks: list[dict], error: Message
     db.drafts.save_draft keeps on the run item beside the English (core.runs.stored)."""
     english, form = stored_texts.failed(error)
     return {**base, "scores": {}, "total": 0, "checks": sub_checks, "flags": flags,
-            "attention_reasons": [f"The AI assessment failed ({error}). Regenerate it or mark it by hand."],
+            "attention_reasons": [attention.failed(error)],
             "status": "failed", "error": english, "error_said": form}
 
 
@@ -299,8 +302,7 @@ def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool
     # made-up quote, so it sends the item to a teacher instead of into the revise loop.
     evidence = checks.check_evidence_quotes(scored.evaluation, job.text, job.language)
     if not evidence["passed"]:
-        reasons.append(f"The AI's evidence quotes are not in the submission ({evidence['detail']}): "
-                       "check the scores they support.")
+        reasons.append(attention.evidence(evidence["detail"]))
     judged = {"confidence": scored.confidence, "judging": scored.judging, "votes": scored.votes}
 
     _side_by_side(llm, job, "after_score", reasons, step)

@@ -20,7 +20,8 @@ from db.rubric_model import Rubric
 PIPELINE_OWNED = ("uploaded", "drafted", "needs_attention", "failed")
 # JSON columns and what an empty one decodes to.
 JSON_COLUMNS = {"models": {}, "prompt_hashes": {}, "scores": {}, "outputs": {}, "checks": [], "revisions": [],
-                "flags": [], "attention_reasons": [], "judging": {}, "held_back": []}
+                "flags": [], "attention_reasons": [], "judging": {}, "held_back": [],
+                "attention_said": []}   # attention_said: the reasons' forms (m030t), parallel; NULL before
 RUN_ITEM_STATUS = {"drafted": "done", "needs_attention": "needs_attention", "failed": "failed"}
 
 
@@ -79,19 +80,21 @@ def save_draft(conn: Database, draft: dict, *, priority: int, run_id: int | None
     return draft_id
 
 
-def send_to_teacher(conn: Database, draft_id: int, reason: str, *, priority: int) -> bool:
+def send_to_teacher(conn: Database, draft_id: int, reason: str, *, priority: int, said=None) -> bool:
     """Add an attention reason to a current draft that was routed as "drafted" and send its
     submission to a teacher (needs attention), in one transaction; a teacher's decision already
-    taken, or a draft that is no longer current, is left alone. Returns whether it changed."""
+    taken, or a draft that is no longer current, is left alone. Returns whether it changed.
+    `said`: the reason's form beside its English (drafts.attention_said), None for plain text."""
     with conn.atomic():
-        row = conn.execute("SELECT d.submission_id, d.attention_reasons FROM drafts d JOIN submissions s "
+        row = conn.execute("SELECT d.submission_id, d.attention_reasons, d.attention_said FROM drafts d JOIN submissions s "
                            "ON s.current_draft_id = d.id WHERE d.id = ? AND d.status = 'drafted' "
                            "AND s.status = 'drafted'", [draft_id]).fetchone()
         if row is None:
             return False
-        reasons = loads(row[1], []) + [reason]
-        conn.execute("UPDATE drafts SET attention_reasons = ?, status = 'needs_attention' WHERE id = ?",
-                     [dumps(reasons), draft_id])
+        reasons = loads(row[1], [])
+        forms = (loads(row[2], []) + [None] * len(reasons))[:len(reasons)] + [said]   # parallel to the reasons
+        conn.execute("UPDATE drafts SET attention_reasons = ?, attention_said = ?, status = 'needs_attention' "
+                     "WHERE id = ?", [dumps(reasons + [reason]), dumps(forms), draft_id])
         submissions.set_status(conn, row[0], "needs_attention", priority, only_from=("drafted",))
     return True
 

@@ -76,6 +76,7 @@ def get_run(conn: Database, run_id: int) -> dict:
         raise NotFound(Message("run {id} does not exist", id=run_id))
     row["config"] = loads(row["config"], {})
     row["prompt_hashes"] = loads(row["prompt_hashes"], {})
+    row["error_said"] = loads(row.get("error_said"))   # why it stopped, its form (m030t); None before
     return row
 
 
@@ -118,7 +119,7 @@ def claim(conn: Database, run_id: int, *, worker: str, pid: int, host: str) -> N
     """Record the worker that now processes the run, from now on a new working period (an
     unclosed earlier one is closed first). Call inside db.write_transaction, after checking that
     no live worker holds it."""
-    conn.execute(f"UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, heartbeat_at = :now, "
+    conn.execute(f"UPDATE runs SET status = 'running', cancel_requested = 0, error = NULL, error_said = NULL, heartbeat_at = :now, "
                  f"active_s = active_s + {_OPEN_PERIOD}, resumed_at = :now, started_at = COALESCE(started_at, :now), "
                  "finished_at = NULL, worker = :worker, worker_pid = :pid, worker_host = :host WHERE id = :id",
                  {"now": now(), "worker": worker, "pid": pid, "host": host, "id": run_id})
@@ -130,12 +131,14 @@ def heartbeat(conn: Database, run_id: int, worker: str) -> bool:
                         [now(), run_id, worker]).rowcount == 1
 
 
-def finish(conn: Database, run_id: int, status: str, error: str | None = None, *, worker: str | None = None) -> bool:
+def finish(conn: Database, run_id: int, status: str, error: str | None = None, *, worker: str | None = None,
+           said: dict | None = None) -> bool:
     """Done, failed or cancelled: the working period ends (its seconds go to active_s). With
-    `worker`, only while that worker still holds the run. Returns whether it did."""
-    sql = (f"UPDATE runs SET status = :status, error = :error, active_s = active_s + {_OPEN_PERIOD}, "
-           "finished_at = :now, heartbeat_at = :now WHERE id = :id")
-    args = {"status": status, "error": error, "now": now(), "id": run_id}
+    `worker`, only while that worker still holds the run. Returns whether it did. `said`: why it
+    stopped, in its Message form beside the English (runs.error_said, m030t; JSON)."""
+    sql = (f"UPDATE runs SET status = :status, error = :error, error_said = :said, "
+           f"active_s = active_s + {_OPEN_PERIOD}, finished_at = :now, heartbeat_at = :now WHERE id = :id")
+    args = {"status": status, "error": error, "said": dumps(said) if said else None, "now": now(), "id": run_id}
     if worker is not None:
         sql += " AND worker = :worker"
         args["worker"] = worker

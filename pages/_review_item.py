@@ -101,7 +101,7 @@ def _attention(data: dict) -> None:
     reasons = (data["draft"] or {}).get("attention_reasons") or []
     if not reasons:
         return
-    text = "  \n".join(f"• {_common.md(r)}" for r in reasons)
+    text = "  \n".join(f"• {_common.md(said(r))}" for r in reasons)   # core's Messages (core.signoff.attention)
     if data["submission"]["status"] in actions.UNDECIDED:
         st.warning("**" + t("Why this item needs attention") + f"**  \n{text}", icon=":material/flag:")
     else:
@@ -351,7 +351,7 @@ def _ai_details(item: dict, rubric) -> None:
             st.markdown(f"**{_common.md(t(labels.verdict_label(draft.get('verdict'))))}** "
                         + tn("after {count} revision round", "after {count} revision rounds", draft.get("rounds") or 0))
         for reason in draft.get("attention_reasons") or []:
-            st.warning(_common.md(reason))
+            st.warning(_common.md(said(reason)))
         for rev in draft.get("revisions") or []:
             with st.expander(t("Round {round}", round=rev.get("round"))):
                 st.text(rev.get("comment", ""))

@@ -166,7 +166,7 @@ def show_run(run_id: int) -> None:
     c.metric(t("Tokens in / out"), f"{p['tokens_in']:,} / {p['tokens_out']:,}")
     d.metric(t("Cost / time"), f"${p['cost_usd']:.4f} / " + t("{seconds} s", seconds=f"{p['seconds']:.0f}"))
     if p["error"]:
-        _common.show_error(t("Run stopped: {error}", error=p["error"]))
+        _common.show_error(t("Run stopped: {error}", error=said(p["error"])))
     if p["status"] == "done" and p["done"]:   # the drafts wait for a teacher
         st.page_link("pages/review.py", label=t("Go to Review"), icon=":material/fact_check:")
     if p["failures"]:

@@ -9,7 +9,7 @@ from core.lessons import demo, ingest, runs, spec, tiers, view
 from core.offline import LABEL as OFFLINE_LABEL
 from core.text import escape_markdown
 from pages import _common
-from pages._i18n import N_, t, tn
+from pages._i18n import N_, said, t, tn
 
 RUN_STATUS = {"queued": N_("queued"), "running": N_("running"), "done": N_("done"), "cancelled": N_("cancelled"),
               "failed": N_("failed")}
@@ -115,7 +115,7 @@ def show_run() -> None:
                                        run=p["run_id"], who=who, finished=p["finished"],
                                        status=t(RUN_STATUS.get(p["status"], p["status"]))))
     if p["error"]:
-        _common.show_error(t("Run stopped: {error}", error=p["error"]))
+        _common.show_error(t("Run stopped: {error}", error=said(p["error"])))
     if p["resumable"] and st.button(t("Resume the run"), key=f"lessons_resume_{p['run_id']}"):
         runs.resume(db_path, p["run_id"], actor=_common.actor())
         st.rerun()

@@ -294,7 +294,8 @@ def messages(specs=None) -> dict[str | tuple[str, str], list[str]]:
     the converted pages, CORE_MESSAGES, and the Messages of every core and db/ module refusals() scans."""
     if specs is None:
         specs = list(dict.fromkeys(CONVERTED + CORE_MESSAGES + tuple(
-            m for m in refusal_modules() if "Message(" in (ROOT / m).read_text(encoding="utf-8"))))
+            m for m in refusal_modules() if any(call in (ROOT / m).read_text(encoding="utf-8")
+                                          for call in ("Message(", "Message.plural(")))))
     out: dict = {}
     for spec in specs:
         module, tree = _parse(spec)

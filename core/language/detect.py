@@ -114,10 +114,10 @@ def check(text: str, language: str = "en") -> dict:
                                           language=named(found), course=course))
 
 
-def attention_text(language: str = "en") -> str:
-    """Why the item goes to a teacher (the draft's attention reason)."""
-    return (f"Not in the course's language ({english_name(language)}): the AI assesses a reflection in "
-            "another language less reliably.")
+def attention_text(language: str = "en") -> Message:
+    """Why the item goes to a teacher (the draft's attention reason): the language's name in a sentence."""
+    return Message("Not in the course's language ({language}): the AI assesses a reflection in another language less "
+                   "reliably.", language=in_context(IN_SENTENCE, english_name(language)))
 
 
 def _result(passed: bool, course: Message, detail: Message) -> dict:

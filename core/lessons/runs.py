@@ -187,7 +187,8 @@ def _progress(conn, run_id: int, db_path=None) -> dict:
     out = {"run_id": run_id, "course_id": run["course_id"], "status": run["status"], "provider": run["provider"],
            "config": run["config"],
            "total": run["total"], "finished": run["total"] - counts["pending"], **counts,
-           **lessons_db.run_tiers(conn, run_id), **runs_db.call_totals(conn, run_id), "error": run["error"],
+           **lessons_db.run_tiers(conn, run_id), **runs_db.call_totals(conn, run_id),
+           "error": stored_texts.stop_of(run),   # a Message where it can be (core.runs.stored)
            "created_at": run["created_at"]}
     out["fraction"] = out["finished"] / run["total"] if run["total"] else 1.0
     if db_path is not None:

@@ -23,9 +23,10 @@ from pathlib import Path
 from typing import Any, Callable
 
 import db
+from core.runs import stored as stored_texts
 from core.runs import worker as run_worker
 from core.errors import ConflictError, FairMarkError
-from core.language.interface import Message
+from core.language.interface import Message, message_of
 from core.runs.worker import age_s, worker_gone
 from db import aggregates
 from db import runs as runs_db
@@ -73,6 +74,13 @@ def execute(kind: Kind, db_path, run_id: int, given=None, *, on_progress: Callab
     return _work(kind, str(db_path), run_id, token, given, on_progress)
 
 
+def _stop(conn, run_id: int, why: Message, token: str) -> None:
+    """The run failed: why in English (at most 2,000 characters) and its form beside it
+    (runs.error_said), so a page says it in the reader's language (core.runs.stored.stop_of)."""
+    english, form = stored_texts.failed(why)
+    runs_db.finish(conn, run_id, "failed", error=english, worker=token, said=form)
+
+
 def _work(kind: Kind, db_path: str, run_id: int, token: str, given, on_progress) -> dict:
     conn = db.connect(db_path)
     context = None
@@ -88,19 +96,19 @@ def _work(kind: Kind, db_path: str, run_id: int, token: str, given, on_progress)
             # The items the fault had already failed wait with the rest: the resume retries them.
             if kind.held is not None and kind.reopen is not None and context is not None:
                 kind.reopen(conn, run_id, kind.held(context))
-            runs_db.finish(conn, run_id, "failed", error=f"stopped: {e.fault}"[:2000], worker=token)
+            _stop(conn, run_id, Message(stored_texts.STOPPED, fault=e.fault), token)
             raise
         except BaseException as e:
-            runs_db.finish(conn, run_id, "failed", error=f"worker stopped: {type(e).__name__}: {e}"[:2000],
-                           worker=token)
+            _stop(conn, run_id, Message(stored_texts.WORKER_STOPPED, error_type=type(e).__name__,
+                                        error=message_of(e)),
+                  token)
             raise
         if kept:
             counts = kind.counts(conn, run_id)
             if counts["pending"] and runs_db.cancel_requested(conn, run_id):
                 runs_db.finish(conn, run_id, "cancelled", worker=token)
             elif counts["pending"]:
-                runs_db.finish(conn, run_id, "failed", error=f"{counts['pending']} item(s) were not processed; "
-                               "resume the run", worker=token)
+                _stop(conn, run_id, Message.plural(*stored_texts.NOT_PROCESSED, counts["pending"]), token)
             else:
                 runs_db.finish(conn, run_id, "done", worker=token)
         return kind.progress(conn, run_id)

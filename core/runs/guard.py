@@ -20,6 +20,7 @@ from __future__ import annotations
 import threading
 
 from core.errors import LLMConfigFault, LLMError, LLMNotFound
+from core.language.interface import Message, message_of
 
 DEFAULT_LIMIT = 3
 
@@ -71,15 +72,26 @@ class ConfigFaultGuard:
                 if item_id not in items:
                     items.append(item_id)
                 if len(items) >= self.limit:
-                    self.tripped = LLMConfigFault(
-                        f"{exc} The same fault hit {len(items)} {self.noun} in a row, so it is a setting, "
-                        f"not the {self.noun}.")
+                    self.tripped = LLMConfigFault(self._streak(exc, len(items)))
                     self._held = [i for i in items if i is not None]
             elif item_id is not None and item_id not in self._held:
                 self._held.append(item_id)      # in flight when the run stopped
             tripped = self.tripped
         if tripped is not None:
             raise tripped from exc
+
+    def _streak(self, exc: LLMError, count: int):
+        """Why the streak is the configuration's: a Message (the fault's own text inside it as it is)."""
+        error = message_of(exc)
+        if self.noun == "submissions":
+            return Message.plural("{error} The same fault hit {count} submissions in a row, so it is a setting, not "
+                                  "the submissions.", "{error} The same fault hit {count} submissions in a row, so "
+                                  "it is a setting, not the submissions.", count, error=error)
+        if self.noun == "lessons":
+            return Message.plural("{error} The same fault hit {count} lessons in a row, so it is a setting, not "
+                                  "the lessons.", "{error} The same fault hit {count} lessons in a row, so it is a "
+                                  "setting, not the lessons.", count, error=error)
+        return f"{exc} The same fault hit {count} {self.noun} in a row, so it is a setting, not the {self.noun}."
 
     def held_items(self) -> list[int]:
         """Items the streak failed before it was recognised: the resume retries them."""

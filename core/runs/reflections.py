@@ -269,7 +269,7 @@ def _progress(conn, run_id: int, db_path=None) -> dict:
     out = {
         "run_id": run_id, "status": run["status"], "provider": run["provider"], "config": run["config"],
         "total": run["total"], "finished": finished, "fraction": finished / run["total"] if run["total"] else 1.0,
-        **counts, **totals, "seconds": seconds, "error": run["error"],
+        **counts, **totals, "seconds": seconds, "error": stored_texts.stop_of(run),   # a Message where it can be
         "cancel_requested": bool(run["cancel_requested"]), "created_at": run["created_at"],
         "assignment_id": run["assignment_id"], "assignment_title": run.get("assignment_title"),
         "assignment_week": run.get("assignment_week"),

@@ -28,6 +28,19 @@ SUPERSEDED = N_("superseded by run {run}")    # db.runs.supersede_pending writes
 _SUPERSEDED = re.compile(r"superseded by run (?P<run>\d+)")
 _FIXED = frozenset(SKIPPED.values()) | frozenset(LESSON_SKIPPED.values())
 
+# Why a run stopped (runs.error, core.runs.engine): the fault's own text, the worker's error, or
+# the items left; "Run stopped: …" on Assess and Lessons.
+STOPPED = N_("stopped: {fault}")
+WORKER_STOPPED = N_("worker stopped: {error_type}: {error}")
+def plural(singular: str, many: str) -> tuple[str, str]:
+    """A plural message's two English forms (tests/i18n_scan.py finds them by this name)."""
+    return singular, many
+
+
+NOT_PROCESSED = plural("{count} item(s) were not processed; resume the run",
+                       "{count} item(s) were not processed; resume the run")
+_NOT_PROCESSED = re.compile(r"(?P<count>\d+) item\(s\) were not processed; resume the run")
+
 
 def skip_reason(status: str | None) -> str:
     """Why a submission in `status` (None: deleted) is skipped: the English the item keeps."""
@@ -53,6 +66,27 @@ def reason_of(item: dict, limit: int | None = 2000):
         return Message(text)
     if text and (found := _SUPERSEDED.fullmatch(text)):
         return Message(SUPERSEDED, run=int(found["run"]))
+    return text
+
+
+def stop_of(run: dict):
+    """Why a run stopped (runs.error) as a Message a page shows in the reader's language: its form
+    beside the English (runs.error_said, m030t), else the one fixed sentence by its template; a
+    run from before (its fault's text in English only) as it is.
+
+    >>> from core.language.interface import Interface
+    >>> Interface("sv").said(stop_of({"error": "2 item(s) were not processed; resume the run"}))
+    '2 objekt behandlades inte; återuppta körningen'
+    >>> stop_of({"error": "stopped: the key was refused", "error_said": None})
+    'stopped: the key was refused'
+    """
+    text, form = run.get("error"), run.get("error_said")
+    if form:
+        found = reason_of({"error": text, "error_said": form})
+        if isinstance(found, Message):
+            return found
+    if text and (found := _NOT_PROCESSED.fullmatch(text)):
+        return Message.plural(*NOT_PROCESSED, int(found["count"]))
     return text
 
 

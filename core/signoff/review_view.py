@@ -24,7 +24,7 @@ from core.evals import gate
 from core.growth import learning
 from core.language import course as course_language
 from core.language.interface import message_of
-from core.signoff import actions, anchored_notes, bulk
+from core.signoff import actions, anchored_notes, attention, bulk
 from core.signoff import eligibility as rules
 from db import calibration, courses, queue, submissions, votes
 from db import evals as evals_db
@@ -191,6 +191,8 @@ def _item_view(conn: Database, aid: int, sid: int, priority: int, *, actor: Acto
     except FairMarkError as e:
         return {**out, "error": message_of(e)}
     draft, review = data["draft"] or {}, data["review"]
+    if data["draft"]:   # why it went to a teacher, each reason a Message where FairMark said it
+        data["draft"]["attention_reasons"] = attention.reasons_of(data["draft"])
     # Its second marker reads the item once marked, but the first mark is another's (core.moderation.blindness)
     editable = "review" in may and review is not None and mod_db.unreleased_second_marker(conn, sid) != str(actor)
     judged = bool(draft.get("judging")) and not draft.get("is_offline")

@@ -56,6 +56,7 @@ ORDER = (
     "m030i_user_language",
     "m027c_anchored_notes",
     "m030s_run_item_error_said",
+    "m030t_said_beside_english",
 )
 
 migrations = Migrations("fairmark")

@@ -25,6 +25,8 @@ SHIPPED_AT = "m027c_anchored_notes"    # the head when PostgreSQL support shippe
 # and CREATE TRIGGER, as db/postgres/schema.py writes them). Appended with each new migration.
 LATER: dict[str, list[str]] = {
     "m030s_run_item_error_said": ['ALTER TABLE "run_items" ADD COLUMN "error_said" TEXT'],
+    "m030t_said_beside_english": ['ALTER TABLE "drafts" ADD COLUMN "attention_said" TEXT',
+                                  'ALTER TABLE "runs" ADD COLUMN "error_said" TEXT'],
 }
 
 
