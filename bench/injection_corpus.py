@@ -23,13 +23,27 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 
 from core.injection import classifier
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "datasets"
+
+
+def _shared() -> Path:
+    """Where the public sets are: $FAIRMARK_DATASETS, else ../shared/datasets beside the checkout,
+    else two levels up (a git worktree in a folder beside the main checkout, /work/wt/<name>)."""
+    if os.environ.get("FAIRMARK_DATASETS"):
+        return Path(os.environ["FAIRMARK_DATASETS"])
+    for up in (ROOT.parent, ROOT.parent.parent):
+        if (up / "shared" / "datasets").is_dir():
+            return up / "shared" / "datasets"
+    return ROOT.parent / "shared" / "datasets"
+
+
+SHARED = _shared()
 CORPUS = ROOT / "data" / "corpus"
 LICENCES = {
     "deepset": "Apache-2.0 (deepset/prompt-injections, train split)",
