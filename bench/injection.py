@@ -122,8 +122,14 @@ def report_loso(show: bool = False) -> None:
 
 
 def report_tips(t: dict) -> None:
-    for name, label in (("test", "study tips, test half (never trained on)"), ("dev", "study tips, dev half (trained on)"),
-                        ("demo", "demo reflections (trained on)")):
+    labels = [("test", "study tips, test half (never trained on)"), ("dev", "study tips, dev half (trained on)"),
+              ("demo", "demo reflections, English and Swedish (trained on)")]
+    for lang, name in (("sv", "Swedish"), ("ru", "Russian")):
+        labels += [(f"{lang}_test", f"{name} reflections and tips, test half (never trained on)"),
+                   (f"{lang}_dev", f"{name} reflections and tips, dev half (trained on)")]
+    for name, label in labels:
+        if name not in t:
+            continue
         e = t[name]
         lo, hi = e["fp_interval"]
         print(f"{label}: {e['false_positives']} of {e['texts']} flagged = {e['false_positives'] / max(1, e['texts']):.1%} "
