@@ -17,15 +17,16 @@ import re
 
 # The lexicon: word -> kind. Inflections are listed where they matter ("ignoring", "forgot").
 _KINDS = {
-    "CONTROL": """aside vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignores ignoring
-        disregard disregards disregarding forget forgets forgetting override overrides overriding bypass
-        bypassing reset resets resetting restart reboot skip skipping discard drop abandon cancel void
+    "CONTROL": """aside vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignoring
+        disregard disregarding forget forgetting override overriding bypass
+        bypassing reset resetting restart reboot skip skipping discard drop abandon cancel void
         nullify neglect dismiss overlook erase wipe clear delete scrap withdraw revoke suspend stop quit
         ignoriere ignorieren vergiss vergessen ignorez oublie oubliez olvida olvide ignora ignorera glöm
         strunta bortse""",
-    # The same verbs told as past events ("the chatbot ignored my instructions"): told, not ordered.
+    # The same verbs told as events, past or present ("the chatbot ignored my instructions", "the system
+    # ignores some settings"): told, not ordered.
     "DONE": """ignored disregarded forgot forgotten overridden cancelled canceled withdrawn skipped dropped
-        abandoned deleted erased dismissed""",
+        abandoned deleted erased dismissed ignores disregards forgets overrides resets""",
     "OUTPUT": """schreib sag nenne erkläre berechne berechnen zeige zeig erzähle formuliere beantworte
         beantwortest traduis dime traduce print prints output outputs respond responds reply replies
         answer answers say says write writes type display show return repeat echo translate include
@@ -75,11 +76,12 @@ _KINDS = {
 # where the English has a narrower word: Russian "команда" (also "team"), "сессия" (exam period),
 # "политика" (politics), "следующий" ("next time"); Swedish "sätt" only as GIVE (also "a way").
 _KINDS_SV = {
-    "CONTROL": """ignorera ignorerar ignorerande strunta struntar bortse bortser glöm glömma glömmer åsidosätt
-        åsidosätta åsidosätter kringgå kringgår nollställ nollställa nollställer återställ återställa
-        återställer skippa skippar kassera kasserar överge överger avbryt avbryta avbryter upphäv upphäva
-        försumma avfärda förbise förbiser radera raderar sudda rensa rensar återkalla stoppa stoppar sluta""",
-    "DONE": """ignorerade ignorerat ignorerad struntade struntat bortsåg bortsett glömde glömt glömd glömda
+    "CONTROL": """ignorera strunta bortse glöm glömma åsidosätt åsidosätta kringgå nollställ nollställa återställ
+        återställa skippa kassera överge avbryt avbryta upphäv upphäva försumma avfärda förbise radera sudda
+        rensa återkalla stoppa sluta""",
+    "DONE": """ignorerar struntar bortser glömmer åsidosätter kringgår nollställer återställer skippar kasserar
+        överger avbryter förbiser raderar rensar stoppar
+        ignorerade ignorerat ignorerad struntade struntat bortsåg bortsett glömde glömt glömd glömda
         hoppade raderade raderat avbröt avbrutit kasserade övergav upphävde upphävts återkallade""",
     "OUTPUT": """skriv skriva skriver svara svarar säg säga visa visar returnera upprepa upprepar översätt
         översätta inkludera infoga lägg lista generera skapa producera formulera berätta ange stava
@@ -102,7 +104,7 @@ _KINDS_SV = {
     "BEFORE": """tidigare föregående ovan ovanstående ovanför förut innan före förra ursprungliga ursprunglig
         ursprungligt första gamla gammal ovannämnda""",
     "ALL": """alla allt allting varje hela resten återstående övriga andra samtliga""",
-    "YOU": """du dig din ditt dina ni er""",
+    "YOU": """du dig din ditt dina ni""",      # not "er" (German "he")
     "MARKS": """poäng poängen poängsätt poängsätta poängsätter betyg betyget betygen betygsätt betygsätta
         betygsätter betygsatt bedöm bedöma bedömer bedömd bedömning bedömningen bedömningar nivå nivån
         maxpoäng fullpoäng toppbetyg toppoäng""",
@@ -263,6 +265,8 @@ _ENGLISH = {w for words in _KINDS.values() for w in words.split()}
 # German for "wants"): the other languages' entries never change how English is read.
 for _w in FUNCTION - _ENGLISH - {"ich", "mir", "mich"}:
     LEXICON.pop(_w, None)
+# Function words only Swedish has: a sentence with one reads "i" as Swedish "in", not English "I".
+_SWEDISH = frozenset("och att är jag inte det som på för med av ett har mig oss".split())
 # Negations: words of no kind (the English ones are function words), read only next to a verb that
 # sets aside ("don't forget", "glöm inte", "не забудь": KEEP).
 NEGATIONS = frozenset("not don't dont doesn't didn't never inte ej icke aldrig не нельзя никогда nicht nie".split())
@@ -326,6 +330,9 @@ def features_of(toks: list[str]) -> set[str]:
     words = [t for t in toks if t not in _CLAUSE]
     out = {"w:" + w for w in words if w in LEXICON or w in FUNCTION}
     kinds = [kind_of(t) or (t if t in _CLAUSE else "") for t in toks]
+    if "i" in toks and not _SWEDISH.isdisjoint(toks):
+        kinds = ["" if t == "i" else k for t, k in zip(toks, kinds)]     # Swedish "i" is "in", not the writer
+        out.discard("w:i")
     if "CONTROL" in kinds and not NEGATIONS.isdisjoint(toks):
         # A verb that sets aside, negated next to it, is advice to keep: "don't forget", "glöm inte",
         # "не забудь", "vergiss nicht" (KEEP, which is no sign that the sentence is aimed at the AI).
