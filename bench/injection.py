@@ -132,7 +132,8 @@ def report_tips(t: dict) -> None:
             continue
         e = t[name]
         lo, hi = e["fp_interval"]
-        print(f"{label}: {e['false_positives']} of {e['texts']} flagged = {e['false_positives'] / max(1, e['texts']):.1%} "
+        share = e["false_positives"] / max(1, e["texts"])
+        print(f"{label}: {e['false_positives']} of {e['texts']} flagged = {share:.1%} "
               f"(95 % CI {lo:.1%}-{hi:.1%})")
 
 

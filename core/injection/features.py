@@ -3,10 +3,10 @@ AI rather than the wording of any one source.
 
 Words that carry the signs are read as their kind (a small hand-made lexicon, in English, Swedish,
 Russian and German: verbs that set aside what came before, verbs of output, role play, the model
-and its instructions, marks, "you"), so "reset your earlier directions" and "ignore the previous instructions" share most of
-their features (CONTROL YOU BEFORE INSTR). A sentence's features are its words, the pairs of
-neighbouring words with lexicon words replaced by their kind, the kinds in order within the
-sentence ("CONTROL>INSTR"), the kind that opens the sentence or a clause (an imperative), how
+and its instructions, marks, "you"), so "reset your earlier directions" and "ignore the previous
+instructions" share most of their features (CONTROL YOU BEFORE INSTR). A sentence's features are
+its words, the pairs of neighbouring words with lexicon words replaced by their kind, the kinds in
+order within the sentence ("CONTROL>INSTR"), the kind that opens the sentence or a clause (an imperative), how
 many kinds it has and its length. All are strings looked up in a learnt vocabulary (a dict):
 no hashing, no scikit-learn at run time. A sentence with no sign at all (`addressed`) is not
 scored: second-person advice, common in essays, never reaches the model.
