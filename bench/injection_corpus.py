@@ -12,9 +12,14 @@ Sources (each source's licence goes into data/injection/classifier.json):
                middle or the end, as a student would hide them
   ellipse      real essays, benign: the shipped sample's `dev` half and half of the rest of the
                corpus (by a hash of the id); the other halves are never trained on
-  demo         the demo course's reflections (AI literacy: they talk about prompts), benign
+  demo         the demo courses' reflections (AI literacy: they talk about prompts; English and the
+               small Swedish course), benign
   tips         data/corpus/study_tips.txt, study advice and plans as students write them, benign:
                its `dev` half only (by a hash of the text); the `test` half is never trained on
+  sv, ru       data/corpus/attacks_sv.txt and attacks_ru.txt (written here, by kind), alone and inside
+               Swedish and Russian reflections made of the `dev` half of benign_sv.txt / benign_ru.txt
+  sv_benign,   data/corpus/benign_sv.txt and benign_ru.txt (reflections and study tips written here),
+  ru_benign    benign: the `dev` half only (by a hash of the text); the `test` half is never trained on
 The public sets are read from ../shared/datasets/ (not shipped). Nothing from any other public
 injection set is used.
 """
@@ -23,13 +28,27 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
+import os
 import random
 from pathlib import Path
 
 from core.injection import classifier
 
 ROOT = Path(__file__).resolve().parent.parent
-SHARED = ROOT.parent / "shared" / "datasets"
+
+
+def _shared() -> Path:
+    """Where the public sets are: $FAIRMARK_DATASETS, else ../shared/datasets beside the checkout,
+    else two levels up (a git worktree in a folder beside the main checkout, /work/wt/<name>)."""
+    if os.environ.get("FAIRMARK_DATASETS"):
+        return Path(os.environ["FAIRMARK_DATASETS"])
+    for up in (ROOT.parent, ROOT.parent.parent):
+        if (up / "shared" / "datasets").is_dir():
+            return up / "shared" / "datasets"
+    return ROOT.parent / "shared" / "datasets"
+
+
+SHARED = _shared()
 CORPUS = ROOT / "data" / "corpus"
 LICENCES = {
     "deepset": "Apache-2.0 (deepset/prompt-injections, train split)",
@@ -42,8 +61,13 @@ LICENCES = {
     "ellipse": "CC BY-NC-SA 4.0 (ELLIPSE corpus, Crossley et al. 2023)",
     "demo": "written for FairMark (data/demo)",
     "tips": "written for FairMark (data/corpus/study_tips.txt, dev half)",
+    "sv": "written for FairMark (data/corpus/attacks_sv.txt), some inside texts of data/corpus/benign_sv.txt",
+    "ru": "written for FairMark (data/corpus/attacks_ru.txt), some inside texts of data/corpus/benign_ru.txt",
+    "sv_benign": "written for FairMark (data/corpus/benign_sv.txt, dev half)",
+    "ru_benign": "written for FairMark (data/corpus/benign_ru.txt, dev half)",
 }
-ATTACK_SOURCES = ("deepset", "bipia", "fairmark", "own", "embedded")
+ATTACK_SOURCES = ("deepset", "bipia", "fairmark", "own", "embedded", "sv", "ru")
+LANGUAGES = ("sv", "ru")            # the course languages with their own attacks and benign texts
 
 # Parts of attacks, combined at random: who is addressed, what is set aside, what is asked.
 _OPENERS = ("", "", "AI, ", "Dear grader, ", "Note to the model: ", "Assistant: ", "Hey chatbot, ", "Heads up: ",
@@ -112,10 +136,18 @@ def study_tips(split: str) -> list[str]:
     return [x.strip() for x in lines if x.strip() and not x.startswith("#") and split_of("tips-" + x.strip()) == split]
 
 
-def own_attacks() -> list[tuple[str, str]]:
-    """(kind, text) of data/corpus/attacks.txt."""
+def benign_texts(language: str, split: str) -> list[str]:
+    """One half of data/corpus/benign_<language>.txt (Swedish or Russian reflections and study
+    tips, benign), split by a hash of the text."""
+    lines = (CORPUS / f"benign_{language}.txt").read_text(encoding="utf-8").splitlines()
+    return [x.strip() for x in lines
+            if x.strip() and not x.startswith("#") and split_of(f"{language}-{x.strip()}") == split]
+
+
+def own_attacks(name: str = "attacks.txt") -> list[tuple[str, str]]:
+    """(kind, text) of data/corpus/attacks.txt (or attacks_sv.txt, attacks_ru.txt)."""
     rows = []
-    for line in (CORPUS / "attacks.txt").read_text(encoding="utf-8").splitlines():
+    for line in (CORPUS / name).read_text(encoding="utf-8").splitlines():
         if line.strip() and not line.startswith("#"):
             kind, text = line.split("\t", 1)
             rows.append((kind, text.strip()))
@@ -187,7 +219,18 @@ def sources(trained_essays: list[dict]) -> dict[str, list[dict]]:
             text, s, e = embed(req, rng.choice(trained_essays)["text"], where)
             out["embedded"].append({"text": text, "label": 1, "span": (s, e)})
     out["ellipse"] = [{"text": r["text"], "label": 0, "span": None} for r in trained_essays]
-    out["demo"] = [{"text": r["text"], "label": 0, "span": None} for r in demo.demo_data()["reflections"]
+    out["demo"] = [{"text": r["text"], "label": 0, "span": None}
+                   for lang in ("en", "sv") for r in demo.demo_data(lang)["reflections"]
                    if "pre-approved by the instructor" not in r["text"]]
     out["tips"] = [{"text": t, "label": 0, "span": None} for t in study_tips("dev")]
+    for lang in LANGUAGES:
+        # Each attack alone, and once inside a reflection of four of the language's dev-half texts,
+        # at the start, the middle or the end in turn; the test half is never a carrier.
+        dev = benign_texts(lang, "dev")
+        attacks = [t for _, t in own_attacks(f"attacks_{lang}.txt")]
+        out[lang] = [{"text": t, "label": 1, "span": None} for t in attacks]
+        for i, t in enumerate(attacks):
+            text, s, e = embed(t, " ".join(rng.sample(dev, 4)), ("start", "middle", "end")[i % 3])
+            out[lang].append({"text": text, "label": 1, "span": (s, e)})
+        out[f"{lang}_benign"] = [{"text": t, "label": 0, "span": None} for t in dev]
     return out

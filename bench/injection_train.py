@@ -17,8 +17,8 @@ import time
 
 import numpy as np
 
-from bench.injection_corpus import (ATTACK_SOURCES, LICENCES, embed, essays, sources,  # noqa: F401
-                                    split_of, study_tips)
+from bench.injection_corpus import (ATTACK_SOURCES, LANGUAGES, LICENCES, benign_texts, embed,  # noqa: F401
+                                    essays, sources, split_of, study_tips)
 from core.injection import classifier, features as feats, patterns
 
 C = 10.0                # inverse regularisation of the logistic regression (rows are l2-normalised)
@@ -230,14 +230,17 @@ def loso(only: tuple[str, ...] | None = None) -> dict:
 def tips_report(m: classifier.Model | None = None) -> dict:
     """The shipped model on study advice written as imperatives: the `test` half of
     data/corpus/study_tips.txt (never trained on, and not read while the gate was designed) and,
-    for comparison, the `dev` half it trained on and the demo's reflections (also trained on)."""
+    for comparison, the `dev` half it trained on and the demo's reflections (also trained on);
+    the same for the Swedish and Russian reflections and tips (data/corpus/benign_sv.txt, _ru)."""
     from core import demo
 
     m = m or classifier.model()
     out = {}
     groups = {"test": study_tips("test"), "dev": study_tips("dev"),
-              "demo": [r["text"] for r in demo.demo_data()["reflections"]
+              "demo": [r["text"] for lang in ("en", "sv") for r in demo.demo_data(lang)["reflections"]
                        if "pre-approved by the instructor" not in r["text"]]}
+    for lang in LANGUAGES:          # Swedish and Russian reflections and tips: the held-out half, the trained half
+        groups[f"{lang}_test"], groups[f"{lang}_dev"] = benign_texts(lang, "test"), benign_texts(lang, "dev")
     for name, texts in groups.items():
         k = sum(flagged(t, m) for t in texts)
         out[name] = {"texts": len(texts), "false_positives": k, "fp_interval": wilson(k, len(texts))}

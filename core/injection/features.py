@@ -1,12 +1,12 @@
 """What the injection classifier reads in a sentence: signs of an instruction addressed to the
 AI rather than the wording of any one source.
 
-Words that carry the signs are read as their kind (a small hand-made lexicon: verbs that set
-aside what came before, verbs of output, role play, the model and its instructions, marks,
-"you"), so "reset your earlier directions" and "ignore the previous instructions" share most of
-their features (CONTROL YOU BEFORE INSTR). A sentence's features are its words, the pairs of
-neighbouring words with lexicon words replaced by their kind, the kinds in order within the
-sentence ("CONTROL>INSTR"), the kind that opens the sentence or a clause (an imperative), how
+Words that carry the signs are read as their kind (a small hand-made lexicon, in English, Swedish,
+Russian and German: verbs that set aside what came before, verbs of output, role play, the model
+and its instructions, marks, "you"), so "reset your earlier directions" and "ignore the previous
+instructions" share most of their features (CONTROL YOU BEFORE INSTR). A sentence's features are
+its words, the pairs of neighbouring words with lexicon words replaced by their kind, the kinds in
+order within the sentence ("CONTROL>INSTR"), the kind that opens the sentence or a clause (an imperative), how
 many kinds it has and its length. All are strings looked up in a learnt vocabulary (a dict):
 no hashing, no scikit-learn at run time. A sentence with no sign at all (`addressed`) is not
 scored: second-person advice, common in essays, never reaches the model.
@@ -17,15 +17,16 @@ import re
 
 # The lexicon: word -> kind. Inflections are listed where they matter ("ignoring", "forgot").
 _KINDS = {
-    "CONTROL": """aside vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignores ignoring
-        disregard disregards disregarding forget forgets forgetting override overrides overriding bypass
-        bypassing reset resets resetting restart reboot skip skipping discard drop abandon cancel void
+    "CONTROL": """aside vergesst missachte missachten abweichend überspringe lösche ignorierst ignore ignoring
+        disregard disregarding forget forgetting override overriding bypass
+        bypassing reset resetting restart reboot skip skipping discard drop abandon cancel void
         nullify neglect dismiss overlook erase wipe clear delete scrap withdraw revoke suspend stop quit
         ignoriere ignorieren vergiss vergessen ignorez oublie oubliez olvida olvide ignora ignorera glöm
         strunta bortse""",
-    # The same verbs told as past events ("the chatbot ignored my instructions"): told, not ordered.
+    # The same verbs told as events, past or present ("the chatbot ignored my instructions", "the system
+    # ignores some settings"): told, not ordered.
     "DONE": """ignored disregarded forgot forgotten overridden cancelled canceled withdrawn skipped dropped
-        abandoned deleted erased dismissed""",
+        abandoned deleted erased dismissed ignores disregards forgets overrides resets""",
     "OUTPUT": """schreib sag nenne erkläre berechne berechnen zeige zeig erzähle formuliere beantworte
         beantwortest traduis dime traduce print prints output outputs respond responds reply replies
         answer answers say says write writes type display show return repeat echo translate include
@@ -43,10 +44,10 @@ _KINDS = {
         rules direction directions guideline guidelines directive directives command commands order
         orders programming configuration settings constraints restrictions
         filters policy policies conversation session memory anweisungen
-        anweisung regeln aufgabe consignes instrucciones reglas instruktioner instruktionerna regler""",
+        anweisung regeln consignes instrucciones reglas instruktioner instruktionerna regler""",
     # The task and what it is judged by: a student's as much as the AI's ("focus on the task",
     # "check it against the rubric"); aimed at the AI only as "your task", "the previous task", "new task".
-    "WORK": """task tasks brief briefing context rubric criteria""",
+    "WORK": """task tasks brief briefing context rubric criteria aufgabe""",
     "BEFORE": """vorherige vorigen previous previously prior above earlier preceding before former original
         initial old aforementioned foregoing first vorherigen bisherigen obigen précédentes anteriores
         tidigare""",
@@ -69,7 +70,188 @@ _KINDS = {
         submission word words quote quotes email e-mail colon following below""",
     "PLEASE": """please kindly plz bitte""",
 }
-LEXICON = {w: kind for kind, words in _KINDS.items() for w in words.split()}
+# The same kinds in the course's languages (Swedish, Russian) and in German, translated entry by
+# entry from the English above with their common inflections (a dictionary's knowledge, not any
+# source's wording). Words too common in a student's own sentences to carry a sign were left out
+# where the English has a narrower word: Russian "команда" (also "team"), "сессия" (exam period),
+# "политика" (politics), "следующий" ("next time"); Swedish "sätt" only as GIVE (also "a way").
+_KINDS_SV = {
+    "CONTROL": """ignorera strunta bortse glöm glömma åsidosätt åsidosätta kringgå nollställ nollställa återställ
+        återställa skippa kassera överge avbryt avbryta upphäv upphäva försumma avfärda förbise radera sudda
+        rensa återkalla stoppa sluta""",
+    "DONE": """ignorerar struntar bortser glömmer åsidosätter kringgår nollställer återställer skippar kasserar
+        överger avbryter förbiser raderar rensar stoppar
+        ignorerade ignorerat ignorerad struntade struntat bortsåg bortsett glömde glömt glömd glömda
+        hoppade raderade raderat avbröt avbrutit kasserade övergav upphävde upphävts återkallade""",
+    "OUTPUT": """skriv skriva skriver svara svarar säg säga visa visar returnera upprepa upprepar översätt
+        översätta inkludera infoga lägg lista generera skapa producera formulera berätta ange stava
+        sammanfatta skicka beskriv förklara avslöja läck citera kopiera klistra utför""",
+    "ROLE": """låtsas agera agerar spela spelar rollspel rollen persona karaktär karaktären simulera
+        föreställ föreställa efterlikna imitera obegränsad obegränsade ocensurerad ofiltrerad begränsningar
+        utvecklarläge""",
+    "MODEL": """ai:n ai:ns ai:s ain språkmodell språkmodellen språkmodeller modell modellen modeller modellerna
+        chattbot chattboten chattbotar bot boten assistent assistenten assistenter rättare rättaren rättarna
+        bedömare bedömaren bedömarna examinator examinatorn granskare granskaren maskin maskinen maskiner
+        programvara programvaran programvaror algoritm algoritmen system systemet systemen""",
+    "INSTR": """instruktion instruktionen instruktioner instruktionerna prompt prompten promptar promptarna
+        systemprompt systemprompten regel regeln regler reglerna anvisning anvisningen anvisningar
+        anvisningarna riktlinje riktlinjen riktlinjer riktlinjerna direktiv direktivet direktiven kommando
+        kommandot kommandon order ordern ordrar programmering programmeringen konfiguration konfigurationen
+        inställningar inställningarna filter filtret policy policyn konversation konversationen session
+        sessionen minne minnet""",
+    "WORK": """uppgift uppgiften uppgifter uppgifterna uppdrag uppdraget kontext kontexten bedömningsmatris
+        bedömningsmatrisen matris matrisen kriterier kriterierna kriterium kriteriet""",
+    "BEFORE": """tidigare föregående ovan ovanstående ovanför förut innan före förra ursprungliga ursprunglig
+        ursprungligt första gamla gammal ovannämnda""",
+    "ALL": """alla allt allting varje hela resten återstående övriga andra samtliga""",
+    "YOU": """du dig din ditt dina ni""",      # not "er" (German "he")
+    "MARKS": """poäng poängen poängsätt poängsätta poängsätter betyg betyget betygen betygsätt betygsätta
+        betygsätter betygsatt bedöm bedöma bedömer bedömd bedömning bedömningen bedömningar nivå nivån
+        maxpoäng fullpoäng toppbetyg toppoäng""",
+    "TOP": """maximal maximala maximalt max högsta högst topp perfekt perfekta full fulla fullt bästa bäst
+        utmärkt utmärkta enastående exemplarisk exemplariska felfri felfria felfritt lysande briljant
+        godkänn godkänna godkänd godkänt godkända godkänner""",
+    "NOW": """nu istället stället hädanefter längre ny nya nytt bara endast enbart exakt ingenting inget
+        måste alltid aldrig genast""",
+    "GIVE": """ge ger giv tilldela tilldelar bevilja sätt sätter""",
+    "TOLD": """sagt tillsagd tillsagt instruerad instruerades ombedd programmerad givits getts""",
+    "OBEY": """lyd lyda lyder följ följa följer efterfölj efterfölja""",
+    "WANT": """vill behöver""",
+    "ME": """jag mig mej min mitt mina vi oss vår vårt våra""",
+    "TEXT": """text texten texter texterna mening meningen meningar meningarna rad raden rader raderna
+        meddelande meddelandet stycke stycket styckena dokument dokumentet sida sidan avsnitt avsnittet
+        uppsats uppsatsen uppsatser reflektion reflektionen reflektioner inlämning inlämningen ord ordet
+        orden citat citatet mejl mejlet e-post följande nedan nedanför""",
+    "PLEASE": """snälla vänligen""",
+}
+_KINDS_DE = {      # casefolded as the text is: ß is ss
+    "CONTROL": """ignorier verwirf verwerfen verwerfe überschreibe überschreiben umgehe umgehen zurücksetzen
+        überspringen überspring streiche streichen abbrechen brich beende beenden vernachlässige entferne
+        entfernen annulliere widerrufe stopp stoppe vergesse""",
+    "DONE": """ignoriert vergass vergassen gelöscht übersprungen verworfen missachtet""",
+    "OUTPUT": """schreiben sagen erklären zeigen antworten übersetzen wiederhole wiederholen liste liefere
+        erstelle erstellen erzeuge generiere verfasse beschreibe verrate offenbare zitiere kopiere füge
+        sende schicke drucke fasse zusammenfassen""",
+    "ROLE": """rollenspiel simuliere verhalte uneingeschränkt unzensiert modus entwicklermodus spiel stelle""",
+    "MODEL": """sprachmodelle sprachmodells ki-modell modelle assistenten bewerter korrektor korrektorin prüfer
+        prüferin gutachter maschine algorithmus system bot""",
+    "INSTR": """instruktion befehl regel richtlinie richtlinien direktive direktiven programmierung
+        konfiguration einstellungen einschränkungen beschränkungen filter gespräch sitzung gedächtnis
+        systemprompt prompt prompts""",
+    "WORK": """aufgabe aufgaben kontext kriterien bewertungskriterien auftrag""",
+    "BEFORE": """vorheriges vorheriger vorher zuvor früheren frühere obige oben ursprünglichen ursprüngliche
+        anfänglichen alten alte ersten erste bisherige vorangegangenen vorangehenden vorstehenden""",
+    "ALL": """alle allem allen aller jede jeder jedes jeden ganze ganzen gesamte gesamten übrige übrigen rest
+        restlichen andere anderen""",
+    "YOU": """deinen deinem deiner deines euch euer eure""",
+    "MARKS": """punktzahl noten bewertung bewerte bewerten benote benoten benotung höchstpunktzahl punkten""",
+    "TOP": """maximale maximalen maximal höchste höchsten höchstnote bestnote volle vollen voll beste besten
+        perfekt perfekte perfekten ausgezeichnet ausgezeichnete hervorragend hervorragende exzellent
+        vorbildlich makellos fehlerfrei brillant genehmige genehmigt bestanden""",
+    "NOW": """fortan künftig neu neue neuen neuer neues lediglich ausschliesslich genau nichts sonst anderes
+        muss musst müssen immer niemals""",
+    "GIVE": """gib gebt geben vergib vergeben verleihe verleihen erteile erteilen vergebe zuweisen""",
+    "TOLD": """gesagt gegeben angewiesen gebeten programmiert befohlen mitgeteilt""",
+    "OBEY": """gehorche gehorchen befolge befolgen folge folgen""",
+    "WANT": """möchte brauche""",     # not "will": an English function word
+    "ME": """ich mir mich mein meine meinen meinem meiner wir uns unser unsere""",
+    "TEXT": """text textes satz sätze zeile zeilen nachricht absatz dokument seite abschnitt aufsatz essay
+        reflexion einreichung abgabe wort wörter worte zitat folgende folgenden unten""",
+}
+# Russian: whole words (pronouns, imperatives, short words), and stems that take the common noun and
+# adjective endings (ru_forms). Imperatives are listed in the singular; "-те" makes the plural.
+_KINDS_RU = {
+    "CONTROL": """игнорируй проигнорируй игнорировать проигнорировать забудь забыть забывай отбрось отбросить
+        отмени отменить обойди обойти сбрось сбросить перезапусти перезагрузи пропусти пропустить
+        аннулируй пренебреги пренебречь отклони сотри стереть удали удалить очисти очистить выброси отзови
+        приостанови останови прекрати прекратить брось бросить откажись откажитесь остановись остановитесь""",
+    "DONE": """проигнорировал проигнорировала проигнорировали игнорировал игнорировала игнорировали забыл
+        забыла забыли забыто отменил отменила отменили отменено отменён отменена отменены пропустил
+        пропустила пропустили удалил удалила удалили стёр отбросил""",
+    "OUTPUT": """напиши написать пиши писать выведи вывести ответь ответить отвечай скажи сказать покажи
+        показать верни вернуть повтори повторить переведи перевести включи вставь добавь перечисли
+        предоставь сгенерируй создай составь расскажи рассказать объясни раскрой опиши процитируй скопируй
+        отправь введи перескажи изложи распечатай напечатай""",
+    "ROLE": """притворись притворитесь притворяйся притворяться представь сыграй играй играть изображай
+        джейлбрейк""",
+    "MODEL": """ии ai бот бота боту ботом боты ботов чатбот гпт chatgpt""",
+    "BEFORE": """выше ранее раньше""",
+    "ALL": """все всё всех всем всеми весь вся всю всего всей любой любая любое любые любого любую целиком
+        другой другая другое другие других другим другую""",
+    "YOU": """ты тебя тебе тобой тобою твой твоя твоё твои твоего твоей твоему твоим твоих твою вы вас вам
+        вами ваш ваша ваше ваши вашего вашей вашему вашим ваших вашу""",
+    "MARKS": """оценок отметок оцени оценить оценивай оценивать зачёт зачёта""",
+    "TOP": """максимум макс одобри одобрить одобрено одобрена одобрен зачти зачтено зачтена лучший лучшая
+        лучшее лучшие лучшего лучшей лучшую лучшим лучших лучшими""",
+    "NOW": """теперь сейчас вместо отныне впредь только лишь исключительно ничего должен должна должно должны
+        всегда никогда сразу немедленно""",
+    "GIVE": """дай дать поставь поставить ставь ставить выставь выстави выставить присвой присвоить присуди
+        присудить начисли начислить""",
+    "TOLD": """сказали сказано велели дано даны говорили указано просили""",
+    "OBEY": """подчиняйся подчиняйтесь подчиниться слушайся слушайтесь выполняй выполни выполнять следуй
+        следовать соблюдай""",
+    "WANT": """хочу хочет хотим нужно надо""",
+    "ME": """я меня мне мной мой моя моё мои моего моей моему моим моих мою мы нас нам нами наш наша наше наши
+        нашего нашей нашим наших нашу""",
+    "TEXT": """эссе ниже отрывок отрывка""",
+    "INSTR": """настроек""",
+    "PLEASE": """пожалуйста прошу""",
+}
+_RU_STEMS = {
+    "MODEL": """нейросет модел чатбот ассистент помощник проверяющ оценивающ оценщик экзаменатор рецензент
+        алгоритм систем""",
+    "INSTR": """инструкци указани промпт правил директив приказ настройк ограничени фильтр разговор
+        программировани конфигураци""",
+    "WORK": "задани задач контекст критери",
+    "BEFORE": "предыдущ прежн первоначальн исходн начальн вышеуказанн вышеизложенн вышесказанн",
+    "ALL": "кажд остальн",
+    "MARKS": "балл оценк отметк пятёрк пятерк рейтинг",
+    "TOP": "максимальн высш наивысш идеальн полн отличн превосходн образцов безупречн блестящ",
+    "NOW": "нов",
+    "TEXT": "текст предложени строк сообщени абзац документ страниц фрагмент сочинени рефлекси слов цитат",
+}
+# The endings a Russian noun or adjective stem takes (cases, numbers, genders): the stemming rule.
+RU_ENDINGS = ("", "а", "я", "о", "е", "ё", "ы", "и", "у", "ю", "ь", "й", "ой", "ей", "ий", "ый", "ая", "яя",
+              "ое", "ее", "ие", "ые", "ую", "юю", "ого", "его", "ому", "ему", "ым", "им", "ом", "ем", "ых", "их",
+              "ыми", "ими", "ам", "ям", "ами", "ями", "ах", "ях", "ов", "ев", "ью", "ию", "ия", "ии", "ием")
+
+
+def ru_forms(stem: str) -> set[str]:
+    """The forms of a Russian stem the lexicon reads as its kind: the stem with each of RU_ENDINGS.
+
+    >>> sorted(f for f in ru_forms("балл") if f in ("балл", "балла", "баллов", "баллами", "баллы"))
+    ['балл', 'балла', 'баллами', 'баллов', 'баллы']
+    """
+    return {stem + e for e in RU_ENDINGS}
+
+
+def _ru_words(words: str) -> list[str]:
+    """Words, with the plural of each imperative ("забудь" -> "забудьте")."""
+    out = []
+    for w in words.split():
+        out.append(w)
+        if w[-1] in "йьи" and not w.endswith(("ть", "ти")) and len(w) > 3:
+            out.append(w + "те")
+    return out
+
+
+def _lexicon() -> dict[str, str]:
+    lex: dict[str, str] = {}
+    for kinds in (_KINDS_DE, _KINDS_SV):
+        for kind, words in kinds.items():
+            lex.update({w.casefold(): kind for w in words.split()})
+    for kind, stems in _RU_STEMS.items():
+        lex.update({f: kind for stem in stems.split() for f in ru_forms(stem)})
+    for kind, words in _KINDS_RU.items():
+        lex.update({w: kind for w in _ru_words(words)})
+    lex.update({w: kind for kind, words in _KINDS.items() for w in words.split()})   # English (and the first
+    for w, kind in list(lex.items()):                                                  # entries) win a clash
+        if "ё" in w:
+            lex.setdefault(w.replace("ё", "е"), kind)     # "всё" is often written "все"
+    return lex
+
+
+LEXICON = _lexicon()
 # Words kept as themselves (they shape a sentence without saying what it is about); every other
 # word is read as "x", so no feature names a topic, a sender or a source's favourite subject.
 FUNCTION = frozenset("""a an the this that these those it its he she they them his her their
@@ -78,9 +260,38 @@ FUNCTION = frozenset("""a an the this that these those it its he she they them h
     might not no yes what which who whom whose how why when where there here also very too more most
     some any each one two three ten let lets let's don't dont can't cannot won't isn't
     und ich mir mich nicht was wie ist der das ein eine""".split())
+_ENGLISH = {w for words in _KINDS.values() for w in words.split()}
+# An English function word keeps its reading whatever another language's lexicon says ("will" is
+# German for "wants"): the other languages' entries never change how English is read.
+for _w in FUNCTION - _ENGLISH - {"ich", "mir", "mich"}:
+    LEXICON.pop(_w, None)
+# Function words only Swedish has: a sentence with one reads "i" as Swedish "in", not English "I".
+_SWEDISH = frozenset("och att är jag inte det som på för med av ett har mig oss".split())
+# Negations: words of no kind (the English ones are function words), read only next to a verb that
+# sets aside ("don't forget", "glöm inte", "не забудь": KEEP).
+NEGATIONS = frozenset("not don't dont doesn't didn't never inte ej icke aldrig не нельзя никогда nicht nie".split())
+
+
+def kind_of(token: str) -> str | None:
+    """The token's kind; a Swedish or Russian compound with a hyphen, or one of "ai-", takes its last
+    part's ("ai-rättare", "ии-проверяющий", "ai-grader"; not "lap-top").
+
+    >>> kind_of("ии-проверяющий"), kind_of("ai-rättare"), kind_of("максимального"), kind_of("lap-top")
+    ('MODEL', 'MODEL', 'TOP', None)
+    """
+    k = LEXICON.get(token)
+    if k is None and "-" in token and (not token.isascii() or token.startswith(("ai-", "ki-"))):
+        k = LEXICON.get(token[token.rindex("-") + 1:])
+    return k
+
+
 # Words that may open an imperative before its verb ("please ignore", "now write", "ok, so print").
-_OPENERS = frozenset("please kindly now so ok okay and then also just simply instead next first hey dear".split())
-_TOKEN = re.compile(r"[^\W\d_]+(?:['.+-][^\W\d_]+)*\+?|\d+(?:/\d+)?|[:;,!?\"\[\]<>{}()]")
+_OPENERS = frozenset("""please kindly now so ok okay and then also just simply instead next first hey dear
+    snälla nu så och sedan sen också bara istället hej kära okej
+    пожалуйста теперь так и потом также просто вместо затем привет уважаемый уважаемая ну итак а сейчас
+    bitte nun also und dann auch einfach stattdessen hallo hey liebe lieber jetzt""".split())
+# Letters of any script (Cyrillic, å ä ö ü): a word; "ai:n", "ai:s" (Swedish endings after an abbreviation) too.
+_TOKEN = re.compile(r"[^\W\d_]+(?:['.+-][^\W\d_]+)*(?::(?:n|s|ns|en|et|ens)\b)?\+?|\d+(?:/\d+)?|[:;,!?\"\[\]<>{}()]")
 _CLAUSE = frozenset(":;,!?\"[](){}<>")
 COMMA_RUN = 2            # a comma after at most this many words opens a clause
 
@@ -107,16 +318,27 @@ def may_be_addressed(toks: list[str]) -> bool:
     """A cheap test that `addressed(features_of(toks))` can be true: most sentences of an essay
     fail it and are never featurised."""
     get = LEXICON.get
-    kinds = {get(t) for t in toks}
-    return (not _PREFILTER_KINDS.isdisjoint(kinds) or ("OUTPUT" in kinds and not _ONLY.isdisjoint(toks))
-            or toks[:2] in (["you", "are"], ["du", "bist"], ["now", "you"]) or toks[:1] == ["you're"])
+    kinds = {get(t) for t in toks}      # (a hyphenated compound is looked at only if nothing else is a sign)
+    if not _PREFILTER_KINDS.isdisjoint(kinds) or ("OUTPUT" in kinds and not _ONLY.isdisjoint(toks)):
+        return True
+    return tuple(toks[:2]) in _YOU_ARE or toks[:1] == ["you're"] or (
+        "-" in "".join(toks) and not _PREFILTER_KINDS.isdisjoint(kind_of(t) for t in toks if "-" in t))
 
 
 def features_of(toks: list[str]) -> set[str]:
     """features() of a token list (a passage of two sentences is their tokens end to end)."""
     words = [t for t in toks if t not in _CLAUSE]
     out = {"w:" + w for w in words if w in LEXICON or w in FUNCTION}
-    kinds = [LEXICON.get(t, t if t in _CLAUSE else "") for t in toks]
+    kinds = [kind_of(t) or (t if t in _CLAUSE else "") for t in toks]
+    if "i" in toks and not _SWEDISH.isdisjoint(toks):
+        kinds = ["" if t == "i" else k for t, k in zip(toks, kinds)]     # Swedish "i" is "in", not the writer
+        out.discard("w:i")
+    if "CONTROL" in kinds and not NEGATIONS.isdisjoint(toks):
+        # A verb that sets aside, negated next to it, is advice to keep: "don't forget", "glöm inte",
+        # "не забудь", "vergiss nicht" (KEEP, which is no sign that the sentence is aimed at the AI).
+        for i, k in enumerate(kinds):
+            if k == "CONTROL" and not NEGATIONS.isdisjoint(toks[max(0, i - 1):i + 2]):
+                kinds[i] = "KEEP"
     abstract = [k or (t if t in FUNCTION or t in _CLAUSE else "x") for k, t in zip(kinds, toks)]
     out.update("b:" + a + "_" + b for a, b in zip(abstract, abstract[1:]))
     out.update("t:" + a + "_" + b + "_" + c for a, b, c in zip(abstract, abstract[1:], abstract[2:])
@@ -144,7 +366,7 @@ def features_of(toks: list[str]) -> set[str]:
             start, run = "", 1
         else:
             run += 1
-    if words[:2] in (["you", "are"], ["du", "bist"], ["now", "you"]) or words[:1] == ["you're"]:
+    if tuple(words[:2]) in _YOU_ARE or words[:1] == ["you're"]:
         out.add("s:YOU_are")              # "You are X now": a role handed to the reader
     out.update("k:" + k for k in seen)
     out.add(f"n:{min(len(seen), 5)}")
@@ -164,7 +386,11 @@ _AIMED_KINDS = ("k:MODEL", "k:INSTR", "k:MARKS", "k:ROLE")
 _SET_ASIDE = ("p:CONTROL>BEFORE", "p:CONTROL>ALL", "p:CONTROL>TEXT", "p:BEFORE>CONTROL", "p:ALL>CONTROL")
 _YOURS = ("b:YOU_WORK", "t:YOU_x_WORK", "b:BEFORE_WORK", "b:NOW_WORK", "p:YOU>TOLD")   # "your task", "you were told"
 _AIMED = frozenset(_AIMED_KINDS + _SET_ASIDE + _YOURS + ("s:YOU_are",))
-_ONLY = frozenset("only solely exactly nothing nur bara".split())    # all of kind NOW
+_ONLY = frozenset("""only solely exactly nothing nur bara endast enbart ingenting только лишь исключительно ничего
+    lediglich ausschliesslich nichts""".split())    # all of kind NOW
+# "You are X now": a role handed to the reader.
+_YOU_ARE = frozenset({("you", "are"), ("du", "bist"), ("now", "you"), ("du", "är"), ("ni", "är"),
+                      ("теперь", "ты"), ("ты", "теперь"), ("теперь", "вы"), ("вы", "теперь"), ("jetzt", "bist")})
 _PREFILTER_KINDS = frozenset(k[2:] for k in _AIMED_KINDS) | {"CONTROL", "TEXT", "WORK", "TOLD"}
 
 
