@@ -19,7 +19,7 @@ import numpy as np
 
 from bench.injection_corpus import (ATTACK_SOURCES, LANGUAGES, LICENCES, benign_texts, embed,  # noqa: F401
                                     essays, sources, split_of, study_tips)
-from core.injection import classifier, features as feats, patterns
+from core.injection import classifier, features as feats, normalise, patterns
 
 C = 10.0                # inverse regularisation of the logistic regression (rows are l2-normalised)
 TARGET_FP = 0.001       # at most this share of unseen student writing over the threshold
@@ -37,7 +37,7 @@ def _features(doc: str) -> frozenset:
 
 
 def _passages(text: str) -> list[str]:
-    return [patterns.for_matching(text[s:e]) for s, e in classifier.passages(text)]
+    return [normalise.for_matching(text[s:e]) for s, e in classifier.passages(text)]
 
 
 def passage_rows(rows: list[dict], essays_pool: list[dict], first: classifier.Model | None = None,
@@ -67,17 +67,17 @@ def passage_rows(rows: list[dict], essays_pool: list[dict], first: classifier.Mo
             labels += [0] * len(ps)
         elif r["span"]:
             a, b = r["span"]
-            ps = [patterns.for_matching(text[s:e]) for s, e in classifier.passages(text) if s < b and e > a]
+            ps = [normalise.for_matching(text[s:e]) for s, e in classifier.passages(text) if s < b and e > a]
             ps = attack_passages(ps)
             docs += ps
             labels += [1] * len(ps)
         elif len(text.split()) <= 80:
-            ps = attack_passages(_passages(text) or [patterns.for_matching(text)])
+            ps = attack_passages(_passages(text) or [normalise.for_matching(text)])
             docs += ps
             labels += [1] * len(ps)
             if essays_pool:
                 inside, a, b = embed(text, rng.choice(essays_pool)["text"], rng.choice(("start", "middle", "end")))
-                ps = [patterns.for_matching(inside[s:e]) for s, e in classifier.passages(inside) if s < b and e > a]
+                ps = [normalise.for_matching(inside[s:e]) for s, e in classifier.passages(inside) if s < b and e > a]
                 ps = attack_passages(ps)
                 docs += ps
                 labels += [1] * len(ps)

@@ -12,9 +12,9 @@ import pytest
 
 from bench import injection_corpus as corpus
 from core import injection
-from core.injection import classifier, features
+from core.injection import classifier, features, lexicon_languages
 from core.injection.patterns import hits as pattern_hits
-from core.injection.patterns import views
+from core.injection.normalise import views
 
 CORPUS = Path(__file__).resolve().parent.parent / "data" / "corpus"
 SV_REFLECTION = ("Den här veckan lärde jag mig hur en språkmodell väljer nästa ord. Jag provade att ändra "
@@ -161,7 +161,7 @@ def test_the_lexicon_reads_swedish_russian_and_german_words_as_their_kind(word, 
 
 
 def test_the_russian_stemming_rule_gives_the_cases_of_a_stem_and_no_unrelated_words():
-    forms = features.ru_forms("инструкци")
+    forms = lexicon_languages.ru_forms("инструкци")
     assert {"инструкция", "инструкции", "инструкцию", "инструкцией", "инструкций", "инструкциям",
             "инструкциями", "инструкциях"} <= forms
     assert all(f.startswith("инструкци") and len(f) - len("инструкци") <= 3 for f in forms)

@@ -17,7 +17,8 @@ import functools
 import re
 
 from core.injection import classifier
-from core.injection.patterns import PATTERNS, for_matching, views  # noqa: F401  (named elsewhere)
+from core.injection.normalise import for_matching, views  # noqa: F401  (named elsewhere)
+from core.injection.patterns import PATTERNS  # noqa: F401  (named elsewhere)
 from core.injection.patterns import hits as pattern_hits
 
 

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from core.injection.features import addressed, features_of, may_be_addressed, tokens
-from core.injection.patterns import for_matching
+from core.injection.normalise import for_matching
 
 HOME = Path(__file__).resolve().parents[2] / "data" / "injection"
 WEIGHTS, CARD = HOME / "classifier.npz", HOME / "classifier.json"

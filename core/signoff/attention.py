@@ -20,8 +20,7 @@ import re
 from core import checks
 from core.language import SUPPORTED
 from core.language import detect as language_detect
-from core.language.interface import Message, reread
-from core.runs.stored import form_of
+from core.language.interface import Message, form_of, read_back
 
 FAILED = "The AI assessment failed ({error}). Regenerate it or mark it by hand."
 EVIDENCE = "The AI's evidence quotes are not in the submission ({detail}): check the scores they support."
@@ -83,11 +82,6 @@ def reasons_of(draft: dict) -> list:
     out = []
     for i, text in enumerate(english):
         form = forms[i] if i < len(forms) else None
-        message = None
-        if form:
-            try:
-                message = reread(form)
-            except (KeyError, TypeError, ValueError, IndexError):   # not a form this code reads
-                message = None
-        out.append(message if message is not None and message == text else reason_of(text))
+        message = read_back(form, text)
+        out.append(message if isinstance(message, Message) else reason_of(text))
     return out
