@@ -42,7 +42,7 @@ from core.offline import scorer as offline_scorer
 from core.privacy.pseudonym import Pseudonymizer
 from core.rubric import Rubric
 from core.runs import stored as stored_texts
-from core.signoff import attention, eligibility
+from core.signoff import attention, attention_more, eligibility
 from db import drafts as drafts_db
 from db import evals as evals_db
 from db import roster as roster_db
@@ -246,8 +246,8 @@ def _failed(base: dict, flags: list[str], sub_checks: list[dict], error: Message
             "status": "failed", "error": english, "error_said": form}
 
 
-def _degraded(label: str, e: LLMError, consequence: str) -> str:
-    return f"The {label} failed ({type(e).__name__}: {e}); {consequence}"
+def _degraded(label, e: LLMError, consequence: str) -> Message:
+    return attention_more.degraded(label, type(e).__name__, message_of(e), consequence)
 
 
 def _recoverable(e: LLMError) -> bool:
@@ -315,7 +315,7 @@ def _agents(llm, job: Job, step: _Step, config: scoring.Config, *, flagged: bool
         if not _recoverable(e):
             raise
         # The scores stand; the teacher writes the comment (or regenerates).
-        reasons.append(_degraded(composer.label, e, "there is no drafted comment: write one or regenerate"))
+        reasons.append(_degraded(composer.label, e, composer.if_failed))
         return {"outputs": job.outputs, "scores": job.scores, "comment": "", "checks": [evidence, *_comment_checks(job)],
                 "verdict": None, "revisions": [], "rounds": 0, "reasons": reasons, **judged}
     revisions, rounds, verdict = _review_loop(llm, job, reasons, step)
@@ -369,7 +369,7 @@ def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, 
         except LLMError as e:
             if not _recoverable(e):
                 raise
-            reasons.append(_degraded(f"{reviser.label} (round {rounds})", e, reviser.if_failed))
+            reasons.append(_degraded(attention_more.in_round(reviser.label, rounds), e, reviser.if_failed))
             rounds -= 1
             break
         job.comment = revised
@@ -377,10 +377,8 @@ def _review_loop(llm, job: Job, reasons: list[str], step: _Step) -> tuple[list, 
                           "failed_checks": [c["name"] for c in bad]})
 
     if bad:
-        reasons.append(f"After {rounds} revision round(s) these checks still fail: "
-                       + "; ".join(f"{c['label']} ({c['detail']})" for c in bad))
+        reasons.append(attention_more.still_failing(rounds, bad))
     if verdict is not None and verdict.verdict == "REVISE":
-        fixes = "; ".join(verdict.fixes) or verdict.explanation
-        reasons.append(f"After {rounds} revision round(s) the Reviewer still asks for changes: {fixes}")
+        reasons.append(attention_more.still_revise(rounds, "; ".join(verdict.fixes) or verdict.explanation))
     return revisions, rounds, verdict.verdict if verdict else None
 

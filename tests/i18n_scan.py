@@ -78,6 +78,8 @@ CORE_MESSAGES = ("core/students/page.py", "core/accounts/identity.py", "core/sig
                  "core/evals/gate.py", "core/evals/__init__.py",
                  "core/lessons/judge.py", "core/lessons/factcheck.py")
 CORE_MESSAGES += ("core/agents/registry.py",   # the agents' names and duties
+                  "core/agents/aggregator.py", "core/agents/coach.py", "core/agents/equity.py",   # what a failed
+                  "core/agents/reviewer.py", "core/agents/reviser.py", "core/agents/rubric_builder.py",   # agent costs
                   "core/signoff/release.py", "core/moderation/sample.py",   # the release gates
                   "core/estimate.py",   # the estimate's source on Assess
                   "core/language/course.py", "core/rubric.py",   # the course languages, the offline signals

@@ -8,7 +8,10 @@ from __future__ import annotations
 from core import prompts
 from core.agents.common import (Comment, Job, answer_key_text, bank_examples, bank_text, call, compact,
                                 evaluation_notes, follow_up_text, previous_text, scale_text, source_text)
+from core.language.interface import N_
 from core.offline import heuristics
+
+IF_FAILED = N_("there is no drafted comment: write one or regenerate")   # the scores stand; a teacher writes it
 
 PROMPT = prompts.Spec("aggregator", frozenset({"language", "target_grade", "scale", "evaluation", "equity", "questions",
                                                "answer_key", "source", "bank", "previous", "follow_up"}))

@@ -10,12 +10,13 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from core.language.interface import N_
 from core import prompts
 from core.agents.common import Job, bounded_text, call, evaluation_notes, follow_up_text, previous_text, truncate
 from core.offline import heuristics
 
 PROMPT = prompts.Spec("coach", frozenset({"language", "evaluation", "previous", "follow_up"}))
-IF_FAILED = "the feedback has no coaching question from it"
+IF_FAILED = N_("the feedback has no coaching question from it")
 READ_FIELDS = ("score", "areas_for_improvement", "evidence_quote")
 
 

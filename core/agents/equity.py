@@ -6,12 +6,13 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from core.language.interface import N_
 from core import prompts
 from core.agents.common import Job, bounded_text, call, for_equity, truncate
 from core.offline import heuristics
 
 PROMPT = prompts.Spec("equity", frozenset({"language", "evaluation"}))
-IF_FAILED = "the wording of the feedback was not checked for bias"
+IF_FAILED = N_("the wording of the feedback was not checked for bias")
 
 
 class Flag(BaseModel):

@@ -6,13 +6,14 @@ from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from core.language.interface import N_, Message
 from core import prompts
 from core.judging import judges
 from core.agents.common import Job, as_data, bounded_text, call, source_text
 
 PROMPT = prompts.Spec("grounding", frozenset({"language", "submission", "source", "comment"}))
 TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
-IF_FAILED = "the comment was not checked against the student's text and the source"
+IF_FAILED = N_("the comment was not checked against the student's text and the source")
 
 
 def _claims(items: list[str]) -> list[str]:
@@ -39,11 +40,16 @@ def passed(output: dict) -> bool:
     return bool(output.get("grounded")) and not output.get("unsupported")
 
 
-def attention(output: dict) -> list[str]:
+UNSUPPORTED = N_("The grounding judge found claims that neither the student's text nor the source supports: {claims}")
+SEE_NOTE = N_("see the judge's note")
+
+
+def attention(output: dict) -> list[Message]:
+    """FairMark's sentence (a Message); the claims the judge listed, its words, inside it as they are."""
     if passed(output):
         return []
-    claims = "; ".join(output.get("unsupported") or []) or output.get("explanation") or "see the judge's note"
-    return [f"The grounding judge found claims that neither the student's text nor the source supports: {claims}"]
+    claims = "; ".join(output.get("unsupported") or []) or output.get("explanation") or Message(SEE_NOTE)
+    return [Message(UNSUPPORTED, claims=claims)]
 
 
 def describe(output: dict, rubric) -> list[tuple[str, str]]:

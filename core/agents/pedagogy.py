@@ -7,16 +7,20 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
+from core.language.interface import N_, Message
 from core import prompts
 from core.judging import judges
 from core.agents.common import Job, answer_key_text, as_data, bounded_text, call
 
 PROMPT = prompts.Spec("pedagogy", frozenset({"language", "question", "answer_key", "target_grade", "submission", "comment"}))
 TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
-IF_FAILED = "the comment's teaching quality was not judged"
-CRITERIA = {"leads": "leads forward without giving the answer away",
-            "level": "addresses the student's actual work and level",
-            "next_step": "ends with a question or a concrete next step"}
+IF_FAILED = N_("the comment's teaching quality was not judged")
+CRITERIA = {"leads": N_("leads forward without giving the answer away"),
+            "level": N_("addresses the student's actual work and level"),
+            "next_step": N_("ends with a question or a concrete next step")}
+LOW = N_("The pedagogy judge rated the comment low on: {criteria}.")
+LOW_WHY = N_("The pedagogy judge rated the comment low on: {criteria}. {justification}")
+RATED = N_("{criterion} ({score}/5)")
 PASS_MIN = 3          # a criterion below this sends the item to a teacher
 
 
@@ -50,12 +54,22 @@ def low(output: dict, minimum: int = PASS_MIN) -> list[str]:
     return [k for k in CRITERIA if int(output.get(k) or 0) < minimum]
 
 
-def attention(output: dict) -> list[str]:
+def rated(key: str, score) -> Message:
+    return Message(RATED, criterion=Message(CRITERIA[key]), score=score)
+
+
+def low_reason(criteria: Message, justification: str) -> Message:
+    """FairMark's sentence; the judge's justification (its words) after it as it is."""
+    justification = justification.rstrip()
+    return Message(LOW_WHY, criteria=criteria, justification=justification) if justification else \
+        Message(LOW, criteria=criteria)
+
+
+def attention(output: dict) -> list[Message]:
     weak = low(output)
     if not weak:
         return []
-    parts = ", ".join(f"{CRITERIA[k]} ({output[k]}/5)" for k in weak)
-    return [f"The pedagogy judge rated the comment low on: {parts}. {output.get('justification', '')}".strip()]
+    return [low_reason(Message.joined(", ", [rated(k, output[k]) for k in weak]), f"{output.get('justification', '')}")]
 
 
 def describe(output: dict, rubric) -> list[tuple[str, str]]:

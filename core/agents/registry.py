@@ -73,7 +73,7 @@ class Role:
 
     @property
     def if_failed(self) -> str:
-        return getattr(self.module, "IF_FAILED", "its contribution is missing")
+        return getattr(self.module, "IF_FAILED", N_("its contribution is missing"))
 
     def offline(self, inputs: dict) -> dict | None:
         """The offline baseline's answer, or None when the role has none (it then is not run)."""

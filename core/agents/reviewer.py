@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
+from core.language.interface import N_
 from core import prompts
 from core.judging import judges
 from core.agents.common import Job, bounded_text, call, compact, evaluation_notes, scale_text, truncate
@@ -15,7 +16,7 @@ from core.signoff.labels import verdict_label
 
 PROMPT = prompts.Spec("reviewer", frozenset({"language", "scale", "evaluation", "comment", "checks"}))
 REVIEWED_FIELDS = ("score", "reasoning", "evidence_quote")
-IF_FAILED = "the comment was not reviewed against the scores"
+IF_FAILED = N_("the comment was not reviewed against the scores")
 TEMPERATURE = judges.TEMPERATURE     # a judge (core.judging.judges)
 
 

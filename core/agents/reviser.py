@@ -2,12 +2,13 @@
 Reviewer's fixes and the failed checks; cheaper than writing the comment again."""
 from __future__ import annotations
 
+from core.language.interface import N_
 from core import checks, prompts
 from core.agents.common import Comment, Job, call, compact, scores_text
 from core.offline import heuristics
 
 PROMPT = prompts.Spec("reviser", frozenset({"language", "target_grade", "scores", "comment", "fixes"}))
-IF_FAILED = "the last comment is kept unrevised"
+IF_FAILED = N_("the last comment is kept unrevised")
 
 
 def fix_list(fixes: list[str], failed_checks: list[dict]) -> list[str]:

@@ -14,6 +14,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from core.language.interface import N_
 from core import prompts
 from core.agents.common import as_data, bounded_text, compact
 from core.language import DEFAULT, prompt_line
@@ -21,7 +22,7 @@ from core.llm.protocol import CallContext
 from core.offline import rubric_templates
 
 PROMPT = prompts.Spec("rubric_builder", frozenset({"description", "shape", "examples", "language"}))
-IF_FAILED = "no rubric was drafted"
+IF_FAILED = N_("no rubric was drafted")
 NO_EXAMPLES = "(none: draft from the description alone)"
 MIN_EXAMPLES, MAX_EXAMPLES = 5, 20
 EXAMPLE_CHARS = 3000    # of each example in the prompt: enough to tell the levels apart, at a bounded cost

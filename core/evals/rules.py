@@ -250,6 +250,12 @@ def label_of(label):
     return label if isinstance(label, Message) or not isinstance(label, str) else _labels().get(label, label)
 
 
+def known_labels() -> list[str]:
+    """The English of every label a draft's checks give (`_labels`): what a stored sentence that names
+    checks is read against (a label may hold a comma)."""
+    return list(_labels())
+
+
 @functools.lru_cache(maxsize=1)
 def _labels() -> dict[str, Message]:
     """Every label a draft's checks give (core.checks, these rules, the answer key's, the course's

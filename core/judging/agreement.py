@@ -41,7 +41,7 @@ from core import metrics
 from core.signoff import triage
 from core.accounts.access import Actor
 from core.judging.judges import is_free
-from core.language.interface import N_
+from core.language.interface import N_, Message, form_of
 from core.rubric import Rubric
 from db import analytics, courses, drafts, now, votes
 
@@ -110,7 +110,8 @@ def _review_assignment(conn: Database, assignment_id: int, actor) -> dict:
             continue
         for sid in a["disagreed"]:
             draft_id = next(r["draft_id"] for r in rows if r["submission_id"] == sid)
-            sent += drafts.send_to_teacher(conn, draft_id, _reason(rubric, criterion, a), priority=triage.NEEDS_ATTENTION)
+            why = _reason(rubric, criterion, a)
+            sent += drafts.send_to_teacher(conn, draft_id, why, priority=triage.NEEDS_ATTENTION, said=form_of(why))
     mark = {"verdict": worst([a["verdict"] for a in per.values()]),
             "alpha": {c: a["alpha"] for c, a in per.items()},
             "items": max((a["items"] for a in per.values()), default=0), "sent_to_teacher": sent}
@@ -125,10 +126,19 @@ def review_run(conn: Database, run_id: int) -> dict[int, dict]:
     return {aid: _review_assignment(conn, aid, "judge agreement") for aid in votes.assignments_of_run(conn, run_id)}
 
 
-def _reason(rubric: Rubric, criterion: str, a: dict) -> str:
+def _reason(rubric: Rubric, criterion: str, a: dict) -> Message:
     title = rubric.criterion(criterion).title if criterion in rubric.keys else criterion
-    return (f"The judges agree poorly on {title} in this assignment (Krippendorff's alpha {a['alpha']:.2f} < "
-            f"{FLAGGED} over {a['items']} items with two or more votes) and disagreed on this item: a teacher decides.")
+    return poorly(title, f"{a['alpha']:.2f}", f"{FLAGGED}", a["items"])
+
+
+def poorly(criterion: str, alpha: str, flagged: str, items: int) -> Message:
+    """The rule's reason on an item (the criterion's title, the teacher's, as it is; "items" in English
+    whatever the count, the count's form in a language that has several)."""
+    return Message.plural("The judges agree poorly on {criterion} in this assignment (Krippendorff's alpha {alpha} < "
+                          "{flagged} over {count} items with two or more votes) and disagreed on this item: a teacher "
+                          "decides.", "The judges agree poorly on {criterion} in this assignment (Krippendorff's alpha "
+                          "{alpha} < {flagged} over {count} items with two or more votes) and disagreed on this item: "
+                          "a teacher decides.", items, criterion=criterion, alpha=alpha, flagged=flagged)
 
 
 def judges_vs_reference(rows: list[dict], reference: list[dict]) -> dict[str, dict]:

@@ -33,6 +33,7 @@ from core.errors import LLMConfigFault, LLMError
 from core.judging import cascade, confidence, judges as panel
 from core.judging.cascade import ORDINAL, Outcome, Vote, run
 from core.judging.judges import FREE_TOLERANCE
+from core.language.interface import Message
 from core.llm.routed import judge_role
 from core.offline import judge as offline_judge
 from core.rubric import Rubric
@@ -151,10 +152,16 @@ def mean_score(rubric: Rubric, values: dict[str, float]) -> float:
     return sum(values[k] for k in rubric.keys) / len(rubric.keys)
 
 
-def veto_reason(rubric: Rubric, key: str, score: int) -> str:
+def veto_reason(rubric: Rubric, key: str, score: int) -> Message:
     c = rubric.criterion(key)
-    return (f"Veto: {c.title} scored {score}, below its veto level {c.veto_below}. The rubric fails the item on this "
-            "criterion whatever the total: check the score before approving.")
+    return vetoed(c.title, score, c.veto_below)
+
+
+def vetoed(criterion: str, score, veto) -> Message:
+    """Why a veto sends the item to a teacher (the criterion's title, the teacher's, as it is)."""
+    return Message("Veto: {criterion} scored {score}, below its veto level {veto}. The rubric fails the item on this "
+                   "criterion whatever the total: check the score before approving.", criterion=criterion, score=score,
+                   veto=veto)
 
 
 def _self_consistency(llm, job: Job, first: dict[str, int], config: Config, notes: list[str]) -> dict | None:

@@ -21,6 +21,7 @@ from core import checks
 from core.language import SUPPORTED
 from core.language import detect as language_detect
 from core.language.interface import Message, form_of, read_back
+from core.signoff import attention_more as more
 
 FAILED = "The AI assessment failed ({error}). Regenerate it or mark it by hand."
 EVIDENCE = "The AI's evidence quotes are not in the submission ({detail}): check the scores they support."
@@ -66,7 +67,7 @@ def reason_of(text):
                        "the scores were not steered.", quote=found["quote"])
     if found := _FAILED.fullmatch(text):
         return failed(found["error"])
-    return text
+    return more.reason_of(text)
 
 
 def said_forms(reasons: list) -> list:

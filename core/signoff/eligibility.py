@@ -49,8 +49,10 @@ def _title(rubric: Rubric, key: str) -> str:
 
 
 def _and(items: list[str]) -> str:
-    """"a, b and c": a Message when there are several (the reader's "and")."""
-    return items[0] if len(items) == 1 else Message("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
+    """"a, b and c": a Message when there are several (the reader's "and"); an item that is a Message
+    stays one (a check's label)."""
+    return items[0] if len(items) == 1 else Message("{items} and {last}", items=Message.joined(", ", items[:-1]),
+                                                    last=items[-1])
 
 
 def reason(code: str, text: str, criteria: list[str] | None = None) -> dict:
@@ -118,8 +120,7 @@ def hold_reasons(draft: dict, votes: list[dict], rubric: Rubric) -> list[dict]:
     failed = [c for c in draft.get("checks") or [] if isinstance(c, dict) and c.get("passed") is False
               and c.get("name") != "injection" and c.get("severity") in BLOCKING_SEVERITIES]
     if failed:
-        out.append(reason(CHECK_FAILED, Message(FAILED_CHECK, checks=_and([str(c.get("label") or c.get("name"))
-                                                                           for c in failed]))))
+        out.append(reason(CHECK_FAILED, Message(FAILED_CHECK, checks=_and([_label(c) for c in failed]))))
     if "injection" in (draft.get("flags") or []):
         out.append(reason(INJECTION, Message(STEERING)))
     if offline:
@@ -187,8 +188,39 @@ def text_of(r: dict, rubric: Rubric | None = None):
     return text
 
 
+def _label(check: dict):
+    """A failed check's label, a Message (a stored English one by `core.evals.rules.label_of`)."""
+    from core.evals import rules     # it runs the checks to know their labels: imported when needed
+
+    label = check.get("label") or check.get("name")
+    return rules.label_of(label) if isinstance(label, str) else str(label)
+
+
+def _checks_named(value: str):
+    """The labels named in a stored "A check failed: a, b and c." (a label may hold a comma or "and"):
+    read against the labels the checks give, each a Message; None when one is not among them."""
+    from core.evals import rules
+
+    known = sorted(rules.known_labels(), key=len, reverse=True)
+
+    def parse(rest: str, alone: bool = True) -> list[str] | None:   # "a" | "a and b" | "a, " + (b and c ...)
+        if alone and rest in known:
+            return [rest]
+        for label in known:
+            if rest.startswith(label + " and ") and rest[len(label) + 5:] in known:
+                return [label, rest[len(label) + 5:]]
+            if rest.startswith(label + ", ") and (found := parse(rest[len(label) + 2:], False)):
+                return [label, *found]
+        return None
+
+    labels = parse(value)
+    return _and([rules.label_of(label) for label in labels]) if labels else None
+
+
 def _value(field: str, value: str, r: dict, rubric: Rubric | None):
     """A field of a stored reason: its list's "and" and the judges' number in the reader's words."""
+    if field == "checks" and (named := _checks_named(value)) is not None:
+        return named
     if field == "number" and value in _COUNT.values():
         return Message(value)
     if field == "levels" and " and " in value:
