@@ -227,9 +227,19 @@ def build_draft(llm, item: dict, ids: Ids, config: scoring.Config = scoring.Conf
     # Back to real names for the teacher: only the stored draft has them, never a prompt.
     for key in ("outputs", "comment", "checks", "revisions"):
         draft[key] = pz.restore_obj(draft[key])
-    # The reasons stay Messages (their quotes restored), so their forms are kept beside the English.
-    draft["attention_reasons"] = [hidden(attention.reason_of(r), pz.restore) for r in draft["attention_reasons"]]
+    # The reasons stay Messages, so their forms are kept beside the English.
+    draft["attention_reasons"] = [_restored(r, pz) for r in draft["attention_reasons"]]
     return draft
+
+
+def _restored(reason, pz):
+    """A reason with real names: its English restored as a whole, as it always was (a quote in
+    the template's own marks comes back as the student wrote it, not by the first name alone),
+    and a Message whose values restored read the same; else the English read back by template."""
+    english = pz.restore(str(reason))
+    if isinstance(reason, Message) and str(message := hidden(reason, pz.restore)) == english:
+        return message
+    return attention.reason_of(english)
 
 
 def _attention(flag: str, language: str) -> str:

@@ -92,7 +92,9 @@ def send_to_teacher(conn: Database, draft_id: int, reason: str, *, priority: int
         if row is None:
             return False
         reasons = loads(row[1], [])
-        forms = (loads(row[2], []) + [None] * len(reasons))[:len(reasons)] + [said]   # parallel to the reasons
+        kept = loads(row[2], [])
+        kept = kept if isinstance(kept, list) else []
+        forms = (kept + [None] * len(reasons))[:len(reasons)] + [said]   # parallel to the reasons
         conn.execute("UPDATE drafts SET attention_reasons = ?, attention_said = ?, status = 'needs_attention' "
                      "WHERE id = ?", [dumps(reasons + [reason]), dumps(forms), draft_id])
         submissions.set_status(conn, row[0], "needs_attention", priority, only_from=("drafted",))

@@ -108,6 +108,9 @@ def recent_imports(conn, course_id: int, *, actor: Actor, limit: int = 10) -> li
 
 
 # --- the review queue and item ---------------------------------------------------------
+_FORM_KEYS = frozenset({"msgid", "plural", "count", "values", "context"})   # core.language.interface.stored
+
+
 def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str):
     """A function hiding the student's name in a text (or in every string of a dict or list:
     agents' answers, revisions, audit rows), or None when the actor sees names."""
@@ -119,7 +122,8 @@ def _masker(actor: Actor, course_id: int, name: str, email: str, pseudonym: str)
         if isinstance(value, str):
             return pz.hide(value)
         if isinstance(value, dict):
-            if "msgid" in value and "values" in value:   # a Message's stored form: its template is FairMark's
+            if set(value) <= _FORM_KEYS and "msgid" in value and isinstance(value.get("values"), dict):
+                # a Message's stored form: its template is FairMark's, only its values quote the text
                 return {**value, "values": hide(value["values"])}
             return {k: hide(v) for k, v in value.items()}
         if isinstance(value, list):

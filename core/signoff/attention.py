@@ -23,12 +23,8 @@ from core.language import detect as language_detect
 from core.language.interface import Message, form_of, read_back
 from core.signoff import attention_more as more
 
-FAILED = "The AI assessment failed ({error}). Regenerate it or mark it by hand."
-EVIDENCE = "The AI's evidence quotes are not in the submission ({detail}): check the scores they support."
 # core.injection's two reasons (plain English there): read back here, and given their form by the pipeline.
 REPORTED = "The Evaluator reports instructions aimed at the AI in the text: check the scores were not steered."
-REPORTED_QUOTE = ("The Evaluator reports instructions aimed at the AI in the text (\u201c{quote}\u201d): check the "
-                  "scores were not steered.")
 STEERED = ("Every criterion is at the top of the scale, as the instructions in the text asked: mark this one "
            "yourself before approving it.")
 _FAILED = re.compile(r"The AI assessment failed \((?P<error>.*)\)\. Regenerate it or mark it by hand\.", re.S)
