@@ -130,7 +130,7 @@ def test_the_checks_still_failing_after_the_rounds_name_their_labels_translated(
     english = next(r for r in draft["attention_reasons"] if r.startswith("After 2 revision round(s) these checks"))
     failed = [c for c in draft["checks"] if c.get("passed") is False and c["name"] in ("actions", "question")]
     assert failed and all(str(c["label"]) in english for c in failed)
-    for code, start in (("sv", "Efter 2 omarbetningsomgångar underkänns fortfarande dessa kontroller: "),
+    for code, start in (("sv", "Efter 2 omarbetningsomgångar misslyckas dessa kontroller fortfarande: "),
                         ("ru", "После 2 раундов правки эти проверки всё ещё не пройдены: ")):
         text = _said(draft, "After 2 revision round(s) these checks", code)
         assert text.startswith(start), text
@@ -140,7 +140,7 @@ def test_the_checks_still_failing_after_the_rounds_name_their_labels_translated(
     old = attention.reason_of(english)
     assert isinstance(old, Message) and old == english
     said = Interface("sv").said(old)
-    assert said.startswith("Efter 2 omarbetningsomgångar underkänns fortfarande dessa kontroller: "), said
+    assert said.startswith("Efter 2 omarbetningsomgångar misslyckas dessa kontroller fortfarande: "), said
     assert all(f"{Interface('sv').said(rules.label_of(str(c['label'])))} ({c['detail']})" in said for c in failed)
 
 
