@@ -187,3 +187,20 @@ def test_a_reason_kept_in_its_form_reads_the_same_english():
     again = [reread(stored(r)) for r in reasons]
     assert again == reasons
     assert Interface("ru").said(again[1]) == "Проверяющие не пришли к согласию по ясности и структуре."
+
+
+def test_a_lesson_reviews_forms_are_read_back_only_while_they_read_as_their_english():
+    """The lesson page reads a review's kept forms through read_back: a form that says what its
+    English says is a Message (said in Swedish); one that no longer does, or cannot be read, shows
+    the English; a review stored before the forms shows its English."""
+    from core.language.interface import Interface, Message, stored
+    from core.lessons import view
+    note = Message("No judge gave a verdict.")
+    record = {"notes": [str(note), "a hand-edited note"], "notes_said": [stored(note), stored(note)],
+              "rounds": [{"note": "changed", "note_said": {"msgid": "{x} broken", "plural": None, "count": None,
+                                                           "values": {}}}]}
+    said = view._said(record, None)
+    assert isinstance(said["notes"][0], Message) and Interface("sv").said(said["notes"][0]) != str(note)
+    assert said["notes"][1] == "a hand-edited note" and not isinstance(said["notes"][1], Message)
+    assert said["rounds"][0]["note"] == "changed"
+    assert view._said({"notes": ["old English"]}, None)["notes"] == ["old English"]

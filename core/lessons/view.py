@@ -12,7 +12,7 @@ import re
 from core.accounts import access
 from core.accounts.access import Actor
 from core.lessons import costs as lesson_costs
-from core.language.interface import reread
+from core.language.interface import read_back
 from core.lessons import rubric, sections, tiers
 from core.lessons import runs as lesson_runs
 from core.offline import LABEL as OFFLINE_LABEL
@@ -68,8 +68,7 @@ def _lesson(conn, lesson_id: int) -> dict:
             issues.append(seen[key])
     return {
         "lesson": lesson, "review": review, "record": record, "issues": issues, **_said(record, review),
-        "tier_reasons": [reread(r) for r in record["tier_reasons_said"]] if "tier_reasons_said" in record
-        else record.get("tier_reasons", []),   # Messages (a review stored before they were kept: its English)
+        "tier_reasons": _read_back(record.get("tier_reasons_said"), record.get("tier_reasons", [])),
         "tier_label": tiers.LABELS.get(lesson["tier"] if lesson["status"] != "uploaded" else None),
         "offline_label": OFFLINE_LABEL if review and review["is_offline"] else None,
         "votes": votes_db.of(conn, "lesson", lesson_id, draft_id=review["id"]) if review else [],
@@ -87,19 +86,28 @@ def _said(record: dict, review: dict | None) -> dict:
     they are (the page translates those)."""
     checks, forms = record.get("heuristics", []), record.get("heuristics_said")
     if forms and len(forms) == len(checks):
-        checks = [{**c, "label": reread(f["label"]), "detail": reread(f["detail"])}
+        checks = [{**c, "label": read_back(f["label"], c.get("label")), "detail": read_back(f["detail"], c.get("detail"))}
                   for c, f in zip(checks, forms)]
     entropy = record.get("entropy") or {}
     if "skipped_said" in entropy:
-        entropy = {**entropy, "skipped": reread(entropy["skipped_said"])}
+        entropy = {**entropy, "skipped": read_back(entropy["skipped_said"], entropy.get("skipped"))}
     return {
         "checks": checks,
-        "notes": [reread(f) for f in record["notes_said"]] if "notes_said" in record else record.get("notes", []),
-        "rounds": [{**r, "note": reread(r["note_said"])} if "note_said" in r else r
+        "notes": _read_back(record.get("notes_said"), record.get("notes", [])),
+        "rounds": [{**r, "note": read_back(r["note_said"], r.get("note"))} if "note_said" in r else r
                    for r in record.get("rounds", [])],
         "entropy": entropy,
-        "error": reread(record["error_said"]) if "error_said" in record else (review or {}).get("error"),
+        # the review keeps its error's first 2,000 characters
+        "error": read_back(record.get("error_said"), (review or {}).get("error"), 2000),
     }
+
+
+def _read_back(forms, english: list) -> list:
+    """Texts kept with their forms side by side: each a Message while its form reads as its English
+    (a review stored before the forms: its English as it is)."""
+    if not forms or len(forms) != len(english):
+        return list(english)
+    return [read_back(form, text) for form, text in zip(forms, english)]
 
 
 def lessons_page(conn, db_path, course_id: int | None, *, redo: bool = False, actor: Actor) -> dict:
