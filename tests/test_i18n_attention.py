@@ -20,6 +20,7 @@ from core.signoff import attention
 from db import drafts as drafts_db
 from db import runs as runs_db
 from factories import unreachable
+from review_helpers import review_item
 
 ADMIN = Actor("test", role="admin")
 SHORT = "I learned a lot this week about planning my time at work."   # under MIN_SUBMISSION_WORDS
@@ -43,16 +44,6 @@ def _short_draft(conn, db_path):
     return c, sid, draft_id
 
 
-def _review_item(app_test, c, sid, locale):
-    at = app_test("pages/review.py")
-    at.context = {"locale": locale}
-    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
-    at.session_state["review_item"] = sid
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _plain(text: str) -> str:
     """Markdown's escapes and the word joiner a link gets (pages._common.md) taken out."""
     return re.sub(r"\\(.)", r"\1", text).replace("\u2060", "")
@@ -64,14 +55,14 @@ def _shown(at) -> str:
 
 
 @pytest.mark.parametrize("code", ["sv", "ru"])
-def test_a_short_submissions_attention_reason_on_the_review_item(app_test, conn, db_path, monkeypatch, code):
+def test_a_short_submissions_attention_reason_on_thereview_item(app_test, conn, db_path, monkeypatch, code):
     c, sid, draft_id = _short_draft(conn, db_path)
     draft = drafts_db.get_draft(conn, draft_id)
     # The English, as the command line and the logs read it: unchanged; its form beside it.
     assert SHORT_EN in draft["attention_reasons"]
     assert draft["attention_said"][draft["attention_reasons"].index(SHORT_EN)]["plural"] is not None
     _in(monkeypatch, code)
-    shown = _shown(_review_item(app_test, c, sid, f"{code}-{code.upper()}"))
+    shown = _shown(review_item(app_test, c, sid, f"{code}-{code.upper()}"))
     assert SHORT_SAID[code] in shown and SHORT_EN not in shown
 
 
@@ -81,7 +72,7 @@ def test_an_older_drafts_reasons_by_their_template_or_as_they_are(app_test, conn
     conn.execute("UPDATE drafts SET attention_said = NULL, attention_reasons = ? WHERE id = ?",
                  [f'["{SHORT_EN}", "{model}"]', draft_id])    # as migration m030t found it: the English only
     _in(monkeypatch, "sv")
-    shown = _shown(_review_item(app_test, c, sid, "sv-SE"))
+    shown = _shown(review_item(app_test, c, sid, "sv-SE"))
     assert SHORT_SAID["sv"] in shown and model in shown
 
 

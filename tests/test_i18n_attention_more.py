@@ -22,6 +22,7 @@ from core.language.interface import Interface, Message
 from core.signoff import attention, eligibility
 from db import drafts as drafts_db
 from db import votes
+from review_helpers import review_item
 
 ADMIN = Actor("test", role="admin")
 SLOW = "The language model did not answer in time."
@@ -144,16 +145,6 @@ def test_the_checks_still_failing_after_the_rounds_name_their_labels_translated(
     assert all(f"{Interface('sv').said(rules.label_of(str(c['label'])))} ({c['detail']})" in said for c in failed)
 
 
-def _review_item(app_test, c, sid, locale):
-    at = app_test("pages/review.py")
-    at.context = {"locale": locale}
-    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
-    at.session_state["review_item"] = sid
-    at.run()
-    assert not at.exception, at.exception
-    return at
-
-
 def _shown(at) -> str:
     """The page's warnings and Markdown, their escapes (pages._common.md) and word joiners taken out."""
     text = "\n".join(str(x.value) for x in [*at.warning, *at.info, *at.markdown, *at.error])
@@ -164,12 +155,12 @@ def _shown(at) -> str:
 def test_the_review_item_shows_the_judges_reasons_translated(app_test, conn, db_path, monkeypatch, code):
     c, sid, _ = _draft(conn, db_path, _judges)
     _in(monkeypatch, code)
-    shown = _shown(_review_item(app_test, c, sid, f"{code}-{code.upper()}"))
+    shown = _shown(review_item(app_test, c, sid, f"{code}-{code.upper()}"))
     for case in ("grounding", "pedagogy"):
         assert CASES[case][2][code] in shown and ENGLISH[case] not in shown, shown
 
 
-def test_an_older_english_only_draft_is_translated_by_template_on_the_review_item(app_test, conn, db_path,
+def test_an_older_english_only_draft_is_translated_by_template_on_thereview_item(app_test, conn, db_path,
                                                                                   monkeypatch):
     c, sid, draft = _draft(conn, db_path, _still_revise)
     veto = ("Veto: Clarity scored 0, below its veto level 1. The rubric fails the item on this criterion whatever the "
@@ -181,7 +172,7 @@ def test_an_older_english_only_draft_is_translated_by_template_on_the_review_ite
     conn.execute("UPDATE drafts SET attention_said = NULL, attention_reasons = ? WHERE id = ?",    # before the forms
                  [json.dumps(old), draft["id"]])
     _in(monkeypatch, "sv")
-    shown = _shown(_review_item(app_test, c, sid, "sv-SE"))
+    shown = _shown(review_item(app_test, c, sid, "sv-SE"))
     for case in ("aggregator", "reviser", "revise", "grounding", "pedagogy"):
         assert CASES[case][2]["sv"] in shown, (case, shown)
     assert "Veto: Clarity fick 0, under vetonivån 1." in shown

@@ -19,6 +19,7 @@ from core.runs import reflections as runs
 from db import drafts as drafts_db
 from db import llm_calls
 from db import runs as runs_db
+from review_helpers import review_item
 
 ADMIN = Actor("test", role="admin")
 REFUSED = "I can't help with that request."    # what the provider wrote: it stays as it is
@@ -114,7 +115,7 @@ def test_an_item_from_before_keeps_its_english_and_a_skip_from_before_reads_tran
     assert _why(at, "1 inlämning hoppades över") == ["ersatt av körning 7"]      # FairMark's fixed sentence
 
 
-def test_a_drafts_offline_reasoning_in_russian_on_the_review_item(app_test, conn, db_path, monkeypatch):
+def test_a_drafts_offline_reasoning_in_russian_on_thereview_item(app_test, conn, db_path, monkeypatch):
     c = f.course(conn)
     sid = f.submission(conn, c["assignment_id"], f.student(conn, c["course_id"]), RICH_TEXT)
     run_id = runs.create(conn, course_id=c["course_id"], provider="offline", actor=ADMIN)
@@ -129,23 +130,13 @@ def test_a_drafts_offline_reasoning_in_russian_on_the_review_item(app_test, conn
     assert first.endswith(f"Offline baseline: text features, not a reading of the meaning; level "
                           f"{draft['scores'][c['rubric'].criteria[0].key]} means \"{level}\"")
     _in(monkeypatch, "ru")
-    at = _review_item(app_test, c, sid, "ru-RU")
+    at = review_item(app_test, c, sid, "ru-RU")
     texts = [t.value for t in at.text]
     russian = [Interface("ru").said(reasoning.text_of(r)) for r in stored.values()]
     assert all(r in texts for r in russian)
     assert all("Офлайн-модель: признаки текста, а не прочтение его смысла" in r and "Offline" not in r for r in russian)
     assert f"«{level}»" in russian[0]                       # the rubric's own words quoted as they are
     assert not any(r in texts for r in stored.values())      # no English reasoning on the Russian page
-
-
-def _review_item(app_test, c, sid, locale):
-    at = app_test("pages/review.py")
-    at.context = {"locale": locale}
-    at.session_state["course_id"], at.session_state["assignment_id"] = c["course_id"], c["assignment_id"]
-    at.session_state["review_item"] = sid
-    at.run()
-    assert not at.exception, at.exception
-    return at
 
 
 def test_a_model_s_reasoning_stays_as_it_is_and_a_cut_one_keeps_its_cut_sentence():
@@ -211,7 +202,7 @@ def test_the_learned_scorers_reasoning_on_a_review_item_in_russian(app_test, con
         assert "Оценивает " in russian[k] and russian[k].endswith(e[-12:])
     assert any("Обучена на 24 оценках преподавателя (офлайн-оценщик v1): повышают: " in r for r in russian.values())
     _in(monkeypatch, "ru")
-    shown = [t.value for t in _review_item(app_test, c, sid, "ru-RU").text]
+    shown = [t.value for t in review_item(app_test, c, sid, "ru-RU").text]
     assert {r.strip() for r in russian.values()} <= {t.strip() for t in shown}   # st.text drops an end space
 
 
